@@ -1,0 +1,40 @@
+# Builds verilated weft_top configurations as plugins (sim/include/weft/sim/rtl_plugin_abi.h).
+#
+#   weft_rtl_plugin(<target> KEY <rtl key> BUS_BYTES <n> PARAMS <-GName=value ...>
+#                   OUTPUT_DIR <dir> [TRACE])
+#
+# produces <dir>/weft_rtl_<key>.so (weft_rtl_<key>_trace.so with TRACE). Used for the default
+# configurations by rtl/CMakeLists.txt and, for any other configuration, by the on-demand
+# project in sim/rtl_plugin/.
+include_guard(GLOBAL)
+
+function(weft_rtl_plugin target)
+  cmake_parse_arguments(A "TRACE" "KEY;BUS_BYTES;OUTPUT_DIR" "PARAMS" ${ARGN})
+  if(NOT WEFT_RTL_SOURCES)
+    message(FATAL_ERROR "weft_rtl_plugin: WEFT_RTL_SOURCES is empty (include rtl/sources.cmake)")
+  endif()
+  set(_name weft_rtl_${A_KEY})
+  set(_trace_args)
+  set(_trace 0)
+  if(A_TRACE)
+    set(_name ${_name}_trace)
+    set(_trace_args TRACE_FST)
+    set(_trace 1)
+  endif()
+  add_library(${target} MODULE ${WEFT_SOURCE_DIR}/sim/rtl_plugin/adapter.cpp)
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME ${_name} LIBRARY_OUTPUT_DIRECTORY ${A_OUTPUT_DIR}
+    CXX_VISIBILITY_PRESET hidden)
+  target_compile_definitions(${target} PRIVATE
+    WEFT_RTL_KEY="${A_KEY}" WEFT_RTL_BUS_BYTES=${A_BUS_BYTES} WEFT_RTL_TRACE=${_trace})
+  target_include_directories(${target} PRIVATE ${WEFT_SOURCE_DIR}/sim/include)
+  # -O2 keeps the verilated C++ compile reasonable; --output-split-cfuncs is the measured
+  # speed and build-time win (TOOLCHAIN.md).
+  verilate(${target} ${_trace_args}
+    PREFIX Vweft_top TOP_MODULE weft_top
+    SOURCES ${WEFT_RTL_SOURCES}
+    VERILATOR_ARGS ${A_PARAMS} -Wall --output-split-cfuncs 1000 -O2)
+  # Verilator's generated C++ is not ours to warn about.
+  target_compile_options(${target} PRIVATE -w)
+  target_link_libraries(${target} PRIVATE Threads::Threads)
+endfunction()

@@ -1,0 +1,76 @@
+// A hardware configuration: one value for every parameter of hw/spec/params.json.
+//
+// Configurations come from a name (a file of hw/configs/, embedded at build time) or from a
+// JSON file of the same shape: {"name": ..., "base": <named configuration>, "params": {...}}.
+// Every value is checked against the parameter's range; an unknown name, key or value is a
+// ConfigError whose message names what is accepted.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/hw/generated.h"
+
+namespace weft::hw {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class HwConfig {
+ public:
+  // The defaults of hw/spec/params.json (the weft16 configuration).
+  HwConfig();
+
+  // A named configuration ("weft16", "weft8", ...) or a path to a JSON configuration file.
+  static HwConfig load(std::string_view nameOrPath);
+  // Parses configuration JSON text; `origin` names it in error messages.
+  static HwConfig fromJson(std::string_view json, std::string_view origin);
+  static std::vector<std::string> namedConfigs();
+  static constexpr std::string_view kDefaultName = "weft16";
+
+  int64_t get(Param p) const { return values_[static_cast<size_t>(p)]; }
+  // Returns a copy with one parameter changed; throws ConfigError when out of range.
+  HwConfig with(Param p, int64_t value) const;
+  HwConfig with(std::string_view paramName, int64_t value) const;
+
+  const std::string& name() const { return name_; }
+  void setName(std::string name) { name_ = std::move(name); }
+
+  unsigned rows() const { return static_cast<unsigned>(get(Param::kRows)); }
+  unsigned cols() const { return static_cast<unsigned>(get(Param::kCols)); }
+  unsigned inSpadRows() const { return static_cast<unsigned>(get(Param::kInSpadRows)); }
+  unsigned wSpadRows() const { return static_cast<unsigned>(get(Param::kWSpadRows)); }
+  unsigned accRows() const { return static_cast<unsigned>(get(Param::kAccRows)); }
+  unsigned paramRows() const { return static_cast<unsigned>(get(Param::kParamRows)); }
+  unsigned busBytes() const { return static_cast<unsigned>(get(Param::kBusBytes)); }
+  unsigned paramRowBytes() const { return 9 * cols(); }  // bias, multiplier (int32), shift (int8)
+  double clockMHz() const { return static_cast<double>(get(Param::kClockMHz)); }
+  double cyclePeriodNs() const { return 1000.0 / clockMHz(); }
+  uint64_t dramBytes() const { return static_cast<uint64_t>(get(Param::kDramMiB)) << 20; }
+
+  // Identifies the RTL build this configuration needs: the values of the 'rtl' parameters,
+  // e.g. "Rows16_Cols16_InSpadRows4096_...". Two configurations with the same key share a
+  // verilated model.
+  std::string rtlKey() const;
+  // "-GRows=16" ... for verilator, in parameter order.
+  std::vector<std::string> verilatorParams() const;
+
+  // {"name": ..., "params": {every parameter}}.
+  std::string toJson() const;
+
+  bool operator==(const HwConfig& o) const { return values_ == o.values_; }
+
+ private:
+  std::string name_;
+  std::vector<int64_t> values_;
+};
+
+// The parameter called `name`, or throws ConfigError listing the parameter names.
+Param paramByName(std::string_view name);
+
+}  // namespace weft::hw

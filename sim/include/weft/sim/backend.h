@@ -1,0 +1,76 @@
+// The accelerator as the driver sees it: registers, DRAM and an interrupt line.
+//
+// Two backends implement it: `rtl`, the verilated RTL inside the SystemC harness (the truth),
+// and `approx`, the cycle-approximate model (fast). The driver programs both the same way:
+// it places a command program and data in DRAM, writes the ring registers, rings the doorbell
+// and waits for the interrupt; nothing above this interface knows which one it talks to.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "weft/hw/config.h"
+
+namespace weft::sim {
+
+enum class BackendKind { kRtl, kApprox };
+
+std::string_view toString(BackendKind kind);
+// "rtl" or "approx"; anything else throws std::invalid_argument naming the accepted values.
+BackendKind parseBackendKind(std::string_view name);
+
+struct BackendOptions {
+  // Write an FST waveform of the RTL here (rtl backend only; uses the tracing build).
+  std::string tracePath;
+  int traceDepth = 0;  // 0 = all levels
+};
+
+// What running the simulation itself cost, for the reports' "simulator" columns.
+struct BackendStats {
+  double wallSeconds = 0;       // host time spent inside runUntilInterrupt and register accesses
+  uint64_t cyclesSimulated = 0; // device cycles advanced in that time
+};
+
+class IDeviceBackend {
+ public:
+  virtual ~IDeviceBackend() = default;
+
+  virtual BackendKind kind() const = 0;
+  virtual const hw::HwConfig& config() const = 0;
+
+  // One register access over the register bus (hw/spec/regs.json). Advances device time by
+  // the bus round trip; the driver accounts RegAccessNs of modeled interaction time per call.
+  virtual uint32_t readReg(uint32_t addr) = 0;
+  virtual void writeReg(uint32_t addr, uint32_t value) = 0;
+
+  // Host access to device DRAM, as through a mapping of shared memory: takes no device time.
+  // Out-of-range accesses throw std::out_of_range and change nothing.
+  virtual void writeDram(uint64_t addr, const void* src, size_t bytes) = 0;
+  virtual void readDram(uint64_t addr, void* dst, size_t bytes) = 0;
+  virtual uint64_t dramBytes() const = 0;
+
+  // Runs the device until irq_o is high or maxCycles cycles have passed; true on interrupt.
+  // Returns at once when the interrupt line is already high.
+  virtual bool runUntilInterrupt(uint64_t maxCycles) = 0;
+
+  // Device clock cycles since the backend was created.
+  virtual uint64_t cycle() const = 0;
+
+  // Drives the hardware reset (after a watchdog timeout): all state but DRAM and the
+  // performance counters' clock returns to reset.
+  virtual void hardReset() = 0;
+
+  virtual BackendStats stats() const = 0;
+};
+
+// Creates the backend of `kind` for `config`. The rtl backend loads (or builds on demand) the
+// verilated model of config.rtlKey(); because SystemC elaborates one design per process, a
+// process can hold rtl backends of one RTL configuration only (a second key throws
+// std::runtime_error). Errors (no model, bad options) throw with a message saying what to do.
+std::unique_ptr<IDeviceBackend> createBackend(BackendKind kind, const hw::HwConfig& config,
+                                              const BackendOptions& options = {});
+
+}  // namespace weft::sim
