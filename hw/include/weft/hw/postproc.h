@@ -29,7 +29,9 @@ constexpr int32_t roundingDivideByPOT(int32_t x, int exponent) {
 }
 
 // shift > 0 multiplies by 2^shift first (wrapping, as the hardware does), shift < 0 divides.
+// The hardware saturates the shift to [-31, 31].
 constexpr int32_t requantize(int32_t value, int32_t multiplier, int shift) {
+  shift = std::clamp(shift, -31, 31);
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
   const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(value) << left);

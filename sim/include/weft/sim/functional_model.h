@@ -1,0 +1,71 @@
+// The command set's meaning with no notion of time: executes commands one at a time, in ring
+// order, exactly as hw/spec/isa.json defines them (bit-exact with the RTL). It is the data path
+// of the cycle-approximate backend and the oracle of the RTL and driver tests.
+//
+// Executing in ring order is a valid schedule of every correct program: a program's tokens only
+// order commands that ring order already orders. The model checks that property (a token popped
+// before any was pushed is a program error), which catches driver bugs the hardware would turn
+// into deadlocks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/hw/config.h"
+#include "weft/hw/generated.h"
+#include "weft/sim/dram_storage.h"
+
+namespace weft::sim {
+
+using CounterValues = std::array<uint64_t, hw::kNumCounters>;
+
+class FunctionalModel {
+ public:
+  explicit FunctionalModel(const hw::HwConfig& config);
+
+  // The error the controller raises for `cmd` before executing it (hw::Error::kNone if valid).
+  hw::Error check(const hw::CommandWord& cmd) const;
+
+  // Executes a command that check() accepted. `counters` are written by a snapshot barrier.
+  // Throws std::out_of_range for DRAM accesses outside the memory (the hardware would read
+  // garbage or fault; the model refuses).
+  void execute(const hw::CommandWord& cmd, DramStorage& dram, const CounterValues& counters = {});
+
+  // Token protocol errors found so far (e.g. "gemm waits for a load->compute token that no
+  // earlier command pushed"); empty for a well-formed program.
+  const std::vector<std::string>& protocolErrors() const { return protocolErrors_; }
+
+  // Returns every memory and token queue to its reset state.
+  void reset();
+
+  // State inspection for tests.
+  const uint8_t* inRow(uint32_t row) const { return &in_[size_t{row} * rows_]; }
+  const uint8_t* wRow(uint32_t row) const { return &w_[size_t{row} * cols_]; }
+  const int32_t* accRow(uint32_t row) const { return &acc_[size_t{row} * cols_]; }
+  // Number of tokens waiting in each queue: load->compute, compute->load, compute->store,
+  // store->compute.
+  std::array<int64_t, 4> tokens() const { return tokens_; }
+
+ private:
+  enum Queue { kLoadToCompute, kComputeToLoad, kComputeToStore, kStoreToCompute };
+  void popTokens(const hw::CommandWord& cmd, hw::Unit unit);
+  void pushTokens(const hw::CommandWord& cmd, hw::Unit unit);
+  void load(const hw::LoadCmd& c, const DramStorage& dram);
+  void gemm(const hw::GemmCmd& c);
+  void store(const hw::StoreCmd& c, DramStorage& dram);
+
+  hw::HwConfig config_;
+  unsigned rows_, cols_;
+  std::vector<uint8_t> in_, w_, param_;
+  std::vector<int32_t> acc_;
+  // The weights held in the PEs (k x cols, zero point already subtracted) for keep_weights.
+  std::vector<int32_t> peWeights_;
+  uint32_t peKRows_ = 0;
+  std::array<int64_t, 4> tokens_{};
+  std::vector<std::string> protocolErrors_;
+  uint64_t commandIndex_ = 0;
+};
+
+}  // namespace weft::sim

@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "weft/hw/postproc.h"
+#include "weft/sim/functional_model.h"
+
+namespace weft::sim {
+namespace {
+
+class FunctionalModelTest : public ::testing::Test {
+ protected:
+  hw::HwConfig config = hw::HwConfig::load("weft8");
+  FunctionalModel model{config};
+  DramStorage dram{1 << 20};
+  void run(const hw::CommandWord& c) {
+    ASSERT_EQ(model.check(c), hw::Error::kNone);
+    model.execute(c, dram);
+  }
+};
+
+TEST_F(FunctionalModelTest, LoadWalksThreeLevelsAndZeroFills) {
+  for (uint32_t i = 0; i < 4096; ++i) dram.data()[i] = static_cast<uint8_t>(i * 7);
+  hw::LoadCmd l;
+  l.dst = hw::Mem::kIn;
+  l.rowBytes = 3;
+  l.spadAddr = 5;
+  l.dramAddr = 100;
+  l.count0 = 2; l.stride0 = 10;
+  l.count1 = 3; l.stride1 = 100;
+  l.count2 = 2; l.stride2 = 1000;
+  run(l.encode());
+  uint32_t row = 5;
+  for (uint32_t i2 = 0; i2 < 2; ++i2)
+    for (uint32_t i1 = 0; i1 < 3; ++i1)
+      for (uint32_t i0 = 0; i0 < 2; ++i0, ++row) {
+        const uint32_t addr = 100 + i2 * 1000 + i1 * 100 + i0 * 10;
+        for (uint32_t b = 0; b < 8; ++b) {
+          EXPECT_EQ(model.inRow(row)[b], b < 3 ? dram.data()[addr + b] : 0) << row << " " << b;
+        }
+      }
+}
+
+TEST_F(FunctionalModelTest, GemmAndRequantStoreMatchAStraightforwardComputation) {
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const unsigned R = config.rows(), C = config.cols(), M = 5, K = 6;
+  // inputs at 0, weights at 4096, params at 8192
+  for (unsigned i = 0; i < 4096; ++i) dram.data()[i] = static_cast<uint8_t>(byte(rng));
+  for (unsigned i = 0; i < 4096; ++i) dram.data()[4096 + i] = static_cast<uint8_t>(byte(rng));
+  std::vector<hw::ColumnParams> params(C);
+  for (unsigned n = 0; n < C; ++n) {
+    params[n] = {static_cast<int32_t>(n * 100) - 300, (1 << 30) + static_cast<int32_t>(n * 12345), static_cast<int8_t>(-(int)n % 5)};
+    std::memcpy(dram.data() + 8192 + 4 * n, &params[n].bias, 4);
+    std::memcpy(dram.data() + 8192 + 4 * C + 4 * n, &params[n].multiplier, 4);
+    dram.data()[8192 + 8 * C + n] = static_cast<uint8_t>(params[n].shift);
+  }
+  hw::LoadCmd li; li.dst = hw::Mem::kIn; li.rowBytes = R; li.count0 = M; li.stride0 = R; li.count1 = li.count2 = 1;
+  hw::LoadCmd lw; lw.dst = hw::Mem::kW; lw.rowBytes = C; lw.dramAddr = 4096; lw.count0 = K; lw.stride0 = C; lw.count1 = lw.count2 = 1;
+  hw::LoadCmd lp; lp.dst = hw::Mem::kParam; lp.rowBytes = 9 * C; lp.dramAddr = 8192; lp.count0 = lp.count1 = lp.count2 = 1;
+  hw::GemmCmd g; g.kRows = K; g.mRows = M; g.inZp = 128; g.wZp = 3; g.wSigned = true;
+  hw::StoreCmd s; s.rowBytes = C; s.count0 = M; s.count1 = 1; s.stride0 = C; s.dramAddr = 12288;
+  s.outZp = 10; s.clampMin = 0; s.clampMax = 255;
+  for (const auto& c : {li.encode(), lw.encode(), lp.encode(), g.encode(), s.encode()}) run(c);
+  for (unsigned m = 0; m < M; ++m) {
+    for (unsigned n = 0; n < C; ++n) {
+      int32_t acc = 0;
+      for (unsigned k = 0; k < K; ++k) {
+        const int32_t x = dram.data()[m * R + k] - 128;
+        const int32_t w = static_cast<int8_t>(dram.data()[4096 + k * C + n]) - 3;
+        acc += x * w;
+      }
+      EXPECT_EQ(model.accRow(m)[n], acc);
+      EXPECT_EQ(dram.data()[12288 + m * C + n], static_cast<uint8_t>(hw::postprocess(acc, params[n], 10, 0, 255)));
+    }
+  }
+}
+
+TEST_F(FunctionalModelTest, ChecksReportTheDocumentedErrors) {
+  hw::CommandWord bad;
+  bad.set(hw::field::kOpcode, 15);
+  EXPECT_EQ(model.check(bad), hw::Error::kBadOpcode);
+  hw::LoadCmd l; l.dst = hw::Mem::kIn; l.rowBytes = 9; l.count0 = l.count1 = l.count2 = 1;
+  EXPECT_EQ(model.check(l.encode()), hw::Error::kBadLength);  // row larger than 8 bytes
+  l.rowBytes = 8; l.spadAddr = config.inSpadRows();
+  EXPECT_EQ(model.check(l.encode()), hw::Error::kBadAddress);
+  hw::GemmCmd g; g.kRows = 4; g.mRows = 1; g.inZp = -1;
+  EXPECT_EQ(model.check(g.encode()), hw::Error::kBadValue);  // unsigned input, negative zero point
+  g.inZp = 0; g.kRows = 0;
+  EXPECT_EQ(model.check(g.encode()), hw::Error::kBadLength);
+  hw::StoreCmd s; s.rowBytes = 8; s.count0 = s.count1 = 1; s.paramRow = config.paramRows();
+  EXPECT_EQ(model.check(s.encode()), hw::Error::kBadAddress);
+}
+
+TEST_F(FunctionalModelTest, TokenProtocolErrorsAreReported) {
+  hw::GemmCmd g; g.kRows = 1; g.mRows = 1; g.header.waitPrev = true;
+  run(g.encode());
+  ASSERT_EQ(model.protocolErrors().size(), 1u);
+  EXPECT_NE(model.protocolErrors()[0].find("load->compute"), std::string::npos);
+  hw::LoadCmd l; l.dst = hw::Mem::kIn; l.rowBytes = 1; l.count0 = l.count1 = l.count2 = 1;
+  l.header.signalNext = true;
+  run(l.encode());
+  run(g.encode());
+  EXPECT_EQ(model.protocolErrors().size(), 1u);
+}
+
+}  // namespace
+}  // namespace weft::sim
