@@ -29,6 +29,8 @@ class IOperationValidationContext {
   virtual OperandType getOutputType(uint32_t index) const = 0;
   virtual Shape getOutputShape(uint32_t index) const = 0;
   virtual bool isRelaxed() const = 0;  // relaxComputationFloat32toFloat16
+  // The referenced subgraph a SUBGRAPH input names (IF/WHILE validation), or nullptr.
+  virtual const Subgraph* getReferencedSubgraph(uint32_t /*index*/) const { return nullptr; }
 };
 
 // What `prepare` and `execute` see: the actual shapes and buffers of one execution.
