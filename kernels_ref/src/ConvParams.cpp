@@ -109,6 +109,7 @@ Result<ConvParams> readConvParams(const IOperationExecutionContext* context, uin
   if (!activation.ok()) return activation.error();
   p.activation = *activation;
   p.useNchw = getOptionalBool(context, l.layout, false);
+  for (uint32_t i = 0; i < extra; ++i) p.extra.push_back(value(l.firstExtra + i));
   return p;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "weft/kernels/OperationResolver.h"
 #include "weft/kernels/OperationUtils.h"
@@ -16,6 +17,7 @@ struct ConvParams {
   Window2D window;  // explicit paddings (implicit schemes resolved), strides, dilations
   FusedActivationFunc activation = FusedActivationFunc::NONE;
   bool useNchw = false;
+  std::vector<int32_t> extra;  // the operation-specific inputs, in order
 };
 
 // Index of input `name` for a convolution with `extra` operation-specific inputs.
