@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "backends.h"
+
 namespace weft::sim {
 
 std::string_view toString(BackendKind kind) {
@@ -23,9 +25,15 @@ BackendKind parseBackendKind(std::string_view name) {
       fmt::format("unknown backend '{}'; accepted values: rtl, approx", name));
 }
 
-std::unique_ptr<IDeviceBackend> createBackend(BackendKind kind, const hw::HwConfig&,
-                                              const BackendOptions&) {
-  throw std::runtime_error(fmt::format("the {} backend is not built yet", toString(kind)));
+std::unique_ptr<IDeviceBackend> createBackend(BackendKind kind, const hw::HwConfig& config,
+                                              const BackendOptions& options) {
+  switch (kind) {
+    case BackendKind::kApprox:
+      return makeApproxBackend(config, options);
+    case BackendKind::kRtl:
+      return makeRtlBackend(config, options);
+  }
+  throw std::invalid_argument("unknown backend kind");
 }
 
 }  // namespace weft::sim

@@ -44,6 +44,12 @@ void FunctionalModel::reset() {
   commandIndex_ = 0;
 }
 
+void FunctionalModel::resetTokens() {
+  tokens_ = {};
+  protocolErrors_.clear();
+  commandIndex_ = 0;
+}
+
 Error FunctionalModel::check(const hw::CommandWord& cmd) const {
   const uint64_t opcode = cmd.get(hw::field::kOpcode);
   if (!hw::isOpcode(opcode)) return Error::kBadOpcode;

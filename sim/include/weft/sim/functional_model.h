@@ -39,6 +39,9 @@ class FunctionalModel {
 
   // Returns every memory and token queue to its reset state.
   void reset();
+  // Returns the token queues (and the protocol check's state) to reset, keeping the memories:
+  // what CTRL.soft_reset does to the hardware.
+  void resetTokens();
 
   // State inspection for tests.
   const uint8_t* inRow(uint32_t row) const { return &in_[size_t{row} * rows_]; }

@@ -1,0 +1,84 @@
+// DRAM timing: the single definition, used by the RTL harness (behind its TLM target) and by
+// the cycle-approximate model. Parameters come from hw::HwConfig: DramBytesPerCycle (B/c,
+// bandwidth shared by reads and writes), DramLatencyCycles (L) and DramBurstBytes (G).
+//
+// The timing rule. One channel serves requests one at a time, in the order they are
+// presented; callers present requests in nondecreasing issue cycle (the RTL does so by
+// construction, the approximate model by its event order). For a request of n bytes at
+// address a, issued at cycle t:
+//
+//   bursts = floor((a + n - 1) / G) - floor(a / G) + 1      aligned G-byte bursts it touches
+//   hold   = ceil(bursts * G / B)                            cycles it occupies the channel
+//   start  = max(t, channelFree)                             it starts service
+//   channelFree = start + hold                               the next request may start
+//
+//   read:  the first data beat may be delivered at start + L (the caller delivers the
+//          following beats one per cycle, as the DRAM port of the RTL does);
+//   write: t is the cycle the last data beat was accepted; acknowledged at start + L.
+//
+// So a stream of requests is bandwidth-bound at B bytes per cycle of whole bursts, a lone
+// request costs L cycles, and a 16-byte request in a 32-byte burst costs the channel a whole
+// burst. Every request costs O(1). The model performs the data access at once (functional),
+// exactly like a TLM-2.0 loosely-timed target that annotates its delay.
+#pragma once
+
+#include <cstdint>
+
+#include "weft/hw/config.h"
+#include "weft/sim/dram_port.h"
+#include "weft/sim/dram_storage.h"
+
+namespace weft::sim {
+
+struct DramTiming {
+  uint32_t bytesPerCycle = 16;
+  uint32_t latencyCycles = 100;
+  uint32_t burstBytes = 32;
+
+  static DramTiming fromConfig(const hw::HwConfig& config);
+};
+
+// Traffic and channel occupancy, for reports and tests.
+struct DramStats {
+  uint64_t reads = 0, writes = 0;
+  uint64_t bytesRead = 0, bytesWritten = 0;
+  uint64_t busyCycles = 0;  // sum of `hold` over every request
+};
+
+class DramModel : public IDramPort {
+ public:
+  DramModel(DramStorage& storage, const DramTiming& timing);
+
+  // IDramPort: bounds-checked (std::out_of_range, changing neither data nor timing state),
+  // performs the access, answers the cycle of the rule above.
+  uint64_t read(uint64_t addr, uint8_t* dst, uint32_t bytes, uint64_t issueCycle) override;
+  uint64_t write(uint64_t addr, const uint8_t* src, uint32_t bytes, uint64_t issueCycle) override;
+
+  // The timing of a request without touching data (the approximate model moves its data
+  // through the functional model). Same rule and same state as read()/write().
+  uint64_t timeRead(uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+  uint64_t timeWrite(uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+
+  // Cycles a request of `bytes` at `addr` holds the channel.
+  uint64_t holdCycles(uint64_t addr, uint32_t bytes) const;
+
+  // Forgets the channel's occupancy (a new device time base) and the statistics.
+  void reset();
+
+  const DramTiming& timing() const { return timing_; }
+  void setTiming(const DramTiming& timing) { timing_ = timing; }
+  uint64_t channelFreeCycle() const { return channelFree_; }
+  const DramStats& stats() const { return stats_; }
+  DramStorage& storage() { return *storage_; }
+  void setStorage(DramStorage& storage) { storage_ = &storage; }
+
+ private:
+  uint64_t serve(uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+
+  DramStorage* storage_;
+  DramTiming timing_;
+  uint64_t channelFree_ = 0;
+  DramStats stats_;
+};
+
+}  // namespace weft::sim

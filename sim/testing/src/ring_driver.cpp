@@ -1,0 +1,50 @@
+#include "weft/sim/testing/ring_driver.h"
+
+#include <stdexcept>
+
+namespace weft::sim::testing {
+
+namespace reg = hw::reg;
+
+RingDriver::RingDriver(IDeviceBackend& device, uint64_t ringBase, uint32_t ringSize)
+    : device_(device), ringBase_(ringBase), ringSize_(ringSize) {}
+
+void RingDriver::init() {
+  tail_ = 0;
+  device_.writeReg(reg::kRingBaseLo, static_cast<uint32_t>(ringBase_));
+  device_.writeReg(reg::kRingBaseHi, static_cast<uint32_t>(ringBase_ >> 32));
+  device_.writeReg(reg::kRingSize, ringSize_);
+  device_.writeReg(reg::kIrqMask, reg::kIrqStatusDoneMask | reg::kIrqStatusErrorMask);
+  device_.writeReg(reg::kCtrl, reg::kCtrlEnableMask);
+}
+
+void RingDriver::submit(const std::vector<hw::CommandWord>& commands) {
+  if (commands.size() >= ringSize_) throw std::invalid_argument("program larger than the ring");
+  for (const auto& c : commands) {
+    uint8_t bytes[hw::kCommandBytes];
+    c.toBytes(bytes);
+    device_.writeDram(ringBase_ + uint64_t{tail_} * hw::kCommandBytes, bytes, sizeof(bytes));
+    tail_ = (tail_ + 1) % ringSize_;
+  }
+  device_.writeReg(reg::kRingTail, tail_);
+}
+
+uint32_t RingDriver::runToInterrupt(uint64_t maxCycles) {
+  if (!device_.runUntilInterrupt(maxCycles)) return 0;
+  const uint32_t status = device_.readReg(reg::kIrqStatus);
+  device_.writeReg(reg::kIrqStatus, status);
+  return status;
+}
+
+void RingDriver::softReset() {
+  device_.writeReg(reg::kCtrl, reg::kCtrlSoftResetMask);
+  init();
+}
+
+uint64_t RingDriver::readCounter(hw::Counter c) {
+  const uint32_t lo = device_.readReg(hw::counterAddr(c));
+  const uint32_t hi = device_.readReg(hw::counterAddr(c) + 4);
+  return (uint64_t{hi} << 32) | lo;
+}
+
+}  // namespace weft::sim::testing

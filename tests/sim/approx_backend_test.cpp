@@ -1,0 +1,110 @@
+// The approx backend: the IDeviceBackend contract at both named configurations and at an odd
+// one no RTL build exists for, then the timing model's first-order behaviour.
+#include "backend_suite.h"
+#include "weft/sim/functional_model.h"
+
+namespace weft::sim {
+namespace {
+
+// Small everything, non-power-of-two array, narrow bus, a slow DRAM with wide bursts and no
+// latency: a configuration only the approximate model can run without a Verilator build.
+const char* kOddConfig = R"({"name": "odd", "base": "weft8", "params": {
+  "Rows": 4, "Cols": 12, "InSpadRows": 64, "WSpadRows": 16, "AccRows": 64, "ParamRows": 2,
+  "BusBytes": 4, "MaxOutstanding": 2, "CmdQueueDepth": 2, "TokenDepth": 2,
+  "DramBytesPerCycle": 3, "DramLatencyCycles": 0, "DramBurstBytes": 64, "DramMiB": 16}})";
+
+INSTANTIATE_TEST_SUITE_P(Approx, BackendTest,
+                         ::testing::Values(BackendCase{BackendKind::kApprox, "weft8", ""},
+                                           BackendCase{BackendKind::kApprox, "weft16", ""},
+                                           BackendCase{BackendKind::kApprox, "odd", kOddConfig}),
+                         caseName);
+
+// Runs a program on a fresh approx device of `config`; returns the snapshot's counters.
+CounterValues runOn(const hw::HwConfig& config, const testing::Program& p) {
+  auto device = createBackend(BackendKind::kApprox, config);
+  testing::ProgramLayout layout;
+  testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
+  ring.init();
+  testing::writeInputs(*device, p);
+  ring.submit(p.commands);
+  EXPECT_EQ(ring.runToInterrupt(100'000'000), hw::reg::kIrqStatusDoneMask);
+  CounterValues v;
+  device->readDram(p.snapshotAddr + 8, v.data(), sizeof(v));
+  return v;
+}
+
+uint64_t at(const CounterValues& v, hw::Counter c) { return v[static_cast<size_t>(c)]; }
+
+TEST(ApproxTiming, DramBandwidthBoundsAStreamingProgram) {
+  const auto cfg = hw::HwConfig::load("weft16");
+  const auto p = testing::gemmStreamProgram(cfg, 8, 256);
+  const auto fast = runOn(cfg, p);
+  const auto slow = runOn(cfg.with("DramBytesPerCycle", 4), p);
+  // Loads of 16-byte rows cost a 32-byte burst each: 2 cycles at 16 B/cycle, 8 at 4 B/cycle.
+  uint64_t requests = at(fast, hw::Counter::kDmaRdReqs) + at(fast, hw::Counter::kDmaWrReqs);
+  EXPECT_GE(at(fast, hw::Counter::kCycles), 2 * requests);
+  EXPECT_GE(at(slow, hw::Counter::kCycles), 8 * requests);
+  // At 16 B/cycle the loads are bound by MaxOutstanding x latency, not bandwidth.
+  EXPECT_GT(at(slow, hw::Counter::kCycles), 2 * at(fast, hw::Counter::kCycles));
+}
+
+TEST(ApproxTiming, LatencyAddsToALoneRequest) {
+  const auto cfg = hw::HwConfig::load("weft8");
+  testing::Program p;
+  hw::LoadCmd l;
+  l.dst = hw::Mem::kIn;
+  l.rowBytes = 8;
+  l.count0 = l.count1 = l.count2 = 1;
+  hw::BarrierCmd b;
+  b.irq = true;
+  b.snapshot = true;
+  b.dramAddr = p.snapshotAddr = 1 << 20;
+  p.commands = {l.encode(), b.encode()};
+  const uint64_t base = at(runOn(cfg, p), hw::Counter::kCycles);
+  const uint64_t later = at(runOn(cfg.with("DramLatencyCycles", 1100), p), hw::Counter::kCycles);
+  // The two fetches overlap; the load waits for its fetch, then for its own data.
+  EXPECT_GE(later - base, 2 * 1000u);
+  EXPECT_LE(later - base, 3 * 1000u);
+}
+
+TEST(ApproxTiming, DoubleBufferingOverlapsTheUnits) {
+  const auto cfg = hw::HwConfig::load("weft16");
+  const auto v = runOn(cfg, testing::gemmStreamProgram(cfg, 8, 256));
+  const uint64_t active = at(v, hw::Counter::kLoadActive) + at(v, hw::Counter::kComputeActive) +
+                          at(v, hw::Counter::kStoreActive);
+  EXPECT_GT(active, at(v, hw::Counter::kBusy) * 5 / 4);
+  EXPECT_LE(at(v, hw::Counter::kBusy), at(v, hw::Counter::kCycles));
+}
+
+TEST(ApproxTiming, KeptWeightsStreamAtOneRowPerCycle) {
+  const auto cfg = hw::HwConfig::load("weft16");
+  testing::Program p;
+  hw::LoadCmd l;
+  l.dst = hw::Mem::kW;
+  l.rowBytes = 16;
+  l.stride0 = 16;
+  l.count0 = 16;
+  l.count1 = l.count2 = 1;
+  l.header.signalNext = true;
+  p.commands.push_back(l.encode());
+  for (int i = 0; i < 20; ++i) {
+    hw::GemmCmd g;
+    g.kRows = 16;
+    g.mRows = 1024;
+    g.keepWeights = i > 0;
+    g.accumulate = i > 0;
+    g.header.waitPrev = i == 0;
+    p.commands.push_back(g.encode());
+  }
+  hw::BarrierCmd b;
+  b.irq = true;
+  b.snapshot = true;
+  b.dramAddr = p.snapshotAddr = 1 << 20;
+  p.commands.push_back(b.encode());
+  const auto v = runOn(cfg, p);
+  EXPECT_EQ(at(v, hw::Counter::kArrayRows), 20u * 1024);
+  EXPECT_GT(at(v, hw::Counter::kArrayRows) * 100, at(v, hw::Counter::kCycles) * 90);
+}
+
+}  // namespace
+}  // namespace weft::sim
