@@ -1,0 +1,62 @@
+#include "CpuPreparedModel.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "weft/kernels/CpuExecutor.h"
+
+namespace weft::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t nanosecondsBetween(Clock::time_point start, Clock::time_point end) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+}
+
+}  // namespace
+
+CpuPreparedModel::CpuPreparedModel(nn::Model model, std::string deviceName)
+    : model_(std::move(model)), deviceName_(std::move(deviceName)) {}
+
+nn::Result<hal::ExecutionResult> CpuPreparedModel::execute(const nn::Request& request, nn::MeasureTiming measure,
+                                                           const hal::OptionalTimePoint& deadline,
+                                                           const hal::OptionalDuration& loopTimeoutDuration) const {
+  const Clock::time_point driverStart = Clock::now();
+  if (deadline.has_value() && driverStart > *deadline) {
+    return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << deviceName_ << ": the execution deadline has passed";
+  }
+  nn::CpuExecutionOptions options;
+  options.deadline = deadline;
+  if (loopTimeoutDuration.has_value()) options.loopTimeout = *loopTimeoutDuration;
+
+  const Clock::time_point kernelStart = Clock::now();
+  nn::Result<std::vector<nn::OutputShape>> shapes = nn::executeOnCpu(model_, request, options);
+  const Clock::time_point kernelEnd = Clock::now();
+  if (!shapes.ok()) return shapes.error();
+
+  hal::ExecutionResult result;
+  result.outputShapes = std::move(shapes).value();
+  result.profile.device = deviceName_;
+  // The reference kernels are not timed one by one: each operation is listed with its type so
+  // that reports can name it, with no per-operation duration.
+  result.profile.operations.reserve(model_.main.operations.size());
+  for (uint32_t i = 0; i < model_.main.operations.size(); ++i) {
+    hal::OperationProfile op;
+    op.operationIndex = i;
+    op.type = model_.main.operations[i].type;
+    result.profile.operations.push_back(std::move(op));
+  }
+  const Clock::time_point driverEnd = Clock::now();
+  if (measure == nn::MeasureTiming::YES) {
+    result.timing.timeOnDeviceNs = nanosecondsBetween(kernelStart, kernelEnd);
+    result.timing.timeInDriverNs = nanosecondsBetween(driverStart, driverEnd);
+  }
+  return result;
+}
+
+nn::Result<hal::SharedBurst> CpuPreparedModel::configureExecutionBurst() const {
+  return hal::SharedBurst(std::make_shared<CpuBurst>(shared_from_this()));
+}
+
+}  // namespace weft::cpu

@@ -1,0 +1,32 @@
+// weft's C++ extension of libneuralnetworks.so: what the NNAPI C API does not say about a
+// compilation and an execution, for weft's reports (the `weft` command-line tool). Exported next
+// to the ANeuralNetworks* functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "android/NeuralNetworks.h"
+#include "weft/hal/IPreparedModel.h"
+
+namespace weft::runtime {
+
+// The per-step profiles of the latest computation of `execution`, one per step run in order.
+// Each OperationProfile::operationIndex is the client's operation index (the order of
+// ANeuralNetworksModel_addOperation). Empty for NULL and before a computation completed; the
+// reference stays valid until the execution computes again or is freed.
+const std::vector<hal::ExecutionProfile>& getExecutionProfiles(const ANeuralNetworksExecution* execution);
+
+// One step of a finished compilation: consecutive operations (in run order) on one device.
+struct CompilationStep {
+  std::string device;               // the device's name, e.g. "weft-accel", "weft-cpu"
+  std::vector<uint32_t> operations; // client operation indexes
+};
+// The steps of a successfully finished compilation, in execution order; empty otherwise.
+std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilation* compilation);
+
+// For each client operation index, the name of the device it runs on; empty unless the
+// compilation finished successfully.
+std::vector<std::string> getOperationDevices(const ANeuralNetworksCompilation* compilation);
+
+}  // namespace weft::runtime

@@ -1,0 +1,499 @@
+#include "ExecutionBuilder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include "BurstBuilder.h"
+#include "Errors.h"
+#include "OperandTypes.h"
+
+namespace weft::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kDefaultLoopTimeoutNs = 2'000'000'000;
+constexpr uint64_t kMaximumLoopTimeoutNs = 15'000'000'000;
+
+// Durations beyond this (about 31 years) are as good as none.
+hal::OptionalTimePoint deadlineAfter(Clock::time_point start, std::optional<uint64_t> durationNs) {
+  if (!durationNs.has_value() || *durationNs > 1'000'000'000'000'000'000ULL) return std::nullopt;
+  return start + std::chrono::nanoseconds(static_cast<int64_t>(*durationNs));
+}
+
+uint64_t nanosecondsBetween(Clock::time_point start, Clock::time_point end) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+}
+
+uint64_t addDurations(uint64_t a, uint64_t b) {
+  if (a == nn::kNoTiming || b == nn::kNoTiming) return nn::kNoTiming;
+  return std::min(a + b, nn::kNoTiming - 1);
+}
+
+}  // namespace
+
+uint64_t defaultLoopTimeoutNs() { return kDefaultLoopTimeoutNs; }
+uint64_t maximumLoopTimeoutNs() { return kMaximumLoopTimeoutNs; }
+
+ExecutionBuilder::ExecutionBuilder(const CompilationBuilder* compilation)
+    : compilation_(compilation),
+      main_(compilation->mainSubgraph()),
+      inputs_(main_.inputIndexes.size()),
+      outputs_(main_.outputIndexes.size()),
+      loopTimeoutNs_(kDefaultLoopTimeoutNs) {}
+
+ExecutionBuilder::~ExecutionBuilder() {
+  if (worker_.joinable()) worker_.join();
+}
+
+nn::Status ExecutionBuilder::checkPreparation(const char* what) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::kPreparation) {
+    return NN_ERROR(BAD_STATE) << what << " is only allowed before the execution's first computation";
+  }
+  return {};
+}
+
+nn::Status ExecutionBuilder::checkArgumentType(const nn::Operand& operand, const ANeuralNetworksOperandType* type,
+                                               bool allowUnspecified) const {
+  if (type == nullptr) {
+    if (!allowUnspecified && nn::isTensor(operand.type) && !nn::isFullySpecified(operand.type, operand.dimensions)) {
+      return NN_ERROR(BAD_DATA) << "the operand's dimensions " << toString(operand.dimensions)
+                                << " are not fully specified: pass a type that specifies them";
+    }
+    return {};
+  }
+  NN_TRY(validateOperandType(*type, allowUnspecified));
+  if (static_cast<nn::OperandType>(type->type) != operand.type || type->scale != operand.scale ||
+      type->zeroPoint != operand.zeroPoint) {
+    return NN_ERROR(BAD_DATA) << "the type (" << type->type << ", scale " << type->scale << ", zeroPoint "
+                              << type->zeroPoint << ") differs from the model operand's ("
+                              << nn::toString(operand.type) << ", scale " << operand.scale << ", zeroPoint "
+                              << operand.zeroPoint << "); only unspecified dimensions may be given";
+  }
+  if (!operand.dimensions.empty()) {
+    const nn::Dimensions given = dimensionsOf(*type);
+    if (given.size() != operand.dimensions.size()) {
+      return NN_ERROR(BAD_DATA) << "rank " << given.size() << " differs from the operand's "
+                                << toString(operand.dimensions);
+    }
+    for (size_t i = 0; i < given.size(); ++i) {
+      if (operand.dimensions[i] != 0 && given[i] != operand.dimensions[i]) {
+        return NN_ERROR(BAD_DATA) << "dimensions " << toString(given) << " override the specified dimensions "
+                                  << toString(operand.dimensions);
+      }
+    }
+  }
+  return {};
+}
+
+nn::Result<Argument> ExecutionBuilder::makeArgument(const nn::Operand& operand, const ANeuralNetworksOperandType* type,
+                                                    uint32_t length) const {
+  Argument argument;
+  argument.dimensions = operand.dimensions;
+  if (type != nullptr) {
+    nn::Result<nn::Dimensions> combined = combine(dimensionsOf(*type), operand.dimensions);
+    if (!combined.ok()) return combined.error();
+    argument.dimensions = std::move(combined).value();
+  }
+  uint32_t needed = 0;
+  if (!nn::isTensor(operand.type) || nn::isFullySpecified(operand.type, argument.dimensions)) {
+    const std::optional<uint32_t> size = byteSize(operand.type, argument.dimensions);
+    if (!size.has_value()) return NN_ERROR(BAD_DATA) << "the operand's size exceeds 4 GiB";
+    needed = *size;
+  }
+  if (needed > length) {
+    return NN_ERROR(BAD_DATA) << "length " << length << " is less than the operand's size " << needed << " ("
+                              << nn::toString(operand.type) << " " << toString(argument.dimensions) << ")";
+  }
+  if (needed != 0 && length > needed && !paddingEnabled_) {
+    return NN_ERROR(BAD_DATA) << "length " << length << " exceeds the operand's size " << needed
+                              << " (longer buffers need ANeuralNetworksExecution_enableInputAndOutputPadding)";
+  }
+  argument.length = length;
+  return argument;
+}
+
+nn::Status ExecutionBuilder::setInput(uint32_t index, const ANeuralNetworksOperandType* type, const void* buffer,
+                                      size_t length) {
+  NN_TRY(checkPreparation("setInput"));
+  if (index >= inputs_.size()) {
+    return NN_ERROR(BAD_DATA) << "input index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << inputs_.size() << " inputs)";
+  }
+  const nn::Operand& operand = main_.operands[main_.inputIndexes[index]];
+  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/buffer == nullptr));
+  if (length > std::numeric_limits<uint32_t>::max()) return NN_ERROR(BAD_DATA) << "length exceeds 4 GiB";
+  if ((buffer == nullptr) != (length == 0)) {
+    return NN_ERROR(BAD_DATA) << "the buffer must be NULL exactly when the length is 0 (an omitted input)";
+  }
+  if (inputs_[index].state != Argument::State::kUnspecified) {
+    return NN_ERROR(BAD_STATE) << "input " << index << " is already set";
+  }
+  Argument argument;
+  if (buffer == nullptr) {
+    argument.state = Argument::State::kNoValue;
+  } else {
+    nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
+    if (!made.ok()) return made.error();
+    argument = std::move(made).value();
+    argument.state = Argument::State::kPointer;
+    argument.buffer = const_cast<void*>(buffer);  // never written: it is an input
+  }
+  inputs_[index] = std::move(argument);
+  anyArgumentSet_ = true;
+  return {};
+}
+
+nn::Status ExecutionBuilder::setOutput(uint32_t index, const ANeuralNetworksOperandType* type, void* buffer,
+                                       size_t length) {
+  NN_TRY(checkPreparation("setOutput"));
+  if (index >= outputs_.size()) {
+    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << outputs_.size() << " outputs)";
+  }
+  const nn::Operand& operand = main_.operands[main_.outputIndexes[index]];
+  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/true));
+  if (length > std::numeric_limits<uint32_t>::max()) return NN_ERROR(BAD_DATA) << "length exceeds 4 GiB";
+  if ((buffer == nullptr) != (length == 0)) {
+    return NN_ERROR(BAD_DATA) << "the buffer must be NULL exactly when the length is 0 (an omitted output)";
+  }
+  if (outputs_[index].state != Argument::State::kUnspecified) {
+    return NN_ERROR(BAD_STATE) << "output " << index << " is already set";
+  }
+  Argument argument;
+  if (buffer == nullptr) {
+    argument.state = Argument::State::kNoValue;
+  } else {
+    nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
+    if (!made.ok()) return made.error();
+    argument = std::move(made).value();
+    argument.state = Argument::State::kPointer;
+    argument.buffer = buffer;
+  }
+  outputs_[index] = std::move(argument);
+  anyArgumentSet_ = true;
+  return {};
+}
+
+nn::Status ExecutionBuilder::setInputFromMemory(uint32_t index, const ANeuralNetworksOperandType* type,
+                                                const RuntimeMemory& memory, size_t offset, size_t length) {
+  NN_TRY(checkPreparation("setInputFromMemory"));
+  if (index >= inputs_.size()) {
+    return NN_ERROR(BAD_DATA) << "input index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << inputs_.size() << " inputs)";
+  }
+  nn::Operand operand = main_.operands[main_.inputIndexes[index]];
+  // A memory from a descriptor may supply the dimensions the model leaves unspecified.
+  if (memory.isFromDescription()) {
+    nn::Result<nn::Dimensions> combined = combine(operand.dimensions, memory.description()->dimensions);
+    if (combined.ok()) operand.dimensions = std::move(combined).value();
+  }
+  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/false));
+  NN_TRY(memory.validateForExecution(compilation_, IoType::kInput, index, type, offset, length));
+  if (memory.isFromDescription()) length = memory.size();
+  if (offset > std::numeric_limits<uint32_t>::max() || length > std::numeric_limits<uint32_t>::max()) {
+    return NN_ERROR(BAD_DATA) << "offset or length exceeds 4 GiB";
+  }
+  if (inputs_[index].state != Argument::State::kUnspecified) {
+    return NN_ERROR(BAD_STATE) << "input " << index << " is already set";
+  }
+  nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
+  if (!made.ok()) return made.error();
+  Argument argument = std::move(made).value();
+  argument.state = Argument::State::kMemory;
+  argument.memory = &memory;
+  argument.offset = static_cast<uint32_t>(offset);
+  inputs_[index] = std::move(argument);
+  anyArgumentSet_ = true;
+  return {};
+}
+
+nn::Status ExecutionBuilder::setOutputFromMemory(uint32_t index, const ANeuralNetworksOperandType* type,
+                                                 const RuntimeMemory& memory, size_t offset, size_t length) {
+  NN_TRY(checkPreparation("setOutputFromMemory"));
+  if (index >= outputs_.size()) {
+    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << outputs_.size() << " outputs)";
+  }
+  nn::Operand operand = main_.operands[main_.outputIndexes[index]];
+  if (memory.isFromDescription()) {
+    nn::Result<nn::Dimensions> combined = combine(operand.dimensions, memory.description()->dimensions);
+    if (combined.ok()) operand.dimensions = std::move(combined).value();
+  }
+  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/true));
+  NN_TRY(memory.validateForExecution(compilation_, IoType::kOutput, index, type, offset, length));
+  if (memory.isFromDescription()) length = memory.size();
+  if (offset > std::numeric_limits<uint32_t>::max() || length > std::numeric_limits<uint32_t>::max()) {
+    return NN_ERROR(BAD_DATA) << "offset or length exceeds 4 GiB";
+  }
+  if (outputs_[index].state != Argument::State::kUnspecified) {
+    return NN_ERROR(BAD_STATE) << "output " << index << " is already set";
+  }
+  nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
+  if (!made.ok()) return made.error();
+  Argument argument = std::move(made).value();
+  argument.state = Argument::State::kMemory;
+  argument.memory = &memory;
+  argument.offset = static_cast<uint32_t>(offset);
+  outputs_[index] = std::move(argument);
+  anyArgumentSet_ = true;
+  return {};
+}
+
+nn::Status ExecutionBuilder::setMeasureTiming(bool measure) {
+  if (!compilation_->isExplicitSingleDevice()) {
+    return NN_ERROR(BAD_DATA) << "timing can only be measured for a compilation created by createForDevices with "
+                              << "one device";
+  }
+  NN_TRY(checkPreparation("setMeasureTiming"));
+  measureTiming_ = measure;
+  return {};
+}
+
+nn::Status ExecutionBuilder::setTimeout(uint64_t durationNs) {
+  if (!compilation_->isExplicitSingleDevice()) {
+    return NN_ERROR(BAD_DATA) << "a timeout needs a compilation created by createForDevices with one device";
+  }
+  NN_TRY(checkPreparation("setTimeout"));
+  if (durationNs == 0) {
+    timeoutNs_.reset();
+  } else {
+    timeoutNs_ = durationNs;
+  }
+  return {};
+}
+
+nn::Status ExecutionBuilder::setLoopTimeout(uint64_t durationNs) {
+  NN_TRY(checkPreparation("setLoopTimeout"));
+  loopTimeoutNs_ = std::min(durationNs, kMaximumLoopTimeoutNs);
+  return {};
+}
+
+nn::Status ExecutionBuilder::enableInputAndOutputPadding(bool enable) {
+  NN_TRY(checkPreparation("enableInputAndOutputPadding"));
+  if (anyArgumentSet_) {
+    return NN_ERROR(BAD_STATE) << "padding must be enabled before any input or output is set";
+  }
+  paddingEnabled_ = enable;
+  return {};
+}
+
+nn::Status ExecutionBuilder::setReusable(bool reusable) {
+  NN_TRY(checkPreparation("setReusable"));
+  reusable_ = reusable;
+  return {};
+}
+
+nn::Status ExecutionBuilder::beginComputation(bool needFullySpecifiedOutputs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ == State::kComputation) return NN_ERROR(BAD_STATE) << "the execution is already computing";
+  if (state_ == State::kCompleted && !reusable_) {
+    return NN_ERROR(BAD_STATE) << "the execution has completed and is not reusable (ANeuralNetworksExecution_setReusable)";
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const Argument& input = inputs_[i];
+    if (input.state == Argument::State::kUnspecified) return NN_ERROR(BAD_DATA) << "input " << i << " is not set";
+    if (input.state == Argument::State::kMemory && !input.memory->isInitialized()) {
+      return NN_ERROR(BAD_DATA) << "input " << i << " is a memory that holds no data yet";
+    }
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const Argument& output = outputs_[i];
+    if (output.state == Argument::State::kUnspecified) return NN_ERROR(BAD_DATA) << "output " << i << " is not set";
+    const nn::OperandType type = main_.operands[main_.outputIndexes[i]].type;
+    if (needFullySpecifiedOutputs && output.hasValue() && nn::isTensor(type) &&
+        !nn::isFullySpecified(type, output.dimensions)) {
+      return NN_ERROR(BAD_DATA) << "output " << i << " has unspecified dimensions " << toString(output.dimensions)
+                                << "; computations with dependencies need fully specified outputs";
+    }
+  }
+  state_ = State::kComputation;
+  completion_ = nn::ErrorStatus::NONE;
+  outputShapes_.clear();
+  timing_ = fencedTiming_ = nn::Timing{};
+  profiles_.clear();
+  return {};
+}
+
+std::vector<Argument> ExecutionBuilder::argumentsWithMemoryDimensions(const std::vector<Argument>& arguments) const {
+  std::vector<Argument> result = arguments;
+  for (Argument& argument : result) {
+    if (argument.state != Argument::State::kMemory || !argument.memory->isFromDescription()) continue;
+    // A memory from a descriptor has the dimensions of the output last written into it.
+    nn::Result<nn::Dimensions> combined = combine(argument.dimensions, argument.memory->dimensions());
+    if (combined.ok()) argument.dimensions = std::move(combined).value();
+  }
+  return result;
+}
+
+nn::Status ExecutionBuilder::runAndComplete(BurstBuilder* burst, hal::OptionalTimePoint deadline,
+                                            uint64_t waitedForDependenciesNs) {
+  RunSettings settings;
+  settings.deadline = deadline;
+  settings.loopTimeout = std::chrono::nanoseconds(loopTimeoutNs_);
+  settings.burst = burst;
+  RunResult result = runPlan(compilation_->plan(), argumentsWithMemoryDimensions(inputs_), outputs_, settings);
+
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (outputs_[i].state != Argument::State::kMemory) continue;
+    if (result.status.ok()) {
+      outputs_[i].memory->setInitialized(true, result.outputShapes[i].dimensions);
+    } else {
+      outputs_[i].memory->setInitialized(false);
+    }
+  }
+
+  nn::Timing timing = result.timing;
+  if (timing.timeInDriverNs != nn::kNoTiming && timing.timeOnDeviceNs != nn::kNoTiming &&
+      timing.timeInDriverNs < timing.timeOnDeviceNs) {
+    // In-driver time includes on-hardware time; a device that reports otherwise is corrected.
+    timing.timeInDriverNs = timing.timeOnDeviceNs;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  completion_ = result.status.ok() ? nn::ErrorStatus::NONE : result.status.error().code;
+  if (result.status.ok() || completion_ == nn::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+    outputShapes_ = std::move(result.outputShapes);
+  }
+  fencedTiming_ = timing;
+  timing_ = timing;
+  timing_.timeInDriverNs = addDurations(timing.timeInDriverNs, waitedForDependenciesNs);
+  profiles_ = std::move(result.profiles);
+  state_ = State::kCompleted;
+  return result.status;
+}
+
+nn::Status ExecutionBuilder::compute(BurstBuilder* burst) {
+  if (burst != nullptr && burst->compilation() != compilation_) {
+    return NN_ERROR(BAD_DATA) << "the burst and the execution come from different compilations";
+  }
+  NN_TRY(beginComputation(/*needFullySpecifiedOutputs=*/false));
+  if (worker_.joinable()) worker_.join();  // a previous asynchronous computation, already completed
+  const hal::OptionalTimePoint deadline = deadlineAfter(Clock::now(), timeoutNs_);
+  return runAndComplete(burst, deadline, 0);
+}
+
+nn::Result<std::unique_ptr<Event>> ExecutionBuilder::startCompute(const std::vector<const Event*>& dependencies,
+                                                                  uint64_t durationAfterDependenciesNs,
+                                                                  bool withDependencies) {
+  if (durationAfterDependenciesNs > 0 && !compilation_->isExplicitSingleDevice()) {
+    return NN_ERROR(BAD_DATA) << "a timeout needs a compilation created by createForDevices with one device";
+  }
+  std::vector<std::function<int()>> waiters;
+  for (size_t i = 0; i < dependencies.size(); ++i) {
+    const std::optional<int> state = dependencies[i]->poll();
+    if (state.has_value() && *state != ANEURALNETWORKS_NO_ERROR) {
+      return NN_ERROR(BAD_DATA) << "dependency " << i << " has already failed (result " << *state << ")";
+    }
+    waiters.push_back(dependencies[i]->makeWaiter());
+  }
+  NN_TRY(beginComputation(/*needFullySpecifiedOutputs=*/withDependencies));
+  if (worker_.joinable()) worker_.join();
+
+  const Clock::time_point start = Clock::now();
+  const hal::OptionalTimePoint deadline = deadlineAfter(start, timeoutNs_);
+  auto completion = std::make_shared<Completion>();
+  const std::optional<uint64_t> afterDependencies =
+      durationAfterDependenciesNs > 0 ? std::optional<uint64_t>(durationAfterDependenciesNs) : std::nullopt;
+  auto work = [this, completion, waiters = std::move(waiters), start, deadline, afterDependencies] {
+    for (const std::function<int()>& wait : waiters) {
+      if (wait() != ANEURALNETWORKS_NO_ERROR) {
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          completion_ = nn::ErrorStatus::OP_FAILED;
+          state_ = State::kCompleted;
+        }
+        reportError("ANeuralNetworksExecution_startComputeWithDependencies",
+                    nn::Error{nn::ErrorStatus::OP_FAILED, "a dependency failed; the execution did not run"});
+        completion->signal(ANEURALNETWORKS_OP_FAILED);
+        return;
+      }
+    }
+    const Clock::time_point signalled = Clock::now();
+    hal::OptionalTimePoint effectiveDeadline = deadline;
+    if (const hal::OptionalTimePoint fenced = deadlineAfter(signalled, afterDependencies); fenced.has_value()) {
+      effectiveDeadline = effectiveDeadline.has_value() ? std::min(*effectiveDeadline, *fenced) : *fenced;
+    }
+    const nn::Status status = runAndComplete(nullptr, effectiveDeadline, nanosecondsBetween(start, signalled));
+    int code = ANEURALNETWORKS_NO_ERROR;
+    if (!status.ok()) code = reportError("ANeuralNetworksEvent_wait (the asynchronous computation)", status.error());
+    completion->signal(code);
+  };
+  try {
+    worker_ = std::thread(std::move(work));
+  } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    completion_ = nn::ErrorStatus::OP_FAILED;
+    state_ = State::kCompleted;
+    return NN_ERROR(OP_FAILED) << "cannot start a thread for the computation: " << e.what();
+  }
+  return std::unique_ptr<Event>(std::make_unique<ExecutionEvent>(completion));
+}
+
+nn::Status ExecutionBuilder::getDuration(int32_t durationCode, uint64_t* duration) const {
+  if (durationCode < ANEURALNETWORKS_DURATION_ON_HARDWARE || durationCode > ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER) {
+    return NN_ERROR(BAD_DATA) << "invalid duration code " << durationCode;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::kCompleted) return NN_ERROR(BAD_STATE) << "the execution has not completed";
+  if (completion_ != nn::ErrorStatus::NONE) {
+    *duration = UINT64_MAX;
+    return NN_ERROR(BAD_STATE) << "the computation failed (" << nn::toString(completion_) << ")";
+  }
+  if (!measureTiming_) {
+    *duration = UINT64_MAX;
+    return {};
+  }
+  switch (durationCode) {
+    case ANEURALNETWORKS_DURATION_ON_HARDWARE: *duration = timing_.timeOnDeviceNs; break;
+    case ANEURALNETWORKS_DURATION_IN_DRIVER: *duration = timing_.timeInDriverNs; break;
+    case ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE: *duration = fencedTiming_.timeOnDeviceNs; break;
+    default: *duration = fencedTiming_.timeInDriverNs; break;
+  }
+  return {};
+}
+
+nn::Status ExecutionBuilder::getOutputOperandRank(uint32_t index, uint32_t* rank) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::kCompleted) return NN_ERROR(BAD_STATE) << "the execution has not completed";
+  if (completion_ != nn::ErrorStatus::NONE && completion_ != nn::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+    return NN_ERROR(BAD_STATE) << "the computation failed (" << nn::toString(completion_) << ")";
+  }
+  if (index >= outputShapes_.size()) {
+    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << outputShapes_.size() << " outputs)";
+  }
+  *rank = static_cast<uint32_t>(outputShapes_[index].dimensions.size());
+  if (!outputShapes_[index].isSufficient) {
+    return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "output " << index << "'s buffer was too small";
+  }
+  return {};
+}
+
+nn::Status ExecutionBuilder::getOutputOperandDimensions(uint32_t index, uint32_t* dimensions) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::kCompleted) return NN_ERROR(BAD_STATE) << "the execution has not completed";
+  if (completion_ != nn::ErrorStatus::NONE && completion_ != nn::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+    return NN_ERROR(BAD_STATE) << "the computation failed (" << nn::toString(completion_) << ")";
+  }
+  if (index >= outputShapes_.size()) {
+    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << outputShapes_.size() << " outputs)";
+  }
+  const nn::Dimensions& dims = outputShapes_[index].dimensions;
+  if (dims.empty()) return NN_ERROR(BAD_DATA) << "output " << index << " is a scalar (or omitted): it has no dimensions";
+  std::copy(dims.begin(), dims.end(), dimensions);
+  if (!outputShapes_[index].isSufficient) {
+    return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "output " << index << "'s buffer was too small";
+  }
+  return {};
+}
+
+const std::vector<hal::ExecutionProfile>& ExecutionBuilder::profiles() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return profiles_;
+}
+
+}  // namespace weft::runtime

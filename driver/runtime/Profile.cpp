@@ -1,0 +1,32 @@
+// weft::runtime's C++ extension (weft/runtime/Profile.h).
+#include "weft/runtime/Profile.h"
+
+#include "CompilationBuilder.h"
+#include "ExecutionBuilder.h"
+#include "Handles.h"
+
+namespace weft::runtime {
+
+const std::vector<hal::ExecutionProfile>& getExecutionProfiles(const ANeuralNetworksExecution* execution) {
+  static const std::vector<hal::ExecutionProfile> kNone;
+  if (execution == nullptr) return kNone;
+  return fromHandle(execution)->profiles();
+}
+
+std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilation* compilation) {
+  std::vector<CompilationStep> steps;
+  if (compilation == nullptr || !fromHandle(compilation)->checkUsable("").ok()) return steps;
+  for (const ExecutionStep& step : fromHandle(compilation)->plan().steps()) {
+    steps.push_back(CompilationStep{step.device->name(), step.clientOperations});
+  }
+  return steps;
+}
+
+std::vector<std::string> getOperationDevices(const ANeuralNetworksCompilation* compilation) {
+  std::vector<std::string> devices;
+  if (compilation == nullptr || !fromHandle(compilation)->checkUsable("").ok()) return devices;
+  for (const Device* device : fromHandle(compilation)->plan().operationDevices()) devices.push_back(device->name());
+  return devices;
+}
+
+}  // namespace weft::runtime
