@@ -3,5 +3,24 @@
 set(WEFT_RTL_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(WEFT_RTL_SOURCES
   ${WEFT_PKG_SV}
+  ${WEFT_RTL_DIR}/weft_rtl_pkg.sv
+  ${WEFT_RTL_DIR}/weft_fifo.sv
+  ${WEFT_RTL_DIR}/weft_ram.sv
+  ${WEFT_RTL_DIR}/weft_tokens.sv
+  ${WEFT_RTL_DIR}/weft_counters.sv
+  ${WEFT_RTL_DIR}/weft_csr.sv
+  ${WEFT_RTL_DIR}/weft_fetch.sv
+  ${WEFT_RTL_DIR}/weft_ctrl.sv
+  ${WEFT_RTL_DIR}/weft_rd_arb.sv
+  ${WEFT_RTL_DIR}/weft_load.sv
+  ${WEFT_RTL_DIR}/weft_compute.sv
+  ${WEFT_RTL_DIR}/weft_in_spad.sv
+  ${WEFT_RTL_DIR}/weft_pe.sv
+  ${WEFT_RTL_DIR}/weft_array.sv
+  ${WEFT_RTL_DIR}/weft_acc.sv
+  ${WEFT_RTL_DIR}/weft_postproc.sv
+  ${WEFT_RTL_DIR}/weft_store.sv
+  ${WEFT_RTL_DIR}/weft_wr_fifo.sv
+  ${WEFT_RTL_DIR}/weft_wr_mux.sv
   ${WEFT_RTL_DIR}/weft_top.sv
 )

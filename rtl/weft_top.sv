@@ -1,7 +1,9 @@
-// Placeholder top with the real port list: answers ID/VERSION/CFG reads only.
-// Replaced by the accelerator RTL.
+// weft accelerator top: a Rows x Cols int8 weight-stationary systolic array with its
+// scratchpads, accumulator, DMA units, controller and registers (hw/README.md, hw/spec/*.json,
+// rtl/README.md for the cycle-level behaviour).
 module weft_top
   import weft_pkg::*;
+  import weft_rtl_pkg::*;
 #(
   parameter int unsigned Rows           = DefaultRows,
   parameter int unsigned Cols           = DefaultCols,
@@ -16,12 +18,14 @@ module weft_top
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
+  // register bus
   input  logic                  reg_req_i,
   input  logic                  reg_we_i,
   input  logic [11:0]           reg_addr_i,
   input  logic [31:0]           reg_wdata_i,
   output logic                  reg_rvalid_o,
   output logic [31:0]           reg_rdata_o,
+  // DRAM read port
   output logic                  mem_rd_req_valid_o,
   input  logic                  mem_rd_req_ready_i,
   output logic [39:0]           mem_rd_req_addr_o,
@@ -29,6 +33,7 @@ module weft_top
   input  logic                  mem_rd_data_valid_i,
   input  logic [BusBytes*8-1:0] mem_rd_data_i,
   input  logic                  mem_rd_data_last_i,
+  // DRAM write port
   output logic                  mem_wr_req_valid_o,
   input  logic                  mem_wr_req_ready_i,
   output logic [39:0]           mem_wr_req_addr_o,
@@ -38,47 +43,418 @@ module weft_top
   output logic [BusBytes*8-1:0] mem_wr_data_o,
   output logic                  mem_wr_data_last_o,
   input  logic                  mem_wr_ack_i,
+  // interrupt
   output logic                  irq_o
 );
-  logic [31:0] rdata_d, rdata_q;
-  logic        rvalid_q;
+  localparam int unsigned RowMaxBytes = (Rows > 9 * Cols) ? Rows : 9 * Cols;
 
-  always_comb begin
-    unique case (reg_addr_i)
-      RegId:          rdata_d = IdValue;
-      RegVersion:     rdata_d = VersionValue;
-      RegCfgRows:     rdata_d = Rows;
-      RegCfgCols:     rdata_d = Cols;
-      default:        rdata_d = '0;
-    endcase
-  end
+  // ---------------------------------------------------------------- registers and counters
+  logic        enable, clr, halted, irq_done, irq_error, busy;
+  logic [39:0] ring_base;
+  logic [31:0] ring_size, ring_tail, ring_head;
+  logic [7:0]  error;
+  logic [63:0] cnt [NumCounters];
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      rdata_q  <= '0;
-      rvalid_q <= 1'b0;
-    end else begin
-      rdata_q  <= rdata_d;
-      rvalid_q <= reg_req_i && !reg_we_i;
-    end
-  end
+  weft_csr #(
+    .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
+    .AccRows(AccRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
+    .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth)
+  ) u_csr (
+    .clk_i, .rst_ni,
+    .reg_req_i, .reg_we_i, .reg_addr_i, .reg_wdata_i, .reg_rvalid_o, .reg_rdata_o,
+    .enable_o   (enable),
+    .soft_rst_o (clr),
+    .ring_base_o(ring_base),
+    .ring_size_o(ring_size),
+    .ring_tail_o(ring_tail),
+    .ring_head_i(ring_head),
+    .busy_i     (busy),
+    .halted_i   (halted),
+    .error_i    (error),
+    .irq_done_i (irq_done),
+    .irq_error_i(irq_error),
+    .cnt_i      (cnt),
+    .irq_o
+  );
 
-  assign reg_rvalid_o        = rvalid_q;
-  assign reg_rdata_o         = rdata_q;
-  assign mem_rd_req_valid_o  = 1'b0;
-  assign mem_rd_req_addr_o   = '0;
-  assign mem_rd_req_bytes_o  = '0;
-  assign mem_wr_req_valid_o  = 1'b0;
-  assign mem_wr_req_addr_o   = '0;
-  assign mem_wr_req_bytes_o  = '0;
-  assign mem_wr_data_valid_o = 1'b0;
-  assign mem_wr_data_o       = '0;
-  assign mem_wr_data_last_o  = 1'b0;
-  assign irq_o               = 1'b0;
+  // ---------------------------------------------------------------- fetch and decode
+  logic fetch_req_valid, fetch_req_odd, fetch_accept, fetch_beat, fetch_busy, ring_err;
+  logic [DramAw-1:0]    fetch_req_addr;
+  logic [ReqBytesW-1:0] fetch_req_bytes;
+  logic fetched_valid, fetched_pop;
+  cmd_t fetched;
+  rd_tag_t rd_tag;
+
+  weft_fetch #(.BusBytes(BusBytes)) u_fetch (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .enable_i    (enable),
+    .stop_i      (halted),
+    .ring_base_i (ring_base),
+    .ring_size_i (ring_size),
+    .ring_tail_i (ring_tail),
+    .ring_head_o (ring_head),
+    .ring_err_o  (ring_err),
+    .req_valid_o (fetch_req_valid),
+    .req_addr_o  (fetch_req_addr),
+    .req_bytes_o (fetch_req_bytes),
+    .req_odd_o   (fetch_req_odd),
+    .req_accept_i(fetch_accept),
+    .beat_valid_i(fetch_beat),
+    .beat_data_i (mem_rd_data_i),
+    .beat_last_i (mem_rd_data_last_i),
+    .beat_odd_i  (rd_tag.fetch_odd),
+    .cmd_valid_o (fetched_valid),
+    .cmd_o       (fetched),
+    .cmd_pop_i   (fetched_pop),
+    .busy_o      (fetch_busy)
+  );
+
+  cmd_t disp_cmd;
+  logic disp_load, disp_compute, disp_store;
+  logic ld_q_full, cp_q_full, st_q_full, ld_q_empty, cp_q_empty, st_q_empty;
+  logic drained, ctrl_busy, ctrl_retire;
+  logic snap_sel, sn_req_valid, sn_req_accept, sn_data_valid, sn_data_last, sn_data_accept, sn_ack;
+  logic [DramAw-1:0]     sn_req_addr;
+  logic [ReqBytesW-1:0]  sn_req_bytes;
+  logic [BusBytes*8-1:0] sn_data;
+  logic ld_idle, cp_idle, st_idle, wr_idle;
+
+  assign drained = ld_q_empty && cp_q_empty && st_q_empty && ld_idle && cp_idle && st_idle && wr_idle;
+
+  weft_ctrl #(
+    .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
+    .AccRows(AccRows), .ParamRows(ParamRows), .BusBytes(BusBytes)
+  ) u_ctrl (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .cmd_valid_i     (fetched_valid),
+    .cmd_i           (fetched),
+    .cmd_pop_o       (fetched_pop),
+    .ring_err_i      (ring_err),
+    .disp_cmd_o      (disp_cmd),
+    .disp_load_o     (disp_load),
+    .disp_compute_o  (disp_compute),
+    .disp_store_o    (disp_store),
+    .load_full_i     (ld_q_full),
+    .compute_full_i  (cp_q_full),
+    .store_full_i    (st_q_full),
+    .drained_i       (drained),
+    .cnt_i           (cnt),
+    .snap_active_o   (snap_sel),
+    .wr_req_valid_o  (sn_req_valid),
+    .wr_req_addr_o   (sn_req_addr),
+    .wr_req_bytes_o  (sn_req_bytes),
+    .wr_req_accept_i (sn_req_accept),
+    .wr_data_valid_o (sn_data_valid),
+    .wr_data_o       (sn_data),
+    .wr_data_last_o  (sn_data_last),
+    .wr_data_accept_i(sn_data_accept),
+    .wr_ack_i        (sn_ack),
+    .halted_o        (halted),
+    .error_o         (error),
+    .irq_done_o      (irq_done),
+    .irq_error_o     (irq_error),
+    .retire_o        (ctrl_retire),
+    .busy_o          (ctrl_busy)
+  );
+
+  // ---------------------------------------------------------------- unit queues and tokens
+  cmd_t ld_cmd, cp_cmd, st_cmd;
+  logic ld_pop, cp_pop, st_pop;
+
+  weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_load_q (
+    .clk_i, .rst_ni, .clr_i(clr), .push_i(disp_load), .wdata_i(disp_cmd), .pop_i(ld_pop),
+    .rdata_o(ld_cmd), .empty_o(ld_q_empty), .full_o(ld_q_full));
+  weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_compute_q (
+    .clk_i, .rst_ni, .clr_i(clr), .push_i(disp_compute), .wdata_i(disp_cmd), .pop_i(cp_pop),
+    .rdata_o(cp_cmd), .empty_o(cp_q_empty), .full_o(cp_q_full));
+  weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_store_q (
+    .clk_i, .rst_ni, .clr_i(clr), .push_i(disp_store), .wdata_i(disp_cmd), .pop_i(st_pop),
+    .rdata_o(st_cmd), .empty_o(st_q_empty), .full_o(st_q_full));
+
+  logic [NumTokQ-1:0] tok_rsv, tok_push, tok_pop, tok_avail, tok_space;
+
+  weft_tokens #(.TokenDepth(TokenDepth)) u_tokens (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .rsv_i(tok_rsv), .push_i(tok_push), .pop_i(tok_pop),
+    .avail_o(tok_avail), .space_o(tok_space)
+  );
+
+  // ---------------------------------------------------------------- DRAM read port and load
+  logic ld_req_valid, ld_accept, ld_beat;
+  logic [DramAw-1:0] ld_req_addr;
+  rd_tag_t ld_req_tag;
+  logic [ReqBytesW-1:0] rd_bytes;
+  logic rd_idle;
+
+  weft_rd_arb #(.MaxOutstanding(MaxOutstanding)) u_rd_arb (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .fetch_valid_i   (fetch_req_valid),
+    .fetch_addr_i    (fetch_req_addr),
+    .fetch_bytes_i   (fetch_req_bytes),
+    .fetch_odd_i     (fetch_req_odd),
+    .fetch_accept_o  (fetch_accept),
+    .load_valid_i    (ld_req_valid),
+    .load_addr_i     (ld_req_addr),
+    .load_tag_i      (ld_req_tag),
+    .load_accept_o   (ld_accept),
+    .mem_req_valid_o (mem_rd_req_valid_o),
+    .mem_req_ready_i (mem_rd_req_ready_i),
+    .mem_req_addr_o  (mem_rd_req_addr_o),
+    .mem_req_bytes_o (mem_rd_req_bytes_o),
+    .mem_data_valid_i(mem_rd_data_valid_i),
+    .mem_data_last_i (mem_rd_data_last_i),
+    .fetch_beat_o    (fetch_beat),
+    .load_beat_o     (ld_beat),
+    .tag_o           (rd_tag),
+    .accepted_bytes_o(rd_bytes),
+    .idle_o          (rd_idle)
+  );
+
+  logic ld_wr_valid, ld_active, ld_stall_tok, ld_stall_dram, ld_retire;
+  mem_e ld_wr_dst;
+  logic [RowAw-1:0] ld_wr_addr;
+  logic [RowMaxBytes*8-1:0] ld_wr_data;
+
+  weft_load #(.Rows(Rows), .Cols(Cols), .BusBytes(BusBytes)) u_load (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .cmd_valid_i  (!ld_q_empty),
+    .cmd_i        (ld_cmd),
+    .cmd_pop_o    (ld_pop),
+    .c2l_avail_i  (tok_avail[TokC2L]),
+    .l2c_space_i  (tok_space[TokL2C]),
+    .c2l_pop_o    (tok_pop[TokC2L]),
+    .l2c_rsv_o    (tok_rsv[TokL2C]),
+    .l2c_push_o   (tok_push[TokL2C]),
+    .req_valid_o  (ld_req_valid),
+    .req_addr_o   (ld_req_addr),
+    .req_tag_o    (ld_req_tag),
+    .req_accept_i (ld_accept),
+    .beat_valid_i (ld_beat),
+    .beat_data_i  (mem_rd_data_i),
+    .beat_last_i  (mem_rd_data_last_i),
+    .beat_tag_i   (rd_tag),
+    .wr_valid_o   (ld_wr_valid),
+    .wr_dst_o     (ld_wr_dst),
+    .wr_addr_o    (ld_wr_addr),
+    .wr_data_o    (ld_wr_data),
+    .active_o     (ld_active),
+    .stall_token_o(ld_stall_tok),
+    .stall_dram_o (ld_stall_dram),
+    .retire_o     (ld_retire),
+    .idle_o       (ld_idle)
+  );
+
+  // ---------------------------------------------------------------- memories
+  logic w_re;
+  logic [RowAw-1:0] w_raddr;
+  logic [Cols*8-1:0] w_rdata;
+
+  weft_ram #(.Width(Cols * 8), .Depth(WSpadRows)) u_w_spad (
+    .clk_i,
+    .we_i   (ld_wr_valid && ld_wr_dst == MemW),
+    .waddr_i(ld_wr_addr[$clog2(WSpadRows)-1:0]),
+    .wdata_i(ld_wr_data[Cols*8-1:0]),
+    .re_i   (w_re),
+    .raddr_i(w_raddr[$clog2(WSpadRows)-1:0]),
+    .rdata_o(w_rdata)
+  );
+
+  logic param_re;
+  logic [RowAw-1:0] param_raddr;
+  logic [72*Cols-1:0] param_rdata;
+
+  weft_ram #(.Width(72 * Cols), .Depth(ParamRows)) u_param_mem (
+    .clk_i,
+    .we_i   (ld_wr_valid && ld_wr_dst == MemParam),
+    .waddr_i(ld_wr_addr[$clog2(ParamRows)-1:0]),
+    .wdata_i(ld_wr_data[72*Cols-1:0]),
+    .re_i   (param_re),
+    .raddr_i(param_raddr[$clog2(ParamRows)-1:0]),
+    .rdata_o(param_rdata)
+  );
+
+  // ---------------------------------------------------------------- compute
+  logic [1:0] w_row_we [Rows];
+  operand_t   w_bus [Cols];
+  row_meta_t  row;
+  logic       pipe_en, gemm_done, done_sig_prev, done_sig_next;
+  logic       cp_active, cp_stall_tok, array_row, cp_retire;
+
+  weft_compute #(.Rows(Rows), .Cols(Cols)) u_compute (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .cmd_valid_i    (!cp_q_empty),
+    .cmd_i          (cp_cmd),
+    .cmd_pop_o      (cp_pop),
+    .l2c_avail_i    (tok_avail[TokL2C]),
+    .s2c_avail_i    (tok_avail[TokS2C]),
+    .c2l_space_i    (tok_space[TokC2L]),
+    .c2s_space_i    (tok_space[TokC2S]),
+    .l2c_pop_o      (tok_pop[TokL2C]),
+    .s2c_pop_o      (tok_pop[TokS2C]),
+    .c2l_rsv_o      (tok_rsv[TokC2L]),
+    .c2s_rsv_o      (tok_rsv[TokC2S]),
+    .c2l_push_o     (tok_push[TokC2L]),
+    .c2s_push_o     (tok_push[TokC2S]),
+    .w_re_o         (w_re),
+    .w_raddr_o      (w_raddr),
+    .w_rdata_i      (w_rdata),
+    .w_row_we_o     (w_row_we),
+    .w_o            (w_bus),
+    .row_o          (row),
+    .pipe_en_o      (pipe_en),
+    .done_i         (gemm_done),
+    .done_sig_prev_i(done_sig_prev),
+    .done_sig_next_i(done_sig_next),
+    .active_o       (cp_active),
+    .stall_token_o  (cp_stall_tok),
+    .array_row_o    (array_row),
+    .retire_o       (cp_retire),
+    .idle_o         (cp_idle)
+  );
+
+  operand_t    x [Rows];
+  logic        x_sel [Rows];
+  acc_meta_t   acc_meta;
+  logic [31:0] psum [Cols];
+
+  weft_in_spad #(.Rows(Rows), .InSpadRows(InSpadRows)) u_in_spad (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .en_i     (pipe_en),
+    .wr_en_i  (ld_wr_valid && ld_wr_dst == MemIn),
+    .wr_addr_i(ld_wr_addr),
+    .wr_data_i(ld_wr_data[Rows*8-1:0]),
+    .row_i    (row),
+    .x_o      (x),
+    .sel_o    (x_sel),
+    .acc_o    (acc_meta)
+  );
+
+  weft_array #(.Rows(Rows), .Cols(Cols)) u_array (
+    .clk_i,
+    .en_i      (pipe_en),
+    .x_i       (x),
+    .sel_i     (x_sel),
+    .w_row_we_i(w_row_we),
+    .w_i       (w_bus),
+    .psum_o    (psum)
+  );
+
+  logic acc_re;
+  logic [RowAw-1:0] acc_raddr;
+  logic [31:0] acc_rdata [Cols];
+
+  weft_acc #(.Cols(Cols), .AccRows(AccRows)) u_acc (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .en_i           (pipe_en),
+    .meta_i         (acc_meta),
+    .psum_i         (psum),
+    .done_o         (gemm_done),
+    .done_sig_prev_o(done_sig_prev),
+    .done_sig_next_o(done_sig_next),
+    .rd_en_i        (acc_re),
+    .rd_addr_i      (acc_raddr),
+    .rd_data_o      (acc_rdata)
+  );
+
+  // ---------------------------------------------------------------- store and DRAM write port
+  logic st_req_valid, st_req_accept, st_data_valid, st_data_last, st_data_accept, st_ack;
+  logic [DramAw-1:0]     st_req_addr;
+  logic [ReqBytesW-1:0]  st_req_bytes;
+  logic [BusBytes*8-1:0] st_data;
+  logic st_active, st_stall_tok, st_stall_dram, st_retire;
+
+  weft_store #(.Cols(Cols), .BusBytes(BusBytes)) u_store (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .cmd_valid_i     (!st_q_empty),
+    .cmd_i           (st_cmd),
+    .cmd_pop_o       (st_pop),
+    .c2s_avail_i     (tok_avail[TokC2S]),
+    .s2c_space_i     (tok_space[TokS2C]),
+    .c2s_pop_o       (tok_pop[TokC2S]),
+    .s2c_rsv_o       (tok_rsv[TokS2C]),
+    .s2c_push_o      (tok_push[TokS2C]),
+    .param_re_o      (param_re),
+    .param_raddr_o   (param_raddr),
+    .param_rdata_i   (param_rdata),
+    .acc_re_o        (acc_re),
+    .acc_raddr_o     (acc_raddr),
+    .acc_rdata_i     (acc_rdata),
+    .wr_req_valid_o  (st_req_valid),
+    .wr_req_addr_o   (st_req_addr),
+    .wr_req_bytes_o  (st_req_bytes),
+    .wr_req_accept_i (st_req_accept),
+    .wr_data_valid_o (st_data_valid),
+    .wr_data_o       (st_data),
+    .wr_data_last_o  (st_data_last),
+    .wr_data_accept_i(st_data_accept),
+    .wr_ack_i        (st_ack),
+    .active_o        (st_active),
+    .stall_token_o   (st_stall_tok),
+    .stall_dram_o    (st_stall_dram),
+    .retire_o        (st_retire),
+    .idle_o          (st_idle)
+  );
+
+  logic [ReqBytesW-1:0] wr_bytes;
+
+  weft_wr_mux #(.BusBytes(BusBytes)) u_wr_mux (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .snap_sel_i      (snap_sel),
+    .st_req_valid_i  (st_req_valid),
+    .st_req_addr_i   (st_req_addr),
+    .st_req_bytes_i  (st_req_bytes),
+    .st_req_accept_o (st_req_accept),
+    .st_data_valid_i (st_data_valid),
+    .st_data_i       (st_data),
+    .st_data_last_i  (st_data_last),
+    .st_data_accept_o(st_data_accept),
+    .st_ack_o        (st_ack),
+    .sn_req_valid_i  (sn_req_valid),
+    .sn_req_addr_i   (sn_req_addr),
+    .sn_req_bytes_i  (sn_req_bytes),
+    .sn_req_accept_o (sn_req_accept),
+    .sn_data_valid_i (sn_data_valid),
+    .sn_data_i       (sn_data),
+    .sn_data_last_i  (sn_data_last),
+    .sn_data_accept_o(sn_data_accept),
+    .sn_ack_o        (sn_ack),
+    .mem_req_valid_o (mem_wr_req_valid_o),
+    .mem_req_ready_i (mem_wr_req_ready_i),
+    .mem_req_addr_o  (mem_wr_req_addr_o),
+    .mem_req_bytes_o (mem_wr_req_bytes_o),
+    .mem_data_valid_o(mem_wr_data_valid_o),
+    .mem_data_ready_i(mem_wr_data_ready_i),
+    .mem_data_o      (mem_wr_data_o),
+    .mem_data_last_o (mem_wr_data_last_o),
+    .mem_ack_i       (mem_wr_ack_i),
+    .accepted_bytes_o(wr_bytes),
+    .idle_o          (wr_idle)
+  );
+
+  // ---------------------------------------------------------------- status and counters
+  assign busy = fetch_busy || ctrl_busy || !ld_q_empty || !cp_q_empty || !st_q_empty
+             || ld_active || cp_active || st_active;
+
+  weft_counters u_counters (
+    .clk_i, .rst_ni,
+    .busy_i               (busy),
+    .load_active_i        (ld_active),
+    .compute_active_i     (cp_active),
+    .store_active_i       (st_active),
+    .array_row_i          (array_row),
+    .rd_bytes_i           (rd_bytes),
+    .wr_bytes_i           (wr_bytes),
+    .rd_req_i             (rd_bytes != '0),
+    .wr_req_i             (wr_bytes != '0),
+    .stall_load_token_i   (ld_stall_tok),
+    .stall_compute_token_i(cp_stall_tok),
+    .stall_store_token_i  (st_stall_tok),
+    .stall_dram_rd_i      (ld_stall_dram),
+    .stall_dram_wr_i      (st_stall_dram),
+    .retired_i            (3'(ld_retire) + 3'(cp_retire) + 3'(st_retire) + 3'(ctrl_retire)),
+    .cnt_o                (cnt)
+  );
 
   logic unused;
-  assign unused = ^{reg_wdata_i, mem_rd_req_ready_i, mem_rd_data_valid_i, mem_rd_data_i,
-                    mem_rd_data_last_i, mem_wr_req_ready_i, mem_wr_data_ready_i, mem_wr_ack_i,
-                    InSpadRows, WSpadRows, AccRows, ParamRows, MaxOutstanding, CmdQueueDepth,
-                    TokenDepth};
+  assign unused = ^{rd_idle, w_raddr, param_raddr, ld_wr_addr};
 endmodule

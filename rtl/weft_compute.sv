@@ -1,0 +1,259 @@
+// Compute unit: executes GEMM commands in order on the systolic array.
+//
+// Preloader: starts a GEMM (tokens popped/reserved, command popped) and, unless keep_weights,
+// reads its k_rows weight rows from the weight scratchpad, one a cycle, into the PE weight
+// buffer the current weights are not in. A buffer is reused only when no queued or streaming
+// GEMM uses it and Cols cycles have passed since its last input row entered the array, so the
+// weight write wavefront stays behind the last use. The GEMM goes to the stream queue at once.
+// Streamer: issues the rows of the queue's head GEMM into the array, one a cycle, back to
+// back across GEMMs. The GEMM completes when the accumulator write-back of its last row
+// reaches the last column (done_i).
+module weft_compute
+  import weft_pkg::*;
+  import weft_rtl_pkg::*;
+#(
+  parameter int unsigned Rows = DefaultRows,
+  parameter int unsigned Cols = DefaultCols
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic              clr_i,
+  // command queue
+  input  logic              cmd_valid_i,
+  input  cmd_t              cmd_i,
+  output logic              cmd_pop_o,
+  // tokens: waits on load->compute and store->compute, signals compute->load and ->store
+  input  logic              l2c_avail_i,
+  input  logic              s2c_avail_i,
+  input  logic              c2l_space_i,
+  input  logic              c2s_space_i,
+  output logic              l2c_pop_o,
+  output logic              s2c_pop_o,
+  output logic              c2l_rsv_o,
+  output logic              c2s_rsv_o,
+  output logic              c2l_push_o,
+  output logic              c2s_push_o,
+  // weight scratchpad read port (registered read)
+  output logic              w_re_o,
+  output logic [RowAw-1:0]  w_raddr_o,
+  input  logic [Cols*8-1:0] w_rdata_i,
+  // weight writes into the PEs: per array row, one enable per buffer
+  output logic [1:0]        w_row_we_o [Rows],
+  output operand_t          w_o [Cols],
+  // rows entering the array
+  output row_meta_t         row_o,
+  output logic              pipe_en_o,
+  // accumulator write-back of a GEMM's last row in the last column
+  input  logic              done_i,
+  input  logic              done_sig_prev_i,
+  input  logic              done_sig_next_i,
+  // status
+  output logic              active_o,
+  output logic              stall_token_o,
+  output logic              array_row_o,
+  output logic              retire_o,
+  output logic              idle_o
+);
+  localparam int unsigned KW = GemmKRowsW;
+  localparam int unsigned RowIdxW = (Rows > 1) ? $clog2(Rows) : 1;
+  localparam int unsigned DrainW = $clog2(Cols + 1);
+  localparam int unsigned PipeDepth = Rows + Cols + 1;  // row issue to last column write-back
+  localparam int unsigned PipeW = $clog2(PipeDepth + 1);
+
+  typedef struct packed {
+    logic [RowAw-1:0]    in_addr;
+    logic [GemmMRowsW-1:0] m_rows;
+    logic [RowAw-1:0]    acc_addr;
+    logic [8:0]          in_zp;
+    logic                in_signed;
+    logic                accumulate;
+    logic                wsel;
+    logic [KW-1:0]       k_rows;
+    logic                sig_prev;
+    logic                sig_next;
+  } job_t;
+
+  gemm_cmd_t head;
+  assign head = gemm_cmd_t'(cmd_i);
+
+  // ---------------------------------------------------------------- preloader
+  logic          last_buf_q;         // buffer holding the most recent weights
+  logic [KW-1:0] last_k_q;
+  logic [2:0]    users_q [2];        // GEMMs queued or streaming per buffer
+  logic [DrainW-1:0] drain_q [2];    // cycles until a buffer's last row has passed
+  logic [KW-1:0] pl_left_q;          // weight rows still to read
+  logic [RowAw-1:0] pl_addr_q;
+
+  logic sq_full, sq_empty, sq_pop;
+  logic tok_ok, buf_ok, start, preload;
+  logic nb;
+  assign nb     = !last_buf_q;
+  assign tok_ok = (!head.wait_prev || l2c_avail_i) && (!head.wait_next || s2c_avail_i)
+               && (!head.signal_prev || c2l_space_i) && (!head.signal_next || c2s_space_i);
+  assign buf_ok = head.keep_weights || (pl_left_q == '0 && users_q[nb] == '0 && drain_q[nb] == '0);
+  assign start  = cmd_valid_i && tok_ok && buf_ok && !sq_full;
+  assign preload = start && !head.keep_weights;
+
+  assign cmd_pop_o = start;
+  assign l2c_pop_o = start && head.wait_prev;
+  assign s2c_pop_o = start && head.wait_next;
+  assign c2l_rsv_o = start && head.signal_prev;
+  assign c2s_rsv_o = start && head.signal_next;
+
+  job_t new_job, job;
+  always_comb begin
+    new_job.in_addr    = head.in_addr;
+    new_job.m_rows     = head.m_rows;
+    new_job.acc_addr   = head.acc_addr;
+    new_job.in_zp      = head.in_zp[8:0];
+    new_job.in_signed  = head.in_signed;
+    new_job.accumulate = head.accumulate;
+    new_job.wsel       = head.keep_weights ? last_buf_q : nb;
+    new_job.k_rows     = head.keep_weights ? last_k_q : head.k_rows;
+    new_job.sig_prev   = head.signal_prev;
+    new_job.sig_next   = head.signal_next;
+  end
+
+  weft_fifo #(.Width($bits(job_t)), .Depth(StreamQueueDepth)) u_stream_q (
+    .clk_i, .rst_ni, .clr_i,
+    .push_i (start),
+    .wdata_i(new_job),
+    .pop_i  (sq_pop),
+    .rdata_o(job),
+    .empty_o(sq_empty),
+    .full_o (sq_full)
+  );
+
+  // Weight read: row 0 at the start edge, then one row a cycle.
+  assign w_re_o    = preload || (pl_left_q != '0);
+  assign w_raddr_o = (pl_left_q != '0) ? pl_addr_q : head.w_addr;
+
+  logic                rd_valid_q, rd_buf_q, rd_signed_q;
+  logic [RowIdxW-1:0]  rd_row_q;
+  logic [8:0]          rd_zp_q;
+  logic                wb_valid_q, wb_buf_q;
+  logic [RowIdxW-1:0]  wb_row_q;
+  operand_t            wb_q [Cols];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pl_left_q  <= '0;
+      rd_valid_q <= 1'b0;
+      wb_valid_q <= 1'b0;
+      last_buf_q <= 1'b0;
+      last_k_q   <= '0;  // keep_weights before any preload adds nothing
+    end else if (clr_i) begin
+      pl_left_q  <= '0;
+      rd_valid_q <= 1'b0;
+      wb_valid_q <= 1'b0;
+    end else begin
+      rd_valid_q <= w_re_o;
+      wb_valid_q <= rd_valid_q;
+      if (preload) begin
+        pl_left_q  <= head.k_rows - 1'b1;
+        last_buf_q <= nb;
+        last_k_q   <= head.k_rows;
+      end else if (pl_left_q != '0) begin
+        pl_left_q <= pl_left_q - 1'b1;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (preload) begin
+      pl_addr_q   <= head.w_addr + 1'b1;
+      rd_row_q    <= '0;
+      rd_buf_q    <= nb;
+      rd_zp_q     <= head.w_zp[8:0];
+      rd_signed_q <= head.w_signed;
+    end else if (pl_left_q != '0) begin
+      pl_addr_q <= pl_addr_q + 1'b1;
+      rd_row_q  <= rd_row_q + 1'b1;
+    end
+    if (rd_valid_q) begin
+      wb_row_q <= rd_row_q;
+      wb_buf_q <= rd_buf_q;
+      for (int unsigned c = 0; c < Cols; c++) begin
+        wb_q[c] <= to_operand(w_rdata_i[c*8 +: 8], rd_signed_q, rd_zp_q);
+      end
+    end
+  end
+
+  for (genvar r = 0; r < Rows; r++) begin : g_row_we
+    assign w_row_we_o[r] = {wb_valid_q && wb_buf_q && wb_row_q == RowIdxW'(r),
+                            wb_valid_q && !wb_buf_q && wb_row_q == RowIdxW'(r)};
+  end
+  assign w_o = wb_q;
+
+  // ---------------------------------------------------------------- streamer
+  logic [GemmMRowsW-1:0] i_q;
+  logic                  issue, last;
+  row_meta_t             row_q;
+  logic [PipeW-1:0]      pipe_q;
+
+  assign issue  = !sq_empty;
+  assign last   = (i_q == job.m_rows - 1'b1);
+  assign sq_pop = issue && last;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      i_q       <= '0;
+      row_q     <= '0;
+      pipe_q    <= '0;
+      users_q   <= '{default: '0};
+      drain_q   <= '{default: '0};
+    end else if (clr_i) begin
+      i_q       <= '0;
+      row_q     <= '0;
+      pipe_q    <= '0;
+      users_q   <= '{default: '0};
+      drain_q   <= '{default: '0};
+    end else begin
+      row_q.acc.valid <= issue;
+      if (issue) begin
+        i_q                  <= last ? '0 : i_q + 1'b1;
+        row_q.in_addr        <= job.in_addr + RowAw'(i_q);
+        row_q.in_zp          <= job.in_zp;
+        row_q.in_signed      <= job.in_signed;
+        row_q.k_rows         <= job.k_rows;
+        row_q.wsel           <= job.wsel;
+        row_q.acc.acc_addr   <= job.acc_addr + RowAw'(i_q);
+        row_q.acc.accumulate <= job.accumulate;
+        row_q.acc.last       <= last;
+        row_q.acc.sig_prev   <= job.sig_prev;
+        row_q.acc.sig_next   <= job.sig_next;
+      end
+      pipe_q <= issue ? PipeW'(PipeDepth) : (pipe_q != '0 ? pipe_q - 1'b1 : '0);
+      for (int unsigned b = 0; b < 2; b++) begin
+        logic done_b, add_b;
+        done_b = sq_pop && job.wsel == b[0];
+        add_b  = start && new_job.wsel == b[0];
+        users_q[b] <= users_q[b] + 3'(add_b) - 3'(done_b);
+        if (done_b) drain_q[b] <= DrainW'(Cols - 1);
+        else if (drain_q[b] != '0) drain_q[b] <= drain_q[b] - 1'b1;
+      end
+    end
+  end
+
+  assign row_o       = row_q;
+  assign pipe_en_o   = (pipe_q != '0);
+  assign array_row_o = issue;
+
+  // ---------------------------------------------------------------- completion and status
+  logic [RowAw:0] inflight_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni)    inflight_q <= '0;
+    else if (clr_i) inflight_q <= '0;
+    else            inflight_q <= inflight_q + (RowAw+1)'(start) - (RowAw+1)'(done_i);
+  end
+
+  assign c2l_push_o    = done_i && done_sig_prev_i;
+  assign c2s_push_o    = done_i && done_sig_next_i;
+  assign retire_o      = done_i;
+  assign active_o      = (inflight_q != '0);
+  assign idle_o        = (inflight_q == '0);
+  assign stall_token_o = cmd_valid_i && !tok_ok;
+
+  logic unused;
+  assign unused = ^{head};
+endmodule

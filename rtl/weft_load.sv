@@ -1,0 +1,217 @@
+// Load unit: executes LOAD commands in order. The front end walks the 3-level pattern and
+// issues one DRAM read request per destination row (one per cycle at most, when the port
+// grants); it starts the next command as soon as the last request of the current one is
+// accepted. The back end assembles each row from its beats (which return in request order),
+// zero-fills the bytes past row_bytes and writes the row one cycle after its last beat; a
+// command completes with the write of its last row.
+module weft_load
+  import weft_pkg::*;
+  import weft_rtl_pkg::*;
+#(
+  parameter int unsigned Rows     = DefaultRows,
+  parameter int unsigned Cols     = DefaultCols,
+  parameter int unsigned BusBytes = DefaultBusBytes,
+  localparam int unsigned RowMaxBytes = (Rows > 9 * Cols) ? Rows : 9 * Cols
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  input  logic                     clr_i,
+  // command queue
+  input  logic                     cmd_valid_i,
+  input  cmd_t                     cmd_i,
+  output logic                     cmd_pop_o,
+  // tokens: waits on compute->load, signals load->compute
+  input  logic                     c2l_avail_i,
+  input  logic                     l2c_space_i,
+  output logic                     c2l_pop_o,
+  output logic                     l2c_rsv_o,
+  output logic                     l2c_push_o,
+  // read requests
+  output logic                     req_valid_o,
+  output logic [DramAw-1:0]        req_addr_o,
+  output rd_tag_t                  req_tag_o,
+  input  logic                     req_accept_i,
+  // read data
+  input  logic                     beat_valid_i,
+  input  logic [BusBytes*8-1:0]    beat_data_i,
+  input  logic                     beat_last_i,
+  input  rd_tag_t                  beat_tag_i,
+  // row writes to the scratchpads and the parameter memory
+  output logic                     wr_valid_o,
+  output mem_e                     wr_dst_o,
+  output logic [RowAw-1:0]         wr_addr_o,
+  output logic [RowMaxBytes*8-1:0] wr_data_o,
+  // status
+  output logic                     active_o,
+  output logic                     stall_token_o,
+  output logic                     stall_dram_o,
+  output logic                     retire_o,
+  output logic                     idle_o
+);
+  // ---------------------------------------------------------------- front end
+  load_cmd_t head;
+  assign head = load_cmd_t'(cmd_i);
+
+  logic                     busy_q, sig_q;
+  mem_e                     dst_q;
+  logic [LoadRowBytesW-1:0] row_bytes_q;
+  logic [RowAw-1:0]         spad_q;
+  logic [LoadCount0W-1:0]   i0_q, i1_q, i2_q, c0_q, c1_q, c2_q;
+  logic [DramAw-1:0]        addr0_q, addr1_q, addr2_q;
+  logic [LoadStride0W-1:0]  stride0_q;
+  logic [LoadStride1W-1:0]  stride1_q;
+  logic [LoadStride2W-1:0]  stride2_q;
+
+  logic last0, last1, last2, last_row, tok_ok, start;
+  assign last0    = (i0_q == c0_q - 1'b1);
+  assign last1    = (i1_q == c1_q - 1'b1);
+  assign last2    = (i2_q == c2_q - 1'b1);
+  assign last_row = last0 && last1 && last2;
+  assign tok_ok   = (!head.wait_next || c2l_avail_i) && (!head.signal_next || l2c_space_i);
+  assign start    = cmd_valid_i && tok_ok && (!busy_q || (req_accept_i && last_row));
+
+  assign cmd_pop_o  = start;
+  assign c2l_pop_o  = start && head.wait_next;
+  assign l2c_rsv_o  = start && head.signal_next;
+
+  assign req_valid_o = busy_q;
+  assign req_addr_o  = addr0_q;
+  always_comb begin
+    req_tag_o           = '0;
+    req_tag_o.dst       = dst_q;
+    req_tag_o.spad_addr = spad_q;
+    req_tag_o.row_bytes = row_bytes_q;
+    req_tag_o.last      = last_row;
+    req_tag_o.signal    = sig_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q <= 1'b0;
+    end else if (clr_i) begin
+      busy_q <= 1'b0;
+    end else if (start) begin
+      busy_q <= 1'b1;
+    end else if (req_accept_i && last_row) begin
+      busy_q <= 1'b0;
+    end
+  end
+
+  // Pattern registers: loaded at start, advanced per accepted request. No reset needed.
+  always_ff @(posedge clk_i) begin
+    if (start) begin
+      dst_q       <= head.dst;
+      row_bytes_q <= head.row_bytes;
+      spad_q      <= head.spad_addr;
+      sig_q       <= head.signal_next;
+      c0_q        <= head.count0;
+      c1_q        <= head.count1;
+      c2_q        <= head.count2;
+      stride0_q   <= head.stride0;
+      stride1_q   <= head.stride1;
+      stride2_q   <= head.stride2;
+      i0_q        <= '0;
+      i1_q        <= '0;
+      i2_q        <= '0;
+      addr0_q     <= head.dram_addr;
+      addr1_q     <= head.dram_addr;
+      addr2_q     <= head.dram_addr;
+    end else if (req_accept_i) begin
+      spad_q <= spad_q + 1'b1;
+      if (!last0) begin
+        i0_q    <= i0_q + 1'b1;
+        addr0_q <= addr0_q + DramAw'(stride0_q);
+      end else if (!last1) begin
+        i0_q    <= '0;
+        i1_q    <= i1_q + 1'b1;
+        addr1_q <= addr1_q + DramAw'(stride1_q);
+        addr0_q <= addr1_q + DramAw'(stride1_q);
+      end else begin
+        i0_q    <= '0;
+        i1_q    <= '0;
+        i2_q    <= i2_q + 1'b1;
+        addr2_q <= addr2_q + DramAw'(stride2_q);
+        addr1_q <= addr2_q + DramAw'(stride2_q);
+        addr0_q <= addr2_q + DramAw'(stride2_q);
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- back end
+  localparam int unsigned AsmBeats = (RowMaxBytes + BusBytes - 1) / BusBytes;
+  localparam int unsigned AsmBytes = AsmBeats * BusBytes;
+  localparam int unsigned BeatW = (AsmBeats > 1) ? $clog2(AsmBeats) : 1;
+
+  logic [AsmBytes*8-1:0] asm_q;
+  logic [BeatW-1:0]      beat_q;
+  logic                  wr_valid_q, done_q, done_sig_q;
+  mem_e                  wr_dst_q;
+  logic [RowAw-1:0]      wr_addr_q;
+  logic [RowMaxBytes*8-1:0] wr_data_q;
+
+  // The beat's bytes that belong to the row; bytes past row_bytes are zero-filled.
+  function automatic logic [BusBytes*8-1:0] beat_bytes(logic [BusBytes*8-1:0] data,
+                                                      logic [BeatW-1:0] beat,
+                                                      logic [LoadRowBytesW-1:0] row_bytes);
+    logic [BusBytes*8-1:0] out;
+    for (int unsigned j = 0; j < BusBytes; j++) begin
+      out[j*8 +: 8] = (32'(beat) * BusBytes + j < 32'(row_bytes)) ? data[j*8 +: 8] : 8'h00;
+    end
+    return out;
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      beat_q     <= '0;
+      wr_valid_q <= 1'b0;
+    end else if (clr_i) begin
+      beat_q     <= '0;
+      wr_valid_q <= 1'b0;
+    end else begin
+      wr_valid_q <= beat_valid_i && beat_last_i;
+      if (beat_valid_i) beat_q <= beat_last_i ? '0 : beat_q + 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (beat_valid_i) begin
+      logic [AsmBytes*8-1:0] row;
+      row = (beat_q == '0) ? '0 : asm_q;
+      row[32'(beat_q) * BusBytes * 8 +: BusBytes * 8] = beat_bytes(beat_data_i, beat_q, beat_tag_i.row_bytes);
+      asm_q <= row;
+      if (beat_last_i) begin
+        wr_data_q  <= row[RowMaxBytes*8-1:0];
+        wr_dst_q   <= beat_tag_i.dst;
+        wr_addr_q  <= beat_tag_i.spad_addr;
+        done_q     <= beat_tag_i.last;
+        done_sig_q <= beat_tag_i.signal;
+      end
+    end
+  end
+
+  assign wr_valid_o = wr_valid_q;
+  assign wr_dst_o   = wr_dst_q;
+  assign wr_addr_o  = wr_addr_q;
+  assign wr_data_o  = wr_data_q;
+
+  // ---------------------------------------------------------------- completion and status
+  logic complete;
+  logic [RowAw:0] inflight_q;  // commands started and not complete
+  assign complete = wr_valid_q && done_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni)     inflight_q <= '0;
+    else if (clr_i)  inflight_q <= '0;
+    else             inflight_q <= inflight_q + (RowAw+1)'(start) - (RowAw+1)'(complete);
+  end
+
+  assign l2c_push_o    = complete && done_sig_q;
+  assign retire_o      = complete;
+  assign active_o      = (inflight_q != '0);
+  assign idle_o        = (inflight_q == '0);
+  assign stall_token_o = cmd_valid_i && !tok_ok;
+  assign stall_dram_o  = busy_q && !req_accept_i;
+
+  logic unused;
+  assign unused = ^{head, beat_tag_i.is_fetch, beat_tag_i.fetch_odd};
+endmodule
