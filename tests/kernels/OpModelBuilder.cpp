@@ -1,0 +1,62 @@
+#include "OpModelBuilder.h"
+
+namespace weft::test {
+
+namespace {
+
+constexpr size_t kGuard = 64;
+constexpr uint8_t kGuardByte = 0xA5;
+
+class Pool final : public nn::Memory {
+ public:
+  explicit Pool(size_t size) : bytes_(size, kGuardByte) {}
+  uint8_t* data() override { return bytes_.data(); }
+  size_t size() const override { return bytes_.size(); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace
+
+OpModelBuilder::Run OpModelBuilder::run(const nn::CpuExecutionOptions& options) const {
+  nn::Request request;
+  auto inputs = std::make_shared<Pool>(1);
+  std::vector<std::shared_ptr<Pool>> inputPools;
+  for (size_t i = 0; i < inputBytes_.size(); ++i) {
+    auto pool = std::make_shared<Pool>(std::max<size_t>(inputBytes_[i].size(), 1));
+    if (!inputBytes_[i].empty()) std::memcpy(pool->data(), inputBytes_[i].data(), inputBytes_[i].size());
+    nn::RequestArgument arg;
+    arg.lifetime = nn::RequestArgument::LifeTime::POOL;
+    arg.location.poolIndex = static_cast<uint32_t>(request.pools.size());
+    arg.location.length = static_cast<uint32_t>(inputBytes_[i].size());
+    request.pools.push_back(pool);
+    request.inputs.push_back(arg);
+  }
+  // Each output sits between two guard regions in its own pool.
+  std::vector<std::shared_ptr<Pool>> outputPools;
+  for (size_t capacity : outputCapacity_) {
+    auto pool = std::make_shared<Pool>(kGuard + capacity + kGuard);
+    nn::RequestArgument arg;
+    arg.lifetime = nn::RequestArgument::LifeTime::POOL;
+    arg.location.poolIndex = static_cast<uint32_t>(request.pools.size());
+    arg.location.offset = kGuard;
+    arg.location.length = static_cast<uint32_t>(capacity);
+    request.pools.push_back(pool);
+    request.outputs.push_back(arg);
+    outputPools.push_back(pool);
+  }
+  Run run;
+  run.result = nn::executeOnCpu(model_, request, options);
+  for (size_t i = 0; i < outputPools.size(); ++i) {
+    const uint8_t* p = outputPools[i]->data();
+    const size_t capacity = outputCapacity_[i];
+    run.outputs.emplace_back(p + kGuard, p + kGuard + capacity);
+    for (size_t k = 0; k < kGuard; ++k) {
+      if (p[k] != kGuardByte || p[kGuard + capacity + k] != kGuardByte) run.guardsIntact = false;
+    }
+  }
+  return run;
+}
+
+}  // namespace weft::test
