@@ -43,9 +43,9 @@ int ANeuralNetworksCompilation_create(ANeuralNetworksModel* model, ANeuralNetwor
   if (compilation != nullptr) *compilation = nullptr;
   if (model == nullptr) return reportNull(__func__, "model");
   if (compilation == nullptr) return reportNull(__func__, "compilation");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     const ModelBuilder& m = *fromHandle(model);
-    if (Status status = checkCanCompile(m); !status.ok()) return reportError(__func__, status.error());
+    if (Status status = checkCanCompile(m); !status.ok()) return reportError(function, status.error());
     *compilation = toHandle(new CompilationBuilder(m.finished(), DeviceManager::get().devices(), false));
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -57,23 +57,23 @@ int ANeuralNetworksCompilation_createForDevices(ANeuralNetworksModel* model, con
   if (model == nullptr) return reportNull(__func__, "model");
   if (devices == nullptr) return reportNull(__func__, "devices");
   if (compilation == nullptr) return reportNull(__func__, "compilation");
-  return guarded(__func__, [&]() -> int {
-    if (numDevices == 0) return reportError(__func__, NN_ERROR(BAD_DATA) << "numDevices is 0");
+  return guarded(__func__, [&, function = __func__]() -> int {
+    if (numDevices == 0) return reportError(function, NN_ERROR(BAD_DATA) << "numDevices is 0");
     DeviceManager& manager = DeviceManager::get();
-    if (Status status = manager.checkConfiguration(); !status.ok()) return reportError(__func__, status.error());
+    if (Status status = manager.checkConfiguration(); !status.ok()) return reportError(function, status.error());
     std::vector<const Device*> list;
     std::set<const Device*> seen;
     for (uint32_t i = 0; i < numDevices; ++i) {
-      if (devices[i] == nullptr) return reportNull(__func__, "devices[i]");
+      if (devices[i] == nullptr) return reportNull(function, "devices[i]");
       const Device* device = fromHandle(devices[i]);
       if (!manager.isKnown(device)) {
-        return reportError(__func__, NN_ERROR(BAD_DATA) << "devices[" << i << "] is not a device");
+        return reportError(function, NN_ERROR(BAD_DATA) << "devices[" << i << "] is not a device");
       }
-      if (!seen.insert(device).second) return reportError(__func__, NN_ERROR(BAD_DATA) << "devices has duplicates");
+      if (!seen.insert(device).second) return reportError(function, NN_ERROR(BAD_DATA) << "devices has duplicates");
       list.push_back(device);
     }
     const ModelBuilder& m = *fromHandle(model);
-    if (Status status = checkCanCompile(m); !status.ok()) return reportError(__func__, status.error());
+    if (Status status = checkCanCompile(m); !status.ok()) return reportError(function, status.error());
     *compilation = toHandle(new CompilationBuilder(m.finished(), std::move(list), true));
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -101,12 +101,12 @@ int ANeuralNetworksCompilation_setCaching(ANeuralNetworksCompilation* compilatio
   if (compilation == nullptr) return reportNull(__func__, "compilation");
   if (cacheDir == nullptr) return reportNull(__func__, "cacheDir");
   if (token == nullptr) return reportNull(__func__, "token");
-  return guarded(__func__, [&]() -> int { return toResultCode(__func__, fromHandle(compilation)->setCaching(cacheDir, token)); });
+  return guarded(__func__, [&, function = __func__]() -> int { return toResultCode(function, fromHandle(compilation)->setCaching(cacheDir, token)); });
 }
 
 int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation* compilation) {
   if (compilation == nullptr) return reportNull(__func__, "compilation");
-  return guarded(__func__, [&]() -> int { return toResultCode(__func__, fromHandle(compilation)->finish()); });
+  return guarded(__func__, [&, function = __func__]() -> int { return toResultCode(function, fromHandle(compilation)->finish()); });
 }
 
 int ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput(const ANeuralNetworksCompilation* compilation,

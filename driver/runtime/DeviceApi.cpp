@@ -25,9 +25,9 @@ extern "C" {
 
 int ANeuralNetworks_getDeviceCount(uint32_t* numDevices) {
   if (numDevices == nullptr) return reportNull(__func__, "numDevices");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     DeviceManager& manager = DeviceManager::get();
-    if (Status status = manager.checkConfiguration(); !status.ok()) return reportError(__func__, status.error());
+    if (Status status = manager.checkConfiguration(); !status.ok()) return reportError(function, status.error());
     *numDevices = static_cast<uint32_t>(manager.devices().size());
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -35,11 +35,11 @@ int ANeuralNetworks_getDeviceCount(uint32_t* numDevices) {
 
 int ANeuralNetworks_getDevice(uint32_t devIndex, ANeuralNetworksDevice** device) {
   if (device == nullptr) return reportNull(__func__, "device");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     DeviceManager& manager = DeviceManager::get();
-    if (Status status = manager.checkConfiguration(); !status.ok()) return reportError(__func__, status.error());
+    if (Status status = manager.checkConfiguration(); !status.ok()) return reportError(function, status.error());
     if (devIndex >= manager.devices().size()) {
-      return reportError(__func__, NN_ERROR(BAD_DATA) << "device index " << devIndex << " is out of range ("
+      return reportError(function, NN_ERROR(BAD_DATA) << "device index " << devIndex << " is out of range ("
                                                       << manager.devices().size() << " devices)");
     }
     *device = toHandle(manager.devices()[devIndex]);

@@ -17,9 +17,9 @@ int ANeuralNetworksExecution_create(ANeuralNetworksCompilation* compilation, ANe
   if (execution != nullptr) *execution = nullptr;
   if (compilation == nullptr) return reportNull(__func__, "compilation");
   if (execution == nullptr) return reportNull(__func__, "execution");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     const CompilationBuilder* c = fromHandle(compilation);
-    if (Status usable = c->checkUsable("an execution"); !usable.ok()) return reportError(__func__, usable.error());
+    if (Status usable = c->checkUsable("an execution"); !usable.ok()) return reportError(function, usable.error());
     *execution = toHandle(new ExecutionBuilder(c));
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -31,8 +31,8 @@ int ANeuralNetworksExecution_setInput(ANeuralNetworksExecution* execution, int32
                                       const ANeuralNetworksOperandType* type, const void* buffer, size_t length) {
   if (execution == nullptr) return reportNull(__func__, "execution");
   if (buffer == nullptr && length != 0) return reportNull(__func__, "buffer (with a non-zero length)");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__,
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function,
                         fromHandle(execution)->setInput(static_cast<uint32_t>(index), type, buffer, length));
   });
 }
@@ -42,8 +42,8 @@ int ANeuralNetworksExecution_setInputFromMemory(ANeuralNetworksExecution* execut
                                                 const ANeuralNetworksMemory* memory, size_t offset, size_t length) {
   if (execution == nullptr) return reportNull(__func__, "execution");
   if (memory == nullptr) return reportNull(__func__, "memory");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__, fromHandle(execution)->setInputFromMemory(static_cast<uint32_t>(index), type,
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function, fromHandle(execution)->setInputFromMemory(static_cast<uint32_t>(index), type,
                                                                            *fromHandle(memory), offset, length));
   });
 }
@@ -52,8 +52,8 @@ int ANeuralNetworksExecution_setOutput(ANeuralNetworksExecution* execution, int3
                                        const ANeuralNetworksOperandType* type, void* buffer, size_t length) {
   if (execution == nullptr) return reportNull(__func__, "execution");
   if (buffer == nullptr && length != 0) return reportNull(__func__, "buffer (with a non-zero length)");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__,
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function,
                         fromHandle(execution)->setOutput(static_cast<uint32_t>(index), type, buffer, length));
   });
 }
@@ -63,8 +63,8 @@ int ANeuralNetworksExecution_setOutputFromMemory(ANeuralNetworksExecution* execu
                                                  const ANeuralNetworksMemory* memory, size_t offset, size_t length) {
   if (execution == nullptr) return reportNull(__func__, "execution");
   if (memory == nullptr) return reportNull(__func__, "memory");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__, fromHandle(execution)->setOutputFromMemory(static_cast<uint32_t>(index), type,
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function, fromHandle(execution)->setOutputFromMemory(static_cast<uint32_t>(index), type,
                                                                             *fromHandle(memory), offset, length));
   });
 }
@@ -96,30 +96,30 @@ int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution* execution, bo
 
 int ANeuralNetworksExecution_compute(ANeuralNetworksExecution* execution) {
   if (execution == nullptr) return reportNull(__func__, "execution");
-  return guarded(__func__, [&]() -> int { return toResultCode(__func__, fromHandle(execution)->compute()); });
+  return guarded(__func__, [&, function = __func__]() -> int { return toResultCode(function, fromHandle(execution)->compute()); });
 }
 
 int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* execution, ANeuralNetworksBurst* burst) {
   if (execution == nullptr) return reportNull(__func__, "execution");
   if (burst == nullptr) return reportNull(__func__, "burst");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     BurstBuilder* b = fromHandle(burst);
     if (b->compilation() != fromHandle(execution)->compilation()) {
-      return reportError(__func__, NN_ERROR(BAD_DATA) << "the burst and the execution come from different compilations");
+      return reportError(function, NN_ERROR(BAD_DATA) << "the burst and the execution come from different compilations");
     }
     if (!b->tryAcquire()) {
-      return reportError(__func__, NN_ERROR(BAD_STATE) << "the burst is in use by another execution");
+      return reportError(function, NN_ERROR(BAD_STATE) << "the burst is in use by another execution");
     }
     const Status status = fromHandle(execution)->compute(b);
     b->release();
-    return toResultCode(__func__, status);
+    return toResultCode(function, status);
   });
 }
 
 static int startCompute(const char* function, ANeuralNetworksExecution* execution,
                         const std::vector<const Event*>& dependencies, uint64_t duration, bool withDependencies,
                         ANeuralNetworksEvent** event) {
-  return guarded(function, [&]() -> int {
+  return guarded(function, [&, function = __func__]() -> int {
     weft::nn::Result<std::unique_ptr<Event>> started =
         fromHandle(execution)->startCompute(dependencies, duration, withDependencies);
     if (!started.ok()) return reportError(function, started.error());
@@ -182,9 +182,9 @@ int ANeuralNetworksBurst_create(ANeuralNetworksCompilation* compilation, ANeural
   if (burst != nullptr) *burst = nullptr;
   if (compilation == nullptr) return reportNull(__func__, "compilation");
   if (burst == nullptr) return reportNull(__func__, "burst");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     const CompilationBuilder* c = fromHandle(compilation);
-    if (Status usable = c->checkUsable("a burst"); !usable.ok()) return reportError(__func__, usable.error());
+    if (Status usable = c->checkUsable("a burst"); !usable.ok()) return reportError(function, usable.error());
     *burst = toHandle(new BurstBuilder(c));
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -210,9 +210,9 @@ int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetwork
   if (event != nullptr) *event = nullptr;
   if (event == nullptr) return reportNull(__func__, "event");
   if (sync_fence_fd < 0) return reportError(__func__, NN_ERROR(BAD_DATA) << "invalid fd " << sync_fence_fd);
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     const int owned = fcntl(sync_fence_fd, F_DUPFD_CLOEXEC, 0);
-    if (owned < 0) return reportError(__func__, NN_ERROR(BAD_DATA) << "cannot duplicate fd " << sync_fence_fd);
+    if (owned < 0) return reportError(function, NN_ERROR(BAD_DATA) << "cannot duplicate fd " << sync_fence_fd);
     *event = toHandle(new SyncFenceEvent(owned));
     return ANEURALNETWORKS_NO_ERROR;
   });

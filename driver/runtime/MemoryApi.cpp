@@ -15,7 +15,7 @@ int addRole(const char* function, ANeuralNetworksMemoryDesc* desc, const ANeural
             uint32_t index, float frequency, IoType io) {
   if (desc == nullptr) return reportNull(function, "desc");
   if (compilation == nullptr) return reportNull(function, "compilation");
-  return guarded(function, [&]() -> int {
+  return guarded(function, [&, function = __func__]() -> int {
     return toResultCode(function, fromHandle(desc)->addRole(*fromHandle(compilation), io, index, frequency));
   });
 }
@@ -27,7 +27,7 @@ extern "C" {
 int ANeuralNetworksMemoryDesc_create(ANeuralNetworksMemoryDesc** desc) {
   if (desc == nullptr) return reportNull(__func__, "desc");
   *desc = nullptr;
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     *desc = toHandle(new MemoryDescBuilder());
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -50,9 +50,9 @@ int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc* desc, uin
                                             const uint32_t* dimensions) {
   if (desc == nullptr) return reportNull(__func__, "desc");
   if (dimensions == nullptr && rank != 0) return reportNull(__func__, "dimensions");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     const weft::nn::Dimensions dims = rank == 0 ? weft::nn::Dimensions{} : weft::nn::Dimensions(dimensions, dimensions + rank);
-    return toResultCode(__func__, fromHandle(desc)->setDimensions(dims));
+    return toResultCode(function, fromHandle(desc)->setDimensions(dims));
   });
 }
 
@@ -65,11 +65,11 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc* desc, 
   if (memory != nullptr) *memory = nullptr;
   if (desc == nullptr) return reportNull(__func__, "desc");
   if (memory == nullptr) return reportNull(__func__, "memory");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     const MemoryDescBuilder& d = *fromHandle(desc);
-    if (!d.isFinished()) return reportError(__func__, NN_ERROR(BAD_STATE) << "the memory descriptor is not finished");
+    if (!d.isFinished()) return reportError(function, NN_ERROR(BAD_STATE) << "the memory descriptor is not finished");
     weft::nn::Result<std::unique_ptr<RuntimeMemory>> created = RuntimeMemory::createFromDescription(d.description());
-    if (!created.ok()) return reportError(__func__, created.error());
+    if (!created.ok()) return reportError(function, created.error());
     *memory = toHandle(std::move(created).value().release());
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -78,9 +78,9 @@ int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc* desc, 
 int ANeuralNetworksMemory_createFromFd(size_t size, int protect, int fd, size_t offset, ANeuralNetworksMemory** memory) {
   if (memory != nullptr) *memory = nullptr;
   if (memory == nullptr) return reportNull(__func__, "memory");
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     weft::nn::Result<std::unique_ptr<RuntimeMemory>> created = RuntimeMemory::createFromFd(size, protect, fd, offset);
-    if (!created.ok()) return reportError(__func__, created.error());
+    if (!created.ok()) return reportError(function, created.error());
     *memory = toHandle(std::move(created).value().release());
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -97,7 +97,7 @@ int ANeuralNetworksMemory_createFromAHardwareBuffer(const AHardwareBuffer* ahwb,
 int ANeuralNetworksMemory_copy(const ANeuralNetworksMemory* src, const ANeuralNetworksMemory* dst) {
   if (src == nullptr) return reportNull(__func__, "src");
   if (dst == nullptr) return reportNull(__func__, "dst");
-  return guarded(__func__, [&]() -> int { return toResultCode(__func__, RuntimeMemory::copy(*fromHandle(src), *fromHandle(dst))); });
+  return guarded(__func__, [&, function = __func__]() -> int { return toResultCode(function, RuntimeMemory::copy(*fromHandle(src), *fromHandle(dst))); });
 }
 
 void ANeuralNetworksMemory_free(ANeuralNetworksMemory* memory) { delete fromHandle(memory); }

@@ -51,7 +51,7 @@ extern "C" {
 int ANeuralNetworksModel_create(ANeuralNetworksModel** model) {
   if (model == nullptr) return reportNull(__func__, "model");
   *model = nullptr;
-  return guarded(__func__, [&]() -> int {
+  return guarded(__func__, [&, function = __func__]() -> int {
     *model = toHandle(new ModelBuilder());
     return ANEURALNETWORKS_NO_ERROR;
   });
@@ -61,21 +61,21 @@ void ANeuralNetworksModel_free(ANeuralNetworksModel* model) { delete fromHandle(
 
 int ANeuralNetworksModel_finish(ANeuralNetworksModel* model) {
   if (model == nullptr) return reportNull(__func__, "model");
-  return guarded(__func__, [&]() -> int { return toResultCode(__func__, fromHandle(model)->finish()); });
+  return guarded(__func__, [&, function = __func__]() -> int { return toResultCode(function, fromHandle(model)->finish()); });
 }
 
 int ANeuralNetworksModel_addOperand(ANeuralNetworksModel* model, const ANeuralNetworksOperandType* type) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (type == nullptr) return reportNull(__func__, "type");
-  return guarded(__func__, [&]() -> int { return toResultCode(__func__, fromHandle(model)->addOperand(*type)); });
+  return guarded(__func__, [&, function = __func__]() -> int { return toResultCode(function, fromHandle(model)->addOperand(*type)); });
 }
 
 int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel* model, int32_t index, const void* buffer,
                                          size_t length) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (buffer == nullptr && length != 0) return reportNull(__func__, "buffer (with a non-zero length)");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__, fromHandle(model)->setOperandValue(static_cast<uint32_t>(index), buffer, length));
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function, fromHandle(model)->setOperandValue(static_cast<uint32_t>(index), buffer, length));
   });
 }
 
@@ -83,8 +83,8 @@ int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
     ANeuralNetworksModel* model, int32_t index, const ANeuralNetworksSymmPerChannelQuantParams* channelQuant) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (channelQuant == nullptr) return reportNull(__func__, "channelQuant");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__, fromHandle(model)->setOperandSymmPerChannelQuantParams(static_cast<uint32_t>(index),
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function, fromHandle(model)->setOperandSymmPerChannelQuantParams(static_cast<uint32_t>(index),
                                                                                         *channelQuant));
   });
 }
@@ -93,8 +93,8 @@ int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* model, 
                                                    const ANeuralNetworksMemory* memory, size_t offset, size_t length) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (memory == nullptr) return reportNull(__func__, "memory");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__, fromHandle(model)->setOperandValueFromMemory(static_cast<uint32_t>(index),
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function, fromHandle(model)->setOperandValueFromMemory(static_cast<uint32_t>(index),
                                                                               *fromHandle(memory), offset, length));
   });
 }
@@ -103,8 +103,8 @@ int ANeuralNetworksModel_setOperandValueFromModel(ANeuralNetworksModel* model, i
                                                   const ANeuralNetworksModel* value) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (value == nullptr) return reportNull(__func__, "value");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__,
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function,
                         fromHandle(model)->setOperandValueFromModel(static_cast<uint32_t>(index), *fromHandle(value)));
   });
 }
@@ -115,8 +115,8 @@ int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* model, ANeuralNetwor
   if (model == nullptr) return reportNull(__func__, "model");
   if (inputs == nullptr && inputCount != 0) return reportNull(__func__, "inputs");
   if (outputs == nullptr && outputCount != 0) return reportNull(__func__, "outputs");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__, fromHandle(model)->addOperation(type, inputCount, inputs, outputCount, outputs));
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function, fromHandle(model)->addOperation(type, inputCount, inputs, outputCount, outputs));
   });
 }
 
@@ -126,8 +126,8 @@ int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel* model, u
   if (model == nullptr) return reportNull(__func__, "model");
   if (inputs == nullptr && inputCount != 0) return reportNull(__func__, "inputs");
   if (outputs == nullptr && outputCount != 0) return reportNull(__func__, "outputs");
-  return guarded(__func__, [&]() -> int {
-    return toResultCode(__func__,
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function,
                         fromHandle(model)->identifyInputsAndOutputs(inputCount, inputs, outputCount, outputs));
   });
 }
@@ -144,7 +144,7 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(const ANeuralNetworksM
   if (devices == nullptr) return reportNull(__func__, "devices");
   if (supportedOps == nullptr) return reportNull(__func__, "supportedOps");
   return guarded(__func__,
-                 [&]() -> int { return supportedOperationsForDevices(*fromHandle(model), devices, numDevices, supportedOps); });
+                 [&, function = __func__]() -> int { return supportedOperationsForDevices(*fromHandle(model), devices, numDevices, supportedOps); });
 }
 
 int ANeuralNetworksModel_getExtensionOperandType(ANeuralNetworksModel* model, const char* extensionName,
