@@ -222,7 +222,7 @@ Status Executor::runOperation(const Operation& operation, std::vector<RunTimeOpe
   bool anyOutputEmpty = false;
   for (uint32_t i = 0; i < context.getNumOutputs(); ++i) {
     const RunTimeOperand& out = operands[operation.outputs[i]];
-    NN_RET_CHECK(isFullySpecified(out.type, out.dimensions))
+    NN_RET_CHECK(out.shapeSet || isFullySpecified(out.type, out.dimensions))
         << reg->name << ": prepare() left output " << i << " with shape " << toString(out.dimensions);
     NN_RET_CHECK_GE(out.length, out.requiredBytes()) << reg->name << ": output " << i << " has no storage";
     anyOutputEmpty = anyOutputEmpty || out.requiredBytes() == 0;

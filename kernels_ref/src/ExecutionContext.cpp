@@ -32,6 +32,7 @@ Status setRunTimeShape(RunTimeOperand& operand, const Shape& shape) {
   }
   const size_t bytes = sizeOfData(operand.type, dims);
   operand.dimensions = std::move(dims);
+  operand.shapeSet = true;
   if (operand.fixedCapacity) {
     if (bytes > operand.length) {
       operand.insufficient = true;

@@ -27,6 +27,9 @@ struct RunTimeOperand {
   // a larger inferred shape is OUTPUT_INSUFFICIENT_SIZE instead of a reallocation.
   bool fixedCapacity = false;
   bool insufficient = false;   // set when that happened
+  // prepare() gave this operand its shape in this execution. A 0 dimension then means zero-sized,
+  // whereas in a declaration it means unknown.
+  bool shapeSet = false;
   uint32_t usesLeft = 0;       // consumers still to run (temporaries are freed at 0)
   int32_t subgraphIndex = -1;  // SUBGRAPH operands: index into Model::referenced
 

@@ -168,8 +168,10 @@ void quantPool(OperationType op, Random& r) {
   }
 }
 
-TEST_P(PoolProperty, Quant8WithinOneOfRealValued) {
-  if (GetParam() == OperationType::L2_POOL_2D) GTEST_SKIP() << "NNAPI defines L2_POOL_2D for float types only";
+// NNAPI defines L2_POOL_2D for float types only.
+class QuantPoolProperty : public testing::TestWithParam<OperationType> {};
+
+TEST_P(QuantPoolProperty, Quant8WithinOneOfRealValued) {
   Random r(600 + static_cast<int>(GetParam()));
   quantPool<uint8_t>(GetParam(), r);
   quantPool<int8_t>(GetParam(), r);
@@ -178,6 +180,9 @@ TEST_P(PoolProperty, Quant8WithinOneOfRealValued) {
 INSTANTIATE_TEST_SUITE_P(Kernels, PoolProperty,
                          testing::Values(OperationType::AVERAGE_POOL_2D, OperationType::MAX_POOL_2D,
                                          OperationType::L2_POOL_2D),
+                         [](const testing::TestParamInfo<OperationType>& info) { return nn::toString(info.param); });
+INSTANTIATE_TEST_SUITE_P(Kernels, QuantPoolProperty,
+                         testing::Values(OperationType::AVERAGE_POOL_2D, OperationType::MAX_POOL_2D),
                          [](const testing::TestParamInfo<OperationType>& info) { return nn::toString(info.param); });
 
 // --- FULLY_CONNECTED ---------------------------------------------------------------------------
@@ -268,8 +273,9 @@ std::vector<double> referenceSoftmax(const std::vector<double>& values, double b
 }
 
 // Runs SOFTMAX over a random [d0, d1, d2] tensor along a random axis and compares every slice.
+// T = float for the float32 path, uint8_t / int8_t for the quantized ones.
 template <typename T>
-void softmaxCase(Random& r, bool quantized) {
+void softmaxCase(Random& r) {
   const nn::Dimensions dims = {static_cast<uint32_t>(r.uniform(1, 3)), static_cast<uint32_t>(r.uniform(1, 6)),
                                static_cast<uint32_t>(r.uniform(1, 6))};
   const int axis = r.uniform(-3, 2);
@@ -281,7 +287,7 @@ void softmaxCase(Random& r, bool quantized) {
   uint32_t in, out;
   float scale = 0;
   int32_t zp = 0;
-  if (quantized) {
+  if constexpr (std::is_integral_v<T>) {
     scale = r.uniformReal(0.02f, 0.2f);
     zp = r.uniform(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
     const auto input = r.quantized<T>(n);
@@ -308,7 +314,7 @@ void softmaxCase(Random& r, bool quantized) {
       const auto expected = referenceSoftmax(row, beta);
       for (size_t k = 0; k < dims[a]; ++k) {
         const size_t idx = (o * dims[a] + k) * inner + i;
-        if (quantized) {
+        if constexpr (std::is_integral_v<T>) {
           const T got = OpModelBuilder::as<T>(run.outputs[0])[idx];
           const int32_t want = expectedQuantized<T>(expected[k], 1.0f / 256, std::is_same_v<T, uint8_t> ? 0 : -128, 0);
           ASSERT_LE(std::abs(int32_t(got) - want), 1) << "axis " << axis << " element " << idx;
@@ -322,13 +328,13 @@ void softmaxCase(Random& r, bool quantized) {
 
 TEST(SoftmaxProperty, Float32MatchesPlainLoops) {
   Random r(800);
-  for (int i = 0; i < 200; ++i) softmaxCase<float>(r, false);
+  for (int i = 0; i < 200; ++i) softmaxCase<float>(r);
 }
 
 TEST(SoftmaxProperty, Quant8WithinOneOfRealValued) {
   Random r(801);
-  for (int i = 0; i < 200; ++i) softmaxCase<uint8_t>(r, true);
-  for (int i = 0; i < 200; ++i) softmaxCase<int8_t>(r, true);
+  for (int i = 0; i < 200; ++i) softmaxCase<uint8_t>(r);
+  for (int i = 0; i < 200; ++i) softmaxCase<int8_t>(r);
 }
 
 }  // namespace
