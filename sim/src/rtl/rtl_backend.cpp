@@ -1,13 +1,140 @@
-// Interim: the rtl backend is assembled from the RTL engineer's RtlStepper, which has not
-// landed yet.
+// The `rtl` backend: the verilated weft_top in the SystemC harness, driven through the host
+// port. Every call runs on the process's simulation thread (SimulationThread), so callers may
+// use any thread. SystemC elaborates one design per process: the first rtl backend elaborates
+// the design for its configuration's RTL build; later backends of the same build renew that
+// design (fresh DRAM, hardware reset, their clock and DRAM timing), one at a time.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "backends.h"
+#include "rtl/rtl_system.h"
+#include "rtl/simulation_thread.h"
+#include "weft/sim/rtl_stepper.h"
 
 namespace weft::sim {
+namespace {
 
-std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig&, const BackendOptions&) {
-  throw std::runtime_error("the rtl backend is not available yet (waiting for weft::sim::RtlStepper); use WEFT_BACKEND=approx");
+// The process's design; only touched on the simulation thread.
+struct ProcessDesign {
+  std::unique_ptr<RtlSystem> system;  // never destroyed: SystemC cannot elaborate again
+  bool inUse = false;
+};
+
+ProcessDesign& design() {
+  static ProcessDesign* d = new ProcessDesign;
+  return *d;
+}
+
+class RtlBackend final : public IDeviceBackend {
+ public:
+  RtlBackend(const hw::HwConfig& config, RtlSystem& system)
+      : config_(config), system_(system), base_(system.device().cycle()) {}
+
+  ~RtlBackend() override {
+    try {
+      SimulationThread::instance().run([] { design().inUse = false; });
+    } catch (...) {
+    }
+  }
+
+  BackendKind kind() const override { return BackendKind::kRtl; }
+  const hw::HwConfig& config() const override { return config_; }
+
+  uint32_t readReg(uint32_t addr) override {
+    uint32_t v = 0;
+    simulate([&] { v = system_.host().readReg(addr); });
+    return v;
+  }
+  void writeReg(uint32_t addr, uint32_t value) override {
+    simulate([&] { system_.host().writeReg(addr, value); });
+  }
+  bool runUntilInterrupt(uint64_t maxCycles) override {
+    bool irq = false;
+    simulate([&] { irq = system_.host().runUntilInterrupt(maxCycles); });
+    return irq;
+  }
+  void hardReset() override {
+    simulate([&] { system_.host().hardReset(); });
+  }
+
+  void writeDram(uint64_t addr, const void* src, size_t bytes) override {
+    SimulationThread::instance().run([&] { system_.dram().write(addr, src, bytes); });
+  }
+  void readDram(uint64_t addr, void* dst, size_t bytes) override {
+    SimulationThread::instance().run([&] { system_.dram().read(addr, dst, bytes); });
+  }
+  uint64_t dramBytes() const override { return config_.dramBytes(); }
+
+  uint64_t cycle() const override { return cycle_.load(); }
+  BackendStats stats() const override {
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    return stats_;
+  }
+
+ private:
+  // Runs a host-port operation on the simulation thread, accounting its wall time and cycles.
+  void simulate(const std::function<void()>& op) {
+    BackendStats delta;
+    {
+      StatsScope scope(delta, [this] { return cycle_.load(); });
+      SimulationThread::instance().run([&] {
+        struct Publish {  // the cycle count, also when the operation throws
+          RtlBackend& b;
+          ~Publish() { b.cycle_.store(b.system_.device().cycle() - b.base_); }
+        } publish{*this};
+        system_.host().call(op);
+      });
+    }
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    stats_.wallSeconds += delta.wallSeconds;
+    stats_.cyclesSimulated += delta.cyclesSimulated;
+  }
+
+  hw::HwConfig config_;
+  RtlSystem& system_;
+  uint64_t base_;
+  std::atomic<uint64_t> cycle_{0};
+  mutable std::mutex statsMutex_;
+  BackendStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const BackendOptions& options) {
+  // Fails early, with the paths searched and how to build it, when the model does not exist.
+  RtlPlugin::load(config, !options.tracePath.empty());
+  std::unique_ptr<IDeviceBackend> backend;
+  SimulationThread::instance().run([&] {
+    ProcessDesign& d = design();
+    if (d.system && d.system->rtlKey() != config.rtlKey()) {
+      throw std::runtime_error(fmt::format(
+          "this process already simulates the RTL build {}; SystemC elaborates one design per "
+          "process, so configuration '{}' ({}) needs a process of its own",
+          d.system->rtlKey(), config.name(), config.rtlKey()));
+    }
+    if (d.inUse) {
+      throw std::runtime_error(
+          "an rtl backend already exists in this process (SystemC holds one device per "
+          "process); destroy it before creating another");
+    }
+    if (!d.system) {
+      setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+      d.system = std::make_unique<RtlSystem>(config, options);
+    } else {
+      if (!options.tracePath.empty() && !d.system->tracing()) {
+        throw std::runtime_error(
+            "waveform tracing must be requested by the first rtl backend of a process (the "
+            "design, with or without tracing, is elaborated once)");
+      }
+      d.system->renew(config);
+    }
+    d.inUse = true;
+    backend = std::make_unique<RtlBackend>(config, *d.system);
+  });
+  return backend;
 }
 
 }  // namespace weft::sim

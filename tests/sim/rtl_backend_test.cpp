@@ -1,0 +1,112 @@
+// The rtl backend at one configuration (WEFT_TEST_CONFIG; one binary per configuration, as
+// SystemC simulates one design per process): the IDeviceBackend contract, outputs identical to
+// the approx backend's on randomized programs, and the one-design-per-process rules.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <thread>
+
+#include "backend_suite.h"
+
+#ifndef WEFT_TEST_CONFIG
+#error "WEFT_TEST_CONFIG names the configuration under test"
+#endif
+
+namespace weft::sim {
+namespace {
+
+INSTANTIATE_TEST_SUITE_P(Rtl, BackendTest,
+                         ::testing::Values(BackendCase{BackendKind::kRtl, WEFT_TEST_CONFIG, ""}),
+                         caseName);
+
+// Runs `programs` back to back on a device; returns each one's outputs and cycles.
+struct ProgramRuns {
+  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<uint64_t> cycles;
+};
+
+ProgramRuns runAll(IDeviceBackend& device, const std::vector<testing::Program>& programs) {
+  testing::ProgramLayout layout;
+  testing::RingDriver ring(device, layout.ringBase, layout.ringSize);
+  ring.init();
+  ProgramRuns r;
+  for (const auto& p : programs) {
+    testing::writeInputs(device, p);
+    const uint64_t start = device.cycle();
+    ring.submit(p.commands);
+    EXPECT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
+    r.cycles.push_back(device.cycle() - start);
+    r.outputs.push_back(testing::deviceOutputs(device, p));
+  }
+  return r;
+}
+
+TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
+  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
+  std::vector<testing::Program> programs;
+  for (uint32_t seed = 100; seed < 108; ++seed) programs.push_back(testing::randomProgram(config, seed, 3 + seed % 4));
+  programs.push_back(testing::gemmStreamProgram(config, 6, 64));
+  ProgramRuns rtl, approx;
+  {
+    auto device = createBackend(BackendKind::kRtl, config);
+    rtl = runAll(*device, programs);
+  }
+  {
+    auto device = createBackend(BackendKind::kApprox, config);
+    approx = runAll(*device, programs);
+  }
+  for (size_t i = 0; i < programs.size(); ++i) {
+    SCOPED_TRACE(fmt::format("program {} (tag {}): rtl {} cycles, approx {}", i, programs[i].tag,
+                             rtl.cycles[i], approx.cycles[i]));
+    EXPECT_EQ(rtl.outputs[i], approx.outputs[i]);
+    EXPECT_EQ(rtl.outputs[i], testing::functionalOutputs(config, programs[i]));
+  }
+}
+
+TEST(RtlBackendProcess, OneDesignPerProcessOneDeviceAtATime) {
+  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
+  auto first = createBackend(BackendKind::kRtl, config);
+  try {
+    createBackend(BackendKind::kRtl, config);
+    FAIL() << "a second live rtl backend was created";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("already exists"), std::string::npos) << e.what();
+  }
+  const std::string other = std::string(WEFT_TEST_CONFIG) == "weft8" ? "weft16" : "weft8";
+  try {
+    createBackend(BackendKind::kRtl, hw::HwConfig::load(other));
+    FAIL() << "a second RTL build was elaborated";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("process of its own"), std::string::npos) << e.what();
+  }
+  first->writeReg(hw::reg::kIrqMask, 1);
+  first.reset();
+  // The same build again: a fresh device (registers reset, DRAM empty) with this clock.
+  auto again = createBackend(BackendKind::kRtl, config.with("ClockMHz", 500));
+  EXPECT_EQ(again->readReg(hw::reg::kId), hw::reg::kIdValue);
+  EXPECT_EQ(again->readReg(hw::reg::kIrqMask), 0u);
+  EXPECT_EQ(again->cycle(), 2u);  // two register accesses so far, a cycle each
+  uint8_t b = 0xff;
+  again->readDram(0, &b, 1);
+  EXPECT_EQ(b, 0);
+}
+
+TEST(RtlBackendProcess, CallsFromAnyThreadAreSafe) {
+  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
+  auto device = createBackend(BackendKind::kRtl, config);
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        if (device->readReg(hw::reg::kId) != hw::reg::kIdValue) ++bad;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(device->cycle(), 200u);
+}
+
+}  // namespace
+}  // namespace weft::sim
