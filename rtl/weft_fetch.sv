@@ -141,5 +141,6 @@ module weft_fetch
   assign ring_head_o = head_q;
   assign cmd_valid_o = (count_q != '0);
   assign cmd_o       = slot_q[rd_ptr_q];
-  assign busy_o      = (count_q != '0) || (inflight_q != '0) || (enable_i && !stop_i && pending);
+  // Commands left in the buffer of a halted controller will not run: they are not "busy".
+  assign busy_o      = (inflight_q != '0) || (!stop_i && (count_q != '0 || (enable_i && pending)));
 endmodule
