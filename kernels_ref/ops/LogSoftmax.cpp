@@ -1,5 +1,5 @@
-// LOG_SOFTMAX: along `axis` (INT32), output = beta * x - max(beta * x) - log(sum exp(beta * x - max)),
-// evaluated as NNAPI's reference does: (x - max) * beta - log(sum exp((x - max) * beta)), the sum
+// LOG_SOFTMAX: along `axis` (INT32), output = x * beta - log(sum exp(x * beta)), evaluated as
+// NNAPI's reference does for stability: (x - max) * beta - log(sum exp((x - max) * beta)), the sum
 // in double. beta: FLOAT32 (FLOAT16 for float16 tensors, computed in float32). Types: float32,
 // float16; any rank from 1.
 #include <algorithm>
