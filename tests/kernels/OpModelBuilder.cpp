@@ -21,8 +21,6 @@ class Pool final : public nn::Memory {
 
 OpModelBuilder::Run OpModelBuilder::run(const nn::CpuExecutionOptions& options) const {
   nn::Request request;
-  auto inputs = std::make_shared<Pool>(1);
-  std::vector<std::shared_ptr<Pool>> inputPools;
   for (size_t i = 0; i < inputBytes_.size(); ++i) {
     auto pool = std::make_shared<Pool>(std::max<size_t>(inputBytes_[i].size(), 1));
     if (!inputBytes_[i].empty()) std::memcpy(pool->data(), inputBytes_[i].data(), inputBytes_[i].size());
@@ -30,6 +28,7 @@ OpModelBuilder::Run OpModelBuilder::run(const nn::CpuExecutionOptions& options) 
     arg.lifetime = nn::RequestArgument::LifeTime::POOL;
     arg.location.poolIndex = static_cast<uint32_t>(request.pools.size());
     arg.location.length = static_cast<uint32_t>(inputBytes_[i].size());
+    arg.dimensions = inputDims_[i];
     request.pools.push_back(pool);
     request.inputs.push_back(arg);
   }

@@ -39,11 +39,13 @@ class OpModelBuilder {
     return add(std::move(o));
   }
   uint32_t temporary(const Tensor& t) { return add(operandOf(t, nn::Operand::LifeTime::TEMPORARY_VARIABLE)); }
-  // A model input fed with `bytes` by the request.
-  uint32_t input(const Tensor& t, std::vector<uint8_t> bytes) {
+  // A model input fed with `bytes` by the request; `requestDims` are the request argument's
+  // dimensions (for inputs the model declares with unknown dimensions).
+  uint32_t input(const Tensor& t, std::vector<uint8_t> bytes, nn::Dimensions requestDims = {}) {
     const uint32_t index = add(operandOf(t, nn::Operand::LifeTime::SUBGRAPH_INPUT));
     model_.main.inputIndexes.push_back(index);
     inputBytes_.push_back(std::move(bytes));
+    inputDims_.push_back(std::move(requestDims));
     return index;
   }
   // A model output with a request buffer of `capacity` bytes (0: exactly the declared size).
@@ -110,6 +112,7 @@ class OpModelBuilder {
 
   nn::Model model_;
   std::vector<std::vector<uint8_t>> inputBytes_;
+  std::vector<nn::Dimensions> inputDims_;
   std::vector<size_t> outputCapacity_;
 };
 
