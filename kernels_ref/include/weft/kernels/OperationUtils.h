@@ -51,7 +51,7 @@ Status validateTypeIsOneOf(const IOperationValidationContext* context, const cha
 Status validateQuantization(const Shape& shape);
 // When input `index` is a constant INT32 fused-activation code, it is 0..3.
 Status validateActivationInput(const IOperationValidationContext* context, uint32_t index);
-// A constant scalar input's value, or nullopt-like false when not constant.
+// Reads a constant scalar input into *value; false when the input is not a constant.
 template <typename T>
 bool getConstantScalar(const IOperationValidationContext* context, uint32_t index, T* value) {
   const void* p = context->getConstantInputBuffer(index);
