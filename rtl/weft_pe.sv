@@ -16,18 +16,22 @@ module weft_pe
   output logic        sel_o,
   output logic [31:0] psum_o
 );
-  operand_t    w_q [2];
+  // Two plain registers, not an array: Verilator would commit an array's non-blocking writes
+  // through per-element flags every cycle.
+  operand_t    w0_q, w1_q;
   operand_t    x_q;
   logic        sel_q;
   logic [31:0] psum_q;
 
   always_ff @(posedge clk_i) begin
-    if (w_we_i[0]) w_q[0] <= w_i;
-    if (w_we_i[1]) w_q[1] <= w_i;
+    if (w_we_i[0]) w0_q <= w_i;
+    if (w_we_i[1]) w1_q <= w_i;
     if (en_i) begin
+      operand_t w;
+      w = sel_i ? w1_q : w0_q;
       x_q    <= x_i;
       sel_q  <= sel_i;
-      psum_q <= psum_i + 32'(x_i * w_q[sel_i]);  // 9 x 9 bit signed product, wrapping sum
+      psum_q <= psum_i + 32'(x_i * w);  // 9 x 9 bit signed product, wrapping sum
     end
   end
 
