@@ -1,0 +1,51 @@
+// What `weft run` measured, and its three renderings: a terminal table, JSON and CSV.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace weft::tool {
+
+struct LayerReport {
+  size_t index = 0;
+  std::string name, op, device;
+  uint64_t cycles = 0;          // device cycles (0 off the accelerator)
+  uint64_t onHardwareNs = 0;
+  uint64_t inDriverNs = 0;
+  uint64_t macs = 0;
+  double utilization = 0;       // macs / (Rows * Cols * cycles), accelerator layers only
+  uint64_t dramReadBytes = 0, dramWriteBytes = 0;
+  int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
+};
+
+struct RunReport {
+  std::string network, backend, hwConfig;
+  unsigned rows = 0, cols = 0;
+  double clockMHz = 0;
+  std::vector<LayerReport> layers;
+  // NNAPI's own durations of the accelerated run, when NNAPI defines them.
+  std::optional<uint64_t> nnapiOnHardwareNs, nnapiInDriverNs;
+  std::string nnapiDurationNote;
+  double simulatorWallSeconds = 0;
+  uint64_t simulatedCycles = 0;
+  double runWallSeconds = 0, referenceWallSeconds = 0;
+  int tolerance = 0;
+  bool referencePassed = false;
+  std::string worstLayer, firstFailingLayer;
+  int worstError = 0;
+
+  uint64_t totalCycles() const;
+  uint64_t totalOnHardwareNs() const;
+  uint64_t totalInDriverNs() const;
+  uint64_t totalMacs() const;
+  uint64_t acceleratorMacs() const;
+};
+
+void printTable(const RunReport& report, std::ostream& out);
+std::string toJson(const RunReport& report);
+std::string toCsv(const RunReport& report);
+
+}  // namespace weft::tool

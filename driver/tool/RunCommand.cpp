@@ -1,0 +1,194 @@
+#include "RunCommand.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "NetworkModel.h"
+#include "Report.h"
+#include "weft/hw/config.h"
+#include "weft/runtime/Profile.h"
+
+namespace weft::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Outputs {
+  std::vector<std::vector<uint8_t>> layers;  // one buffer per layer output
+};
+
+Outputs allocateOutputs(const Network& net) {
+  Outputs o;
+  for (const auto& l : net.layers) {
+    size_t n = 1;
+    for (uint32_t d : l.outputShape) n *= d;
+    o.layers.emplace_back(n);
+  }
+  return o;
+}
+
+// Runs one execution of `compilation`; returns the wall time in seconds.
+double execute(ANeuralNetworksCompilation* compilation, const Network& net, Outputs& out, bool measure,
+               ExecutionPtr& keep) {
+  ANeuralNetworksExecution* raw = nullptr;
+  check(ANeuralNetworksExecution_create(compilation, &raw), "ANeuralNetworksExecution_create");
+  keep.reset(raw);
+  check(ANeuralNetworksExecution_setInput(raw, 0, nullptr, net.input.data(), net.input.size()),
+        "ANeuralNetworksExecution_setInput");
+  for (size_t i = 0; i < out.layers.size(); ++i) {
+    check(ANeuralNetworksExecution_setOutput(raw, static_cast<int32_t>(i), nullptr, out.layers[i].data(),
+                                             out.layers[i].size()),
+          "ANeuralNetworksExecution_setOutput");
+  }
+  if (measure) check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
+  const auto start = Clock::now();
+  check(ANeuralNetworksExecution_compute(raw), "ANeuralNetworksExecution_compute");
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNetworksDevice*>& devices) {
+  ANeuralNetworksCompilation* raw = nullptr;
+  if (devices.empty()) {
+    check(ANeuralNetworksCompilation_create(model, &raw), "ANeuralNetworksCompilation_create");
+  } else {
+    check(ANeuralNetworksCompilation_createForDevices(model, devices.data(), static_cast<uint32_t>(devices.size()),
+                                                      &raw),
+          "ANeuralNetworksCompilation_createForDevices");
+  }
+  CompilationPtr compilation(raw);
+  check(ANeuralNetworksCompilation_finish(raw), "ANeuralNetworksCompilation_finish");
+  return compilation;
+}
+
+void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
+                const std::vector<runtime::CompilationStep>& steps) {
+  for (const auto& profile : runtime::getExecutionProfiles(execution)) {
+    report.simulatorWallSeconds += profile.simulatorWallSeconds;
+    report.simulatedCycles += profile.simulatedCycles;
+    for (const auto& op : profile.operations) {
+      if (op.operationIndex >= report.layers.size()) continue;
+      LayerReport& l = report.layers[op.operationIndex];
+      l.cycles = op.cycles;
+      l.onHardwareNs = op.onHardwareNs;
+      l.inDriverNs = op.inDriverNs;
+      if (op.macs > 0) l.macs = op.macs;
+      l.dramReadBytes = op.dramReadBytes;
+      l.dramWriteBytes = op.dramWriteBytes;
+      if (op.cycles > 0) {
+        l.utilization = static_cast<double>(l.macs) / (double(report.rows) * report.cols * op.cycles);
+      }
+    }
+  }
+  if (steps.size() == 1) {
+    uint64_t onHw = 0, inDriver = 0;
+    check(ANeuralNetworksExecution_getDuration(execution, ANEURALNETWORKS_DURATION_ON_HARDWARE, &onHw),
+          "ANeuralNetworksExecution_getDuration");
+    check(ANeuralNetworksExecution_getDuration(execution, ANEURALNETWORKS_DURATION_IN_DRIVER, &inDriver),
+          "ANeuralNetworksExecution_getDuration");
+    if (onHw != UINT64_MAX) {
+      report.nnapiOnHardwareNs = onHw;
+      report.nnapiInDriverNs = inDriver;
+    } else {
+      report.nnapiDurationNote = "the device did not report them";
+    }
+  } else {
+    report.nnapiDurationNote = fmt::format("the compilation spans {} steps on {} devices; NNAPI reports "
+                                           "UINT64_MAX then, per-layer figures above come from the devices",
+                                           steps.size(), steps.size() > 1 ? "several" : "one");
+  }
+}
+
+void compare(RunReport& report, const Outputs& accel, const Outputs& reference) {
+  report.referencePassed = true;
+  for (size_t i = 0; i < accel.layers.size(); ++i) {
+    int worst = 0;
+    for (size_t e = 0; e < accel.layers[i].size(); ++e) {
+      worst = std::max(worst, std::abs(int(accel.layers[i][e]) - int(reference.layers[i][e])));
+    }
+    report.layers[i].maxError = worst;
+    if (worst > report.worstError || report.worstLayer.empty()) {
+      report.worstError = worst;
+      report.worstLayer = report.layers[i].name;
+    }
+    if (worst > report.tolerance && report.referencePassed) {
+      report.referencePassed = false;
+      report.firstFailingLayer = report.layers[i].name;
+    }
+  }
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream(path) << text;
+}
+
+std::string envOr(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+}  // namespace
+
+int runNetwork(const RunOptions& options) {
+  const Network net = loadNetwork(options.networkPath);
+  const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
+
+  RunReport report;
+  report.network = net.name;
+  report.backend = envOr("WEFT_BACKEND", "rtl");
+  report.hwConfig = hwConfig.name();
+  report.rows = hwConfig.rows();
+  report.cols = hwConfig.cols();
+  report.clockMHz = hwConfig.clockMHz();
+  report.tolerance = options.tolerance;
+
+  ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
+  ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
+  ModelPtr model = buildModel(net);
+
+  // The accelerated run: every device, so the runtime partitions the model by support.
+  CompilationPtr compilation = compile(model.get(), {});
+  const auto devices = runtime::getOperationDevices(compilation.get());
+  const auto steps = runtime::getCompilationSteps(compilation.get());
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& l = net.layers[i];
+    report.layers.push_back({i, l.name, nnapiName(l.op), i < devices.size() ? devices[i] : "?"});
+    report.layers.back().macs = l.macs;
+  }
+  if (!options.quiet) {
+    size_t accelerated = 0;
+    for (const auto& d : devices) accelerated += d == deviceName(accelerator) ? 1 : 0;
+    fmt::print(stderr, "weft: {} layers, {} on {} ({} backend), the rest on {}; running...\n", net.layers.size(),
+               accelerated, deviceName(accelerator), report.backend, deviceName(cpu));
+  }
+  Outputs accelOut = allocateOutputs(net);
+  ExecutionPtr accelExecution;
+  report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
+  fillTiming(report, accelExecution.get(), steps);
+
+  // The reference run: the same model on the CPU reference device alone.
+  if (!options.quiet) fmt::print(stderr, "weft: reference run on {}...\n", deviceName(cpu));
+  CompilationPtr refCompilation = compile(model.get(), {cpu});
+  Outputs refOut = allocateOutputs(net);
+  ExecutionPtr refExecution;
+  report.referenceWallSeconds = execute(refCompilation.get(), net, refOut, false, refExecution);
+  compare(report, accelOut, refOut);
+
+  printTable(report, std::cout);
+  const std::string stem = fmt::format("out/{}-{}-{}", net.name, report.backend, report.hwConfig);
+  const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
+  const std::string csvPath = options.csvPath.empty() ? stem + ".csv" : options.csvPath;
+  writeFile(jsonPath, toJson(report));
+  writeFile(csvPath, toCsv(report));
+  fmt::print("report written to {} and {}\n", jsonPath, csvPath);
+  return report.referencePassed ? 0 : 1;
+}
+
+}  // namespace weft::tool

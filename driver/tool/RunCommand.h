@@ -1,0 +1,19 @@
+// `weft run`: a bundled network on the accelerator and on the CPU reference, with the
+// per-layer timing report and the reference check.
+#pragma once
+
+#include <string>
+
+namespace weft::tool {
+
+struct RunOptions {
+  std::string networkPath;
+  std::string jsonPath, csvPath;  // empty: out/<network>-<backend>-<hw>.{json,csv}
+  int tolerance = 3;              // DESIGN.md: quant8 atol 3 for whole MobileNet-style networks
+  bool quiet = false;
+};
+
+// Returns the process exit code: 0 when the reference check passes, 1 on a mismatch.
+int runNetwork(const RunOptions& options);
+
+}  // namespace weft::tool
