@@ -119,7 +119,7 @@ int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* execution, A
 static int startCompute(const char* function, ANeuralNetworksExecution* execution,
                         const std::vector<const Event*>& dependencies, uint64_t duration, bool withDependencies,
                         ANeuralNetworksEvent** event) {
-  return guarded(function, [&, function = __func__]() -> int {
+  return guarded(function, [&]() -> int {
     weft::nn::Result<std::unique_ptr<Event>> started =
         fromHandle(execution)->startCompute(dependencies, duration, withDependencies);
     if (!started.ok()) return reportError(function, started.error());

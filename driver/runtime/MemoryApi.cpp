@@ -15,7 +15,7 @@ int addRole(const char* function, ANeuralNetworksMemoryDesc* desc, const ANeural
             uint32_t index, float frequency, IoType io) {
   if (desc == nullptr) return reportNull(function, "desc");
   if (compilation == nullptr) return reportNull(function, "compilation");
-  return guarded(function, [&, function = __func__]() -> int {
+  return guarded(function, [&]() -> int {
     return toResultCode(function, fromHandle(desc)->addRole(*fromHandle(compilation), io, index, frequency));
   });
 }
