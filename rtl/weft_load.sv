@@ -1,9 +1,11 @@
 // Load unit: executes LOAD commands in order. The front end walks the 3-level pattern and
-// issues one DRAM read request per destination row (one per cycle at most, when the port
-// grants); it starts the next command as soon as the last request of the current one is
-// accepted. The back end assembles each row from its beats (which return in request order),
-// zero-fills the bytes past row_bytes and writes the row one cycle after its last beat; a
-// command completes with the write of its last row.
+// issues DRAM read requests, one per cycle at most (when the port grants): one per destination
+// row, except that consecutive rows of one i0 run are merged into one request of up to
+// LoadMaxReqBytes when they are contiguous (stride0 == row_bytes), full (row_bytes == the
+// destination row size) and whole beats long. It starts the next command in the cycle the last
+// request of the current one is accepted. The back end assembles each row from its beats
+// (which return in request order), zero-fills the bytes past row_bytes and writes the row one
+// cycle after its last beat; a command completes with the write of its last row.
 module weft_load
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -29,6 +31,7 @@ module weft_load
   // read requests
   output logic                     req_valid_o,
   output logic [DramAw-1:0]        req_addr_o,
+  output logic [ReqBytesW-1:0]     req_bytes_o,
   output rd_tag_t                  req_tag_o,
   input  logic                     req_accept_i,
   // read data
@@ -52,9 +55,24 @@ module weft_load
   load_cmd_t head;
   assign head = load_cmd_t'(cmd_i);
 
-  logic                     busy_q, sig_q;
+  // Rows per merged request for each destination, and beats per destination row.
+  localparam int unsigned InRowBytes    = Rows;
+  localparam int unsigned WRowBytes     = Cols;
+  localparam int unsigned ParamRowBytes = 9 * Cols;
+  localparam int unsigned MaxRowsIn     = max_rows(InRowBytes);
+  localparam int unsigned MaxRowsW      = max_rows(WRowBytes);
+  localparam int unsigned MaxRowsParam  = max_rows(ParamRowBytes);
+
+  // Rows of row_size bytes in one merged request: 1 unless rows are whole beats.
+  function automatic int unsigned max_rows(int unsigned row_size);
+    if (row_size % BusBytes != 0 || row_size > LoadMaxReqBytes) return 1;
+    return LoadMaxReqBytes / row_size;
+  endfunction
+
+  logic                     busy_q, sig_q, merge_q;
   mem_e                     dst_q;
-  logic [LoadRowBytesW-1:0] row_bytes_q;
+  logic [LoadRowBytesW-1:0] row_bytes_q, row_beats_q;
+  logic [RowsPerReqW-1:0]   max_rows_q;
   logic [RowAw-1:0]         spad_q;
   logic [LoadCount0W-1:0]   i0_q, i1_q, i2_q, c0_q, c1_q, c2_q;
   logic [DramAw-1:0]        addr0_q, addr1_q, addr2_q;
@@ -62,8 +80,15 @@ module weft_load
   logic [LoadStride1W-1:0]  stride1_q;
   logic [LoadStride2W-1:0]  stride2_q;
 
+  // Rows in this cycle's request: the rest of the i0 run, at most max_rows_q.
+  logic [LoadCount0W-1:0] run_left;
+  logic [RowsPerReqW-1:0] nrows;
+  assign run_left = c0_q - i0_q;
+  assign nrows    = (!merge_q) ? RowsPerReqW'(1)
+                  : (32'(run_left) < 32'(max_rows_q)) ? RowsPerReqW'(run_left) : max_rows_q;
+
   logic last0, last1, last2, last_row, tok_ok, start;
-  assign last0    = (i0_q == c0_q - 1'b1);
+  assign last0    = (32'(i0_q) + 32'(nrows) == 32'(c0_q));
   assign last1    = (i1_q == c1_q - 1'b1);
   assign last2    = (i2_q == c2_q - 1'b1);
   assign last_row = last0 && last1 && last2;
@@ -76,11 +101,13 @@ module weft_load
 
   assign req_valid_o = busy_q;
   assign req_addr_o  = addr0_q;
+  assign req_bytes_o = ReqBytesW'(32'(nrows) * 32'(row_bytes_q));
   always_comb begin
     req_tag_o           = '0;
     req_tag_o.dst       = dst_q;
     req_tag_o.spad_addr = spad_q;
     req_tag_o.row_bytes = row_bytes_q;
+    req_tag_o.row_beats = row_beats_q;
     req_tag_o.last      = last_row;
     req_tag_o.signal    = sig_q;
   end
@@ -100,6 +127,17 @@ module weft_load
   // Pattern registers: loaded at start, advanced per accepted request. No reset needed.
   always_ff @(posedge clk_i) begin
     if (start) begin
+      logic [LoadRowBytesW-1:0] row_size;
+      logic [RowsPerReqW-1:0]   rows_max;
+      unique case (head.dst)
+        MemIn:   begin row_size = LoadRowBytesW'(InRowBytes);    rows_max = RowsPerReqW'(MaxRowsIn);    end
+        MemW:    begin row_size = LoadRowBytesW'(WRowBytes);     rows_max = RowsPerReqW'(MaxRowsW);     end
+        default: begin row_size = LoadRowBytesW'(ParamRowBytes); rows_max = RowsPerReqW'(MaxRowsParam); end
+      endcase
+      merge_q     <= (head.row_bytes == row_size) && (32'(head.stride0) == 32'(head.row_bytes))
+                     && (rows_max > RowsPerReqW'(1));
+      max_rows_q  <= rows_max;
+      row_beats_q <= LoadRowBytesW'((32'(head.row_bytes) + BusBytes - 1) / BusBytes);
       dst_q       <= head.dst;
       row_bytes_q <= head.row_bytes;
       spad_q      <= head.spad_addr;
@@ -117,10 +155,10 @@ module weft_load
       addr1_q     <= head.dram_addr;
       addr2_q     <= head.dram_addr;
     end else if (req_accept_i) begin
-      spad_q <= spad_q + 1'b1;
+      spad_q <= spad_q + RowAw'(nrows);
       if (!last0) begin
-        i0_q    <= i0_q + 1'b1;
-        addr0_q <= addr0_q + DramAw'(stride0_q);
+        i0_q    <= i0_q + LoadCount0W'(nrows);
+        addr0_q <= addr0_q + DramAw'(32'(nrows) * 32'(stride0_q));
       end else if (!last1) begin
         i0_q    <= '0;
         i1_q    <= i1_q + 1'b1;
@@ -160,16 +198,24 @@ module weft_load
     return out;
   endfunction
 
+  // A row ends with its row_beats-th beat; a merged request carries several rows.
+  logic row_end;
+  logic [RowAw-1:0] row_in_req_q;
+  assign row_end = beat_valid_i && (beat_last_i || 32'(beat_q) == 32'(beat_tag_i.row_beats) - 1);
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      beat_q     <= '0;
-      wr_valid_q <= 1'b0;
+      beat_q       <= '0;
+      row_in_req_q <= '0;
+      wr_valid_q   <= 1'b0;
     end else if (clr_i) begin
-      beat_q     <= '0;
-      wr_valid_q <= 1'b0;
+      beat_q       <= '0;
+      row_in_req_q <= '0;
+      wr_valid_q   <= 1'b0;
     end else begin
-      wr_valid_q <= beat_valid_i && beat_last_i;
-      if (beat_valid_i) beat_q <= beat_last_i ? '0 : beat_q + 1'b1;
+      wr_valid_q <= row_end;
+      if (beat_valid_i) beat_q <= row_end ? '0 : beat_q + 1'b1;
+      if (row_end) row_in_req_q <= beat_last_i ? '0 : row_in_req_q + 1'b1;
     end
   end
 
@@ -179,11 +225,11 @@ module weft_load
       row = (beat_q == '0) ? '0 : asm_q;
       row[32'(beat_q) * BusBytes * 8 +: BusBytes * 8] = beat_bytes(beat_data_i, beat_q, beat_tag_i.row_bytes);
       asm_q <= row;
-      if (beat_last_i) begin
+      if (row_end) begin
         wr_data_q  <= row[RowMaxBytes*8-1:0];
         wr_dst_q   <= beat_tag_i.dst;
-        wr_addr_q  <= beat_tag_i.spad_addr;
-        done_q     <= beat_tag_i.last;
+        wr_addr_q  <= beat_tag_i.spad_addr + row_in_req_q;
+        done_q     <= beat_tag_i.last && beat_last_i;
         done_sig_q <= beat_tag_i.signal;
       end
     end

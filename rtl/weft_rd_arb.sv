@@ -23,6 +23,7 @@ module weft_rd_arb
   // load requests
   input  logic                  load_valid_i,
   input  logic [DramAw-1:0]     load_addr_i,
+  input  logic [ReqBytesW-1:0]  load_bytes_i,
   input  rd_tag_t               load_tag_i,
   output logic                  load_accept_o,
   // DRAM read port
@@ -53,7 +54,7 @@ module weft_rd_arb
   assign room            = (outstanding_q < CntW'(MaxOutstanding));
   assign mem_req_valid_o = room && (fetch_valid_i || load_valid_i);
   assign mem_req_addr_o  = fetch_valid_i ? fetch_addr_i : load_addr_i;
-  assign mem_req_bytes_o = fetch_valid_i ? fetch_bytes_i : ReqBytesW'(load_tag_i.row_bytes);
+  assign mem_req_bytes_o = fetch_valid_i ? fetch_bytes_i : load_bytes_i;
   assign accept          = mem_req_valid_o && mem_req_ready_i;
   assign fetch_accept_o  = accept && fetch_valid_i;
   assign load_accept_o   = accept && !fetch_valid_i;

@@ -15,6 +15,10 @@ package weft_rtl_pkg;
   localparam int unsigned RowAw = LoadSpadAddrW;   // scratchpad / accumulator row address width
   localparam int unsigned ReqBytesW = 12;          // DRAM request length field (1..4095 bytes)
 
+  // Largest load request that merges consecutive rows (contiguous, full, beat-aligned rows).
+  localparam int unsigned LoadMaxReqBytes = 1024;
+  localparam int unsigned RowsPerReqW = 11;
+
   // Commands the fetch unit buffers ahead of decode (also the largest fetch request).
   localparam int unsigned FetchSlots = 8;
   // GEMMs accepted by the compute unit's preloader but not yet fully streamed.
@@ -55,9 +59,10 @@ package weft_rtl_pkg;
     logic                 is_fetch;
     logic                 fetch_odd;  // fetch of an odd number of commands (64-byte buses)
     mem_e                 dst;        // load: destination memory
-    logic [RowAw-1:0]     spad_addr;  // load: destination row
+    logic [RowAw-1:0]     spad_addr;  // load: destination row of the request's first row
     logic [LoadRowBytesW-1:0] row_bytes;
-    logic                 last;       // load: last row of its command
+    logic [LoadRowBytesW-1:0] row_beats;  // load: beats of each row of the request
+    logic                 last;       // load: the request holds the last row of its command
     logic                 signal;     // load: push a load->compute token on completion
   } rd_tag_t;
 

@@ -183,6 +183,7 @@ module weft_top
   logic ld_req_valid, ld_accept, ld_beat;
   logic [DramAw-1:0] ld_req_addr;
   rd_tag_t ld_req_tag;
+  logic [ReqBytesW-1:0] ld_req_bytes;
   logic [ReqBytesW-1:0] rd_bytes;
   logic rd_idle;
 
@@ -195,6 +196,7 @@ module weft_top
     .fetch_accept_o  (fetch_accept),
     .load_valid_i    (ld_req_valid),
     .load_addr_i     (ld_req_addr),
+    .load_bytes_i    (ld_req_bytes),
     .load_tag_i      (ld_req_tag),
     .load_accept_o   (ld_accept),
     .mem_req_valid_o (mem_rd_req_valid_o),
@@ -227,6 +229,7 @@ module weft_top
     .l2c_push_o   (tok_push[TokL2C]),
     .req_valid_o  (ld_req_valid),
     .req_addr_o   (ld_req_addr),
+    .req_bytes_o  (ld_req_bytes),
     .req_tag_o    (ld_req_tag),
     .req_accept_i (ld_accept),
     .beat_valid_i (ld_beat),

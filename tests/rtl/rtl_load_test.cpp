@@ -111,6 +111,42 @@ TEST_P(RtlLoad, ThreeLevelPatternsIntoTheWeightScratchpad) {
   EXPECT_EQ(s.firstMismatch(), -1);
 }
 
+// Contiguous full rows of one i0 run are fetched with merged requests of up to 1024 bytes.
+TEST_P(RtlLoad, ContiguousFullRowsMergeIntoLargeRequests) {
+  Session s(GetParam(), 14);
+  const unsigned R = s.dev.rows(), C = s.dev.cols();
+  s.add(Session::load(hw::Mem::kParam, 0, s.put(std::vector<uint8_t>(9 * C, 0)), 9 * C, 1));
+  s.add(Session::load(hw::Mem::kW, 0, s.put(identity(R, C)), C, R));
+  hw::LoadCmd l;
+  l.header = tokens(false, false, false, true);
+  l.dst = hw::Mem::kIn;
+  l.rowBytes = R;
+  l.spadAddr = 5;
+  l.dramAddr = s.put(s.randomBytes(20000));
+  l.stride0 = R;
+  l.count0 = 75;
+  l.count1 = 2;
+  l.count2 = 2;
+  l.stride1 = 75 * R + 48;
+  l.stride2 = 2 * l.stride1 + 1000;
+  s.add(l);
+  hw::GemmCmd g;
+  g.header = tokens(true, false, false, true);
+  g.kRows = R;
+  g.mRows = 300;
+  g.inAddr = 5;
+  s.add(g);
+  s.add(raw32(0, 300, C, Session::kOutputs, tokens(true, false, false, false)));
+  const uint64_t reqsBefore = s.dev.stepper().readCounter(hw::Counter::kDmaRdReqs);
+  ASSERT_EQ(s.run(), hw::reg::kIrqStatusDoneMask);
+  EXPECT_EQ(s.firstMismatch(), -1);
+  const uint64_t perRun = (75 * R + 1023) / 1024;
+  const uint64_t loads = 1 + 1 + 4 * perRun;  // param row, weights, the four i0 runs
+  const uint64_t fetches = s.dev.stepper().readCounter(hw::Counter::kDmaRdReqs) - reqsBefore - loads;
+  EXPECT_GE(fetches, 1u);
+  EXPECT_LE(fetches, 2u) << "7 commands fetched in one or two requests";
+}
+
 TEST_P(RtlLoad, ParameterRowsWithPartialLoadsAndZeroFill) {
   Session s(GetParam(), 13);
   const unsigned R = s.dev.rows(), C = s.dev.cols();
