@@ -32,6 +32,17 @@ struct ExecutionProfile {
   std::vector<OperationProfile> operations;
   double simulatorWallSeconds = 0; // host time spent simulating
   uint64_t simulatedCycles = 0;
+  // The parts of the execution's durations (0 where a device has no such part):
+  // inDriverNs = driverHostNs + deviceInteractionNs + onHardwareNs, and onHardwareNs covers the
+  // operations' onHardwareNs plus overheadCycles (program start and end around them).
+  uint64_t onHardwareNs = 0;
+  uint64_t inDriverNs = 0;
+  uint64_t driverHostNs = 0;         // host time of the driver's own code, simulator excluded
+  uint64_t deviceInteractionNs = 0;  // modeled register accesses and interrupt latency
+  uint64_t deviceCycles = 0;         // device cycles of the execution
+  uint64_t overheadCycles = 0;       // device cycles outside every operation
+  uint64_t registerAccesses = 0;
+  uint64_t interrupts = 0;
 };
 
 struct ExecutionResult {

@@ -1,0 +1,344 @@
+#include "CommandGenerator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace weft::accel {
+namespace {
+
+uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+// Tiles of group g: [g * tilesPerGroup, ...) clipped to nTiles.
+uint32_t groupSize(const TilePlan& p, uint32_t g) {
+  return std::min(p.tilesPerGroup, p.nTiles - g * p.tilesPerGroup);
+}
+
+// Byte offset of the first weight tile of group g in weightImage().
+uint64_t groupWeightOffset(const TilePlan& p, uint32_t g, unsigned R, unsigned C) {
+  return uint64_t{g} * p.tilesPerGroup * p.chunks.size() * R * C;
+}
+
+class Emitter {
+ public:
+  Emitter(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where, const hw::HwConfig& config)
+      : l_(layer), p_(plan), at_(where), cost_(config), R_(config.rows()), C_(config.cols()) {}
+
+  nn::Result<std::vector<PlannedCommand>> run();
+
+ private:
+  // Scratchpad layout.
+  uint32_t inRegionBase(uint32_t slot) const { return slot * inRegionRows_; }
+  uint32_t accBase(uint32_t buffer) const { return buffer * p_.tilesPerGroup * p_.rowsPerTile; }
+
+  void loadParams(uint32_t firstTile, uint32_t tiles);
+  void loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer);
+  void loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
+  nn::Status loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow, uint32_t buffer,
+                        uint32_t firstChunkInBuffer);
+  void gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
+            uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
+  nn::Status store(const MBox& box, uint32_t tile, uint32_t epochFirstTile, uint32_t acc, uint32_t accBuffer);
+
+  const GemmLayer& l_;
+  const TilePlan& p_;
+  const LayerPlacement& at_;
+  CostModel cost_;
+  unsigned R_, C_;
+  uint32_t inRegionRows_ = 0;
+  std::vector<PlannedCommand> out_;
+};
+
+void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kParam;
+  c.rowBytes = 9 * C_;
+  c.spadAddr = 0;
+  c.dramAddr = at_.params + uint64_t{firstTile} * 9 * C_;
+  c.count0 = tiles;
+  c.stride0 = 9 * C_;
+  c.count1 = c.count2 = 1;
+  PlannedCommand pc{c, {{bufferId(BufferKind::kParams, 0), true}}};
+  cost_.estimateLoad(pc, tiles, 9 * C_);
+  out_.push_back(std::move(pc));
+}
+
+// All weight tiles of group g (every chunk), in one LOAD.
+void Emitter::loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer) {
+  const uint32_t tiles = groupSize(p_, g) * static_cast<uint32_t>(p_.chunks.size());
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kW;
+  c.rowBytes = C_;
+  c.spadAddr = spadRow;
+  c.dramAddr = at_.weights + groupWeightOffset(p_, g, R_, C_);
+  c.count0 = R_;
+  c.stride0 = C_;
+  c.count1 = tiles;
+  c.stride1 = R_ * C_;
+  c.count2 = 1;
+  PlannedCommand pc{c, {{bufferId(BufferKind::kWeight, buffer), true}}};
+  cost_.estimateLoad(pc, uint64_t{tiles} * R_, C_);
+  out_.push_back(std::move(pc));
+}
+
+// The tiles of group g for one chunk.
+void Emitter::loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer) {
+  const uint32_t tiles = groupSize(p_, g);
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kW;
+  c.rowBytes = C_;
+  c.spadAddr = spadRow;
+  c.dramAddr = at_.weights + groupWeightOffset(p_, g, R_, C_) + uint64_t{chunk} * tiles * R_ * C_;
+  c.count0 = R_;
+  c.stride0 = C_;
+  c.count1 = tiles;
+  c.stride1 = R_ * C_;
+  c.count2 = 1;
+  PlannedCommand pc{c, {{bufferId(BufferKind::kWeight, buffer), true}}};
+  cost_.estimateLoad(pc, uint64_t{tiles} * R_, C_);
+  out_.push_back(std::move(pc));
+}
+
+nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow,
+                               uint32_t buffer, uint32_t firstChunkInBuffer) {
+  const ImageView& v = at_.input;
+  const int64_t y = int64_t{box.oh0} * l_.strideH - l_.padTop;
+  const int64_t x = int64_t{box.ow0} * l_.strideW - l_.padLeft;
+  const int64_t origin = int64_t(v.origin) + int64_t(box.b0) * int64_t(v.imageStride) +
+                         y * int64_t(v.rowStride) + x * int64_t(v.pixelStride);
+  const uint64_t stride0 = uint64_t{l_.strideW} * v.pixelStride;
+  const uint64_t stride1 = uint64_t{l_.strideH} * v.rowStride;
+  if (stride0 >= (1u << 24) || stride1 > 0xFFFFFFFFull || v.imageStride > 0xFFFFFFFFull) {
+    return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": input strides exceed the LOAD fields";
+  }
+  const uint32_t boxRows = box.rows();
+  auto emit = [&](uint32_t chunk, uint32_t count2, uint64_t stride2) {
+    const KChunk& k = p_.chunks[chunk];
+    hw::LoadCmd c;
+    c.dst = hw::Mem::kIn;
+    c.rowBytes = k.bytes;
+    c.spadAddr = spadRow + (chunk - firstChunkInBuffer) * boxRows;
+    c.dramAddr = static_cast<uint64_t>(origin + k.offset);
+    c.count0 = box.now;
+    c.stride0 = static_cast<uint32_t>(stride0);
+    c.count1 = box.noh;
+    c.stride1 = static_cast<uint32_t>(stride1);
+    c.count2 = count2;
+    c.stride2 = static_cast<uint32_t>(stride2);
+    const uint64_t requests = uint64_t{box.now} * box.noh * count2;
+    PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
+    cost_.estimateLoad(pc, requests, k.bytes);
+    out_.push_back(std::move(pc));
+  };
+  if (box.nb == 1) {
+    emit(group.first, group.count, group.count > 1 ? R_ : 0);
+  } else {
+    for (uint32_t i = 0; i < group.count; ++i) emit(group.first + i, box.nb, v.imageStride);
+  }
+  return {};
+}
+
+void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
+                   uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch) {
+  hw::GemmCmd g;
+  g.accumulate = chunk > 0;
+  g.inSigned = l_.inSigned;
+  g.wSigned = l_.wSigned;
+  g.kRows = p_.chunks[chunk].bytes;
+  g.wAddr = wRow;
+  g.inAddr = inRow;
+  g.mRows = box.rows();
+  g.accAddr = acc;
+  g.inZp = l_.inZp;
+  g.wZp = l_.wZp;
+  PlannedCommand pc{g, {{bufferId(BufferKind::kInput, inBuffer), false},
+                        {bufferId(BufferKind::kWeight, wBuffer), false},
+                        {bufferId(BufferKind::kAccumulator, accBuffer), true}}};
+  // The first GEMM of an epoch orders the parameter load before every store of the epoch.
+  if (firstOfEpoch) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
+  pc.busyCycles = pc.doneCycles = cost_.gemmCycles(box.rows(), g.kRows);
+  out_.push_back(std::move(pc));
+}
+
+nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTile, uint32_t acc,
+                          uint32_t accBuffer) {
+  const ImageView& v = at_.output;
+  if (v.pixelStride >= (1u << 24) || v.rowStride > 0xFFFFFFFFull) {
+    return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": output strides exceed the STORE fields";
+  }
+  const uint32_t n0 = tile * C_;
+  const uint32_t perImage = box.noh * box.now;
+  // Whole dense images are one STORE; otherwise one per image.
+  const bool merge = box.nb > 1 && box.noh == l_.output.height && box.now == l_.output.width &&
+                     v.imageStride == uint64_t{l_.output.height} * v.rowStride;
+  const uint32_t stores = merge ? 1 : box.nb;
+  for (uint32_t i = 0; i < stores; ++i) {
+    hw::StoreCmd s;
+    s.mode = hw::StoreMode::kRequant8;
+    s.rowBytes = std::min<uint32_t>(C_, l_.n() - n0);
+    s.paramRow = tile - epochFirstTile;
+    s.accAddr = acc + i * perImage;
+    s.dramAddr = v.origin + uint64_t{box.b0 + i} * v.imageStride + uint64_t{box.oh0} * v.rowStride +
+                 uint64_t{box.ow0} * v.pixelStride + n0;
+    s.count0 = box.now;
+    s.stride0 = static_cast<uint32_t>(v.pixelStride);
+    s.count1 = merge ? box.noh * box.nb : box.noh;
+    s.stride1 = static_cast<uint32_t>(v.rowStride);
+    s.outZp = l_.outZp;
+    s.clampMin = l_.clamp.min;
+    s.clampMax = l_.clamp.max;
+    const uint64_t rows = uint64_t{s.count0} * s.count1;
+    PlannedCommand pc{s, {{bufferId(BufferKind::kAccumulator, accBuffer), false},
+                          {bufferId(BufferKind::kParams, 0), false}}};
+    cost_.estimateStore(pc, rows, s.rowBytes);
+    out_.push_back(std::move(pc));
+  }
+  return {};
+}
+
+// The loop nest of Tiling.h. Commands are emitted in an order that is a valid sequential
+// execution and keeps few tokens outstanding: each load just before the first GEMM that reads
+// it, each STORE right after the last GEMM of its tile. The scheduler then hoists the loads.
+nn::Result<std::vector<PlannedCommand>> Emitter::run() {
+  const uint32_t nK = static_cast<uint32_t>(p_.chunks.size());
+  const uint32_t Mt = p_.rowsPerTile;
+  uint32_t largestLoad = 0;
+  for (const ChunkGroup& g : p_.inputLoads) largestLoad = std::max(largestLoad, g.count);
+  inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK : largestLoad) * Mt;
+  const uint32_t groupTiles = p_.tilesPerGroup * nK;  // weight tiles of a full group
+  // Accumulator dependencies: per region when double-buffered (a GEMM waits for the whole
+  // previous use of its region, one token), per tile when single-buffered (each tile's first
+  // GEMM waits only for that tile's store).
+  auto accId = [&](uint32_t buffer, uint32_t j) {
+    return p_.accBuffers > 1 ? buffer : buffer * p_.tilesPerGroup + j;
+  };
+
+  uint32_t inUse = 0, wUse = 0, accUse = 0;
+  const uint32_t nEpochs = ceilDiv(p_.nTiles, p_.tilesPerEpoch);
+  for (uint32_t e = 0; e < nEpochs; ++e) {
+    const uint32_t firstTile = e * p_.tilesPerEpoch;
+    const uint32_t tiles = std::min(p_.tilesPerEpoch, p_.nTiles - firstTile);
+    const uint32_t gFirst = firstTile / p_.tilesPerGroup;
+    const uint32_t gEnd = ceilDiv(firstTile + tiles, p_.tilesPerGroup);
+    if (e > 0) out_.push_back(PlannedCommand{hw::BarrierCmd{}, {}});
+    loadParams(firstTile, tiles);
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (box, group) in loop order
+    if (p_.order == LoopOrder::kBoxesOuter) {
+      for (uint32_t b = 0; b < p_.boxes.size(); ++b)
+        for (uint32_t g = gFirst; g < gEnd; ++g) pairs.emplace_back(b, g);
+    } else {
+      for (uint32_t g = gFirst; g < gEnd; ++g)
+        for (uint32_t b = 0; b < p_.boxes.size(); ++b) pairs.emplace_back(b, g);
+    }
+    bool firstGemm = true;
+    int64_t residentBox = -1, residentGroup = -1;
+    uint32_t inBuffer = 0, groupWBuffer = 0;
+    std::vector<bool> epochWeightsLoaded(gEnd - gFirst, false);
+    for (const auto& [b, g] : pairs) {
+      const MBox& box = p_.boxes[b];
+      const uint32_t boxRows = box.rows();
+      const bool newBox = p_.inputMode == InputMode::kResident && residentBox != b;
+      if (newBox) {
+        inBuffer = inUse++ % 2;
+        residentBox = b;
+      }
+      if (p_.weightMode == WeightMode::kResidentEpoch && !epochWeightsLoaded[g - gFirst]) {
+        loadGroupWeights(g, (g - gFirst) * groupTiles * R_, g - gFirst);
+        epochWeightsLoaded[g - gFirst] = true;
+      }
+      if (p_.weightMode == WeightMode::kResidentGroup && residentGroup != g) {
+        groupWBuffer = wUse++ % 2;
+        loadGroupWeights(g, groupWBuffer * groupTiles * R_, groupWBuffer);
+        residentGroup = g;
+      }
+      const uint32_t accBuffer = accUse++ % p_.accBuffers;
+      const uint32_t gTiles = groupSize(p_, g);
+      for (const ChunkGroup& cg : p_.inputLoads) {
+        uint32_t inBuf = inBuffer, firstInBuf = 0;
+        if (p_.inputMode == InputMode::kStreamed) {
+          inBuf = inUse++ % p_.inSlots;
+          firstInBuf = cg.first;
+          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inBuf, firstInBuf));
+        } else if (newBox) {
+          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inBuf, 0));
+        }
+        const uint32_t inRow0 = inRegionBase(inBuf);
+        for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
+          uint32_t wRow0 = 0, wBuf = 0;
+          switch (p_.weightMode) {
+            case WeightMode::kResidentEpoch:
+              wBuf = g - gFirst;
+              wRow0 = ((g - gFirst) * groupTiles + c * gTiles) * R_;
+              break;
+            case WeightMode::kResidentGroup:
+              wBuf = groupWBuffer;
+              wRow0 = (groupWBuffer * groupTiles + c * gTiles) * R_;
+              break;
+            case WeightMode::kStreamed:
+              wBuf = wUse++ % p_.wSlots;
+              wRow0 = wBuf * p_.tilesPerGroup * R_;
+              loadChunkWeights(g, c, wRow0, wBuf);
+              break;
+          }
+          const uint32_t inRow = inRow0 + (c - firstInBuf) * boxRows;
+          for (uint32_t j = 0; j < gTiles; ++j) {
+            const uint32_t acc = accBase(accBuffer) + j * Mt;
+            gemm(box, c, inRow, inBuf, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+            firstGemm = false;
+            if (c + 1 == nK) NN_TRY(store(box, g * p_.tilesPerGroup + j, firstTile, acc, accId(accBuffer, j)));
+          }
+        }
+      }
+    }
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+std::vector<uint8_t> weightImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {
+  const unsigned R = config.rows(), C = config.cols();
+  const uint32_t nK = static_cast<uint32_t>(p.chunks.size());
+  const uint32_t K = l.k(), N = l.n();
+  std::vector<uint8_t> image(uint64_t{nK} * p.nTiles * R * C, static_cast<uint8_t>(l.wZp));
+  const uint32_t groups = ceilDiv(p.nTiles, p.tilesPerGroup);
+  uint64_t tileIndex = 0;
+  for (uint32_t g = 0; g < groups; ++g) {
+    const uint32_t gTiles = groupSize(p, g);
+    for (uint32_t c = 0; c < nK; ++c) {
+      const KChunk& chunk = p.chunks[c];
+      for (uint32_t j = 0; j < gTiles; ++j, ++tileIndex) {
+        uint8_t* tile = &image[tileIndex * R * C];
+        const uint32_t n0 = (g * p.tilesPerGroup + j) * C;
+        for (uint32_t r = 0; r < chunk.bytes; ++r) {
+          for (uint32_t x = 0; x < C && n0 + x < N; ++x) {
+            tile[r * C + x] = l.weights[uint64_t{n0 + x} * K + chunk.kBegin + r];
+          }
+        }
+      }
+    }
+  }
+  return image;
+}
+
+std::vector<uint8_t> paramImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {
+  const unsigned C = config.cols();
+  std::vector<uint8_t> image(uint64_t{p.nTiles} * 9 * C, 0);
+  for (uint32_t n = 0; n < l.n(); ++n) {
+    uint8_t* row = &image[uint64_t{n / C} * 9 * C];
+    const uint32_t x = n % C;
+    std::memcpy(row + 4 * x, &l.columns[n].bias, 4);
+    std::memcpy(row + 4 * C + 4 * x, &l.columns[n].multiplier, 4);
+    row[8 * C + x] = static_cast<uint8_t>(l.columns[n].shift);
+  }
+  return image;
+}
+
+nn::Result<std::vector<PlannedCommand>> generateCommands(const GemmLayer& layer, const TilePlan& plan,
+                                                         const LayerPlacement& where,
+                                                         const hw::HwConfig& config) {
+  return Emitter(layer, plan, where, config).run();
+}
+
+}  // namespace weft::accel

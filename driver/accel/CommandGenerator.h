@@ -1,0 +1,40 @@
+// Command generation: one tiled GEMM layer -> its LOAD / GEMM / STORE commands, in the order
+// of the loop nest of Tiling.h, each annotated with the buffers it uses; and the device images
+// of the layer's weights (tiles in the order the loads fetch them) and parameter rows.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "CostModel.h"
+#include "GemmLayer.h"
+#include "MemoryPlan.h"
+#include "PlannedCommand.h"
+#include "Tiling.h"
+#include "weft/hw/config.h"
+#include "weft/nn/Result.h"
+
+namespace weft::accel {
+
+// Where a layer's data are in DRAM.
+struct LayerPlacement {
+  ImageView input, output;
+  uint64_t weights = 0;  // weightImage() bytes
+  uint64_t params = 0;   // paramImage() bytes
+};
+
+// Weight tiles of Rows x Cols bytes: for each group, for each chunk, for each tile of the
+// group, row r = the weights of K index chunk.kBegin + r for the tile's Cols channels. Rows
+// past the chunk and channels past N hold the weight zero point (they contribute nothing).
+std::vector<uint8_t> weightImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
+
+// One parameter row (9 x Cols bytes: bias, multiplier, shift) per n-tile.
+std::vector<uint8_t> paramImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
+
+// The layer's commands, without tokens. Epochs after the first start with a plain barrier.
+// BAD_DATA when a stride does not fit its command field.
+nn::Result<std::vector<PlannedCommand>> generateCommands(const GemmLayer& layer, const TilePlan& plan,
+                                                         const LayerPlacement& where,
+                                                         const hw::HwConfig& config);
+
+}  // namespace weft::accel

@@ -1,0 +1,39 @@
+// Scheduling: from commands in loop-nest order to a ring the hardware runs with overlap.
+//
+// 1. Dependencies. Each command lists the buffers it reads and writes; a read depends on the
+//    buffer's last writer, a write on its last writer and the readers since. Dependencies
+//    within a unit are free (each unit runs in order).
+// 2. Tokens (hw/README.md "Units and tokens"). A dependency between adjacent units becomes a
+//    token: the consumer waits on the queue from the producer's unit and the producer signals
+//    it. Each unit tracks what it already knows to be complete (a token from command d also
+//    proves everything d knew), so most dependencies need no token of their own, and a
+//    load -> store dependency (parameter rows) is proved through compute. Tokens in flight are
+//    kept within TokenDepth: when too many would be outstanding, a wait is moved to a later
+//    signaller.
+// 3. Timeline. A list schedule with CostModel durations estimates when each command starts.
+// 4. Ring order. The per-unit streams are merged by estimated start, so that the controller
+//    dispatches loads ahead of the GEMMs that need them, never popping a token before it is
+//    pushed and never holding more than TokenDepth tokens in a queue. Executing the ring in
+//    order is therefore a valid schedule (what the functional model checks) and the
+//    hardware's run-ahead cannot deadlock.
+// Barriers split a program into segments that are scheduled independently.
+#pragma once
+
+#include <vector>
+
+#include "PlannedCommand.h"
+#include "weft/hw/config.h"
+#include "weft/nn/Result.h"
+
+namespace weft::accel {
+
+struct ScheduleResult {
+  std::vector<PlannedCommand> ring;  // commands in ring order, token bits set
+  double estimatedCycles = 0;        // makespan of the estimated timeline
+};
+
+// OP_FAILED on an internal inconsistency (a driver bug): a dependency tokens cannot express.
+nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands,
+                                            const hw::HwConfig& config);
+
+}  // namespace weft::accel

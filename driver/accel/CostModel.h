@@ -1,0 +1,75 @@
+// First-order timing of the commands, from the hardware parameters. The tiler compares
+// candidate tilings with it, the scheduler orders the ring by it, and the watchdog budget is
+// derived from it. It is an estimate; the backends' counters are the measurement.
+//
+// The machine it assumes (hw/README.md): a LOAD issues one DRAM read request per row, one a
+// cycle, at most MaxOutstanding in flight, so rows cost max(1, channel time, round trip /
+// MaxOutstanding) each; a STORE writes one request per row, its beats one a cycle; a GEMM
+// preloads k rows of weights, streams its input rows one a cycle and then drains the array's
+// skew (Rows + Cols); the controller fetches commands from DRAM a few at a time.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "weft/hw/config.h"
+
+namespace weft::accel {
+
+struct CostModel {
+  explicit CostModel(const hw::HwConfig& c)
+      : rows(c.rows()), cols(c.cols()), busBytes(c.busBytes()),
+        bytesPerCycle(static_cast<double>(c.get(hw::Param::kDramBytesPerCycle))),
+        latency(static_cast<double>(c.get(hw::Param::kDramLatencyCycles))),
+        burst(static_cast<double>(c.get(hw::Param::kDramBurstBytes))),
+        maxOutstanding(static_cast<double>(c.get(hw::Param::kMaxOutstanding))) {}
+
+  unsigned rows, cols, busBytes;
+  double bytesPerCycle, latency, burst, maxOutstanding;
+  // Commands the controller has in flight from DRAM at once.
+  double fetchesInFlight = 4;
+  // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
+  double gemmFixedCycles = 4;
+
+  double beats(uint64_t bytes) const { return static_cast<double>((bytes + busBytes - 1) / busBytes); }
+  // Channel occupancy of one request at a random alignment: every burst it touches.
+  double requestCycles(uint64_t bytes) const {
+    const double bursts = (static_cast<double>(std::max<uint64_t>(bytes, 1)) - 1) / burst + 1;
+    return bursts * burst / bytesPerCycle;
+  }
+  double transferCycles(uint64_t requests, uint64_t bytes) const {
+    return static_cast<double>(requests) * requestCycles(bytes);
+  }
+  // Load-unit cycles per row of a LOAD: issue rate, channel, or round trip over the
+  // outstanding requests, whichever is slowest.
+  double loadRowCycles(uint64_t bytes) const {
+    return std::max({1.0, requestCycles(bytes), (latency + beats(bytes) + 1) / maxOutstanding});
+  }
+  double loadCycles(uint64_t rows, uint64_t bytes) const {
+    return 2 + static_cast<double>(rows) * loadRowCycles(bytes) + latency + beats(bytes);
+  }
+  double storeRowCycles(uint64_t bytes) const { return std::max(beats(bytes), requestCycles(bytes)); }
+  double storeCycles(uint64_t rows, uint64_t bytes) const {
+    return 4 + static_cast<double>(rows) * storeRowCycles(bytes) + latency;
+  }
+  double gemmCycles(uint64_t mRows, uint64_t kRows) const {
+    return static_cast<double>(mRows + kRows + rows + cols) + gemmFixedCycles;
+  }
+  // Controller cycles per command fetched from the ring.
+  double fetchCycles() const { return (latency + 2 * beats(32) + 2) / fetchesInFlight; }
+
+  template <typename Command>
+  void estimateLoad(Command& c, uint64_t rowsToLoad, uint64_t bytes) const {
+    c.busyCycles = 2 + static_cast<double>(rowsToLoad) * loadRowCycles(bytes);
+    c.doneCycles = loadCycles(rowsToLoad, bytes);
+    c.channelCycles = transferCycles(rowsToLoad, bytes);
+  }
+  template <typename Command>
+  void estimateStore(Command& c, uint64_t rowsToStore, uint64_t bytes) const {
+    c.busyCycles = 4 + static_cast<double>(rowsToStore) * storeRowCycles(bytes);
+    c.doneCycles = storeCycles(rowsToStore, bytes);
+    c.channelCycles = transferCycles(rowsToStore, bytes);
+  }
+};
+
+}  // namespace weft::accel

@@ -1,0 +1,72 @@
+#include "Device.h"
+
+#include <fmt/format.h>
+
+#include <cfloat>
+
+#include "ModelCompiler.h"
+#include "PreparedModel.h"
+
+namespace weft::accel {
+
+nn::Result<std::shared_ptr<Device>> Device::create(std::unique_ptr<sim::IDeviceBackend> backend) {
+  auto queue = DeviceQueue::create(std::move(backend));
+  if (!queue.ok()) return queue.error();
+  return std::shared_ptr<Device>(new Device(std::move(queue).value()));
+}
+
+Device::Device(std::shared_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {
+  const auto& c = queue_->config();
+  version_ = fmt::format("weft-accel 1.0 ({} backend, {} configuration: {}x{} array at {} MHz)",
+                         sim::toString(queue_->backend().kind()), c.name(), c.rows(), c.cols(), c.clockMHz());
+  // Relative to the CPU reference: quantized GEMMs are what the array is for; nothing else runs.
+  const hal::PerformanceInfo fast{0.1f, 0.1f}, none{FLT_MAX, FLT_MAX};
+  capabilities_.relaxedFloat32toFloat16PerformanceScalar = none;
+  capabilities_.relaxedFloat32toFloat16PerformanceTensor = none;
+  capabilities_.ifPerformance = none;
+  capabilities_.whilePerformance = none;
+  for (auto t : {nn::OperandType::TENSOR_QUANT8_ASYMM, nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
+                 nn::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, nn::OperandType::TENSOR_INT32,
+                 nn::OperandType::INT32, nn::OperandType::BOOL}) {
+    capabilities_.operandPerformance.emplace_back(t, fast);
+  }
+  for (auto t : {nn::OperandType::FLOAT32, nn::OperandType::TENSOR_FLOAT32, nn::OperandType::FLOAT16,
+                 nn::OperandType::TENSOR_FLOAT16}) {
+    capabilities_.operandPerformance.emplace_back(t, none);
+  }
+}
+
+nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& model) const {
+  return supportedOperations(model, nullptr);
+}
+
+nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference,
+                                                          nn::Priority, const hal::OptionalTimePoint& deadline) const {
+  if (deadline && std::chrono::steady_clock::now() > *deadline) {
+    return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
+  }
+  std::map<uint32_t, std::string> reasons;
+  const auto supported = supportedOperations(model, &reasons);
+  for (size_t i = 0; i < supported.size(); ++i) {
+    if (!supported[i]) {
+      return NN_ERROR(BAD_DATA) << "operation " << i << " cannot run on the accelerator: " << reasons[i];
+    }
+  }
+  std::shared_ptr<CompiledModel> compiled;
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex());
+    auto c = compileModel(model, *queue_);
+    if (!c.ok()) return c.error();
+    compiled = std::make_shared<CompiledModel>(std::move(c).value());
+  }
+  return std::static_pointer_cast<const hal::IPreparedModel>(
+      std::make_shared<PreparedModel>(queue_, model, std::move(compiled)));
+}
+
+nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
+                                               const std::vector<hal::BufferRole>&,
+                                               const std::vector<hal::BufferRole>&) const {
+  return NN_ERROR(OP_FAILED) << "weft-accel has no device buffers; use host memory";
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,181 @@
+#include "DeviceQueue.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace weft::accel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kReservedBytes = 4096;   // DRAM address 0 is never used
+constexpr uint32_t kInitialRingCommands = 4096;
+
+// Measures the time of a scope into an accumulator.
+class ScopedMeter {
+ public:
+  explicit ScopedMeter(std::chrono::nanoseconds& into) : into_(into), start_(Clock::now()) {}
+  ~ScopedMeter() { into_ += Clock::now() - start_; }
+
+ private:
+  std::chrono::nanoseconds& into_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+nn::Result<std::unique_ptr<DeviceQueue>> DeviceQueue::create(std::unique_ptr<sim::IDeviceBackend> backend) {
+  std::unique_ptr<DeviceQueue> q(new DeviceQueue(std::move(backend)));
+  NN_TRY(q->checkIdentity());
+  NN_TRY(q->ensureRing(kInitialRingCommands));
+  q->setUpQueue();
+  return q;
+}
+
+DeviceQueue::DeviceQueue(std::unique_ptr<sim::IDeviceBackend> backend) : backend_(std::move(backend)) {
+  const uint64_t dram = backend_->dramBytes();
+  allocator_ = DramAllocator::create(kReservedBytes, dram > kReservedBytes ? dram - kReservedBytes : 0);
+}
+
+uint32_t DeviceQueue::readReg(uint32_t addr) {
+  ScopedMeter m(backendTime_);
+  ++registerAccesses_;
+  return backend_->readReg(addr);
+}
+
+void DeviceQueue::writeReg(uint32_t addr, uint32_t value) {
+  ScopedMeter m(backendTime_);
+  ++registerAccesses_;
+  backend_->writeReg(addr, value);
+}
+
+uint64_t DeviceQueue::readCounter(hw::Counter c) {
+  const uint32_t lo = readReg(hw::counterAddr(c));  // latches the counter
+  const uint32_t hi = readReg(hw::counterAddr(c) + 4);
+  return (uint64_t{hi} << 32) | lo;
+}
+
+nn::Status DeviceQueue::checkIdentity() {
+  const uint32_t id = readReg(hw::reg::kId);
+  if (id != hw::reg::kIdValue) {
+    return NN_ERROR(OP_FAILED) << fmt::format("the device ID register reads {:#x}, expected {:#x}", id,
+                                              hw::reg::kIdValue);
+  }
+  const uint32_t version = readReg(hw::reg::kVersion);
+  if ((version >> 16) != (hw::reg::kVersionValue >> 16)) {
+    return NN_ERROR(OP_FAILED) << fmt::format("the device implements version {}.{}, the driver {}.{}",
+                                              version >> 16, version & 0xFFFF, hw::reg::kVersionValue >> 16,
+                                              hw::reg::kVersionValue & 0xFFFF);
+  }
+  for (const auto& r : hw::reg::kRegisters) {
+    if (r.param < 0) continue;
+    const uint32_t value = readReg(r.addr);
+    const auto expected = static_cast<uint64_t>(config().get(static_cast<hw::Param>(r.param)));
+    if (value != expected) {
+      return NN_ERROR(OP_FAILED) << fmt::format("the device reports {} = {}, the configuration '{}' says {}",
+                                                r.name, value, config().name(), expected);
+    }
+  }
+  return {};
+}
+
+nn::Status DeviceQueue::ensureRing(uint64_t commands) {
+  if (commands < ringSize_) return {};
+  // Grow to the next power of two above the program (a ring must hold one more slot).
+  uint64_t size = std::max<uint64_t>(kInitialRingCommands, ringSize_);
+  while (size <= commands) size *= 2;
+  if (size > 0xFFFFFFFFull) return NN_ERROR(OP_FAILED) << "program of " << commands << " commands is too long";
+  auto region = allocator_->allocate(size * hw::kCommandBytes, 64, "the command ring");
+  if (!region.ok()) return region.error();
+  ring_ = std::move(region).value();
+  ringSize_ = static_cast<uint32_t>(size);
+  // Between programs the ring is empty (head == tail); keep the indexes, move the base.
+  writeReg(hw::reg::kRingBaseLo, static_cast<uint32_t>(ring_->addr()));
+  writeReg(hw::reg::kRingBaseHi, static_cast<uint32_t>(ring_->addr() >> 32));
+  writeReg(hw::reg::kRingSize, ringSize_);
+  return {};
+}
+
+void DeviceQueue::setUpQueue() {
+  writeReg(hw::reg::kIrqMask, hw::reg::kIrqStatusDoneMask | hw::reg::kIrqStatusErrorMask);
+  writeReg(hw::reg::kRingBaseLo, static_cast<uint32_t>(ring_->addr()));
+  writeReg(hw::reg::kRingBaseHi, static_cast<uint32_t>(ring_->addr() >> 32));
+  writeReg(hw::reg::kRingSize, ringSize_);
+  tail_ = readReg(hw::reg::kRingHead);
+  writeReg(hw::reg::kCtrl, hw::reg::kCtrlEnableMask);
+}
+
+bool DeviceQueue::waitForInterrupt(uint64_t maxCycles) {
+  ScopedMeter m(backendTime_);
+  const bool irq = backend_->runUntilInterrupt(maxCycles);
+  if (irq) ++interrupts_;
+  return irq;
+}
+
+void DeviceQueue::softReset() {
+  writeReg(hw::reg::kCtrl, hw::reg::kCtrlSoftResetMask);
+  setUpQueue();
+}
+
+void DeviceQueue::hardReset() {
+  {
+    ScopedMeter m(backendTime_);
+    backend_->hardReset();
+  }
+  setUpQueue();
+}
+
+nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& program, uint64_t watchdogCycles) {
+  const uint64_t n = program.size() / hw::kCommandBytes;
+  if (n == 0 || program.size() % hw::kCommandBytes != 0) {
+    return NN_ERROR(BAD_DATA) << "a program is a non-empty sequence of 32-byte commands";
+  }
+  const uint64_t accesses0 = registerAccesses_, interrupts0 = interrupts_;
+  const auto backend0 = backendTime_;
+  NN_TRY(ensureRing(n));
+  // The program goes behind the tail, wrapping at the end of the ring.
+  const uint64_t first = std::min<uint64_t>(n, ringSize_ - tail_);
+  backend_->writeDram(ring_->addr() + uint64_t{tail_} * hw::kCommandBytes, program.data(),
+                      first * hw::kCommandBytes);
+  if (first < n) {
+    backend_->writeDram(ring_->addr(), program.data() + first * hw::kCommandBytes,
+                        (n - first) * hw::kCommandBytes);
+  }
+  const uint64_t busy0 = readCounter(hw::Counter::kBusy);
+  tail_ = static_cast<uint32_t>((tail_ + n) % ringSize_);
+  writeReg(hw::reg::kRingTail, tail_);  // the doorbell
+
+  const bool irq = waitForInterrupt(watchdogCycles);
+  if (!irq) {
+    const uint32_t head = readReg(hw::reg::kRingHead);
+    hardReset();
+    return NN_ERROR(OP_FAILED) << fmt::format(
+               "device watchdog: no interrupt within {} cycles (the program's budget); the "
+               "controller was at command {} of the ring; the device was reset",
+               watchdogCycles, head);
+  }
+  const uint32_t irqStatus = readReg(hw::reg::kIrqStatus);
+  if (irqStatus & hw::reg::kIrqStatusErrorMask) {
+    const uint32_t status = readReg(hw::reg::kStatus);
+    const uint32_t head = readReg(hw::reg::kRingHead);
+    const auto code = static_cast<hw::Error>((status & hw::reg::kStatusErrorMask) >> hw::reg::kStatusErrorLsb);
+    softReset();
+    return NN_ERROR(OP_FAILED) << fmt::format(
+               "the device halted with error {} ({}) at ring command {}; the device was reset",
+               hw::toString(code), static_cast<int>(code), head);
+  }
+  if (!(irqStatus & hw::reg::kIrqStatusDoneMask)) {
+    softReset();
+    return NN_ERROR(OP_FAILED) << fmt::format("the device interrupted with IRQ_STATUS {:#x} and no done bit; "
+                                              "the device was reset", irqStatus);
+  }
+  writeReg(hw::reg::kIrqStatus, hw::reg::kIrqStatusDoneMask);  // write 1 to clear
+  SubmissionReport r;
+  r.busyCycles = readCounter(hw::Counter::kBusy) - busy0;
+  r.registerAccesses = registerAccesses_ - accesses0;
+  r.interrupts = interrupts_ - interrupts0;
+  r.backendTime = backendTime_ - backend0;
+  return r;
+}
+
+}  // namespace weft::accel

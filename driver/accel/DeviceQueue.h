@@ -1,0 +1,79 @@
+// Submission: the driver's side of the command ring (hw/spec/regs.json).
+//
+// A program is copied into the ring in DRAM behind the tail, the tail register is written
+// (the doorbell), and the driver sleeps until the interrupt. The wait is bounded by a
+// watchdog derived from the program; when it expires the device gets a hardware reset, and
+// when the controller halts on an error (STATUS.error) a soft reset; either way the execution
+// fails with a clear code and the queue is set up again so that the next program runs.
+//
+// Every register access and interrupt is counted (the modeled interaction time of
+// ANEURALNETWORKS_DURATION_IN_DRIVER) and the host time spent inside the backend (the
+// simulator) is measured so that it can be excluded from the driver's own time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "DramAllocator.h"
+#include "weft/nn/Result.h"
+#include "weft/sim/backend.h"
+
+namespace weft::accel {
+
+// What one submission cost and measured.
+struct SubmissionReport {
+  uint64_t busyCycles = 0;        // BUSY counter delta: the on-hardware cycles
+  uint64_t registerAccesses = 0;
+  uint64_t interrupts = 0;
+  std::chrono::nanoseconds backendTime{0};  // host time inside backend calls
+};
+
+class DeviceQueue {
+ public:
+  // Checks the device identity and configuration read back from its registers, reserves the
+  // first DRAM bytes and sets the queue up. OP_FAILED when the device is not what the
+  // configuration says.
+  static nn::Result<std::unique_ptr<DeviceQueue>> create(std::unique_ptr<sim::IDeviceBackend> backend);
+
+  sim::IDeviceBackend& backend() { return *backend_; }
+  const hw::HwConfig& config() const { return backend_->config(); }
+  const std::shared_ptr<DramAllocator>& allocator() const { return allocator_; }
+  // One execution at a time on the device.
+  std::mutex& mutex() { return mutex_; }
+
+  // Runs `commands` (32 bytes each, ending with an interrupting barrier). The watchdog fires
+  // after `watchdogCycles` device cycles without the interrupt. Caller holds mutex().
+  nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles);
+
+  // Backend calls, metered (register accesses counted, time inside the simulator measured).
+  uint32_t readReg(uint32_t addr);
+  void writeReg(uint32_t addr, uint32_t value);
+  uint64_t readCounter(hw::Counter c);
+  // Time spent in metered backend calls since the queue was created.
+  std::chrono::nanoseconds backendTime() const { return backendTime_; }
+  uint64_t registerAccesses() const { return registerAccesses_; }
+
+ private:
+  explicit DeviceQueue(std::unique_ptr<sim::IDeviceBackend> backend);
+  nn::Status checkIdentity();
+  nn::Status ensureRing(uint64_t commands);
+  void setUpQueue();
+  bool waitForInterrupt(uint64_t maxCycles);
+  void softReset();
+  void hardReset();
+
+  std::unique_ptr<sim::IDeviceBackend> backend_;
+  std::shared_ptr<DramAllocator> allocator_;
+  std::mutex mutex_;
+  SharedRegion ring_;
+  uint32_t ringSize_ = 0;  // commands
+  uint32_t tail_ = 0;      // the driver's copy of RING_TAIL (== RING_HEAD between programs)
+  std::chrono::nanoseconds backendTime_{0};
+  uint64_t registerAccesses_ = 0;
+  uint64_t interrupts_ = 0;
+};
+
+}  // namespace weft::accel

@@ -1,0 +1,52 @@
+// The GEMM layer description: what every supported NNAPI operation is lowered to, and what the
+// tiling, memory planning and command generation stages work on.
+//
+// A layer is a convolution over an NHWC image (fully-connected layers are convolutions too,
+// see Lowering.h): M = batches x outH x outW output pixels, N = output channels,
+// K = filterH x filterW x input channels, in the filter's own (fh, fw, ci) order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "Requantization.h"
+#include "weft/hw/postproc.h"
+#include "weft/nn/Types.h"
+
+namespace weft::accel {
+
+// An image as the hardware sees it: NHWC bytes.
+struct ImageShape {
+  uint32_t batches = 1, height = 1, width = 1, channels = 1;
+  uint64_t pixels() const { return uint64_t{batches} * height * width; }
+  uint64_t elements() const { return pixels() * channels; }
+};
+
+struct GemmLayer {
+  uint32_t operationIndex = 0;
+  nn::OperationType type = nn::OperationType::CONV_2D;
+  uint32_t inputOperand = 0, outputOperand = 0;
+
+  ImageShape input;   // the physical view of the input the layer reads
+  ImageShape output;  // the physical view of the output it writes
+  uint32_t filterH = 1, filterW = 1;
+  uint32_t strideH = 1, strideW = 1;
+  uint32_t dilationH = 1, dilationW = 1;
+  // Padding the windows reach into, in input pixels (bottom/right: only what is actually read).
+  uint32_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  bool nchw = false;  // the operation's data layout (CONV_2D): how its tensors are indexed
+
+  // outC x K weight bytes (signed or unsigned as wSigned says), K in (fh, fw, ci) order.
+  std::vector<uint8_t> weights;
+  int32_t inZp = 0, wZp = 0, outZp = 0;
+  bool inSigned = false, wSigned = false;
+  std::vector<hw::ColumnParams> columns;  // one per output channel: bias, multiplier, shift
+  ClampRange clamp;
+
+  uint32_t k() const { return filterH * filterW * input.channels; }
+  uint32_t n() const { return output.channels; }
+  uint64_t m() const { return output.pixels(); }
+  uint64_t macs() const { return m() * n() * k(); }
+};
+
+}  // namespace weft::accel

@@ -1,0 +1,182 @@
+#include "ModelCompiler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "CommandGenerator.h"
+#include "CommandScheduler.h"
+#include "CostModel.h"
+#include "Lowering.h"
+#include "ModelAccess.h"
+#include "Tiling.h"
+#include "Transfer.h"
+
+namespace weft::accel {
+namespace {
+
+// Operation indexes in an order where every operation follows the producers of its inputs.
+nn::Result<std::vector<uint32_t>> dependencyOrder(const nn::Model& model) {
+  const auto& ops = model.main.operations;
+  std::map<uint32_t, uint32_t> producer;
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    for (uint32_t o : ops[i].outputs) producer[o] = i;
+  std::vector<uint32_t> order;
+  std::vector<int> state(ops.size(), 0);  // 0 new, 1 visiting, 2 done
+  std::function<nn::Status(uint32_t)> visit = [&](uint32_t i) -> nn::Status {
+    if (state[i] == 2) return {};
+    if (state[i] == 1) return NN_ERROR(BAD_DATA) << "the model's operations form a cycle";
+    state[i] = 1;
+    for (uint32_t in : ops[i].inputs) {
+      auto it = producer.find(in);
+      if (it != producer.end()) NN_TRY(visit(it->second));
+    }
+    state[i] = 2;
+    order.push_back(i);
+    return {};
+  };
+  for (uint32_t i = 0; i < ops.size(); ++i) NN_TRY(visit(i));
+  return order;
+}
+
+nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint8_t>& bytes,
+                                          const std::string& what) {
+  auto region = q.allocator()->allocate(bytes.size(), 64, what);
+  if (!region.ok()) return region.error();
+  q.backend().writeDram(region.value()->addr(), bytes.data(), bytes.size());
+  return region;
+}
+
+}  // namespace
+
+std::vector<bool> supportedOperations(const nn::Model& model, std::map<uint32_t, std::string>* reasons) {
+  const size_t n = model.main.operations.size();
+  std::vector<std::optional<LoweredOperation>> lowered(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    auto lo = lowerOperation(model, i, /*withValues=*/false);
+    if (lo.ok()) {
+      lowered[i] = std::move(lo).value();
+    } else if (reasons) {
+      (*reasons)[i] = lo.error().message;
+    }
+  }
+  std::map<uint32_t, nn::Error> rejected;
+  planLayouts(model, lowered, &rejected);
+  std::vector<bool> supported(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    supported[i] = lowered[i].has_value() && rejected.count(i) == 0;
+    if (rejected.count(i) && reasons) (*reasons)[i] = rejected.at(i).message;
+  }
+  return supported;
+}
+
+nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue) {
+  const hw::HwConfig& config = queue.config();
+  const auto& operands = model.main.operands;
+  auto order = dependencyOrder(model);
+  if (!order.ok()) return order.error();
+  if (model.main.operations.empty()) return NN_ERROR(BAD_DATA) << "the model has no operations";
+
+  // Lowering, then the layouts, in dependency order.
+  std::vector<std::optional<LoweredOperation>> lowered;
+  for (uint32_t i : order.value()) {
+    auto lo = lowerOperation(model, i, /*withValues=*/true);
+    if (!lo.ok()) return lo.error();
+    lowered.push_back(std::move(lo).value());
+  }
+  std::map<uint32_t, nn::Error> rejected;
+  LayoutPlan plan = planLayouts(model, std::move(lowered), &rejected);
+  if (!rejected.empty()) return rejected.begin()->second;
+
+  CompiledModel out;
+  // Every tensor gets its device buffer, filled with its zero point (the halo for good).
+  for (const auto& [index, layout] : plan.tensors) {
+    auto region = allocateAndWrite(queue, zeroPointImage(layout), fmt::format("tensor {}", index));
+    if (!region.ok()) return region.error();
+    const nn::Operand& o = operands[index];
+    if (isConstant(o)) {  // a constant activation: its value is written now, once
+      const uint8_t* bytes = constantBytes(model, o);
+      if (bytes == nullptr || o.location.length < logicalBytes(layout)) {
+        return NN_ERROR(BAD_DATA) << "constant operand " << index << " is shorter than its shape";
+      }
+      copyToDevice(queue.backend(), layout, region.value()->addr(), bytes);
+    }
+    out.tensors[index] = PlacedTensor{layout, std::move(region).value()};
+  }
+
+  auto snapshots = queue.allocator()->allocate(hw::kSnapshotBytes * (plan.layers.size() + 1), 64,
+                                               "snapshot records");
+  if (!snapshots.ok()) return snapshots.error();
+  out.snapshots = std::move(snapshots).value();
+
+  // Each layer: tiling, device images, commands; closed by a snapshot barrier.
+  std::vector<PlannedCommand> commands;
+  hw::BarrierCmd start;
+  start.snapshot = true;
+  start.tag = 0;
+  start.dramAddr = out.snapshots->addr();
+  commands.push_back(PlannedCommand{start, {}});
+  for (size_t l = 0; l < plan.layers.size(); ++l) {
+    const GemmLayer& layer = plan.layers[l];
+    const PlacedTensor& in = out.tensors.at(layer.inputOperand);
+    const PlacedTensor& outT = out.tensors.at(layer.outputOperand);
+    LayerPlacement where;
+    where.input = viewOf(in.layout, layer.input, in.region->addr());
+    where.output = viewOf(outT.layout, layer.output, outT.region->addr());
+    const auto chunks = chunkK(layer, where.input.pixelStride, where.input.rowStride, config.rows());
+    auto tiling = chooseTiling(layer, chunks, config);
+    if (!tiling.ok()) return tiling.error();
+    const TilePlan& tp = tiling.value();
+    auto weights = allocateAndWrite(queue, weightImage(layer, tp, config),
+                                    fmt::format("weights of operation {}", layer.operationIndex));
+    if (!weights.ok()) return weights.error();
+    auto params = allocateAndWrite(queue, paramImage(layer, tp, config),
+                                   fmt::format("parameters of operation {}", layer.operationIndex));
+    if (!params.ok()) return params.error();
+    where.weights = weights.value()->addr();
+    where.params = params.value()->addr();
+    out.constants.push_back(std::move(weights).value());
+    out.constants.push_back(std::move(params).value());
+    auto layerCommands = generateCommands(layer, tp, where, config);
+    if (!layerCommands.ok()) return layerCommands.error();
+
+    out.firstReader.emplace(layer.inputOperand, out.operations.size());
+    out.producer[layer.outputOperand] = out.operations.size();
+    CompiledOperation op;
+    op.operationIndex = layer.operationIndex;
+    op.type = layer.type;
+    op.macs = layer.macs();
+    op.commands = layerCommands.value().size() + 1;
+    op.estimatedCycles = tp.estimatedCycles;
+    op.tiling = tp.describe();
+    out.operations.push_back(op);
+    for (auto& c : layerCommands.value()) commands.push_back(std::move(c));
+    hw::BarrierCmd end;
+    end.snapshot = true;
+    end.tag = static_cast<uint32_t>(l + 1);
+    end.dramAddr = out.snapshots->addr() + hw::kSnapshotBytes * (l + 1);
+    end.irq = l + 1 == plan.layers.size();
+    commands.push_back(PlannedCommand{end, {}});
+  }
+
+  // The watchdog budget: every command run alone, one after the other, twice over, plus a
+  // margin for fetch and reset: slower than any correct execution, finite for a hung one.
+  double serial = 0;
+  const CostModel cost(config);
+  for (const auto& c : commands) serial += c.doneCycles + cost.latency + cost.fetchCycles();
+  auto scheduled = scheduleCommands(std::move(commands), config);
+  if (!scheduled.ok()) return scheduled.error();
+  out.estimatedCycles = scheduled.value().estimatedCycles;
+  out.watchdogCycles = static_cast<uint64_t>(std::ceil(2 * serial)) + 100000;
+  out.program.resize(scheduled.value().ring.size() * hw::kCommandBytes);
+  for (size_t i = 0; i < scheduled.value().ring.size(); ++i) {
+    scheduled.value().ring[i].encode().toBytes(&out.program[i * hw::kCommandBytes]);
+  }
+  return out;
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,58 @@
+// Preparation: a model -> everything an execution needs on the device.
+//
+//   lowering (Lowering.h)  -> memory plan (MemoryPlan.h) -> per layer: tiling (Tiling.h),
+//   command generation (CommandGenerator.h) -> scheduling (CommandScheduler.h) -> one program:
+//   the layers in dependency order, each closed by a BARRIER with a snapshot of the counters
+//   (per-operation timing), the last one raising the interrupt.
+// Weights, parameter rows and the zero-point halos are written to DRAM here, once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "DeviceQueue.h"
+#include "MemoryPlan.h"
+#include "weft/nn/Result.h"
+#include "weft/nn/Types.h"
+
+namespace weft::accel {
+
+struct PlacedTensor {
+  TensorLayout layout;
+  SharedRegion region;
+};
+
+struct CompiledOperation {
+  uint32_t operationIndex = 0;
+  nn::OperationType type = nn::OperationType::CONV_2D;
+  uint64_t macs = 0;
+  uint64_t commands = 0;
+  double estimatedCycles = 0;
+  std::string tiling;  // TilePlan::describe()
+};
+
+struct CompiledModel {
+  std::map<uint32_t, PlacedTensor> tensors;
+  std::vector<SharedRegion> constants;  // weights and parameter rows
+  std::vector<uint8_t> program;          // encoded commands, ring order
+  SharedRegion snapshots;                // 1 + operations snapshot records
+  std::vector<CompiledOperation> operations;  // in program order
+  double estimatedCycles = 0;
+  uint64_t watchdogCycles = 0;
+  // Position in `operations` of the first operation reading / the one writing each tensor.
+  std::map<uint32_t, size_t> firstReader, producer;
+
+  uint64_t commandCount() const { return program.size() / hw::kCommandBytes; }
+};
+
+// Compiles `model`, every operation of which must be supported. Caller holds queue.mutex()
+// (DRAM is written). BAD_DATA for an unsupported model, RESOURCE_EXHAUSTED_* when DRAM is full.
+nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue);
+
+// The support of each operation of `model` (getSupportedOperations): the lowering and the
+// memory plan must both accept it. Reasons for unsupported operations go to `reasons`.
+std::vector<bool> supportedOperations(const nn::Model& model, std::map<uint32_t, std::string>* reasons);
+
+}  // namespace weft::accel

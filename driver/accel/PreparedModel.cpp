@@ -1,0 +1,141 @@
+#include "PreparedModel.h"
+
+#include <fmt/format.h>
+
+#include "Burst.h"
+#include "Profiling.h"
+#include "Transfer.h"
+
+namespace weft::accel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Buffer {
+  uint8_t* data = nullptr;
+  size_t length = 0;
+};
+
+// Where a request argument's bytes are; BAD_DATA when it points outside its pool.
+nn::Result<Buffer> argumentBuffer(const nn::Request& request, const nn::RequestArgument& a, const char* what,
+                                  size_t index) {
+  switch (a.lifetime) {
+    case nn::RequestArgument::LifeTime::POINTER:
+      if (a.location.pointer == nullptr) return NN_ERROR(BAD_DATA) << what << " " << index << " has a null pointer";
+      return Buffer{static_cast<uint8_t*>(const_cast<void*>(a.location.pointer)), a.location.length};
+    case nn::RequestArgument::LifeTime::POOL: {
+      if (a.location.poolIndex >= request.pools.size() || !request.pools[a.location.poolIndex]) {
+        return NN_ERROR(BAD_DATA) << what << " " << index << " refers to pool " << a.location.poolIndex
+                                  << " of " << request.pools.size();
+      }
+      auto& pool = *request.pools[a.location.poolIndex];
+      if (size_t{a.location.offset} + a.location.length > pool.size()) {
+        return NN_ERROR(BAD_DATA) << what << " " << index << " lies outside its pool";
+      }
+      return Buffer{pool.data() + a.location.offset, a.location.length};
+    }
+    case nn::RequestArgument::LifeTime::NO_VALUE:
+      break;
+  }
+  return NN_ERROR(BAD_DATA) << what << " " << index << " has no value";
+}
+
+// The request's dimensions, where given, must be the model's.
+nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& actual, const char* what, size_t i) {
+  if (given.empty()) return {};
+  bool same = given.size() == actual.size();
+  for (size_t d = 0; same && d < given.size(); ++d) same = given[d] == 0 || given[d] == actual[d];
+  if (!same) {
+    return NN_ERROR(BAD_DATA) << what << " " << i << " has dimensions that differ from the prepared model's";
+  }
+  return {};
+}
+
+}  // namespace
+
+PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
+                             std::shared_ptr<const CompiledModel> compiled)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)),
+      inputOperands_(model.main.inputIndexes), outputOperands_(model.main.outputIndexes) {}
+
+nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& request, nn::MeasureTiming measure,
+                                                        const hal::OptionalTimePoint& deadline,
+                                                        const hal::OptionalDuration&) const {
+  const auto t0 = Clock::now();
+  const CompiledModel& cm = *compiled_;
+  if (request.inputs.size() != inputOperands_.size() || request.outputs.size() != outputOperands_.size()) {
+    return NN_ERROR(BAD_DATA) << fmt::format("the request has {} inputs and {} outputs, the model {} and {}",
+                                             request.inputs.size(), request.outputs.size(),
+                                             inputOperands_.size(), outputOperands_.size());
+  }
+  // Validate every argument before touching the device.
+  std::vector<Buffer> inputs(inputOperands_.size()), outputs(outputOperands_.size());
+  hal::ExecutionResult result;
+  bool sufficient = true;
+  for (size_t i = 0; i < inputOperands_.size(); ++i) {
+    auto it = cm.tensors.find(inputOperands_[i]);
+    if (it == cm.tensors.end()) continue;  // an input no operation reads
+    auto b = argumentBuffer(request, request.inputs[i], "input", i);
+    if (!b.ok()) return b.error();
+    NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
+    if (b.value().length < logicalBytes(it->second.layout)) {
+      return NN_ERROR(BAD_DATA) << fmt::format("input {} has {} bytes, the model needs {}", i, b.value().length,
+                                               logicalBytes(it->second.layout));
+    }
+    inputs[i] = b.value();
+  }
+  for (size_t i = 0; i < outputOperands_.size(); ++i) {
+    auto it = cm.tensors.find(outputOperands_[i]);
+    if (it == cm.tensors.end()) {
+      return NN_ERROR(BAD_DATA) << "output " << i << " is not computed by the prepared model";
+    }
+    const TensorLayout& t = it->second.layout;
+    auto b = argumentBuffer(request, request.outputs[i], "output", i);
+    if (!b.ok()) return b.error();
+    NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
+    nn::OutputShape shape{t.dims, b.value().length >= logicalBytes(t)};
+    sufficient = sufficient && shape.isSufficient;
+    result.outputShapes.push_back(shape);
+    outputs[i] = b.value();
+  }
+  if (!sufficient) return result;  // the runtime reports OUTPUT_INSUFFICIENT_SIZE
+  if (deadline && Clock::now() > *deadline) {
+    return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed before the device was started";
+  }
+
+  std::lock_guard<std::mutex> lock(queue_->mutex());
+  auto& backend = queue_->backend();
+  ExecutionMeasurements m;
+  m.copyTime.assign(cm.operations.size(), std::chrono::nanoseconds(0));
+  m.statsBefore = backend.stats();
+  // Host copies are charged to the operation that reads (inputs) or writes (outputs) them.
+  for (size_t i = 0; i < inputOperands_.size(); ++i) {
+    if (inputs[i].data == nullptr) continue;
+    const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
+    const auto c0 = Clock::now();
+    copyToDevice(backend, t.layout, t.region->addr(), inputs[i].data);
+    m.copyTime[cm.firstReader.at(inputOperands_[i])] += Clock::now() - c0;
+  }
+  auto submitted = queue_->run(cm.program, cm.watchdogCycles);
+  if (!submitted.ok()) return submitted.error();
+  m.submission = submitted.value();
+  const auto snapshots = readSnapshots(backend, cm);
+  for (size_t i = 0; i < outputOperands_.size(); ++i) {
+    const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
+    const auto c0 = Clock::now();
+    copyFromDevice(backend, t.layout, t.region->addr(), outputs[i].data);
+    auto producer = cm.producer.find(outputOperands_[i]);
+    if (producer != cm.producer.end()) m.copyTime[producer->second] += Clock::now() - c0;
+  }
+  m.statsAfter = backend.stats();
+  m.wallTime = Clock::now() - t0;
+  result.profile = makeProfile(cm, snapshots, m, queue_->config(), std::string(sim::toString(backend.kind())));
+  result.timing = makeTiming(result.profile, measure);
+  return result;
+}
+
+nn::Result<hal::SharedBurst> PreparedModel::configureExecutionBurst() const {
+  return std::static_pointer_cast<const hal::IBurst>(std::make_shared<Burst>(shared_from_this()));
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,79 @@
+#include "Profiling.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace weft::accel {
+namespace {
+
+uint64_t cyclesToNs(uint64_t cycles, const hw::HwConfig& config) {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(cycles) * config.cyclePeriodNs()));
+}
+
+}  // namespace
+
+std::vector<SnapshotRecord> readSnapshots(sim::IDeviceBackend& backend, const CompiledModel& model) {
+  const size_t n = model.operations.size() + 1;
+  std::vector<uint8_t> bytes(n * hw::kSnapshotBytes);
+  backend.readDram(model.snapshots->addr(), bytes.data(), bytes.size());
+  std::vector<SnapshotRecord> records(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* p = &bytes[i * hw::kSnapshotBytes];
+    std::memcpy(&records[i].tag, p, 8);
+    std::memcpy(records[i].counters.data(), p + 8, 8 * hw::kNumCounters);
+  }
+  return records;
+}
+
+hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<SnapshotRecord>& snaps,
+                                  const ExecutionMeasurements& m, const hw::HwConfig& config,
+                                  const std::string& backendName) {
+  hal::ExecutionProfile p;
+  p.device = "weft-accel";
+  p.backend = backendName;
+  p.simulatorWallSeconds = m.statsAfter.wallSeconds - m.statsBefore.wallSeconds;
+  p.simulatedCycles = m.statsAfter.cyclesSimulated - m.statsBefore.cyclesSimulated;
+  uint64_t opCycles = 0;
+  for (size_t i = 0; i < model.operations.size(); ++i) {
+    const CompiledOperation& op = model.operations[i];
+    const SnapshotRecord& before = snaps[i];
+    const SnapshotRecord& after = snaps[i + 1];
+    hal::OperationProfile o;
+    o.operationIndex = op.operationIndex;
+    o.type = op.type;
+    o.cycles = after[hw::Counter::kBusy] - before[hw::Counter::kBusy];
+    o.onHardwareNs = cyclesToNs(o.cycles, config);
+    o.inDriverNs = o.onHardwareNs + static_cast<uint64_t>(m.copyTime[i].count());
+    o.macs = op.macs;
+    o.dramReadBytes = after[hw::Counter::kDmaRdBytes] - before[hw::Counter::kDmaRdBytes];
+    o.dramWriteBytes = after[hw::Counter::kDmaWrBytes] - before[hw::Counter::kDmaWrBytes];
+    for (size_t c = 0; c < hw::kNumCounters; ++c) {
+      o.counters.emplace_back(std::string(hw::kCounterNames[c]), after.counters[c] - before.counters[c]);
+    }
+    opCycles += o.cycles;
+    p.operations.push_back(std::move(o));
+  }
+  const auto& s = m.submission;
+  p.deviceCycles = s.busyCycles;
+  p.overheadCycles = s.busyCycles > opCycles ? s.busyCycles - opCycles : 0;
+  p.registerAccesses = s.registerAccesses;
+  p.interrupts = s.interrupts;
+  p.onHardwareNs = cyclesToNs(s.busyCycles, config);
+  p.deviceInteractionNs = s.registerAccesses * static_cast<uint64_t>(config.get(hw::Param::kRegAccessNs)) +
+                          s.interrupts * static_cast<uint64_t>(config.get(hw::Param::kIrqLatencyNs));
+  const auto host = m.wallTime - s.backendTime;
+  p.driverHostNs = host.count() > 0 ? static_cast<uint64_t>(host.count()) : 0;
+  p.inDriverNs = p.driverHostNs + p.deviceInteractionNs + p.onHardwareNs;
+  return p;
+}
+
+nn::Timing makeTiming(const hal::ExecutionProfile& profile, nn::MeasureTiming measure) {
+  nn::Timing t;
+  if (measure == nn::MeasureTiming::YES) {
+    t.timeOnDeviceNs = profile.onHardwareNs;
+    t.timeInDriverNs = profile.inDriverNs;
+  }
+  return t;
+}
+
+}  // namespace weft::accel

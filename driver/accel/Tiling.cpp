@@ -1,0 +1,245 @@
+#include "Tiling.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace weft::accel {
+namespace {
+
+constexpr uint32_t kMaxCount = 0xFFFF;  // 16-bit count and row-address fields
+
+uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+// Boxes of at most `maxRows` output pixels, balanced so that no box is a small remainder.
+std::vector<MBox> makeBoxes(const ImageShape& out, uint32_t maxRows) {
+  std::vector<MBox> boxes;
+  const uint64_t perImage = uint64_t{out.height} * out.width;
+  if (perImage <= maxRows) {
+    const uint32_t per = std::max<uint32_t>(1, static_cast<uint32_t>(maxRows / perImage));
+    const uint32_t count = ceilDiv(out.batches, per);
+    const uint32_t nb = ceilDiv(out.batches, count);
+    for (uint32_t b = 0; b < out.batches; b += nb) {
+      boxes.push_back({b, std::min(nb, out.batches - b), 0, out.height, 0, out.width});
+    }
+  } else if (out.width <= maxRows) {
+    const uint32_t per = maxRows / out.width;
+    const uint32_t count = ceilDiv(out.height, per);
+    const uint32_t noh = ceilDiv(out.height, count);
+    for (uint32_t b = 0; b < out.batches; ++b)
+      for (uint32_t y = 0; y < out.height; y += noh)
+        boxes.push_back({b, 1, y, std::min(noh, out.height - y), 0, out.width});
+  } else {
+    const uint32_t count = ceilDiv(out.width, maxRows);
+    const uint32_t now = ceilDiv(out.width, count);
+    for (uint32_t b = 0; b < out.batches; ++b)
+      for (uint32_t y = 0; y < out.height; ++y)
+        for (uint32_t x = 0; x < out.width; x += now)
+          boxes.push_back({b, 1, y, 1, x, std::min(now, out.width - x)});
+  }
+  return boxes;
+}
+
+// Groups full chunks of one run (consecutive offsets Rows apart) into single loads of at most
+// `maxChunks` chunks.
+std::vector<ChunkGroup> groupChunks(const std::vector<KChunk>& chunks, unsigned rows, uint32_t maxChunks) {
+  std::vector<ChunkGroup> groups;
+  for (uint32_t i = 0; i < chunks.size(); ++i) {
+    if (!groups.empty()) {
+      ChunkGroup& g = groups.back();
+      const KChunk& last = chunks[g.first + g.count - 1];
+      const bool regular = last.bytes == rows && chunks[i].bytes == rows &&
+                           chunks[i].offset == last.offset + rows && chunks[i].kBegin == last.kBegin + rows;
+      if (regular && g.count < maxChunks) {
+        ++g.count;
+        continue;
+      }
+    }
+    groups.push_back({i, 1});
+  }
+  return groups;
+}
+
+struct Candidate {
+  TilePlan plan;
+  bool ok = false;
+};
+
+// The time of the layer's program on the slowest of the load unit, the array, the store
+// unit, the DRAM channel and the command fetch, plus the pipeline's fill and drain.
+double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost) {
+  const uint32_t nK = static_cast<uint32_t>(p.chunks.size());
+  const uint32_t groups = ceilDiv(p.nTiles, p.tilesPerGroup);
+  const uint32_t epochs = ceilDiv(p.nTiles, p.tilesPerEpoch);
+  const uint32_t storeBytes = std::min<uint32_t>(cost.cols, layer.n());
+  // Per output pixel: load-unit and channel cycles of its im2col rows, array cycles.
+  double rowLoad = 0, rowChannel = 0;
+  for (const KChunk& c : p.chunks) {
+    rowLoad += cost.loadRowCycles(c.bytes);
+    rowChannel += cost.requestCycles(c.bytes);
+  }
+  double load = 0, channel = 0, compute = 0, store = 0, commands = 0, stall = 0;
+  const uint32_t inputPasses = p.inputMode == InputMode::kResident ? epochs : groups;
+  for (const MBox& b : p.boxes) {
+    const double rows = b.rows();
+    load += inputPasses * (rows * rowLoad + 2.0 * p.inputLoads.size());
+    channel += inputPasses * rows * rowChannel;
+    commands += inputPasses * (b.nb == 1 ? p.inputLoads.size() : nK);
+    for (const KChunk& c : p.chunks) compute += p.nTiles * cost.gemmCycles(b.rows(), c.bytes);
+    commands += double(nK) * p.nTiles;
+    store += p.nTiles * (rows * cost.storeRowCycles(storeBytes) + 4);
+    commands += double(p.nTiles) * b.nb;
+    if (p.accBuffers == 1) stall += groups * (cost.latency + 4);
+  }
+  // Weights: every tile once, or once per box when streamed.
+  const double weightRows = double(nK) * p.nTiles * cost.rows;
+  const double weightPasses = p.weightMode == WeightMode::kStreamed ? double(p.boxes.size()) : 1.0;
+  load += weightPasses * weightRows * cost.loadRowCycles(cost.cols);
+  channel += weightPasses * weightRows * cost.requestCycles(cost.cols);
+  commands += p.weightMode == WeightMode::kStreamed ? double(p.boxes.size()) * groups * nK : groups;
+  channel += layer.m() * p.nTiles * cost.requestCycles(storeBytes);
+  const double fetch = commands * cost.fetchCycles();
+  const double fillDrain = epochs * (3 * cost.latency + cost.rows + cost.cols);
+  return std::max({load, compute, store, channel, fetch}) + stall + fillDrain;
+}
+
+}  // namespace
+
+std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, unsigned rows) {
+  // Runs: contiguous byte ranges of the window, in K order.
+  std::vector<KChunk> runs;
+  const uint32_t c = l.input.channels;
+  for (uint32_t fh = 0; fh < l.filterH; ++fh) {
+    const int64_t rowOffset = int64_t(fh) * l.dilationH * int64_t(rowStride);
+    if (l.dilationW == 1 && pixelStride == c) {
+      runs.push_back({rowOffset, l.filterW * c, fh * l.filterW * c});
+    } else {
+      for (uint32_t fw = 0; fw < l.filterW; ++fw) {
+        runs.push_back({rowOffset + int64_t(fw) * l.dilationW * int64_t(pixelStride), c, (fh * l.filterW + fw) * c});
+      }
+    }
+  }
+  // Runs that touch in memory (a filter as wide as an unpadded image) are one run.
+  std::vector<KChunk> merged;
+  for (const KChunk& r : runs) {
+    if (!merged.empty() && merged.back().offset + merged.back().bytes == r.offset &&
+        merged.back().kBegin + merged.back().bytes == r.kBegin) {
+      merged.back().bytes += r.bytes;
+    } else {
+      merged.push_back(r);
+    }
+  }
+  std::vector<KChunk> chunks;
+  for (const KChunk& r : merged) {
+    for (uint32_t done = 0; done < r.bytes; done += rows) {
+      chunks.push_back({r.offset + done, std::min<uint32_t>(rows, r.bytes - done), r.kBegin + done});
+    }
+  }
+  return chunks;
+}
+
+nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+                                  const hw::HwConfig& config) {
+  const CostModel cost(config);
+  const unsigned R = config.rows(), C = config.cols();
+  const uint32_t nK = static_cast<uint32_t>(chunks.size());
+  const uint32_t nTiles = ceilDiv(layer.n(), C);
+  const uint64_t mTotal = layer.m();
+  const uint32_t maxLoadChunks = std::max<uint32_t>(1, std::min<uint32_t>(kMaxCount, nK));
+
+  TilePlan best;
+  bool found = false;
+  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
+    // Groups never straddle a parameter epoch.
+    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
+    if (perEpoch == 0) break;
+    for (uint32_t accBuffers : {2u, 1u}) {
+      // A single accumulator buffer costs a token per tile between consecutive groups.
+      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
+      uint64_t mt = config.accRows() / (uint64_t{accBuffers} * ng);
+      mt = std::min<uint64_t>({mt, mTotal, kMaxCount});
+      if (mt == 0) continue;
+      for (LoopOrder order : {LoopOrder::kBoxesOuter, LoopOrder::kGroupsOuter}) {
+        for (InputMode im : {InputMode::kResident, InputMode::kStreamed}) {
+          if (im == InputMode::kResident && order != LoopOrder::kBoxesOuter) continue;
+          for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kResidentGroup, WeightMode::kStreamed}) {
+            if (wm == WeightMode::kResidentGroup && order != LoopOrder::kGroupsOuter) continue;
+            // Shrink the tile until the input memory fits the mode.
+            uint64_t rowsPerTile = mt;
+            uint32_t loadChunks = maxLoadChunks;
+            if (im == InputMode::kResident) {
+              rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / (2ull * nK));
+            } else {
+              loadChunks = static_cast<uint32_t>(std::min<uint64_t>(
+                  loadChunks, config.inSpadRows() / (2ull * std::max<uint64_t>(1, rowsPerTile))));
+              if (loadChunks == 0) {
+                loadChunks = 1;
+                rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / 2);
+              }
+            }
+            if (rowsPerTile == 0) continue;
+            const uint64_t tileRows = R;  // a weight tile occupies Rows rows
+            uint64_t wRowsNeeded = 0;
+            switch (wm) {
+              case WeightMode::kResidentEpoch: wRowsNeeded = uint64_t{nK} * perEpoch * tileRows; break;
+              case WeightMode::kResidentGroup: wRowsNeeded = 2ull * nK * ng * tileRows; break;
+              case WeightMode::kStreamed: wRowsNeeded = 2ull * ng * tileRows; break;
+            }
+            if (wRowsNeeded > config.wSpadRows()) continue;
+
+            TilePlan p;
+            p.chunks = chunks;
+            p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+            p.rowsPerTile = 0;
+            for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
+            p.inputLoads = groupChunks(chunks, R, loadChunks);
+            uint32_t largestLoad = 0;
+            for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
+            p.nTiles = nTiles;
+            p.tilesPerGroup = ng;
+            p.tilesPerEpoch = perEpoch;
+            p.order = order;
+            p.inputMode = im;
+            p.weightMode = wm;
+            p.accBuffers = accBuffers;
+            if (im == InputMode::kStreamed) {
+              p.inSlots = static_cast<uint32_t>(std::min<uint64_t>(
+                  4, config.inSpadRows() / (uint64_t{largestLoad} * p.rowsPerTile)));
+              if (p.inSlots < 2) continue;
+            }
+            if (wm == WeightMode::kStreamed) {
+              p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(4, config.wSpadRows() / (uint64_t{ng} * tileRows)));
+            }
+            p.estimatedCycles = estimate(layer, p, cost);
+            if (!found || p.estimatedCycles < best.estimatedCycles) {
+              best = std::move(p);
+              found = true;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!found) {
+    return NN_ERROR(OP_FAILED) << "no tiling of layer " << layer.operationIndex << " (M " << mTotal
+                               << ", N " << layer.n() << ", K " << layer.k()
+                               << ") fits the configuration's memories";
+  }
+  return best;
+}
+
+std::string TilePlan::describe() const {
+  auto orderName = order == LoopOrder::kBoxesOuter ? "boxes-outer" : "groups-outer";
+  auto inName = inputMode == InputMode::kResident ? "resident" : "streamed";
+  auto wName = weightMode == WeightMode::kResidentEpoch   ? "resident"
+               : weightMode == WeightMode::kResidentGroup ? "resident-per-group"
+                                                          : "streamed";
+  return fmt::format("{} chunks, {} boxes of <= {} rows, {} n-tiles in groups of {}, {}, inputs {}, "
+                     "weights {}, {} accumulator buffers, estimate {:.0f} cycles",
+                     chunks.size(), boxes.size(), rowsPerTile, nTiles, tilesPerGroup, orderName,
+                     inName, wName, accBuffers, estimatedCycles);
+}
+
+}  // namespace weft::accel

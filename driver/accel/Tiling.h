@@ -1,0 +1,87 @@
+// Tiling: how a GEMM layer is cut to the array and the on-chip memories.
+//
+//  K (reduction) -> chunks of at most Rows bytes, each a contiguous byte range of the input
+//       image relative to a window's origin. With dilation 1 the (fw, ci) bytes of one filter
+//       row are contiguous in NHWC, so a filter row is one run; runs are cut into chunks. The
+//       DMA's strided LOAD gathers a chunk for every output pixel of a tile: that is the im2col,
+//       done by the DMA, never by the host.
+//  M (output pixels) -> boxes of at most `rowsPerTile` pixels: whole images, rows of one image,
+//       or a segment of one row, so that one 3-level LOAD (ow, oh, batch or chunk) addresses them
+//       and one 2-level STORE per image writes them back.
+//  N (output channels) -> tiles of Cols channels, taken `tilesPerGroup` at a time; a group's
+//       partial sums stay in the accumulator while K is streamed through.
+//
+// The loop nest (CommandGenerator.h) is, per parameter epoch (ParamRows n-tiles):
+//    for outer in (boxes | groups): for inner in (groups | boxes):      (order)
+//      for input-load in K: [LOAD inputs] for chunk: [LOAD weights] for n in group: GEMM
+//      STORE the group
+// Inputs are either resident (all K chunks of a box loaded once, reused by every group) or
+// streamed per group; weights are resident for the epoch, resident per group, or streamed per
+// chunk. Every buffer is double-buffered (or deeper) so that load, compute and store overlap.
+// chooseTiling() enumerates the combinations that fit and keeps the one the cost model says
+// is fastest.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "CostModel.h"
+#include "GemmLayer.h"
+#include "weft/hw/config.h"
+#include "weft/nn/Result.h"
+
+namespace weft::accel {
+
+// A contiguous piece of K: `bytes` input bytes at `offset` from the window origin (in a view
+// with the layer's strides), weights rows [kBegin, kBegin + bytes).
+struct KChunk {
+  int64_t offset = 0;
+  uint32_t bytes = 0;
+  uint32_t kBegin = 0;
+};
+
+// Consecutive chunks of one run loaded by one LOAD (count2 walks them, stride Rows).
+struct ChunkGroup {
+  uint32_t first = 0, count = 0;
+};
+
+// A rectangle of output pixels: images [b0, b0+nb), rows [oh0, oh0+noh), columns [ow0, ow0+now).
+struct MBox {
+  uint32_t b0 = 0, nb = 1, oh0 = 0, noh = 1, ow0 = 0, now = 1;
+  uint32_t rows() const { return nb * noh * now; }
+};
+
+enum class LoopOrder { kBoxesOuter, kGroupsOuter };
+enum class InputMode { kResident, kStreamed };
+enum class WeightMode { kResidentEpoch, kResidentGroup, kStreamed };
+
+struct TilePlan {
+  std::vector<KChunk> chunks;
+  std::vector<ChunkGroup> inputLoads;  // how K is loaded for one box (covers all chunks in order)
+  std::vector<MBox> boxes;
+  uint32_t rowsPerTile = 0;            // the largest box
+  uint32_t nTiles = 0;                 // ceil(N / Cols)
+  uint32_t tilesPerGroup = 0;
+  uint32_t tilesPerEpoch = 0;          // n-tiles whose parameter rows are resident at once
+  LoopOrder order = LoopOrder::kBoxesOuter;
+  InputMode inputMode = InputMode::kStreamed;
+  WeightMode weightMode = WeightMode::kStreamed;
+  uint32_t accBuffers = 2;             // accumulator regions of tilesPerGroup x rowsPerTile rows
+  uint32_t inSlots = 2;                // streamed: input slots of (largest input load) x rows
+  uint32_t wSlots = 2;                 // streamed: weight slots of tilesPerGroup tiles
+  double estimatedCycles = 0;
+
+  std::string describe() const;
+};
+
+// The K chunks of a layer whose input view has the given pixel and row strides.
+std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
+                           unsigned rows);
+
+// Chooses the fastest tiling that fits `config`'s memories. OP_FAILED (with what is too big)
+// when none fits, which only a pathological configuration can cause.
+nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+                                  const hw::HwConfig& config);
+
+}  // namespace weft::accel

@@ -1,0 +1,25 @@
+// Host <-> device copies of model inputs and outputs through the backend's DRAM backdoor (the
+// stand-in for a shared-memory mapping). They convert between the logical layout a client
+// sees (dense, NHWC or NCHW) and the device layout (NHWC with a halo, MemoryPlan.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "MemoryPlan.h"
+#include "weft/sim/backend.h"
+
+namespace weft::accel {
+
+// The whole device buffer of a tensor with every byte set to its zero point: written once at
+// preparation, so the halo holds the zero point for good.
+std::vector<uint8_t> zeroPointImage(const TensorLayout& t);
+
+// `src` holds the tensor in its logical layout (bytes() of the logical dimensions).
+void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src);
+void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, uint8_t* dst);
+
+// Bytes of the tensor in its logical layout.
+uint64_t logicalBytes(const TensorLayout& t);
+
+}  // namespace weft::accel

@@ -1,0 +1,115 @@
+// CONV_2D on the accelerator (approx backend) against the CPU reference, bit-exact: randomized
+// shapes smaller and larger than the array and not multiples of it, explicit / SAME / VALID
+// padding, strides, dilation, NHWC and NCHW, fused activations, uint8 / int8 / per-channel.
+#include <gtest/gtest.h>
+
+#include "AccelTestUtil.h"
+
+namespace weft::accel::test {
+namespace {
+
+void expectBitExact(const hal::IDevice& device, const ConvCase& c, std::mt19937& rng) {
+  const OpModel m = makeConvModel(c, rng);
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << c.describe() << ": " << cpu.error().message;
+  auto supported = device.getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok());
+  ASSERT_TRUE(supported.value().at(0)) << c.describe();
+  auto prepared = prepare(device, m.model);
+  ASSERT_TRUE(prepared.ok()) << c.describe() << ": " << prepared.error().message;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(dev.ok()) << c.describe() << ": " << dev.error().message;
+  const int64_t at = firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]);
+  EXPECT_EQ(at, -1) << c.describe() << ": byte " << at << " is "
+                    << int(dev.value().outputs[0][at < 0 ? 0 : at]) << ", the reference says "
+                    << int(cpu.value().outputs[0][at < 0 ? 0 : at]);
+}
+
+class ConvRandom : public ::testing::TestWithParam<int> {};
+
+TEST_P(ConvRandom, MatchesTheCpuReferenceBitExactOnWeft8) {
+  auto device = approxDevice("weft8");
+  std::mt19937 rng(1000 + GetParam());
+  for (int i = 0; i < 6; ++i) {
+    const ConvCase c = randomConvCase(rng, 14, 24);
+    SCOPED_TRACE(c.describe());
+    expectBitExact(*device, c, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Seeds, ConvRandom, ::testing::Range(0, 10));
+
+ConvCase basic(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t f) {
+  ConvCase c;
+  c.height = h;
+  c.width = w;
+  c.inChannels = cin;
+  c.outChannels = cout;
+  c.filterH = c.filterW = f;
+  c.implicitPadding = true;
+  c.paddingScheme = 1;
+  c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 127};
+  c.filter = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 130};
+  c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 8.0f, 120};
+  return c;
+}
+
+TEST(Conv2d, OneByOneChannelIsSmallerThanTheArray) {
+  std::mt19937 rng(1);
+  expectBitExact(*approxDevice("weft8"), basic(1, 1, 1, 1, 1), rng);
+}
+
+TEST(Conv2d, ChannelsNotMultiplesOfTheArray) {
+  std::mt19937 rng(2);
+  expectBitExact(*approxDevice("weft8"), basic(5, 7, 17, 33, 3), rng);
+}
+
+TEST(Conv2d, ManyOutputPixelsSpanSeveralTiles) {
+  std::mt19937 rng(3);
+  ConvCase c = basic(40, 37, 6, 10, 3);
+  c.batches = 2;
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+TEST(Conv2d, RowsWiderThanTheAccumulatorAreSplit) {
+  std::mt19937 rng(4);
+  ConvCase c = basic(2, 700, 3, 5, 3);
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+TEST(Conv2d, MoreChannelsThanTheParameterMemoryHoldsUseSeveralEpochs) {
+  std::mt19937 rng(5);
+  ConvCase c = basic(3, 3, 4, 300, 1);  // weft8: 38 n-tiles, 32 parameter rows
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+TEST(Conv2d, LargeReductionAndStrides) {
+  std::mt19937 rng(6);
+  ConvCase c = basic(9, 11, 70, 9, 5);
+  c.strideH = 2;
+  c.strideW = 3;
+  c.implicitPadding = false;
+  c.padTop = 2;
+  c.padBottom = 1;
+  c.padLeft = 0;
+  c.padRight = 4;
+  c.activation = 3;
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+TEST(Conv2d, DilatedNchwPerChannel) {
+  std::mt19937 rng(7);
+  ConvCase c = basic(12, 10, 5, 7, 3);
+  c.dilationH = 2;
+  c.dilationW = 3;
+  c.nchw = true;
+  c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.5f, -3};
+  c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 4.0f, 10};
+  c.filter = {nn::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, 0.0f, 0};
+  for (int i = 0; i < 7; ++i) c.perChannelScales.push_back(0.1f * (i + 1));
+  c.activation = 1;
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+}  // namespace
+}  // namespace weft::accel::test

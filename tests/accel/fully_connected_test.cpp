@@ -1,0 +1,88 @@
+// FULLY_CONNECTED on the accelerator (approx backend) against the CPU reference, bit-exact.
+#include <gtest/gtest.h>
+
+#include "AccelTestUtil.h"
+
+namespace weft::accel::test {
+namespace {
+
+void expectBitExact(const hal::IDevice& device, const FcCase& c, std::mt19937& rng) {
+  const OpModel m = makeFcModel(c, rng);
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << c.describe() << ": " << cpu.error().message;
+  auto supported = device.getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok());
+  ASSERT_TRUE(supported.value().at(0)) << c.describe();
+  auto prepared = prepare(device, m.model);
+  ASSERT_TRUE(prepared.ok()) << c.describe() << ": " << prepared.error().message;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(dev.ok()) << c.describe() << ": " << dev.error().message;
+  const int64_t at = firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]);
+  EXPECT_EQ(at, -1) << c.describe() << ": byte " << at;
+}
+
+class FcRandom : public ::testing::TestWithParam<int> {};
+
+TEST_P(FcRandom, MatchesTheCpuReferenceBitExactOnWeft8) {
+  auto device = approxDevice("weft8");
+  std::mt19937 rng(2000 + GetParam());
+  for (int i = 0; i < 6; ++i) {
+    const FcCase c = randomFcCase(rng, 40, 90);
+    SCOPED_TRACE(c.describe());
+    expectBitExact(*device, c, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Seeds, FcRandom, ::testing::Range(0, 8));
+
+FcCase basic(uint32_t batch, uint32_t inputSize, uint32_t units) {
+  FcCase c;
+  c.inputDims = {batch, inputSize};
+  c.units = units;
+  c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 128};
+  c.weights = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 120};
+  c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 16.0f, 100};
+  return c;
+}
+
+TEST(FullyConnected, SingleElement) {
+  std::mt19937 rng(1);
+  expectBitExact(*approxDevice("weft8"), basic(1, 1, 1), rng);
+}
+
+TEST(FullyConnected, BatchLargerThanTheAccumulator) {
+  std::mt19937 rng(2);
+  expectBitExact(*approxDevice("weft8"), basic(700, 20, 11), rng);
+}
+
+TEST(FullyConnected, LongReductionAndManyUnits) {
+  std::mt19937 rng(3);
+  expectBitExact(*approxDevice("weft8"), basic(3, 1000, 300), rng);
+}
+
+TEST(FullyConnected, FourDimensionalInputFlattensToBatchRows) {
+  std::mt19937 rng(4);
+  FcCase c = basic(1, 12, 9);
+  c.inputDims = {2, 3, 2, 12};  // 12 rows of 12
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+TEST(FullyConnected, SignedWithMultiplierAboveOne) {
+  std::mt19937 rng(5);
+  FcCase c = basic(5, 30, 17);
+  c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.5f, -10};
+  c.weights = {nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.5f, 3};
+  c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, 0.1f, 5};
+  c.activation = 2;
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
+TEST(FullyConnected, OnTheDefaultConfiguration) {
+  std::mt19937 rng(6);
+  // A device of its own (not the process's weft8 singleton).
+  auto device = deviceOn(sim::createBackend(sim::BackendKind::kApprox, hw::HwConfig::load("weft16")));
+  expectBitExact(*device, basic(37, 150, 70), rng);
+}
+
+}  // namespace
+}  // namespace weft::accel::test

@@ -1,0 +1,81 @@
+// Failure handling (DESIGN.md "Bad input and failures"): a device error (STATUS.error) or a
+// hang caught by the watchdog fails the execution with OP_FAILED and a message saying what
+// happened, the device is reset, and the next execution works and is bit-exact.
+#include <gtest/gtest.h>
+
+#include "AccelTestUtil.h"
+#include "WrappedBackend.h"
+
+namespace weft::accel::test {
+namespace {
+
+class Recovery : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto inner = sim::createBackend(sim::BackendKind::kApprox, hw::HwConfig::load("weft8"));
+    auto wrapped = std::make_unique<WrappedBackend>(std::move(inner));
+    backend_ = wrapped.get();
+    device_ = deviceOn(std::move(wrapped));
+    std::mt19937 rng(7);
+    FcCase c;
+    c.inputDims = {9, 20};
+    c.units = 13;
+    c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 128};
+    c.weights = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 120};
+    c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 16.0f, 100};
+    model_ = makeFcModel(c, rng);
+    auto cpu = runOnCpu(model_);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    expected_ = cpu.value().outputs[0];
+    auto prepared = prepare(*device_, model_.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    prepared_ = prepared.value();
+  }
+
+  void expectNextExecutionWorks() {
+    auto run = runOnPrepared(*prepared_, model_);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(firstMismatch(run.value().outputs[0], expected_), -1);
+  }
+
+  WrappedBackend* backend_ = nullptr;
+  hal::SharedDevice device_;
+  OpModel model_;
+  std::vector<uint8_t> expected_;
+  hal::SharedPreparedModel prepared_;
+};
+
+TEST_F(Recovery, DeviceErrorFailsTheExecutionAndTheNextOneWorks) {
+  expectNextExecutionWorks();
+  backend_->arm(WrappedBackend::Fault::kBadOpcode);
+  auto failed = runOnPrepared(*prepared_, model_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, nn::ErrorStatus::OP_FAILED);
+  EXPECT_NE(failed.error().message.find("bad_opcode"), std::string::npos) << failed.error().message;
+  EXPECT_NE(failed.error().message.find("reset"), std::string::npos) << failed.error().message;
+  expectNextExecutionWorks();
+  expectNextExecutionWorks();
+}
+
+TEST_F(Recovery, LostDoorbellTripsTheWatchdogAndTheNextExecutionWorks) {
+  backend_->arm(WrappedBackend::Fault::kDropDoorbell);
+  auto failed = runOnPrepared(*prepared_, model_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, nn::ErrorStatus::OP_FAILED);
+  EXPECT_NE(failed.error().message.find("watchdog"), std::string::npos) << failed.error().message;
+  EXPECT_EQ(backend_->hardResets(), 1u);
+  expectNextExecutionWorks();
+}
+
+TEST_F(Recovery, HungProgramTripsTheWatchdogAndTheNextExecutionWorks) {
+  backend_->arm(WrappedBackend::Fault::kWaitForeverToken);
+  auto failed = runOnPrepared(*prepared_, model_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("watchdog"), std::string::npos) << failed.error().message;
+  EXPECT_EQ(backend_->hardResets(), 1u);
+  expectNextExecutionWorks();
+  expectNextExecutionWorks();
+}
+
+}  // namespace
+}  // namespace weft::accel::test
