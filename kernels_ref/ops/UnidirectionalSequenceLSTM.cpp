@@ -1,0 +1,152 @@
+// UNIDIRECTIONAL_SEQUENCE_LSTM: an LSTM layer (see LSTMCell.h) run over a whole sequence.
+//   0 input [maxTime, batch, inputSize] (time-major) or [batch, maxTime, inputSize]
+//   1-19 weights, biases, projection and states as for LSTM
+//   20 activation, 21 cell clip, 22 projection clip, 23 timeMajor (BOOL)
+//   24-27 layer normalization weights (optional)
+//   -> output [.., .., outputSize] in the input's layout, and optionally (NNAPI 1.3) the final
+//      output state [batch, outputSize] and cell state [batch, numCells].
+// Types: float32, float16 (computed in float32).
+#include <vector>
+
+#include "LSTMCell.h"
+#include "SequenceLayout.h"
+#include "TensorAsFloat.h"
+#include "weft/kernels/OperationUtils.h"
+
+namespace weft::nn::unidirectional_sequence_lstm {
+
+constexpr uint32_t kInputTensor = 0;
+constexpr uint32_t kOutputStateInTensor = 18;
+constexpr uint32_t kCellStateInTensor = 19;
+constexpr uint32_t kActivationParam = 20;
+constexpr uint32_t kCellClipParam = 21;
+constexpr uint32_t kProjClipParam = 22;
+constexpr uint32_t kTimeMajorParam = 23;
+constexpr uint32_t kFirstLayerNormTensor = 24;
+constexpr uint32_t kNumInputs = 28;
+
+constexpr uint32_t kOutputTensor = 0;
+constexpr uint32_t kOutputStateOutTensor = 1;
+constexpr uint32_t kCellStateOutTensor = 2;
+
+namespace {
+
+lstm::CellOperands operandsOf() {
+  lstm::CellOperands op = lstm::weightsStartingAt(1);
+  op.outputStateIn = kOutputStateInTensor;
+  op.cellStateIn = kCellStateInTensor;
+  op.inputLayerNorm = kFirstLayerNormTensor;
+  op.forgetLayerNorm = kFirstLayerNormTensor + 1;
+  op.cellLayerNorm = kFirstLayerNormTensor + 2;
+  op.outputLayerNorm = kFirstLayerNormTensor + 3;
+  return op;
+}
+
+struct Geometry {
+  bool timeMajor;
+  uint32_t maxTime, batchSize, inputSize;
+  lstm::CellConfig cell;
+};
+
+Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
+  for (uint32_t i : {kInputTensor, kTimeMajorParam}) {
+    NN_RET_CHECK(!context->isOmittedInput(i)) << "required input " << i << " is omitted";
+  }
+  const Shape input = context->getInputShape(kInputTensor);
+  NN_RET_CHECK_EQ(getNumberOfDimensions(input), 3u) << "input must be 3-D";
+  Geometry g;
+  g.timeMajor = context->getInputValue<uint8_t>(kTimeMajorParam) != 0;
+  g.maxTime = input.dimensions[g.timeMajor ? 0 : 1];
+  g.batchSize = input.dimensions[g.timeMajor ? 1 : 0];
+  g.inputSize = input.dimensions[2];
+  auto cell = lstm::checkCell(context, operandsOf(), g.batchSize, g.inputSize, 0);
+  if (!cell.ok()) return cell.error();
+  g.cell = *cell;
+  return g;
+}
+
+}  // namespace
+
+Status validate(const IOperationValidationContext* context) {
+  NN_TRY(validateInputCount(context, kNumInputs, kNumInputs));
+  const uint32_t outputs = context->getNumOutputs();
+  NN_RET_CHECK(outputs == 1 || outputs == 3) << "1 output, or 3 with the final states; got " << outputs;
+  const OperandType type = context->getInputType(kInputTensor);
+  NN_TRY(validateTypeIsOneOf(context, "input", type, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
+  const OperandType scalar = type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+  for (uint32_t i = 0; i < kNumInputs; ++i) {
+    if (context->isOmittedInput(i)) continue;
+    OperandType expected = type;
+    if (i == kActivationParam) expected = OperandType::INT32;
+    if (i == kCellClipParam || i == kProjClipParam) expected = scalar;
+    if (i == kTimeMajorParam) expected = OperandType::BOOL;
+    NN_RET_CHECK(context->getInputType(i) == expected)
+        << "input " << i << " has type " << toString(context->getInputType(i)) << ", expected " << toString(expected);
+  }
+  for (uint32_t i = 0; i < outputs; ++i) {
+    NN_RET_CHECK(context->getOutputType(i) == type) << "output " << i << " must have the input's type";
+  }
+  int32_t activation = 0;
+  if (getConstantScalar(context, kActivationParam, &activation)) {
+    NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
+  }
+  NN_TRY(validateInputRank(context, kInputTensor, 3, 3));
+  return {};
+}
+
+Status prepare(IOperationExecutionContext* context) {
+  auto g = readGeometry(context);
+  if (!g.ok()) return g.error();
+  auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
+  if (!params.ok()) return params.error();
+  Shape output = context->getOutputShape(kOutputTensor);
+  output.dimensions = g->timeMajor ? Dimensions{g->maxTime, g->batchSize, g->cell.outputSize}
+                                   : Dimensions{g->batchSize, g->maxTime, g->cell.outputSize};
+  NN_TRY(context->setOutputShape(kOutputTensor, output));
+  if (context->getNumOutputs() == 3) {
+    Shape outputState = context->getOutputShape(kOutputStateOutTensor);
+    outputState.dimensions = {g->batchSize, g->cell.outputSize};
+    NN_TRY(context->setOutputShape(kOutputStateOutTensor, outputState));
+    Shape cellState = context->getOutputShape(kCellStateOutTensor);
+    cellState.dimensions = {g->batchSize, g->cell.numCells};
+    NN_TRY(context->setOutputShape(kCellStateOutTensor, cellState));
+  }
+  return {};
+}
+
+Status execute(IOperationExecutionContext* context) {
+  auto g = readGeometry(context);
+  if (!g.ok()) return g.error();
+  auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
+  if (!params.ok()) return params.error();
+  const lstm::CellWeights weights = lstm::loadCell(context, operandsOf(), g->cell);
+  const Dimensions inputDims = context->getInputShape(kInputTensor).dimensions;
+  const std::vector<float> input = transposeUnlessTimeMajor(inputAsFloat(context, kInputTensor), g->timeMajor,
+                                                            inputDims[0], inputDims[1], g->inputSize);
+  const std::vector<float> outputStateIn = inputAsFloat(context, kOutputStateInTensor);
+  const std::vector<float> cellStateIn = inputAsFloat(context, kCellStateInTensor);
+  std::vector<float> output(size_t{g->maxTime} * g->batchSize * g->cell.outputSize);
+  std::vector<float> outputState(size_t{g->batchSize} * g->cell.outputSize);
+  std::vector<float> cellState(size_t{g->batchSize} * g->cell.numCells);
+  lstm::SequenceOutput out;
+  out.output = output.data();
+  out.outputStride = g->cell.outputSize;
+  out.outputState = outputState.data();
+  out.cellState = cellState.data();
+  lstm::runSequence(weights, *params, g->maxTime, g->batchSize, input.data(), nullptr, outputStateIn.data(),
+                    cellStateIn.data(), /*forward=*/true, out);
+  const std::vector<float> result =
+      transposeUnlessTimeMajor(output, g->timeMajor, g->maxTime, g->batchSize, g->cell.outputSize);
+  NN_TRY(writeOutputFromFloat(context, kOutputTensor, result.data(), result.size()));
+  if (context->getNumOutputs() == 3) {
+    NN_TRY(writeOutputFromFloat(context, kOutputStateOutTensor, outputState.data(), outputState.size()));
+    NN_TRY(writeOutputFromFloat(context, kCellStateOutTensor, cellState.data(), cellState.size()));
+  }
+  return {};
+}
+
+}  // namespace weft::nn::unidirectional_sequence_lstm
+
+NN_REGISTER_OPERATION(UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM",
+                      unidirectional_sequence_lstm::validate, unidirectional_sequence_lstm::prepare,
+                      unidirectional_sequence_lstm::execute, .allowOmittedOperand = true)
