@@ -71,6 +71,37 @@ TEST_P(RtlTiming, ShortGemmsWaitForTheWeightBufferToDrain) {
   EXPECT_EQ(activeDelta(dev, cmds, hw::Counter::kComputeActive), p3 + m + R + C + 1);
 }
 
+TEST_P(RtlTiming, LoadOfSingleRowRequestsTakesRowsPlusLatencyPlusOne) {
+  RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
+  dev.initRing();
+  hw::LoadCmd l = Session::load(hw::Mem::kIn, 0, 0x100000, 1, 10);
+  l.stride0 = 3;  // not contiguous: one request per row
+  EXPECT_EQ(activeDelta(dev, {l.encode()}, hw::Counter::kLoadActive), 10 + kReadLatency + 1);
+  // Contiguous full rows: one merged request, whose beats arrive one per cycle.
+  const unsigned R = dev.rows();
+  const hw::LoadCmd merged = Session::load(hw::Mem::kIn, 0, 0x100000, R, 10);
+  const uint64_t beatsPerRow = R / dev.config().busBytes();
+  EXPECT_EQ(activeDelta(dev, {merged.encode()}, hw::Counter::kLoadActive),
+            1 + kReadLatency + 10 * beatsPerRow);
+}
+
+TEST_P(RtlTiming, StoreOfSingleBeatRowsTakesRowsPlusFivePlusWriteLatency) {
+  RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
+  dev.initRing();
+  hw::StoreCmd s;
+  s.mode = hw::StoreMode::kRequant8;
+  s.rowBytes = dev.cols();
+  s.dramAddr = 0x500000;
+  s.stride0 = 64;
+  s.count0 = 10;
+  s.count1 = 1;
+  EXPECT_EQ(activeDelta(dev, {s.encode()}, hw::Counter::kStoreActive), 10 + 5 + kWriteLatency);
+  // raw32 rows of 4*Cols bytes take 4*Cols/BusBytes beats each: the beats are the bottleneck.
+  s.mode = hw::StoreMode::kRaw32;
+  const uint64_t beats = 4 * dev.cols() / dev.config().busBytes();
+  EXPECT_EQ(activeDelta(dev, {s.encode()}, hw::Counter::kStoreActive), 10 * beats + 5 + kWriteLatency);
+}
+
 INSTANTIATE_TEST_SUITE_P(rtl, RtlTiming, ::testing::Values("weft8", "weft16"), configName);
 
 }  // namespace
