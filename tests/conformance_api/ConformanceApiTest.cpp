@@ -1,0 +1,316 @@
+// The AOSP NNAPI conformance corpus through the NNAPI C API (libneuralnetworks.so): each case is
+// built with ANeuralNetworksModel_*, compiled for one device with createForDevices, executed, and
+// checked with NNAPI's rules (tests/support). Suites are <device>_<spec version>:
+//   cpu_<version>    every case, on the CPU reference device;
+//   accel_<version>  the CONV_2D and FULLY_CONNECTED TENSOR_QUANT8_ASYMM cases, on the accelerator
+//                    (skipped, saying why, when no accelerator is present or it does not claim a case).
+// Run a subset with  weft_conformance_api --gtest_filter='cpu_V1_2.conv2d*'
+// A summary per device, spec version and operation is printed at the end.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ApiModelBuilder.h"
+#include "Corpus.h"
+#include "ResultChecker.h"
+#include "TestModelLoader.h"
+#include "android/NeuralNetworks.h"
+#include "weft/kernels/OperationResolver.h"
+
+namespace weft::test {
+namespace {
+
+const char* const kVersions[] = {"V1_0", "V1_1", "V1_2", "V1_3", "V1_3_cts_only", "AIDL_V2", "AIDL_V3"};
+constexpr uint64_t kShortLoopTimeoutNs = 50'000'000;  // the infinite-loop case need not take 2 s
+
+enum class Target { kCpu, kAccelerator };
+enum class Outcome { kPassed, kFailed, kNoKernel, kUnsupported, kSkipped };
+
+const char* targetName(Target target) { return target == Target::kCpu ? "cpu" : "accel"; }
+
+// Why each case was skipped, read by the summary.
+struct CaseRecord {
+  std::vector<std::string> operations;
+  Outcome skipReason = Outcome::kSkipped;
+};
+std::map<std::string, CaseRecord>& records() {
+  static std::map<std::string, CaseRecord> r;
+  return r;
+}
+
+bool hasKernel(nn::OperationType type) {
+  const nn::OperationRegistration* reg = nn::OperationResolver::get().find(type);
+  if (reg == nullptr) return false;
+  if (type == nn::OperationType::IF || type == nn::OperationType::WHILE) return reg->validate != nullptr;
+  return reg->prepare != nullptr && reg->execute != nullptr;
+}
+
+// The accelerator's share of the corpus: CONV_2D / FULLY_CONNECTED on TENSOR_QUANT8_ASYMM.
+bool isAcceleratorCase(const TestModel& model) {
+  if (model.main.operations.empty()) return false;
+  for (nn::OperationType type : model.operationTypes()) {
+    if (type != nn::OperationType::CONV_2D && type != nn::OperationType::FULLY_CONNECTED) return false;
+  }
+  const TestOperation& first = model.main.operations.front();
+  return !first.inputs.empty() &&
+         model.main.operands[first.inputs[0]].type == nn::OperandType::TENSOR_QUANT8_ASYMM;
+}
+
+const ANeuralNetworksDevice* deviceOfType(int32_t wanted) {
+  uint32_t count = 0;
+  if (ANeuralNetworks_getDeviceCount(&count) != ANEURALNETWORKS_NO_ERROR) return nullptr;
+  for (uint32_t i = 0; i < count; ++i) {
+    ANeuralNetworksDevice* device = nullptr;
+    int32_t type = 0;
+    if (ANeuralNetworks_getDevice(i, &device) == ANEURALNETWORKS_NO_ERROR &&
+        ANeuralNetworksDevice_getType(device, &type) == ANEURALNETWORKS_NO_ERROR && type == wanted) {
+      return device;
+    }
+  }
+  return nullptr;
+}
+
+struct Compilation {
+  ANeuralNetworksCompilation* handle = nullptr;
+  ~Compilation() { ANeuralNetworksCompilation_free(handle); }
+};
+struct Execution {
+  ANeuralNetworksExecution* handle = nullptr;
+  ~Execution() { ANeuralNetworksExecution_free(handle); }
+};
+
+class ApiCaseTest : public testing::Test {
+ public:
+  ApiCaseTest(CorpusCase c, Target target) : case_(std::move(c)), target_(target) {}
+
+  void TestBody() override {
+    auto loaded = loadTestModel(case_.file, case_.version);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    const TestModel& model = *loaded;
+    CaseRecord& record = records()[std::string(targetName(target_)) + "_" + case_.version + "." + case_.name];
+    std::set<std::string> missing;
+    for (nn::OperationType type : model.operationTypes()) {
+      record.operations.push_back(nn::toString(type));
+      if (!hasKernel(type)) missing.insert(nn::toString(type));
+    }
+    if (!missing.empty()) {
+      record.skipReason = Outcome::kNoKernel;
+      std::string names;
+      for (const std::string& n : missing) names += (names.empty() ? "" : ", ") + n;
+      GTEST_SKIP() << "skipped: no reference kernel for " << names;
+    }
+    const ANeuralNetworksDevice* device =
+        deviceOfType(target_ == Target::kCpu ? ANEURALNETWORKS_DEVICE_CPU : ANEURALNETWORKS_DEVICE_ACCELERATOR);
+    if (device == nullptr) {
+      GTEST_SKIP() << "skipped: no " << (target_ == Target::kCpu ? "CPU" : "accelerator")
+                   << " device (for the accelerator set WEFT_BACKEND=approx, or build the RTL for WEFT_HW)";
+    }
+
+    ApiModelBuilder builder(model);
+    if (builder.model() == nullptr) {
+      if (model.expectFailure) return;  // rejected while building, as it must be
+      FAIL() << "building the model failed: " << builder.failure();
+    }
+    if (target_ == Target::kAccelerator) {
+      std::vector<uint8_t> supported(model.main.operations.size(), 0);
+      ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(builder.model(), &device, 1,
+                                                                      reinterpret_cast<bool*>(supported.data())),
+                ANEURALNETWORKS_NO_ERROR);
+      for (size_t i = 0; i < supported.size(); ++i) {
+        if (supported[i] == 0) {
+          record.skipReason = Outcome::kUnsupported;
+          GTEST_SKIP() << "skipped: the accelerator does not claim operation " << i << " ("
+                       << nn::toString(model.main.operations[i].type) << ")";
+        }
+      }
+    }
+    run(model, builder.model(), device);
+  }
+
+ private:
+  void run(const TestModel& model, ANeuralNetworksModel* nnModel, const ANeuralNetworksDevice* device) {
+    Compilation compilation;
+    ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(nnModel, &device, 1, &compilation.handle),
+              ANEURALNETWORKS_NO_ERROR);
+    const int finished = ANeuralNetworksCompilation_finish(compilation.handle);
+    if (model.expectFailure && finished != ANEURALNETWORKS_NO_ERROR) return;
+    ASSERT_EQ(finished, ANEURALNETWORKS_NO_ERROR) << "ANeuralNetworksCompilation_finish";
+    Execution execution;
+    ASSERT_EQ(ANeuralNetworksExecution_create(compilation.handle, &execution.handle), ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.handle, true), ANEURALNETWORKS_NO_ERROR);
+    if (model.isInfiniteLoopTimeoutTest()) {
+      ASSERT_EQ(ANeuralNetworksExecution_setLoopTimeout(execution.handle, kShortLoopTimeoutNs), ANEURALNETWORKS_NO_ERROR);
+    }
+    const TestSubgraph& main = model.main;
+    for (size_t i = 0; i < main.inputIndexes.size(); ++i) {
+      const TestBuffer& data = main.operands[main.inputIndexes[i]].data;
+      ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.handle, static_cast<int32_t>(i), nullptr,
+                                                  data.empty() ? nullptr : data.data(), data.size()),
+                ANEURALNETWORKS_NO_ERROR)
+          << "setInput " << i;
+    }
+    // Outputs sized for the expected values (a zero-sized output still gets one byte, as in CTS).
+    std::vector<std::vector<uint64_t>> storage(main.outputIndexes.size());
+    for (size_t i = 0; i < main.outputIndexes.size(); ++i) {
+      const size_t bytes = std::max<size_t>(main.operands[main.outputIndexes[i]].data.size(), 1);
+      storage[i].resize((bytes + 7) / 8);
+      ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.handle, static_cast<int32_t>(i), nullptr,
+                                                   storage[i].data(), bytes),
+                ANEURALNETWORKS_NO_ERROR)
+          << "setOutput " << i;
+    }
+    const int computed = ANeuralNetworksExecution_compute(execution.handle);
+    if (model.expectFailure) {
+      EXPECT_NE(computed, ANEURALNETWORKS_NO_ERROR) << "an expectFailure case was built, compiled and computed";
+      return;
+    }
+    ASSERT_EQ(computed, ANEURALNETWORKS_NO_ERROR) << "ANeuralNetworksExecution_compute";
+
+    std::vector<TestBuffer> outputs;
+    std::vector<nn::Dimensions> dimensions;
+    for (size_t i = 0; i < main.outputIndexes.size(); ++i) {
+      const size_t bytes = std::max<size_t>(main.operands[main.outputIndexes[i]].data.size(), 1);
+      outputs.emplace_back(storage[i].data(), bytes);
+      uint32_t rank = 0;
+      ASSERT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution.handle, static_cast<int32_t>(i), &rank),
+                ANEURALNETWORKS_NO_ERROR);
+      nn::Dimensions dims(rank);
+      if (rank > 0) {
+        ASSERT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(execution.handle, static_cast<int32_t>(i),
+                                                                      dims.data()),
+                  ANEURALNETWORKS_NO_ERROR);
+      }
+      dimensions.push_back(std::move(dims));
+    }
+    CheckOptions options;
+    options.testSuiteName = testing::UnitTest::GetInstance()->current_test_suite()->name();
+    const CheckReport report = checkResults(model, outputs, &dimensions, options);
+    EXPECT_TRUE(report.ok()) << report.summary();
+
+    // Timing: measured for one explicit device, and never more on hardware than in the driver.
+    uint64_t onHardware = 0, inDriver = 0;
+    ASSERT_EQ(ANeuralNetworksExecution_getDuration(execution.handle, ANEURALNETWORKS_DURATION_ON_HARDWARE, &onHardware),
+              ANEURALNETWORKS_NO_ERROR);
+    ASSERT_EQ(ANeuralNetworksExecution_getDuration(execution.handle, ANEURALNETWORKS_DURATION_IN_DRIVER, &inDriver),
+              ANEURALNETWORKS_NO_ERROR);
+    EXPECT_NE(inDriver, UINT64_MAX);
+    if (onHardware != UINT64_MAX) EXPECT_LE(onHardware, inDriver);
+  }
+
+  CorpusCase case_;
+  Target target_;
+};
+
+class MissingCorpusTest : public testing::Test {
+ public:
+  explicit MissingCorpusTest(std::string message) : message_(std::move(message)) {}
+  void TestBody() override { GTEST_SKIP() << message_; }
+
+ private:
+  std::string message_;
+};
+
+struct Counts {
+  size_t passed = 0, failed = 0, noKernel = 0, unsupported = 0, skipped = 0;
+  void add(Outcome o) {
+    switch (o) {
+      case Outcome::kPassed: ++passed; break;
+      case Outcome::kFailed: ++failed; break;
+      case Outcome::kNoKernel: ++noKernel; break;
+      case Outcome::kUnsupported: ++unsupported; break;
+      case Outcome::kSkipped: ++skipped; break;
+    }
+  }
+};
+
+class SummaryPrinter : public testing::EmptyTestEventListener {
+ public:
+  void OnTestEnd(const testing::TestInfo& info) override {
+    const std::string key = std::string(info.test_suite_name()) + "." + info.name();
+    const testing::TestResult* result = info.result();
+    Outcome outcome = Outcome::kPassed;
+    if (result->Failed()) {
+      outcome = Outcome::kFailed;
+    } else if (result->Skipped()) {
+      auto it = records().find(key);
+      outcome = it == records().end() ? Outcome::kSkipped : it->second.skipReason;
+    }
+    outcomes_.emplace_back(key, outcome);
+  }
+
+  void OnTestProgramEnd(const testing::UnitTest&) override {
+    if (outcomes_.empty()) return;
+    std::map<std::string, Counts> bySuite, byOperation;
+    Counts total;
+    for (const auto& [key, outcome] : outcomes_) {
+      const std::string suite = key.substr(0, key.find('.'));
+      bySuite[suite].add(outcome);
+      total.add(outcome);
+      auto it = records().find(key);
+      if (it == records().end()) continue;
+      const std::string device = suite.substr(0, suite.find('_'));
+      for (const std::string& op : it->second.operations) byOperation[device + " " + op].add(outcome);
+    }
+    auto row = [](const std::string& name, const Counts& c) {
+      std::printf("  %-40s %7zu %7zu %10zu %12zu %8zu\n", name.c_str(), c.passed, c.failed, c.noKernel,
+                  c.unsupported, c.skipped);
+    };
+    std::printf("\nConformance through the NNAPI C API\n");
+    std::printf("  %-40s %7s %7s %10s %12s %8s\n", "device_version", "passed", "failed", "no kernel", "not claimed",
+                "skipped");
+    for (const auto& [suite, c] : bySuite) row(suite, c);
+    row("total", total);
+    std::printf("\n  %-40s %7s %7s %10s %12s %8s   (a case counts under every operation it uses)\n",
+                "device operation", "passed", "failed", "no kernel", "not claimed", "skipped");
+    for (const auto& [op, c] : byOperation) row(op, c);
+    std::printf("\nconformance_api: %zu passed, %zu failed, %zu skipped (%zu no kernel, %zu not claimed by the device)\n",
+                total.passed, total.failed, total.noKernel + total.unsupported + total.skipped, total.noKernel,
+                total.unsupported);
+  }
+
+ private:
+  std::vector<std::pair<std::string, Outcome>> outcomes_;
+};
+
+void registerTests() {
+  const CorpusLocation location = findConformanceCorpus();
+  if (!location.dir) {
+    for (Target target : {Target::kCpu, Target::kAccelerator}) {
+      for (const char* version : kVersions) {
+        const std::string suite = std::string(targetName(target)) + "_" + version;
+        const std::string message = location.describeMissing();
+        testing::RegisterTest(suite.c_str(), "CorpusMissing", nullptr, nullptr, __FILE__, __LINE__,
+                              [message]() -> testing::Test* { return new MissingCorpusTest(message); });
+      }
+    }
+    return;
+  }
+  const std::vector<CorpusCase> cases = listCorpusCases(*location.dir);
+  for (const CorpusCase& c : cases) {
+    const std::string suite = std::string("cpu_") + c.version;
+    testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kCpu); });
+  }
+  // The accelerator's cases are chosen by content, which needs the file read.
+  for (const CorpusCase& c : cases) {
+    auto model = loadTestModel(c.file, c.version);
+    if (!model.ok() || !isAcceleratorCase(*model)) continue;
+    const std::string suite = std::string("accel_") + c.version;
+    testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
+  }
+}
+
+}  // namespace
+}  // namespace weft::test
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  weft::test::registerTests();
+  testing::UnitTest::GetInstance()->listeners().Append(new weft::test::SummaryPrinter);
+  return RUN_ALL_TESTS();
+}
