@@ -48,9 +48,13 @@ nn::Result<hal::ExecutionResult> CpuPreparedModel::execute(const nn::Request& re
     result.profile.operations.push_back(std::move(op));
   }
   const Clock::time_point driverEnd = Clock::now();
+  // The CPU has no device interaction: in-driver time is the kernels plus the driver's own code.
+  result.profile.onHardwareNs = nanosecondsBetween(kernelStart, kernelEnd);
+  result.profile.inDriverNs = nanosecondsBetween(driverStart, driverEnd);
+  result.profile.driverHostNs = result.profile.inDriverNs - result.profile.onHardwareNs;
   if (measure == nn::MeasureTiming::YES) {
-    result.timing.timeOnDeviceNs = nanosecondsBetween(kernelStart, kernelEnd);
-    result.timing.timeInDriverNs = nanosecondsBetween(driverStart, driverEnd);
+    result.timing.timeOnDeviceNs = result.profile.onHardwareNs;
+    result.timing.timeInDriverNs = result.profile.inDriverNs;
   }
   return result;
 }

@@ -365,6 +365,15 @@ nn::Status ExecutionBuilder::runAndComplete(BurstBuilder* burst, hal::OptionalTi
   return result.status;
 }
 
+void ExecutionBuilder::completeWithoutRunning(nn::ErrorStatus error) {
+  for (const Argument& output : outputs_) {
+    if (output.state == Argument::State::kMemory) output.memory->setInitialized(false);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  completion_ = error;
+  state_ = State::kCompleted;
+}
+
 nn::Status ExecutionBuilder::compute(BurstBuilder* burst) {
   if (burst != nullptr && burst->compilation() != compilation_) {
     return NN_ERROR(BAD_DATA) << "the burst and the execution come from different compilations";
@@ -400,11 +409,7 @@ nn::Result<std::unique_ptr<Event>> ExecutionBuilder::startCompute(const std::vec
   auto work = [this, completion, waiters = std::move(waiters), start, deadline, afterDependencies] {
     for (const std::function<int()>& wait : waiters) {
       if (wait() != ANEURALNETWORKS_NO_ERROR) {
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          completion_ = nn::ErrorStatus::OP_FAILED;
-          state_ = State::kCompleted;
-        }
+        completeWithoutRunning(nn::ErrorStatus::OP_FAILED);
         reportError("ANeuralNetworksExecution_startComputeWithDependencies",
                     nn::Error{nn::ErrorStatus::OP_FAILED, "a dependency failed; the execution did not run"});
         completion->signal(ANEURALNETWORKS_OP_FAILED);
@@ -424,9 +429,7 @@ nn::Result<std::unique_ptr<Event>> ExecutionBuilder::startCompute(const std::vec
   try {
     worker_ = std::thread(std::move(work));
   } catch (const std::exception& e) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    completion_ = nn::ErrorStatus::OP_FAILED;
-    state_ = State::kCompleted;
+    completeWithoutRunning(nn::ErrorStatus::OP_FAILED);
     return NN_ERROR(OP_FAILED) << "cannot start a thread for the computation: " << e.what();
   }
   return std::unique_ptr<Event>(std::make_unique<ExecutionEvent>(completion));

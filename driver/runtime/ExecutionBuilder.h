@@ -74,6 +74,8 @@ class ExecutionBuilder {
   nn::Status beginComputation(bool needFullySpecifiedOutputs);
   // Runs the plan and completes the execution; returns the computation's status.
   nn::Status runAndComplete(BurstBuilder* burst, hal::OptionalTimePoint deadline, uint64_t waitedForDependenciesNs);
+  // Completes a computation that failed before running (a failed dependency, no thread).
+  void completeWithoutRunning(nn::ErrorStatus error);
   std::vector<Argument> argumentsWithMemoryDimensions(const std::vector<Argument>& arguments) const;
 
   const CompilationBuilder* compilation_;

@@ -1,0 +1,161 @@
+// Partitioning and timing with the real accelerator device (run with WEFT_BACKEND=approx, see
+// CMakeLists.txt; skipped, saying so, when no accelerator is present). Whatever the accelerator
+// claims must run there, the rest on the CPU, and the results must match a CPU-only compilation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "NnapiTestUtils.h"
+#include "weft/runtime/Profile.h"
+
+namespace weft::test {
+namespace {
+
+constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
+
+const ANeuralNetworksDevice* accelerator() {
+  uint32_t count = 0;
+  if (ANeuralNetworks_getDeviceCount(&count) != kOk) return nullptr;
+  for (uint32_t i = 0; i < count; ++i) {
+    ANeuralNetworksDevice* device = nullptr;
+    int32_t type = 0;
+    if (ANeuralNetworks_getDevice(i, &device) == kOk && ANeuralNetworksDevice_getType(device, &type) == kOk &&
+        type == ANEURALNETWORKS_DEVICE_ACCELERATOR) {
+      return device;
+    }
+  }
+  return nullptr;
+}
+
+// conv1 (quant8 CONV_2D 1x1, 2 -> 3 channels) -> SOFTMAX -> conv2 (1x1, 3 -> 2 channels), on a
+// 1x4x4x2 input. Finished.
+std::unique_ptr<Model> makeConvSoftmaxConvModel() {
+  auto model = std::make_unique<Model>();
+  auto constant = [&](int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zp, const void* data,
+                      size_t size) {
+    const uint32_t index = model->addOperand(type, dims, scale, zp);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), static_cast<int32_t>(index), data, size), kOk);
+    return index;
+  };
+  static const uint8_t filter1[] = {130, 126, 140, 128, 120, 136};  // [3,1,1,2]
+  static const int32_t bias1[] = {4, -8, 2};
+  static const uint8_t filter2[] = {129, 127, 135, 121, 128, 140};  // [2,1,1,3]
+  static const int32_t bias2[] = {-3, 5};
+  const uint32_t input = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 4, 4, 2}, 0.5f, 128);
+  const uint32_t f1 = constant(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {3, 1, 1, 2}, 0.25f, 128, filter1, sizeof(filter1));
+  const uint32_t b1 = constant(ANEURALNETWORKS_TENSOR_INT32, {3}, 0.125f, 0, bias1, sizeof(bias1));
+  const uint32_t valid = model->addInt32Constant(ANEURALNETWORKS_PADDING_VALID);
+  const uint32_t one = model->addInt32Constant(1);
+  const uint32_t none = model->addInt32Constant(ANEURALNETWORKS_FUSED_NONE);
+  const uint32_t conv1 = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 4, 4, 3}, 0.5f, 128);
+  const float betaValue = 1.0f;
+  const uint32_t beta = constant(ANEURALNETWORKS_FLOAT32, {}, 0.0f, 0, &betaValue, sizeof(betaValue));
+  const uint32_t soft = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 4, 4, 3}, 1.0f / 256, 0);
+  const uint32_t f2 = constant(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {2, 1, 1, 3}, 0.5f, 128, filter2, sizeof(filter2));
+  const uint32_t b2 = constant(ANEURALNETWORKS_TENSOR_INT32, {2}, 1.0f / 512, 0, bias2, sizeof(bias2));
+  const uint32_t out = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 4, 4, 2}, 1.0f / 64, 100);
+  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_CONV_2D, {input, f1, b1, valid, one, one, none}, {conv1}), kOk);
+  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_SOFTMAX, {conv1, beta}, {soft}), kOk);
+  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_CONV_2D, {soft, f2, b2, valid, one, one, none}, {out}), kOk);
+  EXPECT_EQ(model->identify({input}, {out}), kOk);
+  EXPECT_EQ(model->finish(), kOk);
+  return model;
+}
+
+std::vector<uint8_t> run(const Compilation& compilation, ANeuralNetworksExecution** kept,
+                         std::vector<std::unique_ptr<Execution>>& executions) {
+  executions.push_back(std::make_unique<Execution>(compilation));
+  Execution& execution = *executions.back();
+  std::vector<uint8_t> input(32), output(32, 0);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(100 + 7 * i % 60);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size()), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output.data(), output.size()), kOk);
+  EXPECT_EQ(execution.compute(), kOk);
+  if (kept != nullptr) *kept = execution.get();
+  return output;
+}
+
+TEST(Accelerator, ClaimedOperationsRunThereAndTheRestOnTheCpu) {
+  const ANeuralNetworksDevice* accel = accelerator();
+  if (accel == nullptr) GTEST_SKIP() << "no accelerator device (WEFT_BACKEND=approx, or build the RTL)";
+  std::unique_ptr<Model> model = makeConvSoftmaxConvModel();
+  bool supported[3] = {false, false, false};
+  ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model->get(), &accel, 1, supported), kOk);
+  EXPECT_TRUE(supported[0]) << "the accelerator should claim a plain quant8 1x1 CONV_2D";
+
+  Compilation partitioned(*model);
+  ASSERT_EQ(partitioned.finish(), kOk);
+  const std::vector<std::string> devices = runtime::getOperationDevices(partitioned.get());
+  ASSERT_EQ(devices.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(devices[i], supported[i] ? "weft-accel" : "weft-cpu") << "operation " << i;
+
+  Compilation cpuOnly(*model, {cpuDevice()});
+  ASSERT_EQ(cpuOnly.finish(), kOk);
+  std::vector<std::unique_ptr<Execution>> executions;
+  ANeuralNetworksExecution* execution = nullptr;
+  const std::vector<uint8_t> actual = run(partitioned, &execution, executions);
+  const std::vector<uint8_t> expected = run(cpuOnly, nullptr, executions);
+  for (size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_LE(std::abs(int{actual[i]} - int{expected[i]}), 1) << "element " << i;  // NNAPI's quant8 tolerance
+  }
+  const std::vector<hal::ExecutionProfile>& profiles = runtime::getExecutionProfiles(execution);
+  const std::vector<runtime::CompilationStep> steps = runtime::getCompilationSteps(partitioned.get());
+  if (supported[0] && !supported[1] && supported[2]) {
+    EXPECT_EQ(steps.size(), 3u) << "accelerator, CPU, accelerator";
+  }
+  ASSERT_EQ(profiles.size(), steps.size());
+  for (size_t s = 0; s < steps.size(); ++s) {
+    EXPECT_EQ(profiles[s].device, steps[s].device);
+    if (steps[s].device == "weft-accel") EXPECT_EQ(profiles[s].backend, "approx");
+    for (const hal::OperationProfile& operation : profiles[s].operations) {
+      EXPECT_NE(std::find(steps[s].operations.begin(), steps[s].operations.end(), operation.operationIndex),
+                steps[s].operations.end())
+          << "profile operation " << operation.operationIndex << " is not one of step " << s << "'s";
+    }
+  }
+}
+
+TEST(Accelerator, DurationsFromTheSimulatedDevice) {
+  const ANeuralNetworksDevice* accel = accelerator();
+  if (accel == nullptr) GTEST_SKIP() << "no accelerator device (WEFT_BACKEND=approx, or build the RTL)";
+  // One CONV_2D: the accelerator alone can run it.
+  Model model;
+  const uint32_t input = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 8, 8, 16}, 0.5f, 128);
+  std::vector<uint8_t> filter(16 * 3 * 3 * 16, 130);
+  std::vector<int32_t> bias(16, 1);
+  const uint32_t f = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {16, 3, 3, 16}, 0.25f, 128);
+  ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), f, filter.data(), filter.size()), kOk);
+  const uint32_t b = model.addOperand(ANEURALNETWORKS_TENSOR_INT32, {16}, 0.125f, 0);
+  ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), b, bias.data(), bias.size() * 4), kOk);
+  const uint32_t same = model.addInt32Constant(ANEURALNETWORKS_PADDING_SAME);
+  const uint32_t one = model.addInt32Constant(1);
+  const uint32_t relu = model.addInt32Constant(ANEURALNETWORKS_FUSED_RELU);
+  const uint32_t out = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 8, 8, 16}, 2.0f, 0);
+  ASSERT_EQ(model.addOperation(ANEURALNETWORKS_CONV_2D, {input, f, b, same, one, one, relu}, {out}), kOk);
+  ASSERT_EQ(model.identify({input}, {out}), kOk);
+  ASSERT_EQ(model.finish(), kOk);
+  Compilation compilation(model, {accel});
+  ASSERT_EQ(compilation.finish(), kOk);
+  Execution execution(compilation);
+  ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), kOk);
+  std::vector<uint8_t> in(8 * 8 * 16, 140), result(8 * 8 * 16);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, in.data(), in.size()), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, result.data(), result.size()), kOk);
+  ASSERT_EQ(execution.compute(), kOk);
+  uint64_t onHardware = 0, inDriver = 0;
+  ASSERT_EQ(ANeuralNetworksExecution_getDuration(execution.get(), ANEURALNETWORKS_DURATION_ON_HARDWARE, &onHardware),
+            kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_getDuration(execution.get(), ANEURALNETWORKS_DURATION_IN_DRIVER, &inDriver), kOk);
+  EXPECT_NE(onHardware, UINT64_MAX);
+  EXPECT_GT(onHardware, 0u);
+  EXPECT_LE(onHardware, inDriver);
+  const std::vector<hal::ExecutionProfile>& profiles = runtime::getExecutionProfiles(execution.get());
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].device, "weft-accel");
+  EXPECT_GT(profiles[0].simulatedCycles, 0u);
+}
+
+}  // namespace
+}  // namespace weft::test
