@@ -22,24 +22,26 @@ uint64_t DramModel::holdCycles(uint64_t addr, uint32_t bytes) const {
   return (bursts * g + timing_.bytesPerCycle - 1) / timing_.bytesPerCycle;
 }
 
-uint64_t DramModel::serve(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+uint64_t DramModel::serve(bool write, uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
   const uint64_t hold = holdCycles(addr, bytes);
   const uint64_t start = std::max(issueCycle, channelFree_);
   channelFree_ = start + hold;
   stats_.busyCycles += hold;
-  return start + timing_.latencyCycles;
+  const uint64_t answer = start + timing_.latencyCycles;
+  if (observer_) observer_(write, addr, bytes, issueCycle, answer);
+  return answer;
 }
 
 uint64_t DramModel::timeRead(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
   ++stats_.reads;
   stats_.bytesRead += bytes;
-  return serve(addr, bytes, issueCycle);
+  return serve(false, addr, bytes, issueCycle);
 }
 
 uint64_t DramModel::timeWrite(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
   ++stats_.writes;
   stats_.bytesWritten += bytes;
-  return serve(addr, bytes, issueCycle);
+  return serve(true, addr, bytes, issueCycle);
 }
 
 uint64_t DramModel::read(uint64_t addr, uint8_t* dst, uint32_t bytes, uint64_t issueCycle) {

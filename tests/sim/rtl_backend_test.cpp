@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstdio>
 #include <thread>
 
 #include "backend_suite.h"
+#include "weft/sim/functional_model.h"
 
 #ifndef WEFT_TEST_CONFIG
 #error "WEFT_TEST_CONFIG names the configuration under test"
@@ -19,10 +21,11 @@ INSTANTIATE_TEST_SUITE_P(Rtl, BackendTest,
                          ::testing::Values(BackendCase{BackendKind::kRtl, WEFT_TEST_CONFIG, ""}),
                          caseName);
 
-// Runs `programs` back to back on a device; returns each one's outputs and cycles.
+// Runs `programs` back to back on a device; returns each one's outputs, cycles and snapshot.
 struct ProgramRuns {
   std::vector<std::vector<uint8_t>> outputs;
   std::vector<uint64_t> cycles;
+  std::vector<CounterValues> counters;
 };
 
 ProgramRuns runAll(IDeviceBackend& device, const std::vector<testing::Program>& programs) {
@@ -37,6 +40,9 @@ ProgramRuns runAll(IDeviceBackend& device, const std::vector<testing::Program>& 
     EXPECT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
     r.cycles.push_back(device.cycle() - start);
     r.outputs.push_back(testing::deviceOutputs(device, p));
+    CounterValues v;
+    device.readDram(p.snapshotAddr + 8, v.data(), sizeof(v));
+    r.counters.push_back(v);
   }
   return r;
 }
@@ -55,12 +61,22 @@ TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
     auto device = createBackend(BackendKind::kApprox, config);
     approx = runAll(*device, programs);
   }
+  size_t exact = 0;
   for (size_t i = 0; i < programs.size(); ++i) {
     SCOPED_TRACE(fmt::format("program {} (tag {}): rtl {} cycles, approx {}", i, programs[i].tag,
                              rtl.cycles[i], approx.cycles[i]));
     EXPECT_EQ(rtl.outputs[i], approx.outputs[i]);
     EXPECT_EQ(rtl.outputs[i], testing::functionalOutputs(config, programs[i]));
+    // The approximate model follows the RTL's units cycle for cycle; the contract is 0.5 %.
+    EXPECT_NEAR(static_cast<double>(approx.cycles[i]), static_cast<double>(rtl.cycles[i]), 0.005 * rtl.cycles[i]);
+    for (size_t c = 0; c < hw::kNumCounters; ++c) {
+      const double want = static_cast<double>(rtl.counters[i][c]);
+      EXPECT_NEAR(static_cast<double>(approx.counters[i][c]), want, 0.005 * want + 2) << hw::kCounterNames[c];
+    }
+    exact += rtl.cycles[i] == approx.cycles[i] && rtl.counters[i] == approx.counters[i];
   }
+  std::printf("approx matched the RTL exactly (cycles and all counters) on %zu of %zu programs\n", exact,
+              programs.size());
 }
 
 TEST(RtlBackendProcess, OneDesignPerProcessOneDeviceAtATime) {

@@ -10,13 +10,14 @@ ApproxDevice::ApproxDevice(const hw::HwConfig& config, const ApproxTiming& timin
     : dram_(std::make_unique<DramStorage>(config.dramBytes())),
       dramModel_(*dram_, DramTiming::fromConfig(config)),
       machine_(config, timing, *dram_, dramModel_, *this),
+      fetcher_(machine_),
       load_(machine_),
       compute_(machine_),
       store_(machine_),
-      dispatcher_(machine_, {&load_, &compute_, &store_}),
-      // Order breaks ties between agents acting in the same cycle.
-      fetcher_(machine_),
-      agents_{&fetcher_, &dispatcher_, &load_, &compute_, &store_} {}
+      decoder_(machine_, load_, compute_, store_),
+      // Ties within a cycle: fetch before load (the read port's priority), reads before the
+      // store's writes (the order RtlStepper serves them in a cycle).
+      agents_{&fetcher_, &decoder_, &load_, &compute_, &store_} {}
 
 // ---- time ----
 
@@ -25,6 +26,7 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
     now_ = std::max(now_, limit);
     return false;
   }
+  uint64_t irqAt = kNever;
   try {
     for (;;) {
       Agent* next = nullptr;
@@ -36,21 +38,27 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
           next = a;
         }
       }
-      if (t >= limit) break;
-      now_ = std::max(t, now_);  // work a register write made possible starts now
-      next->act(now_);
-      updateBusy(now_);
-      if (stopAtIrq && irqLine()) {
-        ++now_;  // the line is a flop: high from the next cycle on
-        return true;
+      if (softResetAt_ != kNever && std::min(t, limit) >= softResetAt_) {
+        applySoftReset(softResetAt_);
+        continue;
       }
+      t = std::max(t, now_);
+      if (t >= limit || t > irqAt) break;
+      now_ = machine_.now = t;
+      next->act(t);
+      updateBusy(t);
+      if (stopAtIrq && irqAt == kNever && irqLine()) irqAt = t;  // finish this cycle first
     }
   } catch (...) {
     // A DRAM access outside the memory: the hardware would hang or fault the bus.
     fault_ = std::current_exception();
     faulted_ = true;
   }
-  now_ = std::max(now_, limit);
+  if (irqAt != kNever && !faulted_) {
+    now_ = machine_.now = irqAt + 1;  // the line is a flop: high from the next cycle
+    return true;
+  }
+  now_ = machine_.now = std::max(now_, limit);
   return false;
 }
 
@@ -67,74 +75,80 @@ bool ApproxDevice::runUntilInterrupt(uint64_t maxCycles) {
 
 // ---- state ----
 
-bool ApproxDevice::busy() const {
-  const Machine& m = machine_;
-  const ControlState& c = m.control;
-  if (!m.fetched.empty() || dispatcher_.inBarrier()) return true;
-  if (c.enable && !c.halted && c.head != c.tail) return true;
-  for (const auto& f : m.fifos) {
+bool ApproxDevice::busy(uint64_t t) const {
+  for (const auto& f : machine_.fifos) {
     if (!f.empty()) return true;
   }
-  return !load_.idle() || !compute_.idle() || !store_.idle();
+  return fetcher_.busy(t) || decoder_.busy() || !load_.idle() || !compute_.idle() || !store_.idle();
 }
 
+// Called after the actions of cycle t: the state is the one of cycle t + 1.
 void ApproxDevice::updateBusy(uint64_t t) {
-  if (busy()) {
-    busy_.open(t);
-  } else {
-    busy_.close(t);
-  }
+  const bool b = busy(t + 1);
+  if (b && !busy_.active()) busy_.begin(t + 1);
+  if (!b && busy_.active()) busy_.end(t + 1);
 }
 
 CounterValues ApproxDevice::counters(uint64_t t) const {
   using C = hw::Counter;
-  CounterValues v = machine_.events;
+  CounterValues v{};
   auto set = [&](C c, uint64_t value) { v[static_cast<size_t>(c)] = value; };
+  const EventCounters& e = machine_.events;
   set(C::kCycles, t - resetCycle_);
   set(C::kBusy, busy_.value(t));
-  set(C::kLoadActive, load_.activeCycles(t));
-  set(C::kComputeActive, compute_.activeCycles(t));
-  set(C::kStoreActive, store_.activeCycles(t));
+  set(C::kLoadActive, load_.front().activity().value(t));
+  set(C::kComputeActive, compute_.front().activity().value(t));
+  set(C::kStoreActive, store_.front().activity().value(t));
   set(C::kArrayRows, compute_.arrayRows(t));
-  set(C::kStallLoadToken, load_.tokenStallCycles(t));
-  set(C::kStallComputeToken, compute_.tokenStallCycles(t));
-  set(C::kStallStoreToken, store_.tokenStallCycles(t));
+  set(C::kDmaRdBytes, e.rdBytes.value(t));
+  set(C::kDmaWrBytes, e.wrBytes.value(t));
+  set(C::kDmaRdReqs, e.rdReqs.value(t));
+  set(C::kDmaWrReqs, e.wrReqs.value(t));
+  set(C::kStallLoadToken, load_.front().tokenStallCycles(t));
+  set(C::kStallComputeToken, compute_.front().tokenStallCycles(t));
+  set(C::kStallStoreToken, store_.front().tokenStallCycles(t));
   set(C::kStallDramRd, load_.dramStallCycles(t));
-  set(C::kStallDramWr, store_.dramStallCycles(t));
+  // The harness's write port is always ready (RtlStepper): the store never waits on it.
+  set(C::kStallDramWr, 0);
+  set(C::kCmdsRetired, e.retired.value(t));
   return v;
 }
 
-void ApproxDevice::softReset() {
-  for (Agent* a : agents_) a->abort(now_);  // units first read the FIFOs they stop on
+void ApproxDevice::applySoftReset(uint64_t t) {
+  softResetAt_ = kNever;
+  for (Agent* a : agents_) a->softReset(t);  // units read the FIFOs they stop on first
   Machine& m = machine_;
   m.fetched.clear();
   for (auto& f : m.fifos) f.clear();
-  for (auto& t : m.tokens) t.readyAt.clear();
+  for (auto& q : m.tokens) q.clear();
   m.functional.resetTokens();
   ControlState& c = m.control;
-  c.head = c.tail = 0;
-  c.halted = false;
+  c.tail = 0;
+  c.haltedFrom = kNever;
   c.error = hw::Error::kNone;
   c.irqStatus = 0;
+  updateBusy(t - 1);
 }
 
 void ApproxDevice::hardReset() {
-  for (Agent* a : agents_) a->reset();
+  now_ += machine_.timing.resetCycles;  // rst_ni held low
+  machine_.now = now_;
+  for (Agent* a : agents_) a->hardReset();
   Machine& m = machine_;
   m.fetched.clear();
   for (auto& f : m.fifos) f.clear();
-  for (auto& t : m.tokens) t.readyAt.clear();
+  for (auto& q : m.tokens) q.clear();
   m.functional.reset();
-  m.events = {};
-  m.readPort.reset();
-  m.writePort.reset();
+  m.events = EventCounters{};
+  m.readPort.reset(now_);
+  m.writePort.reset(now_);
   m.control = ControlState{};
-  busy_.reset();
-  latchedHi_ = 0;
+  busy_ = ActivityCounter{};
+  latchedHi_ = {};
+  softResetAt_ = kNever;
   fault_ = nullptr;
   faulted_ = false;
-  // The DRAM channel keeps its occupancy: requests in flight still finish in DRAM.
-  resetCycle_ = now_;
+  resetCycle_ = now_;  // the DRAM channel keeps its occupancy: DRAM finishes what it began
 }
 
 // ---- registers ----
@@ -143,10 +157,11 @@ uint32_t ApproxDevice::registerValue(uint32_t addr) {
   const ControlState& c = machine_.control;
   const hw::HwConfig& cfg = machine_.config;
   if (addr >= hw::kCounterBase && addr < hw::kCounterBase + 8 * hw::kNumCounters) {
-    if (addr % 8 == 4) return latchedHi_;
+    const size_t i = (addr - hw::kCounterBase) / 8;
+    if (addr % 8 == 4) return latchedHi_[i];
     if (addr % 8 != 0) return 0;
-    const uint64_t v = counters(now_)[(addr - hw::kCounterBase) / 8];
-    latchedHi_ = static_cast<uint32_t>(v >> 32);
+    const uint64_t v = counters(now_)[i];
+    latchedHi_[i] = static_cast<uint32_t>(v >> 32);
     return static_cast<uint32_t>(v);
   }
   for (const auto& r : reg::kRegisters) {
@@ -157,12 +172,12 @@ uint32_t ApproxDevice::registerValue(uint32_t addr) {
     case reg::kVersion: return reg::kVersionValue;
     case reg::kCtrl: return c.enable ? reg::kCtrlEnableMask : 0;
     case reg::kStatus:
-      return (busy() ? reg::kStatusBusyMask : 0) | (c.halted ? reg::kStatusHaltedMask : 0) |
-             (static_cast<uint32_t>(c.error) << reg::kStatusErrorLsb);
+      return (busy(now_) ? reg::kStatusBusyMask : 0) | (c.halted(now_) ? reg::kStatusHaltedMask : 0) |
+             (static_cast<uint32_t>(c.halted(now_) ? c.error : hw::Error::kNone) << reg::kStatusErrorLsb);
     case reg::kRingBaseLo: return static_cast<uint32_t>(c.ringBase);
     case reg::kRingBaseHi: return static_cast<uint32_t>(c.ringBase >> 32);
     case reg::kRingSize: return c.ringSize;
-    case reg::kRingHead: return c.head;
+    case reg::kRingHead: return fetcher_.head(now_);
     case reg::kRingTail: return c.tail;
     case reg::kIrqStatus: return c.irqStatus;
     case reg::kIrqMask: return c.irqMask;
@@ -171,29 +186,32 @@ uint32_t ApproxDevice::registerValue(uint32_t addr) {
 }
 
 uint32_t ApproxDevice::readReg(uint32_t addr) {
-  runTo(now_ + machine_.timing.regReadCycles - 1, false);  // the request cycle
+  // The request cycle: the value is the one of this cycle, registered at its end.
+  runTo(now_, false);
   const uint32_t value = registerValue(addr);
-  runTo(now_ + 1, false);  // the data cycle
+  runTo(now_ + machine_.timing.regAccessCycles, false);
   return value;
 }
 
 void ApproxDevice::writeReg(uint32_t addr, uint32_t value) {
-  runTo(now_ + machine_.timing.regWriteCycles, false);
+  // The device acts through the request cycle with the old values; the write lands at its end.
+  runTo(now_ + machine_.timing.regAccessCycles, false);
+  const uint64_t w = now_ - 1;  // the request cycle
   ControlState& c = machine_.control;
   switch (addr) {
     case reg::kCtrl:
-      if (value & reg::kCtrlSoftResetMask) softReset();
+      if (value & reg::kCtrlSoftResetMask) softResetAt_ = w + 2;  // soft_rst_q, then clr
       c.enable = (value & reg::kCtrlEnableMask) != 0;
       break;
     case reg::kRingBaseLo: c.ringBase = (c.ringBase & ~uint64_t{0xffffffff}) | value; break;
     case reg::kRingBaseHi: c.ringBase = (c.ringBase & 0xffffffff) | (uint64_t{value & 0xff} << 32); break;
     case reg::kRingSize: c.ringSize = value; break;
     case reg::kRingTail: c.tail = value; break;
-    case reg::kIrqStatus: c.irqStatus &= ~value; break;
+    case reg::kIrqStatus: c.clearIrq(value, w); break;
     case reg::kIrqMask: c.irqMask = value & (reg::kIrqStatusDoneMask | reg::kIrqStatusErrorMask); break;
     default: break;  // read-only or undefined: ignored
   }
-  updateBusy(now_);
+  updateBusy(w);
 }
 
 }  // namespace weft::sim::approx

@@ -1,7 +1,7 @@
-// The cycle constants of the approximate model: the latencies of the RTL's micro-architecture
-// that the model does not derive from hardware parameters. They live in one place so that
-// calibrating against the RTL (rtl/README.md, per-layer cycle comparisons) edits nothing else.
-// Every duration the model produces is a sum of these, hw parameters and DRAM timing.
+// The fixed micro-architecture constants of weft_top that the hardware parameters do not
+// carry (rtl/weft_rtl_pkg.sv and the unit modules), in one place: the approximate model
+// mirrors the RTL's per-unit timing, and these are the numbers it cannot derive from hw/.
+// A change of the RTL's internal depths or pipeline lengths is a change here.
 #pragma once
 
 #include <cstdint>
@@ -9,38 +9,28 @@
 namespace weft::sim::approx {
 
 struct ApproxTiming {
-  // Register bus: a request cycle, then (reads) the cycle that returns the data.
-  uint32_t regReadCycles = 2;
-  uint32_t regWriteCycles = 1;
+  // Register bus: a request cycle; read data is registered at its end (weft_csr).
+  uint32_t regAccessCycles = 1;
+  // Hardware reset: cycles rst_ni is held low (RtlStepper::reset).
+  uint32_t resetCycles = 2;
 
-  // Controller. Commands fetched per DRAM read request (contiguous ring slots), fetch
-  // buffer slots (requested or arrived, not yet dispatched), cycles from the last beat of a
-  // fetch to the command being dispatchable, and dispatches per cycle (one).
-  uint32_t fetchCommandsPerRequest = 1;
-  uint32_t fetchBufferDepth = 2;
-  uint32_t fetchDecodeCycles = 1;
-  // From a command's dispatch to its unit being able to start it.
-  uint32_t dispatchToUnitCycles = 1;
-  // From a unit's push to the receiving unit being able to pop the token.
-  uint32_t tokenCycles = 1;
-  // From a barrier finding every unit drained to its completion (no snapshot).
-  uint32_t barrierCycles = 1;
+  // weft_fetch: command buffer slots (also the largest fetch request, in commands); a
+  // request waits for half the buffer free unless everything up to the tail fits.
+  uint32_t fetchSlots = 8;
 
-  // Load unit: cycles from start to the first request, and from a row's last data beat to
-  // the row being in the scratchpad.
-  uint32_t loadStartCycles = 1;
-  uint32_t loadRowWriteCycles = 1;
+  // weft_load: contiguous full rows of one i0 run merge into requests of up to this many bytes
+  // (rows whose size is a whole number of beats only).
+  uint32_t loadMaxReqBytes = 1024;
 
-  // Compute unit: cycles from start to the weight preload, weight preload cycles on top of
-  // k_rows (one weight row per cycle), and the cycles after the last input row enters until
-  // its accumulator row is written, on top of the array's skew (Rows + Cols).
-  uint32_t computeStartCycles = 1;
-  uint32_t preloadExtraCycles = 1;
-  uint32_t drainExtraCycles = 2;
+  // weft_compute: GEMMs accepted by the preloader and not fully streamed.
+  uint32_t streamQueueDepth = 2;
 
-  // Store unit: cycles from start to the first post-processed row (accumulator read plus
-  // the requantization pipeline).
-  uint32_t storePipeCycles = 4;
+  // weft_store: rows between issue and their last write beat (pipeline + row buffer), store
+  // commands awaiting their last acknowledgement, and the cycles from a row's issue to its
+  // write request (accumulator read, two post-processing stages, row buffer).
+  uint32_t storeFifoDepth = 8;
+  uint32_t storeCmdsInFlight = 4;
+  uint32_t storeIssueToRequest = 4;
 };
 
 }  // namespace weft::sim::approx

@@ -1,14 +1,24 @@
-// The controller of the approximate model, as two agents: the fetcher reads commands from the
-// ring in DRAM while CTRL.enable is set and RING_HEAD != RING_TAIL; the dispatcher checks
-// each fetched command in ring order, hands it to its unit's FIFO (and to the functional
-// model, which executes the program in ring order — a valid schedule of every correct
-// program), and executes nop and barrier itself.
+// The controller of the approximate model, as two agents.
+//
+// Fetcher (weft_fetch): while CTRL.enable is set, the controller is not halted and commands
+// up to RING_TAIL remain unrequested, reads them from the ring into a buffer of fetchSlots
+// commands, one request of as many as fit (waiting for half the buffer free unless all fit);
+// a command is in the buffer the cycle after its last beat. A bad ring halts the controller.
+//
+// Decoder (weft_ctrl): takes the buffer's oldest command into its decode register (visible the
+// next cycle), then in order dispatches it to its unit's FIFO when there is room, retires a nop,
+// runs a barrier (waits until every FIFO is empty, every unit idle and every write
+// acknowledged; then the optional snapshot write, then the optional interrupt) or halts on an
+// invalid command. Each command dispatched is also executed by the functional model, in ring
+// order (a valid schedule of every correct program), so data is bit-exact by construction.
 #pragma once
 
 #include <array>
 
+#include "approx/compute_unit.h"
+#include "approx/load_unit.h"
 #include "approx/machine.h"
-#include "approx/units.h"
+#include "approx/store_unit.h"
 
 namespace weft::sim::approx {
 
@@ -17,37 +27,51 @@ class Fetcher final : public Agent {
   explicit Fetcher(Machine& m) : m_(m) {}
   uint64_t nextCycle() const override;
   void act(uint64_t now) override;
-  void abort(uint64_t now) override { nextFetch_ = now; }
-  void reset() override { nextFetch_ = 0; }
+  void softReset(uint64_t t) override;
+  void hardReset() override;
+
+  // RING_HEAD in cycle t: commands received.
+  uint32_t head(uint64_t t) const;
+  // Fetch keeps the device busy (weft_fetch's busy_o) in cycle t.
+  bool busy(uint64_t t) const;
 
  private:
+  bool ringBad() const;
+  // Commands one request would fetch in cycle t (0: no request then).
+  uint32_t requestSize(uint64_t t) const;
+
   Machine& m_;
-  uint64_t nextFetch_ = 0;
+  uint32_t reqIdx_ = 0;  // next ring index to request
 };
 
-class Dispatcher final : public Agent {
+class Decoder final : public Agent {
  public:
-  Dispatcher(Machine& m, std::array<const ExecUnit*, 3> units) : m_(m), units_(units) {}
+  Decoder(Machine& m, const LoadUnit& load, const ComputeUnit& compute, const StoreUnit& store)
+      : m_(m), load_(load), compute_(compute), store_(store) {}
   uint64_t nextCycle() const override;
   void act(uint64_t now) override;
-  void abort(uint64_t now) override;
-  void reset() override;
+  void softReset(uint64_t t) override;
+  void hardReset() override;
 
-  // A barrier is waiting for the units or for its snapshot's acknowledgement.
-  bool inBarrier() const { return barrier_ != BarrierPhase::kNone; }
+  bool busy() const { return hasDec_ || barrier_ != Barrier::kNone; }
 
  private:
-  enum class BarrierPhase { kNone, kDraining, kSnapshotAck };
-  bool drained() const;
-  void dispatch(uint64_t now);
-  void finishBarrier(uint64_t now);
+  enum class Barrier { kNone, kWrite, kAck };
+  uint64_t drainedFrom() const;
+  void pop(uint64_t t);
+  void leave(uint64_t t);
+  void finishBarrier(uint64_t t);
 
   Machine& m_;
-  std::array<const ExecUnit*, 3> units_;
-  uint64_t nextDispatch_ = 0;
-  BarrierPhase barrier_ = BarrierPhase::kNone;
-  hw::CommandWord barrierWord_;
-  uint64_t barrierReady_ = 0;  // dispatch of the barrier, or its snapshot's acknowledgement
+  const LoadUnit& load_;
+  const ComputeUnit& compute_;
+  const StoreUnit& store_;
+  bool hasDec_ = false;
+  FetchedCommand dec_{};
+  uint64_t decVisible_ = 0;
+  uint64_t lastLeave_ = 0;
+  Barrier barrier_ = Barrier::kNone;
+  uint64_t barrierAt_ = 0;  // the snapshot's last beat, then its acknowledgement
 };
 
 }  // namespace weft::sim::approx

@@ -1,15 +1,18 @@
-// The state the approximate model's agents share: the controller's registers, the command
-// FIFOs, the token queues, the two DRAM ports and the event counters. Each FIFO entry and
-// token carries the cycle from which its consumer may use it, so the agents can run on
-// their own timelines and meet only where the hardware makes them meet.
+// The state the approximate model's agents share: the controller's registers, the fetch
+// buffer, the unit command FIFOs, the token queues, the two DRAM ports and the counters.
+//
+// Time convention (the RTL's): "at cycle t" is the combinational decision of cycle t; its
+// effects are registered at the edge that ends it and visible from t + 1. Agents act in cycle
+// order; a queue entry made at t carries readyAt t + 1 so that no agent sees it earlier.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <deque>
-#include <limits>
 
 #include "approx/approx_timing.h"
+#include "approx/counters.h"
+#include "approx/dram_ports.h"
+#include "approx/queues.h"
 #include "weft/hw/config.h"
 #include "weft/hw/generated.h"
 #include "weft/sim/dram_model.h"
@@ -17,115 +20,75 @@
 
 namespace weft::sim::approx {
 
-inline constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-
-// Something that acts at cycles of its own choosing: the scheduler asks every agent for its
-// next action's cycle (kNever while it waits for another agent) and runs the earliest.
+// Something that acts at cycles of its own choosing. The scheduler asks every agent for the
+// cycle of its next action (kNever while it waits for another agent) and runs the earliest;
+// ties go to the agents in a fixed order (fetch before load: the read port's priority).
 class Agent {
  public:
   virtual ~Agent() = default;
   virtual uint64_t nextCycle() const = 0;
   virtual void act(uint64_t now) = 0;
-  // CTRL.soft_reset at cycle `now`: drop all work, keep the performance counts.
-  virtual void abort(uint64_t now) = 0;
+  // CTRL.soft_reset, taking effect at cycle t: drop all work, keep the counts.
+  virtual void softReset(uint64_t t) = 0;
   // Hardware reset: everything, counts included.
-  virtual void reset() = 0;
+  virtual void hardReset() = 0;
 };
 
-// The controller-visible registers and state.
+// Registers and controller state visible to several agents.
 struct ControlState {
   bool enable = false;
   uint64_t ringBase = 0;
   uint32_t ringSize = 0;
-  uint32_t head = 0;
   uint32_t tail = 0;
-  bool halted = false;
+  uint64_t haltedFrom = kNever;  // the controller stopped on an error (STATUS.halted)
   hw::Error error = hw::Error::kNone;
   uint32_t irqStatus = 0;
   uint32_t irqMask = 0;
 
+  uint64_t irqRaisedAt[2] = {kNever, kNever};  // cycle each IRQ_STATUS bit was last set
+
+  bool halted(uint64_t t) const { return haltedFrom <= t; }
   bool irqLine() const { return (irqStatus & irqMask) != 0; }
+  // Sets IRQ_STATUS bits at the end of cycle t.
+  void raise(uint32_t mask, uint64_t t) {
+    irqStatus |= mask;
+    for (unsigned b = 0; b < 2; ++b) {
+      if (mask & (1u << b)) irqRaisedAt[b] = t;
+    }
+  }
+  // A W1C write in cycle t: an event of the same cycle wins over the clear (weft_csr).
+  void clearIrq(uint32_t mask, uint64_t t) {
+    for (unsigned b = 0; b < 2; ++b) {
+      if ((mask & (1u << b)) && irqRaisedAt[b] != t) irqStatus &= ~(1u << b);
+    }
+  }
+  // Halts at the end of cycle t with `e`; an invalid command outranks a bad ring in one cycle.
+  void halt(hw::Error e, uint64_t t) {
+    if (haltedFrom <= t) return;
+    if (haltedFrom == t + 1 && e == hw::Error::kBadRing) return;
+    haltedFrom = t + 1;
+    error = e;
+    raise(hw::reg::kIrqStatusErrorMask, t);
+  }
+};
+
+struct FetchedCommand {
+  hw::CommandWord word;
+  uint64_t readyAt;  // cycle after its last beat
+  hw::Error error;   // checked once: the check depends on the command and the configuration
+  hw::Unit unit;     // kControl for nop, barrier and invalid commands
 };
 
 struct QueuedCommand {
   hw::CommandWord word;
-  uint64_t readyAt;  // first cycle its consumer may take it
-};
-
-// A command in the fetch buffer, checked once when its data arrives (the check depends on
-// the command and the configuration only).
-struct FetchedCommand {
-  hw::CommandWord word;
   uint64_t readyAt;
-  hw::Error error;
-  hw::Unit unit;
 };
 
 enum TokenQueueId { kLoadToCompute = 0, kComputeToLoad, kComputeToStore, kStoreToCompute };
 
-struct TokenQueue {
-  std::deque<uint64_t> readyAt;
-  unsigned depth = 0;
-  bool full() const { return readyAt.size() >= depth; }
-};
-
-// Event counts (the counters that do not count cycles), indexed by hw::Counter.
-using EventCounts = std::array<uint64_t, hw::kNumCounters>;
-
-inline void count(EventCounts& c, hw::Counter which, uint64_t n = 1) {
-  c[static_cast<size_t>(which)] += n;
-}
-
-// The DRAM read port, shared by the fetcher and the load unit: one request a cycle on the
-// request channel, data in request order, one beat of BusBytes a cycle on the return bus.
-class ReadPort {
- public:
-  ReadPort(DramModel& dram, unsigned busBytes, EventCounts& events)
-      : dram_(dram), busBytes_(busBytes), events_(events) {}
-  uint64_t requestFree() const { return requestFree_; }
-  // Issues a read at cycle t (>= requestFree()); returns the cycle its last beat arrives.
-  uint64_t read(uint64_t addr, uint32_t bytes, uint64_t t) {
-    const uint64_t first = std::max(dram_.timeRead(addr, bytes, t), returnFree_);
-    const uint64_t last = first + (bytes + busBytes_ - 1) / busBytes_ - 1;
-    returnFree_ = last + 1;
-    requestFree_ = t + 1;
-    count(events_, hw::Counter::kDmaRdBytes, bytes);
-    count(events_, hw::Counter::kDmaRdReqs);
-    return last;
-  }
-  void reset() { requestFree_ = returnFree_ = 0; }
-
- private:
-  DramModel& dram_;
-  unsigned busBytes_;
-  EventCounts& events_;
-  uint64_t requestFree_ = 0, returnFree_ = 0;
-};
-
-// The DRAM write port, shared by the store unit and barrier snapshots: a request, then its
-// data beats one a cycle, then DRAM's acknowledgement.
-class WritePort {
- public:
-  WritePort(DramModel& dram, unsigned busBytes, EventCounts& events)
-      : dram_(dram), busBytes_(busBytes), events_(events) {}
-  // The first cycle a new request's data may start.
-  uint64_t dataFree() const { return dataFree_; }
-  // Writes with the request at cycle t; returns the acknowledgement cycle.
-  uint64_t write(uint64_t addr, uint32_t bytes, uint64_t t) {
-    const uint64_t firstBeat = std::max(t, dataFree_);
-    const uint64_t lastBeat = firstBeat + (bytes + busBytes_ - 1) / busBytes_ - 1;
-    dataFree_ = lastBeat + 1;
-    count(events_, hw::Counter::kDmaWrBytes, bytes);
-    count(events_, hw::Counter::kDmaWrReqs);
-    return dram_.timeWrite(addr, bytes, lastBeat);
-  }
-  void reset() { dataFree_ = 0; }
-
- private:
-  DramModel& dram_;
-  unsigned busBytes_;
-  EventCounts& events_;
-  uint64_t dataFree_ = 0;
+// The counters that count events; the cycle counters live with the agents that own them.
+struct EventCounters {
+  EventCounter rdBytes, wrBytes, rdReqs, wrReqs, retired;
 };
 
 // Reads every performance counter as of the start of cycle t (snapshot barriers need it).
@@ -136,42 +99,37 @@ class CounterSource {
 };
 
 struct Machine {
-  Machine(const hw::HwConfig& config, const ApproxTiming& timing, DramStorage& dram,
-          DramModel& dramModel, const CounterSource& counterSource)
-      : config(config),
-        timing(timing),
-        dram(dram),
-        functional(config),
-        readPort(dramModel, config.busBytes(), events),
-        writePort(dramModel, config.busBytes(), events),
-        counterSource(counterSource) {
-    for (auto& t : tokens) t.depth = static_cast<unsigned>(config.get(hw::Param::kTokenDepth));
+  Machine(const hw::HwConfig& cfg, const ApproxTiming& tm, DramStorage& storage, DramModel& dramModel,
+          const CounterSource& source)
+      : config(cfg),
+        timing(tm),
+        dram(storage),
+        functional(cfg),
+        readPort(dramModel, cfg.busBytes(), static_cast<unsigned>(cfg.get(hw::Param::kMaxOutstanding))),
+        writePort(dramModel, cfg.busBytes()),
+        counterSource(source),
+        fetched(tm.fetchSlots) {
+    const auto fifoDepth = static_cast<unsigned>(cfg.get(hw::Param::kCmdQueueDepth));
+    for (auto& f : fifos) f = TimedQueue<QueuedCommand>(fifoDepth);
+    for (auto& t : tokens) t = TokenQueue(static_cast<unsigned>(cfg.get(hw::Param::kTokenDepth)));
   }
 
-  unsigned fifoDepth() const { return static_cast<unsigned>(config.get(hw::Param::kCmdQueueDepth)); }
-  std::deque<QueuedCommand>& fifo(hw::Unit u) { return fifos[static_cast<size_t>(u)]; }
-  const std::deque<QueuedCommand>& fifo(hw::Unit u) const { return fifos[static_cast<size_t>(u)]; }
-
-  // The controller stops on an error: STATUS.halted, STATUS.error and IRQ_STATUS.error.
-  void halt(hw::Error e) {
-    control.halted = true;
-    control.error = e;
-    control.irqStatus |= hw::reg::kIrqStatusErrorMask;
-    fetched.clear();
-  }
+  TimedQueue<QueuedCommand>& fifo(hw::Unit u) { return fifos[static_cast<size_t>(u)]; }
+  const TimedQueue<QueuedCommand>& fifo(hw::Unit u) const { return fifos[static_cast<size_t>(u)]; }
 
   const hw::HwConfig config;
   const ApproxTiming timing;
   DramStorage& dram;
   FunctionalModel functional;
-  EventCounts events{};
   ReadPort readPort;
   WritePort writePort;
   const CounterSource& counterSource;
+  EventCounters events;
+  uint64_t now = 0;  // the cycle being processed (EventCounter folding)
 
   ControlState control;
-  std::deque<FetchedCommand> fetched;  // fetch buffer: requested or arrived, not dispatched
-  std::array<std::deque<QueuedCommand>, 3> fifos;  // load, compute, store
+  TimedQueue<FetchedCommand> fetched;  // requested (readyAt in the future) or arrived
+  std::array<TimedQueue<QueuedCommand>, 3> fifos;  // load, compute, store
   std::array<TokenQueue, 4> tokens;
 };
 

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "weft/hw/config.h"
 #include "weft/sim/dram_port.h"
@@ -65,6 +66,11 @@ class DramModel : public IDramPort {
   // Forgets the channel's occupancy (a new device time base) and the statistics.
   void reset();
 
+  // Sees every request after it is timed: for timelines and for lining the RTL's requests up
+  // against the approximate model's. Arguments: write?, address, bytes, issue cycle, answer.
+  using Observer = std::function<void(bool, uint64_t, uint32_t, uint64_t, uint64_t)>;
+  void setObserver(Observer observer) { observer_ = std::move(observer); }
+
   const DramTiming& timing() const { return timing_; }
   void setTiming(const DramTiming& timing) { timing_ = timing; }
   uint64_t channelFreeCycle() const { return channelFree_; }
@@ -73,12 +79,13 @@ class DramModel : public IDramPort {
   void setStorage(DramStorage& storage) { storage_ = &storage; }
 
  private:
-  uint64_t serve(uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+  uint64_t serve(bool write, uint64_t addr, uint32_t bytes, uint64_t issueCycle);
 
   DramStorage* storage_;
   DramTiming timing_;
   uint64_t channelFree_ = 0;
   DramStats stats_;
+  Observer observer_;
 };
 
 }  // namespace weft::sim

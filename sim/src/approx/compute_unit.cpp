@@ -1,0 +1,77 @@
+#include "approx/compute_unit.h"
+
+#include <algorithm>
+
+namespace weft::sim::approx {
+
+ComputeUnit::ComputeUnit(Machine& m) : m_(m), front_(m, hw::Unit::kCompute) {}
+
+uint64_t ComputeUnit::startFrom() const {
+  if (!front_.hasHead()) return kNever;
+  uint64_t t = 0;
+  // Stream queue: a GEMM occupies it from the cycle after its start through its last issue.
+  // Jobs are in lastIssue order, so the depth-th newest must have left it.
+  const size_t depth = m_.timing.streamQueueDepth;
+  if (jobs_.size() >= depth) t = jobs_[jobs_.size() - depth].lastIssue + 1;
+  // A preload needs the weight read port and the other buffer, drained.
+  if (hw::GemmCmd::decode(front_.head()).keepWeights == false) {
+    t = std::max({t, preloadFreeFrom_, bufFreeFrom_[1 - lastBuf_]});
+  }
+  return front_.readyFrom(t);
+}
+
+uint64_t ComputeUnit::nextCycle() const {
+  const uint64_t done = jobs_.empty() ? kNever : jobs_.front().doneAt;
+  return std::min(done, startFrom());
+}
+
+void ComputeUnit::act(uint64_t now) {
+  if (!jobs_.empty() && jobs_.front().doneAt == now) {
+    front_.complete(jobs_.front().cmd, now);
+    lastCompletion_ = now;
+    jobs_.pop_front();
+  } else if (startFrom() == now) {
+    start(now);
+  }
+}
+
+void ComputeUnit::start(uint64_t t) {
+  const hw::CommandWord word = front_.start(t);
+  const auto g = hw::GemmCmd::decode(word);
+  const hw::HwConfig& c = m_.config;
+  unsigned buf = lastBuf_;
+  if (!g.keepWeights) {
+    buf = 1 - lastBuf_;
+    lastBuf_ = buf;
+    preloadFreeFrom_ = t + g.kRows;  // row 0 read in cycle t, the others one a cycle
+  }
+  const uint64_t first = anyIssued_ ? std::max(t + 1, lastIssue_ + 1) : t + 1;
+  const uint64_t last = first + g.mRows - 1;
+  lastIssue_ = last;
+  anyIssued_ = true;
+  bufFreeFrom_[buf] = last + c.cols();
+  arrayRows_.add(first, last + 1, m_.now);
+  jobs_.push_back({word, last, last + 1 + c.rows() + c.cols()});
+}
+
+void ComputeUnit::softReset(uint64_t t) {
+  front_.softReset(t);
+  arrayRows_.cut(t);
+  jobs_.clear();
+  // The stream queue and the array pipeline are cleared; the preload port frees at once.
+  lastIssue_ = t;
+  preloadFreeFrom_ = t;
+  bufFreeFrom_ = {t, t};
+}
+
+void ComputeUnit::hardReset() {
+  front_.hardReset();
+  arrayRows_ = IntervalCounter{};
+  jobs_.clear();
+  lastCompletion_ = lastIssue_ = preloadFreeFrom_ = 0;
+  anyIssued_ = false;
+  lastBuf_ = 0;
+  bufFreeFrom_ = {0, 0};
+}
+
+}  // namespace weft::sim::approx

@@ -1,0 +1,51 @@
+// GEMM (weft_compute + the array and accumulator): the preloader starts a GEMM (tokens, a
+// free weight buffer, room in the stream queue) and reads its k_rows weight rows one a cycle
+// into the PE buffer the current weights are not in; the streamer issues the queue's rows one
+// a cycle, back to back across GEMMs, from the cycle after the start. The last row issued in
+// cycle c completes the GEMM at c + 1 + Rows + Cols (its write-back reaches the last column).
+// A buffer is reused Cols cycles after the last row of its previous GEMM entered the array.
+// No DRAM traffic: a GEMM's whole timeline is known when it starts.
+#pragma once
+
+#include <array>
+#include <deque>
+
+#include "approx/unit_front.h"
+
+namespace weft::sim::approx {
+
+class ComputeUnit final : public Agent {
+ public:
+  explicit ComputeUnit(Machine& m);
+  uint64_t nextCycle() const override;
+  void act(uint64_t now) override;
+  void softReset(uint64_t t) override;
+  void hardReset() override;
+
+  bool idle() const { return jobs_.empty(); }
+  uint64_t lastCompletion() const { return lastCompletion_; }
+  const UnitFront& front() const { return front_; }
+  uint64_t arrayRows(uint64_t t) const { return arrayRows_.value(t); }
+
+ private:
+  struct Job {
+    hw::CommandWord cmd;
+    uint64_t lastIssue;  // cycle its last row enters the array
+    uint64_t doneAt;
+  };
+  uint64_t startFrom() const;
+  void start(uint64_t t);
+
+  Machine& m_;
+  UnitFront front_;
+  std::deque<Job> jobs_;  // started, not complete, in order
+  uint64_t lastCompletion_ = 0;
+  uint64_t lastIssue_ = 0;         // of the newest job (rows issue back to back)
+  bool anyIssued_ = false;
+  uint64_t preloadFreeFrom_ = 0;   // the weight read port is free from this cycle
+  unsigned lastBuf_ = 0;           // buffer with the most recent weights
+  std::array<uint64_t, 2> bufFreeFrom_{};  // Cols cycles after its last GEMM's last row
+  IntervalCounter arrayRows_;
+};
+
+}  // namespace weft::sim::approx

@@ -1,0 +1,98 @@
+#include "approx/store_unit.h"
+
+#include <algorithm>
+
+namespace weft::sim::approx {
+
+StoreUnit::StoreUnit(Machine& m) : m_(m), front_(m, hw::Unit::kStore) {}
+
+uint64_t StoreUnit::startFrom() const {
+  if (!front_.hasHead()) return kNever;
+  // While issuing, the next command starts in the cycle of the current one's last row.
+  uint64_t t = anyStarted_ ? lastIssue_ : 0;
+  const size_t depth = m_.timing.storeCmdsInFlight;
+  if (inFlight_.size() >= depth) {
+    const uint64_t done = inFlight_[inFlight_.size() - depth].doneAt;
+    if (done == kNever) return kNever;
+    t = std::max(t, done + 1);
+  }
+  return front_.readyFrom(t);
+}
+
+uint64_t StoreUnit::nextCycle() const {
+  uint64_t t = rows_.empty() ? kNever : rows_.front().lastBeat;
+  if (!inFlight_.empty()) t = std::min(t, inFlight_.front().doneAt);
+  return std::min(t, startFrom());
+}
+
+void StoreUnit::act(uint64_t now) {
+  if (!rows_.empty() && rows_.front().lastBeat == now) {
+    finishRow(now);
+  } else if (!inFlight_.empty() && inFlight_.front().doneAt == now) {
+    front_.complete(inFlight_.front().cmd, now);
+    lastCompletion_ = now;
+    inFlight_.pop_front();
+  } else if (startFrom() == now) {
+    start(now);
+  }
+}
+
+void StoreUnit::start(uint64_t t) {
+  const hw::CommandWord word = front_.start(t);
+  const auto s = hw::StoreCmd::decode(word);
+  const uint64_t n = uint64_t{s.count0} * s.count1;
+  const uint32_t bytes = s.rowBytes * (s.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+  const size_t window = m_.timing.storeFifoDepth;
+  const uint64_t seq = nextSeq_++;
+  inFlight_.push_back({word, seq, n, kNever});
+  uint64_t issue = anyStarted_ ? std::max(t, lastIssue_) : t;
+  for (uint64_t j = 0; j < n; ++j) {
+    // One row a cycle from the cycle after the start, while the window has room.
+    issue += 1;
+    if (window_.size() >= window) issue = std::max(issue, window_[window_.size() - window] + 1);
+    const auto slot = m_.writePort.plan(issue + m_.timing.storeIssueToRequest, bytes);
+    const uint64_t i0 = j % s.count0, i1 = j / s.count0;
+    rows_.push_back({s.dramAddr + i1 * s.stride1 + i0 * s.stride0, bytes, slot.request, slot.lastBeat, seq});
+    window_.push_back(slot.lastBeat);
+    if (window_.size() > window) window_.pop_front();
+  }
+  lastIssue_ = issue;
+  anyStarted_ = true;
+}
+
+void StoreUnit::finishRow(uint64_t t) {
+  const Row r = rows_.front();
+  rows_.pop_front();
+  const uint64_t ack = m_.writePort.finish(r.addr, r.bytes, t);
+  m_.events.wrBytes.add(r.request, r.bytes, m_.now);
+  m_.events.wrReqs.add(r.request, 1, m_.now);
+  if (r.seq == kNever) return;  // its acknowledgement is dropped
+  InFlight& owner = inFlight_[r.seq - inFlight_.front().seq];
+  if (--owner.rowsLeft == 0) owner.doneAt = ack;
+}
+
+void StoreUnit::softReset(uint64_t t) {
+  front_.softReset(t);
+  inFlight_.clear();
+  // Rows whose requests DRAM accepted still send their beats; the others are dropped.
+  while (!rows_.empty() && rows_.back().request >= t) rows_.pop_back();
+  for (Row& r : rows_) r.seq = kNever;
+  window_.clear();
+  for (const Row& r : rows_) window_.push_back(r.lastBeat);
+  lastIssue_ = t;
+  m_.writePort.rewind(rows_.empty() ? kNever : rows_.back().request,
+                      rows_.empty() ? t : rows_.back().lastBeat);
+}
+
+void StoreUnit::hardReset() {
+  front_.hardReset();
+  inFlight_.clear();
+  rows_.clear();
+  window_.clear();
+  nextSeq_ = 0;
+  lastIssue_ = 0;
+  anyStarted_ = false;
+  lastCompletion_ = 0;
+}
+
+}  // namespace weft::sim::approx

@@ -1,0 +1,57 @@
+// STORE (weft_store + weft_wr_fifo): the front end issues one accumulator row a cycle while
+// fewer than storeFifoDepth rows are between issue and their last write beat; a row's write
+// request is valid storeIssueToRequest cycles after its issue, its beats follow on the write
+// port. The next command starts in the cycle the last row of the current one issues (with
+// room for it among storeCmdsInFlight unacknowledged commands); a command completes with the
+// acknowledgement of its last row. Everything but the acknowledgements depends on the store
+// alone, so a command's rows are planned when it starts; each row's DRAM write is one action,
+// in cycle order with the other DRAM requests.
+#pragma once
+
+#include <deque>
+
+#include "approx/unit_front.h"
+
+namespace weft::sim::approx {
+
+class StoreUnit final : public Agent {
+ public:
+  explicit StoreUnit(Machine& m);
+  uint64_t nextCycle() const override;
+  void act(uint64_t now) override;
+  void softReset(uint64_t t) override;
+  void hardReset() override;
+
+  bool idle() const { return inFlight_.empty(); }
+  uint64_t lastCompletion() const { return lastCompletion_; }
+  const UnitFront& front() const { return front_; }
+
+ private:
+  struct InFlight {
+    hw::CommandWord cmd;
+    uint64_t seq;
+    uint64_t rowsLeft;  // rows whose write is not yet acknowledged
+    uint64_t doneAt;    // kNever until the last row's acknowledgement is known
+  };
+  struct Row {
+    uint64_t addr;
+    uint32_t bytes;
+    uint64_t request, lastBeat;
+    uint64_t seq;  // owning command; kNever for a row orphaned by a soft reset
+  };
+  uint64_t startFrom() const;
+  void start(uint64_t t);
+  void finishRow(uint64_t t);
+
+  Machine& m_;
+  UnitFront front_;
+  std::deque<InFlight> inFlight_;
+  std::deque<Row> rows_;             // planned, not yet written to DRAM, in beat order
+  std::deque<uint64_t> window_;      // last beats of the newest storeFifoDepth rows
+  uint64_t nextSeq_ = 0;
+  uint64_t lastIssue_ = 0;           // issue cycle of the newest planned row
+  bool anyStarted_ = false;
+  uint64_t lastCompletion_ = 0;
+};
+
+}  // namespace weft::sim::approx

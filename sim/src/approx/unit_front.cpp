@@ -1,0 +1,102 @@
+#include "approx/unit_front.h"
+
+#include <algorithm>
+
+namespace weft::sim::approx {
+
+UnitFront::UnitFront(Machine& m, hw::Unit unit) : m_(m), unit_(unit) {}
+
+// The token queues of hw/spec/isa.json's header; "prev" and "next" are relative to the unit.
+std::array<int, 2> UnitFront::waits(const hw::CommandWord& cmd) const {
+  const bool prev = cmd.get(hw::field::kWaitPrev) != 0;
+  const bool next = cmd.get(hw::field::kWaitNext) != 0;
+  switch (unit_) {
+    case hw::Unit::kLoad: return {next ? kComputeToLoad : -1, -1};
+    case hw::Unit::kCompute: return {prev ? kLoadToCompute : -1, next ? kStoreToCompute : -1};
+    case hw::Unit::kStore: return {prev ? kComputeToStore : -1, -1};
+    case hw::Unit::kControl: break;
+  }
+  return {-1, -1};
+}
+
+std::array<int, 2> UnitFront::signals(const hw::CommandWord& cmd) const {
+  const bool prev = cmd.get(hw::field::kSignalPrev) != 0;
+  const bool next = cmd.get(hw::field::kSignalNext) != 0;
+  switch (unit_) {
+    case hw::Unit::kLoad: return {next ? kLoadToCompute : -1, -1};
+    case hw::Unit::kCompute: return {prev ? kComputeToLoad : -1, next ? kComputeToStore : -1};
+    case hw::Unit::kStore: return {prev ? kStoreToCompute : -1, -1};
+    case hw::Unit::kControl: break;
+  }
+  return {-1, -1};
+}
+
+uint64_t UnitFront::readyFrom(uint64_t from) const {
+  if (!hasHead()) return kNever;
+  uint64_t t = std::max(from, m_.fifo(unit_).frontVisibleAt());
+  for (int q : waits(head())) {
+    if (q >= 0) t = std::max(t, m_.tokens[q].availableFrom());
+  }
+  if (t == kNever) return kNever;
+  for (int q : signals(head())) {
+    if (q >= 0) t = std::max(t, m_.tokens[q].spaceFrom(t));
+  }
+  return t;
+}
+
+uint64_t UnitFront::tokensFrom() const {
+  uint64_t t = 0;
+  for (int q : waits(head())) {
+    if (q >= 0) t = std::max(t, m_.tokens[q].availableFrom());
+  }
+  for (int q : signals(head())) {
+    if (q < 0) continue;
+    if (m_.tokens[q].spaceFrom(t) == kNever) return kNever;
+    t = std::max(t, m_.tokens[q].spaceSince());
+  }
+  return t;
+}
+
+hw::CommandWord UnitFront::start(uint64_t t) {
+  auto& fifo = m_.fifo(unit_);
+  const uint64_t visible = fifo.frontVisibleAt();
+  const uint64_t ok = std::min(tokensFrom(), t);
+  if (ok > visible) stallTotal_ += ok - visible;  // cmd_valid && !tok_ok
+  const hw::CommandWord cmd = fifo.front().word;
+  fifo.pop(t);
+  for (int q : waits(cmd)) {
+    if (q >= 0) m_.tokens[q].pop(t);
+  }
+  for (int q : signals(cmd)) {
+    if (q >= 0) m_.tokens[q].reserve();
+  }
+  active_.begin(t + 1);
+  return cmd;
+}
+
+void UnitFront::complete(const hw::CommandWord& cmd, uint64_t t) {
+  for (int q : signals(cmd)) {
+    if (q >= 0) m_.tokens[q].fill(t);
+  }
+  m_.events.retired.add(t, 1, m_.now);
+  active_.end(t + 1);
+}
+
+uint64_t UnitFront::tokenStallCycles(uint64_t t) const {
+  if (!hasHead()) return stallTotal_;
+  const uint64_t visible = m_.fifo(unit_).frontVisibleAt();
+  const uint64_t ok = std::min(tokensFrom(), t);
+  return stallTotal_ + (ok > visible ? ok - visible : 0);
+}
+
+void UnitFront::softReset(uint64_t t) {
+  stallTotal_ = tokenStallCycles(t);  // the FIFO it refers to is about to be cleared
+  active_.endAll(t);
+}
+
+void UnitFront::hardReset() {
+  active_ = ActivityCounter{};
+  stallTotal_ = 0;
+}
+
+}  // namespace weft::sim::approx
