@@ -1,9 +1,12 @@
-// EQUAL: a == b element-wise over two broadcast tensors, into a TENSOR_BOOL8 (see Comparisons.cpp).
+// EQUAL: a == b element-wise over two broadcast tensors, into a TENSOR_BOOL8
+// (see Comparisons.cpp).
 #include "Comparisons.h"
 
 namespace weft::nn::equal_op {
 
-Status execute(IOperationExecutionContext* context) { return comparisons::execute(context, comparisons::Kind::EQUAL); }
+Status execute(IOperationExecutionContext* context) {
+  return comparisons::execute(context, comparisons::Kind::EQUAL);
+}
 
 }  // namespace weft::nn::equal_op
 

@@ -1,9 +1,12 @@
-// GREATER_EQUAL: a >= b element-wise over two broadcast tensors, into a TENSOR_BOOL8 (see Comparisons.cpp).
+// GREATER_EQUAL: a >= b element-wise over two broadcast tensors, into a TENSOR_BOOL8
+// (see Comparisons.cpp).
 #include "Comparisons.h"
 
 namespace weft::nn::greater_equal_op {
 
-Status execute(IOperationExecutionContext* context) { return comparisons::execute(context, comparisons::Kind::GREATER_EQUAL); }
+Status execute(IOperationExecutionContext* context) {
+  return comparisons::execute(context, comparisons::Kind::GREATER_EQUAL);
+}
 
 }  // namespace weft::nn::greater_equal_op
 

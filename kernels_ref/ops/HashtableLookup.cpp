@@ -31,8 +31,9 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputCount(context, 3, 3));
   NN_TRY(validateOutputCount(context, 2));
   const OperandType type = context->getInputType(kValues);
-  NN_TRY(validateTypeIsOneOf(context, "values", type,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
+  NN_TRY(validateTypeIsOneOf(
+      context, "values", type,
+      {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
   NN_TRY(validateInputTypes(context, {OperandType::TENSOR_INT32, OperandType::TENSOR_INT32, type}));
   NN_TRY(validateOutputTypes(context, {type, OperandType::TENSOR_QUANT8_ASYMM}));
   NN_TRY(validateInputRank(context, kLookups, 1, 1));

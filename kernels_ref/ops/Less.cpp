@@ -1,9 +1,12 @@
-// LESS: a < b element-wise over two broadcast tensors, into a TENSOR_BOOL8 (see Comparisons.cpp).
+// LESS: a < b element-wise over two broadcast tensors, into a TENSOR_BOOL8
+// (see Comparisons.cpp).
 #include "Comparisons.h"
 
 namespace weft::nn::less_op {
 
-Status execute(IOperationExecutionContext* context) { return comparisons::execute(context, comparisons::Kind::LESS); }
+Status execute(IOperationExecutionContext* context) {
+  return comparisons::execute(context, comparisons::Kind::LESS);
+}
 
 }  // namespace weft::nn::less_op
 

@@ -86,7 +86,8 @@ Status validate(const IOperationValidationContext* context) {
   NN_RET_CHECK_GT(samples, 0) << "sample count must be positive";
   const Shape logits = context->getInputShape(kLogits);
   if (hasUnknownRank(logits)) return {};
-  return elementwise::checkOutputDims(context, kOutput, Dimensions{logits.dimensions[0], static_cast<uint32_t>(samples)});
+  return elementwise::checkOutputDims(context, kOutput,
+                                      Dimensions{logits.dimensions[0], static_cast<uint32_t>(samples)});
 }
 
 Status prepare(IOperationExecutionContext* context) {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "FarmHash.h"
 #include "OpModelBuilder.h"
 #include "weft/kernels/Float16.h"
-#include "FarmHash.h"
 
 namespace weft::test {
 namespace {
@@ -202,9 +202,7 @@ TEST(Select, ShapesMustBeEqual) {
   expectBadData(selectModel(kBool4, kF32x4, f1, kF32x4).validate(), "input2");
 }
 
-TEST(Select, ConditionMustBeBool8) {
-  expectBadData(selectModel(kI32x4, kF32x4, kF32x4, kF32x4).validate(), "input 0");
-}
+TEST(Select, ConditionMustBeBool8) { expectBadData(selectModel(kI32x4, kF32x4, kF32x4, kF32x4).validate(), "input 0"); }
 
 TEST(Cast, IdentityOnlyTypesCannotChangeType) {
   const Tensor q16{OperandType::TENSOR_QUANT16_ASYMM, {4}, 1.0f, 0};
@@ -214,9 +212,9 @@ TEST(Cast, IdentityOnlyTypesCannotChangeType) {
 }
 
 TEST(Cast, MismatchedShapesAreBadData) {
-  expectBadData(unary(OperationType::CAST, kI32x4, bytes(std::vector<int32_t>(4)), {OperandType::TENSOR_INT32, {8}})
-                    .validate(),
-                "shape");
+  expectBadData(
+      unary(OperationType::CAST, kI32x4, bytes(std::vector<int32_t>(4)), {OperandType::TENSOR_INT32, {8}}).validate(),
+      "shape");
 }
 
 TEST(Cast, FloatToIntegerSaturatesAndMapsNanToZero) {
@@ -224,9 +222,9 @@ TEST(Cast, FloatToIntegerSaturatesAndMapsNanToZero) {
   const std::vector<float> in{3e9f, -3e9f, nan, -2.7f};
   EXPECT_EQ(runOk<int32_t>(unary(OperationType::CAST, kF32x4, bytes(in), kI32x4)),
             (std::vector<int32_t>{std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), 0, -2}));
-  EXPECT_EQ(runOk<uint8_t>(unary(OperationType::CAST, kF32x4, bytes(std::vector<float>{300.0f, -1.0f, nan, 254.9f}),
-                                 kQ8x4)),
-            (std::vector<uint8_t>{255, 0, 0, 254}));
+  EXPECT_EQ(
+      runOk<uint8_t>(unary(OperationType::CAST, kF32x4, bytes(std::vector<float>{300.0f, -1.0f, nan, 254.9f}), kQ8x4)),
+      (std::vector<uint8_t>{255, 0, 0, 254}));
 }
 
 // --- Reductions, ARGMAX/ARGMIN, TOPK_V2 ---------------------------------------------------------------
@@ -241,45 +239,45 @@ OpModelBuilder reduceModel(OperationType op, const Tensor& in, std::vector<int32
 }
 
 TEST(Reduction, OutOfRangeConstantAxisIsBadData) {
-  expectBadData(reduceModel(OperationType::REDUCE_SUM, kF32x23, {2}, false, {OperandType::TENSOR_FLOAT32, {2}})
-                    .validate(),
-                "axis");
-  expectBadData(reduceModel(OperationType::REDUCE_MAX, kF32x23, {-3}, false, {OperandType::TENSOR_FLOAT32, {2}})
-                    .validate(),
-                "axis");
+  expectBadData(
+      reduceModel(OperationType::REDUCE_SUM, kF32x23, {2}, false, {OperandType::TENSOR_FLOAT32, {2}}).validate(),
+      "axis");
+  expectBadData(
+      reduceModel(OperationType::REDUCE_MAX, kF32x23, {-3}, false, {OperandType::TENSOR_FLOAT32, {2}}).validate(),
+      "axis");
 }
 
 TEST(Reduction, OutOfRangeAxisFromTheRequestFailsTheExecution) {
   OpModelBuilder m;
   const auto x = m.input(kF32x23, bytes(std::vector<float>(6)));
   const auto a = m.input({OperandType::TENSOR_INT32, {1}}, bytes(std::vector<int32_t>{5}));
-  m.operation(OperationType::REDUCE_PROD, {x, a, m.boolScalar(false)}, {m.output({OperandType::TENSOR_FLOAT32, {0}}, 64)});
+  m.operation(OperationType::REDUCE_PROD, {x, a, m.boolScalar(false)},
+              {m.output({OperandType::TENSOR_FLOAT32, {0}}, 64)});
   expectExecutionBadData(m, "axis");
 }
 
 TEST(Reduction, RankAboveFourAndUnsupportedTypesAreBadData) {
   const Tensor rank5{OperandType::TENSOR_FLOAT32, {1, 1, 1, 1, 2}};
   expectBadData(reduceModel(OperationType::REDUCE_MIN, rank5, {0}, true, rank5).validate(), "rank");
-  expectBadData(reduceModel(OperationType::REDUCE_SUM, kQ8x4, {0}, true, {OperandType::TENSOR_QUANT8_ASYMM, {1}, 0.5f,
-                                                                          128})
-                    .validate(),
-                "type");
-  expectBadData(reduceModel(OperationType::REDUCE_ANY, kF32x4, {0}, true, {OperandType::TENSOR_FLOAT32, {1}})
-                    .validate(),
-                "type");
+  expectBadData(
+      reduceModel(OperationType::REDUCE_SUM, kQ8x4, {0}, true, {OperandType::TENSOR_QUANT8_ASYMM, {1}, 0.5f, 128})
+          .validate(),
+      "type");
+  expectBadData(
+      reduceModel(OperationType::REDUCE_ANY, kF32x4, {0}, true, {OperandType::TENSOR_FLOAT32, {1}}).validate(), "type");
 }
 
 TEST(Reduction, QuantizedMaxMustKeepTheInputQuantization) {
-  expectBadData(reduceModel(OperationType::REDUCE_MAX, kQ8x4, {0}, true, {OperandType::TENSOR_QUANT8_ASYMM, {1}, 0.25f,
-                                                                          128})
-                    .validate(),
-                "quantization");
+  expectBadData(
+      reduceModel(OperationType::REDUCE_MAX, kQ8x4, {0}, true, {OperandType::TENSOR_QUANT8_ASYMM, {1}, 0.25f, 128})
+          .validate(),
+      "quantization");
 }
 
 TEST(Reduction, OutputShapeContradictingKeepDimsIsBadData) {
-  expectBadData(reduceModel(OperationType::REDUCE_SUM, kF32x23, {1}, true, {OperandType::TENSOR_FLOAT32, {2}})
-                    .validate(),
-                "shape");
+  expectBadData(
+      reduceModel(OperationType::REDUCE_SUM, kF32x23, {1}, true, {OperandType::TENSOR_FLOAT32, {2}}).validate(),
+      "shape");
 }
 
 TEST(Reduction, MaxOfNegativeInfinitiesIsTheLowestFiniteValue) {
@@ -334,29 +332,35 @@ TEST(TopKV2, KMustBeBetweenOneAndTheLastDimension) {
   const Tensor idx{OperandType::TENSOR_INT32, {2, 0}};
   const Tensor val{OperandType::TENSOR_FLOAT32, {2, 0}};
   const auto data = bytes(std::vector<float>(6));
-  expectBadData(topKModel(kF32x23, data, [](OpModelBuilder& m) { return m.int32Scalar(0); }, val, idx).validate(), "k");
-  expectBadData(topKModel(kF32x23, data, [](OpModelBuilder& m) { return m.int32Scalar(4); }, val, idx).validate(), "k");
-  const auto fromRequest = topKModel(
-      kF32x23, data,
-      [](OpModelBuilder& m) { return m.input({OperandType::INT32, {}}, OpModelBuilder::bytesOf(std::vector<int32_t>{4})); },
-      {OperandType::TENSOR_FLOAT32, {0, 0}, 0.0f, 0}, {OperandType::TENSOR_INT32, {0, 0}});
+  expectBadData(topKModel(
+                    kF32x23, data, [](OpModelBuilder& m) { return m.int32Scalar(0); }, val, idx)
+                    .validate(),
+                "k");
+  expectBadData(topKModel(
+                    kF32x23, data, [](OpModelBuilder& m) { return m.int32Scalar(4); }, val, idx)
+                    .validate(),
+                "k");
+  const auto fromRequest =
+      topKModel(kF32x23, data,
+                [](OpModelBuilder& m) {
+                  return m.input({OperandType::INT32, {}}, OpModelBuilder::bytesOf(std::vector<int32_t>{4}));
+                },
+                {OperandType::TENSOR_FLOAT32, {0, 0}, 0.0f, 0}, {OperandType::TENSOR_INT32, {0, 0}});
   expectExecutionBadData(fromRequest, "k");
 }
 
 TEST(TopKV2, QuantizedValuesKeepTheInputQuantization) {
   const Tensor in{OperandType::TENSOR_QUANT8_ASYMM, {4}, 0.5f, 128};
-  const auto m = topKModel(
-      in, std::vector<uint8_t>(4), [](OpModelBuilder& b) { return b.int32Scalar(2); },
-      {OperandType::TENSOR_QUANT8_ASYMM, {2}, 1.0f, 128}, {OperandType::TENSOR_INT32, {2}});
+  const auto m = topKModel(in, std::vector<uint8_t>(4), [](OpModelBuilder& b) { return b.int32Scalar(2); },
+                           {OperandType::TENSOR_QUANT8_ASYMM, {2}, 1.0f, 128}, {OperandType::TENSOR_INT32, {2}});
   expectBadData(m.validate(), "quantization");
 }
 
 TEST(TopKV2, NanRanksFirstAndTiesGoToTheLargerIndex) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const auto m = topKModel(
-      {OperandType::TENSOR_FLOAT32, {5}}, bytes(std::vector<float>{1.0f, nan, 3.0f, 3.0f, 2.0f}),
-      [](OpModelBuilder& b) { return b.int32Scalar(3); }, {OperandType::TENSOR_FLOAT32, {3}},
-      {OperandType::TENSOR_INT32, {3}});
+  const auto m = topKModel({OperandType::TENSOR_FLOAT32, {5}}, bytes(std::vector<float>{1.0f, nan, 3.0f, 3.0f, 2.0f}),
+                           [](OpModelBuilder& b) { return b.int32Scalar(3); }, {OperandType::TENSOR_FLOAT32, {3}},
+                           {OperandType::TENSOR_INT32, {3}});
   EXPECT_EQ(runOk<int32_t>(m, 1), (std::vector<int32_t>{1, 3, 2}));
 }
 
@@ -403,13 +407,9 @@ TEST(HashtableLookup, HitsMustHaveScaleOneAndZeroPointZero) {
   expectBadData(hashtableModel({5, 7}, {OperandType::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 0}).validate(), "hits");
 }
 
-TEST(HashtableLookup, OneKeyPerValuesRow) {
-  expectBadData(hashtableModel({5, 6, 7}, kHits).validate(), "keys");
-}
+TEST(HashtableLookup, OneKeyPerValuesRow) { expectBadData(hashtableModel({5, 6, 7}, kHits).validate(), "keys"); }
 
-TEST(HashtableLookup, UnsortedKeysFailTheExecution) {
-  expectExecutionBadData(hashtableModel({7, 5}, kHits), "sorted");
-}
+TEST(HashtableLookup, UnsortedKeysFailTheExecution) { expectExecutionBadData(hashtableModel({7, 5}, kHits), "sorted"); }
 
 TEST(HashtableLookup, MissingKeysGiveZerosAndNoHit) {
   auto m = hashtableModel({3, 7}, kHits);
@@ -423,36 +423,37 @@ OpModelBuilder lshModel(uint32_t bits, bool withWeight, uint32_t (*type)(OpModel
   OpModelBuilder m;
   const auto hash = m.constant({OperandType::TENSOR_FLOAT32, {2, bits}}, std::vector<float>(2 * bits, 0.5f));
   const auto in = m.input({OperandType::TENSOR_INT32, {3}}, bytes(std::vector<int32_t>{1, 2, 3}));
-  const auto weight = withWeight ? m.constant({OperandType::TENSOR_FLOAT32, {weightRows}},
-                                              std::vector<float>(weightRows, 1.0f))
-                                 : m.omitted(OperandType::TENSOR_FLOAT32);
+  const auto weight =
+      withWeight ? m.constant({OperandType::TENSOR_FLOAT32, {weightRows}}, std::vector<float>(weightRows, 1.0f))
+                 : m.omitted(OperandType::TENSOR_FLOAT32);
   const auto t = type(m);
   m.operation(OperationType::LSH_PROJECTION, {hash, in, weight, t}, {m.output(out)});
   return m;
 }
 
 TEST(LshProjection, AtMost32BitsPerHashFunction) {
-  expectBadData(lshModel(33, false, [](OpModelBuilder& m) { return m.int32Scalar(1); },
-                         {OperandType::TENSOR_INT32, {2}})
-                    .validate(),
-                "32");
+  expectBadData(
+      lshModel(33, false, [](OpModelBuilder& m) { return m.int32Scalar(1); }, {OperandType::TENSOR_INT32, {2}})
+          .validate(),
+      "32");
 }
 
 TEST(LshProjection, UnknownTypeIsBadData) {
-  expectBadData(lshModel(2, false, [](OpModelBuilder& m) { return m.int32Scalar(4); },
-                         {OperandType::TENSOR_INT32, {2}})
+  expectBadData(lshModel(2, false, [](OpModelBuilder& m) { return m.int32Scalar(4); }, {OperandType::TENSOR_INT32, {2}})
                     .validate(),
                 "type");
-  const auto fromRequest = lshModel(
-      2, false,
-      [](OpModelBuilder& m) { return m.input({OperandType::INT32, {}}, OpModelBuilder::bytesOf(std::vector<int32_t>{0})); },
-      {OperandType::TENSOR_INT32, {0}});
+  const auto fromRequest =
+      lshModel(2, false,
+               [](OpModelBuilder& m) {
+                 return m.input({OperandType::INT32, {}}, OpModelBuilder::bytesOf(std::vector<int32_t>{0}));
+               },
+               {OperandType::TENSOR_INT32, {0}});
   expectExecutionBadData(fromRequest, "type");
 }
 
 TEST(LshProjection, WeightNeedsOneValuePerInputRow) {
-  expectBadData(lshModel(2, true, [](OpModelBuilder& m) { return m.int32Scalar(2); },
-                         {OperandType::TENSOR_INT32, {4}}, 2)
+  expectBadData(lshModel(
+                    2, true, [](OpModelBuilder& m) { return m.int32Scalar(2); }, {OperandType::TENSOR_INT32, {4}}, 2)
                     .validate(),
                 "weight");
 }
@@ -468,8 +469,8 @@ TEST(LshProjection, OnlyTheWeightMayBeOmitted) {
 
 TEST(LshProjection, SparseOutputsStayInTheirFunctionsRange) {
   // SPARSE (3) adds i * 2^bits to function i's signature, so output i lies in [i * 4, i * 4 + 4).
-  const auto out = runOk<int32_t>(lshModel(2, true, [](OpModelBuilder& m) { return m.int32Scalar(3); },
-                                           {OperandType::TENSOR_INT32, {2}}));
+  const auto out = runOk<int32_t>(
+      lshModel(2, true, [](OpModelBuilder& m) { return m.int32Scalar(3); }, {OperandType::TENSOR_INT32, {2}}));
   ASSERT_EQ(out.size(), 2u);
   for (int32_t i = 0; i < 2; ++i) {
     EXPECT_GE(out[i], i * 4);
@@ -495,8 +496,7 @@ TEST(FarmHash, Fingerprint64MatchesGooglesFarmhash) {
 
 // --- RANDOM_MULTINOMIAL, RANK, FILL -----------------------------------------------------------------
 
-OpModelBuilder multinomialModel(const Tensor& logits, std::vector<float> values, int32_t samples,
-                                const Tensor& out) {
+OpModelBuilder multinomialModel(const Tensor& logits, std::vector<float> values, int32_t samples, const Tensor& out) {
   OpModelBuilder m;
   const auto x = m.input(logits, bytes(values));
   const auto seeds = m.constant({OperandType::TENSOR_INT32, {2}}, std::vector<int32_t>{37, 42});
@@ -537,47 +537,35 @@ TEST(Rank, OutputMustBeAnInt32Scalar) {
   expectBadData(m.validate(), "output");
 }
 
-OpModelBuilder fillModel(uint32_t (*dims)(OpModelBuilder&), uint32_t (*value)(OpModelBuilder&), const Tensor& out) {
+enum class Dims { kConstant, kFromRequest };
+
+// FILL with the given dims (a constant, or a request input validation cannot see) and value.
+OpModelBuilder fillModel(std::vector<int32_t> dims, Dims where, uint32_t (*value)(OpModelBuilder&), const Tensor& out) {
   OpModelBuilder m;
-  const auto d = dims(m);
+  const Tensor dimsTensor{OperandType::TENSOR_INT32, {static_cast<uint32_t>(dims.size())}};
+  const auto d = where == Dims::kConstant ? m.constant(dimsTensor, dims) : m.input(dimsTensor, bytes(dims));
   const auto v = value(m);
   m.operation(OperationType::FILL, {d, v}, {m.output(out, 64)});
   return m;
 }
 
+uint32_t int32One(OpModelBuilder& m) { return m.int32Scalar(1); }
+uint32_t floatOne(OpModelBuilder& m) { return m.floatScalar(1.0f); }
+
 TEST(Fill, ValueTypeMustMatchTheOutput) {
-  expectBadData(fillModel([](OpModelBuilder& m) { return m.constant({OperandType::TENSOR_INT32, {1}}, std::vector<int32_t>{4}); },
-                          [](OpModelBuilder& m) { return m.floatScalar(1.0f); }, kI32x4)
-                    .validate(),
-                "input 1");
-  expectBadData(fillModel([](OpModelBuilder& m) { return m.constant({OperandType::TENSOR_INT32, {1}}, std::vector<int32_t>{4}); },
-                          [](OpModelBuilder& m) { return m.int32Scalar(1); }, kQ8x4)
-                    .validate(),
-                "FILL cannot produce");
+  expectBadData(fillModel({4}, Dims::kConstant, floatOne, kI32x4).validate(), "input 1");
+  expectBadData(fillModel({4}, Dims::kConstant, int32One, kQ8x4).validate(), "FILL cannot produce");
 }
 
 TEST(Fill, NegativeDimensionIsBadData) {
-  expectBadData(fillModel([](OpModelBuilder& m) { return m.constant({OperandType::TENSOR_INT32, {1}}, std::vector<int32_t>{-4}); },
-                          [](OpModelBuilder& m) { return m.int32Scalar(1); }, {OperandType::TENSOR_INT32, {0}})
-                    .validate(),
-                "negative");
-  expectExecutionBadData(
-      fillModel(
-          [](OpModelBuilder& m) {
-            return m.input({OperandType::TENSOR_INT32, {2}}, OpModelBuilder::bytesOf(std::vector<int32_t>{2, -1}));
-          },
-          [](OpModelBuilder& m) { return m.int32Scalar(1); }, {OperandType::TENSOR_INT32, {0, 0}}),
-      "negative");
+  expectBadData(fillModel({-4}, Dims::kConstant, int32One, {OperandType::TENSOR_INT32, {0}}).validate(), "negative");
+  expectExecutionBadData(fillModel({2, -1}, Dims::kFromRequest, int32One, {OperandType::TENSOR_INT32, {0, 0}}),
+                         "negative");
 }
 
 TEST(Fill, HugeShapeIsBadDataNotAnAllocation) {
   expectExecutionBadData(
-      fillModel(
-          [](OpModelBuilder& m) {
-            return m.input({OperandType::TENSOR_INT32, {3}},
-                           OpModelBuilder::bytesOf(std::vector<int32_t>{1 << 20, 1 << 20, 1 << 20}));
-          },
-          [](OpModelBuilder& m) { return m.int32Scalar(1); }, {OperandType::TENSOR_INT32, {0, 0, 0}}),
+      fillModel({1 << 20, 1 << 20, 1 << 20}, Dims::kFromRequest, int32One, {OperandType::TENSOR_INT32, {0, 0, 0}}),
       "too large");
 }
 
