@@ -12,13 +12,24 @@ DramTiming DramTiming::fromConfig(const hw::HwConfig& config) {
   return t;
 }
 
-DramModel::DramModel(DramStorage& storage, const DramTiming& timing)
-    : storage_(&storage), timing_(timing) {}
+DramModel::DramModel(DramStorage& storage, const DramTiming& timing) : storage_(&storage) {
+  setTiming(timing);
+}
+
+void DramModel::setTiming(const DramTiming& timing) {
+  timing_ = timing;
+  // Requests are at most 4095 bytes: they touch at most 4095 / G + 2 bursts.
+  holdByBursts_.resize(4095 / timing_.burstBytes + 3);
+  for (uint64_t b = 0; b < holdByBursts_.size(); ++b) {
+    holdByBursts_[b] = (b * timing_.burstBytes + timing_.bytesPerCycle - 1) / timing_.bytesPerCycle;
+  }
+}
 
 uint64_t DramModel::holdCycles(uint64_t addr, uint32_t bytes) const {
   const uint64_t g = timing_.burstBytes;
   const uint64_t last = addr + std::max<uint32_t>(bytes, 1) - 1;
   const uint64_t bursts = last / g - addr / g + 1;
+  if (bursts < holdByBursts_.size()) return holdByBursts_[bursts];
   return (bursts * g + timing_.bytesPerCycle - 1) / timing_.bytesPerCycle;
 }
 

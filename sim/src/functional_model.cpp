@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "weft/hw/postproc.h"
@@ -37,8 +38,11 @@ void FunctionalModel::reset() {
   w_.assign(size_t{config_.wSpadRows()} * cols_, 0);
   param_.assign(size_t{config_.paramRows()} * config_.paramRowBytes(), 0);
   acc_.assign(size_t{config_.accRows()} * cols_, 0);
-  peWeights_.assign(size_t{rows_} * cols_, 0);
+  kStride_ = (rows_ + 15) / 16 * 16;
+  peWeights_.assign(size_t{cols_} * kStride_, 0);
   peKRows_ = 0;
+  xs_.assign(kStride_, 0);
+  columnParams_.resize(cols_);
   tokens_ = {};
   protocolErrors_.clear();
   commandIndex_ = 0;
@@ -180,46 +184,53 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
 void FunctionalModel::gemm(const hw::GemmCmd& c) {
   if (!c.keepWeights) {
     peKRows_ = c.kRows;
-    for (uint32_t k = 0; k < rows_; ++k) {
+    std::fill(peWeights_.begin(), peWeights_.end(), 0);
+    for (uint32_t k = 0; k < c.kRows; ++k) {
+      const uint8_t* w = &w_[(size_t{c.wAddr} + k) * cols_];
       for (uint32_t n = 0; n < cols_; ++n) {
-        peWeights_[size_t{k} * cols_ + n] =
-            k < c.kRows ? operand(w_[(size_t{c.wAddr} + k) * cols_ + n], c.wSigned) - c.wZp : 0;
+        peWeights_[size_t{n} * kStride_ + k] = static_cast<int16_t>(operand(w[n], c.wSigned) - c.wZp);
       }
     }
   }
+  // Operands are 9-bit (a byte minus a zero point checked to fit), products 18-bit: a sum of
+  // up to 64 of them cannot overflow int32; adding it to the accumulator wraps, as in the RTL.
+  const uint32_t kLen = (peKRows_ + 15) / 16 * 16;
+  std::fill(xs_.begin(), xs_.end(), 0);
   for (uint32_t m = 0; m < c.mRows; ++m) {
     const uint8_t* x = &in_[(size_t{c.inAddr} + m) * rows_];
+    for (uint32_t k = 0; k < peKRows_; ++k) xs_[k] = static_cast<int16_t>(operand(x[k], c.inSigned) - c.inZp);
     int32_t* acc = &acc_[(size_t{c.accAddr} + m) * cols_];
     for (uint32_t n = 0; n < cols_; ++n) {
-      uint32_t sum = c.accumulate ? static_cast<uint32_t>(acc[n]) : 0;  // wrapping int32
-      for (uint32_t k = 0; k < peKRows_; ++k) {
-        const int32_t a = operand(x[k], c.inSigned) - c.inZp;
-        sum += static_cast<uint32_t>(a * peWeights_[size_t{k} * cols_ + n]);
-      }
-      acc[n] = static_cast<int32_t>(sum);
+      const int16_t* w = &peWeights_[size_t{n} * kStride_];
+      int32_t sum = 0;
+      for (uint32_t k = 0; k < kLen; ++k) sum += int32_t{xs_[k]} * int32_t{w[k]};
+      const uint32_t base = c.accumulate ? static_cast<uint32_t>(acc[n]) : 0;
+      acc[n] = static_cast<int32_t>(base + static_cast<uint32_t>(sum));
     }
   }
 }
 
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
   const uint8_t* prow = &param_[size_t{c.paramRow} * config_.paramRowBytes()];
+  for (uint32_t n = 0; n < c.rowBytes; ++n) {
+    columnParams_[n].bias = readLe32(prow + 4 * n);
+    columnParams_[n].multiplier = readLe32(prow + 4 * cols_ + 4 * n);
+    columnParams_[n].shift = static_cast<int8_t>(prow[8 * cols_ + n]);
+  }
   std::vector<uint8_t> out(size_t{c.rowBytes} * 4);
+  const size_t bytes = c.mode == hw::StoreMode::kRaw32 ? out.size() : c.rowBytes;
   size_t row = c.accAddr;
   for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
     for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++row) {
       const int32_t* acc = &acc_[row * cols_];
-      size_t bytes = 0;
-      for (uint32_t n = 0; n < c.rowBytes; ++n) {
-        hw::ColumnParams p;
-        p.bias = readLe32(prow + 4 * n);
-        p.multiplier = readLe32(prow + 4 * cols_ + 4 * n);
-        p.shift = static_cast<int8_t>(prow[8 * cols_ + n]);
-        if (c.mode == hw::StoreMode::kRaw32) {
-          const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(p.bias);
-          std::memcpy(&out[bytes], &v, 4);
-          bytes += 4;
-        } else {
-          out[bytes++] = static_cast<uint8_t>(hw::postprocess(acc[n], p, c.outZp, c.clampMin, c.clampMax));
+      if (c.mode == hw::StoreMode::kRaw32) {
+        for (uint32_t n = 0; n < c.rowBytes; ++n) {
+          const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(columnParams_[n].bias);
+          std::memcpy(&out[4 * n], &v, 4);
+        }
+      } else {
+        for (uint32_t n = 0; n < c.rowBytes; ++n) {
+          out[n] = static_cast<uint8_t>(hw::postprocess(acc[n], columnParams_[n], c.outZp, c.clampMin, c.clampMax));
         }
       }
       const uint64_t addr = c.dramAddr + uint64_t{i1} * c.stride1 + uint64_t{i0} * c.stride0;

@@ -30,12 +30,15 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
   try {
     for (;;) {
       Agent* next = nullptr;
-      uint64_t t = kNever;
+      uint64_t t = kNever, second = kNever;  // the earliest action and the one after it
       for (Agent* a : agents_) {
         const uint64_t c = a->nextCycle();
         if (c < t) {
+          second = t;
           t = c;
           next = a;
+        } else if (c < second) {
+          second = c;
         }
       }
       if (softResetAt_ != kNever && std::min(t, limit) >= softResetAt_) {
@@ -45,7 +48,7 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
       t = std::max(t, now_);
       if (t >= limit || t > irqAt) break;
       now_ = machine_.now = t;
-      next->act(t);
+      next->act(t, std::min(second, limit));
       updateBusy(t);
       if (stopAtIrq && irqAt == kNever && irqLine()) irqAt = t;  // finish this cycle first
     }

@@ -25,7 +25,7 @@ uint64_t ComputeUnit::nextCycle() const {
   return std::min(done, startFrom());
 }
 
-void ComputeUnit::act(uint64_t now) {
+void ComputeUnit::act(uint64_t now, uint64_t) {
   if (!jobs_.empty() && jobs_.front().doneAt == now) {
     front_.complete(jobs_.front().cmd, now);
     lastCompletion_ = now;

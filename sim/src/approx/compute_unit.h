@@ -18,7 +18,7 @@ class ComputeUnit final : public Agent {
  public:
   explicit ComputeUnit(Machine& m);
   uint64_t nextCycle() const override;
-  void act(uint64_t now) override;
+  void act(uint64_t now, uint64_t horizon) override;
   void softReset(uint64_t t) override;
   void hardReset() override;
 

@@ -33,7 +33,7 @@ uint64_t Fetcher::nextCycle() const {
   return t;
 }
 
-void Fetcher::act(uint64_t now) {
+void Fetcher::act(uint64_t now, uint64_t) {
   ControlState& c = m_.control;
   if (ringBad()) {
     c.halt(hw::Error::kBadRing, now);
@@ -124,7 +124,7 @@ void Decoder::leave(uint64_t t) {
   if (!m_.fetched.empty() && m_.fetched.frontVisibleAt() <= t && !m_.control.halted(t)) pop(t);
 }
 
-void Decoder::act(uint64_t now) {
+void Decoder::act(uint64_t now, uint64_t) {
   if (!hasDec_) {
     pop(now);
     return;

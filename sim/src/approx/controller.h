@@ -26,7 +26,7 @@ class Fetcher final : public Agent {
  public:
   explicit Fetcher(Machine& m) : m_(m) {}
   uint64_t nextCycle() const override;
-  void act(uint64_t now) override;
+  void act(uint64_t now, uint64_t horizon) override;
   void softReset(uint64_t t) override;
   void hardReset() override;
 
@@ -49,7 +49,7 @@ class Decoder final : public Agent {
   Decoder(Machine& m, const LoadUnit& load, const ComputeUnit& compute, const StoreUnit& store)
       : m_(m), load_(load), compute_(compute), store_(store) {}
   uint64_t nextCycle() const override;
-  void act(uint64_t now) override;
+  void act(uint64_t now, uint64_t horizon) override;
   void softReset(uint64_t t) override;
   void hardReset() override;
 

@@ -14,7 +14,7 @@ uint64_t LoadUnit::nextCycle() const {
   return std::min(t, startFrom());
 }
 
-void LoadUnit::act(uint64_t now) {
+void LoadUnit::act(uint64_t now, uint64_t) {
   if (!inFlight_.empty() && inFlight_.front().doneAt == now) {
     front_.complete(inFlight_.front().cmd, now);
     lastCompletion_ = now;

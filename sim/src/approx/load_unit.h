@@ -16,7 +16,7 @@ class LoadUnit final : public Agent {
  public:
   explicit LoadUnit(Machine& m);
   uint64_t nextCycle() const override;
-  void act(uint64_t now) override;
+  void act(uint64_t now, uint64_t horizon) override;
   void softReset(uint64_t t) override;
   void hardReset() override;
 

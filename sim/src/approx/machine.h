@@ -27,7 +27,9 @@ class Agent {
  public:
   virtual ~Agent() = default;
   virtual uint64_t nextCycle() const = 0;
-  virtual void act(uint64_t now) = 0;
+  // `horizon` is the earliest cycle another agent acts at: an agent may take several of its own
+  // private steps (ones no other agent can observe) before it in one call.
+  virtual void act(uint64_t now, uint64_t horizon) = 0;
   // CTRL.soft_reset, taking effect at cycle t: drop all work, keep the counts.
   virtual void softReset(uint64_t t) = 0;
   // Hardware reset: everything, counts included.

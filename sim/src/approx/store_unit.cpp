@@ -25,9 +25,18 @@ uint64_t StoreUnit::nextCycle() const {
   return std::min(t, startFrom());
 }
 
-void StoreUnit::act(uint64_t now) {
+void StoreUnit::act(uint64_t now, uint64_t horizon) {
   if (!rows_.empty() && rows_.front().lastBeat == now) {
-    finishRow(now);
+    // A row's write reaches only the DRAM model, which no other agent polls: finish every row
+    // due before another agent's next action and before this unit's next other action.
+    auto ownNext = [this] { return std::min(inFlight_.empty() ? kNever : inFlight_.front().doneAt, startFrom()); };
+    uint64_t own = ownNext();
+    do {
+      const bool completes = rows_.front().seq != kNever &&
+                             inFlight_[rows_.front().seq - inFlight_.front().seq].rowsLeft == 1;
+      finishRow(rows_.front().lastBeat);
+      if (completes) own = ownNext();
+    } while (!rows_.empty() && rows_.front().lastBeat < std::min(horizon, own));
   } else if (!inFlight_.empty() && inFlight_.front().doneAt == now) {
     front_.complete(inFlight_.front().cmd, now);
     lastCompletion_ = now;

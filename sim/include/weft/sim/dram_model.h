@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "weft/hw/config.h"
 #include "weft/sim/dram_port.h"
@@ -72,7 +73,7 @@ class DramModel : public IDramPort {
   void setObserver(Observer observer) { observer_ = std::move(observer); }
 
   const DramTiming& timing() const { return timing_; }
-  void setTiming(const DramTiming& timing) { timing_ = timing; }
+  void setTiming(const DramTiming& timing);
   uint64_t channelFreeCycle() const { return channelFree_; }
   const DramStats& stats() const { return stats_; }
   DramStorage& storage() { return *storage_; }
@@ -83,6 +84,8 @@ class DramModel : public IDramPort {
 
   DramStorage* storage_;
   DramTiming timing_;
+  // hold for 0..N bursts, precomputed: the division is most of a request's cost otherwise.
+  std::vector<uint64_t> holdByBursts_;
   uint64_t channelFree_ = 0;
   DramStats stats_;
   Observer observer_;

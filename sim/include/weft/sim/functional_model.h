@@ -15,6 +15,7 @@
 
 #include "weft/hw/config.h"
 #include "weft/hw/generated.h"
+#include "weft/hw/postproc.h"
 #include "weft/sim/dram_storage.h"
 
 namespace weft::sim {
@@ -63,9 +64,14 @@ class FunctionalModel {
   unsigned rows_, cols_;
   std::vector<uint8_t> in_, w_, param_;
   std::vector<int32_t> acc_;
-  // The weights held in the PEs (k x cols, zero point already subtracted) for keep_weights.
-  std::vector<int32_t> peWeights_;
+  // The weights held in the PEs for keep_weights, zero point subtracted, one column after the
+  // other (k fastest, padded with zeros to kStride_): a GEMM row is then Cols dot products of
+  // 16-bit operands, which the compiler vectorizes.
+  std::vector<int16_t> peWeights_;
   uint32_t peKRows_ = 0;
+  uint32_t kStride_ = 0;
+  std::vector<int16_t> xs_;  // one input row's operands, same padding
+  std::vector<hw::ColumnParams> columnParams_;  // the store's parameter row, decoded
   std::array<int64_t, 4> tokens_{};
   std::vector<std::string> protocolErrors_;
   uint64_t commandIndex_ = 0;
