@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "BoundingBoxes.h"
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
 
@@ -76,17 +77,14 @@ Status validate(const IOperationValidationContext* context) {
     NN_TRY(validateInputTypes(context, {roiType, roiType, OperandType::TENSOR_INT32, roiType}));
   }
   NN_TRY(validateOutputTypes(context, {roiType}));
-  NN_TRY(validateInputRank(context, kRoiTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kDeltaTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kBatchesTensor, 1, 1));
-  NN_TRY(validateInputRank(context, kImageInfoTensor, 2, 2));
-  const Shape roi = context->getInputShape(kRoiTensor);
-  if (getNumberOfDimensions(roi) == 2 && roi.dimensions[1] != 0) {
-    NN_RET_CHECK_EQ(roi.dimensions[1], boxes::kBoxSize) << "each roi has 4 coordinates";
-  }
-  const Shape deltas = context->getInputShape(kDeltaTensor);
-  if (getNumberOfDimensions(deltas) == 2 && deltas.dimensions[1] != 0) {
-    NN_RET_CHECK(deltas.dimensions[1] % boxes::kBoxSize == 0) << "deltas per roi must be 4 per class";
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kRoiTensor, {"numRois", "4"}));
+  NN_TRY(dims.input(kDeltaTensor, {"numRois", "deltasPerRoi"}));
+  NN_TRY(dims.input(kBatchesTensor, {"numRois"}));
+  NN_TRY(dims.input(kImageInfoTensor, {"numBatches", "2"}));
+  NN_TRY(dims.output(kOutputTensor, {"numRois", "deltasPerRoi"}));
+  if (const uint32_t perRoi = dims.get("deltasPerRoi"); perRoi != 0) {
+    NN_RET_CHECK(perRoi % boxes::kBoxSize == 0) << "deltas per roi must be 4 per class";
   }
   return {};
 }

@@ -161,11 +161,32 @@ Status validate(const IOperationValidationContext* context) {
     NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
   }
   uint8_t merge = 0;
-  if (getConstantScalar(context, kMergeOutputsParam, &merge)) {
+  const bool mergeKnown = getConstantScalar(context, kMergeOutputsParam, &merge);
+  if (mergeKnown) {
     NN_RET_CHECK(outputs == (merge ? 1u : 2u) || outputs == (merge ? 5u : 6u))
         << outputs << " outputs do not fit mergeOutputs = " << static_cast<int>(merge);
   }
-  NN_TRY(validateInputRank(context, kInputTensor, 3, 3));
+  uint8_t timeMajor = 0;
+  const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
+  const char* first = !timeMajorKnown ? nullptr : timeMajor ? "maxTime" : "batch";
+  const char* second = !timeMajorKnown ? nullptr : timeMajor ? "batch" : "maxTime";
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
+  NN_TRY(dims.input(kAuxInputTensor, {first, second, "auxInputSize"}));
+  NN_TRY(lstm::validateCellShapes(dims, kForward, "fw", "inputSize", "batch"));
+  // The backward cell reads the input, or the aux input in parallel linking.
+  NN_TRY(lstm::validateCellShapes(dims, kBackward, "bw", nullptr, "batch"));
+  if (mergeKnown) {
+    NN_TRY(dims.output(0, {first, second, merge ? nullptr : "fwoutputSize"}));
+    if (!merge) NN_TRY(dims.output(1, {first, second, "bwoutputSize"}));
+    const uint32_t states = merge ? 1 : 2;
+    if (outputs > 2) {
+      NN_TRY(dims.output(states, {"batch", "fwoutputSize"}));
+      NN_TRY(dims.output(states + 1, {"batch", "fwnumCells"}));
+      NN_TRY(dims.output(states + 2, {"batch", "bwoutputSize"}));
+      NN_TRY(dims.output(states + 3, {"batch", "bwnumCells"}));
+    }
+  }
   return {};
 }
 

@@ -13,6 +13,7 @@
 // Types: float32, float16 (computed in float32).
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "RNNCell.h"
 #include "SequenceLayout.h"
 #include "TensorAsFloat.h"
@@ -136,17 +137,38 @@ Status validate(const IOperationValidationContext* context) {
   }
   NN_TRY(validateActivationInput(context, kActivationParam));
   uint8_t merge = 0;
-  if (getConstantScalar(context, kMergeOutputsParam, &merge)) {
+  const bool mergeKnown = getConstantScalar(context, kMergeOutputsParam, &merge);
+  if (mergeKnown) {
     NN_RET_CHECK(outputs == (merge ? 1u : 2u) || outputs == (merge ? 3u : 4u))
         << outputs << " outputs do not fit mergeOutputs = " << static_cast<int>(merge);
   }
-  NN_TRY(validateInputRank(context, kInputTensor, 3, 3));
-  for (uint32_t i : {kFwWeightsTensor, kFwRecurrentWeightsTensor, kBwWeightsTensor, kBwRecurrentWeightsTensor,
-                     kFwHiddenStateTensor, kBwHiddenStateTensor}) {
-    NN_TRY(validateInputRank(context, i, 2, 2));
+  uint8_t timeMajor = 0;
+  const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
+  const char* first = !timeMajorKnown ? nullptr : timeMajor ? "maxTime" : "batch";
+  const char* second = !timeMajorKnown ? nullptr : timeMajor ? "batch" : "maxTime";
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
+  NN_TRY(dims.input(kAuxInputTensor, {first, second, "auxInputSize"}));
+  NN_TRY(dims.input(kFwWeightsTensor, {"fwUnits", "inputSize"}));
+  NN_TRY(dims.input(kFwRecurrentWeightsTensor, {"fwUnits", "fwUnits"}));
+  NN_TRY(dims.input(kFwBiasTensor, {"fwUnits"}));
+  NN_TRY(dims.input(kFwHiddenStateTensor, {"batch", "fwUnits"}));
+  // The backward weights read the input, or the aux input in parallel linking.
+  NN_TRY(dims.input(kBwWeightsTensor, {"bwUnits", nullptr}));
+  NN_TRY(dims.input(kBwRecurrentWeightsTensor, {"bwUnits", "bwUnits"}));
+  NN_TRY(dims.input(kBwBiasTensor, {"bwUnits"}));
+  NN_TRY(dims.input(kBwHiddenStateTensor, {"batch", "bwUnits"}));
+  NN_TRY(dims.input(kFwAuxWeightsTensor, {"fwUnits", "auxInputSize"}));
+  NN_TRY(dims.input(kBwAuxWeightsTensor, {"bwUnits", "auxInputSize"}));
+  if (mergeKnown) {
+    NN_TRY(dims.output(0, {first, second, merge ? nullptr : "fwUnits"}));
+    const uint32_t states = merge ? 1 : 2;
+    if (!merge) NN_TRY(dims.output(1, {first, second, "bwUnits"}));
+    if (outputs > 2) {
+      NN_TRY(dims.output(states, {"batch", "fwUnits"}));
+      NN_TRY(dims.output(states + 1, {"batch", "bwUnits"}));
+    }
   }
-  NN_TRY(validateInputRank(context, kFwBiasTensor, 1, 1));
-  NN_TRY(validateInputRank(context, kBwBiasTensor, 1, 1));
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "BoundingBoxes.h"
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
 
@@ -138,9 +139,18 @@ Status validate(const IOperationValidationContext* context) {
                                       OperandType::INT32, scalar, scalar, scalar}));
   NN_TRY(validateOutputTypes(context,
                              {scoreType, roiType, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
-  NN_TRY(validateInputRank(context, kScoreTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kRoiTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kBatchesTensor, 1, 1));
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kScoreTensor, {"numRois", "numClasses"}));
+  if (dims.get("numClasses") != 0) {
+    NN_RET_CHECK_GT(dims.get("numClasses"), 1u) << "scores need a background class and at least one more";
+    NN_TRY(dims.set("boxesPerRoi", dims.get("numClasses") * boxes::kBoxSize));
+  }
+  NN_TRY(dims.input(kRoiTensor, {"numRois", "boxesPerRoi"}));
+  NN_TRY(dims.input(kBatchesTensor, {"numRois"}));
+  NN_TRY(dims.output(kOutputScoreTensor, {"numSelected"}));
+  NN_TRY(dims.output(kOutputRoiTensor, {"numSelected", "4"}));
+  NN_TRY(dims.output(kOutputClassTensor, {"numSelected"}));
+  NN_TRY(dims.output(kOutputBatchesTensor, {"numSelected"}));
   if (quant) {
     const Shape roi = context->getInputShape(kRoiTensor);
     NN_RET_CHECK(roi.scale == 0.125f && roi.offset == 0) << "quantized rois must have scale 0.125, zero point 0";

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "BoundingBoxes.h"
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
 
@@ -175,14 +176,33 @@ Status validate(const IOperationValidationContext* context) {
                                       OperandType::INT32, OperandType::INT32, OperandType::INT32, scalar, scalar,
                                       OperandType::BOOL}));
   NN_TRY(validateOutputTypes(context, {type, type, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
-  NN_TRY(validateInputRank(context, kScoreTensor, 3, 3));
-  NN_TRY(validateInputRank(context, kDeltaTensor, 3, 3));
-  NN_TRY(validateInputRank(context, kAnchorTensor, 2, 2));
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kScoreTensor, {"batches", "numAnchors", "numClasses"}));
+  NN_TRY(dims.input(kDeltaTensor, {"batches", "numAnchors", "boxEncodingLength"}));
+  NN_TRY(dims.input(kAnchorTensor, {"numAnchors", "4"}));
+  if (dims.get("numClasses") != 0) {
+    NN_RET_CHECK_GT(dims.get("numClasses"), 1u) << "scores need a background class and at least one more";
+  }
+  if (dims.get("boxEncodingLength") != 0) {
+    NN_RET_CHECK_GE(dims.get("boxEncodingLength"), 4u) << "box encodings have at least 4 values";
+  }
   int32_t maxDetections = 0;
   if (getConstantScalar(context, kMaxNumDetectionScalar, &maxDetections)) {
     NN_RET_CHECK_GT(maxDetections, 0) << "maxNumDetections must be positive";
+    uint8_t regular = 0;
+    int32_t maxClasses = 0;
+    if (getConstantScalar(context, kUseRegularNmsScalar, &regular) &&
+        (regular || getConstantScalar(context, kMaxClassesPerDetectionScalar, &maxClasses))) {
+      if (!regular) {
+        NN_RET_CHECK_GT(maxClasses, 0) << "maxClassesPerDetection must be positive";
+      }
+      NN_TRY(dims.set("numDetections", static_cast<uint32_t>(maxDetections) * (regular ? 1 : maxClasses)));
+    }
   }
-  return {};
+  NN_TRY(dims.output(kOutputScoreTensor, {"batches", "numDetections"}));
+  NN_TRY(dims.output(kOutputRoiTensor, {"batches", "numDetections", "4"}));
+  NN_TRY(dims.output(kOutputClassTensor, {"batches", "numDetections"}));
+  return dims.output(kOutputDetectionTensor, {"batches"});
 }
 
 Status prepare(IOperationExecutionContext* context) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "BoundingBoxes.h"
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/Layout.h"
 #include "weft/kernels/OperationUtils.h"
@@ -195,10 +196,24 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputTypes(context, {scoreType, scoreType, anchorType, boxType, scalar, scalar, OperandType::INT32,
                                       OperandType::INT32, scalar, scalar, OperandType::BOOL}));
   NN_TRY(validateOutputTypes(context, {scoreType, boxType, OperandType::TENSOR_INT32}));
-  NN_TRY(validateInputRank(context, kScoreTensor, 4, 4));
-  NN_TRY(validateInputRank(context, kDeltaTensor, 4, 4));
-  NN_TRY(validateInputRank(context, kAnchorTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kImageInfoTensor, 2, 2));
+  uint8_t nchw = 0;
+  const bool layoutKnown = getConstantScalar(context, kLayoutScalar, &nchw);
+  DimensionAgreement dims(context);
+  if (layoutKnown) {
+    NN_TRY(nchw ? dims.input(kScoreTensor, {"batches", "numAnchors", "height", "width"})
+                : dims.input(kScoreTensor, {"batches", "height", "width", "numAnchors"}));
+    if (dims.get("numAnchors") != 0) NN_TRY(dims.set("deltasPerPosition", dims.get("numAnchors") * boxes::kBoxSize));
+    NN_TRY(nchw ? dims.input(kDeltaTensor, {"batches", "deltasPerPosition", "height", "width"})
+                : dims.input(kDeltaTensor, {"batches", "height", "width", "deltasPerPosition"}));
+  } else {
+    NN_TRY(dims.input(kScoreTensor, {"batches", nullptr, nullptr, nullptr}));
+    NN_TRY(dims.input(kDeltaTensor, {"batches", nullptr, nullptr, nullptr}));
+  }
+  NN_TRY(dims.input(kAnchorTensor, {"numAnchors", "4"}));
+  NN_TRY(dims.input(kImageInfoTensor, {"batches", "2"}));
+  NN_TRY(dims.output(kOutputScoreTensor, {"numProposals"}));
+  NN_TRY(dims.output(kOutputRoiTensor, {"numProposals", "4"}));
+  NN_TRY(dims.output(kOutputBatchesTensor, {"numProposals"}));
   if (quant) {
     NN_RET_CHECK_EQ(context->getInputShape(kAnchorTensor).scale, 0.125f) << "quantized anchors need scale 0.125";
     const Shape imageInfo = context->getInputShape(kImageInfoTensor);

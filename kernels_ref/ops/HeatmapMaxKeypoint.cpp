@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/Layout.h"
 #include "weft/kernels/OperationUtils.h"
@@ -139,8 +140,20 @@ Status validate(const IOperationValidationContext* context) {
   const OperandType boxType = isQuantized8(type) ? OperandType::TENSOR_QUANT16_ASYMM : type;
   NN_TRY(validateInputTypes(context, {type, boxType, OperandType::BOOL}));
   NN_TRY(validateOutputTypes(context, {type, boxType}));
-  NN_TRY(validateInputRank(context, kHeatmapTensor, 4, 4));
-  NN_TRY(validateInputRank(context, kBoxesTensor, 2, 2));
+  uint8_t nchw = 0;
+  DimensionAgreement dims(context);
+  if (getConstantScalar(context, kLayoutScalar, &nchw)) {
+    NN_TRY(nchw ? dims.input(kHeatmapTensor, {"numBoxes", "numKeypoints", "size", "size"})
+                : dims.input(kHeatmapTensor, {"numBoxes", "size", "size", "numKeypoints"}));
+  } else {
+    NN_TRY(dims.input(kHeatmapTensor, {"numBoxes", nullptr, "size", nullptr}));
+  }
+  if (dims.get("size") != 0) {
+    NN_RET_CHECK_GE(dims.get("size"), 2u) << "heatmaps must be at least 2 x 2";
+  }
+  NN_TRY(dims.input(kBoxesTensor, {"numBoxes", "4"}));
+  NN_TRY(dims.output(kOutputScoreTensor, {"numBoxes", "numKeypoints"}));
+  NN_TRY(dims.output(kOutputKeypointTensor, {"numBoxes", "numKeypoints", "2"}));
   if (isQuantized8(type)) {
     for (const Shape& s : {context->getInputShape(kBoxesTensor), context->getOutputShape(kOutputKeypointTensor)}) {
       NN_RET_CHECK(s.scale == 0.125f && s.offset == 0) << "quantized boxes must have scale 0.125, zero point 0";

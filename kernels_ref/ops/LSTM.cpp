@@ -33,12 +33,12 @@ constexpr uint32_t kOutputTensor = 3;
 
 namespace {
 
-lstm::CellOperands operandsOf(const IOperationExecutionContext* context) {
+lstm::CellOperands operandsOf(uint32_t numInputs) {
   lstm::CellOperands op = lstm::weightsStartingAt(1);
   op.outputStateIn = kOutputStateInTensor;
   op.cellStateIn = kCellStateInTensor;
   // Layer normalization arrived with the 27-input version (NNAPI 1.2).
-  if (context->getNumInputs() == 27) {
+  if (numInputs == 27) {
     op.inputLayerNorm = kFirstLayerNormTensor;
     op.forgetLayerNorm = kFirstLayerNormTensor + 1;
     op.cellLayerNorm = kFirstLayerNormTensor + 2;
@@ -58,7 +58,7 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   NN_RET_CHECK_EQ(getNumberOfDimensions(input), 2u) << "input must be [batch, inputSize]";
   Geometry g;
   g.batchSize = input.dimensions[0];
-  auto cell = lstm::checkCell(context, operandsOf(context), g.batchSize, input.dimensions[1], 0);
+  auto cell = lstm::checkCell(context, operandsOf(context->getNumInputs()), g.batchSize, input.dimensions[1], 0);
   if (!cell.ok()) return cell.error();
   g.cell = *cell;
   return g;
@@ -85,8 +85,13 @@ Status validate(const IOperationValidationContext* context) {
   if (getConstantScalar(context, kActivationParam, &activation)) {
     NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
   }
-  NN_TRY(validateInputRank(context, kInputTensor, 2, 2));
-  return {};
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
+  NN_TRY(lstm::validateCellShapes(dims, operandsOf(inputs), "", "inputSize", "batch"));
+  NN_TRY(dims.output(kScratchBufferTensor, {"batch", nullptr}));
+  NN_TRY(dims.output(kOutputStateOutTensor, {"batch", "outputSize"}));
+  NN_TRY(dims.output(kCellStateOutTensor, {"batch", "numCells"}));
+  return dims.output(kOutputTensor, {"batch", "outputSize"});
 }
 
 Status prepare(IOperationExecutionContext* context) {
@@ -112,7 +117,7 @@ Status execute(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
   if (!params.ok()) return params.error();
-  const lstm::CellWeights weights = lstm::loadCell(context, operandsOf(context), g->cell);
+  const lstm::CellWeights weights = lstm::loadCell(context, operandsOf(context->getNumInputs()), g->cell);
   const std::vector<float> input = inputAsFloat(context, kInputTensor);
   const std::vector<float> outputStateIn = inputAsFloat(context, kOutputStateInTensor);
   const std::vector<float> cellStateIn = inputAsFloat(context, kCellStateInTensor);

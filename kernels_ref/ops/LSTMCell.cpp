@@ -143,6 +143,32 @@ Result<CellConfig> checkCell(const IOperationExecutionContext* context, const Ce
   return c;
 }
 
+Status validateCellShapes(DimensionAgreement& dims, const CellOperands& op, const std::string& prefix,
+                          const char* inputSize, const char* batch) {
+  const std::string cellsName = prefix + "numCells", outputName = prefix + "outputSize";
+  const char* cells = cellsName.c_str();
+  const char* outputs = outputName.c_str();
+  for (uint32_t i : {op.inputToInput, op.inputToForget, op.inputToCell, op.inputToOutput}) {
+    NN_TRY(dims.input(i, {cells, inputSize}));
+  }
+  for (uint32_t i : {op.recurrentToInput, op.recurrentToForget, op.recurrentToCell, op.recurrentToOutput}) {
+    NN_TRY(dims.input(i, {cells, outputs}));
+  }
+  for (uint32_t i : {op.cellToInput, op.cellToForget, op.cellToOutput, op.inputGateBias, op.forgetGateBias,
+                     op.cellGateBias, op.outputGateBias, op.inputLayerNorm, op.forgetLayerNorm, op.cellLayerNorm,
+                     op.outputLayerNorm}) {
+    NN_TRY(dims.input(i, {cells}));
+  }
+  NN_TRY(dims.input(op.projectionWeights, {outputs, cells}));
+  NN_TRY(dims.input(op.projectionBias, {outputs}));
+  NN_TRY(dims.input(op.outputStateIn, {batch, outputs}));
+  NN_TRY(dims.input(op.cellStateIn, {batch, cells}));
+  for (uint32_t i : {op.auxInputToInput, op.auxInputToForget, op.auxInputToCell, op.auxInputToOutput}) {
+    NN_TRY(dims.input(i, {cells, "auxInputSize"}));
+  }
+  return {};
+}
+
 bool isValidActivation(int32_t activation) {
   return activation == 0 || activation == 1 || activation == 3 || activation == 4 || activation == 6;
 }

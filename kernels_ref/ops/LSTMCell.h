@@ -17,8 +17,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "weft/kernels/OperationResolver.h"
 
 namespace weft::nn::lstm {
@@ -58,6 +60,12 @@ struct CellConfig {
 // the operation has none.
 Result<CellConfig> checkCell(const IOperationExecutionContext* context, const CellOperands& operands,
                              uint32_t batchSize, uint32_t inputSize, uint32_t auxInputSize);
+
+// Validation-time agreement of one cell's declared shapes (presence of optional operands is only
+// known at execution): dimension names are prefixed with `prefix` ("fw", "bw" or ""), the input
+// weights' columns are `inputSize`, the states' rows `batch`.
+Status validateCellShapes(DimensionAgreement& dims, const CellOperands& operands, const std::string& prefix,
+                          const char* inputSize, const char* batch);
 
 // Activation, clipping (0: none).
 struct Params {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "FixedPointInt16.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
@@ -109,11 +110,17 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(checkActivationQuantization(context->getOutputShape(kOutputTensor), "output"));
   NN_TRY(checkCellStateQuantization(context->getInputShape(kPrevCellStateTensor)));
   NN_TRY(checkCellStateQuantization(context->getOutputShape(kCellStateOutTensor)));
-  for (uint32_t i = 0; i < kNumInputs; ++i) {
-    NN_TRY(validateInputRank(context, i, i >= kInputGateBiasTensor && i < kPrevCellStateTensor ? 1 : 2,
-                             i >= kInputGateBiasTensor && i < kPrevCellStateTensor ? 1 : 2));
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
+  for (uint32_t gate = 0; gate < kNumGates; ++gate) {
+    NN_TRY(dims.input(kInputToInputWeightsTensor + gate, {"outputSize", "inputSize"}));
+    NN_TRY(dims.input(kRecurrentToInputWeightsTensor + gate, {"outputSize", "outputSize"}));
+    NN_TRY(dims.input(kInputGateBiasTensor + gate, {"outputSize"}));
   }
-  return {};
+  NN_TRY(dims.input(kPrevCellStateTensor, {"batch", "outputSize"}));
+  NN_TRY(dims.input(kPrevOutputTensor, {"batch", "outputSize"}));
+  NN_TRY(dims.output(kCellStateOutTensor, {"batch", "outputSize"}));
+  return dims.output(kOutputTensor, {"batch", "outputSize"});
 }
 
 Status prepare(IOperationExecutionContext* context) {

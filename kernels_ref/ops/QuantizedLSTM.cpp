@@ -18,6 +18,7 @@
 #include <cmath>
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "IntegerLstmKernels.h"
 #include "weft/kernels/OperationUtils.h"
 
@@ -199,9 +200,22 @@ Status validate(const IOperationValidationContext* context) {
                                       s16, i32, i32, i32, i32, w8,  i32, s8,  s16, s16, s16,
                                       s16, s16, f32, f32, f32, f32, f32, f32, OperandType::INT32, f32}));
   NN_TRY(validateOutputTypes(context, {s8, s16, s8}));
-  NN_TRY(validateInputRank(context, kInputTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kPrevOutputTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kPrevCellStateTensor, 2, 2));
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
+  for (uint32_t gate = 0; gate < 4; ++gate) {
+    NN_TRY(dims.input(kInputToInputWeights + gate, {"numUnits", "inputSize"}));
+    NN_TRY(dims.input(kRecurrentToInputWeights + gate, {"numUnits", "outputSize"}));
+    NN_TRY(dims.input(kInputGateBias + gate, {"numUnits"}));
+    NN_TRY(dims.input(kInputLayerNorm + gate, {"numUnits"}));
+  }
+  for (uint32_t i = 0; i < 3; ++i) NN_TRY(dims.input(kCellToInputWeights + i, {"numUnits"}));
+  NN_TRY(dims.input(kProjectionWeights, {"outputSize", "numUnits"}));
+  NN_TRY(dims.input(kProjectionBias, {"outputSize"}));
+  NN_TRY(dims.input(kPrevOutputTensor, {"batch", "outputSize"}));
+  NN_TRY(dims.input(kPrevCellStateTensor, {"batch", "numUnits"}));
+  NN_TRY(dims.output(kOutputStateOutTensor, {"batch", "outputSize"}));
+  NN_TRY(dims.output(kCellStateOutTensor, {"batch", "numUnits"}));
+  NN_TRY(dims.output(kOutputTensor, {"batch", "outputSize"}));
   for (uint32_t i : {kCellClip, kProjectionClip}) {
     float clip = 0;
     if (getConstantScalar(context, i, &clip)) {

@@ -5,6 +5,7 @@
 // Types: float32, float16 (computed in float32).
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "RNNCell.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
@@ -54,12 +55,14 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputTypes(context, {type, type, type, type, type, OperandType::INT32}));
   NN_TRY(validateOutputTypes(context, {type, type}));
   NN_TRY(validateActivationInput(context, kActivationParam));
-  NN_TRY(validateInputRank(context, kInputTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kWeightsTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kRecurrentWeightsTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kBiasTensor, 1, 1));
-  NN_TRY(validateInputRank(context, kHiddenStateInTensor, 2, 2));
-  return {};
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
+  NN_TRY(dims.input(kWeightsTensor, {"numUnits", "inputSize"}));
+  NN_TRY(dims.input(kRecurrentWeightsTensor, {"numUnits", "numUnits"}));
+  NN_TRY(dims.input(kBiasTensor, {"numUnits"}));
+  NN_TRY(dims.input(kHiddenStateInTensor, {"batch", "numUnits"}));
+  NN_TRY(dims.output(kHiddenStateOutTensor, {"batch", "numUnits"}));
+  return dims.output(kOutputTensor, {"batch", "numUnits"});
 }
 
 Status prepare(IOperationExecutionContext* context) {

@@ -1,5 +1,6 @@
 #include "RegionsOfInterest.h"
 
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
 
@@ -66,18 +67,28 @@ Status validateCommon(const IOperationValidationContext* context, uint32_t extra
         << ", expected " << toString(expected[i]);
   }
   NN_TRY(validateOutputTypes(context, {inputType}));
-  NN_TRY(validateInputRank(context, kInputTensor, 4, 4));
-  NN_TRY(validateInputRank(context, kRoiTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kBatchSplitTensor, 1, 1));
+  uint8_t nchw = 0;
+  const bool layoutKnown = getConstantScalar(context, 7 + extraInt32Inputs, &nchw);
+  DimensionAgreement dims(context);
+  const char* d1 = !layoutKnown ? nullptr : nchw ? "depth" : "height";
+  const char* d3 = !layoutKnown ? nullptr : nchw ? "width" : "depth";
+  NN_TRY(dims.input(kInputTensor, {"batches", d1, nullptr, d3}));
+  NN_TRY(dims.input(kRoiTensor, {"numRois", "4"}));
+  NN_TRY(dims.input(kBatchSplitTensor, {"numRois"}));
   if (quant) {
     const Shape roi = context->getInputShape(kRoiTensor);
     NN_RET_CHECK(roi.scale == 0.125f && roi.offset == 0) << "quantized rois must have scale 0.125, zero point 0";
   }
-  for (uint32_t index : {kOutputHeightScalar, kOutputWidthScalar}) {
+  for (auto [index, name] : {std::pair{kOutputHeightScalar, "outHeight"}, std::pair{kOutputWidthScalar, "outWidth"}}) {
     int32_t size = 0;
     if (getConstantScalar(context, index, &size)) {
       NN_RET_CHECK_GT(size, 0) << "output size must be positive";
+      NN_TRY(dims.set(name, static_cast<uint32_t>(size)));
     }
+  }
+  if (layoutKnown) {
+    NN_TRY(nchw ? dims.output(kOutputTensor, {"numRois", "depth", "outHeight", "outWidth"})
+                : dims.output(kOutputTensor, {"numRois", "outHeight", "outWidth", "depth"}));
   }
   return {};
 }

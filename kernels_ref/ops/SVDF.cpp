@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
@@ -85,14 +86,25 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputTypes(context, {type, type, type, type, type, OperandType::INT32, OperandType::INT32}));
   NN_TRY(validateOutputTypes(context, {type, type}));
   NN_TRY(validateActivationInput(context, kActivationParam));
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
+  NN_TRY(dims.input(kWeightsFeatureTensor, {"numFilters", "inputSize"}));
+  NN_TRY(dims.input(kWeightsTimeTensor, {"numFilters", "memorySize"}));
   int32_t rank = 0;
   if (getConstantScalar(context, kRankParam, &rank)) {
     NN_RET_CHECK_GT(rank, 0) << "rank must be positive";
+    if (const uint32_t filters = dims.get("numFilters"); filters != 0) {
+      NN_RET_CHECK_EQ(filters % rank, 0u) << "numFilters " << filters << " is not a multiple of rank " << rank;
+      NN_TRY(dims.set("numUnits", filters / rank));
+    }
   }
-  for (uint32_t i : {kInputTensor, kWeightsFeatureTensor, kWeightsTimeTensor, kStateInTensor}) {
-    NN_TRY(validateInputRank(context, i, 2, 2));
+  NN_TRY(dims.input(kBiasTensor, {"numUnits"}));
+  if (dims.get("numFilters") != 0 && dims.get("memorySize") != 0) {
+    NN_TRY(dims.set("stateSize", dims.get("numFilters") * dims.get("memorySize")));
   }
-  return {};
+  NN_TRY(dims.input(kStateInTensor, {"batch", "stateSize"}));
+  NN_TRY(dims.output(kStateOutTensor, {"batch", "stateSize"}));
+  return dims.output(kOutputTensor, {"batch", "numUnits"});
 }
 
 Status prepare(IOperationExecutionContext* context) {

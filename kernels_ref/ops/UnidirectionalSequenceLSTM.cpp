@@ -90,8 +90,16 @@ Status validate(const IOperationValidationContext* context) {
   if (getConstantScalar(context, kActivationParam, &activation)) {
     NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
   }
-  NN_TRY(validateInputRank(context, kInputTensor, 3, 3));
-  return {};
+  uint8_t timeMajor = 0;
+  const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
+  const char* first = !timeMajorKnown ? nullptr : timeMajor ? "maxTime" : "batch";
+  const char* second = !timeMajorKnown ? nullptr : timeMajor ? "batch" : "maxTime";
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
+  NN_TRY(lstm::validateCellShapes(dims, operandsOf(), "", "inputSize", "batch"));
+  NN_TRY(dims.output(kOutputTensor, {first, second, "outputSize"}));
+  NN_TRY(dims.output(kOutputStateOutTensor, {"batch", "outputSize"}));
+  return dims.output(kCellStateOutTensor, {"batch", "numCells"});
 }
 
 Status prepare(IOperationExecutionContext* context) {

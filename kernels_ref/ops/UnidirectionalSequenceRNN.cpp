@@ -7,6 +7,7 @@
 // Types: float32, float16 (computed in float32).
 #include <vector>
 
+#include "DimensionAgreement.h"
 #include "RNNCell.h"
 #include "SequenceLayout.h"
 #include "TensorAsFloat.h"
@@ -68,16 +69,21 @@ Status validate(const IOperationValidationContext* context) {
     NN_TRY(validateOutputTypes(context, {type, type}));
   }
   NN_TRY(validateActivationInput(context, kActivationParam));
-  int32_t timeMajor = 0;
+  int32_t timeMajor = -1;
   if (getConstantScalar(context, kTimeMajorParam, &timeMajor)) {
     NN_RET_CHECK(timeMajor == 0 || timeMajor == 1) << "timeMajor must be 0 or 1, got " << timeMajor;
   }
-  NN_TRY(validateInputRank(context, kInputTensor, 3, 3));
-  NN_TRY(validateInputRank(context, kWeightsTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kRecurrentWeightsTensor, 2, 2));
-  NN_TRY(validateInputRank(context, kBiasTensor, 1, 1));
-  NN_TRY(validateInputRank(context, kHiddenStateTensor, 2, 2));
-  return {};
+  // Which of the first two dimensions is time is only known with a constant timeMajor.
+  const char* first = timeMajor == 1 ? "maxTime" : timeMajor == 0 ? "batch" : nullptr;
+  const char* second = timeMajor == 1 ? "batch" : timeMajor == 0 ? "maxTime" : nullptr;
+  DimensionAgreement dims(context);
+  NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
+  NN_TRY(dims.input(kWeightsTensor, {"numUnits", "inputSize"}));
+  NN_TRY(dims.input(kRecurrentWeightsTensor, {"numUnits", "numUnits"}));
+  NN_TRY(dims.input(kBiasTensor, {"numUnits"}));
+  NN_TRY(dims.input(kHiddenStateTensor, {"batch", "numUnits"}));
+  NN_TRY(dims.output(kOutputTensor, {first, second, "numUnits"}));
+  return dims.output(kStateOutputTensor, {"batch", "numUnits"});
 }
 
 Status prepare(IOperationExecutionContext* context) {
