@@ -2,6 +2,8 @@
 // the C++ side derive from the same spec), interrupt status and mask, counters.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "rtl_device.h"
 
 namespace weft::rtltest {
@@ -97,6 +99,66 @@ TEST_P(RtlRegs, CountersAre64BitAndLoLatchesHi) {
 }
 
 INSTANTIATE_TEST_SUITE_P(rtl, RtlRegs, ::testing::Values("weft8", "weft16"), configName);
+
+}  // namespace
+}  // namespace weft::rtltest
+
+namespace weft::rtltest {
+namespace {
+
+TEST(RtlPlugin, MissingModelNamesEveryPathSearched) {
+  const hw::HwConfig odd = hw::HwConfig::load("weft8").with("Rows", 4);
+  try {
+    FlatDram dram(1024);
+    sim::RtlStepper stepper(odd, dram);
+    FAIL() << "a model for " << odd.rtlKey() << " should not exist";
+  } catch (const sim::RtlPluginError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(sim::RtlPlugin::fileName(odd)), std::string::npos) << what;
+    for (const auto& dir : sim::RtlPlugin::searchDirs()) {
+      EXPECT_NE(what.find(dir), std::string::npos) << what;
+    }
+    EXPECT_NE(what.find("WEFT_RTL_DIR"), std::string::npos) << what;
+  }
+}
+
+TEST(RtlPlugin, LoadedPluginMatchesTheConfiguration) {
+  const hw::HwConfig config = hw::HwConfig::load("weft8");
+  const auto& plugin = sim::RtlPlugin::load(config);
+  EXPECT_EQ(plugin.api().abiVersion, static_cast<uint32_t>(WEFT_RTL_ABI_VERSION));
+  EXPECT_EQ(std::string(plugin.api().rtlKey), config.rtlKey());
+  EXPECT_EQ(plugin.api().busBytes, config.busBytes());
+  EXPECT_EQ(&plugin, &sim::RtlPlugin::load(config)) << "loaded once per process";
+}
+
+// Needs -DWEFT_RTL_TRACE_BUILDS=ON (the tracing plugins are not built by default).
+TEST(RtlPlugin, TraceWritesAnFstWhenTheTracingBuildExists) {
+  const hw::HwConfig config = hw::HwConfig::load("weft8");
+  bool found = false;
+  for (const auto& dir : sim::RtlPlugin::searchDirs()) {
+    if (FILE* f = std::fopen((dir + "/" + sim::RtlPlugin::fileName(config, true)).c_str(), "rb")) {
+      std::fclose(f);
+      found = true;
+    }
+  }
+  if (!found) GTEST_SKIP() << "no tracing build (configure with -DWEFT_RTL_TRACE_BUILDS=ON)";
+  const std::string path = ::testing::TempDir() + "weft_rtl_trace_test.fst";
+  std::remove(path.c_str());
+  {
+    FlatDram dram(1024);
+    sim::RtlStepperOptions options;
+    options.tracePath = path;
+    options.traceDepth = 1;
+    sim::RtlStepper stepper(config, dram, options);
+    EXPECT_EQ(stepper.readReg(hw::reg::kId), hw::reg::kIdValue);
+    stepper.step(100);
+  }
+  FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr) << path;
+  std::fseek(f, 0, SEEK_END);
+  EXPECT_GT(std::ftell(f), 100);
+  std::fclose(f);
+}
 
 }  // namespace
 }  // namespace weft::rtltest
