@@ -1,8 +1,9 @@
 // The `rtl` backend: the verilated weft_top in the SystemC harness, driven through the host
 // port. Every call runs on the process's simulation thread (SimulationThread), so callers may
 // use any thread. SystemC elaborates one design per process: the first rtl backend elaborates
-// the design for its configuration's RTL build; later backends of the same build renew that
-// design (fresh DRAM, hardware reset, their clock and DRAM timing), one at a time.
+// it for its configuration's RTL build; later backends of the same build get a fresh model of
+// it in that design (new verilated model, empty DRAM, their clock, DRAM timing and waveform),
+// one at a time. Destroying a backend releases its model, which completes its waveform.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -17,10 +18,10 @@
 namespace weft::sim {
 namespace {
 
-// The process's design; only touched on the simulation thread.
+// The process's design; only touched on the simulation thread. A backend exists while the
+// design has a device attached.
 struct ProcessDesign {
   std::unique_ptr<RtlSystem> system;  // never destroyed: SystemC cannot elaborate again
-  bool inUse = false;
 };
 
 ProcessDesign& design() {
@@ -35,7 +36,7 @@ class RtlBackend final : public IDeviceBackend {
 
   ~RtlBackend() override {
     try {
-      SimulationThread::instance().run([] { design().inUse = false; });
+      SimulationThread::instance().run([this] { system_.detach(); });
     } catch (...) {
     }
   }
@@ -115,7 +116,7 @@ std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const
           "process, so configuration '{}' ({}) needs a process of its own",
           d.system->rtlKey(), config.name(), config.rtlKey()));
     }
-    if (d.inUse) {
+    if (d.system && d.system->attached()) {
       throw std::runtime_error(
           "an rtl backend already exists in this process (SystemC holds one device per "
           "process); destroy it before creating another");
@@ -124,14 +125,8 @@ std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const
       setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
       d.system = std::make_unique<RtlSystem>(config, options);
     } else {
-      if (!options.tracePath.empty() && !d.system->tracing()) {
-        throw std::runtime_error(
-            "waveform tracing must be requested by the first rtl backend of a process (the "
-            "design, with or without tracing, is elaborated once)");
-      }
-      d.system->renew(config);
+      d.system->attach(config, options);
     }
-    d.inUse = true;
     backend = std::make_unique<RtlBackend>(config, *d.system);
   });
   return backend;

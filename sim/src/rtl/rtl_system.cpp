@@ -33,7 +33,6 @@ ClockedDeviceFactory stepperFactory(const hw::HwConfig& config, const BackendOpt
 
 RtlSystem::RtlSystem(const hw::HwConfig& config, const BackendOptions& options)
     : rtlKey_(config.rtlKey()),
-      tracing_(!options.tracePath.empty()),
       dram_(std::make_unique<DramStorage>(config.dramBytes())),
       dramModel_(*dram_, DramTiming::fromConfig(config)),
       irq_("irq"),
@@ -48,12 +47,15 @@ RtlSystem::RtlSystem(const hw::HwConfig& config, const BackendOptions& options)
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // end of elaboration
 }
 
-void RtlSystem::renew(const hw::HwConfig& config) {
+void RtlSystem::detach() { harness_.detach(); }
+
+void RtlSystem::attach(const hw::HwConfig& config, const BackendOptions& options) {
   dram_ = std::make_unique<DramStorage>(config.dramBytes());
   dramModel_.setStorage(*dram_);
   dramModel_.setTiming(DramTiming::fromConfig(config));
   dramModel_.reset();
-  host_.call([&] { host_.hardReset(); });
+  harness_.attach(stepperFactory(config, options));
+  // The new model's cycle 0 starts now in simulated time.
   clock_.rebase(sc_core::sc_time_stamp(), device().cycle(), ClockMap::periodOf(config.clockMHz()));
 }
 

@@ -23,22 +23,24 @@ class RtlSystem {
   // Cycles the device may run ahead of SystemC time: one wait() per this many cycles.
   static constexpr uint64_t kQuantumCycles = 10000;
 
-  // Elaborates the design for config's RTL build (loading its plugin) and ends elaboration.
+  // Elaborates the design with a device of config's RTL build (its plugin loaded, the model
+  // created and reset) and ends elaboration.
   RtlSystem(const hw::HwConfig& config, const BackendOptions& options);
 
-  // Makes the design a fresh device of `config` (same RTL build): its clock and DRAM timing,
-  // an empty DRAM, the hardware reset.
-  void renew(const hw::HwConfig& config);
+  // Releases the device (its waveform, if any, is complete from then on).
+  void detach();
+  // A fresh device of `config` (same RTL build) in the elaborated design: a new model, an
+  // empty DRAM, config's clock and DRAM timing, the options' waveform.
+  void attach(const hw::HwConfig& config, const BackendOptions& options);
+  bool attached() const { return harness_.attached(); }
 
   HostPort& host() { return host_; }
   DramStorage& dram() { return *dram_; }
   ClockedDevice& device() { return harness_.device(); }
   const std::string& rtlKey() const { return rtlKey_; }
-  bool tracing() const { return tracing_; }
 
  private:
   std::string rtlKey_;
-  bool tracing_;
   ClockMap clock_;
   std::unique_ptr<DramStorage> dram_;
   DramModel dramModel_;

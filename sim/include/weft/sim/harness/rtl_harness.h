@@ -56,6 +56,11 @@ class RtlHarness : public sc_core::sc_module, private IDramPort {
   void hardReset();
 
   ClockedDevice& device() { return *device_; }
+  // The device is plain C++, not part of the elaborated design: it can be replaced (a fresh
+  // model for the next user) or released (closing its waveform) between simulations.
+  void attach(const ClockedDeviceFactory& makeDevice) { device_ = makeDevice(*this); }
+  void detach() { device_.reset(); }
+  bool attached() const { return device_ != nullptr; }
   uint64_t quantumCycles() const { return quantumCycles_; }
   // The device's cycle count translated to its time, for callers that sync to it.
   sc_core::sc_time deviceTime() const { return clock_.timeOf(device_->cycle()); }
