@@ -60,6 +60,15 @@ struct Geometry {
 
 bool present(const IOperationExecutionContext* context, uint32_t index) { return !context->isOmittedInput(index); }
 
+// log2 of the cell state scale, which must be a power of two: the cell state feeds tanh with
+// 15 + log2(scale) integer bits, which the kernels support from 0 to 6.
+Result<int> cellStateShift(const Shape& cellState) {
+  auto shift = integer_lstm::exactLog2(cellState.scale);
+  if (!shift.ok()) return NN_ERROR(BAD_DATA) << "cell state scale: " << shift.error().message;
+  NN_RET_CHECK(*shift <= -9 && *shift >= -15) << "cell state scale must be 2^k with -15 <= k <= -9, got 2^" << *shift;
+  return *shift;
+}
+
 Status checkShape(const IOperationExecutionContext* context, uint32_t index, std::initializer_list<uint32_t> dims) {
   const Shape s = context->getInputShape(index);
   NN_RET_CHECK(s.dimensions == Dimensions(dims)) << "input " << index << " must be " << toString(Dimensions(dims))
@@ -129,12 +138,9 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   NN_TRY(checkShape(context, kPrevOutputTensor, {g.batchSize, g.outputSize}));
   NN_TRY(checkShape(context, kPrevCellStateTensor, {g.batchSize, g.numUnits}));
 
-  auto cellShift = integer_lstm::exactLog2(context->getInputShape(kPrevCellStateTensor).scale);
+  auto cellShift = cellStateShift(context->getInputShape(kPrevCellStateTensor));
   if (!cellShift.ok()) return cellShift.error();
   g.cellShift = *cellShift;
-  // The cell state feeds tanh with 15 + cellShift integer bits, which must be 0..6.
-  NN_RET_CHECK(g.cellShift <= -9 && g.cellShift >= -15)
-      << "cell state scale must be 2^k with -15 <= k <= -9, got 2^" << g.cellShift;
   return g;
 }
 
@@ -216,6 +222,10 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(dims.output(kOutputStateOutTensor, {"batch", "outputSize"}));
   NN_TRY(dims.output(kCellStateOutTensor, {"batch", "numUnits"}));
   NN_TRY(dims.output(kOutputTensor, {"batch", "outputSize"}));
+  for (const Shape& cellState : {context->getInputShape(kPrevCellStateTensor), context->getOutputShape(kCellStateOutTensor)}) {
+    auto shift = cellStateShift(cellState);
+    if (!shift.ok()) return shift.error();
+  }
   for (uint32_t i : {kCellClip, kProjectionClip}) {
     float clip = 0;
     if (getConstantScalar(context, i, &clip)) {
