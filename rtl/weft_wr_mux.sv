@@ -45,7 +45,8 @@ module weft_wr_mux
   output logic [ReqBytesW-1:0]  accepted_bytes_o,
   output logic                  idle_o
 );
-  localparam int unsigned CntW = 16;  // writes awaiting acknowledgement
+  // Writes awaiting acknowledgement: up to one per cycle for the DRAM latency (<= 100000).
+  localparam int unsigned CntW = 24;
 
   logic [CntW-1:0] pending_q, discard_q, pending_d;
   logic req_accept, ack;
