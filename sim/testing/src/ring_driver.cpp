@@ -1,6 +1,7 @@
 #include "weft/sim/testing/ring_driver.h"
 
 #include <stdexcept>
+#include <vector>
 
 namespace weft::sim::testing {
 
@@ -20,12 +21,24 @@ void RingDriver::init() {
 
 void RingDriver::submit(const std::vector<hw::CommandWord>& commands) {
   if (commands.size() >= ringSize_) throw std::invalid_argument("program larger than the ring");
+  // One DRAM write per contiguous stretch of the ring (each write is a call into the device).
+  std::vector<uint8_t> bytes;
+  uint32_t start = tail_;
+  auto flush = [&] {
+    if (!bytes.empty()) device_.writeDram(ringBase_ + uint64_t{start} * hw::kCommandBytes, bytes.data(), bytes.size());
+    bytes.clear();
+  };
   for (const auto& c : commands) {
-    uint8_t bytes[hw::kCommandBytes];
-    c.toBytes(bytes);
-    device_.writeDram(ringBase_ + uint64_t{tail_} * hw::kCommandBytes, bytes, sizeof(bytes));
+    const size_t at = bytes.size();
+    bytes.resize(at + hw::kCommandBytes);
+    c.toBytes(&bytes[at]);
     tail_ = (tail_ + 1) % ringSize_;
+    if (tail_ == 0) {
+      flush();
+      start = 0;
+    }
   }
+  flush();
   device_.writeReg(reg::kRingTail, tail_);
 }
 

@@ -12,10 +12,10 @@
 
 namespace weft::sim::testing {
 
-// Where the programs put things in device DRAM (the ring first).
+// Where the programs put things in device DRAM; everything fits the smallest DRAM (16 MiB).
 struct ProgramLayout {
-  uint64_t ringBase = 0;
-  uint32_t ringSize = 4096;
+  uint64_t ringBase = 8 << 20;
+  uint32_t ringSize = 65536;  // commands: 2 MiB
   uint64_t inputs = 1 << 20;
   uint64_t weights = 2 << 20;
   uint64_t params = 3 << 20;
