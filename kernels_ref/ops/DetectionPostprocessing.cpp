@@ -12,6 +12,7 @@
 // Types: float32, float16 (computed in float32).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <vector>
 
@@ -90,7 +91,9 @@ Result<Params> readParams(const IOperationExecutionContext* context) {
     NN_RET_CHECK_GT(p.maxDetectionsPerClass, 0) << "maxNumDetectionsPerClass must be positive";
   } else {
     NN_RET_CHECK_GT(p.maxClassesPerDetection, 0) << "maxClassesPerDetection must be positive";
-    p.detectionsPerBatch *= static_cast<uint32_t>(p.maxClassesPerDetection);
+    const uint64_t slots = uint64_t{p.detectionsPerBatch} * static_cast<uint32_t>(p.maxClassesPerDetection);
+    NN_RET_CHECK_LE(slots, uint64_t{UINT32_MAX}) << "maxNumDetections * maxClassesPerDetection overflows";
+    p.detectionsPerBatch = static_cast<uint32_t>(slots);
   }
   return p;
 }
@@ -196,7 +199,9 @@ Status validate(const IOperationValidationContext* context) {
       if (!regular) {
         NN_RET_CHECK_GT(maxClasses, 0) << "maxClassesPerDetection must be positive";
       }
-      NN_TRY(dims.set("numDetections", static_cast<uint32_t>(maxDetections) * (regular ? 1 : maxClasses)));
+      const uint64_t slots = uint64_t{static_cast<uint32_t>(maxDetections)} * (regular ? 1u : uint32_t(maxClasses));
+      NN_RET_CHECK_LE(slots, uint64_t{UINT32_MAX}) << "maxNumDetections * maxClassesPerDetection overflows";
+      NN_TRY(dims.set("numDetections", static_cast<uint32_t>(slots)));
     }
   }
   NN_TRY(dims.output(kOutputScoreTensor, {"batches", "numDetections"}));
