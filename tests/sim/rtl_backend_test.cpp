@@ -3,6 +3,7 @@
 // the approx backend's on randomized programs, and the one-design-per-process rules.
 #include <fmt/format.h>
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <thread>
@@ -77,6 +78,62 @@ TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
   }
   std::printf("approx matched the RTL exactly (cycles and all counters) on %zu of %zu programs\n", exact,
               programs.size());
+}
+
+// A soft reset in the middle of a stream (reads and writes in flight, tokens, queues), then a
+// program: the model must come out of the reset where the RTL does.
+TEST(RtlVersusApprox, SoftResetMidTrafficThenAProgram) {
+  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
+  const auto stream = testing::gemmStreamProgram(config, 8, 64);
+  const auto after = testing::randomProgram(config, 21, 3);
+  uint64_t length = 0;  // of the stream alone, to cut it at a quarter, half, three quarters
+  {
+    auto device = createBackend(BackendKind::kApprox, config);
+    testing::ProgramLayout layout;
+    testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
+    ring.init();
+    testing::writeInputs(*device, stream);
+    ring.submit(stream.commands);
+    ASSERT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask);
+    length = device->cycle();
+  }
+  for (uint64_t cut : {length / 4, length / 2, 3 * length / 4}) {
+    SCOPED_TRACE(fmt::format("soft reset after {} cycles", cut));
+    std::array<uint64_t, 2> cycles{};
+    std::array<CounterValues, 2> counters{};
+    std::array<std::vector<uint8_t>, 2> outputs;
+    for (int b = 0; b < 2; ++b) {
+      auto device = createBackend(b == 0 ? BackendKind::kRtl : BackendKind::kApprox, config);
+      testing::ProgramLayout layout;
+      testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
+      ring.init();
+      testing::writeInputs(*device, stream);
+      ring.submit(stream.commands);
+      ASSERT_FALSE(device->runUntilInterrupt(cut));
+      ring.softReset();
+      testing::writeInputs(*device, after);
+      ring.submit(after.commands);
+      ASSERT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask);
+      cycles[b] = device->cycle();
+      device->readDram(after.snapshotAddr + 8, counters[b].data(), sizeof(CounterValues));
+      outputs[b] = testing::deviceOutputs(*device, after);
+    }
+    EXPECT_EQ(outputs[0], outputs[1]);
+    EXPECT_NEAR(static_cast<double>(cycles[1]), static_cast<double>(cycles[0]), 0.005 * cycles[0]);
+    for (size_t c = 0; c < hw::kNumCounters; ++c) {
+      const double want = static_cast<double>(counters[0][c]);
+      EXPECT_NEAR(static_cast<double>(counters[1][c]), want, 0.005 * want + 2) << hw::kCounterNames[c];
+    }
+    std::string differ;
+    for (size_t c = 0; c < hw::kNumCounters; ++c) {
+      if (counters[0][c] != counters[1][c]) {
+        differ += fmt::format(" {} {}/{}", hw::kCounterNames[c], counters[0][c], counters[1][c]);
+      }
+    }
+    std::printf("soft reset at %llu: rtl %llu cycles, approx %llu; counters (rtl/approx)%s\n",
+                static_cast<unsigned long long>(cut), static_cast<unsigned long long>(cycles[0]),
+                static_cast<unsigned long long>(cycles[1]), differ.empty() ? " identical" : differ.c_str());
+  }
 }
 
 TEST(RtlBackendProcess, OneDesignPerProcessOneDeviceAtATime) {

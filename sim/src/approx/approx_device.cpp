@@ -82,7 +82,7 @@ bool ApproxDevice::busy(uint64_t t) const {
   for (const auto& f : machine_.fifos) {
     if (!f.empty()) return true;
   }
-  return fetcher_.busy(t) || decoder_.busy() || !load_.idle() || !compute_.idle() || !store_.idle();
+  return fetcher_.busy(t) || decoder_.busy() || !load_.idle() || !compute_.idle() || store_.active();
 }
 
 // Called after the actions of cycle t: the state is the one of cycle t + 1.

@@ -86,8 +86,8 @@ void Fetcher::hardReset() { reqIdx_ = 0; }
 // ---- decode, dispatch, barriers ----
 
 uint64_t Decoder::drainedFrom() const {
-  if (!load_.idle() || !compute_.idle() || !store_.idle()) return kNever;
-  uint64_t t = 0;
+  if (!load_.idle() || !compute_.idle() || !store_.idle() || flushBeat_ != kNever) return kNever;
+  uint64_t t = flushAck_ + 1;
   for (const auto& f : m_.fifos) t = std::max(t, f.emptyFrom(0));
   if (t == kNever) return kNever;
   return std::max({t, load_.lastCompletion() + 1, compute_.lastCompletion() + 1, store_.lastCompletion() + 1});
@@ -106,8 +106,8 @@ uint64_t Decoder::nextCycle() const {
   } else {
     t = std::max(decVisible_, m_.fifo(dec_.unit).spaceFrom(decVisible_));
   }
-  if (t == kNever || m_.control.halted(t)) return kNever;
-  return t;
+  if (t != kNever && m_.control.halted(t)) t = kNever;
+  return std::min(t, flushBeat_);
 }
 
 void Decoder::pop(uint64_t t) {
@@ -125,6 +125,11 @@ void Decoder::leave(uint64_t t) {
 }
 
 void Decoder::act(uint64_t now, uint64_t) {
+  if (flushBeat_ == now) {
+    flushAck_ = m_.writePort.finish(flushAddr_, hw::kSnapshotBytes, now);
+    flushBeat_ = kNever;
+    return;
+  }
   if (!hasDec_) {
     pop(now);
     return;
@@ -171,6 +176,7 @@ void Decoder::act(uint64_t now, uint64_t) {
   m_.events.wrBytes.add(slot.request, hw::kSnapshotBytes, now);
   m_.events.wrReqs.add(slot.request, 1, now);
   barrierAt_ = slot.lastBeat;
+  snapRequest_ = slot.request;
   barrier_ = Barrier::kWrite;
 }
 
@@ -182,12 +188,22 @@ void Decoder::finishBarrier(uint64_t t) {
 }
 
 void Decoder::softReset(uint64_t t) {
+  if (barrier_ == Barrier::kWrite) {
+    if (snapRequest_ < t) {
+      flushBeat_ = barrierAt_;  // DRAM accepted the request: its beats are owed
+      flushAddr_ = hw::BarrierCmd::decode(dec_.word).dramAddr;
+    } else {
+      m_.writePort.rewind(kNever, t);  // the request is dropped (nothing else was writing)
+    }
+  }
   hasDec_ = false;
   barrier_ = Barrier::kNone;
   lastLeave_ = t;
 }
 
 void Decoder::hardReset() {
+  flushBeat_ = kNever;
+  flushAck_ = 0;
   hasDec_ = false;
   barrier_ = Barrier::kNone;
   lastLeave_ = 0;

@@ -53,7 +53,7 @@ class Decoder final : public Agent {
   void softReset(uint64_t t) override;
   void hardReset() override;
 
-  bool busy() const { return hasDec_ || barrier_ != Barrier::kNone; }
+  bool busy() const { return hasDec_ || barrier_ != Barrier::kNone || flushBeat_ != kNever; }
 
  private:
   enum class Barrier { kNone, kWrite, kAck };
@@ -72,6 +72,11 @@ class Decoder final : public Agent {
   uint64_t lastLeave_ = 0;
   Barrier barrier_ = Barrier::kNone;
   uint64_t barrierAt_ = 0;  // the snapshot's last beat, then its acknowledgement
+  // A soft reset during a snapshot's beats: they are finished, the acknowledgement dropped.
+  uint64_t flushBeat_ = kNever;
+  uint64_t flushAck_ = 0;
+  uint64_t flushAddr_ = 0;
+  uint64_t snapRequest_ = 0;
 };
 
 }  // namespace weft::sim::approx

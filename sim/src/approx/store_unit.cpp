@@ -75,7 +75,10 @@ void StoreUnit::finishRow(uint64_t t) {
   const uint64_t ack = m_.writePort.finish(r.addr, r.bytes, t);
   m_.events.wrBytes.add(r.request, r.bytes, m_.now);
   m_.events.wrReqs.add(r.request, 1, m_.now);
-  if (r.seq == kNever) return;  // its acknowledgement is dropped
+  if (r.seq == kNever) {  // its acknowledgement is dropped, but a barrier waits for it
+    lastOrphanAck_ = ack;
+    return;
+  }
   InFlight& owner = inFlight_[r.seq - inFlight_.front().seq];
   if (--owner.rowsLeft == 0) owner.doneAt = ack;
 }
@@ -102,6 +105,7 @@ void StoreUnit::hardReset() {
   lastIssue_ = 0;
   anyStarted_ = false;
   lastCompletion_ = 0;
+  lastOrphanAck_ = 0;
 }
 
 }  // namespace weft::sim::approx

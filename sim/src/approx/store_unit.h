@@ -8,6 +8,7 @@
 // in cycle order with the other DRAM requests.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 
 #include "approx/unit_front.h"
@@ -22,8 +23,12 @@ class StoreUnit final : public Agent {
   void softReset(uint64_t t) override;
   void hardReset() override;
 
-  bool idle() const { return inFlight_.empty(); }
-  uint64_t lastCompletion() const { return lastCompletion_; }
+  // A command started and not complete (STORE_ACTIVE, STATUS.busy).
+  bool active() const { return !inFlight_.empty(); }
+  // Not active and no write awaiting its acknowledgement (rows a soft reset left behind
+  // still send their beats): what a barrier waits for.
+  bool idle() const { return inFlight_.empty() && rows_.empty(); }
+  uint64_t lastCompletion() const { return std::max(lastCompletion_, lastOrphanAck_); }
   const UnitFront& front() const { return front_; }
 
  private:
@@ -52,6 +57,7 @@ class StoreUnit final : public Agent {
   uint64_t lastIssue_ = 0;           // issue cycle of the newest planned row
   bool anyStarted_ = false;
   uint64_t lastCompletion_ = 0;
+  uint64_t lastOrphanAck_ = 0;  // acknowledgement of the last row a soft reset orphaned
 };
 
 }  // namespace weft::sim::approx
