@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "backends.h"
+#include "rtl/plugin_builder.h"
 #include "rtl/rtl_system.h"
 #include "rtl/simulation_thread.h"
 #include "weft/sim/rtl_stepper.h"
@@ -105,8 +106,9 @@ class RtlBackend final : public IDeviceBackend {
 }  // namespace
 
 std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const BackendOptions& options) {
-  // Fails early, with the paths searched and how to build it, when the model does not exist.
-  RtlPlugin::load(config, !options.tracePath.empty());
+  // Builds the configuration's model first when no build of it exists; fails with the paths
+  // searched and the build log when that is impossible.
+  loadOrBuildRtlPlugin(config, !options.tracePath.empty());
   std::unique_ptr<IDeviceBackend> backend;
   SimulationThread::instance().run([&] {
     ProcessDesign& d = design();

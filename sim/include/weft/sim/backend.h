@@ -54,6 +54,9 @@ class IDeviceBackend {
 
   // Runs the device until irq_o is high or maxCycles cycles have passed; true on interrupt.
   // Returns at once when the interrupt line is already high.
+  // A device access to DRAM outside the memory (a command whose addresses the driver did not
+  // check) throws std::out_of_range naming the access; the device is then in an undefined
+  // state until hardReset().
   virtual bool runUntilInterrupt(uint64_t maxCycles) = 0;
 
   // Device clock cycles since the backend was created.
@@ -70,6 +73,10 @@ class IDeviceBackend {
 // verilated model of config.rtlKey(); because SystemC elaborates one design per process, a
 // process can hold rtl backends of one RTL configuration only (a second key throws
 // std::runtime_error). Errors (no model, bad options) throw with a message saying what to do.
+// One rtl backend exists at a time in a process (creating a second while the first lives
+// throws); each new one is a fresh device (new model, empty DRAM). Its calls may come from any
+// thread. Both backends: hardReset() takes 2 device cycles (the reset pulse); the counters
+// restart after it, cycle() does not.
 std::unique_ptr<IDeviceBackend> createBackend(BackendKind kind, const hw::HwConfig& config,
                                               const BackendOptions& options = {});
 

@@ -1,0 +1,85 @@
+// The rtl backend at a configuration the build does not make: its plugin is built on demand
+// (once; later runs find it in the build's RTL directory), and the RTL at these odd parameters
+// agrees with the functional model's outputs and with the approx model's cycles and counters.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "weft/sim/backend.h"
+#include "weft/sim/functional_model.h"
+#include "weft/sim/rtl_stepper.h"
+#include "weft/sim/testing/programs.h"
+#include "weft/sim/testing/ring_driver.h"
+
+namespace weft::sim {
+namespace {
+
+// Small and odd: 4 x 4, a 4-byte bus (8 beats a command), 3 reads in flight, 2-deep queues.
+const char* kTiny = R"({"name": "tiny", "base": "weft8", "params": {
+  "Rows": 4, "Cols": 4, "InSpadRows": 64, "WSpadRows": 32, "AccRows": 64, "ParamRows": 2,
+  "BusBytes": 4, "MaxOutstanding": 3, "CmdQueueDepth": 2, "TokenDepth": 2,
+  "DramLatencyCycles": 20, "DramBytesPerCycle": 4, "DramMiB": 16}})";
+
+struct Runs {
+  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<uint64_t> cycles;
+  std::vector<CounterValues> counters;
+};
+
+Runs runAll(BackendKind kind, const hw::HwConfig& config, const std::vector<testing::Program>& programs) {
+  auto device = createBackend(kind, config);
+  testing::ProgramLayout layout;
+  testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
+  ring.init();
+  Runs r;
+  for (const auto& p : programs) {
+    testing::writeInputs(*device, p);
+    const uint64_t start = device->cycle();
+    ring.submit(p.commands);
+    EXPECT_EQ(ring.runToInterrupt(5'000'000), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
+    r.cycles.push_back(device->cycle() - start);
+    r.outputs.push_back(testing::deviceOutputs(*device, p));
+    CounterValues v;
+    device->readDram(p.snapshotAddr + 8, v.data(), sizeof(v));
+    r.counters.push_back(v);
+  }
+  return r;
+}
+
+TEST(RtlOnDemand, WithoutAutobuildTheErrorSaysWhatToBuild) {
+  const auto config = hw::HwConfig::fromJson(kTiny, "tiny").with("TokenDepth", 4);
+  setenv("WEFT_RTL_AUTOBUILD", "0", 1);
+  try {
+    createBackend(BackendKind::kRtl, config);
+    FAIL() << "an rtl backend without a model";
+  } catch (const RtlPluginError& e) {
+    EXPECT_NE(std::string(e.what()).find(RtlPlugin::fileName(config)), std::string::npos) << e.what();
+  }
+  unsetenv("WEFT_RTL_AUTOBUILD");
+}
+
+TEST(RtlOnDemand, BuildsAnOddConfigurationThatAgreesWithTheModels) {
+  const auto config = hw::HwConfig::fromJson(kTiny, "tiny");
+  std::vector<testing::Program> programs;
+  for (uint32_t seed = 40; seed < 44; ++seed) programs.push_back(testing::randomProgram(config, seed, 4));
+  programs.push_back(testing::gemmStreamProgram(config, 6, 16));
+  const Runs rtl = runAll(BackendKind::kRtl, config, programs);
+  const Runs approx = runAll(BackendKind::kApprox, config, programs);
+  for (size_t i = 0; i < programs.size(); ++i) {
+    SCOPED_TRACE(fmt::format("program {}: rtl {} cycles, approx {}", i, rtl.cycles[i], approx.cycles[i]));
+    std::printf("program %zu: rtl %llu cycles, approx %llu, counters %s\n", i, static_cast<unsigned long long>(rtl.cycles[i]),
+                static_cast<unsigned long long>(approx.cycles[i]), rtl.counters[i] == approx.counters[i] ? "identical" : "differ");
+    EXPECT_EQ(rtl.outputs[i], testing::functionalOutputs(config, programs[i]));
+    EXPECT_EQ(approx.outputs[i], rtl.outputs[i]);
+    EXPECT_NEAR(static_cast<double>(approx.cycles[i]), static_cast<double>(rtl.cycles[i]), 0.005 * rtl.cycles[i]);
+    for (size_t c = 0; c < hw::kNumCounters; ++c) {
+      const double want = static_cast<double>(rtl.counters[i][c]);
+      EXPECT_NEAR(static_cast<double>(approx.counters[i][c]), want, 0.005 * want + 2) << hw::kCounterNames[c];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::sim
