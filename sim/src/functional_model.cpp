@@ -1,8 +1,10 @@
 #include "weft/sim/functional_model.h"
 
 #include <fmt/format.h>
+#include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "weft/hw/postproc.h"
@@ -26,6 +28,55 @@ int32_t readLe32(const uint8_t* p) {
   return static_cast<int32_t>(v);
 }
 
+// One input row through the PE weights. The weights are stored as k pairs: for each pair p and
+// column n the two 16-bit values w[2p][n], w[2p+1][n] side by side, so that one multiply-add
+// of 16-bit pairs (pmaddwd) gives x[2p] w[2p][n] + x[2p+1] w[2p+1][n] for 8 columns at once.
+void gemmRowScalar(const int16_t* xs, const int16_t* wp, uint32_t kPairs, uint32_t cols, int32_t* acc,
+                   bool accumulate) {
+  for (uint32_t n = 0; n < cols; ++n) {
+    int32_t sum = 0;
+    for (uint32_t p = 0; p < kPairs; ++p) {
+      const int16_t* w = wp + (size_t{p} * cols + n) * 2;
+      sum += int32_t{xs[2 * p]} * w[0] + int32_t{xs[2 * p + 1]} * w[1];
+    }
+    const uint32_t base = accumulate ? static_cast<uint32_t>(acc[n]) : 0;
+    acc[n] = static_cast<int32_t>(base + static_cast<uint32_t>(sum));
+  }
+}
+
+__attribute__((target("avx2"))) void gemmRowAvx2(const int16_t* xs, const int16_t* wp, uint32_t kPairs,
+                                                 uint32_t cols, int32_t* acc, bool accumulate) {
+  uint32_t n = 0;
+  for (; n + 8 <= cols; n += 8) {
+    __m256i sum = _mm256_setzero_si256();
+    for (uint32_t p = 0; p < kPairs; ++p) {
+      int32_t pair;
+      std::memcpy(&pair, xs + 2 * p, 4);
+      const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + (size_t{p} * cols + n) * 2));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_set1_epi32(pair), w));
+    }
+    __m256i* out = reinterpret_cast<__m256i*>(acc + n);
+    const __m256i base = accumulate ? _mm256_loadu_si256(out) : _mm256_setzero_si256();
+    _mm256_storeu_si256(out, _mm256_add_epi32(base, sum));  // wraps, as the RTL's adders
+  }
+  if (n < cols) {  // the columns past the last group of 8
+    for (; n < cols; ++n) {
+      int32_t sum = 0;
+      for (uint32_t p = 0; p < kPairs; ++p) {
+        const int16_t* w = wp + (size_t{p} * cols + n) * 2;
+        sum += int32_t{xs[2 * p]} * w[0] + int32_t{xs[2 * p + 1]} * w[1];
+      }
+      const uint32_t base = accumulate ? static_cast<uint32_t>(acc[n]) : 0;
+      acc[n] = static_cast<int32_t>(base + static_cast<uint32_t>(sum));
+    }
+  }
+}
+
+// AVX2 where the CPU has it; WEFT_FUNCTIONAL_SCALAR=1 forces the portable loop (its test).
+using GemmRow = void (*)(const int16_t*, const int16_t*, uint32_t, uint32_t, int32_t*, bool);
+const GemmRow gemmRow =
+    std::getenv("WEFT_FUNCTIONAL_SCALAR") == nullptr && __builtin_cpu_supports("avx2") ? gemmRowAvx2 : gemmRowScalar;
+
 }  // namespace
 
 FunctionalModel::FunctionalModel(const hw::HwConfig& config)
@@ -38,7 +89,7 @@ void FunctionalModel::reset() {
   w_.assign(size_t{config_.wSpadRows()} * cols_, 0);
   param_.assign(size_t{config_.paramRows()} * config_.paramRowBytes(), 0);
   acc_.assign(size_t{config_.accRows()} * cols_, 0);
-  kStride_ = (rows_ + 15) / 16 * 16;
+  kStride_ = (rows_ + 1) / 2 * 2;  // k values, padded to whole pairs
   peWeights_.assign(size_t{cols_} * kStride_, 0);
   peKRows_ = 0;
   xs_.assign(kStride_, 0);
@@ -188,25 +239,18 @@ void FunctionalModel::gemm(const hw::GemmCmd& c) {
     for (uint32_t k = 0; k < c.kRows; ++k) {
       const uint8_t* w = &w_[(size_t{c.wAddr} + k) * cols_];
       for (uint32_t n = 0; n < cols_; ++n) {
-        peWeights_[size_t{n} * kStride_ + k] = static_cast<int16_t>(operand(w[n], c.wSigned) - c.wZp);
+        peWeights_[(size_t{k / 2} * cols_ + n) * 2 + k % 2] = static_cast<int16_t>(operand(w[n], c.wSigned) - c.wZp);
       }
     }
   }
   // Operands are 9-bit (a byte minus a zero point checked to fit), products 18-bit: a sum of
   // up to 64 of them cannot overflow int32; adding it to the accumulator wraps, as in the RTL.
-  const uint32_t kLen = (peKRows_ + 15) / 16 * 16;
+  const uint32_t kPairs = (peKRows_ + 1) / 2;
   std::fill(xs_.begin(), xs_.end(), 0);
   for (uint32_t m = 0; m < c.mRows; ++m) {
     const uint8_t* x = &in_[(size_t{c.inAddr} + m) * rows_];
     for (uint32_t k = 0; k < peKRows_; ++k) xs_[k] = static_cast<int16_t>(operand(x[k], c.inSigned) - c.inZp);
-    int32_t* acc = &acc_[(size_t{c.accAddr} + m) * cols_];
-    for (uint32_t n = 0; n < cols_; ++n) {
-      const int16_t* w = &peWeights_[size_t{n} * kStride_];
-      int32_t sum = 0;
-      for (uint32_t k = 0; k < kLen; ++k) sum += int32_t{xs_[k]} * int32_t{w[k]};
-      const uint32_t base = c.accumulate ? static_cast<uint32_t>(acc[n]) : 0;
-      acc[n] = static_cast<int32_t>(base + static_cast<uint32_t>(sum));
-    }
+    gemmRow(xs_.data(), peWeights_.data(), kPairs, cols_, &acc_[(size_t{c.accAddr} + m) * cols_], c.accumulate);
   }
 }
 

@@ -77,6 +77,50 @@ TEST_F(FunctionalModelTest, GemmAndRequantStoreMatchAStraightforwardComputation)
   }
 }
 
+// Odd sizes: 5 k rows (a half pair), 12 columns (a group of 8 and a remainder), accumulation,
+// keep_weights, signed and unsigned operands with their extreme zero points.
+TEST(FunctionalModelGemm, OddShapesMatchAStraightforwardComputation) {
+  const auto cfg = hw::HwConfig::load("weft8").with("Rows", 5).with("Cols", 12);
+  FunctionalModel model(cfg);
+  DramStorage dram(1 << 20);
+  std::mt19937 rng(7);
+  for (unsigned i = 0; i < 8192; ++i) dram.data()[i] = static_cast<uint8_t>(rng());
+  const unsigned R = cfg.rows(), C = cfg.cols(), M = 9;
+  auto run = [&](const hw::CommandWord& c) {
+    ASSERT_EQ(model.check(c), hw::Error::kNone);
+    model.execute(c, dram);
+  };
+  hw::LoadCmd li; li.dst = hw::Mem::kIn; li.rowBytes = R; li.count0 = M; li.stride0 = R; li.count1 = li.count2 = 1;
+  hw::LoadCmd lw; lw.dst = hw::Mem::kW; lw.rowBytes = C; lw.dramAddr = 4096; lw.count0 = R; lw.stride0 = C; lw.count1 = lw.count2 = 1;
+  run(li.encode());
+  run(lw.encode());
+  std::vector<int32_t> want(M * C, 0);
+  struct Step { bool inSigned, wSigned, keep, accumulate; int32_t inZp, wZp; };
+  const Step steps[] = {{false, true, false, false, 255, -128}, {true, false, true, true, -128, 0},
+                        {true, true, false, true, 127, 127}};
+  int32_t wZp = 0;
+  bool wSigned = false;
+  for (const Step& s : steps) {
+    hw::GemmCmd g; g.kRows = R; g.mRows = M; g.inSigned = s.inSigned; g.inZp = s.inZp;
+    g.keepWeights = s.keep; g.accumulate = s.accumulate;
+    if (!s.keep) { wZp = s.wZp; wSigned = s.wSigned; g.wSigned = wSigned; g.wZp = wZp; }
+    run(g.encode());
+    for (unsigned m = 0; m < M; ++m) {
+      for (unsigned n = 0; n < C; ++n) {
+        uint32_t sum = s.accumulate ? static_cast<uint32_t>(want[m * C + n]) : 0;
+        for (unsigned k = 0; k < R; ++k) {
+          const uint8_t xb = dram.data()[m * R + k], wb = dram.data()[4096 + k * C + n];
+          const int32_t x = (s.inSigned ? static_cast<int8_t>(xb) : xb) - s.inZp;
+          const int32_t w = (wSigned ? static_cast<int8_t>(wb) : wb) - wZp;
+          sum += static_cast<uint32_t>(x * w);
+        }
+        want[m * C + n] = static_cast<int32_t>(sum);
+        ASSERT_EQ(model.accRow(m)[n], want[m * C + n]) << "m " << m << " n " << n;
+      }
+    }
+  }
+}
+
 TEST_F(FunctionalModelTest, ChecksReportTheDocumentedErrors) {
   hw::CommandWord bad;
   bad.set(hw::field::kOpcode, 15);

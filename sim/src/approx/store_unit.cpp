@@ -34,7 +34,8 @@ void StoreUnit::act(uint64_t now, uint64_t horizon) {
     do {
       const bool completes = rows_.front().seq != kNever &&
                              inFlight_[rows_.front().seq - inFlight_.front().seq].rowsLeft == 1;
-      finishRow(rows_.front().lastBeat);
+      m_.now = rows_.front().lastBeat;  // the unit's clock runs ahead through its private steps
+      finishRow(m_.now);
       if (completes) own = ownNext();
     } while (!rows_.empty() && rows_.front().lastBeat < std::min(horizon, own));
   } else if (!inFlight_.empty() && inFlight_.front().doneAt == now) {

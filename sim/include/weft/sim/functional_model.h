@@ -64,12 +64,12 @@ class FunctionalModel {
   unsigned rows_, cols_;
   std::vector<uint8_t> in_, w_, param_;
   std::vector<int32_t> acc_;
-  // The weights held in the PEs for keep_weights, zero point subtracted, one column after the
-  // other (k fastest, padded with zeros to kStride_): a GEMM row is then Cols dot products of
-  // 16-bit operands, which the compiler vectorizes.
+  // The weights held in the PEs for keep_weights, zero point subtracted, 16-bit, laid out as
+  // [k / 2][column][k % 2] (k padded to whole pairs with zeros): a GEMM row is then one
+  // multiply-add of 16-bit pairs per k pair and 8 columns (functional_model.cpp).
   std::vector<int16_t> peWeights_;
   uint32_t peKRows_ = 0;
-  uint32_t kStride_ = 0;
+  uint32_t kStride_ = 0;     // k values held, padded to whole pairs
   std::vector<int16_t> xs_;  // one input row's operands, same padding
   std::vector<hw::ColumnParams> columnParams_;  // the store's parameter row, decoded
   std::array<int64_t, 4> tokens_{};
