@@ -1,6 +1,8 @@
 #include "approx/approx_device.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace weft::sim::approx {
 
@@ -27,6 +29,7 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
     return false;
   }
   uint64_t irqAt = kNever;
+  uint64_t actsThisCycle = 0, lastActCycle = kNever;
   try {
     for (;;) {
       Agent* next = nullptr;
@@ -49,6 +52,12 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
       if (t >= limit || t > irqAt) break;
       now_ = machine_.now = t;
       next->act(t, std::min(second, limit));
+      // Every action changes its agent's state; one that did not would repeat forever.
+      actsThisCycle = t == lastActCycle ? actsThisCycle + 1 : 0;
+      lastActCycle = t;
+      if (actsThisCycle > 100'000) {
+        throw std::logic_error("approx model: an agent keeps acting without progress at cycle " + std::to_string(t));
+      }
       updateBusy(t);
       if (stopAtIrq && irqAt == kNever && irqLine()) irqAt = t;  // finish this cycle first
     }

@@ -26,11 +26,11 @@ uint64_t ComputeUnit::nextCycle() const {
 }
 
 void ComputeUnit::act(uint64_t now, uint64_t) {
-  if (!jobs_.empty() && jobs_.front().doneAt == now) {
+  if (!jobs_.empty() && jobs_.front().doneAt <= now) {
     front_.complete(jobs_.front().cmd, now);
     lastCompletion_ = now;
     jobs_.pop_front();
-  } else if (startFrom() == now) {
+  } else if (startFrom() <= now) {
     start(now);
   }
 }

@@ -125,7 +125,7 @@ void Decoder::leave(uint64_t t) {
 }
 
 void Decoder::act(uint64_t now, uint64_t) {
-  if (flushBeat_ == now) {
+  if (flushBeat_ <= now) {
     flushAck_ = m_.writePort.finish(flushAddr_, hw::kSnapshotBytes, now);
     flushBeat_ = kNever;
     return;

@@ -15,13 +15,13 @@ uint64_t LoadUnit::nextCycle() const {
 }
 
 void LoadUnit::act(uint64_t now, uint64_t) {
-  if (!inFlight_.empty() && inFlight_.front().doneAt == now) {
+  if (!inFlight_.empty() && inFlight_.front().doneAt <= now) {
     front_.complete(inFlight_.front().cmd, now);
     lastCompletion_ = now;
     inFlight_.pop_front();
-  } else if (busy_ && m_.readPort.acceptableFrom(wantFrom_) == now) {
+  } else if (busy_ && m_.readPort.acceptableFrom(wantFrom_) <= now) {
     request(now);
-  } else if (startFrom() == now) {
+  } else if (startFrom() <= now) {
     start(now);
   }
 }

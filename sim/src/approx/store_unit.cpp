@@ -26,7 +26,7 @@ uint64_t StoreUnit::nextCycle() const {
 }
 
 void StoreUnit::act(uint64_t now, uint64_t horizon) {
-  if (!rows_.empty() && rows_.front().lastBeat == now) {
+  if (!rows_.empty() && rows_.front().lastBeat <= now) {
     // A row's write reaches only the DRAM model, which no other agent polls: finish every row
     // due before another agent's next action and before this unit's next other action.
     auto ownNext = [this] { return std::min(inFlight_.empty() ? kNever : inFlight_.front().doneAt, startFrom()); };
@@ -38,11 +38,11 @@ void StoreUnit::act(uint64_t now, uint64_t horizon) {
       finishRow(m_.now);
       if (completes) own = ownNext();
     } while (!rows_.empty() && rows_.front().lastBeat < std::min(horizon, own));
-  } else if (!inFlight_.empty() && inFlight_.front().doneAt == now) {
+  } else if (!inFlight_.empty() && inFlight_.front().doneAt <= now) {
     front_.complete(inFlight_.front().cmd, now);
     lastCompletion_ = now;
     inFlight_.pop_front();
-  } else if (startFrom() == now) {
+  } else if (startFrom() <= now) {
     start(now);
   }
 }
