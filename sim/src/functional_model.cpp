@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "weft/hw/postproc.h"
+#include "weft/sim/postproc_row.h"
 
 namespace weft::sim {
 namespace {
@@ -93,7 +94,10 @@ void FunctionalModel::reset() {
   peWeights_.assign(size_t{cols_} * kStride_, 0);
   peKRows_ = 0;
   xs_.assign(kStride_, 0);
-  columnParams_.resize(cols_);
+  bias_.resize(cols_);
+  multiplier_.resize(cols_);
+  left_.resize(cols_);
+  right_.resize(cols_);
   tokens_ = {};
   protocolErrors_.clear();
   commandIndex_ = 0;
@@ -257,10 +261,13 @@ void FunctionalModel::gemm(const hw::GemmCmd& c) {
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
   const uint8_t* prow = &param_[size_t{c.paramRow} * config_.paramRowBytes()];
   for (uint32_t n = 0; n < c.rowBytes; ++n) {
-    columnParams_[n].bias = readLe32(prow + 4 * n);
-    columnParams_[n].multiplier = readLe32(prow + 4 * cols_ + 4 * n);
-    columnParams_[n].shift = static_cast<int8_t>(prow[8 * cols_ + n]);
+    bias_[n] = readLe32(prow + 4 * n);
+    multiplier_[n] = readLe32(prow + 4 * cols_ + 4 * n);
+    const int shift = static_cast<int8_t>(prow[8 * cols_ + n]);
+    left_[n] = requantLeft(shift);
+    right_[n] = requantRight(shift);
   }
+  const RequantColumns columns{bias_.data(), multiplier_.data(), left_.data(), right_.data()};
   std::vector<uint8_t> out(size_t{c.rowBytes} * 4);
   const size_t bytes = c.mode == hw::StoreMode::kRaw32 ? out.size() : c.rowBytes;
   size_t row = c.accAddr;
@@ -269,13 +276,11 @@ void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
       const int32_t* acc = &acc_[row * cols_];
       if (c.mode == hw::StoreMode::kRaw32) {
         for (uint32_t n = 0; n < c.rowBytes; ++n) {
-          const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(columnParams_[n].bias);
+          const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(bias_[n]);
           std::memcpy(&out[4 * n], &v, 4);
         }
       } else {
-        for (uint32_t n = 0; n < c.rowBytes; ++n) {
-          out[n] = static_cast<uint8_t>(hw::postprocess(acc[n], columnParams_[n], c.outZp, c.clampMin, c.clampMax));
-        }
+        requantizeRow(acc, columns, c.rowBytes, c.outZp, c.clampMin, c.clampMax, out.data());
       }
       const uint64_t addr = c.dramAddr + uint64_t{i1} * c.stride1 + uint64_t{i0} * c.stride0;
       dram.write(addr, out.data(), bytes);

@@ -5,6 +5,7 @@
 
 #include "weft/hw/postproc.h"
 #include "weft/sim/functional_model.h"
+#include "weft/sim/postproc_row.h"
 
 namespace weft::sim {
 namespace {
@@ -117,6 +118,41 @@ TEST(FunctionalModelGemm, OddShapesMatchAStraightforwardComputation) {
         want[m * C + n] = static_cast<int32_t>(sum);
         ASSERT_EQ(model.accRow(m)[n], want[m * C + n]) << "m " << m << " n " << n;
       }
+    }
+  }
+}
+
+// The row-at-once post-processing against hw::postprocess, column by column: random values with
+// the extremes mixed in (INT32_MIN accumulators, biases and multipliers, shifts past +-31,
+// zero points and clamps at their limits, clamp_min above clamp_max).
+TEST(RequantizeRow, IsBitExactWithPostprocess) {
+  std::mt19937 rng(11);
+  auto pick = [&](std::initializer_list<int32_t> extremes, int32_t lo, int32_t hi) {
+    if (rng() % 4 == 0) return *(extremes.begin() + rng() % extremes.size());
+    return std::uniform_int_distribution<int32_t>(lo, hi)(rng);
+  };
+  constexpr uint32_t kCols = 21;  // two groups of 8 and a remainder
+  std::vector<int32_t> acc(kCols), bias(kCols), mult(kCols), left(kCols), right(kCols);
+  std::vector<int8_t> shift(kCols);
+  uint8_t out[kCols];
+  for (int trial = 0; trial < 20000; ++trial) {
+    for (uint32_t n = 0; n < kCols; ++n) {
+      acc[n] = pick({INT32_MIN, INT32_MAX, 0, -1}, INT32_MIN, INT32_MAX);
+      bias[n] = pick({INT32_MIN, INT32_MAX, 0}, -100000, 100000);
+      mult[n] = pick({INT32_MIN, INT32_MAX, 0, 1 << 30}, INT32_MIN, INT32_MAX);
+      shift[n] = static_cast<int8_t>(pick({-128, 127, -31, 31, -32, 32, 0}, -40, 40));
+      left[n] = requantLeft(shift[n]);
+      right[n] = requantRight(shift[n]);
+    }
+    const int32_t zp = pick({-32768, 32767, 0}, -300, 300);
+    const int32_t lo = pick({-32768, 32767, -128, 0}, -300, 300);
+    const int32_t hi = pick({-32768, 32767, 127, 255}, -300, 300);
+    requantizeRow(acc.data(), {bias.data(), mult.data(), left.data(), right.data()}, kCols, zp, lo, hi, out);
+    for (uint32_t n = 0; n < kCols; ++n) {
+      const hw::ColumnParams p{bias[n], mult[n], shift[n]};
+      ASSERT_EQ(out[n], static_cast<uint8_t>(hw::postprocess(acc[n], p, zp, lo, hi)))
+          << "acc " << acc[n] << " bias " << bias[n] << " mult " << mult[n] << " shift " << int{shift[n]}
+          << " zp " << zp << " clamp " << lo << ".." << hi;
     }
   }
 }

@@ -71,7 +71,8 @@ class FunctionalModel {
   uint32_t peKRows_ = 0;
   uint32_t kStride_ = 0;     // k values held, padded to whole pairs
   std::vector<int16_t> xs_;  // one input row's operands, same padding
-  std::vector<hw::ColumnParams> columnParams_;  // the store's parameter row, decoded
+  // The store's parameter row, decoded once per STORE (postproc_row.h).
+  std::vector<int32_t> bias_, multiplier_, left_, right_;
   std::array<int64_t, 4> tokens_{};
   std::vector<std::string> protocolErrors_;
   uint64_t commandIndex_ = 0;
