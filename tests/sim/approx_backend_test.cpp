@@ -106,5 +106,62 @@ TEST(ApproxTiming, KeptWeightsStreamAtOneRowPerCycle) {
   EXPECT_GT(at(v, hw::Counter::kArrayRows) * 100, at(v, hw::Counter::kCycles) * 90);
 }
 
+// rtl/README.md's per-unit formulas (pinned against the RTL by tests/rtl/rtl_timing_test.cpp
+// at weft8 and weft16) hold in the model at configurations no RTL build exists for. DRAM:
+// latency L, wide enough that a small request holds the channel one cycle.
+class ApproxFormulas : public ::testing::TestWithParam<const char*> {
+ protected:
+  static constexpr uint32_t kLatency = 23;
+  hw::HwConfig config = hw::HwConfig::fromJson(GetParam(), "formula")
+                            .with("DramLatencyCycles", kLatency).with("DramBytesPerCycle", 64).with("DramBurstBytes", 64);
+
+  uint64_t activeDelta(const std::vector<hw::CommandWord>& cmds, hw::Counter c) {
+    testing::Program p;
+    p.commands = cmds;
+    hw::BarrierCmd b;
+    b.irq = true;
+    b.snapshot = true;
+    b.dramAddr = p.snapshotAddr = 1 << 20;
+    p.commands.push_back(b.encode());
+    return at(runOn(config, p), c);
+  }
+};
+
+TEST_P(ApproxFormulas, LoneGemmTakesRowsPlusRowsPlusColsPlusOne) {
+  const unsigned R = config.rows(), C = config.cols();
+  for (uint32_t m : {1u, 9u, 33u}) {
+    hw::GemmCmd g;
+    g.kRows = R;
+    g.mRows = m;
+    EXPECT_EQ(activeDelta({g.encode()}, hw::Counter::kComputeActive), m + R + C + 1) << "m " << m;
+  }
+}
+
+TEST_P(ApproxFormulas, LoneLoadOfSingleRowRequestsTakesRowsPlusLatencyPlusOne) {
+  // Isolated: the program's fetch may still hold one of the MaxOutstanding read slots.
+  const uint32_t n = std::min<uint32_t>(3, static_cast<uint32_t>(config.get(hw::Param::kMaxOutstanding)) - 1);
+  hw::LoadCmd l;
+  l.dst = hw::Mem::kIn;
+  l.rowBytes = 1;
+  l.stride0 = 3;  // not contiguous: a request per row
+  l.count0 = n;
+  l.count1 = l.count2 = 1;
+  EXPECT_EQ(activeDelta({l.encode()}, hw::Counter::kLoadActive), n + kLatency + 1);
+}
+
+TEST_P(ApproxFormulas, LoneStoreOfSingleBeatRowsTakesRowsPlusFivePlusLatency) {
+  hw::StoreCmd s;
+  s.mode = hw::StoreMode::kRequant8;
+  s.rowBytes = std::min(config.cols(), config.busBytes());
+  s.stride0 = 64;
+  s.count0 = 10;
+  s.count1 = 1;
+  EXPECT_EQ(activeDelta({s.encode()}, hw::Counter::kStoreActive), 10 + 5 + kLatency);
+}
+
+INSTANTIATE_TEST_SUITE_P(Approx, ApproxFormulas, ::testing::Values(kOddConfig, R"({"name": "wide", "base": "weft16",
+  "params": {"Rows": 32, "Cols": 24, "BusBytes": 64, "MaxOutstanding": 5}})", R"({"name": "narrow", "base": "weft8",
+  "params": {"Rows": 3, "Cols": 40, "BusBytes": 8, "CmdQueueDepth": 4}})"));
+
 }  // namespace
 }  // namespace weft::sim
