@@ -304,6 +304,14 @@ TEST_P(BackendTest, DramBoundsAreEnforced) {
   runRandomProgram(11, 2);
 }
 
+TEST_P(BackendTest, AnUnboundedRunStopsAtTheInterrupt) {
+  const auto p = testing::randomProgram(config, 13, 1, layout);
+  testing::writeInputs(*device, p);
+  ring->submit(p.commands);
+  EXPECT_TRUE(device->runUntilInterrupt(UINT64_MAX));
+  EXPECT_LT(device->cycle(), kProgramBudget);
+}
+
 TEST_P(BackendTest, StatsCountSimulatedCyclesAndTime) {
   const BackendStats s0 = device->stats();
   runRandomProgram(12, 2);

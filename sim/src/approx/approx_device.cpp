@@ -76,7 +76,7 @@ bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {
 
 bool ApproxDevice::runUntilInterrupt(uint64_t maxCycles) {
   if (irqLine()) return true;
-  const bool irq = runTo(now_ + maxCycles, true);
+  const bool irq = runTo(now_ + std::min(maxCycles, kNever - 1 - now_), true);  // "forever" must not wrap
   if (fault_) {
     std::exception_ptr f = fault_;
     fault_ = nullptr;

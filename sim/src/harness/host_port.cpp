@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 namespace weft::sim {
@@ -64,7 +66,8 @@ void HostPort::writeReg(uint32_t addr, uint32_t value) { access(tlm::TLM_WRITE_C
 
 bool HostPort::runUntilInterrupt(uint64_t maxCycles) {
   if (irq_i.read()) return true;
-  harness_.run(harness_.device().cycle() + maxCycles);
+  const uint64_t now = harness_.device().cycle();
+  harness_.run(now + std::min(maxCycles, UINT64_MAX - now));  // "forever" must not wrap
   return irq_i.read();
 }
 
