@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -310,6 +313,24 @@ TEST_P(BackendTest, AnUnboundedRunStopsAtTheInterrupt) {
   ring->submit(p.commands);
   EXPECT_TRUE(device->runUntilInterrupt(UINT64_MAX));
   EXPECT_LT(device->cycle(), kProgramBudget);
+}
+
+TEST_P(BackendTest, CallsFromSeveralThreadsAreSerialized) {
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  const uint64_t before = device->cycle();
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        if (device->readReg(hw::reg::kId) != hw::reg::kIdValue) ++bad;
+        uint8_t b = 0;
+        device->readDram(0, &b, 1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(device->cycle() - before, 100u);  // a cycle per register access, none lost
 }
 
 TEST_P(BackendTest, StatsCountSimulatedCyclesAndTime) {

@@ -164,22 +164,5 @@ TEST(RtlBackendProcess, OneDesignPerProcessOneDeviceAtATime) {
   EXPECT_EQ(b, 0);
 }
 
-TEST(RtlBackendProcess, CallsFromAnyThreadAreSafe) {
-  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
-  auto device = createBackend(BackendKind::kRtl, config);
-  std::vector<std::thread> threads;
-  std::atomic<int> bad{0};
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 0; i < 50; ++i) {
-        if (device->readReg(hw::reg::kId) != hw::reg::kIdValue) ++bad;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(bad.load(), 0);
-  EXPECT_EQ(device->cycle(), 200u);
-}
-
 }  // namespace
 }  // namespace weft::sim
