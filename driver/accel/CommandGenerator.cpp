@@ -8,6 +8,8 @@
 namespace weft::accel {
 namespace {
 
+constexpr uint32_t kMaxCount = 0xFFFF;  // 16-bit count fields
+
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
 // Tiles of group g: [g * tilesPerGroup, ...) clipped to nTiles.
@@ -33,6 +35,7 @@ class Emitter {
   uint32_t accBase(uint32_t buffer) const { return buffer * p_.tilesPerGroup * p_.rowsPerTile; }
 
   void loadParams(uint32_t firstTile, uint32_t tiles);
+  void loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer);
   void loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer);
   void loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
   nn::Status loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow, uint32_t buffer,
@@ -60,44 +63,53 @@ void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
   c.stride0 = 9 * C_;
   c.count1 = c.count2 = 1;
   PlannedCommand pc{c, {{bufferId(BufferKind::kParams, 0), true}}};
-  cost_.estimateLoad(pc, tiles, 9 * C_);
+  if (cost_.merges(9 * C_, 9 * C_, 9 * C_)) {
+    cost_.estimateMergedLoad(pc, tiles, 9 * C_);
+  } else {
+    cost_.estimateLoad(pc, tiles, 9 * C_);
+  }
   out_.push_back(std::move(pc));
 }
 
-// All weight tiles of group g (every chunk), in one LOAD.
+// `tiles` weight tiles stored contiguously at `dram`, into rows from `spadRow`: one i0 run of
+// contiguous full rows, which the load unit fetches with merged requests; split only when the
+// rows exceed the 16-bit count.
+void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer) {
+  uint64_t rows = uint64_t{tiles} * R_;
+  while (rows > 0) {
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(rows, kMaxCount / R_ * R_));
+    hw::LoadCmd c;
+    c.dst = hw::Mem::kW;
+    c.rowBytes = C_;
+    c.spadAddr = spadRow;
+    c.dramAddr = dram;
+    c.count0 = n;
+    c.stride0 = C_;
+    c.count1 = c.count2 = 1;
+    PlannedCommand pc{c, {{bufferId(BufferKind::kWeight, buffer), true}}};
+    if (cost_.merges(C_, C_, C_)) {
+      cost_.estimateMergedLoad(pc, n, C_);
+    } else {
+      cost_.estimateLoad(pc, n, C_);
+    }
+    out_.push_back(std::move(pc));
+    rows -= n;
+    dram += uint64_t{n} * C_;
+    spadRow += n;
+  }
+}
+
+// All weight tiles of group g (every chunk).
 void Emitter::loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer) {
   const uint32_t tiles = groupSize(p_, g) * static_cast<uint32_t>(p_.chunks.size());
-  hw::LoadCmd c;
-  c.dst = hw::Mem::kW;
-  c.rowBytes = C_;
-  c.spadAddr = spadRow;
-  c.dramAddr = at_.weights + groupWeightOffset(p_, g, R_, C_);
-  c.count0 = R_;
-  c.stride0 = C_;
-  c.count1 = tiles;
-  c.stride1 = R_ * C_;
-  c.count2 = 1;
-  PlannedCommand pc{c, {{bufferId(BufferKind::kWeight, buffer), true}}};
-  cost_.estimateLoad(pc, uint64_t{tiles} * R_, C_);
-  out_.push_back(std::move(pc));
+  loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_), tiles, spadRow, buffer);
 }
 
 // The tiles of group g for one chunk.
 void Emitter::loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer) {
   const uint32_t tiles = groupSize(p_, g);
-  hw::LoadCmd c;
-  c.dst = hw::Mem::kW;
-  c.rowBytes = C_;
-  c.spadAddr = spadRow;
-  c.dramAddr = at_.weights + groupWeightOffset(p_, g, R_, C_) + uint64_t{chunk} * tiles * R_ * C_;
-  c.count0 = R_;
-  c.stride0 = C_;
-  c.count1 = tiles;
-  c.stride1 = R_ * C_;
-  c.count2 = 1;
-  PlannedCommand pc{c, {{bufferId(BufferKind::kWeight, buffer), true}}};
-  cost_.estimateLoad(pc, uint64_t{tiles} * R_, C_);
-  out_.push_back(std::move(pc));
+  loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_) + uint64_t{chunk} * tiles * R_ * C_, tiles,
+                  spadRow, buffer);
 }
 
 nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow,

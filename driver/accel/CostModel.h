@@ -2,9 +2,10 @@
 // candidate tilings with it, the scheduler orders the ring by it, and the watchdog budget is
 // derived from it. It is an estimate; the backends' counters are the measurement.
 //
-// The machine it assumes (hw/README.md): a LOAD issues one DRAM read request per row, one a
-// cycle, at most MaxOutstanding in flight, so rows cost max(1, channel time, round trip /
-// MaxOutstanding) each; a STORE writes one request per row, its beats one a cycle; a GEMM
+// The machine it assumes (hw/README.md, rtl/weft_load.sv): a LOAD issues one DRAM read request
+// per row, one a cycle, at most MaxOutstanding in flight, so rows cost max(1, channel time,
+// round trip / MaxOutstanding) each; consecutive rows of one i0 run that are contiguous, full
+// and whole beats long are merged into requests of up to 1024 bytes; a STORE writes one request per row, its beats one a cycle; a GEMM
 // preloads k rows of weights, streams its input rows one a cycle and then drains the array's
 // skew (Rows + Cols); the controller fetches commands from DRAM a few at a time.
 #pragma once
@@ -48,6 +49,20 @@ struct CostModel {
   double loadCycles(uint64_t rows, uint64_t bytes) const {
     return 2 + static_cast<double>(rows) * loadRowCycles(bytes) + latency + beats(bytes);
   }
+  static constexpr uint64_t kMaxMergedBytes = 1024;
+  // Whether rows of `bytes` into rows of `rowSize` bytes, `stride` apart, merge.
+  bool merges(uint64_t bytes, uint64_t rowSize, uint64_t stride) const {
+    return bytes == rowSize && stride == bytes && bytes % busBytes == 0 && bytes <= kMaxMergedBytes;
+  }
+  // Load-unit cycles of `rows` contiguous full rows of `bytes` fetched with merged requests.
+  double mergedLoadBusyCycles(uint64_t rows, uint64_t bytes) const {
+    const uint64_t perRequest = std::max<uint64_t>(1, kMaxMergedBytes / bytes);
+    const uint64_t requests = (rows + perRequest - 1) / perRequest;
+    const uint64_t requestBytes = std::min(rows, perRequest) * bytes;
+    const double perReq = std::max({1.0, requestCycles(requestBytes), beats(requestBytes),
+                                    (latency + beats(requestBytes) + 1) / maxOutstanding});
+    return 2 + static_cast<double>(requests) * perReq;
+  }
   double storeRowCycles(uint64_t bytes) const { return std::max(beats(bytes), requestCycles(bytes)); }
   double storeCycles(uint64_t rows, uint64_t bytes) const {
     return 4 + static_cast<double>(rows) * storeRowCycles(bytes) + latency;
@@ -63,6 +78,12 @@ struct CostModel {
     c.busyCycles = 2 + static_cast<double>(rowsToLoad) * loadRowCycles(bytes);
     c.doneCycles = loadCycles(rowsToLoad, bytes);
     c.channelCycles = transferCycles(rowsToLoad, bytes);
+  }
+  template <typename Command>
+  void estimateMergedLoad(Command& c, uint64_t rowsToLoad, uint64_t bytes) const {
+    c.busyCycles = mergedLoadBusyCycles(rowsToLoad, bytes);
+    c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
+    c.channelCycles = static_cast<double>(rowsToLoad * bytes) / bytesPerCycle;
   }
   template <typename Command>
   void estimateStore(Command& c, uint64_t rowsToStore, uint64_t bytes) const {

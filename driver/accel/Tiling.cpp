@@ -93,11 +93,17 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
     commands += double(p.nTiles) * b.nb;
     if (p.accBuffers == 1) stall += groups * (cost.latency + 4);
   }
-  // Weights: every tile once, or once per box when streamed.
-  const double weightRows = double(nK) * p.nTiles * cost.rows;
+  // Weights: every tile once, or once per box when streamed; tiles are contiguous full rows.
+  const uint64_t weightRows = uint64_t{nK} * p.nTiles * cost.rows;
   const double weightPasses = p.weightMode == WeightMode::kStreamed ? double(p.boxes.size()) : 1.0;
-  load += weightPasses * weightRows * cost.loadRowCycles(cost.cols);
-  channel += weightPasses * weightRows * cost.requestCycles(cost.cols);
+  const uint64_t rowsPerLoad = p.weightMode == WeightMode::kStreamed ? uint64_t{p.tilesPerGroup} * cost.rows
+                                                                     : weightRows;
+  const double weightLoads = double(weightRows) / double(rowsPerLoad);
+  const double perLoad = cost.merges(cost.cols, cost.cols, cost.cols)
+                             ? cost.mergedLoadBusyCycles(rowsPerLoad, cost.cols)
+                             : 2 + double(rowsPerLoad) * cost.loadRowCycles(cost.cols);
+  load += weightPasses * weightLoads * perLoad;
+  channel += weightPasses * double(weightRows * cost.cols) / cost.bytesPerCycle;
   commands += p.weightMode == WeightMode::kStreamed ? double(p.boxes.size()) * groups * nK : groups;
   channel += layer.m() * p.nTiles * cost.requestCycles(storeBytes);
   const double fetch = commands * cost.fetchCycles();

@@ -318,6 +318,9 @@ nn::Result<RunResult> runOnCpu(const OpModel& m) {
   const nn::Request r = makeRequest(m, result.outputs);
   auto shapes = nn::executeOnCpu(m.model, r);
   if (!shapes.ok()) return shapes.error();
+  for (const auto& s : shapes.value()) {
+    if (!s.isSufficient) return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "the test's output buffer is too small";
+  }
   return result;
 }
 
@@ -326,6 +329,9 @@ nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const O
   const nn::Request r = makeRequest(m, result.outputs);
   auto e = prepared.execute(r, measure, {}, {});
   if (!e.ok()) return e.error();
+  for (const auto& s : e.value().outputShapes) {
+    if (!s.isSufficient) return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "the test's output buffer is too small";
+  }
   result.execution = std::move(e).value();
   return result;
 }

@@ -1,0 +1,291 @@
+// The device as the runtime sees it: the factory's validation and singleton, per-operation
+// support answers, preparation of unsupported models, request validation, bursts, and
+// multi-operation models whose intermediate tensors live in device memory (with halos, and
+// FULLY_CONNECTED over a haloed or NCHW image).
+#include <gtest/gtest.h>
+
+#include "AccelTestUtil.h"
+#include "weft/accel/AcceleratorDevice.h"
+#include "weft/hal/IBurst.h"
+
+namespace weft::accel::test {
+namespace {
+
+using nn::OperandType;
+
+TEST(Factory, RejectsAnUnknownBackendNamingTheAcceptedValues) {
+  AcceleratorOptions o;
+  o.backend = "fpga";
+  o.hwConfig = "weft8";
+  auto d = createAcceleratorDevice(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code, nn::ErrorStatus::BAD_DATA);
+  EXPECT_NE(d.error().message.find("rtl, approx"), std::string::npos) << d.error().message;
+}
+
+TEST(Factory, RejectsAnUnknownConfigurationNamingTheAcceptedValues) {
+  AcceleratorOptions o;
+  o.backend = "approx";
+  o.hwConfig = "weft99";
+  auto d = createAcceleratorDevice(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code, nn::ErrorStatus::BAD_DATA);
+  EXPECT_NE(d.error().message.find("weft16"), std::string::npos) << d.error().message;
+  EXPECT_NE(d.error().message.find("weft8"), std::string::npos) << d.error().message;
+}
+
+TEST(Factory, TheDeviceIsAProcessSingleton) {
+  auto a = approxDevice("weft8");
+  auto b = approxDevice("weft8");
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(a->getName(), "weft-accel");
+  EXPECT_EQ(a->getType(), nn::DeviceType::ACCELERATOR);
+  AcceleratorOptions other;
+  other.backend = "approx";
+  other.hwConfig = "weft16";
+  auto c = createAcceleratorDevice(other);
+  ASSERT_FALSE(c.ok()) << "a second configuration in one process";
+  EXPECT_NE(c.error().message.find("one device per process"), std::string::npos) << c.error().message;
+  // Once every user is gone, another configuration can be brought up.
+  a.reset();
+  b.reset();
+  auto d = createAcceleratorDevice(other);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_NE(d.value()->getVersionString().find("weft16"), std::string::npos);
+}
+
+// One model, many operations, each supported or not for one reason.
+TEST(SupportedOperations, AnswersPerOperation) {
+  ModelBuilder b;
+  const float s = 0.5f;
+  const uint32_t in = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 3}, s, 10);
+  std::vector<uint8_t> w(2 * 3 * 3 * 3, 7);
+  std::vector<int32_t> bias(2, 1);
+  const uint32_t filter = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {2, 3, 3, 3}, w.data(), w.size(), s, 3);
+  const uint32_t biasOp = b.constant(OperandType::TENSOR_INT32, {2}, bias.data(), 8, s * s, 0);
+  auto conv = [&](uint32_t input, uint32_t filterOp, uint32_t stride, OperandType outType, int32_t act) {
+    const uint32_t out = b.tensor(outType, {1, 4, 4, 2}, 1.0f, 0);
+    b.operation(nn::OperationType::CONV_2D, {input, filterOp, biasOp, b.int32Scalar(1), stride, stride, b.int32Scalar(act)},
+                {out});
+    return out;
+  };
+  const uint32_t one = b.int32Scalar(1);
+  const uint32_t c0 = conv(in, filter, one, OperandType::TENSOR_QUANT8_ASYMM, 0);  // 0: supported
+  // 1: a stride that is a model input (not constant)
+  const uint32_t strideInput = b.input(OperandType::INT32, {}, 0, 0);
+  conv(in, filter, strideInput, OperandType::TENSOR_QUANT8_ASYMM, 0);
+  // 2: weights that are a model input
+  const uint32_t wInput = b.input(OperandType::TENSOR_QUANT8_ASYMM, {2, 3, 3, 3}, s, 3);
+  conv(in, wInput, one, OperandType::TENSOR_QUANT8_ASYMM, 0);
+  // 3: an activation code outside NONE..RELU6
+  conv(in, filter, one, OperandType::TENSOR_QUANT8_ASYMM, 7);
+  // 4: float32
+  const uint32_t fin = b.input(OperandType::TENSOR_FLOAT32, {1, 4, 4, 3}, 0, 0);
+  std::vector<float> fw(2 * 27, 0.5f), fb(2, 0.f);
+  const uint32_t ffilter = b.constant(OperandType::TENSOR_FLOAT32, {2, 3, 3, 3}, fw.data(), 4 * fw.size());
+  const uint32_t fbias = b.constant(OperandType::TENSOR_FLOAT32, {2}, fb.data(), 8);
+  const uint32_t fout = b.tensor(OperandType::TENSOR_FLOAT32, {1, 4, 4, 2});
+  b.operation(nn::OperationType::CONV_2D, {fin, ffilter, fbias, b.int32Scalar(1), one, one, b.int32Scalar(0)}, {fout});
+  // 5: ADD
+  const uint32_t sum = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 2}, 1.0f, 0);
+  b.operation(nn::OperationType::ADD, {c0, c0, b.int32Scalar(0)}, {sum});
+  // 6: FULLY_CONNECTED, supported
+  std::vector<uint8_t> fcw(5 * 32, 1);
+  std::vector<int32_t> fcb(5, 0);
+  const uint32_t fcW = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {5, 32}, fcw.data(), fcw.size(), 0.25f, 0);
+  const uint32_t fcB = b.constant(OperandType::TENSOR_INT32, {5}, fcb.data(), 20, 0.25f, 0);
+  const uint32_t fcOut = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 5}, 2.0f, 0);
+  b.operation(nn::OperationType::FULLY_CONNECTED, {c0, fcW, fcB, b.int32Scalar(0)}, {fcOut});
+  // 7: FULLY_CONNECTED whose bias scale is not input x weights scale
+  const uint32_t badB = b.constant(OperandType::TENSOR_INT32, {5}, fcb.data(), 20, 0.3f, 0);
+  const uint32_t fcOut2 = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 5}, 2.0f, 0);
+  b.operation(nn::OperationType::FULLY_CONNECTED, {c0, fcW, badB, b.int32Scalar(0)}, {fcOut2});
+  // 8: CONV_2D with an input of unknown dimensions
+  const uint32_t unknown = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 0, 4, 3}, s, 10);
+  conv(unknown, filter, one, OperandType::TENSOR_QUANT8_ASYMM, 0);
+  for (uint32_t o : {c0, sum, fcOut, fcOut2, fout}) b.output(o);
+
+  auto device = approxDevice("weft8");
+  auto supported = device->getSupportedOperations(b.build());
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  const std::vector<bool> expected{true, false, false, false, false, false, true, false, false};
+  EXPECT_EQ(supported.value(), expected);
+}
+
+TEST(SupportedOperations, AnImageReadAsNhwcAndNchwKeepsOnlyTheFirstReader) {
+  ModelBuilder b;
+  const uint32_t in = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 4}, 0.5f, 0);
+  std::vector<uint8_t> w(4 * 4, 1);
+  std::vector<int32_t> bias(4, 0);
+  const uint32_t filter = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {4, 1, 1, 4}, w.data(), w.size(), 0.5f, 0);
+  const uint32_t biasOp = b.constant(OperandType::TENSOR_INT32, {4}, bias.data(), 16, 0.25f, 0);
+  const uint32_t one = b.int32Scalar(1);
+  for (bool nchw : {false, true}) {
+    const uint32_t out = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 4}, 1.0f, 0);
+    b.operation(nn::OperationType::CONV_2D, {in, filter, biasOp, b.int32Scalar(2), one, one, b.int32Scalar(0),
+                                             b.boolScalar(nchw)}, {out});
+    b.output(out);
+  }
+  auto supported = approxDevice("weft8")->getSupportedOperations(b.build());
+  ASSERT_TRUE(supported.ok());
+  EXPECT_EQ(supported.value(), (std::vector<bool>{true, false}));
+}
+
+TEST(PrepareModel, RefusesAModelWithAnUnsupportedOperation) {
+  ModelBuilder b;
+  const uint32_t a = b.input(OperandType::TENSOR_QUANT8_ASYMM, {4}, 0.5f, 0);
+  const uint32_t out = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {4}, 1.0f, 0);
+  b.operation(nn::OperationType::ADD, {a, a, b.int32Scalar(0)}, {out});
+  b.output(out);
+  auto p = prepare(*approxDevice("weft8"), b.build());
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, nn::ErrorStatus::BAD_DATA);
+  EXPECT_NE(p.error().message.find("ADD"), std::string::npos) << p.error().message;
+}
+
+FcCase smallFc() {
+  FcCase c;
+  c.inputDims = {3, 10};
+  c.units = 6;
+  c.in = {OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 128};
+  c.weights = {OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 120};
+  c.out = {OperandType::TENSOR_QUANT8_ASYMM, 16.0f, 100};
+  return c;
+}
+
+TEST(Execute, ValidatesTheRequestAndReportsInsufficientOutputs) {
+  std::mt19937 rng(1);
+  OpModel m = makeFcModel(smallFc(), rng);
+  auto prepared = prepare(*approxDevice("weft8"), m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  // Too few input bytes.
+  OpModel shortInput = m;
+  shortInput.inputs[0].resize(5);
+  auto r = runOnPrepared(*prepared.value(), shortInput);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, nn::ErrorStatus::BAD_DATA);
+  // Too small an output: the call succeeds with the shape marked insufficient.
+  std::vector<uint8_t> small(4);
+  nn::Request shortRequest;
+  nn::RequestArgument in, out;
+  in.location.pointer = m.inputs[0].data();
+  in.location.length = static_cast<uint32_t>(m.inputs[0].size());
+  out.location.pointer = small.data();
+  out.location.length = 4;
+  shortRequest.inputs = {in};
+  shortRequest.outputs = {out};
+  auto s = prepared.value()->execute(shortRequest, nn::MeasureTiming::NO, {}, {});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s.value().outputShapes.size(), 1u);
+  EXPECT_FALSE(s.value().outputShapes[0].isSufficient);
+  EXPECT_EQ(s.value().outputShapes[0].dimensions, (nn::Dimensions{3, 6}));
+  // A wrong number of arguments.
+  nn::Request empty;
+  auto e = prepared.value()->execute(empty, nn::MeasureTiming::NO, {}, {});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, nn::ErrorStatus::BAD_DATA);
+  // And the model still runs.
+  auto cpu = runOnCpu(m);
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(cpu.ok() && dev.ok());
+  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
+}
+
+TEST(Execute, ABurstRunsThePreparedModel) {
+  std::mt19937 rng(2);
+  OpModel m = makeFcModel(smallFc(), rng);
+  auto prepared = prepare(*approxDevice("weft8"), m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto burst = prepared.value()->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok()) << burst.error().message;
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok());
+  for (int i = 0; i < 3; ++i) {
+    std::vector<uint8_t> out(m.outputBytes[0]);
+    nn::Request r;
+    nn::RequestArgument in;
+    in.location.pointer = m.inputs[0].data();
+    in.location.length = static_cast<uint32_t>(m.inputs[0].size());
+    nn::RequestArgument o;
+    o.location.pointer = out.data();
+    o.location.length = static_cast<uint32_t>(out.size());
+    r.inputs = {in};
+    r.outputs = {o};
+    auto e = burst.value()->execute(r, nn::MeasureTiming::YES, {}, {});
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(out, cpu.value().outputs[0]);
+  }
+}
+
+// conv A (SAME) -> conv B (explicit pads 2) and -> FULLY_CONNECTED: A's output is kept with a
+// halo for B, so the FC reads it as a whole-image convolution; optionally everything NCHW.
+OpModel chain(std::mt19937& rng, bool nchw) {
+  ModelBuilder b;
+  const nn::Dimensions inDims = nchw ? nn::Dimensions{2, 5, 7, 6} : nn::Dimensions{2, 7, 6, 5};
+  const uint32_t in = b.input(OperandType::TENSOR_QUANT8_ASYMM, inDims, 0.5f, 100);
+  auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    return v;
+  };
+  auto biasOf = [&](uint32_t n) {
+    std::vector<int32_t> v(n);
+    for (auto& x : v) x = static_cast<int32_t>(rng() % 2001) - 1000;
+    return v;
+  };
+  const auto wa = bytes(9 * 3 * 3 * 5);
+  const auto ba = biasOf(9);
+  const uint32_t fa = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {9, 3, 3, 5}, wa.data(), wa.size(), 0.2f, 128);
+  const uint32_t biasA = b.constant(OperandType::TENSOR_INT32, {9}, ba.data(), 36, 0.5f * 0.2f, 0);
+  const nn::Dimensions midDims = nchw ? nn::Dimensions{2, 9, 7, 6} : nn::Dimensions{2, 7, 6, 9};
+  const uint32_t mid = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, midDims, 4.0f, 30);
+  std::vector<uint32_t> convA{in, fa, biasA, b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(3)};
+  if (nchw) convA.push_back(b.boolScalar(true));
+  b.operation(nn::OperationType::CONV_2D, convA, {mid});
+  const auto wb = bytes(4 * 2 * 3 * 9);
+  const auto bb = biasOf(4);
+  const uint32_t fb = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {4, 2, 3, 9}, wb.data(), wb.size(), 0.1f, 127);
+  const uint32_t biasB = b.constant(OperandType::TENSOR_INT32, {4}, bb.data(), 16, 4.0f * 0.1f, 0);
+  const uint32_t outB = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {}, 8.0f, 5);
+  std::vector<uint32_t> convB{mid, fb, biasB, b.int32Scalar(2), b.int32Scalar(1), b.int32Scalar(2), b.int32Scalar(0),
+                              b.int32Scalar(2), b.int32Scalar(1), b.int32Scalar(0)};
+  if (nchw) convB.push_back(b.boolScalar(true));
+  b.operation(nn::OperationType::CONV_2D, convB, {outB});
+  const auto wc = bytes(3 * 7 * 6 * 9);
+  const auto bc = biasOf(3);
+  const uint32_t fc = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {3, 378}, wc.data(), wc.size(), 0.05f, 131);
+  const uint32_t biasC = b.constant(OperandType::TENSOR_INT32, {3}, bc.data(), 12, 4.0f * 0.05f, 0);
+  const uint32_t outC = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {2, 3}, 16.0f, 120);
+  b.operation(nn::OperationType::FULLY_CONNECTED, {mid, fc, biasC, b.int32Scalar(1)}, {outC});
+  b.output(outB);
+  b.output(outC);
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
+  // conv B (pads l2 r1 t2 b0, strides w2 h1, filter 2x3): H (7+2+0-2)/1+1 = 8, W (6+2+1-3)/2+1 = 4
+  m.outputBytes = {2 * 8 * 4 * 4, 2 * 3};
+  return m;
+}
+
+TEST(Execute, ChainedLayersThroughHaloedAndNchwTensorsMatchTheReference) {
+  for (bool nchw : {false, true}) {
+    std::mt19937 rng(nchw ? 11 : 10);
+    const OpModel m = chain(rng, nchw);
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    auto device = approxDevice("weft8");
+    auto supported = device->getSupportedOperations(m.model);
+    ASSERT_TRUE(supported.ok());
+    EXPECT_EQ(supported.value(), (std::vector<bool>{true, true, true})) << (nchw ? "NCHW" : "NHWC");
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto dev = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
+    EXPECT_EQ(firstMismatch(dev.value().outputs[1], cpu.value().outputs[1]), -1) << (nchw ? "NCHW" : "NHWC");
+    EXPECT_EQ(dev.value().execution->profile.operations.size(), 3u);
+  }
+}
+
+}  // namespace
+}  // namespace weft::accel::test

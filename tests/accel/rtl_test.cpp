@@ -1,0 +1,135 @@
+// The accelerator on the rtl backend (the verilated RTL in the SystemC harness): a smaller
+// subset of the approx suites, since the RTL is the truth but simulates slower. ctest runs each
+// test in its own process (SystemC elaborates one design per process).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "../../driver/accel/PreparedModel.h"
+#include "AccelTestUtil.h"
+#include "WrappedBackend.h"
+#include "weft/accel/AcceleratorDevice.h"
+
+namespace weft::accel::test {
+namespace {
+
+hal::SharedDevice rtlDevice(const std::string& config) {
+  AcceleratorOptions o;
+  o.backend = "rtl";
+  o.hwConfig = config;
+  auto d = createAcceleratorDevice(o);
+  if (!d.ok()) throw std::runtime_error(d.error().message);
+  return d.value();
+}
+
+template <typename Case>
+void expectBitExact(const hal::IDevice& device, const OpModel& m, const Case& c) {
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << c.describe() << ": " << cpu.error().message;
+  auto prepared = prepare(device, m.model);
+  ASSERT_TRUE(prepared.ok()) << c.describe() << ": " << prepared.error().message;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(dev.ok()) << c.describe() << ": " << dev.error().message;
+  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << c.describe();
+  EXPECT_EQ(dev.value().execution->profile.backend, "rtl");
+}
+
+TEST(Rtl, RandomConvolutionsMatchTheReference) {
+  auto device = rtlDevice("weft8");
+  std::mt19937 rng(3000);
+  for (int i = 0; i < 8; ++i) {
+    const ConvCase c = randomConvCase(rng, 10, 20);
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExact(*device, m, c);
+  }
+}
+
+TEST(Rtl, RandomFullyConnectedLayersMatchTheReference) {
+  auto device = rtlDevice("weft8");
+  std::mt19937 rng(3100);
+  for (int i = 0; i < 8; ++i) {
+    const FcCase c = randomFcCase(rng, 20, 60);
+    const OpModel m = makeFcModel(c, rng);
+    expectBitExact(*device, m, c);
+  }
+}
+
+TEST(Rtl, TimingFollowsTheBusyCounter) {
+  auto device = rtlDevice("weft8");
+  std::mt19937 rng(3200);
+  const FcCase c = randomFcCase(rng, 20, 60);
+  const OpModel m = makeFcModel(c, rng);
+  auto prepared = prepare(*device, m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto run = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const auto& e = *run.value().execution;
+  const auto config = hw::HwConfig::load("weft8");
+  EXPECT_GT(e.profile.deviceCycles, 0u);
+  EXPECT_EQ(e.timing.timeOnDeviceNs, static_cast<uint64_t>(std::llround(e.profile.deviceCycles * config.cyclePeriodNs())));
+  EXPECT_LE(e.timing.timeOnDeviceNs, e.timing.timeInDriverNs);
+  uint64_t sum = 0;
+  for (const auto& op : e.profile.operations) sum += op.cycles;
+  EXPECT_EQ(sum + e.profile.overheadCycles, e.profile.deviceCycles);
+  EXPECT_GT(e.profile.simulatedCycles, 0u);
+}
+
+TEST(Rtl, DeviceErrorIsRecovered) {
+  auto wrapped = std::make_unique<WrappedBackend>(sim::createBackend(sim::BackendKind::kRtl, hw::HwConfig::load("weft8")));
+  WrappedBackend* backend = wrapped.get();
+  auto device = deviceOn(std::move(wrapped));
+  std::mt19937 rng(3300);
+  const FcCase c = randomFcCase(rng, 10, 30);
+  const OpModel m = makeFcModel(c, rng);
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok());
+  auto prepared = prepare(*device, m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  backend->arm(WrappedBackend::Fault::kBadOpcode);
+  auto failed = runOnPrepared(*prepared.value(), m);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("bad_opcode"), std::string::npos) << failed.error().message;
+  backend->arm(WrappedBackend::Fault::kDropDoorbell);
+  failed = runOnPrepared(*prepared.value(), m);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("watchdog"), std::string::npos) << failed.error().message;
+  auto ok = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(firstMismatch(ok.value().outputs[0], cpu.value().outputs[0]), -1);
+}
+
+// Utilization of a large layer on the default configuration, from the RTL's counters.
+TEST(Rtl, UtilizationOfALargeConvolution) {
+  const auto config = hw::HwConfig::load("weft16");
+  auto device = rtlDevice("weft16");
+  std::mt19937 rng(1);
+  ConvCase c;
+  c.height = c.width = 28;
+  c.inChannels = c.outChannels = 128;
+  c.filterH = c.filterW = 3;
+  c.implicitPadding = true;
+  c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 127};
+  c.filter = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.01f, 130};
+  c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 4.0f, 120};
+  c.activation = 3;
+  const OpModel m = makeConvModel(c, rng);
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok());
+  auto prepared = prepare(*device, m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto run = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_EQ(firstMismatch(run.value().outputs[0], cpu.value().outputs[0]), -1);
+  const auto& op = run.value().execution->profile.operations.at(0);
+  const double ideal = static_cast<double>(op.macs) / (config.rows() * config.cols());
+  const auto& compiled = dynamic_cast<const PreparedModel&>(*prepared.value()).compiled();
+  std::printf("%s\n", fmt::format("[utilization] rtl CONV_2D 28x28x128 -> 128, 3x3 on weft16: {} cycles, ideal {:.0f}, "
+                                  "utilization {:.1f}% (estimate {:.0f}); {}",
+                                  op.cycles, ideal, 100 * ideal / op.cycles, compiled.operations[0].estimatedCycles,
+                                  compiled.operations[0].tiling)
+                          .c_str());
+  EXPECT_GE(static_cast<double>(op.cycles), ideal);
+}
+
+}  // namespace
+}  // namespace weft::accel::test
