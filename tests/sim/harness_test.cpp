@@ -140,6 +140,11 @@ System& sys() {
   return *s;
 }
 
+// Runs a host operation; its error (call() returns it rather than throwing) is thrown here.
+void call(System& s, const std::function<void()>& op) {
+  if (auto error = s.host.call(op)) std::rethrow_exception(error);
+}
+
 // SystemC time and the device's cycles agree whenever the host has control.
 void expectInSync() {
   EXPECT_EQ(sc_core::sc_time_stamp(), sys().clock.timeOf(sys().fake->cycle()));
@@ -149,20 +154,20 @@ TEST(RtlHarness, RegisterAccessesTakeTheirBusCyclesInSimulatedTime) {
   System& s = sys();
   uint32_t id = 0;
   const uint64_t c0 = s.fake->cycle();
-  s.host.call([&] { id = s.host.readReg(FakeDevice::kId); });
+  call(s, [&] { id = s.host.readReg(FakeDevice::kId); });
   EXPECT_EQ(id, 0x57454654u);
   EXPECT_EQ(s.fake->cycle() - c0, 2u);
   expectInSync();
-  s.host.call([&] { s.host.writeReg(0x20, 1); });
+  call(s, [&] { s.host.writeReg(0x20, 1); });
   EXPECT_EQ(s.fake->cycle() - c0, 3u);
   expectInSync();
-  EXPECT_THROW(s.host.call([&] { s.host.readReg(4096); }), std::invalid_argument);
+  EXPECT_THROW(call(s, [&] { s.host.readReg(4096); }), std::invalid_argument);
 }
 
 TEST(RtlHarness, ClockPeriodComesFromClockMHz) {
   System& s = sys();
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
-  s.host.call([&] { s.host.runUntilInterrupt(1000); });
+  call(s, [&] { s.host.runUntilInterrupt(1000); });
   EXPECT_EQ(sc_core::sc_time_stamp() - t0, sc_core::sc_time(4000, sc_core::SC_NS));
 }
 
@@ -171,7 +176,7 @@ TEST(RtlHarness, RunsStopAfterMaxCyclesWithOneSyncPerQuantum) {
   const uint64_t c0 = s.fake->cycle();
   const uint64_t batches0 = s.fake->batches;
   bool irq = true;
-  s.host.call([&] { irq = s.host.runUntilInterrupt(100'000); });
+  call(s, [&] { irq = s.host.runUntilInterrupt(100'000); });
   EXPECT_FALSE(irq);
   EXPECT_EQ(s.fake->cycle() - c0, 100'000u);
   expectInSync();
@@ -183,7 +188,7 @@ TEST(RtlHarness, DramRequestsAreTimedByTheDramModelThroughTlm) {
   System& s = sys();
   for (int i = 0; i < 64; ++i) s.storage.data()[0x1000 + i] = static_cast<uint8_t>(i + 1);
   bool irq = false;
-  s.host.call([&] {
+  call(s, [&] {
     s.host.writeReg(FakeDevice::kSrc, 0x1000);
     s.host.writeReg(FakeDevice::kDst, 0x2000);
     s.host.writeReg(FakeDevice::kStart, 30);
@@ -203,25 +208,25 @@ TEST(RtlHarness, DramRequestsAreTimedByTheDramModelThroughTlm) {
 
   // The line stays up until cleared: the next run returns at once.
   const uint64_t c = f.cycle();
-  s.host.call([&] { irq = s.host.runUntilInterrupt(10'000); });
+  call(s, [&] { irq = s.host.runUntilInterrupt(10'000); });
   EXPECT_TRUE(irq);
   EXPECT_EQ(f.cycle(), c);
-  s.host.call([&] { s.host.writeReg(FakeDevice::kIrq, 1); });
+  call(s, [&] { s.host.writeReg(FakeDevice::kIrq, 1); });
   EXPECT_FALSE(s.irq.read());
 }
 
 TEST(RtlHarness, DramFaultsReachTheHostAndResetRecovers) {
   System& s = sys();
-  EXPECT_THROW(s.host.call([&] {
+  EXPECT_THROW(call(s, [&] {
                  s.host.writeReg(FakeDevice::kSrc, (1 << 20) - 8);
                  s.host.writeReg(FakeDevice::kStart, 1);
                  s.host.runUntilInterrupt(10'000);
                }),
                std::out_of_range);
-  s.host.call([&] { s.host.hardReset(); });
+  call(s, [&] { s.host.hardReset(); });
   expectInSync();
   bool irq = true;
-  s.host.call([&] { irq = s.host.runUntilInterrupt(100); });
+  call(s, [&] { irq = s.host.runUntilInterrupt(100); });
   EXPECT_FALSE(irq);
 }
 

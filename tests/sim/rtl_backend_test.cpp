@@ -4,9 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <atomic>
 #include <cstdio>
-#include <thread>
 
 #include "backend_suite.h"
 #include "weft/sim/functional_model.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 namespace weft::sim {
 
@@ -13,7 +14,7 @@ HostPort::HostPort(sc_core::sc_module_name name, RtlHarness& harness)
   SC_THREAD(thread);
 }
 
-void HostPort::call(const std::function<void()>& op) {
+std::exception_ptr HostPort::call(const std::function<void()>& op) {
   // The first call ends elaboration: notifications before it would be lost.
   if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) sc_core::sc_start(sc_core::SC_ZERO_TIME);
   op_ = op;
@@ -21,21 +22,22 @@ void HostPort::call(const std::function<void()>& op) {
   error_ = nullptr;
   opEvent_.notify(sc_core::SC_ZERO_TIME);
   sc_core::sc_start();  // returns at the host thread's sc_pause()
-  if (!done_) throw std::logic_error("the simulation stopped before the host operation finished");
-  if (error_) std::rethrow_exception(error_);
+  if (!done_) return std::make_exception_ptr(std::logic_error("the simulation stopped before the host operation finished"));
+  if (!error_) error_ = harness_.takeFault();  // a fault during register accesses
+  return std::exchange(error_, nullptr);
 }
 
 void HostPort::thread() {
   for (;;) {
     wait(opEvent_);
-    try {
-      op_();
-    } catch (...) {
-      error_ = std::current_exception();
-    }
+    op_();  // records its errors in error_
     done_ = true;
     sc_core::sc_pause();
   }
+}
+
+void HostPort::fail(std::exception_ptr e) {
+  if (!error_) error_ = std::move(e);
 }
 
 void HostPort::access(tlm::tlm_command cmd, uint32_t addr, uint32_t& value) {
@@ -51,7 +53,8 @@ void HostPort::access(tlm::tlm_command cmd, uint32_t addr, uint32_t& value) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   socket->b_transport(gp, delay);
   if (gp.is_response_error()) {
-    throw std::invalid_argument(fmt::format("register access at {:#x}: {}", addr, gp.get_response_string()));
+    fail(std::make_exception_ptr(
+        std::invalid_argument(fmt::format("register access at {:#x}: {}", addr, gp.get_response_string()))));
   }
   wait(delay);  // the driver waits for its access to complete
 }
@@ -68,6 +71,7 @@ bool HostPort::runUntilInterrupt(uint64_t maxCycles) {
   if (irq_i.read()) return true;
   const uint64_t now = harness_.device().cycle();
   harness_.run(now + std::min(maxCycles, UINT64_MAX - now));  // "forever" must not wrap
+  if (auto fault = harness_.takeFault()) fail(fault);
   return irq_i.read();
 }
 

@@ -29,10 +29,8 @@ RtlHarness::RtlHarness(sc_core::sc_module_name name, const ClockedDeviceFactory&
 
 void RtlHarness::run(uint64_t until) {
   runUntil_ = until;
-  fault_ = nullptr;
   runRequest_.notify(sc_core::SC_ZERO_TIME);
   wait(stopped_);
-  if (fault_) std::rethrow_exception(fault_);
 }
 
 void RtlHarness::runThread() {
@@ -41,17 +39,13 @@ void RtlHarness::runThread() {
     const sc_time period = clock_.period();
     BatchQuantumKeeper::set_global_quantum(sc_time::from_value(period.value() * quantumCycles_));
     qk_.reset();
-    try {
-      catchUp(sc_core::sc_time_stamp());
-      while (!device_->irq() && device_->cycle() < runUntil_) {
-        // One batch: to the end of the quantum, the run's end or the interrupt.
-        const uint64_t room = std::max<uint64_t>(qk_.remaining().value() / period.value(), 1);
-        device_->run(std::min(runUntil_ - device_->cycle(), room));
-        qk_.set(clock_.delayTo(device_->cycle(), sc_core::sc_time_stamp()));
-        if (qk_.need_sync()) qk_.sync();
-      }
-    } catch (...) {
-      fault_ = std::current_exception();  // reported by run(); the device needs a reset
+    if (!fault_) catchUp(sc_core::sc_time_stamp());
+    while (!fault_ && !device_->irq() && device_->cycle() < runUntil_) {
+      // One batch: to the end of the quantum, the run's end or the interrupt.
+      const uint64_t room = std::max<uint64_t>(qk_.remaining().value() / period.value(), 1);
+      device_->run(std::min(runUntil_ - device_->cycle(), room));
+      qk_.set(clock_.delayTo(device_->cycle(), sc_core::sc_time_stamp()));
+      if (qk_.need_sync()) qk_.sync();
     }
     qk_.set(clock_.delayTo(device_->cycle(), sc_core::sc_time_stamp()));
     qk_.sync();
@@ -68,6 +62,7 @@ void RtlHarness::catchUp(sc_time t) {
 void RtlHarness::hardReset() {
   // Reset first: a device that faulted must not be clocked again before it is reset.
   device_->reset();
+  fault_ = nullptr;
   catchUp(sc_core::sc_time_stamp());
   wait(clock_.delayTo(device_->cycle(), sc_core::sc_time_stamp()));
   updateIrq();
@@ -126,13 +121,19 @@ uint64_t RtlHarness::forward(tlm::tlm_command cmd, uint64_t addr, uint8_t* data,
   const sc_time now = sc_core::sc_time_stamp();
   sc_time delay = clock_.delayTo(issueCycle, now);
   dramSocket->b_transport(gp, delay);
-  if (gp.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE) {
-    throw std::out_of_range(fmt::format(
-        "the device {} {} bytes at DRAM address {:#x} at cycle {}: outside the device memory",
-        cmd == tlm::TLM_READ_COMMAND ? "read" : "wrote", bytes, addr, issueCycle));
-  }
   if (gp.is_response_error()) {
-    throw std::runtime_error(fmt::format("DRAM target answered {} for {:#x}", gp.get_response_string(), addr));
+    // A bus error: the device gets zeros (reads) or nothing is written, on the next cycle, and
+    // the run ends at the batch's end with the fault reported.
+    if (!fault_) {
+      const std::string what = fmt::format("the device {} {} bytes at DRAM address {:#x} at cycle {}: {}",
+                                           cmd == tlm::TLM_READ_COMMAND ? "read" : "wrote", bytes, addr,
+                                           issueCycle, gp.get_response_string());
+      fault_ = gp.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE
+                   ? std::make_exception_ptr(std::out_of_range(what + " (outside the device memory)"))
+                   : std::make_exception_ptr(std::runtime_error(what));
+    }
+    if (cmd == tlm::TLM_READ_COMMAND) std::memset(data, 0, bytes);
+    return issueCycle + 1;
   }
   return clock_.cycleAt(now + delay);
 }

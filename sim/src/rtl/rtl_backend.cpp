@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <mutex>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -19,9 +20,12 @@
 namespace weft::sim {
 namespace {
 
-// The process's design; only touched on the simulation thread. A backend exists while the
-// design has a device attached.
+// The process's design. `system` is only touched on the simulation thread; the rest, which
+// createBackend checks before going there, under `mutex`.
 struct ProcessDesign {
+  std::mutex mutex;
+  std::string rtlKey;     // of the elaborated design; empty before
+  bool attached = false;  // a backend exists
   std::unique_ptr<RtlSystem> system;  // never destroyed: SystemC cannot elaborate again
 };
 
@@ -40,6 +44,8 @@ class RtlBackend final : public IDeviceBackend {
       SimulationThread::instance().run([this] { system_.detach(); });
     } catch (...) {
     }
+    std::lock_guard<std::mutex> lock(design().mutex);
+    design().attached = false;
   }
 
   BackendKind kind() const override { return BackendKind::kRtl; }
@@ -63,9 +69,11 @@ class RtlBackend final : public IDeviceBackend {
   }
 
   void writeDram(uint64_t addr, const void* src, size_t bytes) override {
+    checkDram(addr, bytes);
     SimulationThread::instance().run([&] { system_.dram().write(addr, src, bytes); });
   }
   void readDram(uint64_t addr, void* dst, size_t bytes) override {
+    checkDram(addr, bytes);
     SimulationThread::instance().run([&] { system_.dram().read(addr, dst, bytes); });
   }
   uint64_t dramBytes() const override { return config_.dramBytes(); }
@@ -77,22 +85,34 @@ class RtlBackend final : public IDeviceBackend {
   }
 
  private:
+  // Bounds, checked on the caller's thread: the simulation thread never unwinds an exception
+  // (SystemC's coroutines share it, and AddressSanitizer loses track of its stack).
+  void checkDram(uint64_t addr, size_t bytes) const {
+    const uint64_t size = config_.dramBytes();
+    if (addr > size || bytes > size - addr) {
+      throw std::out_of_range(fmt::format("DRAM access [{:#x}, +{}) outside the {} MiB device memory", addr, bytes,
+                                          size >> 20));
+    }
+  }
+
   // Runs a host-port operation on the simulation thread, accounting its wall time and cycles.
+  // Its error is thrown here, on the caller's thread: never inside the simulation.
   void simulate(const std::function<void()>& op) {
     BackendStats delta;
+    std::exception_ptr error;
     {
       StatsScope scope(delta, [this] { return cycle_.load(); });
       SimulationThread::instance().run([&] {
-        struct Publish {  // the cycle count, also when the operation throws
-          RtlBackend& b;
-          ~Publish() { b.cycle_.store(b.system_.device().cycle() - b.base_); }
-        } publish{*this};
-        system_.host().call(op);
+        error = system_.host().call(op);
+        cycle_.store(system_.device().cycle() - base_);
       });
     }
-    std::lock_guard<std::mutex> lock(statsMutex_);
-    stats_.wallSeconds += delta.wallSeconds;
-    stats_.cyclesSimulated += delta.cyclesSimulated;
+    {
+      std::lock_guard<std::mutex> lock(statsMutex_);
+      stats_.wallSeconds += delta.wallSeconds;
+      stats_.cyclesSimulated += delta.cyclesSimulated;
+    }
+    if (error) std::rethrow_exception(error);
   }
 
   hw::HwConfig config_;
@@ -109,20 +129,21 @@ std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const
   // Builds the configuration's model first when no build of it exists; fails with the paths
   // searched and the build log when that is impossible.
   loadOrBuildRtlPlugin(config, !options.tracePath.empty());
+  ProcessDesign& d = design();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (!d.rtlKey.empty() && d.rtlKey != config.rtlKey()) {
+    throw std::runtime_error(fmt::format(
+        "this process already simulates the RTL build {}; SystemC elaborates one design per "
+        "process, so configuration '{}' ({}) needs a process of its own",
+        d.rtlKey, config.name(), config.rtlKey()));
+  }
+  if (d.attached) {
+    throw std::runtime_error(
+        "an rtl backend already exists in this process (SystemC holds one device per "
+        "process); destroy it before creating another");
+  }
   std::unique_ptr<IDeviceBackend> backend;
   SimulationThread::instance().run([&] {
-    ProcessDesign& d = design();
-    if (d.system && d.system->rtlKey() != config.rtlKey()) {
-      throw std::runtime_error(fmt::format(
-          "this process already simulates the RTL build {}; SystemC elaborates one design per "
-          "process, so configuration '{}' ({}) needs a process of its own",
-          d.system->rtlKey(), config.name(), config.rtlKey()));
-    }
-    if (d.system && d.system->attached()) {
-      throw std::runtime_error(
-          "an rtl backend already exists in this process (SystemC holds one device per "
-          "process); destroy it before creating another");
-    }
     if (!d.system) {
       setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
       d.system = std::make_unique<RtlSystem>(config, options);
@@ -131,6 +152,8 @@ std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const
     }
     backend = std::make_unique<RtlBackend>(config, *d.system);
   });
+  d.rtlKey = config.rtlKey();
+  d.attached = true;
   return backend;
 }
 

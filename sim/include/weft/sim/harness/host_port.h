@@ -23,12 +23,13 @@ class HostPort : public sc_core::sc_module {
   SC_HAS_PROCESS(HostPort);
   HostPort(sc_core::sc_module_name name, RtlHarness& harness);
 
-  // Outside the simulation: runs `op` in the host thread and the simulation until it is done;
-  // rethrows what it threw.
-  void call(const std::function<void()>& op);
+  // Outside the simulation: runs `op` in the host thread and the simulation until it is done.
+  // Returns the error of the operation (a register bus error, a device fault), or null; it is
+  // not thrown here because the caller may itself be SystemC's thread (see RtlHarness).
+  [[nodiscard]] std::exception_ptr call(const std::function<void()>& op);
 
   // Inside an operation: one register access (syncing simulated time to its end), running
-  // to the interrupt, the hardware reset.
+  // to the interrupt, the hardware reset. Errors are recorded for call() to return.
   uint32_t readReg(uint32_t addr);
   void writeReg(uint32_t addr, uint32_t value);
   bool runUntilInterrupt(uint64_t maxCycles);
@@ -37,6 +38,7 @@ class HostPort : public sc_core::sc_module {
  private:
   void thread();
   void access(tlm::tlm_command cmd, uint32_t addr, uint32_t& value);
+  void fail(std::exception_ptr e);
 
   RtlHarness& harness_;
   tlm::tlm_generic_payload payload_;

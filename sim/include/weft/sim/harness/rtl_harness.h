@@ -22,6 +22,7 @@
 
 #include <exception>
 #include <memory>
+#include <utility>
 
 #include "weft/sim/harness/clock_map.h"
 #include "weft/sim/harness/clocked_device.h"
@@ -49,9 +50,13 @@ class RtlHarness : public sc_core::sc_module, private IDramPort {
              const ClockMap& clock, uint64_t quantumCycles);
 
   // Blocking, from a process: runs the device until cycle `until` (absolute, on the device's
-  // scale) or until its interrupt line is high, then returns with SystemC time at the device's
-  // time. Rethrows a fault the device hit (a DRAM access outside the memory).
+  // scale), until its interrupt line is high or until it faults, then returns with SystemC time
+  // at the device's time.
   void run(uint64_t until);
+  // A fault of the device since the last call (a DRAM access outside the memory), or null.
+  // Faults are recorded, never thrown: exceptions must not unwind SystemC's coroutines (they
+  // also defeat AddressSanitizer's view of the stacks). The device needs a reset after one.
+  std::exception_ptr takeFault() { return std::exchange(fault_, nullptr); }
   // Blocking, from a process: the hardware reset.
   void hardReset();
 
