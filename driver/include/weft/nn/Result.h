@@ -79,11 +79,15 @@ class ErrorBuilder {
 #define NN_ERROR(code) ::weft::nn::ErrorBuilder(::weft::nn::ErrorStatus::code)
 
 // Returns BAD_DATA naming the failed condition; stream more context after it.
-#define NN_RET_CHECK(cond)                                             \
-  if (cond) {                                                          \
-  } else /* NOLINT */                                                  \
-    return ::weft::nn::ErrorBuilder(::weft::nn::ErrorStatus::BAD_DATA) \
-           << __FILE__ << ":" << __LINE__ << ": " << #cond << " failed. "
+// The switch makes the macro one statement, so `if (x) NN_RET_CHECK(y);` has no dangling else.
+#define NN_RET_CHECK(cond)                                               \
+  switch (0)                                                             \
+  case 0:                                                                \
+  default:                                                               \
+    if (cond) {                                                          \
+    } else /* NOLINT */                                                  \
+      return ::weft::nn::ErrorBuilder(::weft::nn::ErrorStatus::BAD_DATA) \
+             << __FILE__ << ":" << __LINE__ << ": " << #cond << " failed. "
 
 #define NN_RET_CHECK_EQ(a, b) NN_RET_CHECK((a) == (b)) << (a) << " != " << (b) << ". "
 #define NN_RET_CHECK_LE(a, b) NN_RET_CHECK((a) <= (b)) << (a) << " > " << (b) << ". "
