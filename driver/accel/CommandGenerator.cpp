@@ -169,7 +169,8 @@ void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inB
                         {bufferId(BufferKind::kAccumulator, accBuffer), true}}};
   // The first GEMM of an epoch orders the parameter load before every store of the epoch.
   if (firstOfEpoch) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
-  pc.busyCycles = pc.doneCycles = cost_.gemmCycles(box.rows(), g.kRows);
+  pc.busyCycles = cost_.gemmBusyCycles(box.rows());
+  pc.doneCycles = cost_.gemmDoneCycles(box.rows(), g.kRows);
   out_.push_back(std::move(pc));
 }
 
@@ -252,7 +253,7 @@ nn::Result<std::vector<PlannedCommand>> Emitter::run() {
       const uint32_t boxRows = box.rows();
       const bool newBox = p_.inputMode == InputMode::kResident && residentBox != b;
       if (newBox) {
-        inBuffer = inUse++ % 2;
+        inBuffer = inUse++ % p_.inSlots;
         residentBox = b;
       }
       if (p_.weightMode == WeightMode::kResidentEpoch && !epochWeightsLoaded[g - gFirst]) {
@@ -266,14 +267,20 @@ nn::Result<std::vector<PlannedCommand>> Emitter::run() {
       }
       const uint32_t accBuffer = accUse++ % p_.accBuffers;
       const uint32_t gTiles = groupSize(p_, g);
-      for (const ChunkGroup& cg : p_.inputLoads) {
+      for (size_t gi = 0; gi < p_.inputLoads.size(); ++gi) {
+        const ChunkGroup& cg = p_.inputLoads[gi];
+        // inBuf: the region (spad rows); inId: what dependencies track. A resident region is
+        // tracked per load, so that a box's later loads need not wait for the GEMMs reading
+        // its earlier ones.
         uint32_t inBuf = inBuffer, firstInBuf = 0;
+        uint32_t inId = inBuffer * static_cast<uint32_t>(p_.inputLoads.size()) + static_cast<uint32_t>(gi);
         if (p_.inputMode == InputMode::kStreamed) {
           inBuf = inUse++ % p_.inSlots;
+          inId = inBuf;
           firstInBuf = cg.first;
-          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inBuf, firstInBuf));
+          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, firstInBuf));
         } else if (newBox) {
-          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inBuf, 0));
+          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, 0));
         }
         const uint32_t inRow0 = inRegionBase(inBuf);
         for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
@@ -296,7 +303,7 @@ nn::Result<std::vector<PlannedCommand>> Emitter::run() {
           const uint32_t inRow = inRow0 + (c - firstInBuf) * boxRows;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
-            gemm(box, c, inRow, inBuf, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+            gemm(box, c, inRow, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
             firstGemm = false;
             if (c + 1 == nK) NN_TRY(store(box, g * p_.tilesPerGroup + j, firstTile, acc, accId(accBuffer, j)));
           }

@@ -141,14 +141,15 @@ nn::Status assignTokens(Segment& s, unsigned tokenDepth) {
 }
 
 // Estimated start and end of every command (step 3): each unit runs its commands in order,
-// a command starts when its unit is free and its dependencies are complete, and loads and
-// stores share the DRAM channel; the controller fetches commands at a bounded rate.
+// and a command starts when its unit is free and its dependencies are complete. The shared
+// DRAM channel and the controller's command fetch bound the segment as a whole (their use is
+// spread over it, so they are rates, not queues in loop-nest order).
 double estimateTimeline(const Segment& s, const CostModel& cost, double t0, std::vector<double>& start) {
   const size_t n = s.cmds.size();
   std::vector<double> end(n);
   start.assign(n, 0);
   std::array<double, kUnits> unitFree{t0, t0, t0};
-  double channelFree = t0, makespan = t0;
+  double makespan = t0, channel = 0;
   for (size_t i = 0; i < n; ++i) {
     const int u = s.unit[i];
     double ready = unitFree[u];
@@ -159,15 +160,10 @@ double estimateTimeline(const Segment& s, const CostModel& cost, double t0, std:
     start[i] = ready;
     end[i] = ready + c.doneCycles;
     unitFree[u] = ready + c.busyCycles;
-    if (c.channelCycles > 0) {
-      channelFree = std::max(channelFree, ready) + c.channelCycles;
-      unitFree[u] = std::max(unitFree[u], channelFree);
-      end[i] = std::max(end[i], channelFree + cost.latency);
-    }
+    channel += c.channelCycles;
     makespan = std::max(makespan, end[i]);
   }
-  // The controller cannot dispatch faster than it fetches.
-  return std::max(makespan, t0 + static_cast<double>(n) * cost.fetchCycles());
+  return std::max({makespan, t0 + channel + cost.latency, t0 + static_cast<double>(n) * cost.fetchCycles()});
 }
 
 // Merges the unit streams by estimated start under the token constraints (step 4).

@@ -6,8 +6,8 @@
 // per row, one a cycle, at most MaxOutstanding in flight, so rows cost max(1, channel time,
 // round trip / MaxOutstanding) each; consecutive rows of one i0 run that are contiguous, full
 // and whole beats long are merged into requests of up to 1024 bytes; a STORE writes one request per row, its beats one a cycle; a GEMM
-// preloads k rows of weights, streams its input rows one a cycle and then drains the array's
-// skew (Rows + Cols); the controller fetches commands from DRAM a few at a time.
+// streams its input rows one a cycle while the next one's weights preload, and completes when
+// the array's skew (Rows + Cols) has drained; the controller fetches commands from DRAM a few at a time.
 #pragma once
 
 #include <algorithm>
@@ -67,8 +67,13 @@ struct CostModel {
   double storeCycles(uint64_t rows, uint64_t bytes) const {
     return 4 + static_cast<double>(rows) * storeRowCycles(bytes) + latency;
   }
-  double gemmCycles(uint64_t mRows, uint64_t kRows) const {
-    return static_cast<double>(mRows + kRows + rows + cols) + gemmFixedCycles;
+  // A GEMM occupies the array for its input rows; the next GEMM's weights preload into the
+  // PEs' other buffer meanwhile, which is free Cols cycles after the GEMM before streamed its
+  // last row, so a GEMM shorter than Cols rows leaves a bubble. It completes once the array's
+  // skew (Rows + Cols) has drained.
+  double gemmBusyCycles(uint64_t mRows) const { return static_cast<double>(std::max<uint64_t>(mRows, cols)) + 1; }
+  double gemmDoneCycles(uint64_t mRows, uint64_t kRows) const {
+    return std::max(gemmBusyCycles(mRows), static_cast<double>(kRows)) + rows + cols + gemmFixedCycles;
   }
   // Controller cycles per command fetched from the ring.
   double fetchCycles() const { return (latency + 2 * beats(32) + 2) / fetchesInFlight; }

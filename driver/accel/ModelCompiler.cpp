@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <set>
@@ -49,6 +51,36 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
   if (!region.ok()) return region.error();
   q.backend().writeDram(region.value()->addr(), bytes.data(), bytes.size());
   return region;
+}
+
+// The tiling whose scheduled program is shortest among the analytically best candidates.
+nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+                                const LayerPlacement& where, const hw::HwConfig& config) {
+  constexpr size_t kShapes = 6;
+  auto ranked = rankTilings(layer, chunks, config, kShapes);
+  if (ranked.empty()) {
+    return NN_ERROR(OP_FAILED) << "no tiling of operation " << layer.operationIndex << " (M " << layer.m()
+                               << ", N " << layer.n() << ", K " << layer.k()
+                               << ") fits the configuration's memories";
+  }
+  if (ranked.size() == 1) return std::move(ranked.front());
+  size_t best = 0;
+  double bestCycles = 0;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    auto commands = generateCommands(layer, ranked[i], where, config);
+    if (!commands.ok()) return commands.error();
+    auto scheduled = scheduleCommands(std::move(commands).value(), config);
+    if (!scheduled.ok()) return scheduled.error();
+    ranked[i].estimatedCycles = scheduled.value().estimatedCycles;
+    if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
+      std::fprintf(stderr, "[tiling] candidate %zu: %s\n", i, ranked[i].describe().c_str());
+    }
+    if (i == 0 || ranked[i].estimatedCycles < bestCycles) {
+      best = i;
+      bestCycles = ranked[i].estimatedCycles;
+    }
+  }
+  return std::move(ranked[best]);
 }
 
 }  // namespace
@@ -128,7 +160,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     where.input = viewOf(in.layout, layer.input, in.region->addr());
     where.output = viewOf(outT.layout, layer.output, outT.region->addr());
     const auto chunks = chunkK(layer, where.input.pixelStride, where.input.rowStride, config.rows());
-    auto tiling = chooseTiling(layer, chunks, config);
+    auto tiling = bestTiling(layer, chunks, where, config);
     if (!tiling.ok()) return tiling.error();
     const TilePlan& tp = tiling.value();
     auto weights = allocateAndWrite(queue, weightImage(layer, tp, config),

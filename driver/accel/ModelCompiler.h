@@ -5,6 +5,7 @@
 //   the layers in dependency order, each closed by a BARRIER with a snapshot of the counters
 //   (per-operation timing), the last one raising the interrupt.
 // Weights, parameter rows and the zero-point halos are written to DRAM here, once.
+// WEFT_ACCEL_TRACE_TILING=1 prints every tiling candidate and its scheduled estimate to stderr.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace weft::accel {
 namespace {
@@ -87,7 +88,7 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
     load += inputPasses * (rows * rowLoad + 2.0 * p.inputLoads.size());
     channel += inputPasses * rows * rowChannel;
     commands += inputPasses * (b.nb == 1 ? p.inputLoads.size() : nK);
-    for (const KChunk& c : p.chunks) compute += p.nTiles * cost.gemmCycles(b.rows(), c.bytes);
+    compute += double(nK) * p.nTiles * cost.gemmBusyCycles(b.rows());
     commands += double(nK) * p.nTiles;
     store += p.nTiles * (rows * cost.storeRowCycles(storeBytes) + 4);
     commands += double(p.nTiles) * b.nb;
@@ -146,17 +147,17 @@ std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t ro
   return chunks;
 }
 
-nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
-                                  const hw::HwConfig& config) {
+std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+                                  const hw::HwConfig& config, size_t shapes) {
   const CostModel cost(config);
   const unsigned R = config.rows(), C = config.cols();
   const uint32_t nK = static_cast<uint32_t>(chunks.size());
   const uint32_t nTiles = ceilDiv(layer.n(), C);
   const uint64_t mTotal = layer.m();
   const uint32_t maxLoadChunks = std::max<uint32_t>(1, std::min<uint32_t>(kMaxCount, nK));
+  constexpr uint32_t kMaxSlots = 8;
 
-  TilePlan best;
-  bool found = false;
+  std::vector<TilePlan> plans;
   for (uint32_t ng = 1; ng <= nTiles; ++ng) {
     // Groups never straddle a parameter epoch.
     const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
@@ -172,20 +173,6 @@ nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChu
           if (im == InputMode::kResident && order != LoopOrder::kBoxesOuter) continue;
           for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kResidentGroup, WeightMode::kStreamed}) {
             if (wm == WeightMode::kResidentGroup && order != LoopOrder::kGroupsOuter) continue;
-            // Shrink the tile until the input memory fits the mode.
-            uint64_t rowsPerTile = mt;
-            uint32_t loadChunks = maxLoadChunks;
-            if (im == InputMode::kResident) {
-              rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / (2ull * nK));
-            } else {
-              loadChunks = static_cast<uint32_t>(std::min<uint64_t>(
-                  loadChunks, config.inSpadRows() / (2ull * std::max<uint64_t>(1, rowsPerTile))));
-              if (loadChunks == 0) {
-                loadChunks = 1;
-                rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / 2);
-              }
-            }
-            if (rowsPerTile == 0) continue;
             const uint64_t tileRows = R;  // a weight tile occupies Rows rows
             uint64_t wRowsNeeded = 0;
             switch (wm) {
@@ -194,46 +181,97 @@ nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChu
               case WeightMode::kStreamed: wRowsNeeded = 2ull * ng * tileRows; break;
             }
             if (wRowsNeeded > config.wSpadRows()) continue;
+            // Streamed inputs come in loads of a few chunks: small loads interleave with the
+            // weight loads of the in-order load unit, large ones need fewer commands.
+            // Resident inputs too: the first GEMMs of a box can start after its first load.
+            std::vector<uint32_t> loadSizes{maxLoadChunks};
+            for (uint32_t lc : {1u, 2u, 4u, 8u}) {
+              if (lc < maxLoadChunks) loadSizes.push_back(lc);
+            }
+            for (uint32_t wantChunks : loadSizes) {
+              // Shrink the tile until the input memory fits the mode.
+              uint64_t rowsPerTile = mt;
+              uint32_t loadChunks = wantChunks;
+              if (im == InputMode::kResident) {
+                // Two regions (the next box loads while this one computes), or one when the
+                // whole layer is a single box.
+                const bool single = rowsPerTile >= mTotal && mTotal * nK <= config.inSpadRows();
+                if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / (2ull * nK));
+              } else {
+                loadChunks = static_cast<uint32_t>(std::min<uint64_t>(
+                    loadChunks, config.inSpadRows() / (2ull * std::max<uint64_t>(1, rowsPerTile))));
+                if (loadChunks == 0) {
+                  loadChunks = 1;
+                  rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / 2);
+                }
+                if (loadChunks != wantChunks && wantChunks != maxLoadChunks) continue;
+              }
+              if (rowsPerTile == 0) continue;
 
-            TilePlan p;
-            p.chunks = chunks;
-            p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
-            p.rowsPerTile = 0;
-            for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
-            p.inputLoads = groupChunks(chunks, R, loadChunks);
-            uint32_t largestLoad = 0;
-            for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
-            p.nTiles = nTiles;
-            p.tilesPerGroup = ng;
-            p.tilesPerEpoch = perEpoch;
-            p.order = order;
-            p.inputMode = im;
-            p.weightMode = wm;
-            p.accBuffers = accBuffers;
-            if (im == InputMode::kStreamed) {
-              p.inSlots = static_cast<uint32_t>(std::min<uint64_t>(
-                  4, config.inSpadRows() / (uint64_t{largestLoad} * p.rowsPerTile)));
-              if (p.inSlots < 2) continue;
-            }
-            if (wm == WeightMode::kStreamed) {
-              p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(4, config.wSpadRows() / (uint64_t{ng} * tileRows)));
-            }
-            p.estimatedCycles = estimate(layer, p, cost);
-            if (!found || p.estimatedCycles < best.estimatedCycles) {
-              best = std::move(p);
-              found = true;
+              TilePlan p;
+              p.chunks = chunks;
+              p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+              p.rowsPerTile = 0;
+              for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
+              if (im == InputMode::kResident) {
+                p.inSlots = 2ull * nK * p.rowsPerTile <= config.inSpadRows() ? 2 : 1;
+                if (p.boxes.size() > 1 && p.inSlots < 2) continue;
+              }
+              p.inputLoads = groupChunks(chunks, R, loadChunks);
+              uint32_t largestLoad = 0;
+              for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
+              p.nTiles = nTiles;
+              p.tilesPerGroup = ng;
+              p.tilesPerEpoch = perEpoch;
+              p.order = order;
+              p.inputMode = im;
+              p.weightMode = wm;
+              p.accBuffers = accBuffers;
+              if (im == InputMode::kStreamed) {
+                p.inSlots = static_cast<uint32_t>(std::min<uint64_t>(
+                    kMaxSlots, config.inSpadRows() / (uint64_t{largestLoad} * p.rowsPerTile)));
+                if (p.inSlots < 2) continue;
+              }
+              if (wm == WeightMode::kStreamed) {
+                p.wSlots = static_cast<uint32_t>(
+                    std::min<uint64_t>(kMaxSlots, config.wSpadRows() / (uint64_t{ng} * tileRows)));
+              }
+              p.estimatedCycles = estimate(layer, p, cost);
+              plans.push_back(std::move(p));
             }
           }
         }
       }
     }
   }
-  if (!found) {
-    return NN_ERROR(OP_FAILED) << "no tiling of layer " << layer.operationIndex << " (M " << mTotal
+  std::stable_sort(plans.begin(), plans.end(),
+                   [](const TilePlan& a, const TilePlan& b) { return a.estimatedCycles < b.estimatedCycles; });
+  // Keep every input-load size of the best `shapes` distinct shapes: the analytic estimate
+  // cannot tell them apart, the scheduler's timeline can.
+  auto shapeOf = [](const TilePlan& p) {
+    return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.order, p.inputMode, p.weightMode, p.rowsPerTile);
+  };
+  std::vector<decltype(shapeOf(plans[0]))> kept;
+  std::vector<TilePlan> ranked;
+  for (auto& p : plans) {
+    const auto key = shapeOf(p);
+    const bool known = std::find(kept.begin(), kept.end(), key) != kept.end();
+    if (!known && kept.size() >= shapes) continue;
+    if (!known) kept.push_back(key);
+    ranked.push_back(std::move(p));
+  }
+  return ranked;
+}
+
+nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+                                  const hw::HwConfig& config) {
+  auto ranked = rankTilings(layer, chunks, config, 1);
+  if (ranked.empty()) {
+    return NN_ERROR(OP_FAILED) << "no tiling of layer " << layer.operationIndex << " (M " << layer.m()
                                << ", N " << layer.n() << ", K " << layer.k()
                                << ") fits the configuration's memories";
   }
-  return best;
+  return std::move(ranked.front());
 }
 
 std::string TilePlan::describe() const {
@@ -242,10 +280,12 @@ std::string TilePlan::describe() const {
   auto wName = weightMode == WeightMode::kResidentEpoch   ? "resident"
                : weightMode == WeightMode::kResidentGroup ? "resident-per-group"
                                                           : "streamed";
-  return fmt::format("{} chunks, {} boxes of <= {} rows, {} n-tiles in groups of {}, {}, inputs {}, "
-                     "weights {}, {} accumulator buffers, estimate {:.0f} cycles",
-                     chunks.size(), boxes.size(), rowsPerTile, nTiles, tilesPerGroup, orderName,
-                     inName, wName, accBuffers, estimatedCycles);
+  uint32_t largestLoad = 0;
+  for (const ChunkGroup& g : inputLoads) largestLoad = std::max(largestLoad, g.count);
+  return fmt::format("{} chunks, {} boxes of <= {} rows, {} n-tiles in groups of {}, {}, inputs {} "
+                     "(loads of <= {} chunks, {} buffers), weights {}, {} accumulator buffers, estimate {:.0f} cycles",
+                     chunks.size(), boxes.size(), rowsPerTile, nTiles, tilesPerGroup, orderName, inName,
+                     largestLoad, inSlots, wName, accBuffers, estimatedCycles);
 }
 
 }  // namespace weft::accel

@@ -18,8 +18,9 @@
 // Inputs are either resident (all K chunks of a box loaded once, reused by every group) or
 // streamed per group; weights are resident for the epoch, resident per group, or streamed per
 // chunk. Every buffer is double-buffered (or deeper) so that load, compute and store overlap.
-// chooseTiling() enumerates the combinations that fit and keeps the one the cost model says
-// is fastest.
+// rankTilings() enumerates the combinations that fit and ranks them with an analytic cost
+// model; the compiler then schedules the best few and keeps the one whose timeline is shortest
+// (the timeline sees the in-order units and buffer reuse that the analytic model does not).
 #pragma once
 
 #include <cstdint>
@@ -68,7 +69,8 @@ struct TilePlan {
   InputMode inputMode = InputMode::kStreamed;
   WeightMode weightMode = WeightMode::kStreamed;
   uint32_t accBuffers = 2;             // accumulator regions of tilesPerGroup x rowsPerTile rows
-  uint32_t inSlots = 2;                // streamed: input slots of (largest input load) x rows
+  uint32_t inSlots = 2;                // streamed: input slots of (largest input load) x rows;
+                                       // resident: regions of all chunks x rows (1 or 2)
   uint32_t wSlots = 2;                 // streamed: weight slots of tilesPerGroup tiles
   double estimatedCycles = 0;
 
@@ -79,8 +81,13 @@ struct TilePlan {
 std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
                            unsigned rows);
 
-// Chooses the fastest tiling that fits `config`'s memories. OP_FAILED (with what is too big)
-// when none fits, which only a pathological configuration can cause.
+// Every tiling that fits `config`'s memories, fastest first by the analytic estimate, keeping
+// the `shapes` best distinct shapes (all their input-load sizes). Empty when none fits, which
+// only a pathological configuration can cause.
+std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+                                  const hw::HwConfig& config, size_t shapes);
+
+// The analytically fastest tiling; OP_FAILED (saying what is too big) when none fits.
 nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
                                   const hw::HwConfig& config);
 

@@ -6,12 +6,35 @@
 // the tokens in flight.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "../../driver/accel/PreparedModel.h"
 #include "AccelTestUtil.h"
 #include "weft/sim/functional_model.h"
 
 namespace weft::accel::test {
 namespace {
+
+std::string describe(const hw::CommandWord& w) {
+  switch (static_cast<hw::Opcode>(w.get(hw::field::kOpcode))) {
+    case hw::Opcode::kLoad: {
+      const auto c = hw::LoadCmd::decode(w);
+      return fmt::format("LOAD dst {} row_bytes {} spad {} counts {}x{}x{}", hw::toString(c.dst), c.rowBytes,
+                         c.spadAddr, c.count0, c.count1, c.count2);
+    }
+    case hw::Opcode::kGemm: {
+      const auto c = hw::GemmCmd::decode(w);
+      return fmt::format("GEMM k {} w {} in {} m {} acc {}", c.kRows, c.wAddr, c.inAddr, c.mRows, c.accAddr);
+    }
+    case hw::Opcode::kStore: {
+      const auto c = hw::StoreCmd::decode(w);
+      return fmt::format("STORE row_bytes {} param {} acc {} counts {}x{}", c.rowBytes, c.paramRow, c.accAddr,
+                         c.count0, c.count1);
+    }
+    default:
+      return std::string(hw::opcodeName(static_cast<hw::Opcode>(w.get(hw::field::kOpcode))));
+  }
+}
 
 void checkProgram(const hw::HwConfig& config, const std::vector<uint8_t>& program, const std::string& what) {
   sim::FunctionalModel fm(config);
@@ -21,7 +44,7 @@ void checkProgram(const hw::HwConfig& config, const std::vector<uint8_t>& progra
   ASSERT_GT(n, 0u);
   for (size_t i = 0; i < n; ++i) {
     const auto word = hw::CommandWord::fromBytes(&program[i * hw::kCommandBytes]);
-    ASSERT_EQ(fm.check(word), hw::Error::kNone) << what << ": command " << i;
+    ASSERT_EQ(fm.check(word), hw::Error::kNone) << what << ": command " << i << ": " << describe(word);
     fm.execute(word, dram);
     for (int64_t t : fm.tokens()) ASSERT_LE(t, depth) << what << ": command " << i << " overfills a token queue";
   }

@@ -1,9 +1,12 @@
-// Utilization of large layers on the default configuration (approx backend), from the device's
-// counters: cycles against the ideal MACs / (Rows x Cols). The figures are printed for the
-// report; the assertions are the physical bounds and a floor that catches tiling regressions.
+// Utilization of large layers on the default configuration (approx backend, which follows the
+// RTL cycle for cycle), from the device's counters: cycles against the ideal MACs / (Rows x
+// Cols). The figures are printed for the report; the assertions are the physical bounds and a
+// floor that catches tiling regressions. ACCEL_COUNTERS=1 prints every counter.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+
+#include <cstdlib>
 
 #include "../../driver/accel/PreparedModel.h"
 #include "AccelTestUtil.h"
@@ -49,6 +52,9 @@ Measured measure(const OpModel& m, const std::string& config, const std::string&
   r.dmaRead = op.dramReadBytes;
   r.dmaWrite = op.dramWriteBytes;
   r.stallDram = counter(op, "STALL_DRAM_RD");
+  if (std::getenv("ACCEL_COUNTERS") != nullptr) {
+    for (const auto& [n, v] : op.counters) std::printf("    %-20s %llu\n", n.c_str(), static_cast<unsigned long long>(v));
+  }
   std::printf("%s\n", fmt::format("[utilization] {} on {} (MaxOutstanding {}): {} cycles, ideal {:.0f} (MACs {} / {}x{}), "
                                   "utilization {:.1f}%, array rows {}, DRAM read {} B, written {} B, "
                                   "load DRAM stalls {} cycles",
@@ -80,15 +86,17 @@ TEST(Utilization, Conv3x3With128ChannelsOn28x28) {
   std::mt19937 rng(1);
   const OpModel m = makeConvModel(conv(28, 128, 128, 3), rng);
   const Measured r = measure(m, "weft16", "CONV_2D 28x28x128 -> 128, 3x3");
-  EXPECT_GT(r.utilization(), 0.0);
+  EXPECT_GT(r.utilization(), 0.90);
+  // The same layer when the DMA has four times the requests in flight.
   const Measured fast = measure(m, "weft16", "CONV_2D 28x28x128 -> 128, 3x3", 64);
-  EXPECT_GT(fast.utilization(), 0.0);
+  EXPECT_GT(fast.utilization(), 0.90);
 }
 
 TEST(Utilization, Pointwise256ChannelsOn14x14) {
   std::mt19937 rng(2);
   const Measured r = measure(makeConvModel(conv(14, 256, 256, 1), rng), "weft16", "CONV_2D 14x14x256 -> 256, 1x1");
-  EXPECT_GT(r.utilization(), 0.0);
+  // One box of 196 pixels: the first tile group waits for the im2col rows, one DMA request each.
+  EXPECT_GT(r.utilization(), 0.70);
 }
 
 TEST(Utilization, FullyConnected1024Batch256) {
@@ -100,7 +108,7 @@ TEST(Utilization, FullyConnected1024Batch256) {
   c.weights = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.01f, 120};
   c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 4.0f, 100};
   const Measured r = measure(makeFcModel(c, rng), "weft16", "FULLY_CONNECTED 256x1024 -> 1024");
-  EXPECT_GT(r.utilization(), 0.0);
+  EXPECT_GT(r.utilization(), 0.90);
 }
 
 }  // namespace
