@@ -4,6 +4,7 @@
 // FULLY_CONNECTED over a haloed or NCHW image).
 #include <gtest/gtest.h>
 
+#include "../../driver/accel/Device.h"
 #include "AccelTestUtil.h"
 #include "weft/accel/AcceleratorDevice.h"
 #include "weft/hal/IBurst.h"
@@ -285,6 +286,41 @@ TEST(Execute, ChainedLayersThroughHaloedAndNchwTensorsMatchTheReference) {
     EXPECT_EQ(firstMismatch(dev.value().outputs[1], cpu.value().outputs[1]), -1) << (nchw ? "NCHW" : "NHWC");
     EXPECT_EQ(dev.value().execution->profile.operations.size(), 3u);
   }
+}
+
+}  // namespace
+}  // namespace weft::accel::test
+
+namespace weft::accel::test {
+namespace {
+
+// Preparation that runs out of device DRAM fails with RESOURCE_EXHAUSTED, leaves nothing
+// allocated behind, and the device still prepares and runs other models.
+TEST(PrepareModel, RunningOutOfDeviceMemoryFailsCleanly) {
+  const auto config = hw::HwConfig::load("weft8").with(hw::Param::kDramMiB, 16);
+  auto device = deviceOn(sim::createBackend(sim::BackendKind::kApprox, config));
+  const auto& queue = *dynamic_cast<const Device&>(*device).queue();
+  const uint64_t freeBefore = queue.allocator()->bytesFree();
+  std::mt19937 rng(9);
+  FcCase big;
+  big.inputDims = {1, 4096};
+  big.units = 4200;  // 17 MB of weights
+  big.in = {OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 128};
+  big.weights = {OperandType::TENSOR_QUANT8_ASYMM, 0.01f, 120};
+  big.out = {OperandType::TENSOR_QUANT8_ASYMM, 8.0f, 100};
+  const OpModel tooBig = makeFcModel(big, rng);
+  auto failed = prepare(*device, tooBig.model);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, nn::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT);
+  EXPECT_NE(failed.error().message.find("DramMiB"), std::string::npos) << failed.error().message;
+  EXPECT_EQ(queue.allocator()->bytesFree(), freeBefore);
+  OpModel small = makeFcModel(smallFc(), rng);
+  auto prepared = prepare(*device, small.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto cpu = runOnCpu(small);
+  auto dev = runOnPrepared(*prepared.value(), small);
+  ASSERT_TRUE(cpu.ok() && dev.ok());
+  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
 }
 
 }  // namespace
