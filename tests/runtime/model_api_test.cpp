@@ -46,7 +46,8 @@ TEST(ModelApi, CreateAndFreeAcceptNull) {
 
 TEST(ModelApi, AddOperandRejectsNullPointers) {
   Model model;
-  const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, {2});
+  const std::vector<uint32_t> dims{2};
+  const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
   EXPECT_EQ(ANeuralNetworksModel_addOperand(nullptr, &type), kNull);
   EXPECT_EQ(ANeuralNetworksModel_addOperand(model.get(), nullptr), kNull);
 }
@@ -86,13 +87,15 @@ TEST(ModelApi, AddOperandRejectsInvalidTypesAndChangesNothing) {
 
 TEST(ModelApi, AddOperandAcceptsValidQuantizedAndUnspecifiedTypes) {
   Model model;
+  // The dimensions must outlive the operand types that point to them.
+  const std::vector<uint32_t> dims12{1, 2}, dims2{2}, dims4{4}, dims03{0, 3}, none{};
   const std::vector<ANeuralNetworksOperandType> good = {
-      tensorType(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 255),
-      tensorType(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, {2}, 0.5f, -128),
-      tensorType(ANEURALNETWORKS_TENSOR_INT32, {4}, 0.25f, 0),  // a quantized bias
-      tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, {0, 3}),       // unspecified dimension
-      tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, {}),           // unspecified rank
-      tensorType(ANEURALNETWORKS_MODEL, {}),
+      tensorType(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, dims12, 0.5f, 255),
+      tensorType(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED, dims2, 0.5f, -128),
+      tensorType(ANEURALNETWORKS_TENSOR_INT32, dims4, 0.25f, 0),  // a quantized bias
+      tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims03),         // unspecified dimension
+      tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, none),           // unspecified rank
+      tensorType(ANEURALNETWORKS_MODEL, none),
   };
   for (size_t i = 0; i < good.size(); ++i) {
     EXPECT_EQ(ANeuralNetworksModel_addOperand(model.get(), &good[i]), kOk) << "case " << i;
@@ -101,7 +104,8 @@ TEST(ModelApi, AddOperandAcceptsValidQuantizedAndUnspecifiedTypes) {
 
 TEST(ModelApi, FinishedModelCannotBeModified) {
   std::unique_ptr<Model> model = makeAddModel();
-  const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
+  const std::vector<uint32_t> dims{4};
+  const ANeuralNetworksOperandType type = tensorType(ANEURALNETWORKS_TENSOR_FLOAT32, dims);
   const int32_t act = 0;
   const uint32_t in[] = {0, 1, 2};
   const uint32_t out[] = {3};

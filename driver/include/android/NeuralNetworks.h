@@ -8,7 +8,7 @@
  * Common rules: a NULL pointer argument returns ANEURALNETWORKS_UNEXPECTED_NULL; an index out
  * of range, a wrong length or an invalid value returns ANEURALNETWORKS_BAD_DATA; modifying an
  * object that is finished (or an execution that has started) returns ANEURALNETWORKS_BAD_STATE.
- * A call that fails changes nothing. Every *_free accepts NULL.
+ * A call rejected for its arguments or state changes nothing. Every *_free accepts NULL.
  *
  * Linux notes: there is no AHardwareBuffer, so ANeuralNetworksMemory_createFromAHardwareBuffer
  * always fails; "sync fence" file descriptors are any pollable descriptor that becomes readable
