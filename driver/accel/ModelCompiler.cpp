@@ -64,9 +64,15 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
                                << ") fits the configuration's memories";
   }
   if (ranked.size() == 1) return std::move(ranked.front());
+  // Scheduling a candidate costs time in proportion to its GEMMs; huge layers try fewer.
+  constexpr uint64_t kGemmBudget = 400000;
+  uint64_t spent = 0;
   size_t best = 0;
   double bestCycles = 0;
   for (size_t i = 0; i < ranked.size(); ++i) {
+    const uint64_t gemms = uint64_t{ranked[i].nTiles} * ranked[i].chunks.size() * ranked[i].boxes.size();
+    if (i > 0 && spent + gemms > kGemmBudget) break;
+    spent += gemms;
     auto commands = generateCommands(layer, ranked[i], where, config);
     if (!commands.ok()) return commands.error();
     auto scheduled = scheduleCommands(std::move(commands).value(), config);
