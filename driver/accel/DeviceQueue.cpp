@@ -105,9 +105,21 @@ void DeviceQueue::setUpQueue() {
   writeReg(hw::reg::kCtrl, hw::reg::kCtrlEnableMask);
 }
 
-bool DeviceQueue::waitForInterrupt(uint64_t maxCycles) {
-  ScopedMeter m(backendTime_);
-  const bool irq = backend_->runUntilInterrupt(maxCycles);
+bool DeviceQueue::waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress) {
+  bool irq = false;
+  if (!onProgress) {
+    ScopedMeter m(backendTime_);
+    irq = backend_->runUntilInterrupt(maxCycles);
+  } else {
+    const uint64_t start = backend_->cycle();
+    for (uint64_t elapsed = 0; !irq && elapsed < maxCycles; elapsed = backend_->cycle() - start) {
+      {
+        ScopedMeter m(backendTime_);
+        irq = backend_->runUntilInterrupt(std::min(kProgressIntervalCycles, maxCycles - elapsed));
+      }
+      onProgress(backend_->cycle() - start);
+    }
+  }
   if (irq) ++interrupts_;
   return irq;
 }
@@ -125,7 +137,8 @@ void DeviceQueue::hardReset() {
   setUpQueue();
 }
 
-nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& program, uint64_t watchdogCycles) {
+nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& program, uint64_t watchdogCycles,
+                                              const ProgressFn& onProgress) {
   const uint64_t n = program.size() / hw::kCommandBytes;
   if (n == 0 || program.size() % hw::kCommandBytes != 0) {
     return NN_ERROR(BAD_DATA) << "a program is a non-empty sequence of 32-byte commands";
@@ -145,7 +158,7 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   tail_ = static_cast<uint32_t>((tail_ + n) % ringSize_);
   writeReg(hw::reg::kRingTail, tail_);  // the doorbell
 
-  const bool irq = waitForInterrupt(watchdogCycles);
+  const bool irq = waitForInterrupt(watchdogCycles, onProgress);
   if (!irq) {
     const uint32_t head = readReg(hw::reg::kRingHead);
     hardReset();

@@ -13,12 +13,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "DramAllocator.h"
 #include "weft/nn/Result.h"
+#include "weft/accel/AcceleratorDevice.h"
 #include "weft/sim/backend.h"
 
 namespace weft::accel {
@@ -46,7 +48,12 @@ class DeviceQueue {
 
   // Runs `commands` (32 bytes each, ending with an interrupting barrier). The watchdog fires
   // after `watchdogCycles` device cycles without the interrupt. Caller holds mutex().
-  nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles);
+  // `onProgress`, when set, is called with the cycles since the doorbell every
+  // kProgressIntervalCycles while the program runs (the run is then advanced in such slices,
+  // which changes nothing the device does).
+  using ProgressFn = std::function<void(uint64_t cyclesSinceDoorbell)>;
+  nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles,
+                                   const ProgressFn& onProgress = {});
 
   // Backend calls, metered (register accesses counted, time inside the simulator measured).
   uint32_t readReg(uint32_t addr);
@@ -61,7 +68,7 @@ class DeviceQueue {
   nn::Status checkIdentity();
   nn::Status ensureRing(uint64_t commands);
   void setUpQueue();
-  bool waitForInterrupt(uint64_t maxCycles);
+  bool waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress);
   void softReset();
   void hardReset();
 

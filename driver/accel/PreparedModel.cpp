@@ -4,6 +4,7 @@
 
 #include "Burst.h"
 #include "Profiling.h"
+#include "Progress.h"
 #include "Transfer.h"
 
 namespace weft::accel {
@@ -116,7 +117,15 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
     copyToDevice(backend, t.layout, t.region->addr(), inputs[i].data);
     m.copyTime[cm.firstReader.at(inputOperands_[i])] += Clock::now() - c0;
   }
-  auto submitted = queue_->run(cm.program, cm.watchdogCycles);
+  DeviceQueue::ProgressFn onProgress;
+  if (auto listener = progressListener()) {
+    clearSnapshotTags(backend, cm);
+    onProgress = [&backend, &cm, listener](uint64_t cycles) {
+      listener(DeviceProgress{cycles, static_cast<uint64_t>(cm.estimatedCycles), operationsDone(backend, cm),
+                              cm.operations.size()});
+    };
+  }
+  auto submitted = queue_->run(cm.program, cm.watchdogCycles, onProgress);
   if (!submitted.ok()) return submitted.error();
   m.submission = submitted.value();
   const auto snapshots = readSnapshots(backend, cm);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "OperandTypes.h"
+#include "Progress.h"
 
 namespace weft::runtime {
 namespace {
@@ -172,6 +173,7 @@ class PlanRunner {
 
   nn::Status runStep(size_t stepIndex) {
     const ExecutionStep& step = plan_.steps()[stepIndex];
+    reportStepStart(step.device->name(), step.clientOperations);
     for (int attempt = 1;; ++attempt) {
       const nn::Request request = buildRequest(step);
       nn::Result<hal::ExecutionResult> result = execute(stepIndex, request);

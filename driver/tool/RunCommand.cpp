@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <unistd.h>
 
 #include "NetworkModel.h"
 #include "Report.h"
@@ -129,6 +131,41 @@ void writeFile(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// Prints which layer runs and, on the accelerator, its device cycles so far: on a terminal as
+// one line rewritten in place, otherwise as a line per event.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(const Network& net) : net_(net), tty_(isatty(STDERR_FILENO) != 0) {
+    runtime::setProgressListener([this](const runtime::ProgressEvent& e) { show(e); });
+  }
+  ~ProgressDisplay() {
+    runtime::setProgressListener({});
+    if (tty_ && shown_) fmt::print(stderr, "\n");
+  }
+
+ private:
+  void show(const runtime::ProgressEvent& e) {
+    if (e.operations.empty()) return;
+    const size_t first = e.operations.front() + std::min(e.operationsDone, e.operations.size() - 1);
+    const std::string layer = first < net_.layers.size() ? net_.layers[first].name : "?";
+    std::string line = fmt::format("[{:>3}/{}] {} on {}", first + 1, net_.layers.size(), layer, e.device);
+    if (e.deviceCycles > 0) {
+      line += fmt::format(": {:.2f} M cycles", e.deviceCycles / 1e6);
+      if (e.estimatedCycles > 0) line += fmt::format(" (step estimate {:.2f} M)", e.estimatedCycles / 1e6);
+    }
+    if (tty_) {
+      fmt::print(stderr, "\r{:<100}", line);
+    } else {
+      fmt::print(stderr, "{}\n", line);
+    }
+    shown_ = true;
+  }
+
+  const Network& net_;
+  bool tty_;
+  bool shown_ = false;
+};
+
 std::string envOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
@@ -170,7 +207,11 @@ int runNetwork(const RunOptions& options) {
   }
   Outputs accelOut = allocateOutputs(net);
   ExecutionPtr accelExecution;
-  report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
+  {
+    std::optional<ProgressDisplay> progress;
+    if (!options.quiet) progress.emplace(net);
+    report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
+  }
   fillTiming(report, accelExecution.get(), steps);
 
   // The reference run: the same model on the CPU reference device alone.

@@ -3,6 +3,8 @@
 // to the ANeuralNetworks* functions.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,18 @@ std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilatio
 // For each client operation index, the name of the device it runs on; empty unless the
 // compilation finished successfully.
 std::vector<std::string> getOperationDevices(const ANeuralNetworksCompilation* compilation);
+
+// Progress of a running execution, for progress displays: an event when a step starts
+// (deviceCycles 0) and, on the accelerator, periodic events while its program runs.
+struct ProgressEvent {
+  std::string device;                     // the step's device
+  std::vector<uint32_t> operations;       // the step's client operation indexes
+  uint64_t deviceCycles = 0;              // device cycles so far in this step (accelerator)
+  uint64_t estimatedCycles = 0;           // the driver's estimate for the step (accelerator)
+  size_t operationsDone = 0;              // operations of the step already finished
+};
+// Replaces the process-wide listener (an empty function removes it). It is called on the thread
+// that runs the execution; keep it short.
+void setProgressListener(std::function<void(const ProgressEvent&)> listener);
 
 }  // namespace weft::runtime
