@@ -29,6 +29,8 @@ nn::Result<hal::ExecutionResult> CpuPreparedModel::execute(const nn::Request& re
   nn::CpuExecutionOptions options;
   options.deadline = deadline;
   if (loopTimeoutDuration.has_value()) options.loopTimeout = *loopTimeoutDuration;
+  std::vector<uint64_t> operationNs(model_.main.operations.size(), 0);
+  options.operationNs = &operationNs;
 
   const Clock::time_point kernelStart = Clock::now();
   nn::Result<std::vector<nn::OutputShape>> shapes = nn::executeOnCpu(model_, request, options);
@@ -38,13 +40,15 @@ nn::Result<hal::ExecutionResult> CpuPreparedModel::execute(const nn::Request& re
   hal::ExecutionResult result;
   result.outputShapes = std::move(shapes).value();
   result.profile.device = deviceName_;
-  // The reference kernels are not timed one by one: each operation is listed with its type so
-  // that reports can name it, with no per-operation duration.
+  // The CPU is its own hardware: an operation's on-hardware and in-driver times are both the
+  // host time its kernel took.
   result.profile.operations.reserve(model_.main.operations.size());
   for (uint32_t i = 0; i < model_.main.operations.size(); ++i) {
     hal::OperationProfile op;
     op.operationIndex = i;
     op.type = model_.main.operations[i].type;
+    op.onHardwareNs = operationNs[i];
+    op.inDriverNs = operationNs[i];
     result.profile.operations.push_back(std::move(op));
   }
   const Clock::time_point driverEnd = Clock::now();

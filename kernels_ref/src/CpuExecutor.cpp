@@ -182,7 +182,12 @@ Status Executor::run(const Subgraph& subgraph, std::vector<RunTimeOperand>& oper
   for (uint32_t k : **order) {
     NN_TRY(checkDeadline());
     const Operation& operation = subgraph.operations[k];
+    const auto start = Clock::now();
     NN_TRY(runOperation(operation, operands));
+    if (options_.operationNs != nullptr && &subgraph == &model_.main) {
+      options_.operationNs->at(k) =
+          static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    }
     for (uint32_t i : operation.inputs) {
       RunTimeOperand& in = operands[i];
       // Free a temporary as soon as its last reader has run.

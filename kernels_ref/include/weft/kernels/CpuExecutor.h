@@ -15,6 +15,9 @@ struct CpuExecutionOptions {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   // Limit on the time a WHILE loop may run (NNAPI's loop timeout; default 2 s, max 15 s).
   std::chrono::nanoseconds loopTimeout = std::chrono::seconds(2);
+  // When set, receives the host time each operation of model.main took (prepare + execute),
+  // indexed like model.main.operations; for the CPU device's per-operation profile.
+  std::vector<uint64_t>* operationNs = nullptr;
 };
 
 // Executes model.main with the request's inputs into its outputs.
