@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace weft::tool {
@@ -20,12 +21,12 @@ std::string kib(uint64_t bytes) { return fmt::format("{:.1f}", bytes / 1024.0); 
 
 }  // namespace
 
-uint64_t RunReport::totalCycles() const { return sum(layers, [](const auto& l) { return l.cycles; }); }
-uint64_t RunReport::totalOnHardwareNs() const { return sum(layers, [](const auto& l) { return l.onHardwareNs; }); }
-uint64_t RunReport::totalInDriverNs() const { return sum(layers, [](const auto& l) { return l.inDriverNs; }); }
-uint64_t RunReport::totalMacs() const { return sum(layers, [](const auto& l) { return l.macs; }); }
-uint64_t RunReport::acceleratorMacs() const {
-  return sum(layers, [](const auto& l) { return l.cycles > 0 ? l.macs : 0; });
+std::vector<std::string> RunReport::devices() const {
+  std::vector<std::string> names;
+  for (const auto& l : layers) {
+    if (std::find(names.begin(), names.end(), l.device) == names.end()) names.push_back(l.device);
+  }
+  return names;
 }
 
 void printTable(const RunReport& r, std::ostream& out) {
@@ -40,12 +41,29 @@ void printTable(const RunReport& r, std::ostream& out) {
                l.name, l.op, l.device, l.cycles, us(l.onHardwareNs), us(l.inDriverNs), util,
                kib(l.dramReadBytes), kib(l.dramWriteBytes), l.maxError);
   }
-  const uint64_t cycles = r.totalCycles();
-  const double util = cycles > 0 ? static_cast<double>(r.acceleratorMacs()) / (double(r.rows) * r.cols * cycles) : 0;
-  fmt::print(out, "{:>3}  {:<14} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n\n", "", "total", "",
-             "", cycles, us(r.totalOnHardwareNs()), us(r.totalInDriverNs()), fmt::format("{:.1f}", 100 * util),
-             kib(sum(r.layers, [](const auto& l) { return l.dramReadBytes; })),
-             kib(sum(r.layers, [](const auto& l) { return l.dramWriteBytes; })), r.worstError);
+  // One total per device: device cycles and host time do not add up.
+  for (const std::string& device : r.devices()) {
+    std::vector<LayerReport> mine;
+    for (const auto& l : r.layers) {
+      if (l.device == device) mine.push_back(l);
+    }
+    const uint64_t cycles = sum(mine, [](const auto& l) { return l.cycles; });
+    const uint64_t macs = sum(mine, [](const auto& l) { return l.cycles > 0 ? l.macs : 0; });
+    const std::string util =
+        cycles > 0 ? fmt::format("{:.1f}", 100.0 * macs / (double(r.rows) * r.cols * cycles)) : "-";
+    fmt::print(out, "{:>3}  {:<14} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "", "total",
+               fmt::format("{} layers", mine.size()), device, cycles,
+               us(sum(mine, [](const auto& l) { return l.onHardwareNs; })),
+               us(sum(mine, [](const auto& l) { return l.inDriverNs; })), util,
+               kib(sum(mine, [](const auto& l) { return l.dramReadBytes; })),
+               kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })),
+               [&] {
+                 int worst = 0;
+                 for (const auto& l : mine) worst = std::max(worst, l.maxError);
+                 return worst;
+               }());
+  }
+  fmt::print(out, "\n");
   if (r.nnapiOnHardwareNs) {
     fmt::print(out, "NNAPI durations: on hardware {} us, in driver {} us\n", us(*r.nnapiOnHardwareNs),
                us(*r.nnapiInDriverNs));
@@ -78,8 +96,18 @@ std::string toJson(const RunReport& r) {
                       {"macs", l.macs}, {"macUtilization", l.utilization}, {"dramReadBytes", l.dramReadBytes},
                       {"dramWriteBytes", l.dramWriteBytes}, {"maxError", l.maxError}});
   }
-  j["totals"] = {{"cycles", r.totalCycles()}, {"onHardwareNs", r.totalOnHardwareNs()},
-                 {"inDriverNs", r.totalInDriverNs()}, {"macs", r.totalMacs()}};
+  auto& totals = j["totals"] = nlohmann::ordered_json::object();
+  for (const std::string& device : r.devices()) {
+    uint64_t cycles = 0, onHw = 0, inDriver = 0, macs = 0;
+    for (const auto& l : r.layers) {
+      if (l.device != device) continue;
+      cycles += l.cycles;
+      onHw += l.onHardwareNs;
+      inDriver += l.inDriverNs;
+      macs += l.macs;
+    }
+    totals[device] = {{"cycles", cycles}, {"onHardwareNs", onHw}, {"inDriverNs", inDriver}, {"macs", macs}};
+  }
   if (r.nnapiOnHardwareNs) {
     j["nnapiDurations"] = {{"onHardwareNs", *r.nnapiOnHardwareNs}, {"inDriverNs", *r.nnapiInDriverNs}};
   } else {

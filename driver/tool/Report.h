@@ -37,11 +37,8 @@ struct RunReport {
   std::string worstLayer, firstFailingLayer;
   int worstError = 0;
 
-  uint64_t totalCycles() const;
-  uint64_t totalOnHardwareNs() const;
-  uint64_t totalInDriverNs() const;
-  uint64_t totalMacs() const;
-  uint64_t acceleratorMacs() const;
+  // The devices of the layers, in order of first use.
+  std::vector<std::string> devices() const;
 };
 
 void printTable(const RunReport& report, std::ostream& out);
