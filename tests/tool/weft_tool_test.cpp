@@ -1,0 +1,136 @@
+// The `weft` command as a user runs it: a process with arguments and environment, judged by its
+// exit code, its output and the reports it writes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct ProcessResult {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr together
+};
+
+ProcessResult runWeft(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " " + WEFT_BINARY + " " + args + " 2>&1";
+  ProcessResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_tool_test_" + name; }
+const std::string kNet = std::string(WEFT_TEST_DIR) + "/small_net.json";
+
+TEST(WeftRun, ApproxRunPassesTheReferenceCheckAndWritesReports) {
+  const std::string json = tempPath("run.json"), csv = tempPath("run.csv");
+  const ProcessResult r = runWeft("--backend approx --hw weft16 run " + kNet + " --json " + json + " --csv " + csv);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
+  // Progress: the step starts, and device cycles of the big convolution while it runs.
+  EXPECT_NE(r.output.find("[  1/6] conv_big on weft-accel"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("M cycles"), std::string::npos) << r.output;
+
+  std::ifstream in(json);
+  ASSERT_TRUE(in) << json;
+  const auto report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["backend"], "approx");
+  EXPECT_EQ(report["hw"]["config"], "weft16");
+  ASSERT_EQ(report["layers"].size(), 6u);
+  const auto& conv = report["layers"][0];
+  EXPECT_EQ(conv["device"], "weft-accel");
+  EXPECT_GT(conv["cycles"].get<uint64_t>(), 0u);
+  // ON_HARDWARE is the device's cycles at 1 GHz; in-driver time includes it.
+  EXPECT_EQ(conv["onHardwareNs"].get<uint64_t>(), conv["cycles"].get<uint64_t>());
+  EXPECT_GE(conv["inDriverNs"].get<uint64_t>(), conv["onHardwareNs"].get<uint64_t>());
+  EXPECT_EQ(conv["macs"].get<uint64_t>(), 56ull * 56 * 64 * 3 * 3 * 64);
+  EXPECT_GT(conv["macUtilization"].get<double>(), 0.5);
+  EXPECT_GT(conv["dramReadBytes"].get<uint64_t>(), 56u * 56 * 64);
+  EXPECT_EQ(report["layers"][1]["device"], "weft-cpu");
+  EXPECT_TRUE(report["referenceCheck"]["passed"].get<bool>());
+  EXPECT_EQ(report["referenceCheck"]["worstError"].get<int>(), 0);
+
+  std::ifstream c(csv);
+  std::string line;
+  int lines = 0;
+  while (std::getline(c, line)) ++lines;
+  EXPECT_EQ(lines, 7);  // header + one row per layer
+}
+
+TEST(WeftRun, MissingNetworkIsAClearErrorExitCode2) {
+  const ProcessResult r = runWeft("--backend approx run /nonexistent/net.json");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("cannot read network description '/nonexistent/net.json'"), std::string::npos) << r.output;
+}
+
+TEST(WeftRun, MalformedNetworkNamesTheLayerAndField) {
+  const std::string bad = tempPath("bad.json");
+  std::ofstream(bad) << R"({"name":"x","format":1,"input":{"shape":[1,4,4,3],"type":"TENSOR_QUANT8_ASYMM","scale":0.1,"zeroPoint":0,"seed":1},
+    "layers":[{"name":"c","op":"CONV_3D","output":{"scale":0.1,"zeroPoint":0}}]})";
+  const ProcessResult r = runWeft("--backend approx run " + bad);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("layer 0 (c)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CONV_3D"), std::string::npos) << r.output;
+}
+
+TEST(WeftRun, UnknownHardwareConfigurationNamesTheAcceptedOnes) {
+  const ProcessResult r = runWeft("--hw weft99 run " + kNet);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("weft16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("weft8"), std::string::npos) << r.output;
+}
+
+TEST(WeftRun, BadBackendEnvironmentIsReportedNotIgnored) {
+  const ProcessResult r = runWeft("run " + kNet, "WEFT_BACKEND=verilog");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("verilog"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("approx"), std::string::npos) << r.output;
+}
+
+TEST(WeftConfigs, ListsTheNamedConfigurations) {
+  const ProcessResult r = runWeft("configs");
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_NE(r.output.find("weft16     16x16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("weft8      8x8"), std::string::npos) << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+nlohmann::json runReport(const std::string& backend) {
+  const std::string json = tempPath(backend + ".json"), csv = tempPath(backend + ".csv");
+  const ProcessResult r =
+      runWeft("--backend " + backend + " --hw weft8 run --quiet " + kNet + " --json " + json + " --csv " + csv);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(json);
+  return nlohmann::json::parse(in);
+}
+
+// The main job on the RTL, and the fast model's agreement with it on the same layers.
+TEST(WeftRun, RtlPassesAndTheApproxModelAgreesOnEveryLayer) {
+  const auto rtl = runReport("rtl");
+  const auto approx = runReport("approx");
+  EXPECT_EQ(rtl["backend"], "rtl");
+  EXPECT_TRUE(rtl["referenceCheck"]["passed"].get<bool>());
+  ASSERT_EQ(rtl["layers"].size(), approx["layers"].size());
+  for (size_t i = 0; i < rtl["layers"].size(); ++i) {
+    const double r = rtl["layers"][i]["cycles"].get<double>();
+    const double a = approx["layers"][i]["cycles"].get<double>();
+    EXPECT_LE(std::abs(a - r), 0.02 * r) << rtl["layers"][i]["name"] << ": rtl " << r << ", approx " << a;
+  }
+  EXPECT_GT(rtl["simulator"]["cycles"].get<uint64_t>(), 0u);
+}
+
+}  // namespace
