@@ -56,6 +56,8 @@ LayerOp parseOp(const std::string& op, const std::string& where) {
       where, op));
 }
 
+}  // namespace
+
 std::vector<uint8_t> drawWeights(uint64_t seed, size_t n, int32_t zeroPoint) {
   Splitmix64 rng(seed);
   std::vector<uint8_t> w(n);
@@ -74,6 +76,15 @@ std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound) {
   return b;
 }
 
+std::vector<uint8_t> drawInput(uint64_t seed, size_t n) {
+  Splitmix64 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (auto& x : v) x = static_cast<uint8_t>(rng.next() & 0xFF);
+  return v;
+}
+
+namespace {
+
 uint32_t outSize(uint32_t in, uint32_t filter, uint32_t stride, bool same) {
   return same ? (in + stride - 1) / stride : (in - filter) / stride + 1;
 }
@@ -84,7 +95,8 @@ size_t product(const std::vector<uint32_t>& dims) {
   return n;
 }
 
-// Fills the layer's shapes from its input shape; throws when they do not fit together.
+}  // namespace
+
 void inferShapes(Layer& l, const std::vector<uint32_t>& in, const std::string& where) {
   l.inputShape = in;
   auto needRank4 = [&] {
@@ -133,6 +145,8 @@ void inferShapes(Layer& l, const std::vector<uint32_t>& in, const std::string& w
       break;
   }
 }
+
+namespace {
 
 Layer parseLayer(const json& j, size_t index, const std::vector<uint32_t>& in) {
   Layer l;
@@ -210,9 +224,7 @@ Network loadNetwork(const std::string& path) {
   }
   if (net.inputShape.empty() || product(net.inputShape) == 0) throw NetworkError(path + ": empty input shape");
   net.inputQuant = quant(input, path + " input");
-  Splitmix64 rng(get<uint64_t>(input, "seed", path + " input"));
-  net.input.resize(product(net.inputShape));
-  for (auto& v : net.input) v = static_cast<uint8_t>(rng.next() & 0xFF);
+  net.input = drawInput(get<uint64_t>(input, "seed", path + " input"), product(net.inputShape));
   const json& layers = field(doc, "layers", path);
   if (!layers.is_array() || layers.empty()) throw NetworkError(path + ": \"layers\" must be a non-empty array");
   std::vector<uint32_t> shape = net.inputShape;

@@ -50,4 +50,13 @@ struct Network {
 // Reads and checks a description; NetworkError says what is wrong and where.
 Network loadNetwork(const std::string& path);
 
+// The deterministic data of the format (traces/README.md), also for layers that other
+// descriptions define (layer sets, SCALE-Sim tables).
+std::vector<uint8_t> drawInput(uint64_t seed, size_t n);
+std::vector<uint8_t> drawWeights(uint64_t seed, size_t n, int32_t zeroPoint);
+std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound);
+// Fills l.inputShape, l.outputShape and l.macs from the op's fields and the input shape;
+// NetworkError (prefixed with `where`) when they do not fit together.
+void inferShapes(Layer& l, const std::vector<uint32_t>& input, const std::string& where);
+
 }  // namespace weft::tool

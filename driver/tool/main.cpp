@@ -8,7 +8,9 @@
 
 #include "Network.h"
 #include "Nnapi.h"
+#include "LayersCommand.h"
 #include "RunCommand.h"
+#include "ValidateCommand.h"
 #include "weft/hw/config.h"
 
 namespace {
@@ -55,6 +57,44 @@ int main(int argc, char** argv) {
 
   CLI::App* configsCmd = app.add_subcommand("configs", "list the named hardware configurations");
 
+  weft::tool::LayersOptions layers;
+  CLI::App* layersCmd = app.add_subcommand(
+      "layers", "run each layer of a layer set (.json) or a SCALE-Sim table (.csv) alone on the accelerator; "
+                "per-layer cycles and utilization, and SCALE-Sim's COMPUTE_REPORT.csv form");
+  layersCmd->alias("scalesim");
+  layersCmd->add_option("table", layers.tablePath, "layer set (traces/validation/*.json) or SCALE-Sim conv/GEMM table")
+      ->required();
+  layersCmd->add_option("--json", layers.jsonPath, "JSON report path (default out/<table>-<backend>-<hw>.json)");
+  layersCmd->add_option("--csv", layers.csvPath, "CSV report path (none by default)");
+  layersCmd->add_option("--compute-report", layers.computeReportPath,
+                        "SCALE-Sim COMPUTE_REPORT.csv path (default out/<table>-<backend>-<hw>-COMPUTE_REPORT.csv)");
+  layersCmd->add_option("--outputs", layers.outputsPath, "write the layers' outputs here, concatenated in order");
+  layersCmd->add_option("--repeat", layers.repeat, "executions per layer (host times are the median)")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
+
+  weft::tool::ValidateOptions validate;
+  validate.layersPath = std::string(WEFT_SOURCE_DIR) + "/traces/validation/layers.json";
+  validate.hw = {"weft8", "weft16"};
+  CLI::App* validateCmd = app.add_subcommand(
+      "validate", "run a layer set on the rtl and approx backends per configuration; compare cycles, outputs and speed");
+  validateCmd->add_option("--layers", validate.layersPath, "layer set or SCALE-Sim table")->capture_default_str();
+  validateCmd->add_option("--config", validate.hw, "array configurations: names of hw/configs or JSON files")
+      ->capture_default_str();
+  validateCmd->add_option("--dram-bw", validate.dramBytesPerCycle,
+                          "DRAM bandwidths in bytes per cycle (default: each configuration's own and a quarter of it)");
+  validateCmd->add_option("--json", validate.jsonPath, "JSON report path (default <work-dir>/validate.json)");
+  validateCmd->add_option("--work-dir", validate.workDir, "worker reports and outputs (default out/validate-<pid>)");
+  validateCmd->add_option("--max-mean-error", validate.maxMeanErrorPct, "bound on the mean |cycle error|, percent")
+      ->capture_default_str();
+  validateCmd->add_option("--max-worst-error", validate.maxWorstErrorPct, "bound on every layer's |cycle error|, percent")
+      ->capture_default_str();
+  validateCmd->add_option("--min-speedup", validate.minSpeedup, "also require this simulation speed-up (0: not checked)")
+      ->capture_default_str();
+  validateCmd->add_option("--repeat", validate.repeat, "executions per layer on each backend")
+      ->capture_default_str()->check(CLI::Range(1, 100));
+  validateCmd->add_flag("--quiet", validate.quiet, "no progress messages");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
@@ -69,6 +109,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (runCmd->parsed()) return weft::tool::runNetwork(run);
+    if (layersCmd->parsed()) return weft::tool::runLayers(layers);
+    if (validateCmd->parsed()) return weft::tool::runValidate(validate);
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;

@@ -1,0 +1,112 @@
+#include "LayerRunner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "NetworkModel.h"
+#include "SingleLayer.h"
+#include "weft/runtime/Profile.h"
+
+namespace weft::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Execution {
+  uint64_t cycles = 0, arrayRows = 0, readBytes = 0, writeBytes = 0;
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  double simulatorSeconds = 0, executeSeconds = 0;
+};
+
+Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& net, std::vector<uint8_t>& output) {
+  ANeuralNetworksExecution* raw = nullptr;
+  check(ANeuralNetworksExecution_create(compilation, &raw), "ANeuralNetworksExecution_create");
+  ExecutionPtr execution(raw);
+  check(ANeuralNetworksExecution_setInput(raw, 0, nullptr, net.input.data(), net.input.size()),
+        "ANeuralNetworksExecution_setInput");
+  check(ANeuralNetworksExecution_setOutput(raw, 0, nullptr, output.data(), output.size()),
+        "ANeuralNetworksExecution_setOutput");
+  check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
+  const auto start = Clock::now();
+  check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", net.name));
+  Execution e;
+  e.executeSeconds = secondsSince(start);
+  const auto& profiles = runtime::getExecutionProfiles(raw);
+  for (const auto& p : profiles) {
+    e.simulatorSeconds += p.simulatorWallSeconds;
+    for (const auto& op : p.operations) {
+      e.cycles += op.cycles;
+      e.readBytes += op.dramReadBytes;
+      e.writeBytes += op.dramWriteBytes;
+      e.counters = op.counters;
+      for (const auto& [name, value] : op.counters) {
+        if (name == "ARRAY_ROWS") e.arrayRows = value;
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
+  ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
+  std::vector<LayerRun> runs;
+  for (size_t i = 0; i < table.layers.size(); ++i) {
+    if (options.onLayer) options.onLayer(i, table.layers.size(), table.layers[i].name);
+    const auto prepareStart = Clock::now();
+    const Network net = table.layers[i].build();
+    const Layer& layer = net.layers.front();
+    LayerRun run;
+    run.name = table.layers[i].name;
+    run.op = nnapiName(layer.op);
+    run.shape = describeShape(layer);
+    run.macs = layer.macs;
+
+    ModelPtr model = buildModel(net);
+    ANeuralNetworksCompilation* rawCompilation = nullptr;
+    check(ANeuralNetworksCompilation_createForDevices(model.get(), &accelerator, 1, &rawCompilation),
+          "ANeuralNetworksCompilation_createForDevices");
+    CompilationPtr compilation(rawCompilation);
+    check(ANeuralNetworksCompilation_finish(rawCompilation),
+          fmt::format("ANeuralNetworksCompilation_finish({}) on the accelerator alone", run.name));
+    run.prepareSeconds = secondsSince(prepareStart);
+
+    size_t outputBytes = 1;
+    for (uint32_t d : layer.outputShape) outputBytes *= d;
+    std::vector<uint8_t> output(outputBytes);
+    std::vector<double> simulator, execute;
+    for (int r = 0; r < std::max(1, options.repeat); ++r) {
+      const Execution e = executeOnce(rawCompilation, net, output);
+      if (r > 0 && e.cycles != run.cycles) {
+        throw std::runtime_error(fmt::format("layer {}: the device took {} cycles, then {} on the same input",
+                                             run.name, run.cycles, e.cycles));
+      }
+      run.cycles = e.cycles;
+      run.arrayRows = e.arrayRows;
+      run.dramReadBytes = e.readBytes;
+      run.dramWriteBytes = e.writeBytes;
+      run.counters = e.counters;
+      simulator.push_back(e.simulatorSeconds);
+      execute.push_back(e.executeSeconds);
+    }
+    run.simulatorSeconds = median(simulator);
+    run.executeSeconds = median(execute);
+    if (options.keepOutputs) run.output = std::move(output);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace weft::tool

@@ -1,0 +1,41 @@
+// Runs the layers of a LayerTable one at a time on the accelerator device of this process
+// (its backend and hardware are WEFT_BACKEND / WEFT_HW, read when libneuralnetworks.so loads):
+// each layer is built as an NNAPI model, compiled for the accelerator alone and executed, and
+// what the device did is collected from weft's execution profile.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "LayerTable.h"
+
+namespace weft::tool {
+
+struct LayerRun {
+  std::string name, op, shape;
+  uint64_t macs = 0;
+  uint64_t cycles = 0;          // the layer's device cycles (between its snapshot barriers)
+  uint64_t arrayRows = 0;       // rows the array streamed (ARRAY_ROWS): cycles with the array fed
+  uint64_t dramReadBytes = 0, dramWriteBytes = 0;
+  std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter's delta
+  double simulatorSeconds = 0;  // host time inside the backend: the simulation itself
+  double executeSeconds = 0;    // ANeuralNetworksExecution_compute, wall
+  double prepareSeconds = 0;    // building the data and the model, compiling it, wall
+  std::vector<uint8_t> output;
+};
+
+struct LayerRunOptions {
+  // Executions per layer; device cycles must agree, host times are the median.
+  int repeat = 1;
+  bool keepOutputs = false;
+  // Called before each layer with its position, for progress messages.
+  std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
+};
+
+// Throws NnapiError when a layer does not compile or run on the accelerator alone.
+std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options);
+
+}  // namespace weft::tool

@@ -1,0 +1,226 @@
+#include "LayerTable.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "SingleLayer.h"
+
+namespace weft::tool {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kAcceptedFormats =
+    "a layer set (.json, traces/README.md) or a SCALE-Sim table (.csv): a conv table with the header "
+    "'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides' "
+    "or a GEMM table with the header 'Layer, M, N, K'";
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw NetworkError(fmt::format("cannot read layer table '{}'", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> splitCsv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) cells.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+uint32_t positive(const std::string& cell, const std::string& column, const std::string& where) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(cell, &used);
+    if (used == cell.size() && v >= 1 && v <= 0xFFFFFFFFll) return static_cast<uint32_t>(v);
+  } catch (const std::exception&) {
+  }
+  throw NetworkError(fmt::format("{}: {} '{}' is not a positive integer", where, column, cell));
+}
+
+// ---- layer sets ----
+
+template <typename T>
+T get(const json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object() || !obj.contains(key)) throw NetworkError(fmt::format("{}: missing \"{}\"", where, key));
+  try {
+    return obj.at(key).get<T>();
+  } catch (const json::exception& e) {
+    throw NetworkError(fmt::format("{}: \"{}\" has the wrong type ({})", where, key, e.what()));
+  }
+}
+
+int activationCode(const std::string& name, const std::string& where) {
+  static const std::vector<std::string> names = {"NONE", "RELU", "RELU1", "RELU6"};
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) throw NetworkError(fmt::format("{}: activation \"{}\" is not NONE, RELU, RELU1 or RELU6", where, name));
+  return static_cast<int>(it - names.begin());
+}
+
+LayerShape shapeFromJson(const json& j, size_t index) {
+  LayerShape s;
+  s.name = get<std::string>(j, "name", fmt::format("layer set entry {}", index));
+  const std::string where = fmt::format("layer set entry {} ({})", index, s.name);
+  const auto op = get<std::string>(j, "op", where);
+  const auto input = get<std::vector<uint32_t>>(j, "input", where);
+  if (op == "CONV_2D") {
+    s.op = LayerOp::kConv2d;
+    if (input.size() != 4) throw NetworkError(where + ": a CONV_2D input is [batch, height, width, channels]");
+    s.batch = input[0], s.height = input[1], s.width = input[2], s.channels = input[3];
+    s.filters = get<uint32_t>(j, "filters", where);
+    const auto kernel = get<std::vector<uint32_t>>(j, "kernel", where);
+    if (kernel.size() != 2) throw NetworkError(where + ": \"kernel\" is [height, width]");
+    s.filterH = kernel[0], s.filterW = kernel[1];
+    s.stride = j.value("stride", 1);
+    const std::string padding = j.value("padding", "VALID");
+    if (padding != "SAME" && padding != "VALID") throw NetworkError(where + ": padding must be SAME or VALID");
+    s.samePadding = padding == "SAME";
+  } else if (op == "FULLY_CONNECTED") {
+    s.op = LayerOp::kFullyConnected;
+    if (input.size() != 2) throw NetworkError(where + ": a FULLY_CONNECTED input is [batch, inputs]");
+    s.batch = input[0], s.channels = input[1];
+    s.filters = get<uint32_t>(j, "units", where);
+  } else {
+    throw NetworkError(fmt::format("{}: op \"{}\" is not CONV_2D or FULLY_CONNECTED", where, op));
+  }
+  s.activation = activationCode(j.value("activation", "NONE"), where);
+  s.inputZeroPoint = j.value("inputZeroPoint", 128);
+  s.weightZeroPoint = j.value("weightZeroPoint", 128);
+  s.seed = j.value("seed", uint64_t{1000} + 16 * index);
+  checkLayerShape(s);  // now, not when the layer's turn comes
+  return s;
+}
+
+LayerTable parseLayerSet(const std::string& text, const std::string& path) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw NetworkError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  if (get<int>(doc, "format", path) != 1) throw NetworkError(path + ": only layer set format 1 is known");
+  LayerTable table;
+  table.name = get<std::string>(doc, "name", path);
+  table.format = "layer set";
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (doc.contains("networks")) {
+    for (const json& n : doc["networks"]) {
+      const std::string where = path + " networks";
+      auto net = std::make_shared<Network>(loadNetwork((dir / get<std::string>(n, "path", where)).string()));
+      const auto ops = n.value("ops", std::vector<std::string>{"CONV_2D", "FULLY_CONNECTED"});
+      for (size_t i = 0; i < net->layers.size(); ++i) {
+        if (std::find(ops.begin(), ops.end(), nnapiName(net->layers[i].op)) == ops.end()) continue;
+        const uint64_t seed = 1000 + 16 * table.layers.size();
+        table.layers.push_back({net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
+      }
+    }
+  }
+  if (doc.contains("layers")) {
+    const json& layers = doc["layers"];
+    if (!layers.is_array()) throw NetworkError(path + ": \"layers\" must be an array");
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const LayerShape s = shapeFromJson(layers[i], i);
+      table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+    }
+  }
+  if (table.layers.empty()) throw NetworkError(path + ": the layer set has no layers (\"networks\" and \"layers\" are empty)");
+  std::set<std::string> names;
+  for (const auto& l : table.layers) {
+    if (!names.insert(l.name).second) throw NetworkError(fmt::format("{}: two layers are named '{}'", path, l.name));
+  }
+  return table;
+}
+
+}  // namespace
+
+// ---- SCALE-Sim tables ----
+
+LayerTable parseScaleSimTable(const std::string& text, const std::string& name) {
+  LayerTable table;
+  table.name = name;
+  std::istringstream in(text);
+  std::string line;
+  size_t lineNo = 0;
+  enum class Kind { kUnknown, kConv, kGemm } kind = Kind::kUnknown;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto cells = splitCsv(line);
+    if (std::all_of(cells.begin(), cells.end(), [](const std::string& c) { return c.empty(); })) continue;
+    const std::string where = fmt::format("{} line {}", name, lineNo);
+    if (kind == Kind::kUnknown) {
+      auto header = [&](size_t i) { return i < cells.size() ? lower(cells[i]) : std::string(); };
+      if (header(0) == "layer name" && header(1) == "ifmap height" && header(7) == "strides") {
+        kind = Kind::kConv;
+        table.format = "SCALE-Sim conv table";
+      } else if (header(0) == "layer" && header(1) == "m" && header(2) == "n" && header(3) == "k") {
+        kind = Kind::kGemm;
+        table.format = "SCALE-Sim GEMM table";
+      } else {
+        throw NetworkError(fmt::format("{}: unknown table header '{}'; accepted: {}", where, line, kAcceptedFormats));
+      }
+      continue;
+    }
+    LayerShape s;
+    s.name = cells[0];
+    s.seed = 1000 + 16 * table.layers.size();
+    if (s.name.empty()) throw NetworkError(where + ": the layer has no name");
+    if (kind == Kind::kConv) {
+      if (cells.size() < 8) throw NetworkError(where + ": a conv row has 8 columns (name, IFMAP H, W, filter H, W, channels, filters, stride)");
+      s.op = LayerOp::kConv2d;
+      s.height = positive(cells[1], "IFMAP Height", where);
+      s.width = positive(cells[2], "IFMAP Width", where);
+      s.filterH = positive(cells[3], "Filter Height", where);
+      s.filterW = positive(cells[4], "Filter Width", where);
+      s.channels = positive(cells[5], "Channels", where);
+      s.filters = positive(cells[6], "Num Filter", where);
+      s.stride = static_cast<int>(positive(cells[7], "Strides", where));
+    } else {
+      if (cells.size() < 4) throw NetworkError(where + ": a GEMM row has 4 columns (name, M, N, K)");
+      // SCALE-Sim's mapping: an M x K input against K x N weights, an M x N output.
+      s.op = LayerOp::kFullyConnected;
+      s.batch = positive(cells[1], "M", where);
+      s.filters = positive(cells[2], "N", where);
+      s.channels = positive(cells[3], "K", where);
+    }
+    checkLayerShape(s);  // e.g. a filter larger than its input: now, not when the layer's turn comes
+    table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+  }
+  if (kind == Kind::kUnknown) throw NetworkError(fmt::format("{}: empty table; accepted: {}", name, kAcceptedFormats));
+  if (table.layers.empty()) throw NetworkError(name + ": the table has a header but no layers");
+  return table;
+}
+
+LayerTable loadLayerTable(const std::string& path) {
+  const std::string text = readFile(path);
+  const std::string ext = lower(std::filesystem::path(path).extension().string());
+  if (ext == ".json") return parseLayerSet(text, path);
+  if (ext == ".csv") return parseScaleSimTable(text, std::filesystem::path(path).stem().string());
+  throw NetworkError(fmt::format("'{}': unknown layer table format '{}'; accepted: {}", path, ext, kAcceptedFormats));
+}
+
+}  // namespace weft::tool

@@ -1,0 +1,196 @@
+#include "LayersCommand.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "LayerRunner.h"
+#include "LayerTable.h"
+#include "weft/hw/config.h"
+
+namespace weft::tool {
+namespace {
+
+std::string envOr(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+}
+
+// SCALE-Sim's COMPUTE_REPORT.csv quantities, for weft's array (one row enters it per cycle
+// while it computes):
+//   stall cycles      cycles in which the array took no new row (waiting for data or for a
+//                     buffer, filling and draining);
+//   overall util      MACs / (R * C * cycles);
+//   mapping eff.      MACs / (R * C * rows streamed): how much of the array the tiling fills;
+//   compute util      MACs / (R * C * (cycles - stall cycles)), which is the mapping efficiency.
+struct ArrayFigures {
+  uint64_t stall = 0;
+  double overall = 0, mapping = 0;
+};
+
+ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
+  const double pes = double(hw.rows()) * hw.cols();
+  ArrayFigures f;
+  f.stall = r.cycles > r.arrayRows ? r.cycles - r.arrayRows : 0;
+  f.overall = r.cycles > 0 ? 100.0 * r.macs / (pes * r.cycles) : 0;
+  f.mapping = r.arrayRows > 0 ? 100.0 * r.macs / (pes * r.arrayRows) : 0;
+  return f;
+}
+
+std::string computeReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw) {
+  std::string out = "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %, Layer name,\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ArrayFigures f = figures(runs[i], hw);
+    out += fmt::format("{}, {}, {}, {:.4f}, {:.4f}, {:.4f}, {},\n", i, runs[i].cycles, f.stall, f.overall, f.mapping,
+                       f.mapping, runs[i].name);
+  }
+  return out;
+}
+
+std::string csvReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw) {
+  std::string out =
+      "index,layer,operation,shape,cycles,array_rows,stall_cycles,macs,overall_util_pct,mapping_eff_pct,"
+      "dram_read_bytes,dram_write_bytes,simulator_seconds\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const LayerRun& r = runs[i];
+    const ArrayFigures f = figures(r, hw);
+    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{:.6f}\n", i, r.name, r.op, r.shape, r.cycles,
+                       r.arrayRows, f.stall, r.macs, f.overall, f.mapping, r.dramReadBytes, r.dramWriteBytes,
+                       r.simulatorSeconds);
+  }
+  return out;
+}
+
+nlohmann::ordered_json hwJson(const hw::HwConfig& hw) {
+  return {{"config", hw.name()},
+          {"rows", hw.rows()},
+          {"cols", hw.cols()},
+          {"clockMHz", hw.clockMHz()},
+          {"dramBytesPerCycle", hw.get(hw::Param::kDramBytesPerCycle)},
+          {"dramLatencyCycles", hw.get(hw::Param::kDramLatencyCycles)},
+          {"dramBurstBytes", hw.get(hw::Param::kDramBurstBytes)}};
+}
+
+std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
+                       const std::string& backend, double wallSeconds, const std::string& outputsPath) {
+  nlohmann::ordered_json j;
+  j["table"] = table.name;
+  j["format"] = table.format;
+  j["backend"] = backend;
+  j["hw"] = hwJson(hw);
+  auto& layers = j["layers"] = nlohmann::ordered_json::array();
+  uint64_t offset = 0;
+  for (const LayerRun& r : runs) {
+    const ArrayFigures f = figures(r, hw);
+    nlohmann::ordered_json counters;
+    for (const auto& [name, value] : r.counters) counters[name] = value;
+    nlohmann::ordered_json l = {{"name", r.name},
+                                {"operation", r.op},
+                                {"shape", r.shape},
+                                {"cycles", r.cycles},
+                                {"arrayRows", r.arrayRows},
+                                {"stallCycles", f.stall},
+                                {"macs", r.macs},
+                                {"overallUtilPct", f.overall},
+                                {"mappingEfficiencyPct", f.mapping},
+                                {"dramReadBytes", r.dramReadBytes},
+                                {"dramWriteBytes", r.dramWriteBytes},
+                                {"simulatorSeconds", r.simulatorSeconds},
+                                {"executeSeconds", r.executeSeconds},
+                                {"prepareSeconds", r.prepareSeconds},
+                                {"counters", counters}};
+    if (!outputsPath.empty()) {
+      l["outputOffset"] = offset;
+      l["outputBytes"] = r.output.size();
+      offset += r.output.size();
+    }
+    layers.push_back(std::move(l));
+  }
+  if (!outputsPath.empty()) j["outputs"] = outputsPath;
+  j["wallSeconds"] = wallSeconds;
+  return j.dump(2) + "\n";
+}
+
+void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
+                const std::string& backend, double wallSeconds, std::ostream& out) {
+  fmt::print(out, "{} ({}, {} layers) on {} ({}x{} @ {:.0f} MHz, DRAM {} B/cycle, {} cycles latency), backend {}\n\n",
+             table.name, table.format, runs.size(), hw.name(), hw.rows(), hw.cols(), hw.clockMHz(),
+             hw.get(hw::Param::kDramBytesPerCycle), hw.get(hw::Param::kDramLatencyCycles), backend);
+  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>9}\n";
+  fmt::print(out, fmt::runtime(row), "#", "layer", "operation", "shape", "cycles", "util%", "map%", "stall", "DRAM rd KiB",
+             "DRAM wr KiB", "sim ms");
+  uint64_t cycles = 0, rows = 0, macs = 0, rd = 0, wr = 0;
+  double simulator = 0, prepare = 0, execute = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const LayerRun& r = runs[i];
+    const ArrayFigures f = figures(r, hw);
+    fmt::print(out, fmt::runtime(row), i, r.name, r.op, r.shape, r.cycles, fmt::format("{:.1f}", f.overall),
+               fmt::format("{:.1f}", f.mapping), f.stall, fmt::format("{:.1f}", r.dramReadBytes / 1024.0),
+               fmt::format("{:.1f}", r.dramWriteBytes / 1024.0), fmt::format("{:.3f}", 1e3 * r.simulatorSeconds));
+    cycles += r.cycles, rows += r.arrayRows, macs += r.macs, rd += r.dramReadBytes, wr += r.dramWriteBytes;
+    simulator += r.simulatorSeconds, prepare += r.prepareSeconds, execute += r.executeSeconds;
+  }
+  const double pes = double(hw.rows()) * hw.cols();
+  fmt::print(out, fmt::runtime(row), "", "total", "", "", cycles, fmt::format("{:.1f}", cycles ? 100.0 * macs / (pes * cycles) : 0),
+             fmt::format("{:.1f}", rows ? 100.0 * macs / (pes * rows) : 0), cycles - std::min(cycles, rows),
+             fmt::format("{:.1f}", rd / 1024.0), fmt::format("{:.1f}", wr / 1024.0),
+             fmt::format("{:.3f}", 1e3 * simulator));
+  fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, cycles, simulator,
+             simulator > 0 ? cycles / simulator : 0);
+  fmt::print(out, "wall time: {:.3f} s (building and compiling {:.3f} s, executing {:.3f} s)\n", wallSeconds, prepare,
+             execute);
+}
+
+}  // namespace
+
+int runLayers(const LayersOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const LayerTable table = loadLayerTable(options.tablePath);
+  const hw::HwConfig hw = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
+  const std::string backend = envOr("WEFT_BACKEND", "rtl");
+
+  LayerRunOptions run;
+  run.repeat = options.repeat;
+  run.keepOutputs = !options.outputsPath.empty();
+  if (!options.quiet) {
+    fmt::print(stderr, "weft: {} layers of {} on the accelerator ({} backend, {})\n", table.layers.size(),
+               table.name, backend, hw.name());
+    run.onLayer = [](size_t i, size_t n, const std::string& name) {
+      fmt::print(stderr, "[{:>3}/{}] {}\n", i + 1, n, name);
+    };
+  }
+  const std::vector<LayerRun> runs = runLayerTable(table, run);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  printTable(table, runs, hw, backend, wall, std::cout);
+  if (!options.outputsPath.empty()) {
+    std::string bytes;
+    for (const LayerRun& r : runs) bytes.append(reinterpret_cast<const char*>(r.output.data()), r.output.size());
+    writeFile(options.outputsPath, bytes);
+  }
+  const std::string stem = fmt::format("out/{}-{}-{}", table.name, backend, hw.name());
+  const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
+  const std::string reportPath =
+      options.computeReportPath.empty() ? stem + "-COMPUTE_REPORT.csv" : options.computeReportPath;
+  writeFile(jsonPath, jsonReport(table, runs, hw, backend, wall, options.outputsPath));
+  writeFile(reportPath, computeReport(runs, hw));
+  if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw));
+  fmt::print("reports written to {} and {}{}\n", jsonPath, reportPath, options.csvPath.empty() ? "" : " and " + options.csvPath);
+  return 0;
+}
+
+}  // namespace weft::tool

@@ -1,0 +1,21 @@
+// `weft layers` (alias `weft scalesim`): a layer set or a SCALE-Sim layer table, each layer run
+// alone on the accelerator of this process's backend and hardware, reported per layer: cycles
+// and utilization as a table, JSON, CSV, and SCALE-Sim's COMPUTE_REPORT.csv form.
+#pragma once
+
+#include <string>
+
+namespace weft::tool {
+
+struct LayersOptions {
+  std::string tablePath;
+  std::string jsonPath, csvPath, computeReportPath;  // empty: not written
+  std::string outputsPath;  // the layers' outputs, concatenated in order (for `weft validate`)
+  int repeat = 1;
+  bool quiet = false;
+};
+
+// Returns the process exit code.
+int runLayers(const LayersOptions& options);
+
+}  // namespace weft::tool

@@ -1,0 +1,104 @@
+#include "SingleLayer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace weft::tool {
+namespace {
+
+// With inputs and weights drawn as traces/README.md draws them, (x - zp) and (w - zp) have a
+// standard deviation of about 74, so an accumulator of K products has one of about
+// 74 * 74 * sqrt(K). Scaling that to ~40 output steps keeps most outputs off the clamp.
+constexpr double kOperandSpread = 74.0;
+constexpr double kOutputSpread = 40.0;
+constexpr float kInputScale = 1.0f / 128;
+constexpr float kWeightScale = 1.0f / 256;
+
+double accumulatorSpread(const LayerShape& s) {
+  const double k = s.op == LayerOp::kConv2d ? double(s.filterH) * s.filterW * s.channels : double(s.channels);
+  return kOperandSpread * kOperandSpread * std::sqrt(k);
+}
+
+// Everything but the data: the network's input, the layer's shapes and quantization.
+Network shapedNetwork(const LayerShape& s) {
+  const std::string where = fmt::format("layer {}", s.name);
+  if (s.op != LayerOp::kConv2d && s.op != LayerOp::kFullyConnected) {
+    throw NetworkError(where + ": only CONV_2D and FULLY_CONNECTED layers can be built from shapes");
+  }
+  if (s.batch == 0 || s.height == 0 || s.width == 0 || s.channels == 0 || s.filters == 0 || s.filterH == 0 ||
+      s.filterW == 0 || s.stride < 1) {
+    throw NetworkError(where + ": every dimension and the stride must be at least 1");
+  }
+  for (int32_t zp : {s.inputZeroPoint, s.weightZeroPoint}) {
+    if (zp < 0 || zp > 255) throw NetworkError(where + ": zero points must be in [0, 255]");
+  }
+  Network net;
+  net.name = s.name;
+  const bool conv = s.op == LayerOp::kConv2d;
+  net.inputShape = conv ? std::vector<uint32_t>{s.batch, s.height, s.width, s.channels}
+                        : std::vector<uint32_t>{s.batch, s.channels};
+  net.inputQuant = {kInputScale, s.inputZeroPoint};
+
+  Layer l;
+  l.name = s.name;
+  l.op = s.op;
+  l.stride = s.stride;
+  l.samePadding = s.samePadding;
+  l.activation = s.activation;
+  l.weightShape = conv ? std::vector<uint32_t>{s.filters, s.filterH, s.filterW, s.channels}
+                       : std::vector<uint32_t>{s.filters, s.channels};
+  l.weightQuant = {kWeightScale, s.weightZeroPoint};
+  inferShapes(l, net.inputShape, where);
+  l.outputQuant = {static_cast<float>(accumulatorSpread(s) * kInputScale * kWeightScale / kOutputSpread), 128};
+  net.layers.push_back(std::move(l));
+  return net;
+}
+
+size_t elements(const std::vector<uint32_t>& dims) {
+  size_t n = 1;
+  for (uint32_t d : dims) n *= d;
+  return n;
+}
+
+}  // namespace
+
+void checkLayerShape(const LayerShape& shape) { shapedNetwork(shape); }
+
+Network singleLayerNetwork(const LayerShape& s) {
+  Network net = shapedNetwork(s);
+  Layer& l = net.layers.front();
+  l.weights = drawWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint);
+  l.bias = drawBias(s.seed + 2, s.filters, std::clamp<int64_t>(std::llround(accumulatorSpread(s)), 1, int64_t{1} << 30));
+  net.input = drawInput(s.seed, elements(net.inputShape));
+  return net;
+}
+
+Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed) {
+  const Layer& layer = network.layers.at(index);
+  Network net;
+  net.name = layer.name;
+  net.description = fmt::format("layer {} of {}", layer.name, network.name);
+  net.inputShape = layer.inputShape;
+  net.inputQuant = index == 0 ? network.inputQuant : network.layers[index - 1].outputQuant;
+  net.input = drawInput(inputSeed, elements(net.inputShape));
+  net.layers.push_back(layer);
+  return net;
+}
+
+std::string describeShape(const Layer& l) {
+  const auto& in = l.inputShape;
+  const auto& w = l.weightShape;
+  if ((l.op == LayerOp::kConv2d || l.op == LayerOp::kDepthwiseConv2d) && in.size() == 4 && w.size() == 4) {
+    const std::string batch = in[0] > 1 ? fmt::format("{}x", in[0]) : "";
+    return fmt::format("{}{}x{}x{} {}x{}/{}{} -> {}", batch, in[1], in[2], in[3], w[1], w[2], l.stride,
+                       l.samePadding ? "" : "v", l.outputShape.back());
+  }
+  if (l.op == LayerOp::kFullyConnected && w.size() == 2) {
+    return fmt::format("{}x{} -> {}", l.outputShape.front(), w[1], w[0]);
+  }
+  return nnapiName(l.op);
+}
+
+}  // namespace weft::tool

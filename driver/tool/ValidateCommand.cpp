@@ -1,0 +1,288 @@
+#include "ValidateCommand.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "weft/hw/config.h"
+
+extern char** environ;
+
+namespace weft::tool {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One hardware point: an array configuration with a DRAM bandwidth.
+struct Point {
+  std::string name;
+  hw::HwConfig config;
+  std::string configPath;  // the configuration as a file, for WEFT_HW
+};
+
+std::vector<Point> points(const ValidateOptions& o, const std::string& dir) {
+  std::vector<Point> out;
+  for (const std::string& h : o.hw) {
+    const hw::HwConfig base = hw::HwConfig::load(h);
+    std::vector<int64_t> bandwidths = o.dramBytesPerCycle;
+    if (bandwidths.empty()) {
+      const int64_t own = base.get(hw::Param::kDramBytesPerCycle);
+      bandwidths = {own, std::max<int64_t>(1, own / 4)};
+    }
+    for (int64_t bw : bandwidths) {
+      Point p;
+      p.config = base.with(hw::Param::kDramBytesPerCycle, bw);  // a bad value fails here, with its range
+      p.name = fmt::format("{}-bw{}", base.name(), bw);
+      p.config.setName(p.name);
+      p.configPath = fmt::format("{}/{}.json", dir, p.name);
+      std::ofstream(p.configPath) << p.config.toJson();
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+// Runs `weft layers` in a child process with the given backend and configuration; its table
+// goes to `logPath`, its progress to our stderr.
+void runWorker(const std::string& backend, const Point& p, const std::string& layers, const std::string& stem,
+               int repeat, bool quiet) {
+  std::vector<std::string> args = {"weft", "layers", layers, "--json", stem + ".json", "--outputs", stem + ".bin",
+                                   "--compute-report", stem + "-COMPUTE_REPORT.csv", "--repeat",
+                                   std::to_string(repeat)};
+  if (quiet) args.push_back("--quiet");
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "WEFT_BACKEND=", 13) != 0 && std::strncmp(*e, "WEFT_HW=", 8) != 0) env.emplace_back(*e);
+  }
+  env.push_back("WEFT_BACKEND=" + backend);
+  env.push_back("WEFT_HW=" + p.configPath);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string log = stem + ".log";
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(fmt::format("cannot start a worker: {}", std::strerror(rc)));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error(fmt::format("the {} worker for {} failed (exit status {}); its output is in {} and above",
+                                         backend, p.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log));
+  }
+}
+
+struct Side {
+  json report;
+  std::string outputs;
+};
+
+Side loadSide(const std::string& stem) {
+  Side s;
+  s.report = json::parse(readFile(stem + ".json"));
+  s.outputs = readFile(stem + ".bin");
+  return s;
+}
+
+struct LayerComparison {
+  std::string name, shape;
+  uint64_t rtlCycles = 0, modelCycles = 0;
+  double errorPct = 0;
+  size_t outputBytes = 0, differingBytes = 0;
+  double rtlSeconds = 0, modelSeconds = 0;            // simulator wall time
+  double rtlExecuteSeconds = 0, modelExecuteSeconds = 0;  // whole execution wall time
+};
+
+struct PointResult {
+  Point point;
+  std::vector<LayerComparison> layers;
+  double meanAbsErrorPct = 0, worstErrorPct = 0;
+  std::string worstLayer;
+  size_t identical = 0;
+  double rtlSeconds = 0, modelSeconds = 0, rtlExecuteSeconds = 0, modelExecuteSeconds = 0;
+  double speedup() const { return modelSeconds > 0 ? rtlSeconds / modelSeconds : 0; }
+  double executeSpeedup() const { return modelExecuteSeconds > 0 ? rtlExecuteSeconds / modelExecuteSeconds : 0; }
+};
+
+PointResult compare(const Point& p, const Side& rtl, const Side& model) {
+  PointResult r;
+  r.point = p;
+  const json& a = rtl.report["layers"];
+  const json& b = model.report["layers"];
+  if (a.size() != b.size()) throw std::runtime_error(fmt::format("{}: the workers ran different layer counts", p.name));
+  for (size_t i = 0; i < a.size(); ++i) {
+    LayerComparison c;
+    c.name = a[i]["name"];
+    c.shape = a[i]["shape"];
+    c.rtlCycles = a[i]["cycles"];
+    c.modelCycles = b[i]["cycles"];
+    c.errorPct = c.rtlCycles > 0 ? 100.0 * (double(c.modelCycles) - double(c.rtlCycles)) / double(c.rtlCycles) : 0;
+    const uint64_t offA = a[i]["outputOffset"], offB = b[i]["outputOffset"];
+    c.outputBytes = a[i]["outputBytes"];
+    if (b[i]["outputBytes"] != c.outputBytes || offA + c.outputBytes > rtl.outputs.size() ||
+        offB + c.outputBytes > model.outputs.size()) {
+      throw std::runtime_error(fmt::format("{}: layer {}: the workers' outputs do not line up", p.name, c.name));
+    }
+    for (size_t e = 0; e < c.outputBytes; ++e) c.differingBytes += rtl.outputs[offA + e] != model.outputs[offB + e];
+    c.rtlSeconds = a[i]["simulatorSeconds"];
+    c.modelSeconds = b[i]["simulatorSeconds"];
+    c.rtlExecuteSeconds = a[i]["executeSeconds"];
+    c.modelExecuteSeconds = b[i]["executeSeconds"];
+    r.meanAbsErrorPct += std::abs(c.errorPct);
+    if (r.worstLayer.empty() || std::abs(c.errorPct) > std::abs(r.worstErrorPct)) {
+      r.worstErrorPct = c.errorPct;
+      r.worstLayer = c.name;
+    }
+    r.identical += c.differingBytes == 0;
+    r.rtlSeconds += c.rtlSeconds;
+    r.modelSeconds += c.modelSeconds;
+    r.rtlExecuteSeconds += c.rtlExecuteSeconds;
+    r.modelExecuteSeconds += c.modelExecuteSeconds;
+    r.layers.push_back(std::move(c));
+  }
+  if (!r.layers.empty()) r.meanAbsErrorPct /= double(r.layers.size());
+  return r;
+}
+
+std::string speedupText(double rtl, double model) {
+  return model > 0 ? fmt::format("{:.0f}x", rtl / model) : "-";
+}
+
+void printPoint(const PointResult& r, std::ostream& out) {
+  const hw::HwConfig& c = r.point.config;
+  fmt::print(out, "\n{}: {}x{} array, DRAM {} B/cycle, {} cycles latency, {} B bursts (RTL build {})\n", r.point.name,
+             c.rows(), c.cols(), c.get(hw::Param::kDramBytesPerCycle), c.get(hw::Param::kDramLatencyCycles),
+             c.get(hw::Param::kDramBurstBytes), c.rtlKey());
+  const char* row = "{:>3}  {:<16} {:<24} {:>11} {:>12} {:>8}  {:<10} {:>9} {:>10} {:>9}\n";
+  fmt::print(out, fmt::runtime(row), "#", "layer", "shape", "RTL cycles", "model cycles", "error %", "outputs", "RTL s", "model ms",
+             "speed-up");
+  for (size_t i = 0; i < r.layers.size(); ++i) {
+    const LayerComparison& l = r.layers[i];
+    const std::string outputs = l.differingBytes == 0 ? "identical" : fmt::format("{} differ", l.differingBytes);
+    fmt::print(out, fmt::runtime(row), i, l.name, l.shape, l.rtlCycles, l.modelCycles, fmt::format("{:+.3f}", l.errorPct), outputs,
+               fmt::format("{:.3f}", l.rtlSeconds), fmt::format("{:.3f}", 1e3 * l.modelSeconds),
+               speedupText(l.rtlSeconds, l.modelSeconds));
+  }
+  fmt::print(out,
+             "mean |error| {:.3f} %, worst {:+.3f} % ({}); outputs identical on {} of {} layers; speed-up {} "
+             "(simulation: RTL {:.2f} s, model {:.2f} ms; whole executions: {})\n",
+             r.meanAbsErrorPct, r.worstErrorPct, r.worstLayer, r.identical, r.layers.size(),
+             speedupText(r.rtlSeconds, r.modelSeconds), r.rtlSeconds, 1e3 * r.modelSeconds,
+             speedupText(r.rtlExecuteSeconds, r.modelExecuteSeconds));
+}
+
+ordered_json pointJson(const PointResult& r) {
+  const hw::HwConfig& c = r.point.config;
+  ordered_json j;
+  j["name"] = r.point.name;
+  j["hw"] = {{"rows", c.rows()},
+             {"cols", c.cols()},
+             {"dramBytesPerCycle", c.get(hw::Param::kDramBytesPerCycle)},
+             {"dramLatencyCycles", c.get(hw::Param::kDramLatencyCycles)},
+             {"dramBurstBytes", c.get(hw::Param::kDramBurstBytes)},
+             {"rtlKey", c.rtlKey()}};
+  auto& layers = j["layers"] = ordered_json::array();
+  for (const LayerComparison& l : r.layers) {
+    layers.push_back({{"name", l.name},
+                      {"shape", l.shape},
+                      {"rtlCycles", l.rtlCycles},
+                      {"modelCycles", l.modelCycles},
+                      {"errorPct", l.errorPct},
+                      {"outputBytes", l.outputBytes},
+                      {"outputBytesDiffering", l.differingBytes},
+                      {"rtlSimulatorSeconds", l.rtlSeconds},
+                      {"modelSimulatorSeconds", l.modelSeconds},
+                      {"speedup", l.modelSeconds > 0 ? l.rtlSeconds / l.modelSeconds : 0},
+                      {"rtlExecuteSeconds", l.rtlExecuteSeconds},
+                      {"modelExecuteSeconds", l.modelExecuteSeconds}});
+  }
+  j["summary"] = {{"layers", r.layers.size()},
+                  {"meanAbsErrorPct", r.meanAbsErrorPct},
+                  {"worstErrorPct", r.worstErrorPct},
+                  {"worstLayer", r.worstLayer},
+                  {"outputsIdentical", r.identical},
+                  {"rtlSimulatorSeconds", r.rtlSeconds},
+                  {"modelSimulatorSeconds", r.modelSeconds},
+                  {"speedup", r.speedup()},
+                  {"rtlExecuteSeconds", r.rtlExecuteSeconds},
+                  {"modelExecuteSeconds", r.modelExecuteSeconds},
+                  {"executeSpeedup", r.executeSpeedup()}};
+  return j;
+}
+
+}  // namespace
+
+int runValidate(const ValidateOptions& o) {
+  if (o.hw.empty()) throw std::invalid_argument("weft validate needs at least one --hw configuration");
+  const std::string dir = o.workDir.empty() ? fmt::format("out/validate-{}", getpid()) : o.workDir;
+  std::filesystem::create_directories(dir);
+  const std::vector<Point> pts = points(o, dir);
+
+  std::vector<PointResult> results;
+  for (const Point& p : pts) {
+    const std::string rtlStem = dir + "/" + p.name + "-rtl", modelStem = dir + "/" + p.name + "-approx";
+    if (!o.quiet) fmt::print(stderr, "weft validate: {} on the rtl backend...\n", p.name);
+    runWorker("rtl", p, o.layersPath, rtlStem, o.repeat, o.quiet);
+    if (!o.quiet) fmt::print(stderr, "weft validate: {} on the approx backend...\n", p.name);
+    runWorker("approx", p, o.layersPath, modelStem, o.repeat, true);
+    results.push_back(compare(p, loadSide(rtlStem), loadSide(modelStem)));
+    printPoint(results.back(), std::cout);
+    std::cout.flush();
+  }
+
+  bool passed = true;
+  fmt::print("\n{:<14} {:>6} {:>12} {:>12}  {:<16} {:>9} {:>9}\n", "configuration", "layers", "mean |err| %",
+             "worst err %", "worst layer", "outputs", "speed-up");
+  for (const PointResult& r : results) {
+    fmt::print("{:<14} {:>6} {:>12.3f} {:>+12.3f}  {:<16} {:>9} {:>9}\n", r.point.name, r.layers.size(),
+               r.meanAbsErrorPct, r.worstErrorPct, r.worstLayer, fmt::format("{}/{}", r.identical, r.layers.size()),
+               speedupText(r.rtlSeconds, r.modelSeconds));
+    passed = passed && r.identical == r.layers.size() && r.meanAbsErrorPct <= o.maxMeanErrorPct &&
+             std::abs(r.worstErrorPct) <= o.maxWorstErrorPct && (o.minSpeedup <= 0 || r.speedup() >= o.minSpeedup);
+  }
+  const std::string speedTarget = o.minSpeedup > 0 ? fmt::format(", speed-up >= {:.0f}x", o.minSpeedup) : "";
+  fmt::print("targets: mean |error| <= {} %, worst <= {} %, outputs identical{}: {}\n", o.maxMeanErrorPct,
+             o.maxWorstErrorPct, speedTarget, passed ? "MET" : "NOT MET");
+
+  ordered_json j;
+  j["layerSet"] = o.layersPath;
+  auto& configs = j["configurations"] = ordered_json::array();
+  for (const PointResult& r : results) configs.push_back(pointJson(r));
+  j["targets"] = {{"maxMeanAbsErrorPct", o.maxMeanErrorPct},
+                  {"maxWorstErrorPct", o.maxWorstErrorPct},
+                  {"minSpeedup", o.minSpeedup},
+                  {"met", passed}};
+  const std::string jsonPath = o.jsonPath.empty() ? dir + "/validate.json" : o.jsonPath;
+  std::ofstream(jsonPath) << j.dump(2) << "\n";
+  fmt::print("report written to {} (worker reports and outputs in {})\n", jsonPath, dir);
+  return passed ? 0 : 1;
+}
+
+}  // namespace weft::tool
