@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "weft/hw/postproc.h"
 #include "weft/sim/postproc_row.h"
@@ -19,81 +20,53 @@ bool zeroPointFits(int64_t zp, bool isSigned) {
   return isSigned ? (zp >= -128 && zp <= 127) : (zp >= 0 && zp <= 255);
 }
 
-int32_t operand(uint8_t byte, bool isSigned) {
-  return isSigned ? static_cast<int32_t>(static_cast<int8_t>(byte)) : static_cast<int32_t>(byte);
-}
-
 int32_t readLe32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
   return static_cast<int32_t>(v);
 }
 
-// One input row through the PE weights. The weights are stored as k pairs: for each pair p and
-// column n the two 16-bit values w[2p][n], w[2p+1][n] side by side, so that one multiply-add
-// of 16-bit pairs (pmaddwd) gives x[2p] w[2p][n] + x[2p+1] w[2p+1][n] for 8 columns at once.
-void gemmRowScalar(const int16_t* xs, const int16_t* wp, uint32_t kPairs, uint32_t cols, int32_t* acc,
-                   bool accumulate) {
-  for (uint32_t n = 0; n < cols; ++n) {
-    int32_t sum = 0;
-    for (uint32_t p = 0; p < kPairs; ++p) {
-      const int16_t* w = wp + (size_t{p} * cols + n) * 2;
-      sum += int32_t{xs[2 * p]} * w[0] + int32_t{xs[2 * p + 1]} * w[1];
-    }
-    const uint32_t base = accumulate ? static_cast<uint32_t>(acc[n]) : 0;
-    acc[n] = static_cast<int32_t>(base + static_cast<uint32_t>(sum));
+// The highest byte address + 1 a pattern of rows touches: rows (i2, i1, i0) of `bytes` bytes at
+// base + i2 * s2 + i1 * s1 + i0 * s0 (strides are unsigned, so the last row is the farthest).
+uint64_t patternEnd(uint64_t base, uint64_t c0, uint64_t s0, uint64_t c1, uint64_t s1, uint64_t c2, uint64_t s2,
+                    uint64_t bytes) {
+  return base + (c2 - 1) * s2 + (c1 - 1) * s1 + (c0 - 1) * s0 + bytes;
+}
+
+void checkPattern(const DramStorage& dram, uint64_t base, uint64_t end) {
+  if (end > dram.size() || base > end) {
+    throw std::out_of_range(fmt::format("DRAM access [{:#x}, {:#x}) outside the {} MiB device memory", base, end,
+                                        dram.size() >> 20));
   }
 }
 
-__attribute__((target("avx2"))) void gemmRowAvx2(const int16_t* xs, const int16_t* wp, uint32_t kPairs,
-                                                 uint32_t cols, int32_t* acc, bool accumulate) {
-  uint32_t n = 0;
-  for (; n + 8 <= cols; n += 8) {
-    __m256i sum = _mm256_setzero_si256();
-    for (uint32_t p = 0; p < kPairs; ++p) {
-      int32_t pair;
-      std::memcpy(&pair, xs + 2 * p, 4);
-      const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + (size_t{p} * cols + n) * 2));
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_set1_epi32(pair), w));
-    }
-    __m256i* out = reinterpret_cast<__m256i*>(acc + n);
-    const __m256i base = accumulate ? _mm256_loadu_si256(out) : _mm256_setzero_si256();
-    _mm256_storeu_si256(out, _mm256_add_epi32(base, sum));  // wraps, as the RTL's adders
-  }
-  if (n < cols) {  // the columns past the last group of 8
-    for (; n < cols; ++n) {
-      int32_t sum = 0;
-      for (uint32_t p = 0; p < kPairs; ++p) {
-        const int16_t* w = wp + (size_t{p} * cols + n) * 2;
-        sum += int32_t{xs[2 * p]} * w[0] + int32_t{xs[2 * p + 1]} * w[1];
-      }
-      const uint32_t base = accumulate ? static_cast<uint32_t>(acc[n]) : 0;
-      acc[n] = static_cast<int32_t>(base + static_cast<uint32_t>(sum));
-    }
-  }
+// One row of a LOAD: rowBytes bytes, then zeros up to the destination row's size.
+__attribute__((target("avx512f,avx512bw"))) void copyRowAvx512(uint8_t* dst, const uint8_t* src, uint32_t rowBytes,
+                                                               uint32_t rowSize) {
+  const __mmask64 data = rowBytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << rowBytes) - 1;
+  const __mmask64 row = rowSize >= 64 ? ~__mmask64{0} : (__mmask64{1} << rowSize) - 1;
+  _mm512_mask_storeu_epi8(dst, row, _mm512_maskz_loadu_epi8(data, src));
 }
 
-// AVX2 where the CPU has it; WEFT_FUNCTIONAL_SCALAR=1 forces the portable loop (its test).
-using GemmRow = void (*)(const int16_t*, const int16_t*, uint32_t, uint32_t, int32_t*, bool);
-const GemmRow gemmRow =
-    std::getenv("WEFT_FUNCTIONAL_SCALAR") == nullptr && __builtin_cpu_supports("avx2") ? gemmRowAvx2 : gemmRowScalar;
+void copyRowPortable(uint8_t* dst, const uint8_t* src, uint32_t rowBytes, uint32_t rowSize) {
+  std::memcpy(dst, src, rowBytes);
+  std::memset(dst + rowBytes, 0, rowSize - rowBytes);
+}
 
 }  // namespace
 
 FunctionalModel::FunctionalModel(const hw::HwConfig& config)
-    : config_(config), rows_(config.rows()), cols_(config.cols()) {
+    : config_(config), rows_(config.rows()), cols_(config.cols()), engine_(config.rows(), config.cols()) {
+  vectorCopies_ = engine_.isa() == GemmIsa::kAvx512;
   reset();
 }
 
 void FunctionalModel::reset() {
-  in_.assign(size_t{config_.inSpadRows()} * rows_, 0);
+  in_.assign(size_t{config_.inSpadRows()} * rows_ + GemmEngine::kInputPadding, 0);
   w_.assign(size_t{config_.wSpadRows()} * cols_, 0);
   param_.assign(size_t{config_.paramRows()} * config_.paramRowBytes(), 0);
   acc_.assign(size_t{config_.accRows()} * cols_, 0);
-  kStride_ = (rows_ + 1) / 2 * 2;  // k values, padded to whole pairs
-  peWeights_.assign(size_t{cols_} * kStride_, 0);
-  peKRows_ = 0;
-  xs_.assign(kStride_, 0);
+  engine_.reset();
   bias_.resize(cols_);
   multiplier_.resize(cols_);
   left_.resize(cols_);
@@ -216,46 +189,37 @@ void FunctionalModel::execute(const hw::CommandWord& cmd, DramStorage& dram,
 
 void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
   uint8_t* base = nullptr;
-  size_t rowSize = 0;
+  uint32_t rowSize = 0;
   switch (c.dst) {
     case hw::Mem::kIn: base = in_.data(); rowSize = rows_; break;
     case hw::Mem::kW: base = w_.data(); rowSize = cols_; break;
     case hw::Mem::kParam: base = param_.data(); rowSize = config_.paramRowBytes(); break;
   }
-  size_t row = c.spadAddr;
+  checkPattern(dram, c.dramAddr,
+               patternEnd(c.dramAddr, c.count0, c.stride0, c.count1, c.stride1, c.count2, c.stride2, c.rowBytes));
+  // Rows of up to 64 bytes (every input and weight row up to 64 columns) move as one masked
+  // vector each; rows that repeat contiguously in DRAM and in the memory move as one block.
+  const bool contiguous = c.rowBytes == rowSize && c.stride0 == rowSize;
+  const auto copyRow = rowSize <= 64 && vectorCopies_ ? copyRowAvx512 : copyRowPortable;
+  const uint8_t* src = dram.data();
+  uint8_t* dst = base + size_t{c.spadAddr} * rowSize;
   for (uint32_t i2 = 0; i2 < c.count2; ++i2) {
     for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
-      for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++row) {
-        const uint64_t addr = c.dramAddr + uint64_t{i2} * c.stride2 + uint64_t{i1} * c.stride1 +
-                              uint64_t{i0} * c.stride0;
-        uint8_t* dst = base + row * rowSize;
-        dram.read(addr, dst, c.rowBytes);
-        std::memset(dst + c.rowBytes, 0, rowSize - c.rowBytes);
+      const uint64_t addr = c.dramAddr + uint64_t{i2} * c.stride2 + uint64_t{i1} * c.stride1;
+      if (contiguous) {
+        std::memcpy(dst, src + addr, size_t{c.count0} * rowSize);
+        dst += size_t{c.count0} * rowSize;
+        continue;
       }
+      for (uint32_t i0 = 0; i0 < c.count0; ++i0, dst += rowSize) copyRow(dst, src + addr + uint64_t{i0} * c.stride0, c.rowBytes, rowSize);
     }
   }
 }
 
 void FunctionalModel::gemm(const hw::GemmCmd& c) {
-  if (!c.keepWeights) {
-    peKRows_ = c.kRows;
-    std::fill(peWeights_.begin(), peWeights_.end(), 0);
-    for (uint32_t k = 0; k < c.kRows; ++k) {
-      const uint8_t* w = &w_[(size_t{c.wAddr} + k) * cols_];
-      for (uint32_t n = 0; n < cols_; ++n) {
-        peWeights_[(size_t{k / 2} * cols_ + n) * 2 + k % 2] = static_cast<int16_t>(operand(w[n], c.wSigned) - c.wZp);
-      }
-    }
-  }
-  // Operands are 9-bit (a byte minus a zero point checked to fit), products 18-bit: a sum of
-  // up to 64 of them cannot overflow int32; adding it to the accumulator wraps, as in the RTL.
-  const uint32_t kPairs = (peKRows_ + 1) / 2;
-  std::fill(xs_.begin(), xs_.end(), 0);
-  for (uint32_t m = 0; m < c.mRows; ++m) {
-    const uint8_t* x = &in_[(size_t{c.inAddr} + m) * rows_];
-    for (uint32_t k = 0; k < peKRows_; ++k) xs_[k] = static_cast<int16_t>(operand(x[k], c.inSigned) - c.inZp);
-    gemmRow(xs_.data(), peWeights_.data(), kPairs, cols_, &acc_[(size_t{c.accAddr} + m) * cols_], c.accumulate);
-  }
+  if (!c.keepWeights) engine_.preload(&w_[size_t{c.wAddr} * cols_], cols_, c.kRows, c.wSigned, c.wZp);
+  engine_.stream(&in_[size_t{c.inAddr} * rows_], c.mRows, c.inSigned, c.inZp, &acc_[size_t{c.accAddr} * cols_],
+                 c.accumulate);
 }
 
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
@@ -268,22 +232,21 @@ void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
     right_[n] = requantRight(shift);
   }
   const RequantColumns columns{bias_.data(), multiplier_.data(), left_.data(), right_.data()};
-  std::vector<uint8_t> out(size_t{c.rowBytes} * 4);
-  const size_t bytes = c.mode == hw::StoreMode::kRaw32 ? out.size() : c.rowBytes;
-  size_t row = c.accAddr;
+  const bool raw = c.mode == hw::StoreMode::kRaw32;
+  const uint32_t bytes = raw ? 4 * c.rowBytes : c.rowBytes;
+  checkPattern(dram, c.dramAddr, patternEnd(c.dramAddr, c.count0, c.stride0, c.count1, c.stride1, 1, 0, bytes));
+  const int32_t* acc = &acc_[size_t{c.accAddr} * cols_];
   for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
-    for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++row) {
-      const int32_t* acc = &acc_[row * cols_];
-      if (c.mode == hw::StoreMode::kRaw32) {
+    uint8_t* out = dram.data() + c.dramAddr + uint64_t{i1} * c.stride1;
+    for (uint32_t i0 = 0; i0 < c.count0; ++i0, acc += cols_, out += c.stride0) {
+      if (raw) {
         for (uint32_t n = 0; n < c.rowBytes; ++n) {
           const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(bias_[n]);
-          std::memcpy(&out[4 * n], &v, 4);
+          std::memcpy(out + 4 * n, &v, 4);
         }
       } else {
-        requantizeRow(acc, columns, c.rowBytes, c.outZp, c.clampMin, c.clampMax, out.data());
+        requantizeRow(acc, columns, c.rowBytes, c.outZp, c.clampMin, c.clampMax, out);
       }
-      const uint64_t addr = c.dramAddr + uint64_t{i1} * c.stride1 + uint64_t{i0} * c.stride0;
-      dram.write(addr, out.data(), bytes);
     }
   }
 }

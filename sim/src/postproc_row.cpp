@@ -1,9 +1,16 @@
 #include "weft/sim/postproc_row.h"
 
+#include "weft/sim/gemm_rows.h"
+
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstdlib>
+
+// GCC 12 warns inside its own AVX-512 intrinsics (their _mm512_undefined_* operand, GCC bug
+// 105593); the code is correct and GCC 13 is quiet.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 namespace weft::sim {
 namespace {
@@ -83,16 +90,66 @@ __attribute__((target("avx2"))) void requantizeRowAvx2(const int32_t* acc, const
                       clampMax, out + n);
 }
 
+// (a * b * 2) >> 32 rounded, as highMulHalf, for 8 64-bit products.
+__attribute__((target("avx512f,avx512bw"))) inline __m512i highMulHalf512(__m512i product) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __mmask8 negative = _mm512_cmplt_epi64_mask(product, zero);
+  const __m512i nudge = _mm512_mask_blend_epi64(negative, _mm512_set1_epi64(int64_t{1} << 30),
+                                                _mm512_set1_epi64(1 - (int64_t{1} << 30)));
+  const __m512i y = _mm512_add_epi64(product, nudge);
+  const __mmask8 yNegative = _mm512_cmplt_epi64_mask(y, zero);
+  return _mm512_srli_epi64(_mm512_mask_add_epi64(y, yNegative, y, _mm512_set1_epi64(0x7fffffff)), 31);
+}
+
+// requantizeRowAvx2's steps over 16 columns an instruction, the tail masked.
+__attribute__((target("avx512f,avx512bw"))) void requantizeRowAvx512(const int32_t* acc, const RequantColumns& c,
+                                                                     uint32_t count, int32_t outZp, int32_t clampMin,
+                                                                     int32_t clampMax, uint8_t* out) {
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i intMin = _mm512_set1_epi32(INT32_MIN);
+  const __m512i intMax = _mm512_set1_epi32(INT32_MAX);
+  const __m512i lo = _mm512_set1_epi32(clampMin - outZp);
+  const __m512i hi = _mm512_set1_epi32(clampMax - outZp);
+  const __m512i zp = _mm512_set1_epi32(outZp);
+  for (uint32_t n = 0; n < count; n += 16) {
+    const __mmask16 m = count - n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (count - n)) - 1);
+    const __m512i biased = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc + n), _mm512_maskz_loadu_epi32(m, c.bias + n));
+    const __m512i a = _mm512_sllv_epi32(biased, _mm512_maskz_loadu_epi32(m, c.left + n));
+    const __m512i b = _mm512_maskz_loadu_epi32(m, c.multiplier + n);
+    const __m512i even = highMulHalf512(_mm512_mul_epi32(a, b));
+    const __m512i odd = highMulHalf512(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)));
+    __m512i v = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+    const __mmask16 overflow = _mm512_cmpeq_epi32_mask(a, b) & _mm512_cmpeq_epi32_mask(a, intMin);
+    v = _mm512_mask_mov_epi32(v, overflow, intMax);
+    const __m512i right = _mm512_maskz_loadu_epi32(m, c.right + n);
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    const __m512i remainder = _mm512_and_si512(v, mask);
+    const __m512i threshold = _mm512_mask_add_epi32(_mm512_srai_epi32(mask, 1), _mm512_cmplt_epi32_mask(v, zero),
+                                                    _mm512_srai_epi32(mask, 1), one);
+    const __m512i shifted = _mm512_srav_epi32(v, right);
+    v = _mm512_mask_add_epi32(shifted, _mm512_cmpgt_epi32_mask(remainder, threshold), shifted, one);
+    v = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(v, lo), hi), zp);
+    _mm512_mask_cvtepi32_storeu_epi8(out + n, m, v);
+  }
+}
+
 using RowFn = void (*)(const int32_t*, const RequantColumns&, uint32_t, int32_t, int32_t, int32_t, uint8_t*);
-// AVX2 where the CPU has it; WEFT_FUNCTIONAL_SCALAR=1 forces the portable loop (its test).
-const RowFn rowFn = std::getenv("WEFT_FUNCTIONAL_SCALAR") == nullptr && __builtin_cpu_supports("avx2")
-                        ? requantizeRowAvx2
-                        : requantizeRowScalar;
+// The implementation of the GEMM engine's choice (gemm_rows.h): WEFT_FUNCTIONAL_ISA / _SCALAR.
+RowFn selectRowFn() {
+  switch (selectedGemmIsa()) {
+    case GemmIsa::kAvx512: return requantizeRowAvx512;
+    case GemmIsa::kAvx2: return requantizeRowAvx2;
+    case GemmIsa::kScalar: break;
+  }
+  return requantizeRowScalar;
+}
 
 }  // namespace
 
 void requantizeRow(const int32_t* acc, const RequantColumns& columns, uint32_t count, int32_t outZp,
                    int32_t clampMin, int32_t clampMax, uint8_t* out) {
+  static const RowFn rowFn = selectRowFn();
   rowFn(acc, columns, count, outZp, clampMin, clampMax, out);
 }
 

@@ -17,6 +17,7 @@
 #include "weft/hw/generated.h"
 #include "weft/hw/postproc.h"
 #include "weft/sim/dram_storage.h"
+#include "weft/sim/gemm_rows.h"
 
 namespace weft::sim {
 
@@ -62,15 +63,10 @@ class FunctionalModel {
 
   hw::HwConfig config_;
   unsigned rows_, cols_;
-  std::vector<uint8_t> in_, w_, param_;
+  std::vector<uint8_t> in_, w_, param_;  // in_ has GemmEngine::kInputPadding bytes past its rows
   std::vector<int32_t> acc_;
-  // The weights held in the PEs for keep_weights, zero point subtracted, 16-bit, laid out as
-  // [k / 2][column][k % 2] (k padded to whole pairs with zeros): a GEMM row is then one
-  // multiply-add of 16-bit pairs per k pair and 8 columns (functional_model.cpp).
-  std::vector<int16_t> peWeights_;
-  uint32_t peKRows_ = 0;
-  uint32_t kStride_ = 0;     // k values held, padded to whole pairs
-  std::vector<int16_t> xs_;  // one input row's operands, same padding
+  GemmEngine engine_;  // the PE weights and the array's arithmetic
+  bool vectorCopies_ = false;  // LOAD rows as masked AVX-512 moves
   // The store's parameter row, decoded once per STORE (postproc_row.h).
   std::vector<int32_t> bias_, multiplier_, left_, right_;
   std::array<int64_t, 4> tokens_{};

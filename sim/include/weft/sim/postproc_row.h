@@ -1,6 +1,6 @@
 // The store's requant8 post-processing for a whole accumulator row at once: bit-exact with
 // hw::postprocess (hw/include/weft/hw/postproc.h) column by column, vectorized (AVX2, eight
-// columns an instruction, chosen at run time) because it is most of what the approximate
+// columns an instruction, or AVX-512 sixteen, chosen at run time) because it is most of what the approximate
 // model spends on a store.
 #pragma once
 
