@@ -8,7 +8,7 @@
 
 namespace weft::nn {
 
-Status validateConvOperands(const IOperationValidationContext* context) {
+Status validateConvOperands(const IOperationValidationContext* context, uint32_t perChannelDim, bool checkBiasScale) {
   const char* name = context->getOperationName();
   const OperandType inputType = context->getInputType(0);
   NN_TRY(validateTypeIsOneOf(context, "input", inputType,
@@ -25,9 +25,9 @@ Status validateConvOperands(const IOperationValidationContext* context) {
     NN_RET_CHECK(biasType == OperandType::TENSOR_INT32) << name << ": a quantized bias must be TENSOR_INT32";
     if (filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
       const auto* params = std::get_if<SymmPerChannelQuantParams>(&context->getInputExtraParams(1));
-      NN_RET_CHECK(params != nullptr && params->channelDim == 0)
-          << name << ": a per-channel filter must be quantized along dimension 0";
-    } else {
+      NN_RET_CHECK(params != nullptr && params->channelDim == perChannelDim)
+          << name << ": a per-channel filter must be quantized along dimension " << perChannelDim;
+    } else if (checkBiasScale) {
       const double product = static_cast<double>(context->getInputShape(0).scale) * context->getInputShape(1).scale;
       const double biasScale = context->getInputShape(2).scale;
       NN_RET_CHECK(std::abs(product - biasScale) <= 1e-6 * std::min(product, biasScale))
@@ -41,11 +41,12 @@ Status validateConvOperands(const IOperationValidationContext* context) {
 }
 
 Result<ConvRequantization> convRequantization(const Shape& input, const Shape& filter, const Shape& bias,
-                                              const Shape& output, uint32_t outputChannels) {
+                                              const Shape& output, uint32_t outputChannels, uint32_t perChannelDim) {
   ConvRequantization r;
   if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     const auto* params = std::get_if<SymmPerChannelQuantParams>(&filter.extraParams);
-    NN_RET_CHECK(params != nullptr && params->channelDim == 0) << "per-channel filter must use dimension 0";
+    NN_RET_CHECK(params != nullptr && params->channelDim == perChannelDim)
+        << "per-channel filter must use dimension " << perChannelDim;
     NN_RET_CHECK_EQ(params->scales.size(), outputChannels) << "one filter scale per output channel";
     auto m = perChannelMultipliers(input.scale, params->scales, output.scale);
     if (!m.ok()) return m.error();

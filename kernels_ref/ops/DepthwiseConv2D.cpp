@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ConvOperands.h"
 #include "weft/kernels/ConvParams.h"
-#include "weft/kernels/Float16.h"
 #include "weft/kernels/Layout.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
@@ -21,6 +21,7 @@ constexpr uint32_t kFilter = 1;
 constexpr uint32_t kBias = 2;
 constexpr uint32_t kOutput = 0;
 constexpr uint32_t kExtraInputs = 1;  // the depth multiplier
+constexpr uint32_t kPerChannelDim = 3;  // a per-channel filter [1, h, w, outDepth] is quantized along outDepth
 
 namespace {
 
@@ -71,17 +72,19 @@ void depthwiseFloat(const float* input, const float* filter, const float* bias, 
 }
 
 template <typename T, typename F>
-void depthwiseQuant(const T* input, int32_t inputZeroPoint, const F* filter, int32_t filterZeroPoint,
-                    const int32_t* bias, const Geometry& g, const std::vector<int32_t>& multiplier,
-                    const std::vector<int>& shift, int32_t outputZeroPoint, QuantizedRange range, T* output) {
+void depthwiseQuant(const T* input, const F* filter, const int32_t* bias, const Geometry& g,
+                    const ConvQuantization& quant, T* output) {
+  const int32_t inputZeroPoint = quant.inputZeroPoint, filterZeroPoint = quant.filterZeroPoint;
+  const std::vector<int32_t>& multiplier = quant.requantization.multiplier;
+  const std::vector<int>& shift = quant.requantization.shift;
   forEachOutput(g, [&](size_t o, uint32_t oc, auto&& accumulate) {
     int32_t acc = 0;
     accumulate([&](size_t i, size_t k) {
       acc += (static_cast<int32_t>(input[i]) - inputZeroPoint) * (static_cast<int32_t>(filter[k]) - filterZeroPoint);
     });
     acc += bias[oc];
-    const int32_t q = multiplyByQuantizedMultiplier(acc, multiplier[oc], shift[oc]) + outputZeroPoint;
-    output[o] = static_cast<T>(std::clamp(q, range.min, range.max));
+    const int32_t q = multiplyByQuantizedMultiplier(acc, multiplier[oc], shift[oc]) + quant.outputZeroPoint;
+    output[o] = static_cast<T>(std::clamp(q, quant.range.min, quant.range.max));
   });
 }
 
@@ -113,53 +116,9 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context, ConvPar
   const Shape bias = context->getInputShape(kBias);
   NN_RET_CHECK(bias.dimensions.size() == 1 && bias.dimensions[0] == g.outDepth) << "bias must be [outDepth]";
   g.window = p->window;
-  auto h = computeOutSize(g.inHeight, g.filterHeight, g.window.strideHeight, g.window.dilationHeight,
-                          g.window.padTop, g.window.padBottom);
-  if (!h.ok()) return h.error();
-  auto w = computeOutSize(g.inWidth, g.filterWidth, g.window.strideWidth, g.window.dilationWidth, g.window.padLeft,
-                          g.window.padRight);
-  if (!w.ok()) return w.error();
-  g.outHeight = *h;
-  g.outWidth = *w;
+  NN_TRY(computeWindowOutSize(g.window, g.inHeight, g.inWidth, g.filterHeight, g.filterWidth, &g.outHeight,
+                              &g.outWidth));
   return g;
-}
-
-template <typename T>
-Status executeQuant(IOperationExecutionContext* context, const Geometry& g, const ConvParams& p) {
-  const Shape input = context->getInputShape(kInput);
-  const Shape filter = context->getInputShape(kFilter);
-  const Shape bias = context->getInputShape(kBias);
-  const Shape output = context->getOutputShape(kOutput);
-  std::vector<int32_t> multiplier(g.outDepth);
-  std::vector<int> shift(g.outDepth);
-  if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-    const auto& params = std::get<SymmPerChannelQuantParams>(filter.extraParams);
-    NN_RET_CHECK_EQ(params.channelDim, 3u) << "per-channel depthwise filter must be quantized along dimension 3";
-    NN_RET_CHECK_EQ(params.scales.size(), g.outDepth);
-    auto m = perChannelMultipliers(input.scale, params.scales, output.scale);
-    if (!m.ok()) return m.error();
-    multiplier = m->multiplier;
-    shift = m->shift;
-  } else {
-    double real = 0.0;
-    NN_TRY(getQuantizedConvolutionMultiplier(input.scale, filter.scale, bias.scale, output.scale, &real));
-    NN_TRY(quantizeMultiplier(real, &multiplier[0], &shift[0]));
-    std::fill(multiplier.begin(), multiplier.end(), multiplier[0]);
-    std::fill(shift.begin(), shift.end(), shift[0]);
-  }
-  const QuantizedRange range = quantizedActivationRange<T>(p.activation, output.scale, output.offset);
-  NhwcInput<T> in(context->getInputBuffer<T>(kInput), input, p.useNchw);
-  NhwcOutput<T> out(context->getOutputBuffer<T>(kOutput), output, p.useNchw);
-  const int32_t* biasData = context->getInputBuffer<int32_t>(kBias);
-  if (filter.type == OperandType::TENSOR_QUANT8_ASYMM) {
-    depthwiseQuant(in.data(), input.offset, context->getInputBuffer<uint8_t>(kFilter), filter.offset, biasData, g,
-                   multiplier, shift, output.offset, range, out.data());
-  } else {
-    depthwiseQuant(in.data(), input.offset, context->getInputBuffer<int8_t>(kFilter), filter.offset, biasData, g,
-                   multiplier, shift, output.offset, range, out.data());
-  }
-  out.commit();
-  return {};
 }
 
 }  // namespace
@@ -167,27 +126,7 @@ Status executeQuant(IOperationExecutionContext* context, const Geometry& g, cons
 Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputCount(context, 8, 14));
   NN_TRY(validateOutputCount(context, 1));
-  const OperandType inputType = context->getInputType(kInput);
-  NN_TRY(validateTypeIsOneOf(context, "input", inputType,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  const OperandType filterType = context->getInputType(kFilter);
-  const OperandType biasType = context->getInputType(kBias);
-  if (inputType == OperandType::TENSOR_FLOAT32 || inputType == OperandType::TENSOR_FLOAT16) {
-    NN_RET_CHECK(filterType == inputType && biasType == inputType) << "filter and bias must have the input's type";
-  } else {
-    NN_RET_CHECK(filterType == inputType || filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
-        << "quantized filter must match the input type or be per-channel, got " << toString(filterType);
-    NN_RET_CHECK(biasType == OperandType::TENSOR_INT32) << "quantized bias must be TENSOR_INT32";
-    if (filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-      const auto* params = std::get_if<SymmPerChannelQuantParams>(&context->getInputExtraParams(kFilter));
-      NN_RET_CHECK(params != nullptr && params->channelDim == 3) << "per-channel depthwise filter needs channelDim 3";
-    }
-  }
-  NN_TRY(validateOutputTypes(context, {inputType}));
-  NN_TRY(validateInputRank(context, kInput, 4, 4));
-  NN_TRY(validateInputRank(context, kFilter, 4, 4));
-  NN_TRY(validateInputRank(context, kBias, 1, 1));
+  NN_TRY(validateConvOperands(context, kPerChannelDim, /*checkBiasScale=*/false));
   return validateConvParams(context, kExtraInputs, true);
 }
 
@@ -195,47 +134,21 @@ Status prepare(IOperationExecutionContext* context) {
   ConvParams p;
   auto g = readGeometry(context, &p);
   if (!g.ok()) return g.error();
-  Shape output = context->getOutputShape(kOutput);
-  const Dimensions nhwc = {g->batches, g->outHeight, g->outWidth, g->outDepth};
-  output.dimensions = p.useNchw ? nhwcToNchwDims(nhwc) : nhwc;
-  return context->setOutputShape(kOutput, output);
+  return setNhwcOutputShape(context, kOutput, {g->batches, g->outHeight, g->outWidth, g->outDepth}, p.useNchw);
 }
 
 Status execute(IOperationExecutionContext* context) {
   ConvParams p;
   auto g = readGeometry(context, &p);
   if (!g.ok()) return g.error();
-  const Shape input = context->getInputShape(kInput);
-  const Shape output = context->getOutputShape(kOutput);
-  switch (input.type) {
-    case OperandType::TENSOR_FLOAT32: {
-      NhwcInput<float> in(context->getInputBuffer<float>(kInput), input, p.useNchw);
-      NhwcOutput<float> out(context->getOutputBuffer<float>(kOutput), output, p.useNchw);
-      depthwiseFloat(in.data(), context->getInputBuffer<float>(kFilter), context->getInputBuffer<float>(kBias), *g,
-                     p.activation, out.data());
-      out.commit();
-      return {};
-    }
-    case OperandType::TENSOR_FLOAT16: {
-      const auto input32 = toFloat32(context->getInputBuffer<Float16>(kInput), getNumberOfElements(input));
-      const auto filter32 = toFloat32(context->getInputBuffer<Float16>(kFilter),
-                                      getNumberOfElements(context->getInputShape(kFilter)));
-      const auto bias32 = toFloat32(context->getInputBuffer<Float16>(kBias), g->outDepth);
-      std::vector<float> output32(getNumberOfElements(output));
-      NhwcInput<float> in(input32.data(), input, p.useNchw);
-      NhwcOutput<float> out(output32.data(), output, p.useNchw);
-      depthwiseFloat(in.data(), filter32.data(), bias32.data(), *g, p.activation, out.data());
-      out.commit();
-      fromFloat32(output32.data(), output32.size(), context->getOutputBuffer<Float16>(kOutput));
-      return {};
-    }
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      return executeQuant<uint8_t>(context, *g, p);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return executeQuant<int8_t>(context, *g, p);
-    default:
-      return NN_ERROR(BAD_DATA) << "unsupported input type " << toString(input.type);
-  }
+  return executeConvolution(
+      context, p.useNchw, g->outDepth, p.activation, kPerChannelDim,
+      [&](const float* input, const float* filter, const float* bias, float* output) {
+        depthwiseFloat(input, filter, bias, *g, p.activation, output);
+      },
+      [&](const auto* input, const auto* filter, const int32_t* bias, const ConvQuantization& quant, auto* output) {
+        depthwiseQuant(input, filter, bias, *g, quant, output);
+      });
 }
 
 }  // namespace weft::nn::depthwise_conv_2d

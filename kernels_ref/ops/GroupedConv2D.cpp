@@ -12,7 +12,6 @@
 
 #include "ConvOperands.h"
 #include "weft/kernels/ConvParams.h"
-#include "weft/kernels/Float16.h"
 #include "weft/kernels/Layout.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
@@ -67,12 +66,9 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context, ConvPar
   NN_RET_CHECK_EQ(uint64_t{g.groupDepth} * g.groups, uint64_t{g.inDepth})
       << "input depth " << g.inDepth << " must be num_groups * filter depth";
   NN_RET_CHECK(bias.dimensions.size() == 1 && bias.dimensions[0] == g.outDepth) << "bias must be [outDepth]";
-  auto h = computeOutSize(g.inHeight, g.filterHeight, g.window.strideHeight, 1, g.window.padTop, g.window.padBottom);
-  if (!h.ok()) return h.error();
-  auto w = computeOutSize(g.inWidth, g.filterWidth, g.window.strideWidth, 1, g.window.padLeft, g.window.padRight);
-  if (!w.ok()) return w.error();
-  g.outHeight = *h;
-  g.outWidth = *w;
+  // No dilation: validateConvParams admits no dilation inputs, so the window's are 1.
+  NN_TRY(computeWindowOutSize(g.window, g.inHeight, g.inWidth, g.filterHeight, g.filterWidth, &g.outHeight,
+                              &g.outWidth));
   return g;
 }
 
@@ -129,9 +125,12 @@ void convFloat(const float* input, const float* filter, const float* bias, const
 }
 
 template <typename T, typename F>
-void convQuant(const T* input, int32_t inputZeroPoint, const F* filter, int32_t filterZeroPoint, const int32_t* bias,
-               const Geometry& g, const ConvRequantization& rq, int32_t outputZeroPoint, QuantizedRange range,
-               T* output) {
+void convQuant(const T* input, const F* filter, const int32_t* bias, const Geometry& g,
+               const ConvQuantization& quant, T* output) {
+  const int32_t inputZeroPoint = quant.inputZeroPoint, filterZeroPoint = quant.filterZeroPoint;
+  const int32_t outputZeroPoint = quant.outputZeroPoint;
+  const ConvRequantization& rq = quant.requantization;
+  const QuantizedRange range = quant.range;
   const size_t k = g.patchSize();
   std::vector<int16_t> weights(size_t{g.outDepth} * k);
   for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<int16_t>(filter[i] - filterZeroPoint);
@@ -145,27 +144,6 @@ void convQuant(const T* input, int32_t inputZeroPoint, const F* filter, int32_t 
         const int32_t q = multiplyByQuantizedMultiplier(acc, rq.multiplier[oc], rq.shift[oc]) + outputZeroPoint;
         output[o] = static_cast<T>(std::clamp(q, range.min, range.max));
       });
-}
-
-template <typename T>
-Status executeQuant(IOperationExecutionContext* context, const Geometry& g, const ConvParams& p) {
-  const Shape input = context->getInputShape(kInput), filter = context->getInputShape(kFilter);
-  const Shape output = context->getOutputShape(kOutput);
-  auto rq = convRequantization(input, filter, context->getInputShape(kBias), output, g.outDepth);
-  if (!rq.ok()) return rq.error();
-  const QuantizedRange range = quantizedActivationRange<T>(p.activation, output.scale, output.offset);
-  NhwcInput<T> in(context->getInputBuffer<T>(kInput), input, p.useNchw);
-  NhwcOutput<T> out(context->getOutputBuffer<T>(kOutput), output, p.useNchw);
-  const int32_t* bias = context->getInputBuffer<int32_t>(kBias);
-  if (filter.type == OperandType::TENSOR_QUANT8_ASYMM) {
-    convQuant(in.data(), input.offset, context->getInputBuffer<uint8_t>(kFilter), filter.offset, bias, g, *rq,
-              output.offset, range, out.data());
-  } else {
-    convQuant(in.data(), input.offset, context->getInputBuffer<int8_t>(kFilter), filter.offset, bias, g, *rq,
-              output.offset, range, out.data());
-  }
-  out.commit();
-  return {};
 }
 
 }  // namespace
@@ -185,47 +163,21 @@ Status prepare(IOperationExecutionContext* context) {
   ConvParams p;
   auto g = readGeometry(context, &p);
   if (!g.ok()) return g.error();
-  Shape output = context->getOutputShape(kOutput);
-  const Dimensions nhwc = {g->batches, g->outHeight, g->outWidth, g->outDepth};
-  output.dimensions = p.useNchw ? nhwcToNchwDims(nhwc) : nhwc;
-  return context->setOutputShape(kOutput, output);
+  return setNhwcOutputShape(context, kOutput, {g->batches, g->outHeight, g->outWidth, g->outDepth}, p.useNchw);
 }
 
 Status execute(IOperationExecutionContext* context) {
   ConvParams p;
   auto g = readGeometry(context, &p);
   if (!g.ok()) return g.error();
-  const Shape input = context->getInputShape(kInput);
-  const Shape output = context->getOutputShape(kOutput);
-  switch (input.type) {
-    case OperandType::TENSOR_FLOAT32: {
-      NhwcInput<float> in(context->getInputBuffer<float>(kInput), input, p.useNchw);
-      NhwcOutput<float> out(context->getOutputBuffer<float>(kOutput), output, p.useNchw);
-      convFloat(in.data(), context->getInputBuffer<float>(kFilter), context->getInputBuffer<float>(kBias), *g,
-                p.activation, out.data());
-      out.commit();
-      return {};
-    }
-    case OperandType::TENSOR_FLOAT16: {
-      const auto input32 = toFloat32(context->getInputBuffer<Float16>(kInput), getNumberOfElements(input));
-      const auto filter32 = toFloat32(context->getInputBuffer<Float16>(kFilter),
-                                      getNumberOfElements(context->getInputShape(kFilter)));
-      const auto bias32 = toFloat32(context->getInputBuffer<Float16>(kBias), g->outDepth);
-      std::vector<float> output32(getNumberOfElements(output));
-      NhwcInput<float> in(input32.data(), input, p.useNchw);
-      NhwcOutput<float> out(output32.data(), output, p.useNchw);
-      convFloat(in.data(), filter32.data(), bias32.data(), *g, p.activation, out.data());
-      out.commit();
-      fromFloat32(output32.data(), output32.size(), context->getOutputBuffer<Float16>(kOutput));
-      return {};
-    }
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      return executeQuant<uint8_t>(context, *g, p);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return executeQuant<int8_t>(context, *g, p);
-    default:
-      return NN_ERROR(BAD_DATA) << "unsupported input type " << toString(input.type);
-  }
+  return executeConvolution(
+      context, p.useNchw, g->outDepth, p.activation, /*perChannelDim=*/0,
+      [&](const float* input, const float* filter, const float* bias, float* output) {
+        convFloat(input, filter, bias, *g, p.activation, output);
+      },
+      [&](const auto* input, const auto* filter, const int32_t* bias, const ConvQuantization& quant, auto* output) {
+        convQuant(input, filter, bias, *g, quant, output);
+      });
 }
 
 }  // namespace weft::nn::grouped_conv_2d

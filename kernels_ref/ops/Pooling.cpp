@@ -78,13 +78,8 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context, Params*
   if (!p.ok()) return p.error();
   *params = *p;
   Geometry g{input.dimensions[0], input.dimensions[1], input.dimensions[2], input.dimensions[3], 0, 0};
-  auto h = computeOutSize(g.inHeight, p->filterHeight, p->window.strideHeight, 1, p->window.padTop,
-                          p->window.padBottom);
-  if (!h.ok()) return h.error();
-  auto w = computeOutSize(g.inWidth, p->filterWidth, p->window.strideWidth, 1, p->window.padLeft, p->window.padRight);
-  if (!w.ok()) return w.error();
-  g.outHeight = *h;
-  g.outWidth = *w;
+  NN_TRY(computeWindowOutSize(p->window, g.inHeight, g.inWidth, static_cast<uint32_t>(p->filterHeight),
+                              static_cast<uint32_t>(p->filterWidth), &g.outHeight, &g.outWidth));
   return g;
 }
 
@@ -201,10 +196,7 @@ Status prepare(IOperationExecutionContext* context) {
   Params p;
   auto g = readGeometry(context, &p);
   if (!g.ok()) return g.error();
-  Shape output = context->getOutputShape(kOutput);
-  const Dimensions nhwc = {g->batches, g->outHeight, g->outWidth, g->depth};
-  output.dimensions = p.useNchw ? nhwcToNchwDims(nhwc) : nhwc;
-  return context->setOutputShape(kOutput, output);
+  return setNhwcOutputShape(context, kOutput, {g->batches, g->outHeight, g->outWidth, g->depth}, p.useNchw);
 }
 
 Status execute(IOperationExecutionContext* context, Kind kind) {

@@ -14,7 +14,6 @@
 
 #include "ConvOperands.h"
 #include "TensorOpUtils.h"
-#include "weft/kernels/Float16.h"
 #include "weft/kernels/Layout.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
@@ -178,9 +177,12 @@ void transposeConvFloat(const float* input, const float* filter, const float* bi
 }
 
 template <typename T, typename F>
-void transposeConvQuant(const T* input, int32_t inputZeroPoint, const F* filter, int32_t filterZeroPoint,
-                        const int32_t* bias, const Geometry& g, const Params& p, const ConvRequantization& rq,
-                        int32_t outputZeroPoint, QuantizedRange range, T* output) {
+void transposeConvQuant(const T* input, const F* filter, const int32_t* bias, const Geometry& g, const Params& p,
+                        const ConvQuantization& quant, T* output) {
+  const int32_t inputZeroPoint = quant.inputZeroPoint, filterZeroPoint = quant.filterZeroPoint;
+  const int32_t outputZeroPoint = quant.outputZeroPoint;
+  const ConvRequantization& rq = quant.requantization;
+  const QuantizedRange range = quant.range;
   const size_t pixels = size_t{g.batches} * g.outHeight * g.outWidth;
   std::vector<int32_t> acc(pixels * g.outDepth, 0);
   scatter(input, filter, g, p,
@@ -192,27 +194,6 @@ void transposeConvQuant(const T* input, int32_t inputZeroPoint, const F* filter,
       output[i * g.outDepth + oc] = static_cast<T>(std::clamp(q, range.min, range.max));
     }
   }
-}
-
-template <typename T>
-Status executeQuant(IOperationExecutionContext* context, const Geometry& g, const Params& p) {
-  const Shape input = context->getInputShape(kInput), filter = context->getInputShape(kFilter);
-  const Shape output = context->getOutputShape(kOutput);
-  auto rq = convRequantization(input, filter, context->getInputShape(kBias), output, g.outDepth);
-  if (!rq.ok()) return rq.error();
-  const QuantizedRange range = quantizedActivationRange<T>(p.activation, output.scale, output.offset);
-  NhwcInput<T> in(context->getInputBuffer<T>(kInput), input, p.useNchw);
-  NhwcOutput<T> out(context->getOutputBuffer<T>(kOutput), output, p.useNchw);
-  const int32_t* bias = context->getInputBuffer<int32_t>(kBias);
-  if (filter.type == OperandType::TENSOR_QUANT8_ASYMM) {
-    transposeConvQuant(in.data(), input.offset, context->getInputBuffer<uint8_t>(kFilter), filter.offset, bias, g, p,
-                       *rq, output.offset, range, out.data());
-  } else {
-    transposeConvQuant(in.data(), input.offset, context->getInputBuffer<int8_t>(kFilter), filter.offset, bias, g, p,
-                       *rq, output.offset, range, out.data());
-  }
-  out.commit();
-  return {};
 }
 
 }  // namespace
@@ -257,10 +238,7 @@ Status prepare(IOperationExecutionContext* context) {
   if (!p.ok()) return p.error();
   auto g = readGeometry(context, *p);
   if (!g.ok()) return g.error();
-  Shape output = context->getOutputShape(kOutput);
-  const Dimensions nhwc = {g->batches, g->outHeight, g->outWidth, g->outDepth};
-  output.dimensions = p->useNchw ? nhwcToNchwDims(nhwc) : nhwc;
-  return context->setOutputShape(kOutput, output);
+  return setNhwcOutputShape(context, kOutput, {g->batches, g->outHeight, g->outWidth, g->outDepth}, p->useNchw);
 }
 
 Status execute(IOperationExecutionContext* context) {
@@ -268,37 +246,14 @@ Status execute(IOperationExecutionContext* context) {
   if (!p.ok()) return p.error();
   auto g = readGeometry(context, *p);
   if (!g.ok()) return g.error();
-  const Shape input = context->getInputShape(kInput);
-  const Shape output = context->getOutputShape(kOutput);
-  switch (input.type) {
-    case OperandType::TENSOR_FLOAT32: {
-      NhwcInput<float> in(context->getInputBuffer<float>(kInput), input, p->useNchw);
-      NhwcOutput<float> out(context->getOutputBuffer<float>(kOutput), output, p->useNchw);
-      transposeConvFloat(in.data(), context->getInputBuffer<float>(kFilter), context->getInputBuffer<float>(kBias), *g,
-                         *p, out.data());
-      out.commit();
-      return {};
-    }
-    case OperandType::TENSOR_FLOAT16: {
-      const auto input32 = toFloat32(context->getInputBuffer<Float16>(kInput), getNumberOfElements(input));
-      const auto filter32 = toFloat32(context->getInputBuffer<Float16>(kFilter),
-                                      getNumberOfElements(context->getInputShape(kFilter)));
-      const auto bias32 = toFloat32(context->getInputBuffer<Float16>(kBias), g->outDepth);
-      std::vector<float> output32(getNumberOfElements(output));
-      NhwcInput<float> in(input32.data(), input, p->useNchw);
-      NhwcOutput<float> out(output32.data(), output, p->useNchw);
-      transposeConvFloat(in.data(), filter32.data(), bias32.data(), *g, *p, out.data());
-      out.commit();
-      fromFloat32(output32.data(), output32.size(), context->getOutputBuffer<Float16>(kOutput));
-      return {};
-    }
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      return executeQuant<uint8_t>(context, *g, *p);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return executeQuant<int8_t>(context, *g, *p);
-    default:
-      return NN_ERROR(BAD_DATA) << "unsupported input type " << toString(input.type);
-  }
+  return executeConvolution(
+      context, p->useNchw, g->outDepth, p->activation, /*perChannelDim=*/0,
+      [&](const float* input, const float* filter, const float* bias, float* output) {
+        transposeConvFloat(input, filter, bias, *g, *p, output);
+      },
+      [&](const auto* input, const auto* filter, const int32_t* bias, const ConvQuantization& quant, auto* output) {
+        transposeConvQuant(input, filter, bias, *g, *p, quant, output);
+      });
 }
 
 }  // namespace weft::nn::transpose_conv_2d

@@ -12,4 +12,10 @@ Dimensions nhwcToNchwDims(const Dimensions& d) {
   return {d[0], d[3], d[1], d[2]};
 }
 
+Status setNhwcOutputShape(IOperationExecutionContext* context, uint32_t index, const Dimensions& nhwc, bool useNchw) {
+  Shape output = context->getOutputShape(index);
+  output.dimensions = useNchw ? nhwcToNchwDims(nhwc) : nhwc;
+  return context->setOutputShape(index, output);
+}
+
 }  // namespace weft::nn

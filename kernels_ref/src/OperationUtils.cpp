@@ -180,6 +180,17 @@ Result<uint32_t> computeOutSize(uint32_t inSize, uint32_t filterSize, uint32_t s
   return static_cast<uint32_t>((padded - effectiveFilter + stride) / stride);
 }
 
+Status computeWindowOutSize(const Window2D& w, uint32_t inHeight, uint32_t inWidth, uint32_t filterHeight,
+                            uint32_t filterWidth, uint32_t* outHeight, uint32_t* outWidth) {
+  auto h = computeOutSize(inHeight, filterHeight, w.strideHeight, w.dilationHeight, w.padTop, w.padBottom);
+  if (!h.ok()) return h.error();
+  auto width = computeOutSize(inWidth, filterWidth, w.strideWidth, w.dilationWidth, w.padLeft, w.padRight);
+  if (!width.ok()) return width.error();
+  *outHeight = *h;
+  *outWidth = *width;
+  return {};
+}
+
 Status validateWindow(const Window2D& w) {
   NN_RET_CHECK(w.strideWidth > 0 && w.strideHeight > 0) << "strides must be positive";
   NN_RET_CHECK(w.dilationWidth > 0 && w.dilationHeight > 0) << "dilations must be positive";

@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "weft/kernels/OperationResolver.h"
 #include "weft/nn/Types.h"
 
 namespace weft::nn {
@@ -42,6 +43,10 @@ inline Shape toNhwcShape(const Shape& shape, bool useNchw) {
   if (useNchw) s.dimensions = nchwToNhwcDims(shape.dimensions);
   return s;
 }
+
+// Sets output `index` of a 4-D image operation to the NHWC dimensions `nhwc`, reordered to NCHW
+// when the operation uses that layout (type and quantization as declared).
+Status setNhwcOutputShape(IOperationExecutionContext* context, uint32_t index, const Dimensions& nhwc, bool useNchw);
 
 template <typename T>
 class NhwcInput {

@@ -86,5 +86,9 @@ struct Window2D {
 };
 // Checks what every windowed operation needs: positive strides and dilations, non-negative pads.
 Status validateWindow(const Window2D& window);
+// Output height and width of `window` swept over an inHeight x inWidth input with a
+// filterHeight x filterWidth filter: computeOutSize in each direction.
+Status computeWindowOutSize(const Window2D& window, uint32_t inHeight, uint32_t inWidth, uint32_t filterHeight,
+                            uint32_t filterWidth, uint32_t* outHeight, uint32_t* outWidth);
 
 }  // namespace weft::nn
