@@ -32,21 +32,8 @@ Result<Block> readBlock(const IOperationExecutionContext* context, const ImageGe
 }  // namespace
 
 Status validate(const IOperationValidationContext* context) {
-  NN_TRY(validateInputCount(context, 2, 3));
-  NN_TRY(validateOutputCount(context, 1));
-  const OperandType type = context->getInputType(kInput);
-  NN_TRY(validateTypeIsOneOf(context, "input", type,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  if (context->getNumInputs() == 3) {
-    NN_TRY(validateInputTypes(context, {type, OperandType::TENSOR_INT32, OperandType::BOOL}));
-  } else {
-    NN_TRY(validateInputTypes(context, {type, OperandType::TENSOR_INT32}));
-  }
-  NN_TRY(validateOutputTypes(context, {type}));
-  NN_TRY(validateInputRank(context, kInput, 4, 4));
-  NN_TRY(validateInputRank(context, kBlockShape, 1, 1));
-  return validateSameQuantization(context, kInput, kOutput);
+  NN_TRY(validateBlockRearrangement(context, {OperandType::TENSOR_INT32}));
+  return validateInputRank(context, kBlockShape, 1, 1);
 }
 
 Status prepare(IOperationExecutionContext* context) {
@@ -71,23 +58,9 @@ Status execute(IOperationExecutionContext* context) {
   const ImageGeometry out = imageGeometry(context->getOutputShape(kOutput).dimensions, nchw);
   auto block = readBlock(context, in);
   if (!block.ok()) return block.error();
-  const uint32_t bh = block->height, bw = block->width;
-  // Index space [b, y, dy, x, dx, c] over the input's spatial grid and the block.
-  const Dimensions dims = {out.batches, in.height, bh, in.width, bw, in.channels};
-  const OffsetTable src = {stridedOffsets(out.batches, in.batchStride),
-                           stridedOffsets(in.height, in.heightStride),
-                           stridedOffsets(bh, int64_t{bw} * out.batches * in.batchStride),
-                           stridedOffsets(in.width, in.widthStride),
-                           stridedOffsets(bw, int64_t{out.batches} * in.batchStride),
-                           stridedOffsets(in.channels, in.channelStride)};
-  const OffsetTable dst = {stridedOffsets(out.batches, out.batchStride),
-                           stridedOffsets(in.height, int64_t{bh} * out.heightStride),
-                           stridedOffsets(bh, out.heightStride),
-                           stridedOffsets(in.width, int64_t{bw} * out.widthStride),
-                           stridedOffsets(bw, out.widthStride),
-                           stridedOffsets(in.channels, out.channelStride)};
-  copyElements(context->getInputBuffer(kInput), src, context->getOutputBuffer(kOutput), dst, dims,
-               sizeOfElement(input.type));
+  // Block (dy, dx) is the input's batches [(dy * bw + dx) * outBatches, ... + outBatches).
+  copySpaceBlocks(context->getInputBuffer(kInput), context->getOutputBuffer(kOutput), out, in, block->height,
+                  block->width, int64_t{out.batches} * in.batchStride, /*toFine=*/true, sizeOfElement(input.type));
   return {};
 }
 

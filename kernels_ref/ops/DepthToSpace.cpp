@@ -26,24 +26,12 @@ Result<uint32_t> readBlockSize(const IOperationExecutionContext* context, const 
 }  // namespace
 
 Status validate(const IOperationValidationContext* context) {
-  NN_TRY(validateInputCount(context, 2, 3));
-  NN_TRY(validateOutputCount(context, 1));
-  const OperandType type = context->getInputType(kInput);
-  NN_TRY(validateTypeIsOneOf(context, "input", type,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  if (context->getNumInputs() == 3) {
-    NN_TRY(validateInputTypes(context, {type, OperandType::INT32, OperandType::BOOL}));
-  } else {
-    NN_TRY(validateInputTypes(context, {type, OperandType::INT32}));
-  }
-  NN_TRY(validateOutputTypes(context, {type}));
-  NN_TRY(validateInputRank(context, kInput, 4, 4));
+  NN_TRY(validateBlockRearrangement(context, {OperandType::INT32}));
   int32_t bs = 0;
   if (constantInt32(context, kBlockSize, &bs)) {
     NN_RET_CHECK_GE(bs, 1) << "DEPTH_TO_SPACE: block size " << bs;
   }
-  return validateSameQuantization(context, kInput, kOutput);
+  return {};
 }
 
 Status prepare(IOperationExecutionContext* context) {
@@ -69,22 +57,9 @@ Status execute(IOperationExecutionContext* context) {
   auto bsResult = readBlockSize(context, in);
   if (!bsResult.ok()) return bsResult.error();
   const uint32_t bs = *bsResult;
-  // Index space [b, y, dy, x, dx, c] over the input's spatial grid and the block.
-  const Dimensions dims = {in.batches, in.height, bs, in.width, bs, out.channels};
-  const OffsetTable src = {stridedOffsets(in.batches, in.batchStride),
-                           stridedOffsets(in.height, in.heightStride),
-                           stridedOffsets(bs, int64_t{bs} * out.channels * in.channelStride),
-                           stridedOffsets(in.width, in.widthStride),
-                           stridedOffsets(bs, int64_t{out.channels} * in.channelStride),
-                           stridedOffsets(out.channels, in.channelStride)};
-  const OffsetTable dst = {stridedOffsets(in.batches, out.batchStride),
-                           stridedOffsets(in.height, int64_t{bs} * out.heightStride),
-                           stridedOffsets(bs, out.heightStride),
-                           stridedOffsets(in.width, int64_t{bs} * out.widthStride),
-                           stridedOffsets(bs, out.widthStride),
-                           stridedOffsets(out.channels, out.channelStride)};
-  copyElements(context->getInputBuffer(kInput), src, context->getOutputBuffer(kOutput), dst, dims,
-               sizeOfElement(input.type));
+  // Block (dy, dx) is the input's channels [(dy * bs + dx) * outDepth, ... + outDepth).
+  copySpaceBlocks(context->getInputBuffer(kInput), context->getOutputBuffer(kOutput), out, in, bs, bs,
+                  int64_t{out.channels} * in.channelStride, /*toFine=*/true, sizeOfElement(input.type));
   return {};
 }
 

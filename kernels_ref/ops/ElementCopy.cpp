@@ -4,6 +4,29 @@
 
 namespace weft::nn {
 
+void copySpaceBlocks(const void* src, void* dst, const ImageGeometry& fine, const ImageGeometry& coarse, uint32_t bh,
+                     uint32_t bw, int64_t blockStride, bool toFine, size_t elementSize) {
+  // Index space [b, y, dy, x, dx, c] over the coarse grid and the block.
+  const Dimensions dims = {fine.batches, coarse.height, bh, coarse.width, bw, fine.channels};
+  const OffsetTable fineOffsets = {stridedOffsets(fine.batches, fine.batchStride),
+                                   stridedOffsets(coarse.height, int64_t{bh} * fine.heightStride),
+                                   stridedOffsets(bh, fine.heightStride),
+                                   stridedOffsets(coarse.width, int64_t{bw} * fine.widthStride),
+                                   stridedOffsets(bw, fine.widthStride),
+                                   stridedOffsets(fine.channels, fine.channelStride)};
+  const OffsetTable coarseOffsets = {stridedOffsets(fine.batches, coarse.batchStride),
+                                     stridedOffsets(coarse.height, coarse.heightStride),
+                                     stridedOffsets(bh, int64_t{bw} * blockStride),
+                                     stridedOffsets(coarse.width, coarse.widthStride),
+                                     stridedOffsets(bw, blockStride),
+                                     stridedOffsets(fine.channels, coarse.channelStride)};
+  if (toFine) {
+    copyElements(src, coarseOffsets, dst, fineOffsets, dims, elementSize);
+  } else {
+    copyElements(src, fineOffsets, dst, coarseOffsets, dims, elementSize);
+  }
+}
+
 std::vector<int64_t> rowMajorStrides(const Dimensions& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * static_cast<int64_t>(dims[d]);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "TensorOpUtils.h"
 #include "weft/nn/Types.h"
 
 namespace weft::nn {
@@ -43,6 +44,15 @@ void copyElements(const void* src, const OffsetTable& srcOffsets, void* dst, con
 // copyElements into a contiguous row-major destination over `dims`.
 void gatherElements(const void* src, const OffsetTable& srcOffsets, const Dimensions& dims, size_t elementSize,
                     void* dst);
+
+// Moves bh x bw spatial blocks between two images (either layout): `fine`, and `coarse`, whose
+// grid is bh and bw times smaller and which holds block (dy, dx) in its depth or batch dimension,
+// at an offset of (dy * bw + dx) * blockStride elements:
+//   fine[b, y * bh + dy, x * bw + dx, c]  <->  coarse[b, y, x, c] + (dy * bw + dx) * blockStride
+// for b and c over the fine image's batches and channels. Copies coarse -> fine when `toFine`
+// (DEPTH_TO_SPACE, BATCH_TO_SPACE_ND), fine -> coarse otherwise (SPACE_TO_DEPTH, SPACE_TO_BATCH_ND).
+void copySpaceBlocks(const void* src, void* dst, const ImageGeometry& fine, const ImageGeometry& coarse, uint32_t bh,
+                     uint32_t bw, int64_t blockStride, bool toFine, size_t elementSize);
 
 // Fills `count` elements of `elementSize` bytes at `dst` with the element at `value`.
 void fillElements(void* dst, size_t count, const void* value, size_t elementSize);

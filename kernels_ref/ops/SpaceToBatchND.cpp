@@ -55,23 +55,9 @@ Result<Spec> readSpec(const IOperationExecutionContext* context) {
 }  // namespace
 
 Status validate(const IOperationValidationContext* context) {
-  NN_TRY(validateInputCount(context, 3, 4));
-  NN_TRY(validateOutputCount(context, 1));
-  const OperandType type = context->getInputType(kInput);
-  NN_TRY(validateTypeIsOneOf(context, "input", type,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  if (context->getNumInputs() == 4) {
-    NN_TRY(validateInputTypes(context,
-                              {type, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32, OperandType::BOOL}));
-  } else {
-    NN_TRY(validateInputTypes(context, {type, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
-  }
-  NN_TRY(validateOutputTypes(context, {type}));
-  NN_TRY(validateInputRank(context, kInput, 4, 4));
+  NN_TRY(validateBlockRearrangement(context, {OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
   NN_TRY(validateInputRank(context, kBlockShape, 1, 1));
-  NN_TRY(validateInputRank(context, kPaddings, 2, 2));
-  return validateSameQuantization(context, kInput, kOutput);
+  return validateInputRank(context, kPaddings, 2, 2);
 }
 
 Status prepare(IOperationExecutionContext* context) {
@@ -100,22 +86,9 @@ Status execute(IOperationExecutionContext* context) {
   padElements(context->getInputBuffer(kInput), input.dimensions, spec->paddings, padValue, elementSize,
               padded.data());
   const ImageGeometry out = imageGeometry(context->getOutputShape(kOutput).dimensions, nchw);
-  const uint32_t bh = spec->blockHeight, bw = spec->blockWidth;
-  // Index space [dy, dx, b, y, x, c]: block position, input batch, output spatial grid.
-  const Dimensions dims = {bh, bw, p.batches, out.height, out.width, p.channels};
-  const OffsetTable src = {stridedOffsets(bh, p.heightStride),
-                           stridedOffsets(bw, p.widthStride),
-                           stridedOffsets(p.batches, p.batchStride),
-                           stridedOffsets(out.height, int64_t{bh} * p.heightStride),
-                           stridedOffsets(out.width, int64_t{bw} * p.widthStride),
-                           stridedOffsets(p.channels, p.channelStride)};
-  const OffsetTable dst = {stridedOffsets(bh, int64_t{bw} * p.batches * out.batchStride),
-                           stridedOffsets(bw, int64_t{p.batches} * out.batchStride),
-                           stridedOffsets(p.batches, out.batchStride),
-                           stridedOffsets(out.height, out.heightStride),
-                           stridedOffsets(out.width, out.widthStride),
-                           stridedOffsets(p.channels, out.channelStride)};
-  copyElements(padded.data(), src, context->getOutputBuffer(kOutput), dst, dims, elementSize);
+  // Block (dy, dx) becomes the output's batches [(dy * bw + dx) * batches, ... + batches).
+  copySpaceBlocks(padded.data(), context->getOutputBuffer(kOutput), p, out, spec->blockHeight, spec->blockWidth,
+                  int64_t{p.batches} * out.batchStride, /*toFine=*/false, elementSize);
   return {};
 }
 

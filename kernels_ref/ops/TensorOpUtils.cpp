@@ -48,6 +48,24 @@ AxisSplit splitAtAxis(const Dimensions& dims, uint32_t axis) {
   return s;
 }
 
+Status validateBlockRearrangement(const IOperationValidationContext* context,
+                                  std::initializer_list<OperandType> params) {
+  const auto required = static_cast<uint32_t>(1 + params.size());
+  NN_TRY(validateInputCount(context, required, required + 1));
+  NN_TRY(validateOutputCount(context, 1));
+  const OperandType type = context->getInputType(0);
+  NN_TRY(validateTypeIsOneOf(context, "input", type,
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  std::vector<OperandType> inputTypes = {type};
+  inputTypes.insert(inputTypes.end(), params.begin(), params.end());
+  if (context->getNumInputs() > required) inputTypes.push_back(OperandType::BOOL);
+  NN_TRY(validateInputTypes(context, inputTypes));
+  NN_TRY(validateOutputTypes(context, {type}));
+  NN_TRY(validateInputRank(context, 0, 4, 4));
+  return validateSameQuantization(context, 0, 0);
+}
+
 ImageGeometry imageGeometry(const Dimensions& dims, bool useNchw) {
   ImageGeometry g;
   if (dims.size() != 4) return g;

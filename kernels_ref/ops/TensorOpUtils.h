@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "weft/kernels/OperationResolver.h"
@@ -55,6 +56,13 @@ struct ImageGeometry {
 ImageGeometry imageGeometry(const Dimensions& dims, bool useNchw);
 // The 4-D dimensions of an image with the given extents in the given layout.
 Dimensions imageDimensions(uint32_t batches, uint32_t height, uint32_t width, uint32_t channels, bool useNchw);
+
+// The signature of the block rearrangements (DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND,
+// SPACE_TO_BATCH_ND): a 4-D float32, float16 or quant8 asymm (signed) input 0, then inputs of the
+// types `params`, an optional BOOL layout flag, and one output of the input's type and
+// quantization.
+Status validateBlockRearrangement(const IOperationValidationContext* context,
+                                  std::initializer_list<OperandType> params);
 
 // Reads a FLOAT32 or FLOAT16 scalar input as float (the type follows the tensor type).
 float getFloatScalar(const IOperationExecutionContext* context, uint32_t index);

@@ -27,22 +27,17 @@ std::string toString(const Dimensions& dims) {
 
 namespace {
 
-Status validateTypes(const IOperationValidationContext* context, bool inputs,
-                     std::initializer_list<OperandType> types) {
+Status validateTypes(const IOperationValidationContext* context, bool inputs, const OperandType* types,
+                     size_t numTypes) {
   const uint32_t count = inputs ? context->getNumInputs() : context->getNumOutputs();
-  NN_RET_CHECK_EQ(count, types.size()) << context->getOperationName() << ": wrong number of "
-                                       << (inputs ? "inputs" : "outputs");
-  uint32_t i = 0;
-  for (OperandType expected : types) {
-    if (inputs && context->isOmittedInput(i)) {
-      ++i;
-      continue;
-    }
+  NN_RET_CHECK_EQ(count, numTypes) << context->getOperationName() << ": wrong number of "
+                                   << (inputs ? "inputs" : "outputs");
+  for (uint32_t i = 0; i < numTypes; ++i) {
+    if (inputs && context->isOmittedInput(i)) continue;
     const OperandType actual = inputs ? context->getInputType(i) : context->getOutputType(i);
-    NN_RET_CHECK(actual == expected) << context->getOperationName() << ": " << (inputs ? "input " : "output ")
+    NN_RET_CHECK(actual == types[i]) << context->getOperationName() << ": " << (inputs ? "input " : "output ")
                                      << i << " has type " << toString(actual) << ", expected "
-                                     << toString(expected);
-    ++i;
+                                     << toString(types[i]);
   }
   return {};
 }
@@ -50,11 +45,15 @@ Status validateTypes(const IOperationValidationContext* context, bool inputs,
 }  // namespace
 
 Status validateInputTypes(const IOperationValidationContext* context, std::initializer_list<OperandType> types) {
-  return validateTypes(context, true, types);
+  return validateTypes(context, true, types.begin(), types.size());
+}
+
+Status validateInputTypes(const IOperationValidationContext* context, const std::vector<OperandType>& types) {
+  return validateTypes(context, true, types.data(), types.size());
 }
 
 Status validateOutputTypes(const IOperationValidationContext* context, std::initializer_list<OperandType> types) {
-  return validateTypes(context, false, types);
+  return validateTypes(context, false, types.begin(), types.size());
 }
 
 Status validateInputCount(const IOperationValidationContext* context, uint32_t minCount, uint32_t maxCount) {

@@ -36,6 +36,7 @@ std::string toString(const Dimensions& dims);
 // Exactly these input (output) types, in order; BAD_DATA naming the first mismatch. Omitted
 // optional inputs are accepted for any expected type.
 Status validateInputTypes(const IOperationValidationContext* context, std::initializer_list<OperandType> types);
+Status validateInputTypes(const IOperationValidationContext* context, const std::vector<OperandType>& types);
 Status validateOutputTypes(const IOperationValidationContext* context, std::initializer_list<OperandType> types);
 // Number of inputs in [minCount, maxCount], outputs exactly `outputs`.
 Status validateInputCount(const IOperationValidationContext* context, uint32_t minCount, uint32_t maxCount);
