@@ -82,4 +82,10 @@ Status validateBroadcastShapes(const IOperationValidationContext* context) {
   return checkOutputDims(context, 0, *dims);
 }
 
+Dimensions lookupOutputDimensions(const Dimensions& lookups, const Dimensions& values) {
+  Dimensions out = values;
+  out[0] = lookups[0];
+  return out;
+}
+
 }  // namespace weft::nn::elementwise

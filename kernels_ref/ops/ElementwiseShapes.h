@@ -39,6 +39,10 @@ Status prepareSameShape(IOperationExecutionContext* context, uint32_t input, uin
 // prepare(): output `output` takes the broadcast of inputs `a` and `b`.
 Status prepareBroadcast(IOperationExecutionContext* context, uint32_t a, uint32_t b, uint32_t output);
 
+// The output of the row lookups (EMBEDDING_LOOKUP, HASHTABLE_LOOKUP): the values' dimensions with
+// the row count replaced by the number of lookups (lookups 1-D, values of rank 1 or more).
+Dimensions lookupOutputDimensions(const Dimensions& lookups, const Dimensions& values);
+
 // Unary operations are the most common case: one input, one output of the same shape.
 Status validateUnaryShapes(const IOperationValidationContext* context);
 

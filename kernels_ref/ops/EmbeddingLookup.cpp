@@ -13,16 +13,6 @@ constexpr uint32_t kLookups = 0;
 constexpr uint32_t kValues = 1;
 constexpr uint32_t kOutput = 0;
 
-namespace {
-
-Dimensions outputDimensions(const Dimensions& lookups, const Dimensions& values) {
-  Dimensions out = values;
-  out[0] = lookups[0];
-  return out;
-}
-
-}  // namespace
-
 Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputCount(context, 2, 2));
   NN_TRY(validateOutputCount(context, 1));
@@ -37,7 +27,8 @@ Status validate(const IOperationValidationContext* context) {
   const Shape lookups = context->getInputShape(kLookups), values = context->getInputShape(kValues);
   NN_TRY(elementwise::checkSameQuantization("output", values, context->getOutputShape(kOutput)));
   if (hasUnknownRank(lookups) || hasUnknownRank(values)) return {};
-  return elementwise::checkOutputDims(context, kOutput, outputDimensions(lookups.dimensions, values.dimensions));
+  return elementwise::checkOutputDims(context, kOutput,
+                                      elementwise::lookupOutputDimensions(lookups.dimensions, values.dimensions));
 }
 
 Status prepare(IOperationExecutionContext* context) {
@@ -45,7 +36,7 @@ Status prepare(IOperationExecutionContext* context) {
   NN_RET_CHECK_EQ(getNumberOfDimensions(lookups), 1u) << "lookups must be 1-D";
   NN_RET_CHECK_GE(getNumberOfDimensions(values), 2u) << "values must have rank >= 2";
   Shape out = context->getOutputShape(kOutput);
-  out.dimensions = outputDimensions(lookups.dimensions, values.dimensions);
+  out.dimensions = elementwise::lookupOutputDimensions(lookups.dimensions, values.dimensions);
   return context->setOutputShape(kOutput, out);
 }
 

@@ -17,16 +17,6 @@ constexpr uint32_t kValues = 2;
 constexpr uint32_t kOutput = 0;
 constexpr uint32_t kHits = 1;
 
-namespace {
-
-Dimensions outputDimensions(const Dimensions& lookups, const Dimensions& values) {
-  Dimensions out = values;
-  out[0] = lookups[0];
-  return out;
-}
-
-}  // namespace
-
 Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputCount(context, 3, 3));
   NN_TRY(validateOutputCount(context, 2));
@@ -51,7 +41,8 @@ Status validate(const IOperationValidationContext* context) {
   if (hasUnknownRank(lookups)) return {};
   NN_TRY(elementwise::checkOutputDims(context, kHits, Dimensions{lookups.dimensions[0]}));
   if (hasUnknownRank(values)) return {};
-  return elementwise::checkOutputDims(context, kOutput, outputDimensions(lookups.dimensions, values.dimensions));
+  return elementwise::checkOutputDims(context, kOutput,
+                                      elementwise::lookupOutputDimensions(lookups.dimensions, values.dimensions));
 }
 
 Status prepare(IOperationExecutionContext* context) {
@@ -62,7 +53,7 @@ Status prepare(IOperationExecutionContext* context) {
   NN_RET_CHECK_GE(getNumberOfDimensions(values), 1u) << "values must have rank >= 1";
   NN_RET_CHECK_EQ(keys.dimensions[0], values.dimensions[0]) << "one key per values row";
   Shape out = context->getOutputShape(kOutput);
-  out.dimensions = outputDimensions(lookups.dimensions, values.dimensions);
+  out.dimensions = elementwise::lookupOutputDimensions(lookups.dimensions, values.dimensions);
   Shape hits = context->getOutputShape(kHits);
   hits.dimensions = lookups.dimensions;
   NN_TRY(context->setOutputShape(kOutput, out));
