@@ -93,3 +93,33 @@ TEST(Registers, CounterBlockFollowsTheSpec) {
 
 }  // namespace
 }  // namespace weft::hw
+
+namespace weft::hw {
+namespace {
+
+// get/set against the definition, bit by bit, for every position and width (word boundaries
+// included) over random words: the shift-and-mask access must read and write exactly those bits.
+TEST(CommandWord, FieldAccessMatchesBitByBitDefinition) {
+  std::mt19937_64 rng(5);
+  for (uint16_t lsb = 0; lsb < 256; ++lsb) {
+    for (uint16_t width = 1; width <= 64 && lsb + width <= 256; ++width) {
+      CommandWord c;
+      for (auto& w : c.words()) w = rng();
+      const CommandWord before = c;
+      const Field f{lsb, width, false};
+      uint64_t want = 0;
+      for (unsigned i = 0; i < width; ++i) want |= ((before.words()[(lsb + i) / 64] >> ((lsb + i) % 64)) & 1u) << i;
+      ASSERT_EQ(c.get(f), want) << "lsb " << lsb << " width " << width;
+      const uint64_t value = rng();
+      c.set(f, value);
+      for (unsigned bit = 0; bit < 256; ++bit) {
+        const bool inField = bit >= lsb && bit < unsigned{lsb} + width;
+        const uint64_t expected = inField ? (value >> (bit - lsb)) & 1u : (before.words()[bit / 64] >> (bit % 64)) & 1u;
+        ASSERT_EQ((c.words()[bit / 64] >> (bit % 64)) & 1u, expected) << "lsb " << lsb << " width " << width << " bit " << bit;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::hw

@@ -20,13 +20,13 @@ class CommandWord {
  public:
   static constexpr size_t kWords = 4;
 
+  // Shifts and masks over at most two 64-bit words (a field is at most 64 bits wide): decoding
+  // a command is on every model's per-command path.
   uint64_t get(Field f) const {
-    uint64_t value = 0;
-    for (unsigned i = 0; i < f.width; ++i) {
-      const unsigned bit = f.lsb + i;
-      value |= ((words_[bit / 64] >> (bit % 64)) & 1u) << i;
-    }
-    return value;
+    const unsigned word = f.lsb / 64, shift = f.lsb % 64;
+    uint64_t value = words_[word] >> shift;
+    if (shift != 0 && shift + f.width > 64 && word + 1 < kWords) value |= words_[word + 1] << (64 - shift);
+    return f.width >= 64 ? value : value & ((uint64_t{1} << f.width) - 1);
   }
 
   int64_t getSigned(Field f) const {
@@ -37,14 +37,13 @@ class CommandWord {
 
   // Stores the low f.width bits of value (two's complement for negative values).
   void set(Field f, uint64_t value) {
-    for (unsigned i = 0; i < f.width; ++i) {
-      const unsigned bit = f.lsb + i;
-      const uint64_t mask = uint64_t{1} << (bit % 64);
-      if ((value >> i) & 1u) {
-        words_[bit / 64] |= mask;
-      } else {
-        words_[bit / 64] &= ~mask;
-      }
+    const uint64_t mask = f.width >= 64 ? ~uint64_t{0} : (uint64_t{1} << f.width) - 1;
+    value &= mask;
+    const unsigned word = f.lsb / 64, shift = f.lsb % 64;
+    words_[word] = (words_[word] & ~(mask << shift)) | (value << shift);
+    if (shift != 0 && shift + f.width > 64 && word + 1 < kWords) {
+      const unsigned spill = 64 - shift;
+      words_[word + 1] = (words_[word + 1] & ~(mask >> spill)) | (value >> spill);
     }
   }
 
