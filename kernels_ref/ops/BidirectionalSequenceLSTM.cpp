@@ -42,26 +42,10 @@ constexpr uint32_t kNumInputs = 61;
 
 namespace {
 
-lstm::CellOperands cellOperands(uint32_t firstWeight, uint32_t outputState, uint32_t cellState,
-                                uint32_t firstLayerNorm, uint32_t firstAuxWeight) {
-  lstm::CellOperands op = lstm::weightsStartingAt(firstWeight);
-  op.outputStateIn = outputState;
-  op.cellStateIn = cellState;
-  op.inputLayerNorm = firstLayerNorm;
-  op.forgetLayerNorm = firstLayerNorm + 1;
-  op.cellLayerNorm = firstLayerNorm + 2;
-  op.outputLayerNorm = firstLayerNorm + 3;
-  op.auxInputToInput = firstAuxWeight;
-  op.auxInputToForget = firstAuxWeight + 1;
-  op.auxInputToCell = firstAuxWeight + 2;
-  op.auxInputToOutput = firstAuxWeight + 3;
-  return op;
-}
-
-const lstm::CellOperands kForward =
-    cellOperands(kFwFirstWeight, kFwOutputStateInTensor, kFwCellStateInTensor, kFwFirstLayerNorm, kFwFirstAuxWeight);
-const lstm::CellOperands kBackward =
-    cellOperands(kBwFirstWeight, kBwOutputStateInTensor, kBwCellStateInTensor, kBwFirstLayerNorm, kBwFirstAuxWeight);
+const lstm::CellOperands kForward = lstm::cellOperands(kFwFirstWeight, kFwOutputStateInTensor, kFwCellStateInTensor,
+                                                       kFwFirstLayerNorm, kFwFirstAuxWeight);
+const lstm::CellOperands kBackward = lstm::cellOperands(kBwFirstWeight, kBwOutputStateInTensor, kBwCellStateInTensor,
+                                                        kBwFirstLayerNorm, kBwFirstAuxWeight);
 
 // In parallel linking the aux input replaces the backward cell's input and has no weights.
 lstm::CellOperands withoutAuxWeights(lstm::CellOperands op) {
@@ -72,9 +56,10 @@ lstm::CellOperands withoutAuxWeights(lstm::CellOperands op) {
 enum class Linking { NONE, PARALLEL, CROSS };
 
 struct Geometry {
-  bool timeMajor, merge, stateOutputs;
+  SequenceShape sequence;
+  bool merge, stateOutputs;
   Linking linking;
-  uint32_t maxTime, batchSize, inputSize, auxInputSize = 0;
+  uint32_t inputSize, auxInputSize = 0;
   lstm::CellConfig fw, bw;
 };
 
@@ -91,7 +76,6 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
     NN_RET_CHECK(!context->isOmittedInput(i)) << "required input " << i << " is omitted";
   }
   Geometry g;
-  g.timeMajor = context->getInputValue<uint8_t>(kTimeMajorParam) != 0;
   g.merge = context->getInputValue<uint8_t>(kMergeOutputsParam) != 0;
   const uint32_t outputs = context->getNumOutputs();
   NN_RET_CHECK(outputs == (g.merge ? 1u : 2u) || outputs == (g.merge ? 5u : 6u))
@@ -100,8 +84,7 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
 
   const Shape input = context->getInputShape(kInputTensor);
   NN_RET_CHECK_EQ(getNumberOfDimensions(input), 3u) << "input must be 3-D";
-  g.maxTime = input.dimensions[g.timeMajor ? 0 : 1];
-  g.batchSize = input.dimensions[g.timeMajor ? 1 : 0];
+  g.sequence = sequenceShape(input.dimensions, context->getInputValue<uint8_t>(kTimeMajorParam) != 0);
   g.inputSize = input.dimensions[2];
 
   const bool hasAuxInput = !context->isOmittedInput(kAuxInputTensor);
@@ -116,10 +99,10 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
     g.auxInputSize = aux.dimensions[2];
   }
   const uint32_t crossAuxSize = g.linking == Linking::CROSS ? g.auxInputSize : 0;
-  auto fw = lstm::checkCell(context, kForward, g.batchSize, g.inputSize, crossAuxSize);
+  auto fw = lstm::checkCell(context, kForward, g.sequence.batchSize, g.inputSize, crossAuxSize);
   if (!fw.ok()) return fw.error();
   const bool parallel = g.linking == Linking::PARALLEL;
-  auto bw = lstm::checkCell(context, parallel ? withoutAuxWeights(kBackward) : kBackward, g.batchSize,
+  auto bw = lstm::checkCell(context, parallel ? withoutAuxWeights(kBackward) : kBackward, g.sequence.batchSize,
                             parallel ? g.auxInputSize : g.inputSize, crossAuxSize);
   if (!bw.ok()) return bw.error();
   g.fw = *fw;
@@ -130,10 +113,6 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   return g;
 }
 
-Dimensions sequenceDims(const Geometry& g, uint32_t features) {
-  return g.timeMajor ? Dimensions{g.maxTime, g.batchSize, features} : Dimensions{g.batchSize, g.maxTime, features};
-}
-
 }  // namespace
 
 Status validate(const IOperationValidationContext* context) {
@@ -141,25 +120,8 @@ Status validate(const IOperationValidationContext* context) {
   const uint32_t outputs = context->getNumOutputs();
   NN_RET_CHECK(outputs == 1 || outputs == 2 || outputs == 5 || outputs == 6)
       << "1, 2, 5 or 6 outputs, got " << outputs;
-  const OperandType type = context->getInputType(kInputTensor);
-  NN_TRY(validateTypeIsOneOf(context, "input", type, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
-  const OperandType scalar = type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
-  for (uint32_t i = 0; i < kNumInputs; ++i) {
-    if (context->isOmittedInput(i)) continue;
-    OperandType expected = type;
-    if (i == kActivationParam) expected = OperandType::INT32;
-    if (i == kCellClipParam || i == kProjClipParam) expected = scalar;
-    if (i == kMergeOutputsParam || i == kTimeMajorParam) expected = OperandType::BOOL;
-    NN_RET_CHECK(context->getInputType(i) == expected)
-        << "input " << i << " has type " << toString(context->getInputType(i)) << ", expected " << toString(expected);
-  }
-  for (uint32_t i = 0; i < outputs; ++i) {
-    NN_RET_CHECK(context->getOutputType(i) == type) << "output " << i << " must have the input's type";
-  }
-  int32_t activation = 0;
-  if (getConstantScalar(context, kActivationParam, &activation)) {
-    NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
-  }
+  NN_TRY(lstm::validateOperandTypes(context, kActivationParam, kCellClipParam, kProjClipParam,
+                                    {kMergeOutputsParam, kTimeMajorParam}));
   uint8_t merge = 0;
   const bool mergeKnown = getConstantScalar(context, kMergeOutputsParam, &merge);
   if (mergeKnown) {
@@ -168,8 +130,7 @@ Status validate(const IOperationValidationContext* context) {
   }
   uint8_t timeMajor = 0;
   const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
-  const char* first = !timeMajorKnown ? nullptr : timeMajor ? "maxTime" : "batch";
-  const char* second = !timeMajorKnown ? nullptr : timeMajor ? "batch" : "maxTime";
+  const auto [first, second] = sequenceDimNames(timeMajorKnown, timeMajor != 0);
   DimensionAgreement dims(context);
   NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
   NN_TRY(dims.input(kAuxInputTensor, {first, second, "auxInputSize"}));
@@ -195,21 +156,16 @@ Status prepare(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
   if (!params.ok()) return params.error();
-  std::vector<Dimensions> dims = {
-      sequenceDims(*g, g->merge ? g->fw.outputSize + g->bw.outputSize : g->fw.outputSize)};
-  if (!g->merge) dims.push_back(sequenceDims(*g, g->bw.outputSize));
+  const SequenceShape& seq = g->sequence;
+  std::vector<Dimensions> dims = {seq.dimensions(g->merge ? g->fw.outputSize + g->bw.outputSize : g->fw.outputSize)};
+  if (!g->merge) dims.push_back(seq.dimensions(g->bw.outputSize));
   if (g->stateOutputs) {
-    dims.push_back({g->batchSize, g->fw.outputSize});
-    dims.push_back({g->batchSize, g->fw.numCells});
-    dims.push_back({g->batchSize, g->bw.outputSize});
-    dims.push_back({g->batchSize, g->bw.numCells});
+    dims.push_back({seq.batchSize, g->fw.outputSize});
+    dims.push_back({seq.batchSize, g->fw.numCells});
+    dims.push_back({seq.batchSize, g->bw.outputSize});
+    dims.push_back({seq.batchSize, g->bw.numCells});
   }
-  for (uint32_t o = 0; o < dims.size(); ++o) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = dims[o];
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
+  return setOutputDimensions(context, dims);
 }
 
 Status execute(IOperationExecutionContext* context) {
@@ -222,32 +178,28 @@ Status execute(IOperationExecutionContext* context) {
   const lstm::CellWeights bwWeights =
       lstm::loadCell(context, parallel ? withoutAuxWeights(kBackward) : kBackward, g->bw);
 
-  const Dimensions inputDims = context->getInputShape(kInputTensor).dimensions;
-  const std::vector<float> input = transposeUnlessTimeMajor(inputAsFloat(context, kInputTensor), g->timeMajor,
-                                                            inputDims[0], inputDims[1], g->inputSize);
+  const SequenceShape& seq = g->sequence;
+  const std::vector<float> input = seq.readTimeMajor(context, kInputTensor);
   std::vector<float> aux;
-  if (g->linking != Linking::NONE) {
-    aux = transposeUnlessTimeMajor(inputAsFloat(context, kAuxInputTensor), g->timeMajor, inputDims[0], inputDims[1],
-                                   g->auxInputSize);
-  }
+  if (g->linking != Linking::NONE) aux = seq.readTimeMajor(context, kAuxInputTensor);
   const float* bwInput = parallel ? aux.data() : input.data();
   const float* auxInput = g->linking == Linking::CROSS ? aux.data() : nullptr;
 
   // Time-major outputs; merged outputs put the two directions side by side in each row.
-  const size_t rows = size_t{g->maxTime} * g->batchSize;
+  const size_t rows = size_t{seq.maxTime} * seq.batchSize;
   const uint32_t fwWidth = g->merge ? g->fw.outputSize + g->bw.outputSize : g->fw.outputSize;
   std::vector<float> fwOut(rows * fwWidth), bwOut(g->merge ? 0 : rows * g->bw.outputSize);
-  std::vector<float> fwOutputState(size_t{g->batchSize} * g->fw.outputSize);
-  std::vector<float> fwCellState(size_t{g->batchSize} * g->fw.numCells);
-  std::vector<float> bwOutputState(size_t{g->batchSize} * g->bw.outputSize);
-  std::vector<float> bwCellState(size_t{g->batchSize} * g->bw.numCells);
+  std::vector<float> fwOutputState(size_t{seq.batchSize} * g->fw.outputSize);
+  std::vector<float> fwCellState(size_t{seq.batchSize} * g->fw.numCells);
+  std::vector<float> bwOutputState(size_t{seq.batchSize} * g->bw.outputSize);
+  std::vector<float> bwCellState(size_t{seq.batchSize} * g->bw.numCells);
 
   lstm::SequenceOutput fwTarget;
   fwTarget.output = fwOut.data();
   fwTarget.outputStride = fwWidth;
   fwTarget.outputState = fwOutputState.data();
   fwTarget.cellState = fwCellState.data();
-  lstm::runSequence(fwWeights, *params, g->maxTime, g->batchSize, input.data(), auxInput,
+  lstm::runSequence(fwWeights, *params, seq.maxTime, seq.batchSize, input.data(), auxInput,
                     inputAsFloat(context, kFwOutputStateInTensor).data(),
                     inputAsFloat(context, kFwCellStateInTensor).data(), /*forward=*/true, fwTarget);
 
@@ -256,18 +208,13 @@ Status execute(IOperationExecutionContext* context) {
   bwTarget.outputStride = g->merge ? fwWidth : g->bw.outputSize;
   bwTarget.outputState = bwOutputState.data();
   bwTarget.cellState = bwCellState.data();
-  lstm::runSequence(bwWeights, *params, g->maxTime, g->batchSize, bwInput, auxInput,
+  lstm::runSequence(bwWeights, *params, seq.maxTime, seq.batchSize, bwInput, auxInput,
                     inputAsFloat(context, kBwOutputStateInTensor).data(),
                     inputAsFloat(context, kBwCellStateInTensor).data(), /*forward=*/false, bwTarget);
 
-  const std::vector<float> fwResult = transposeUnlessTimeMajor(fwOut, g->timeMajor, g->maxTime, g->batchSize, fwWidth);
-  NN_TRY(writeOutputFromFloat(context, 0, fwResult.data(), fwResult.size()));
+  NN_TRY(seq.writeFromTimeMajor(context, 0, fwOut, fwWidth));
   uint32_t next = 1;
-  if (!g->merge) {
-    const std::vector<float> bwResult =
-        transposeUnlessTimeMajor(bwOut, g->timeMajor, g->maxTime, g->batchSize, g->bw.outputSize);
-    NN_TRY(writeOutputFromFloat(context, next++, bwResult.data(), bwResult.size()));
-  }
+  if (!g->merge) NN_TRY(seq.writeFromTimeMajor(context, next++, bwOut, g->bw.outputSize));
   if (g->stateOutputs) {
     for (const std::vector<float>* state : {&fwOutputState, &fwCellState, &bwOutputState, &bwCellState}) {
       NN_TRY(writeOutputFromFloat(context, next++, state->data(), state->size()));

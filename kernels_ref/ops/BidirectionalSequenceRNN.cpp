@@ -55,9 +55,10 @@ Result<Linking> linkingOf(const IOperationExecutionContext* context) {
 }
 
 struct Geometry {
-  bool timeMajor, merge, stateOutputs;
+  SequenceShape sequence;
+  bool merge, stateOutputs;
   Linking linking;
-  uint32_t maxTime, batchSize, inputSize, auxInputSize = 0;
+  uint32_t inputSize, auxInputSize = 0;
   uint32_t fwUnits, bwUnits;
 };
 
@@ -67,7 +68,6 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
                                kBwHiddenStateTensor, kActivationParam, kTimeMajorParam,           kMergeOutputsParam};
   for (uint32_t i : required) NN_RET_CHECK(!context->isOmittedInput(i)) << "required input " << i << " is omitted";
   Geometry g;
-  g.timeMajor = context->getInputValue<uint8_t>(kTimeMajorParam) != 0;
   g.merge = context->getInputValue<uint8_t>(kMergeOutputsParam) != 0;
   const uint32_t outputs = context->getNumOutputs();
   NN_RET_CHECK(outputs == (g.merge ? 1u : 2u) || outputs == (g.merge ? 3u : 4u))
@@ -79,8 +79,7 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
 
   const Shape input = context->getInputShape(kInputTensor);
   NN_RET_CHECK_EQ(getNumberOfDimensions(input), 3u) << "input must be 3-D";
-  g.maxTime = input.dimensions[g.timeMajor ? 0 : 1];
-  g.batchSize = input.dimensions[g.timeMajor ? 1 : 0];
+  g.sequence = sequenceShape(input.dimensions, context->getInputValue<uint8_t>(kTimeMajorParam) != 0);
   g.inputSize = input.dimensions[2];
   if (g.linking != Linking::NONE) {
     const Shape aux = context->getInputShape(kAuxInputTensor);
@@ -101,12 +100,8 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   if (!bwUnits.ok()) return bwUnits.error();
   g.fwUnits = *fwUnits;
   g.bwUnits = *bwUnits;
-  for (auto [index, units] : {std::pair{kFwHiddenStateTensor, g.fwUnits}, std::pair{kBwHiddenStateTensor, g.bwUnits}}) {
-    const Shape hidden = context->getInputShape(index);
-    NN_RET_CHECK_EQ(getNumberOfDimensions(hidden), 2u) << "hidden states must be 2-D";
-    NN_RET_CHECK(hidden.dimensions[0] == g.batchSize && hidden.dimensions[1] == units)
-        << "hidden state " << index << " must be [batch, numUnits]";
-  }
+  NN_TRY(rnn::checkHiddenState(context->getInputShape(kFwHiddenStateTensor), g.sequence.batchSize, g.fwUnits));
+  NN_TRY(rnn::checkHiddenState(context->getInputShape(kBwHiddenStateTensor), g.sequence.batchSize, g.bwUnits));
   if (g.linking == Linking::CROSS) {
     for (auto [index, units] : {std::pair{kFwAuxWeightsTensor, g.fwUnits}, std::pair{kBwAuxWeightsTensor, g.bwUnits}}) {
       const Shape w = context->getInputShape(index);
@@ -116,10 +111,6 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
     }
   }
   return g;
-}
-
-Dimensions sequenceDims(const Geometry& g, uint32_t features) {
-  return g.timeMajor ? Dimensions{g.maxTime, g.batchSize, features} : Dimensions{g.batchSize, g.maxTime, features};
 }
 
 }  // namespace
@@ -144,20 +135,13 @@ Status validate(const IOperationValidationContext* context) {
   }
   uint8_t timeMajor = 0;
   const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
-  const char* first = !timeMajorKnown ? nullptr : timeMajor ? "maxTime" : "batch";
-  const char* second = !timeMajorKnown ? nullptr : timeMajor ? "batch" : "maxTime";
+  const auto [first, second] = sequenceDimNames(timeMajorKnown, timeMajor != 0);
   DimensionAgreement dims(context);
   NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
   NN_TRY(dims.input(kAuxInputTensor, {first, second, "auxInputSize"}));
-  NN_TRY(dims.input(kFwWeightsTensor, {"fwUnits", "inputSize"}));
-  NN_TRY(dims.input(kFwRecurrentWeightsTensor, {"fwUnits", "fwUnits"}));
-  NN_TRY(dims.input(kFwBiasTensor, {"fwUnits"}));
-  NN_TRY(dims.input(kFwHiddenStateTensor, {"batch", "fwUnits"}));
+  NN_TRY(rnn::validateLayerShapes(dims, kFwWeightsTensor, "fwUnits", "inputSize"));
   // The backward weights read the input, or the aux input in parallel linking.
-  NN_TRY(dims.input(kBwWeightsTensor, {"bwUnits", nullptr}));
-  NN_TRY(dims.input(kBwRecurrentWeightsTensor, {"bwUnits", "bwUnits"}));
-  NN_TRY(dims.input(kBwBiasTensor, {"bwUnits"}));
-  NN_TRY(dims.input(kBwHiddenStateTensor, {"batch", "bwUnits"}));
+  NN_TRY(rnn::validateLayerShapes(dims, kBwWeightsTensor, "bwUnits", nullptr));
   NN_TRY(dims.input(kFwAuxWeightsTensor, {"fwUnits", "auxInputSize"}));
   NN_TRY(dims.input(kBwAuxWeightsTensor, {"bwUnits", "auxInputSize"}));
   if (mergeKnown) {
@@ -175,23 +159,13 @@ Status validate(const IOperationValidationContext* context) {
 Status prepare(IOperationExecutionContext* context) {
   auto g = readGeometry(context);
   if (!g.ok()) return g.error();
-  Shape fwOutput = context->getOutputShape(kFwOutputTensor);
-  fwOutput.dimensions = sequenceDims(*g, g->merge ? g->fwUnits + g->bwUnits : g->fwUnits);
-  NN_TRY(context->setOutputShape(kFwOutputTensor, fwOutput));
-  uint32_t next = 1;
-  if (!g->merge) {
-    Shape bwOutput = context->getOutputShape(next);
-    bwOutput.dimensions = sequenceDims(*g, g->bwUnits);
-    NN_TRY(context->setOutputShape(next++, bwOutput));
-  }
+  std::vector<Dimensions> dims = {g->sequence.dimensions(g->merge ? g->fwUnits + g->bwUnits : g->fwUnits)};
+  if (!g->merge) dims.push_back(g->sequence.dimensions(g->bwUnits));
   if (g->stateOutputs) {
-    for (auto [index, units] : {std::pair{next, g->fwUnits}, std::pair{next + 1, g->bwUnits}}) {
-      Shape state = context->getOutputShape(index);
-      state.dimensions = {g->batchSize, units};
-      NN_TRY(context->setOutputShape(index, state));
-    }
+    dims.push_back({g->sequence.batchSize, g->fwUnits});
+    dims.push_back({g->sequence.batchSize, g->bwUnits});
   }
-  return {};
+  return setOutputDimensions(context, dims);
 }
 
 Status execute(IOperationExecutionContext* context) {
@@ -199,52 +173,39 @@ Status execute(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto activation = getActivation(context, kActivationParam);
   if (!activation.ok()) return activation.error();
-  const Dimensions inputDims = context->getInputShape(kInputTensor).dimensions;
-  const std::vector<float> input = transposeUnlessTimeMajor(inputAsFloat(context, kInputTensor), g->timeMajor,
-                                                            inputDims[0], inputDims[1], g->inputSize);
+  const SequenceShape& seq = g->sequence;
+  const std::vector<float> input = seq.readTimeMajor(context, kInputTensor);
   std::vector<float> aux;
-  if (g->linking != Linking::NONE) {
-    aux = transposeUnlessTimeMajor(inputAsFloat(context, kAuxInputTensor), g->timeMajor, inputDims[0], inputDims[1],
-                                   g->auxInputSize);
-  }
-  std::vector<float> tensors[10];
-  const uint32_t indexes[] = {kFwWeightsTensor,         kFwRecurrentWeightsTensor, kFwBiasTensor, kFwHiddenStateTensor,
-                              kBwWeightsTensor,         kBwRecurrentWeightsTensor, kBwBiasTensor, kBwHiddenStateTensor,
-                              kFwAuxWeightsTensor,      kBwAuxWeightsTensor};
-  for (int i = 0; i < 10; ++i) {
-    if (!context->isOmittedInput(indexes[i])) tensors[i] = inputAsFloat(context, indexes[i]);
-  }
+  if (g->linking != Linking::NONE) aux = seq.readTimeMajor(context, kAuxInputTensor);
   const bool cross = g->linking == Linking::CROSS;
-  rnn::Layer fw{tensors[0].data(), tensors[1].data(), tensors[2].data(), cross ? tensors[8].data() : nullptr,
-                g->fwUnits, g->inputSize, cross ? g->auxInputSize : 0};
-  rnn::Layer bw{tensors[4].data(), tensors[5].data(), tensors[6].data(), cross ? tensors[9].data() : nullptr,
-                g->bwUnits, g->linking == Linking::PARALLEL ? g->auxInputSize : g->inputSize,
-                cross ? g->auxInputSize : 0};
+  const uint32_t auxSize = cross ? g->auxInputSize : 0;
+  const rnn::LayerWeights fwWeights(context, kFwWeightsTensor, cross ? kFwAuxWeightsTensor : rnn::kNoAuxWeights);
+  const rnn::LayerWeights bwWeights(context, kBwWeightsTensor, cross ? kBwAuxWeightsTensor : rnn::kNoAuxWeights);
+  const rnn::Layer fw = fwWeights.layer(g->fwUnits, g->inputSize, auxSize);
+  const rnn::Layer bw =
+      bwWeights.layer(g->bwUnits, g->linking == Linking::PARALLEL ? g->auxInputSize : g->inputSize, auxSize);
+  const std::vector<float> fwHidden = inputAsFloat(context, kFwHiddenStateTensor);
+  const std::vector<float> bwHidden = inputAsFloat(context, kBwHiddenStateTensor);
   const float* fwInput = input.data();
   const float* bwInput = g->linking == Linking::PARALLEL ? aux.data() : input.data();
   const float* auxInput = cross ? aux.data() : nullptr;
 
   // Time-major outputs; merged outputs interleave the two directions' units per row.
-  const size_t rows = size_t{g->maxTime} * g->batchSize;
+  const size_t rows = size_t{seq.maxTime} * seq.batchSize;
   const uint32_t mergedWidth = g->fwUnits + g->bwUnits;
   const uint32_t fwWidth = g->merge ? mergedWidth : g->fwUnits;
   std::vector<float> fwOut(rows * fwWidth);
   std::vector<float> bwOut(g->merge ? 0 : rows * g->bwUnits);
-  std::vector<float> fwState(size_t{g->batchSize} * g->fwUnits), bwState(size_t{g->batchSize} * g->bwUnits);
-  rnn::sequence(fw, *activation, g->maxTime, g->batchSize, fwInput, auxInput, tensors[3].data(), /*forward=*/true,
+  std::vector<float> fwState(size_t{seq.batchSize} * g->fwUnits), bwState(size_t{seq.batchSize} * g->bwUnits);
+  rnn::sequence(fw, *activation, seq.maxTime, seq.batchSize, fwInput, auxInput, fwHidden.data(), /*forward=*/true,
                 fwOut.data(), fwWidth, fwState.data());
-  rnn::sequence(bw, *activation, g->maxTime, g->batchSize, bwInput, auxInput, tensors[7].data(), /*forward=*/false,
+  rnn::sequence(bw, *activation, seq.maxTime, seq.batchSize, bwInput, auxInput, bwHidden.data(), /*forward=*/false,
                 g->merge ? fwOut.data() + g->fwUnits : bwOut.data(), g->merge ? mergedWidth : g->bwUnits,
                 bwState.data());
 
-  const std::vector<float> fwResult = transposeUnlessTimeMajor(fwOut, g->timeMajor, g->maxTime, g->batchSize, fwWidth);
-  NN_TRY(writeOutputFromFloat(context, kFwOutputTensor, fwResult.data(), fwResult.size()));
+  NN_TRY(seq.writeFromTimeMajor(context, kFwOutputTensor, fwOut, fwWidth));
   uint32_t next = 1;
-  if (!g->merge) {
-    const std::vector<float> bwResult =
-        transposeUnlessTimeMajor(bwOut, g->timeMajor, g->maxTime, g->batchSize, g->bwUnits);
-    NN_TRY(writeOutputFromFloat(context, next++, bwResult.data(), bwResult.size()));
-  }
+  if (!g->merge) NN_TRY(seq.writeFromTimeMajor(context, next++, bwOut, g->bwUnits));
   if (g->stateOutputs) {
     NN_TRY(writeOutputFromFloat(context, next, fwState.data(), fwState.size()));
     NN_TRY(writeOutputFromFloat(context, next + 1, bwState.data(), bwState.size()));

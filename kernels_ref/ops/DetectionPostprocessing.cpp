@@ -214,14 +214,8 @@ Status prepare(IOperationExecutionContext* context) {
   auto p = readParams(context);
   if (!p.ok()) return p.error();
   const uint32_t n = p->detectionsPerBatch;
-  const Dimensions dims[] = {{p->numBatches, n}, {p->numBatches, n, boxes::kBoxSize}, {p->numBatches, n},
-                             {p->numBatches}};
-  for (uint32_t o = 0; o < 4; ++o) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = dims[o];
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
+  return setOutputDimensions(
+      context, {{p->numBatches, n}, {p->numBatches, n, boxes::kBoxSize}, {p->numBatches, n}, {p->numBatches}});
 }
 
 Status execute(IOperationExecutionContext* context) {

@@ -34,17 +34,9 @@ constexpr uint32_t kOutputTensor = 3;
 namespace {
 
 lstm::CellOperands operandsOf(uint32_t numInputs) {
-  lstm::CellOperands op = lstm::weightsStartingAt(1);
-  op.outputStateIn = kOutputStateInTensor;
-  op.cellStateIn = kCellStateInTensor;
   // Layer normalization arrived with the 27-input version (NNAPI 1.2).
-  if (numInputs == 27) {
-    op.inputLayerNorm = kFirstLayerNormTensor;
-    op.forgetLayerNorm = kFirstLayerNormTensor + 1;
-    op.cellLayerNorm = kFirstLayerNormTensor + 2;
-    op.outputLayerNorm = kFirstLayerNormTensor + 3;
-  }
-  return op;
+  return lstm::cellOperands(1, kOutputStateInTensor, kCellStateInTensor,
+                            numInputs == 27 ? kFirstLayerNormTensor : lstm::kNoOperand);
 }
 
 struct Geometry {
@@ -70,21 +62,7 @@ Status validate(const IOperationValidationContext* context) {
   const uint32_t inputs = context->getNumInputs();
   NN_RET_CHECK(inputs == 23 || inputs == 27) << "LSTM takes 23 or 27 inputs, got " << inputs;
   NN_TRY(validateOutputCount(context, 4));
-  const OperandType type = context->getInputType(kInputTensor);
-  NN_TRY(validateTypeIsOneOf(context, "input", type, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
-  const OperandType scalar = type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
-  for (uint32_t i = 0; i < inputs; ++i) {
-    if (context->isOmittedInput(i)) continue;
-    const OperandType expected =
-        i == kActivationParam ? OperandType::INT32 : (i == kCellClipParam || i == kProjClipParam) ? scalar : type;
-    NN_RET_CHECK(context->getInputType(i) == expected)
-        << "input " << i << " has type " << toString(context->getInputType(i)) << ", expected " << toString(expected);
-  }
-  NN_TRY(validateOutputTypes(context, {type, type, type, type}));
-  int32_t activation = 0;
-  if (getConstantScalar(context, kActivationParam, &activation)) {
-    NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
-  }
+  NN_TRY(lstm::validateOperandTypes(context, kActivationParam, kCellClipParam, kProjClipParam, {}));
   DimensionAgreement dims(context);
   NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
   NN_TRY(lstm::validateCellShapes(dims, operandsOf(inputs), "", "inputSize", "batch"));
@@ -100,16 +78,10 @@ Status prepare(IOperationExecutionContext* context) {
   auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
   if (!params.ok()) return params.error();
   const uint32_t gates = g->cell.useCifg ? 3 : 4;
-  const Dimensions dims[] = {{g->batchSize, g->cell.numCells * gates},
-                             {g->batchSize, g->cell.outputSize},
-                             {g->batchSize, g->cell.numCells},
-                             {g->batchSize, g->cell.outputSize}};
-  for (uint32_t o = 0; o < 4; ++o) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = dims[o];
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
+  return setOutputDimensions(context, {{g->batchSize, g->cell.numCells * gates},
+                                       {g->batchSize, g->cell.outputSize},
+                                       {g->batchSize, g->cell.numCells},
+                                       {g->batchSize, g->cell.outputSize}});
 }
 
 Status execute(IOperationExecutionContext* context) {

@@ -9,14 +9,29 @@
 
 namespace weft::nn::lstm {
 
-CellOperands weightsStartingAt(uint32_t first) {
+CellOperands cellOperands(uint32_t firstWeight, uint32_t outputState, uint32_t cellState, uint32_t firstLayerNorm,
+                          uint32_t firstAuxWeight) {
   CellOperands o;
   uint32_t* const order[] = {&o.inputToInput,      &o.inputToForget,     &o.inputToCell,     &o.inputToOutput,
                              &o.recurrentToInput,  &o.recurrentToForget, &o.recurrentToCell, &o.recurrentToOutput,
                              &o.cellToInput,       &o.cellToForget,      &o.cellToOutput,    &o.inputGateBias,
                              &o.forgetGateBias,    &o.cellGateBias,      &o.outputGateBias,  &o.projectionWeights,
                              &o.projectionBias};
-  for (uint32_t i = 0; i < 17; ++i) *order[i] = first + i;
+  for (uint32_t i = 0; i < 17; ++i) *order[i] = firstWeight + i;
+  o.outputStateIn = outputState;
+  o.cellStateIn = cellState;
+  if (firstLayerNorm != kNoOperand) {
+    o.inputLayerNorm = firstLayerNorm;
+    o.forgetLayerNorm = firstLayerNorm + 1;
+    o.cellLayerNorm = firstLayerNorm + 2;
+    o.outputLayerNorm = firstLayerNorm + 3;
+  }
+  if (firstAuxWeight != kNoOperand) {
+    o.auxInputToInput = firstAuxWeight;
+    o.auxInputToForget = firstAuxWeight + 1;
+    o.auxInputToCell = firstAuxWeight + 2;
+    o.auxInputToOutput = firstAuxWeight + 3;
+  }
   return o;
 }
 
@@ -171,6 +186,30 @@ Status validateCellShapes(DimensionAgreement& dims, const CellOperands& op, cons
 
 bool isValidActivation(int32_t activation) {
   return activation == 0 || activation == 1 || activation == 3 || activation == 4 || activation == 6;
+}
+
+Status validateOperandTypes(const IOperationValidationContext* context, uint32_t activation, uint32_t cellClip,
+                            uint32_t projClip, std::initializer_list<uint32_t> flags) {
+  const OperandType type = context->getInputType(0);
+  NN_TRY(validateTypeIsOneOf(context, "input", type, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
+  const OperandType scalar = type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+  for (uint32_t i = 0; i < context->getNumInputs(); ++i) {
+    if (context->isOmittedInput(i)) continue;
+    OperandType expected = type;
+    if (i == activation) expected = OperandType::INT32;
+    if (i == cellClip || i == projClip) expected = scalar;
+    if (std::find(flags.begin(), flags.end(), i) != flags.end()) expected = OperandType::BOOL;
+    NN_RET_CHECK(context->getInputType(i) == expected)
+        << "input " << i << " has type " << toString(context->getInputType(i)) << ", expected " << toString(expected);
+  }
+  for (uint32_t i = 0; i < context->getNumOutputs(); ++i) {
+    NN_RET_CHECK(context->getOutputType(i) == type) << "output " << i << " must have the input's type";
+  }
+  int32_t activationCode = 0;
+  if (getConstantScalar(context, activation, &activationCode)) {
+    NN_RET_CHECK(isValidActivation(activationCode)) << "unsupported LSTM activation " << activationCode;
+  }
+  return {};
 }
 
 Result<Params> readParams(const IOperationExecutionContext* context, uint32_t activationIndex, uint32_t cellClipIndex,

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -42,9 +43,13 @@ struct CellOperands {
            auxInputToOutput = kNoOperand;
 };
 
-// The 17 weight and bias tensors in NNAPI's order (input-to-gate, recurrent-to-gate, peepholes,
-// biases, projection) starting at input `first`; states, layer norm and aux inputs are set apart.
-CellOperands weightsStartingAt(uint32_t first);
+// A cell whose 17 weight and bias tensors, in NNAPI's order (input-to-gate, recurrent-to-gate,
+// peepholes, biases, projection), start at input `firstWeight`, whose output and cell states are
+// inputs `outputState` and `cellState`, and whose four layer normalization and four aux-input
+// weights (input, forget, cell, output gates) start at `firstLayerNorm` and `firstAuxWeight`
+// (kNoOperand: the operation has none).
+CellOperands cellOperands(uint32_t firstWeight, uint32_t outputState, uint32_t cellState,
+                          uint32_t firstLayerNorm = kNoOperand, uint32_t firstAuxWeight = kNoOperand);
 
 // The sizes and the optional parts one cell uses, as its operands say.
 struct CellConfig {
@@ -77,6 +82,13 @@ struct Params {
 Result<Params> readParams(const IOperationExecutionContext* context, uint32_t activationIndex,
                           uint32_t cellClipIndex, uint32_t projClipIndex);
 bool isValidActivation(int32_t activation);
+
+// The operand types of the LSTM operations (omitted inputs pass): a float32 or float16 input 0
+// whose type every other tensor input and every output has, the INT32 activation at `activation`
+// (a supported code when constant), FLOAT32 clips at `cellClip` and `projClip` (FLOAT16 with
+// float16 tensors), and BOOL `flags`.
+Status validateOperandTypes(const IOperationValidationContext* context, uint32_t activation, uint32_t cellClip,
+                            uint32_t projClip, std::initializer_list<uint32_t> flags);
 
 // One cell's weights as float32, absent tensors empty.
 struct CellWeights {

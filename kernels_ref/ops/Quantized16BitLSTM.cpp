@@ -126,12 +126,8 @@ Status validate(const IOperationValidationContext* context) {
 Status prepare(IOperationExecutionContext* context) {
   auto g = readGeometry(context);
   if (!g.ok()) return g.error();
-  for (uint32_t o : {kCellStateOutTensor, kOutputTensor}) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = {g->batchSize, g->outputSize};
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
+  // Outputs kCellStateOutTensor (0) and kOutputTensor (1).
+  return setOutputDimensions(context, {{g->batchSize, g->outputSize}, {g->batchSize, g->outputSize}});
 }
 
 Status execute(IOperationExecutionContext* context) {

@@ -240,13 +240,8 @@ Status prepare(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto scales = computeScales(context, *g);
   if (!scales.ok()) return scales.error();
-  const Dimensions dims[] = {{g->batchSize, g->outputSize}, {g->batchSize, g->numUnits}, {g->batchSize, g->outputSize}};
-  for (uint32_t o = 0; o < 3; ++o) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = dims[o];
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
+  return setOutputDimensions(
+      context, {{g->batchSize, g->outputSize}, {g->batchSize, g->numUnits}, {g->batchSize, g->outputSize}});
 }
 
 Status execute(IOperationExecutionContext* context) {

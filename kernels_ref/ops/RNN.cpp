@@ -29,9 +29,7 @@ struct Geometry {
 
 Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   const Shape input = context->getInputShape(kInputTensor);
-  const Shape hidden = context->getInputShape(kHiddenStateInTensor);
   NN_RET_CHECK_EQ(getNumberOfDimensions(input), 2u) << "input must be [batch, inputSize]";
-  NN_RET_CHECK_EQ(getNumberOfDimensions(hidden), 2u) << "hidden state must be [batch, numUnits]";
   Geometry g;
   g.batchSize = input.dimensions[0];
   g.inputSize = input.dimensions[1];
@@ -40,8 +38,7 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
                                      context->getInputShape(kBiasTensor), g.inputSize);
   if (!units.ok()) return units.error();
   g.numUnits = *units;
-  NN_RET_CHECK_EQ(hidden.dimensions[0], g.batchSize) << "hidden state batch";
-  NN_RET_CHECK_EQ(hidden.dimensions[1], g.numUnits) << "hidden state units";
+  NN_TRY(rnn::checkHiddenState(context->getInputShape(kHiddenStateInTensor), g.batchSize, g.numUnits));
   return g;
 }
 
@@ -57,10 +54,7 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateActivationInput(context, kActivationParam));
   DimensionAgreement dims(context);
   NN_TRY(dims.input(kInputTensor, {"batch", "inputSize"}));
-  NN_TRY(dims.input(kWeightsTensor, {"numUnits", "inputSize"}));
-  NN_TRY(dims.input(kRecurrentWeightsTensor, {"numUnits", "numUnits"}));
-  NN_TRY(dims.input(kBiasTensor, {"numUnits"}));
-  NN_TRY(dims.input(kHiddenStateInTensor, {"batch", "numUnits"}));
+  NN_TRY(rnn::validateLayerShapes(dims, kWeightsTensor, "numUnits", "inputSize"));
   NN_TRY(dims.output(kHiddenStateOutTensor, {"batch", "numUnits"}));
   return dims.output(kOutputTensor, {"batch", "numUnits"});
 }
@@ -68,12 +62,8 @@ Status validate(const IOperationValidationContext* context) {
 Status prepare(IOperationExecutionContext* context) {
   auto g = readGeometry(context);
   if (!g.ok()) return g.error();
-  for (uint32_t o : {kHiddenStateOutTensor, kOutputTensor}) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = {g->batchSize, g->numUnits};
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
+  // Both outputs are the new state.
+  return setOutputDimensions(context, {{g->batchSize, g->numUnits}, {g->batchSize, g->numUnits}});
 }
 
 Status execute(IOperationExecutionContext* context) {
@@ -82,16 +72,9 @@ Status execute(IOperationExecutionContext* context) {
   auto activation = getActivation(context, kActivationParam);
   if (!activation.ok()) return activation.error();
   const std::vector<float> input = inputAsFloat(context, kInputTensor);
-  const std::vector<float> weights = inputAsFloat(context, kWeightsTensor);
-  const std::vector<float> recurrent = inputAsFloat(context, kRecurrentWeightsTensor);
-  const std::vector<float> bias = inputAsFloat(context, kBiasTensor);
+  const rnn::LayerWeights weights(context, kWeightsTensor);
   const std::vector<float> hidden = inputAsFloat(context, kHiddenStateInTensor);
-  rnn::Layer layer;
-  layer.weights = weights.data();
-  layer.recurrentWeights = recurrent.data();
-  layer.bias = bias.data();
-  layer.numUnits = g->numUnits;
-  layer.inputSize = g->inputSize;
+  const rnn::Layer layer = weights.layer(g->numUnits, g->inputSize);
   std::vector<float> output(size_t{g->batchSize} * g->numUnits);
   rnn::step(layer, *activation, g->batchSize, input.data(), nullptr, hidden.data(), output.data(), g->numUnits,
             nullptr);

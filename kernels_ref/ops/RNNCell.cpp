@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "TensorAsFloat.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
 
@@ -19,6 +20,39 @@ Result<uint32_t> checkLayerShapes(const Shape& weights, const Shape& recurrentWe
   NN_RET_CHECK_EQ(recurrentWeights.dimensions[0], numUnits) << "recurrent weights must be [numUnits, numUnits]";
   NN_RET_CHECK_EQ(recurrentWeights.dimensions[1], numUnits) << "recurrent weights must be [numUnits, numUnits]";
   return numUnits;
+}
+
+Status checkHiddenState(const Shape& hidden, uint32_t batchSize, uint32_t numUnits) {
+  NN_RET_CHECK_EQ(getNumberOfDimensions(hidden), 2u) << "hidden state must be [batch, numUnits]";
+  NN_RET_CHECK_EQ(hidden.dimensions[0], batchSize) << "hidden state batch";
+  NN_RET_CHECK_EQ(hidden.dimensions[1], numUnits) << "hidden state units";
+  return {};
+}
+
+Status validateLayerShapes(DimensionAgreement& dims, uint32_t first, const char* units, const char* inputSize) {
+  NN_TRY(dims.input(first, {units, inputSize}));
+  NN_TRY(dims.input(first + 1, {units, units}));
+  NN_TRY(dims.input(first + 2, {units}));
+  return dims.input(first + 3, {"batch", units});
+}
+
+LayerWeights::LayerWeights(const IOperationExecutionContext* context, uint32_t first, uint32_t auxWeights)
+    : weights_(inputAsFloat(context, first)),
+      recurrentWeights_(inputAsFloat(context, first + 1)),
+      bias_(inputAsFloat(context, first + 2)) {
+  if (auxWeights != kNoAuxWeights) auxWeights_ = inputAsFloat(context, auxWeights);
+}
+
+Layer LayerWeights::layer(uint32_t numUnits, uint32_t inputSize, uint32_t auxInputSize) const {
+  Layer l;
+  l.weights = weights_.data();
+  l.recurrentWeights = recurrentWeights_.data();
+  l.bias = bias_.data();
+  l.auxWeights = auxInputSize > 0 ? auxWeights_.data() : nullptr;
+  l.numUnits = numUnits;
+  l.inputSize = inputSize;
+  l.auxInputSize = auxInputSize;
+  return l;
 }
 
 namespace {

@@ -6,7 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
+#include "DimensionAgreement.h"
 #include "weft/kernels/OperationResolver.h"
 
 namespace weft::nn::rnn {
@@ -24,6 +27,28 @@ struct Layer {
 // [numUnits] against each other; returns numUnits.
 Result<uint32_t> checkLayerShapes(const Shape& weights, const Shape& recurrentWeights, const Shape& bias,
                                   uint32_t inputSize);
+// Checks a hidden state: [batchSize, numUnits].
+Status checkHiddenState(const Shape& hidden, uint32_t batchSize, uint32_t numUnits);
+
+// Validation-time agreement of one layer's declared shapes, its operands being inputs `first`
+// (weights), first + 1 (recurrent weights), first + 2 (bias) and first + 3 (hidden state): `units`
+// names its number of units, `inputSize` the weights' columns (nullptr: free), "batch" the states'
+// rows.
+Status validateLayerShapes(DimensionAgreement& dims, uint32_t first, const char* units, const char* inputSize);
+
+constexpr uint32_t kNoAuxWeights = std::numeric_limits<uint32_t>::max();
+
+// One layer's weights read as float32 from inputs `first` (weights), first + 1 (recurrent
+// weights), first + 2 (bias), and `auxWeights` unless kNoAuxWeights.
+class LayerWeights {
+ public:
+  LayerWeights(const IOperationExecutionContext* context, uint32_t first, uint32_t auxWeights = kNoAuxWeights);
+  // The layer over these weights; auxInputSize 0 when it has no aux weights.
+  Layer layer(uint32_t numUnits, uint32_t inputSize, uint32_t auxInputSize = 0) const;
+
+ private:
+  std::vector<float> weights_, recurrentWeights_, bias_, auxWeights_;
+};
 
 // One step for `batchSize` rows: output row b (at output + b * outputStride) and, when given,
 // hiddenOut row b (dense) receive h for input row b and previous state hiddenIn row b.

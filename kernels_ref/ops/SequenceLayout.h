@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "weft/kernels/OperationResolver.h"
+
 namespace weft::nn {
 
 // out[j][i][:] = in[i][j][:] for an [d0, d1, inner] tensor.
@@ -30,5 +32,32 @@ inline std::vector<float> transposeUnlessTimeMajor(std::vector<float> values, bo
   transposeFirstTwoDims(values.data(), d0, d1, inner, out.data());
   return out;
 }
+
+// The layout, time and batch sizes an operation's sequence operands share:
+// [maxTime, batch, features] when time-major, else [batch, maxTime, features].
+struct SequenceShape {
+  bool timeMajor = false;
+  uint32_t maxTime = 0, batchSize = 0;
+
+  // The dimensions of a sequence operand with `features` per row.
+  Dimensions dimensions(uint32_t features) const;
+  // Input `index`, a 3-D sequence operand of any tensor type, as float32 in time-major order.
+  std::vector<float> readTimeMajor(const IOperationExecutionContext* context, uint32_t index) const;
+  // Writes time-major `values` with `features` per row to output `index` in the operation's layout.
+  Status writeFromTimeMajor(IOperationExecutionContext* context, uint32_t index, const std::vector<float>& values,
+                            uint32_t features) const;
+};
+
+// The sequence shape of 3-D dimensions `dims` in the given layout.
+SequenceShape sequenceShape(const Dimensions& dims, bool timeMajor);
+
+// The DimensionAgreement names of a sequence operand's first two dimensions at validation:
+// "maxTime" and "batch" in the order of the layout when the layout flag is a known constant, free
+// (nullptr) otherwise.
+struct SequenceDimNames {
+  const char* first = nullptr;
+  const char* second = nullptr;
+};
+SequenceDimNames sequenceDimNames(bool layoutKnown, bool timeMajor);
 
 }  // namespace weft::nn

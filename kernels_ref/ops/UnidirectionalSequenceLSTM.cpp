@@ -32,19 +32,12 @@ constexpr uint32_t kCellStateOutTensor = 2;
 namespace {
 
 lstm::CellOperands operandsOf() {
-  lstm::CellOperands op = lstm::weightsStartingAt(1);
-  op.outputStateIn = kOutputStateInTensor;
-  op.cellStateIn = kCellStateInTensor;
-  op.inputLayerNorm = kFirstLayerNormTensor;
-  op.forgetLayerNorm = kFirstLayerNormTensor + 1;
-  op.cellLayerNorm = kFirstLayerNormTensor + 2;
-  op.outputLayerNorm = kFirstLayerNormTensor + 3;
-  return op;
+  return lstm::cellOperands(1, kOutputStateInTensor, kCellStateInTensor, kFirstLayerNormTensor);
 }
 
 struct Geometry {
-  bool timeMajor;
-  uint32_t maxTime, batchSize, inputSize;
+  SequenceShape sequence;
+  uint32_t inputSize;
   lstm::CellConfig cell;
 };
 
@@ -55,11 +48,9 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   const Shape input = context->getInputShape(kInputTensor);
   NN_RET_CHECK_EQ(getNumberOfDimensions(input), 3u) << "input must be 3-D";
   Geometry g;
-  g.timeMajor = context->getInputValue<uint8_t>(kTimeMajorParam) != 0;
-  g.maxTime = input.dimensions[g.timeMajor ? 0 : 1];
-  g.batchSize = input.dimensions[g.timeMajor ? 1 : 0];
+  g.sequence = sequenceShape(input.dimensions, context->getInputValue<uint8_t>(kTimeMajorParam) != 0);
   g.inputSize = input.dimensions[2];
-  auto cell = lstm::checkCell(context, operandsOf(), g.batchSize, g.inputSize, 0);
+  auto cell = lstm::checkCell(context, operandsOf(), g.sequence.batchSize, g.inputSize, 0);
   if (!cell.ok()) return cell.error();
   g.cell = *cell;
   return g;
@@ -71,29 +62,10 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputCount(context, kNumInputs, kNumInputs));
   const uint32_t outputs = context->getNumOutputs();
   NN_RET_CHECK(outputs == 1 || outputs == 3) << "1 output, or 3 with the final states; got " << outputs;
-  const OperandType type = context->getInputType(kInputTensor);
-  NN_TRY(validateTypeIsOneOf(context, "input", type, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
-  const OperandType scalar = type == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
-  for (uint32_t i = 0; i < kNumInputs; ++i) {
-    if (context->isOmittedInput(i)) continue;
-    OperandType expected = type;
-    if (i == kActivationParam) expected = OperandType::INT32;
-    if (i == kCellClipParam || i == kProjClipParam) expected = scalar;
-    if (i == kTimeMajorParam) expected = OperandType::BOOL;
-    NN_RET_CHECK(context->getInputType(i) == expected)
-        << "input " << i << " has type " << toString(context->getInputType(i)) << ", expected " << toString(expected);
-  }
-  for (uint32_t i = 0; i < outputs; ++i) {
-    NN_RET_CHECK(context->getOutputType(i) == type) << "output " << i << " must have the input's type";
-  }
-  int32_t activation = 0;
-  if (getConstantScalar(context, kActivationParam, &activation)) {
-    NN_RET_CHECK(lstm::isValidActivation(activation)) << "unsupported LSTM activation " << activation;
-  }
+  NN_TRY(lstm::validateOperandTypes(context, kActivationParam, kCellClipParam, kProjClipParam, {kTimeMajorParam}));
   uint8_t timeMajor = 0;
   const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
-  const char* first = !timeMajorKnown ? nullptr : timeMajor ? "maxTime" : "batch";
-  const char* second = !timeMajorKnown ? nullptr : timeMajor ? "batch" : "maxTime";
+  const auto [first, second] = sequenceDimNames(timeMajorKnown, timeMajor != 0);
   DimensionAgreement dims(context);
   NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
   NN_TRY(lstm::validateCellShapes(dims, operandsOf(), "", "inputSize", "batch"));
@@ -107,19 +79,12 @@ Status prepare(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
   if (!params.ok()) return params.error();
-  Shape output = context->getOutputShape(kOutputTensor);
-  output.dimensions = g->timeMajor ? Dimensions{g->maxTime, g->batchSize, g->cell.outputSize}
-                                   : Dimensions{g->batchSize, g->maxTime, g->cell.outputSize};
-  NN_TRY(context->setOutputShape(kOutputTensor, output));
+  std::vector<Dimensions> dims = {g->sequence.dimensions(g->cell.outputSize)};
   if (context->getNumOutputs() == 3) {
-    Shape outputState = context->getOutputShape(kOutputStateOutTensor);
-    outputState.dimensions = {g->batchSize, g->cell.outputSize};
-    NN_TRY(context->setOutputShape(kOutputStateOutTensor, outputState));
-    Shape cellState = context->getOutputShape(kCellStateOutTensor);
-    cellState.dimensions = {g->batchSize, g->cell.numCells};
-    NN_TRY(context->setOutputShape(kCellStateOutTensor, cellState));
+    dims.push_back({g->sequence.batchSize, g->cell.outputSize});
+    dims.push_back({g->sequence.batchSize, g->cell.numCells});
   }
-  return {};
+  return setOutputDimensions(context, dims);
 }
 
 Status execute(IOperationExecutionContext* context) {
@@ -128,24 +93,21 @@ Status execute(IOperationExecutionContext* context) {
   auto params = lstm::readParams(context, kActivationParam, kCellClipParam, kProjClipParam);
   if (!params.ok()) return params.error();
   const lstm::CellWeights weights = lstm::loadCell(context, operandsOf(), g->cell);
-  const Dimensions inputDims = context->getInputShape(kInputTensor).dimensions;
-  const std::vector<float> input = transposeUnlessTimeMajor(inputAsFloat(context, kInputTensor), g->timeMajor,
-                                                            inputDims[0], inputDims[1], g->inputSize);
+  const SequenceShape& seq = g->sequence;
+  const std::vector<float> input = seq.readTimeMajor(context, kInputTensor);
   const std::vector<float> outputStateIn = inputAsFloat(context, kOutputStateInTensor);
   const std::vector<float> cellStateIn = inputAsFloat(context, kCellStateInTensor);
-  std::vector<float> output(size_t{g->maxTime} * g->batchSize * g->cell.outputSize);
-  std::vector<float> outputState(size_t{g->batchSize} * g->cell.outputSize);
-  std::vector<float> cellState(size_t{g->batchSize} * g->cell.numCells);
+  std::vector<float> output(size_t{seq.maxTime} * seq.batchSize * g->cell.outputSize);
+  std::vector<float> outputState(size_t{seq.batchSize} * g->cell.outputSize);
+  std::vector<float> cellState(size_t{seq.batchSize} * g->cell.numCells);
   lstm::SequenceOutput out;
   out.output = output.data();
   out.outputStride = g->cell.outputSize;
   out.outputState = outputState.data();
   out.cellState = cellState.data();
-  lstm::runSequence(weights, *params, g->maxTime, g->batchSize, input.data(), nullptr, outputStateIn.data(),
+  lstm::runSequence(weights, *params, seq.maxTime, seq.batchSize, input.data(), nullptr, outputStateIn.data(),
                     cellStateIn.data(), /*forward=*/true, out);
-  const std::vector<float> result =
-      transposeUnlessTimeMajor(output, g->timeMajor, g->maxTime, g->batchSize, g->cell.outputSize);
-  NN_TRY(writeOutputFromFloat(context, kOutputTensor, result.data(), result.size()));
+  NN_TRY(seq.writeFromTimeMajor(context, kOutputTensor, output, g->cell.outputSize));
   if (context->getNumOutputs() == 3) {
     NN_TRY(writeOutputFromFloat(context, kOutputStateOutTensor, outputState.data(), outputState.size()));
     NN_TRY(writeOutputFromFloat(context, kCellStateOutTensor, cellState.data(), cellState.size()));

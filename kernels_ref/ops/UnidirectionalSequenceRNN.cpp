@@ -28,29 +28,24 @@ constexpr uint32_t kStateOutputTensor = 1;
 namespace {
 
 struct Geometry {
-  bool timeMajor;
-  uint32_t maxTime, batchSize, inputSize, numUnits;
+  SequenceShape sequence;
+  uint32_t inputSize, numUnits;
 };
 
 Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   const int32_t timeMajor = context->getInputValue<int32_t>(kTimeMajorParam);
   NN_RET_CHECK(timeMajor == 0 || timeMajor == 1) << "timeMajor must be 0 or 1, got " << timeMajor;
   const Shape input = context->getInputShape(kInputTensor);
-  const Shape hidden = context->getInputShape(kHiddenStateTensor);
   NN_RET_CHECK_EQ(getNumberOfDimensions(input), 3u) << "input must be 3-D";
-  NN_RET_CHECK_EQ(getNumberOfDimensions(hidden), 2u) << "hidden state must be [batch, numUnits]";
   Geometry g;
-  g.timeMajor = timeMajor == 1;
-  g.maxTime = input.dimensions[g.timeMajor ? 0 : 1];
-  g.batchSize = input.dimensions[g.timeMajor ? 1 : 0];
+  g.sequence = sequenceShape(input.dimensions, timeMajor == 1);
   g.inputSize = input.dimensions[2];
   auto units = rnn::checkLayerShapes(context->getInputShape(kWeightsTensor),
                                      context->getInputShape(kRecurrentWeightsTensor),
                                      context->getInputShape(kBiasTensor), g.inputSize);
   if (!units.ok()) return units.error();
   g.numUnits = *units;
-  NN_RET_CHECK_EQ(hidden.dimensions[0], g.batchSize) << "hidden state batch";
-  NN_RET_CHECK_EQ(hidden.dimensions[1], g.numUnits) << "hidden state units";
+  NN_TRY(rnn::checkHiddenState(context->getInputShape(kHiddenStateTensor), g.sequence.batchSize, g.numUnits));
   return g;
 }
 
@@ -69,19 +64,16 @@ Status validate(const IOperationValidationContext* context) {
     NN_TRY(validateOutputTypes(context, {type, type}));
   }
   NN_TRY(validateActivationInput(context, kActivationParam));
-  int32_t timeMajor = -1;
-  if (getConstantScalar(context, kTimeMajorParam, &timeMajor)) {
+  int32_t timeMajor = 0;
+  const bool timeMajorKnown = getConstantScalar(context, kTimeMajorParam, &timeMajor);
+  if (timeMajorKnown) {
     NN_RET_CHECK(timeMajor == 0 || timeMajor == 1) << "timeMajor must be 0 or 1, got " << timeMajor;
   }
   // Which of the first two dimensions is time is only known with a constant timeMajor.
-  const char* first = timeMajor == 1 ? "maxTime" : timeMajor == 0 ? "batch" : nullptr;
-  const char* second = timeMajor == 1 ? "batch" : timeMajor == 0 ? "maxTime" : nullptr;
+  const auto [first, second] = sequenceDimNames(timeMajorKnown, timeMajor == 1);
   DimensionAgreement dims(context);
   NN_TRY(dims.input(kInputTensor, {first, second, "inputSize"}));
-  NN_TRY(dims.input(kWeightsTensor, {"numUnits", "inputSize"}));
-  NN_TRY(dims.input(kRecurrentWeightsTensor, {"numUnits", "numUnits"}));
-  NN_TRY(dims.input(kBiasTensor, {"numUnits"}));
-  NN_TRY(dims.input(kHiddenStateTensor, {"batch", "numUnits"}));
+  NN_TRY(rnn::validateLayerShapes(dims, kWeightsTensor, "numUnits", "inputSize"));
   NN_TRY(dims.output(kOutputTensor, {first, second, "numUnits"}));
   return dims.output(kStateOutputTensor, {"batch", "numUnits"});
 }
@@ -89,16 +81,9 @@ Status validate(const IOperationValidationContext* context) {
 Status prepare(IOperationExecutionContext* context) {
   auto g = readGeometry(context);
   if (!g.ok()) return g.error();
-  Shape output = context->getOutputShape(kOutputTensor);
-  output.dimensions = g->timeMajor ? Dimensions{g->maxTime, g->batchSize, g->numUnits}
-                                   : Dimensions{g->batchSize, g->maxTime, g->numUnits};
-  NN_TRY(context->setOutputShape(kOutputTensor, output));
-  if (context->getNumOutputs() == 2) {
-    Shape state = context->getOutputShape(kStateOutputTensor);
-    state.dimensions = {g->batchSize, g->numUnits};
-    NN_TRY(context->setOutputShape(kStateOutputTensor, state));
-  }
-  return {};
+  std::vector<Dimensions> dims = {g->sequence.dimensions(g->numUnits)};
+  if (context->getNumOutputs() == 2) dims.push_back({g->sequence.batchSize, g->numUnits});
+  return setOutputDimensions(context, dims);
 }
 
 Status execute(IOperationExecutionContext* context) {
@@ -106,27 +91,16 @@ Status execute(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto activation = getActivation(context, kActivationParam);
   if (!activation.ok()) return activation.error();
-  const Dimensions inputDims = context->getInputShape(kInputTensor).dimensions;
-  const std::vector<float> input = transposeUnlessTimeMajor(inputAsFloat(context, kInputTensor), g->timeMajor,
-                                                            inputDims[0], inputDims[1], g->inputSize);
-  const std::vector<float> weights = inputAsFloat(context, kWeightsTensor);
-  const std::vector<float> recurrent = inputAsFloat(context, kRecurrentWeightsTensor);
-  const std::vector<float> bias = inputAsFloat(context, kBiasTensor);
+  const SequenceShape& seq = g->sequence;
+  const std::vector<float> input = seq.readTimeMajor(context, kInputTensor);
+  const rnn::LayerWeights weights(context, kWeightsTensor);
   const std::vector<float> hidden = inputAsFloat(context, kHiddenStateTensor);
-  rnn::Layer layer;
-  layer.weights = weights.data();
-  layer.recurrentWeights = recurrent.data();
-  layer.bias = bias.data();
-  layer.numUnits = g->numUnits;
-  layer.inputSize = g->inputSize;
-  std::vector<float> output(size_t{g->maxTime} * g->batchSize * g->numUnits);
-  std::vector<float> finalHidden(size_t{g->batchSize} * g->numUnits);
-  rnn::sequence(layer, *activation, g->maxTime, g->batchSize, input.data(), nullptr, hidden.data(),
-                /*forward=*/true, output.data(), g->numUnits, finalHidden.data());
+  std::vector<float> output(size_t{seq.maxTime} * seq.batchSize * g->numUnits);
+  std::vector<float> finalHidden(size_t{seq.batchSize} * g->numUnits);
+  rnn::sequence(weights.layer(g->numUnits, g->inputSize), *activation, seq.maxTime, seq.batchSize, input.data(),
+                nullptr, hidden.data(), /*forward=*/true, output.data(), g->numUnits, finalHidden.data());
   // Back to the caller's layout: output is time-major here.
-  const std::vector<float> result =
-      transposeUnlessTimeMajor(output, g->timeMajor, g->maxTime, g->batchSize, g->numUnits);
-  NN_TRY(writeOutputFromFloat(context, kOutputTensor, result.data(), result.size()));
+  NN_TRY(seq.writeFromTimeMajor(context, kOutputTensor, output, g->numUnits));
   if (context->getNumOutputs() == 2) {
     NN_TRY(writeOutputFromFloat(context, kStateOutputTensor, finalHidden.data(), finalHidden.size()));
   }

@@ -25,6 +25,15 @@ std::string toString(const Dimensions& dims) {
   return s.str();
 }
 
+Status setOutputDimensions(IOperationExecutionContext* context, const std::vector<Dimensions>& dims) {
+  for (uint32_t o = 0; o < dims.size(); ++o) {
+    Shape shape = context->getOutputShape(o);
+    shape.dimensions = dims[o];
+    NN_TRY(context->setOutputShape(o, shape));
+  }
+  return {};
+}
+
 namespace {
 
 Status validateTypes(const IOperationValidationContext* context, bool inputs, const OperandType* types,

@@ -30,6 +30,9 @@ inline bool hasUnknownRank(const Shape& shape) { return isTensor(shape.type) && 
 // Turns a possibly negative axis into [0, rank); BAD_DATA when out of range.
 Result<uint32_t> resolveAxis(int32_t axis, uint32_t rank);
 std::string toString(const Dimensions& dims);
+// prepare(): outputs 0, 1, ... take dims[0], dims[1], ... (their declared type and quantization
+// kept).
+Status setOutputDimensions(IOperationExecutionContext* context, const std::vector<Dimensions>& dims);
 
 // --- Validation --------------------------------------------------------------------------------
 
