@@ -49,12 +49,7 @@ Status validate(const IOperationValidationContext* context) {
   if (constantInt32(context, kNumGroups, &groups)) {
     NN_RET_CHECK_GT(groups, 0) << "CHANNEL_SHUFFLE: num_groups";
   }
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (knownRank(context->getInputShape(kInput), &rank) && constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank);
-    if (!resolved.ok()) return resolved.error();
-  }
+  NN_TRY(validateConstantAxis(context, kInput, kAxis));
   return validateSameQuantization(context, kInput, kOutput);
 }
 

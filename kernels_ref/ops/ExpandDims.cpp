@@ -19,12 +19,7 @@ Status validate(const IOperationValidationContext* context) {
                               OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
   NN_TRY(validateInputTypes(context, {type, OperandType::INT32}));
   NN_TRY(validateOutputTypes(context, {type}));
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (knownRank(context->getInputShape(kInput), &rank) && constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank + 1);
-    if (!resolved.ok()) return resolved.error();
-  }
+  NN_TRY(validateConstantAxis(context, kInput, kAxis, /*extraRank=*/1));  // the new dimension's position
   return validateSameQuantization(context, kInput, kOutput);
 }
 

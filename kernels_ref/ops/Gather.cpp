@@ -24,12 +24,7 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputTypes(context, {type, OperandType::INT32, OperandType::TENSOR_INT32}));
   NN_TRY(validateOutputTypes(context, {type}));
   NN_TRY(validateInputRank(context, kInput, 1, 4));
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (knownRank(context->getInputShape(kInput), &rank) && constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank);
-    if (!resolved.ok()) return resolved.error();
-  }
+  NN_TRY(validateConstantAxis(context, kInput, kAxis));
   return validateSameQuantization(context, kInput, kOutput);
 }
 

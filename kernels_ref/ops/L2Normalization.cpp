@@ -128,14 +128,7 @@ Status validate(const IOperationValidationContext* context) {
         << "L2_NORMALIZATION: a quantized output needs scale 1/128 and zero point " << requiredZeroPoint(type)
         << ", got " << output.scale << " and " << output.offset;
   }
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (context->getNumInputs() == 2 && knownRank(context->getInputShape(kInput), &rank) &&
-      constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank);
-    if (!resolved.ok()) return resolved.error();
-  }
-  return {};
+  return validateConstantAxis(context, kInput, kAxis);
 }
 
 Status prepare(IOperationExecutionContext* context) {

@@ -78,14 +78,7 @@ Status validate(const IOperationValidationContext* context) {
   if (constantInt32(context, kRadius, &radius)) {
     NN_RET_CHECK_GE(radius, 0) << "LOCAL_RESPONSE_NORMALIZATION: radius must be non-negative";
   }
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (context->getNumInputs() == 6 && knownRank(context->getInputShape(kInput), &rank) &&
-      constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank);
-    if (!resolved.ok()) return resolved.error();
-  }
-  return {};
+  return validateConstantAxis(context, kInput, kAxis);
 }
 
 Status prepare(IOperationExecutionContext* context) {

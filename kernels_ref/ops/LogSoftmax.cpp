@@ -54,13 +54,7 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputTypes(context, {type, scalar, OperandType::INT32}));
   NN_TRY(validateOutputTypes(context, {type}));
   NN_TRY(validateInputRank(context, kInput, 1, UINT32_MAX));  // any rank from 1
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (knownRank(context->getInputShape(kInput), &rank) && constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank);
-    if (!resolved.ok()) return resolved.error();
-  }
-  return {};
+  return validateConstantAxis(context, kInput, kAxis);
 }
 
 Status prepare(IOperationExecutionContext* context) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "TensorOpUtils.h"
 #include "weft/kernels/FixedPoint.h"
 #include "weft/kernels/Float16.h"
 #include "weft/kernels/OperationUtils.h"
@@ -21,11 +22,7 @@ constexpr uint32_t kOutput = 0;
 namespace {
 
 // The tensor seen as [outer, axisSize, inner] around the softmax axis.
-struct AxisView {
-  size_t outer = 1, axisSize = 1, inner = 1;
-};
-
-Result<AxisView> axisView(const IOperationExecutionContext* context) {
+Result<AxisSplit> axisView(const IOperationExecutionContext* context) {
   const Shape input = context->getInputShape(kInput);
   const uint32_t rank = getNumberOfDimensions(input);
   NN_RET_CHECK(rank >= 1 && rank <= 4) << "input rank " << rank << " not in 1..4";
@@ -33,14 +30,10 @@ Result<AxisView> axisView(const IOperationExecutionContext* context) {
   if (context->getNumInputs() > kAxis) axis = context->getInputValue<int32_t>(kAxis);
   auto a = resolveAxis(axis, rank);
   if (!a.ok()) return a.error();
-  AxisView v;
-  v.outer = getNumberOfElements(input, 0, *a);
-  v.axisSize = input.dimensions[*a];
-  v.inner = getNumberOfElements(input, *a + 1, rank);
-  return v;
+  return splitAtAxis(input.dimensions, *a);
 }
 
-void softmaxFloat(const float* input, float beta, const AxisView& v, float* output) {
+void softmaxFloat(const float* input, float beta, const AxisSplit& v, float* output) {
   for (size_t o = 0; o < v.outer; ++o)
     for (size_t i = 0; i < v.inner; ++i) {
       const float* in = input + o * v.axisSize * v.inner + i;
@@ -56,7 +49,7 @@ void softmaxFloat(const float* input, float beta, const AxisView& v, float* outp
 // TFLite's quantized softmax: input differences to the row maximum are rescaled to Q5.26, exp'd in
 // fixed point, summed in Q12.19, and divided through a fixed-point reciprocal.
 template <typename T>
-Status softmaxQuant(const T* input, const Shape& inputShape, float beta, const AxisView& v, T* output) {
+Status softmaxQuant(const T* input, const Shape& inputShape, float beta, const AxisSplit& v, T* output) {
   constexpr int kScaledDiffIntegerBits = 5;
   constexpr int kAccumulationIntegerBits = 12;
   using FixedPointScaledDiff = fixed::FixedPoint<kScaledDiffIntegerBits>;
@@ -122,12 +115,7 @@ Status validate(const IOperationValidationContext* context) {
   }
   NN_TRY(validateOutputTypes(context, {type}));
   NN_TRY(validateInputRank(context, kInput, 1, 4));
-  const Shape input = context->getInputShape(kInput);
-  int32_t axis = 0;
-  if (context->getNumInputs() == 3 && !hasUnknownRank(input) && getConstantScalar(context, kAxis, &axis)) {
-    auto a = resolveAxis(axis, getNumberOfDimensions(input));
-    if (!a.ok()) return a.error();
-  }
+  NN_TRY(validateConstantAxis(context, kInput, kAxis));
   float beta = 0.0f;
   if (betaType == OperandType::FLOAT32 && getConstantScalar(context, kBeta, &beta)) {
     NN_RET_CHECK(beta > 0.0f) << "beta must be positive";

@@ -51,13 +51,7 @@ Status validate(const IOperationValidationContext* context) {
     NN_RET_CHECK(numSplits > 0 && static_cast<uint32_t>(numSplits) == context->getNumOutputs())
         << "SPLIT: num_splits " << numSplits << " must equal the number of outputs";
   }
-  uint32_t rank = 0;
-  int32_t axis = 0;
-  if (knownRank(context->getInputShape(kInput), &rank) && constantInt32(context, kAxis, &axis)) {
-    auto resolved = resolveAxis(axis, rank);
-    if (!resolved.ok()) return resolved.error();
-  }
-  return {};
+  return validateConstantAxis(context, kInput, kAxis);
 }
 
 Status prepare(IOperationExecutionContext* context) {

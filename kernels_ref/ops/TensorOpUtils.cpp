@@ -66,6 +66,17 @@ Status validateBlockRearrangement(const IOperationValidationContext* context,
   return validateSameQuantization(context, 0, 0);
 }
 
+Status validateConstantAxis(const IOperationValidationContext* context, uint32_t input, uint32_t axisInput,
+                            uint32_t extraRank) {
+  uint32_t rank = 0;
+  int32_t axis = 0;
+  if (axisInput < context->getNumInputs() && knownRank(context->getInputShape(input), &rank) &&
+      constantInt32(context, axisInput, &axis)) {
+    NN_TRY(resolveAxis(axis, rank + extraRank));
+  }
+  return {};
+}
+
 ImageGeometry imageGeometry(const Dimensions& dims, bool useNchw) {
   ImageGeometry g;
   if (dims.size() != 4) return g;

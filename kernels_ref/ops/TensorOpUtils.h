@@ -39,6 +39,12 @@ inline bool knownRank(const Shape& shape, uint32_t* rank) {
   return true;
 }
 
+// At validation, when the rank of input `input` and the INT32 axis input `axisInput` are both
+// known, the axis is in [-(rank + extraRank), rank + extraRank) (extraRank 1 for an axis that
+// may name a new dimension). An axis input the operation was not given passes.
+Status validateConstantAxis(const IOperationValidationContext* context, uint32_t input, uint32_t axisInput,
+                            uint32_t extraRank = 0);
+
 // A tensor seen as [outer, axisSize, inner] around dimension `axis`.
 struct AxisSplit {
   size_t outer = 1;
