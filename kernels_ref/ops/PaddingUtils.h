@@ -1,4 +1,4 @@
-// Paddings shared by PAD_V2, MIRROR_PAD and SPACE_TO_BATCH_ND: reading a [rank, 2] TENSOR_INT32 of
+// Paddings shared by PAD, PAD_V2, MIRROR_PAD and SPACE_TO_BATCH_ND: reading a [rank, 2] TENSOR_INT32 of
 // (before, after) counts and writing a tensor into the interior of a padded one.
 #pragma once
 
