@@ -116,89 +116,71 @@ nn::Result<Argument> ExecutionBuilder::makeArgument(const nn::Operand& operand, 
   return argument;
 }
 
-nn::Status ExecutionBuilder::setInput(uint32_t index, const ANeuralNetworksOperandType* type, const void* buffer,
-                                      size_t length) {
-  NN_TRY(checkPreparation("setInput"));
-  if (index >= inputs_.size()) {
-    return NN_ERROR(BAD_DATA) << "input index " << static_cast<int32_t>(index) << " is out of range (the model has "
-                              << inputs_.size() << " inputs)";
+nn::Result<nn::Operand> ExecutionBuilder::argumentOperand(IoType io, uint32_t index) const {
+  const bool input = io == IoType::kInput;
+  const char* what = input ? "input" : "output";
+  const size_t count = input ? inputs_.size() : outputs_.size();
+  if (index >= count) {
+    return NN_ERROR(BAD_DATA) << what << " index " << static_cast<int32_t>(index) << " is out of range (the model has "
+                              << count << " " << what << "s)";
   }
-  const nn::Operand& operand = main_.operands[main_.inputIndexes[index]];
-  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/buffer == nullptr));
-  if (length > std::numeric_limits<uint32_t>::max()) return NN_ERROR(BAD_DATA) << "length exceeds 4 GiB";
-  if ((buffer == nullptr) != (length == 0)) {
-    return NN_ERROR(BAD_DATA) << "the buffer must be NULL exactly when the length is 0 (an omitted input)";
-  }
-  if (inputs_[index].state != Argument::State::kUnspecified) {
-    return NN_ERROR(BAD_STATE) << "input " << index << " is already set";
-  }
-  Argument argument;
-  if (buffer == nullptr) {
-    argument.state = Argument::State::kNoValue;
-  } else {
-    nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
-    if (!made.ok()) return made.error();
-    argument = std::move(made).value();
-    argument.state = Argument::State::kPointer;
-    argument.buffer = const_cast<void*>(buffer);  // never written: it is an input
-  }
-  inputs_[index] = std::move(argument);
-  anyArgumentSet_ = true;
-  return {};
+  return main_.operands[(input ? main_.inputIndexes : main_.outputIndexes)[index]];
 }
 
-nn::Status ExecutionBuilder::setOutput(uint32_t index, const ANeuralNetworksOperandType* type, void* buffer,
-                                       size_t length) {
-  NN_TRY(checkPreparation("setOutput"));
-  if (index >= outputs_.size()) {
-    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
-                              << outputs_.size() << " outputs)";
-  }
-  const nn::Operand& operand = main_.operands[main_.outputIndexes[index]];
-  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/true));
+nn::Status ExecutionBuilder::setPointerArgument(IoType io, const char* caller, uint32_t index,
+                                                const ANeuralNetworksOperandType* type, void* buffer, size_t length) {
+  NN_TRY(checkPreparation(caller));
+  nn::Result<nn::Operand> operand = argumentOperand(io, index);
+  if (!operand.ok()) return operand.error();
+  const bool input = io == IoType::kInput;
+  const char* what = input ? "input" : "output";
+  // An output's dimensions may stay unspecified; an input's only when it is omitted.
+  NN_TRY(checkArgumentType(*operand, type, /*allowUnspecified=*/!input || buffer == nullptr));
   if (length > std::numeric_limits<uint32_t>::max()) return NN_ERROR(BAD_DATA) << "length exceeds 4 GiB";
   if ((buffer == nullptr) != (length == 0)) {
-    return NN_ERROR(BAD_DATA) << "the buffer must be NULL exactly when the length is 0 (an omitted output)";
+    return NN_ERROR(BAD_DATA) << "the buffer must be NULL exactly when the length is 0 (an omitted " << what << ")";
   }
-  if (outputs_[index].state != Argument::State::kUnspecified) {
-    return NN_ERROR(BAD_STATE) << "output " << index << " is already set";
+  std::vector<Argument>& arguments = input ? inputs_ : outputs_;
+  if (arguments[index].state != Argument::State::kUnspecified) {
+    return NN_ERROR(BAD_STATE) << what << " " << index << " is already set";
   }
   Argument argument;
   if (buffer == nullptr) {
     argument.state = Argument::State::kNoValue;
   } else {
-    nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
+    nn::Result<Argument> made = makeArgument(*operand, type, static_cast<uint32_t>(length));
     if (!made.ok()) return made.error();
     argument = std::move(made).value();
     argument.state = Argument::State::kPointer;
     argument.buffer = buffer;
   }
-  outputs_[index] = std::move(argument);
+  arguments[index] = std::move(argument);
   anyArgumentSet_ = true;
   return {};
 }
 
-nn::Status ExecutionBuilder::setInputFromMemory(uint32_t index, const ANeuralNetworksOperandType* type,
-                                                const RuntimeMemory& memory, size_t offset, size_t length) {
-  NN_TRY(checkPreparation("setInputFromMemory"));
-  if (index >= inputs_.size()) {
-    return NN_ERROR(BAD_DATA) << "input index " << static_cast<int32_t>(index) << " is out of range (the model has "
-                              << inputs_.size() << " inputs)";
-  }
-  nn::Operand operand = main_.operands[main_.inputIndexes[index]];
+nn::Status ExecutionBuilder::setMemoryArgument(IoType io, const char* caller, uint32_t index,
+                                               const ANeuralNetworksOperandType* type, const RuntimeMemory& memory,
+                                               size_t offset, size_t length) {
+  NN_TRY(checkPreparation(caller));
+  nn::Result<nn::Operand> found = argumentOperand(io, index);
+  if (!found.ok()) return found.error();
+  nn::Operand operand = std::move(found).value();
+  const bool input = io == IoType::kInput;
   // A memory from a descriptor may supply the dimensions the model leaves unspecified.
   if (memory.isFromDescription()) {
     nn::Result<nn::Dimensions> combined = combine(operand.dimensions, memory.description()->dimensions);
     if (combined.ok()) operand.dimensions = std::move(combined).value();
   }
-  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/false));
-  NN_TRY(memory.validateForExecution(compilation_, IoType::kInput, index, type, offset, length));
+  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/!input));
+  NN_TRY(memory.validateForExecution(compilation_, io, index, type, offset, length));
   if (memory.isFromDescription()) length = memory.size();
   if (offset > std::numeric_limits<uint32_t>::max() || length > std::numeric_limits<uint32_t>::max()) {
     return NN_ERROR(BAD_DATA) << "offset or length exceeds 4 GiB";
   }
-  if (inputs_[index].state != Argument::State::kUnspecified) {
-    return NN_ERROR(BAD_STATE) << "input " << index << " is already set";
+  std::vector<Argument>& arguments = input ? inputs_ : outputs_;
+  if (arguments[index].state != Argument::State::kUnspecified) {
+    return NN_ERROR(BAD_STATE) << (input ? "input " : "output ") << index << " is already set";
   }
   nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
   if (!made.ok()) return made.error();
@@ -206,41 +188,30 @@ nn::Status ExecutionBuilder::setInputFromMemory(uint32_t index, const ANeuralNet
   argument.state = Argument::State::kMemory;
   argument.memory = &memory;
   argument.offset = static_cast<uint32_t>(offset);
-  inputs_[index] = std::move(argument);
+  arguments[index] = std::move(argument);
   anyArgumentSet_ = true;
   return {};
 }
 
+nn::Status ExecutionBuilder::setInput(uint32_t index, const ANeuralNetworksOperandType* type, const void* buffer,
+                                      size_t length) {
+  // The buffer is never written: it is an input.
+  return setPointerArgument(IoType::kInput, "setInput", index, type, const_cast<void*>(buffer), length);
+}
+
+nn::Status ExecutionBuilder::setOutput(uint32_t index, const ANeuralNetworksOperandType* type, void* buffer,
+                                       size_t length) {
+  return setPointerArgument(IoType::kOutput, "setOutput", index, type, buffer, length);
+}
+
+nn::Status ExecutionBuilder::setInputFromMemory(uint32_t index, const ANeuralNetworksOperandType* type,
+                                                const RuntimeMemory& memory, size_t offset, size_t length) {
+  return setMemoryArgument(IoType::kInput, "setInputFromMemory", index, type, memory, offset, length);
+}
+
 nn::Status ExecutionBuilder::setOutputFromMemory(uint32_t index, const ANeuralNetworksOperandType* type,
                                                  const RuntimeMemory& memory, size_t offset, size_t length) {
-  NN_TRY(checkPreparation("setOutputFromMemory"));
-  if (index >= outputs_.size()) {
-    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
-                              << outputs_.size() << " outputs)";
-  }
-  nn::Operand operand = main_.operands[main_.outputIndexes[index]];
-  if (memory.isFromDescription()) {
-    nn::Result<nn::Dimensions> combined = combine(operand.dimensions, memory.description()->dimensions);
-    if (combined.ok()) operand.dimensions = std::move(combined).value();
-  }
-  NN_TRY(checkArgumentType(operand, type, /*allowUnspecified=*/true));
-  NN_TRY(memory.validateForExecution(compilation_, IoType::kOutput, index, type, offset, length));
-  if (memory.isFromDescription()) length = memory.size();
-  if (offset > std::numeric_limits<uint32_t>::max() || length > std::numeric_limits<uint32_t>::max()) {
-    return NN_ERROR(BAD_DATA) << "offset or length exceeds 4 GiB";
-  }
-  if (outputs_[index].state != Argument::State::kUnspecified) {
-    return NN_ERROR(BAD_STATE) << "output " << index << " is already set";
-  }
-  nn::Result<Argument> made = makeArgument(operand, type, static_cast<uint32_t>(length));
-  if (!made.ok()) return made.error();
-  Argument argument = std::move(made).value();
-  argument.state = Argument::State::kMemory;
-  argument.memory = &memory;
-  argument.offset = static_cast<uint32_t>(offset);
-  outputs_[index] = std::move(argument);
-  anyArgumentSet_ = true;
-  return {};
+  return setMemoryArgument(IoType::kOutput, "setOutputFromMemory", index, type, memory, offset, length);
 }
 
 nn::Status ExecutionBuilder::setMeasureTiming(bool measure) {

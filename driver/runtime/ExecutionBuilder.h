@@ -69,6 +69,14 @@ class ExecutionBuilder {
                                bool allowUnspecified) const;
   nn::Result<Argument> makeArgument(const nn::Operand& operand, const ANeuralNetworksOperandType* type,
                                     uint32_t length) const;
+  // The model operand of input (output) `index`; BAD_DATA when the index is out of range.
+  nn::Result<nn::Operand> argumentOperand(IoType io, uint32_t index) const;
+  // setInput / setOutput: a buffer, or NULL with length 0 for an omitted argument.
+  nn::Status setPointerArgument(IoType io, const char* caller, uint32_t index, const ANeuralNetworksOperandType* type,
+                                void* buffer, size_t length);
+  // setInputFromMemory / setOutputFromMemory.
+  nn::Status setMemoryArgument(IoType io, const char* caller, uint32_t index, const ANeuralNetworksOperandType* type,
+                               const RuntimeMemory& memory, size_t offset, size_t length);
   // Checks that a computation may start (state, every argument set, ...) and enters the
   // computation state. Nothing changes when it fails.
   nn::Status beginComputation(bool needFullySpecifiedOutputs);
