@@ -8,46 +8,27 @@
 // A summary per device, spec version and operation is printed at the end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "ApiModelBuilder.h"
+#include "ConformanceSummary.h"
 #include "Corpus.h"
+#include "KernelCoverage.h"
 #include "ResultChecker.h"
 #include "TestModelLoader.h"
 #include "android/NeuralNetworks.h"
-#include "weft/kernels/OperationResolver.h"
 
 namespace weft::test {
 namespace {
 
-const char* const kVersions[] = {"V1_0", "V1_1", "V1_2", "V1_3", "V1_3_cts_only", "AIDL_V2", "AIDL_V3"};
 constexpr uint64_t kShortLoopTimeoutNs = 50'000'000;  // the infinite-loop case need not take 2 s
 
 enum class Target { kCpu, kAccelerator };
-enum class Outcome { kPassed, kFailed, kNoKernel, kUnsupported, kSkipped };
 
 const char* targetName(Target target) { return target == Target::kCpu ? "cpu" : "accel"; }
-
-// Why each case was skipped, read by the summary.
-struct CaseRecord {
-  std::vector<std::string> operations;
-  Outcome skipReason = Outcome::kSkipped;
-};
-std::map<std::string, CaseRecord>& records() {
-  static std::map<std::string, CaseRecord> r;
-  return r;
-}
-
-bool hasKernel(nn::OperationType type) {
-  const nn::OperationRegistration* reg = nn::OperationResolver::get().find(type);
-  if (reg == nullptr) return false;
-  if (type == nn::OperationType::IF || type == nn::OperationType::WHILE) return reg->validate != nullptr;
-  return reg->prepare != nullptr && reg->execute != nullptr;
-}
 
 // The accelerator's share of the corpus: CONV_2D / FULLY_CONNECTED on TENSOR_QUANT8_ASYMM.
 bool isAcceleratorCase(const TestModel& model) {
@@ -91,17 +72,11 @@ class ApiCaseTest : public testing::Test {
     auto loaded = loadTestModel(case_.file, case_.version);
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     const TestModel& model = *loaded;
-    CaseRecord& record = records()[std::string(targetName(target_)) + "_" + case_.version + "." + case_.name];
-    std::set<std::string> missing;
-    for (nn::OperationType type : model.operationTypes()) {
-      record.operations.push_back(nn::toString(type));
-      if (!hasKernel(type)) missing.insert(nn::toString(type));
-    }
+    CaseRecord& record = caseRecord(std::string(targetName(target_)) + "_" + case_.version + "." + case_.name);
+    const std::string missing = recordOperations(model, hasKernel, &record);
     if (!missing.empty()) {
-      record.skipReason = Outcome::kNoKernel;
-      std::string names;
-      for (const std::string& n : missing) names += (names.empty() ? "" : ", ") + n;
-      GTEST_SKIP() << "skipped: no reference kernel for " << names;
+      record.skipReason = CaseOutcome::kNoKernel;
+      GTEST_SKIP() << "skipped: no reference kernel for " << missing;
     }
     const ANeuralNetworksDevice* device =
         deviceOfType(target_ == Target::kCpu ? ANEURALNETWORKS_DEVICE_CPU : ANEURALNETWORKS_DEVICE_ACCELERATOR);
@@ -122,7 +97,7 @@ class ApiCaseTest : public testing::Test {
                 ANEURALNETWORKS_NO_ERROR);
       for (size_t i = 0; i < supported.size(); ++i) {
         if (supported[i] == 0) {
-          record.skipReason = Outcome::kUnsupported;
+          record.skipReason = CaseOutcome::kNotClaimed;
           GTEST_SKIP() << "skipped: the accelerator does not claim operation " << i << " ("
                        << nn::toString(model.main.operations[i].type) << ")";
         }
@@ -205,88 +180,40 @@ class ApiCaseTest : public testing::Test {
   Target target_;
 };
 
-class MissingCorpusTest : public testing::Test {
- public:
-  explicit MissingCorpusTest(std::string message) : message_(std::move(message)) {}
-  void TestBody() override { GTEST_SKIP() << message_; }
-
- private:
-  std::string message_;
-};
-
-struct Counts {
-  size_t passed = 0, failed = 0, noKernel = 0, unsupported = 0, skipped = 0;
-  void add(Outcome o) {
-    switch (o) {
-      case Outcome::kPassed: ++passed; break;
-      case Outcome::kFailed: ++failed; break;
-      case Outcome::kNoKernel: ++noKernel; break;
-      case Outcome::kUnsupported: ++unsupported; break;
-      case Outcome::kSkipped: ++skipped; break;
-    }
-  }
-};
-
-class SummaryPrinter : public testing::EmptyTestEventListener {
- public:
-  void OnTestEnd(const testing::TestInfo& info) override {
-    const std::string key = std::string(info.test_suite_name()) + "." + info.name();
-    const testing::TestResult* result = info.result();
-    Outcome outcome = Outcome::kPassed;
-    if (result->Failed()) {
-      outcome = Outcome::kFailed;
-    } else if (result->Skipped()) {
-      auto it = records().find(key);
-      outcome = it == records().end() ? Outcome::kSkipped : it->second.skipReason;
-    }
-    outcomes_.emplace_back(key, outcome);
+class SummaryPrinter : public SummaryListener {
+ protected:
+  std::string operationKey(const std::string& suite, const std::string& operation) const override {
+    return suite.substr(0, suite.find('_')) + " " + operation;  // "<device> <operation>"
   }
 
-  void OnTestProgramEnd(const testing::UnitTest&) override {
-    if (outcomes_.empty()) return;
-    std::map<std::string, Counts> bySuite, byOperation;
-    Counts total;
-    for (const auto& [key, outcome] : outcomes_) {
-      const std::string suite = key.substr(0, key.find('.'));
-      bySuite[suite].add(outcome);
-      total.add(outcome);
-      auto it = records().find(key);
-      if (it == records().end()) continue;
-      const std::string device = suite.substr(0, suite.find('_'));
-      for (const std::string& op : it->second.operations) byOperation[device + " " + op].add(outcome);
-    }
-    auto row = [](const std::string& name, const Counts& c) {
+  void print(const OutcomeTally& tally) const override {
+    auto row = [](const std::string& name, const OutcomeCounts& c) {
       std::printf("  %-40s %7zu %7zu %10zu %12zu %8zu\n", name.c_str(), c.passed, c.failed, c.noKernel,
-                  c.unsupported, c.skipped);
+                  c.notClaimed, c.skipped);
     };
     std::printf("\nConformance through the NNAPI C API\n");
     std::printf("  %-40s %7s %7s %10s %12s %8s\n", "device_version", "passed", "failed", "no kernel", "not claimed",
                 "skipped");
-    for (const auto& [suite, c] : bySuite) row(suite, c);
-    row("total", total);
+    for (const auto& [suite, c] : tally.bySuite) row(suite, c);
+    row("total", tally.total);
     std::printf("\n  %-40s %7s %7s %10s %12s %8s   (a case counts under every operation it uses)\n",
                 "device operation", "passed", "failed", "no kernel", "not claimed", "skipped");
-    for (const auto& [op, c] : byOperation) row(op, c);
+    for (const auto& [op, c] : tally.byOperation) row(op, c);
+    const OutcomeCounts& total = tally.total;
     std::printf("\nconformance_api: %zu passed, %zu failed, %zu skipped (%zu no kernel, %zu not claimed by the device)\n",
-                total.passed, total.failed, total.noKernel + total.unsupported + total.skipped, total.noKernel,
-                total.unsupported);
+                total.passed, total.failed, total.noKernel + total.notClaimed + total.skipped, total.noKernel,
+                total.notClaimed);
   }
-
- private:
-  std::vector<std::pair<std::string, Outcome>> outcomes_;
 };
 
 void registerTests() {
   const CorpusLocation location = findConformanceCorpus();
   if (!location.dir) {
+    std::vector<std::string> suites;
     for (Target target : {Target::kCpu, Target::kAccelerator}) {
-      for (const char* version : kVersions) {
-        const std::string suite = std::string(targetName(target)) + "_" + version;
-        const std::string message = location.describeMissing();
-        testing::RegisterTest(suite.c_str(), "CorpusMissing", nullptr, nullptr, __FILE__, __LINE__,
-                              [message]() -> testing::Test* { return new MissingCorpusTest(message); });
-      }
+      for (const char* version : kCorpusVersions) suites.push_back(std::string(targetName(target)) + "_" + version);
     }
+    registerCorpusMissingTests(suites, location.describeMissing());
     return;
   }
   const std::vector<CorpusCase> cases = listCorpusCases(*location.dir);

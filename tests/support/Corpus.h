@@ -10,6 +10,10 @@
 
 namespace weft::test {
 
+// The spec directories of the corpus; the suites register one ctest entry each (CMakeLists.txt).
+inline constexpr const char* kCorpusVersions[] = {"V1_0", "V1_1", "V1_2", "V1_3", "V1_3_cts_only", "AIDL_V2",
+                                                  "AIDL_V3"};
+
 struct CorpusLocation {
   std::optional<std::filesystem::path> dir;  // set when found
   std::vector<std::string> tried;            // every path looked at, with why it was rejected
