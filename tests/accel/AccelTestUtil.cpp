@@ -1,6 +1,7 @@
 #include "AccelTestUtil.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
@@ -361,6 +362,21 @@ int64_t firstMismatch(const std::vector<uint8_t>& a, const std::vector<uint8_t>&
     if (a[i] != b[i]) return static_cast<int64_t>(i);
   }
   return -1;
+}
+
+void expectBitExactOnDevice(const hal::IDevice& device, const OpModel& m, const std::string& what) {
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << what << ": " << cpu.error().message;
+  auto supported = device.getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok());
+  ASSERT_TRUE(supported.value().at(0)) << what;
+  auto prepared = prepare(device, m.model);
+  ASSERT_TRUE(prepared.ok()) << what << ": " << prepared.error().message;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(dev.ok()) << what << ": " << dev.error().message;
+  const int64_t at = firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]);
+  EXPECT_EQ(at, -1) << what << ": byte " << at << " is " << int(dev.value().outputs[0][at < 0 ? 0 : at])
+                    << ", the reference says " << int(cpu.value().outputs[0][at < 0 ? 0 : at]);
 }
 
 }  // namespace weft::accel::test

@@ -101,4 +101,8 @@ hal::SharedDevice deviceOn(std::unique_ptr<sim::IDeviceBackend> backend);
 // Index of the first differing byte, or -1.
 int64_t firstMismatch(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b);
 
+// GoogleTest expectations: `device` claims the one operation of `m`, prepares and runs it, and
+// its output 0 equals the CPU reference's byte for byte. `what` names the case in failures.
+void expectBitExactOnDevice(const hal::IDevice& device, const OpModel& m, const std::string& what);
+
 }  // namespace weft::accel::test

@@ -7,18 +7,7 @@ namespace weft::accel::test {
 namespace {
 
 void expectBitExact(const hal::IDevice& device, const FcCase& c, std::mt19937& rng) {
-  const OpModel m = makeFcModel(c, rng);
-  auto cpu = runOnCpu(m);
-  ASSERT_TRUE(cpu.ok()) << c.describe() << ": " << cpu.error().message;
-  auto supported = device.getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok());
-  ASSERT_TRUE(supported.value().at(0)) << c.describe();
-  auto prepared = prepare(device, m.model);
-  ASSERT_TRUE(prepared.ok()) << c.describe() << ": " << prepared.error().message;
-  auto dev = runOnPrepared(*prepared.value(), m);
-  ASSERT_TRUE(dev.ok()) << c.describe() << ": " << dev.error().message;
-  const int64_t at = firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]);
-  EXPECT_EQ(at, -1) << c.describe() << ": byte " << at;
+  expectBitExactOnDevice(device, makeFcModel(c, rng), c.describe());
 }
 
 class FcRandom : public ::testing::TestWithParam<int> {};
