@@ -25,14 +25,6 @@ OpModelBuilder addModel(uint32_t (*activation)(OpModelBuilder&)) {
   return m;
 }
 
-void expectBadData(const nn::Status& status, const std::string& mention = "") {
-  ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().code, ErrorStatus::BAD_DATA) << status.error().message;
-  if (!mention.empty()) {
-    EXPECT_NE(status.error().message.find(mention), std::string::npos) << status.error().message;
-  }
-}
-
 // A float32 CONV_2D with an explicit-padding signature; `inputDims` lets a test break the rank.
 OpModelBuilder convModel(nn::Dimensions inputDims, OperandType filterType, int32_t activation) {
   OpModelBuilder m;

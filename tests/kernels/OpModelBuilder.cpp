@@ -1,5 +1,7 @@
 #include "OpModelBuilder.h"
 
+#include <gtest/gtest.h>
+
 namespace weft::test {
 
 namespace {
@@ -56,6 +58,27 @@ OpModelBuilder::Run OpModelBuilder::run(const nn::CpuExecutionOptions& options) 
     }
   }
   return run;
+}
+
+void expectBadData(const nn::Status& status, const std::string& mention) {
+  ASSERT_FALSE(status.ok()) << "expected BAD_DATA" << (mention.empty() ? "" : " mentioning \"" + mention + "\"");
+  EXPECT_EQ(status.error().code, nn::ErrorStatus::BAD_DATA) << status.error().message;
+  if (!mention.empty()) {
+    EXPECT_NE(status.error().message.find(mention), std::string::npos) << status.error().message;
+  }
+}
+
+void expectExecutionBadData(const OpModelBuilder& m, const std::string& mention) {
+  const nn::Status validation = m.validate();
+  ASSERT_TRUE(validation.ok()) << validation.error().message;
+  const OpModelBuilder::Run run = m.run();
+  ASSERT_FALSE(run.result.ok()) << "expected the execution to fail"
+                                << (mention.empty() ? "" : " on \"" + mention + "\"");
+  EXPECT_EQ(run.result.error().code, nn::ErrorStatus::BAD_DATA) << run.result.error().message;
+  if (!mention.empty()) {
+    EXPECT_NE(run.result.error().message.find(mention), std::string::npos) << run.result.error().message;
+  }
+  EXPECT_TRUE(run.guardsIntact);
 }
 
 }  // namespace weft::test

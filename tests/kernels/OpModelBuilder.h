@@ -1,10 +1,12 @@
 // Builds small nn::Models by hand for the property and error-path tests: constants (CONSTANT_COPY),
 // scalars, request inputs and outputs, one or more operations, and runs them through
-// executeOnCpu with guard bytes around every output so an out-of-bounds write is caught.
+// executeOnCpu with guard bytes around every output so an out-of-bounds write is caught. Below
+// the builder, the tensor shorthands and GoogleTest expectations the kernel tests share.
 #pragma once
 
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "weft/kernels/CpuExecutor.h"
@@ -115,5 +117,36 @@ class OpModelBuilder {
   std::vector<nn::Dimensions> inputDims_;
   std::vector<size_t> outputCapacity_;
 };
+
+// --- Shorthands ----------------------------------------------------------------------------------
+
+inline OpModelBuilder::Tensor f32(nn::Dimensions dims) { return {nn::OperandType::TENSOR_FLOAT32, std::move(dims)}; }
+inline OpModelBuilder::Tensor f16(nn::Dimensions dims) { return {nn::OperandType::TENSOR_FLOAT16, std::move(dims)}; }
+inline OpModelBuilder::Tensor i32(nn::Dimensions dims) { return {nn::OperandType::TENSOR_INT32, std::move(dims)}; }
+inline OpModelBuilder::Tensor q8(nn::Dimensions dims, float scale = 0.5f, int32_t zeroPoint = 128) {
+  return {nn::OperandType::TENSOR_QUANT8_ASYMM, std::move(dims), scale, zeroPoint};
+}
+inline OpModelBuilder::Tensor q8s(nn::Dimensions dims, float scale = 0.5f, int32_t zeroPoint = 0) {
+  return {nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED, std::move(dims), scale, zeroPoint};
+}
+
+// Zero bytes for a tensor of `t` (request inputs whose values do not matter).
+inline std::vector<uint8_t> zeros(const OpModelBuilder::Tensor& t) {
+  return std::vector<uint8_t>(nn::sizeOfData(t.type, t.dims));
+}
+// A model input holding `t`'s zeros.
+inline uint32_t zeroInput(OpModelBuilder& m, const OpModelBuilder::Tensor& t) { return m.input(t, zeros(t)); }
+// A request-supplied INT32 scalar: invisible to validation.
+inline uint32_t requestInt32(OpModelBuilder& m, int32_t v) {
+  return m.input({nn::OperandType::INT32, {}}, OpModelBuilder::bytesOf(std::vector<int32_t>{v}));
+}
+
+// --- GoogleTest expectations -------------------------------------------------------------------
+
+// `status` is BAD_DATA, with a message mentioning `mention` when one is given.
+void expectBadData(const nn::Status& status, const std::string& mention = "");
+// The model validates (the defect is in values only the request carries), and its execution fails
+// with BAD_DATA (mentioning `mention` when given) without touching memory around the outputs.
+void expectExecutionBadData(const OpModelBuilder& m, const std::string& mention = "");
 
 }  // namespace weft::test

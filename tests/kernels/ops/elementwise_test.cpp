@@ -19,7 +19,6 @@ namespace weft::test {
 namespace {
 
 using nn::Dimensions;
-using nn::ErrorStatus;
 using nn::OperandType;
 using nn::OperationType;
 using Tensor = OpModelBuilder::Tensor;
@@ -27,27 +26,6 @@ using Tensor = OpModelBuilder::Tensor;
 template <typename T>
 std::vector<uint8_t> bytes(const std::vector<T>& values) {
   return OpModelBuilder::bytesOf(values);
-}
-
-void expectBadData(const nn::Status& status, const std::string& mention = "") {
-  ASSERT_FALSE(status.ok()) << "expected BAD_DATA";
-  EXPECT_EQ(status.error().code, ErrorStatus::BAD_DATA) << status.error().message;
-  if (!mention.empty()) {
-    EXPECT_NE(status.error().message.find(mention), std::string::npos) << status.error().message;
-  }
-}
-
-// The model validates (the defect is in values only the request carries) but its execution fails
-// with BAD_DATA, leaving the memory around the outputs alone.
-void expectExecutionBadData(const OpModelBuilder& m, const std::string& mention = "") {
-  ASSERT_TRUE(m.validate().ok()) << m.validate().error().message;
-  const auto run = m.run();
-  ASSERT_FALSE(run.result.ok()) << "expected the execution to fail";
-  EXPECT_EQ(run.result.error().code, ErrorStatus::BAD_DATA) << run.result.error().message;
-  if (!mention.empty()) {
-    EXPECT_NE(run.result.error().message.find(mention), std::string::npos) << run.result.error().message;
-  }
-  EXPECT_TRUE(run.guardsIntact);
 }
 
 // Runs a model that must succeed and returns output `i` as T.
