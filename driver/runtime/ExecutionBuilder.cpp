@@ -429,8 +429,7 @@ nn::Status ExecutionBuilder::getDuration(int32_t durationCode, uint64_t* duratio
   return {};
 }
 
-nn::Status ExecutionBuilder::getOutputOperandRank(uint32_t index, uint32_t* rank) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+nn::Result<const nn::OutputShape*> ExecutionBuilder::completedOutputShape(uint32_t index) const {
   if (state_ != State::kCompleted) return NN_ERROR(BAD_STATE) << "the execution has not completed";
   if (completion_ != nn::ErrorStatus::NONE && completion_ != nn::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
     return NN_ERROR(BAD_STATE) << "the computation failed (" << nn::toString(completion_) << ")";
@@ -439,30 +438,32 @@ nn::Status ExecutionBuilder::getOutputOperandRank(uint32_t index, uint32_t* rank
     return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
                               << outputShapes_.size() << " outputs)";
   }
-  *rank = static_cast<uint32_t>(outputShapes_[index].dimensions.size());
+  return &outputShapes_[index];
+}
+
+nn::Status ExecutionBuilder::checkOutputSufficient(uint32_t index) const {
   if (!outputShapes_[index].isSufficient) {
     return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "output " << index << "'s buffer was too small";
   }
   return {};
 }
 
+nn::Status ExecutionBuilder::getOutputOperandRank(uint32_t index, uint32_t* rank) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  nn::Result<const nn::OutputShape*> shape = completedOutputShape(index);
+  if (!shape.ok()) return shape.error();
+  *rank = static_cast<uint32_t>((*shape)->dimensions.size());
+  return checkOutputSufficient(index);
+}
+
 nn::Status ExecutionBuilder::getOutputOperandDimensions(uint32_t index, uint32_t* dimensions) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (state_ != State::kCompleted) return NN_ERROR(BAD_STATE) << "the execution has not completed";
-  if (completion_ != nn::ErrorStatus::NONE && completion_ != nn::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
-    return NN_ERROR(BAD_STATE) << "the computation failed (" << nn::toString(completion_) << ")";
-  }
-  if (index >= outputShapes_.size()) {
-    return NN_ERROR(BAD_DATA) << "output index " << static_cast<int32_t>(index) << " is out of range (the model has "
-                              << outputShapes_.size() << " outputs)";
-  }
-  const nn::Dimensions& dims = outputShapes_[index].dimensions;
+  nn::Result<const nn::OutputShape*> shape = completedOutputShape(index);
+  if (!shape.ok()) return shape.error();
+  const nn::Dimensions& dims = (*shape)->dimensions;
   if (dims.empty()) return NN_ERROR(BAD_DATA) << "output " << index << " is a scalar (or omitted): it has no dimensions";
   std::copy(dims.begin(), dims.end(), dimensions);
-  if (!outputShapes_[index].isSufficient) {
-    return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "output " << index << "'s buffer was too small";
-  }
-  return {};
+  return checkOutputSufficient(index);
 }
 
 const std::vector<hal::ExecutionProfile>& ExecutionBuilder::profiles() const {

@@ -85,6 +85,12 @@ class ExecutionBuilder {
   // Completes a computation that failed before running (a failed dependency, no thread).
   void completeWithoutRunning(nn::ErrorStatus error);
   std::vector<Argument> argumentsWithMemoryDimensions(const std::vector<Argument>& arguments) const;
+  // For the output shape queries, with the lock held: the shape of output `index` of a completed
+  // computation (BAD_STATE before completion or after a failure other than
+  // OUTPUT_INSUFFICIENT_SIZE, BAD_DATA for an index out of range), and OUTPUT_INSUFFICIENT_SIZE
+  // when that output's buffer was too small.
+  nn::Result<const nn::OutputShape*> completedOutputShape(uint32_t index) const;
+  nn::Status checkOutputSufficient(uint32_t index) const;
 
   const CompilationBuilder* compilation_;
   const nn::Subgraph& main_;
