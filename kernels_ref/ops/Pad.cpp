@@ -23,29 +23,13 @@ Status validate(const IOperationValidationContext* context) {
   return validateSameQuantization(context, kInput, kOutput);
 }
 
-Status prepare(IOperationExecutionContext* context) {
-  const Shape input = context->getInputShape(kInput);
-  const uint32_t rank = getNumberOfDimensions(input);
-  NN_RET_CHECK(rank >= 1 && rank <= 4) << "input rank " << rank;
-  auto paddings = readPaddings(context, kPaddings, rank);
-  if (!paddings.ok()) return paddings.error();
-  auto dims = paddedDimensions(input.dimensions, *paddings);
-  if (!dims.ok()) return dims.error();
-  Shape output = context->getOutputShape(kOutput);
-  output.dimensions = std::move(dims).value();
-  return context->setOutputShape(kOutput, output);
-}
+Status prepare(IOperationExecutionContext* context) { return preparePad(context); }
 
 Status execute(IOperationExecutionContext* context) {
-  const Shape input = context->getInputShape(kInput);
-  auto paddings = readPaddings(context, kPaddings, getNumberOfDimensions(input));
-  if (!paddings.ok()) return paddings.error();
   // 0 bits are +0.0 for the float types; quantized tensors pad with the zero point.
-  const Shape output = context->getOutputShape(kOutput);
-  const uint8_t padValue[4] = {static_cast<uint8_t>(isQuantized(input.type) ? output.offset : 0), 0, 0, 0};
-  padElements(context->getInputBuffer(kInput), input.dimensions, *paddings, padValue, sizeOfElement(input.type),
-              context->getOutputBuffer(kOutput));
-  return {};
+  const bool quantized = isQuantized(context->getInputType(kInput));
+  const uint8_t padValue[4] = {static_cast<uint8_t>(quantized ? context->getOutputShape(kOutput).offset : 0), 0, 0, 0};
+  return executePad(context, padValue);
 }
 
 }  // namespace weft::nn::pad

@@ -55,23 +55,10 @@ Status validate(const IOperationValidationContext* context) {
   return validateSameQuantization(context, kInput, kOutput);
 }
 
-Status prepare(IOperationExecutionContext* context) {
-  const Shape input = context->getInputShape(kInput);
-  const uint32_t rank = getNumberOfDimensions(input);
-  NN_RET_CHECK(rank >= 1 && rank <= 4) << "input rank " << rank;
-  auto paddings = readPaddings(context, kPaddings, rank);
-  if (!paddings.ok()) return paddings.error();
-  auto dims = paddedDimensions(input.dimensions, *paddings);
-  if (!dims.ok()) return dims.error();
-  Shape output = context->getOutputShape(kOutput);
-  output.dimensions = std::move(dims).value();
-  return context->setOutputShape(kOutput, output);
-}
+Status prepare(IOperationExecutionContext* context) { return preparePad(context); }
 
 Status execute(IOperationExecutionContext* context) {
-  const Shape input = context->getInputShape(kInput);
-  auto paddings = readPaddings(context, kPaddings, getNumberOfDimensions(input));
-  if (!paddings.ok()) return paddings.error();
+  const OperandType type = context->getInputType(kInput);
   // The pad value as one element of the tensor's type.
   union {
     float f32;
@@ -79,7 +66,7 @@ Status execute(IOperationExecutionContext* context) {
     uint8_t u8;
     int8_t i8;
   } value{};
-  switch (input.type) {
+  switch (type) {
     case OperandType::TENSOR_FLOAT32:
       value.f32 = context->getInputValue<float>(kPadValue);
       break;
@@ -99,11 +86,9 @@ Status execute(IOperationExecutionContext* context) {
       break;
     }
     default:
-      return NN_ERROR(BAD_DATA) << "unsupported type " << toString(input.type);
+      return NN_ERROR(BAD_DATA) << "unsupported type " << toString(type);
   }
-  padElements(context->getInputBuffer(kInput), input.dimensions, *paddings, &value, sizeOfElement(input.type),
-              context->getOutputBuffer(kOutput));
-  return {};
+  return executePad(context, &value);
 }
 
 }  // namespace weft::nn::pad_v2

@@ -46,4 +46,26 @@ void padElements(const void* input, const Dimensions& inputDims, const std::vect
   copyElements(input, contiguousOffsets(inputDims), output, interior, inputDims, elementSize);
 }
 
+Status preparePad(IOperationExecutionContext* context) {
+  const Shape input = context->getInputShape(0);
+  const uint32_t rank = getNumberOfDimensions(input);
+  NN_RET_CHECK(rank >= 1 && rank <= 4) << "input rank " << rank;
+  auto paddings = readPaddings(context, 1, rank);
+  if (!paddings.ok()) return paddings.error();
+  auto dims = paddedDimensions(input.dimensions, *paddings);
+  if (!dims.ok()) return dims.error();
+  Shape output = context->getOutputShape(0);
+  output.dimensions = std::move(dims).value();
+  return context->setOutputShape(0, output);
+}
+
+Status executePad(IOperationExecutionContext* context, const void* padValue) {
+  const Shape input = context->getInputShape(0);
+  auto paddings = readPaddings(context, 1, getNumberOfDimensions(input));
+  if (!paddings.ok()) return paddings.error();
+  padElements(context->getInputBuffer(0), input.dimensions, *paddings, padValue, sizeOfElement(input.type),
+              context->getOutputBuffer(0));
+  return {};
+}
+
 }  // namespace weft::nn

@@ -27,4 +27,10 @@ Result<Dimensions> paddedDimensions(const Dimensions& dims, const std::vector<Di
 void padElements(const void* input, const Dimensions& inputDims, const std::vector<DimPadding>& paddings,
                  const void* padValue, size_t elementSize, void* output);
 
+// PAD and PAD_V2, which differ only in where the pad value comes from. prepare(): output 0 is
+// input 0 (rank 1 to 4) grown by the paddings of input 1. execute(): pads input 0 into output 0
+// with `padValue`, one element of the input's type.
+Status preparePad(IOperationExecutionContext* context);
+Status executePad(IOperationExecutionContext* context, const void* padValue);
+
 }  // namespace weft::nn
