@@ -113,16 +113,6 @@ Result<Selection> select(const IOperationExecutionContext* context, const Geomet
   return result;
 }
 
-Status setOutputShapes(IOperationExecutionContext* context, uint32_t count) {
-  const uint32_t outputs[] = {kOutputScoreTensor, kOutputRoiTensor, kOutputClassTensor, kOutputBatchesTensor};
-  for (uint32_t o : outputs) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = o == kOutputRoiTensor ? Dimensions{count, boxes::kBoxSize} : Dimensions{count};
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
-}
-
 }  // namespace
 
 Status validate(const IOperationValidationContext* context) {
@@ -169,7 +159,9 @@ Status prepare(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto selection = select(context, *g);
   if (!selection.ok()) return selection.error();
-  return setOutputShapes(context, static_cast<uint32_t>(selection->indexes.size()));
+  const auto count = static_cast<uint32_t>(selection->indexes.size());
+  // Scores, rois, classes and batch indexes, in output order.
+  return setOutputDimensions(context, {{count}, {count, boxes::kBoxSize}, {count}, {count}});
 }
 
 Status execute(IOperationExecutionContext* context) {

@@ -171,15 +171,6 @@ Result<Proposals> generate(const IOperationExecutionContext* context, const Geom
   return out;
 }
 
-Status setOutputShapes(IOperationExecutionContext* context, uint32_t count) {
-  for (uint32_t o : {kOutputScoreTensor, kOutputRoiTensor, kOutputBatchesTensor}) {
-    Shape shape = context->getOutputShape(o);
-    shape.dimensions = o == kOutputRoiTensor ? Dimensions{count, boxes::kBoxSize} : Dimensions{count};
-    NN_TRY(context->setOutputShape(o, shape));
-  }
-  return {};
-}
-
 }  // namespace
 
 Status validate(const IOperationValidationContext* context) {
@@ -228,7 +219,9 @@ Status prepare(IOperationExecutionContext* context) {
   if (!g.ok()) return g.error();
   auto proposals = generate(context, *g);
   if (!proposals.ok()) return proposals.error();
-  return setOutputShapes(context, static_cast<uint32_t>(proposals->scores.size()));
+  const auto count = static_cast<uint32_t>(proposals->scores.size());
+  // Scores, rois and batch indexes, in output order.
+  return setOutputDimensions(context, {{count}, {count, boxes::kBoxSize}, {count}});
 }
 
 Status execute(IOperationExecutionContext* context) {
