@@ -39,6 +39,7 @@ constexpr uint32_t kTimeMajorParam = 52;
 constexpr uint32_t kFwFirstLayerNorm = 53;
 constexpr uint32_t kBwFirstLayerNorm = 57;
 constexpr uint32_t kNumInputs = 61;
+constexpr uint32_t kFinalStates = 4;  // optional outputs: fw output / cell, bw output / cell states
 
 namespace {
 
@@ -78,7 +79,7 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   Geometry g;
   g.merge = context->getInputValue<uint8_t>(kMergeOutputsParam) != 0;
   const uint32_t outputs = context->getNumOutputs();
-  NN_RET_CHECK(outputs == (g.merge ? 1u : 2u) || outputs == (g.merge ? 5u : 6u))
+  NN_RET_CHECK(bidirectionalOutputsFit(outputs, g.merge, kFinalStates))
       << outputs << " outputs do not fit mergeOutputs = " << g.merge;
   g.stateOutputs = outputs > 2;
 
@@ -125,7 +126,7 @@ Status validate(const IOperationValidationContext* context) {
   uint8_t merge = 0;
   const bool mergeKnown = getConstantScalar(context, kMergeOutputsParam, &merge);
   if (mergeKnown) {
-    NN_RET_CHECK(outputs == (merge ? 1u : 2u) || outputs == (merge ? 5u : 6u))
+    NN_RET_CHECK(bidirectionalOutputsFit(outputs, merge != 0, kFinalStates))
         << outputs << " outputs do not fit mergeOutputs = " << static_cast<int>(merge);
   }
   uint8_t timeMajor = 0;

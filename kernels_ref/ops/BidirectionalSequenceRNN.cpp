@@ -37,6 +37,7 @@ constexpr uint32_t kActivationParam = 12;
 constexpr uint32_t kTimeMajorParam = 13;
 constexpr uint32_t kMergeOutputsParam = 14;
 constexpr uint32_t kNumInputs = 15;
+constexpr uint32_t kFinalStates = 2;  // optional outputs: fw and bw hidden states
 
 constexpr uint32_t kFwOutputTensor = 0;
 
@@ -70,7 +71,7 @@ Result<Geometry> readGeometry(const IOperationExecutionContext* context) {
   Geometry g;
   g.merge = context->getInputValue<uint8_t>(kMergeOutputsParam) != 0;
   const uint32_t outputs = context->getNumOutputs();
-  NN_RET_CHECK(outputs == (g.merge ? 1u : 2u) || outputs == (g.merge ? 3u : 4u))
+  NN_RET_CHECK(bidirectionalOutputsFit(outputs, g.merge, kFinalStates))
       << outputs << " outputs do not fit mergeOutputs = " << g.merge;
   g.stateOutputs = outputs > 2;
   auto linking = linkingOf(context);
@@ -130,7 +131,7 @@ Status validate(const IOperationValidationContext* context) {
   uint8_t merge = 0;
   const bool mergeKnown = getConstantScalar(context, kMergeOutputsParam, &merge);
   if (mergeKnown) {
-    NN_RET_CHECK(outputs == (merge ? 1u : 2u) || outputs == (merge ? 3u : 4u))
+    NN_RET_CHECK(bidirectionalOutputsFit(outputs, merge != 0, kFinalStates))
         << outputs << " outputs do not fit mergeOutputs = " << static_cast<int>(merge);
   }
   uint8_t timeMajor = 0;

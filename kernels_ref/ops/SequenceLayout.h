@@ -60,4 +60,12 @@ struct SequenceDimNames {
 };
 SequenceDimNames sequenceDimNames(bool layoutKnown, bool timeMajor);
 
+// The output count of BIDIRECTIONAL_SEQUENCE_RNN / _LSTM: the forward output (holding both
+// directions when `merge`), the backward output unless `merge`, then optionally `finalStates`
+// final states.
+inline bool bidirectionalOutputsFit(uint32_t outputs, bool merge, uint32_t finalStates) {
+  const uint32_t sequences = merge ? 1 : 2;
+  return outputs == sequences || outputs == sequences + finalStates;
+}
+
 }  // namespace weft::nn
