@@ -105,7 +105,9 @@ Status validate(const IOperationValidationContext* context) {
   NN_TRY(validateInputRank(context, kHash, 2, 2));
   NN_TRY(validateInputRank(context, kInput, 1, UINT32_MAX));
   const Shape hash = context->getInputShape(kHash), input = context->getInputShape(kInput);
-  if (!hasUnknownRank(hash)) NN_RET_CHECK_LE(hash.dimensions[1], kMaxBits) << "at most 32 bits per hash function";
+  if (!hasUnknownRank(hash)) {
+    NN_RET_CHECK_LE(hash.dimensions[1], kMaxBits) << "at most 32 bits per hash function";
+  }
   if (!context->isOmittedInput(kWeight)) {
     NN_TRY(validateInputRank(context, kWeight, 1, 1));
     const Shape weight = context->getInputShape(kWeight);

@@ -21,7 +21,9 @@ Status validate(const IOperationValidationContext* context) {
 }
 
 Status prepare(IOperationExecutionContext* context) {
-  return context->setOutputShape(kOutput, Shape{OperandType::INT32, {}});
+  Shape output;  // an INT32 scalar
+  output.type = OperandType::INT32;
+  return context->setOutputShape(kOutput, output);
 }
 
 Status execute(IOperationExecutionContext* context) {

@@ -173,7 +173,9 @@ class ApiCaseTest : public testing::Test {
     ASSERT_EQ(ANeuralNetworksExecution_getDuration(execution.handle, ANEURALNETWORKS_DURATION_IN_DRIVER, &inDriver),
               ANEURALNETWORKS_NO_ERROR);
     EXPECT_NE(inDriver, UINT64_MAX);
-    if (onHardware != UINT64_MAX) EXPECT_LE(onHardware, inDriver);
+    if (onHardware != UINT64_MAX) {
+      EXPECT_LE(onHardware, inDriver);
+    }
   }
 
   CorpusCase case_;

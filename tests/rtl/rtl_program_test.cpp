@@ -54,7 +54,7 @@ TEST_P(RtlProgram, DoubleBufferedPipelineOverlapsLoadComputeAndStore) {
     st.mode = hw::StoreMode::kRequant8;
     st.rowBytes = C;
     st.accAddr = accAddr;
-    st.dramAddr = Session::kOutputs + uint64_t{i} * rows * C;
+    st.dramAddr = Session::kOutputs + static_cast<uint64_t>(i) * rows * C;
     st.stride0 = C;
     st.count0 = rows;
     st.count1 = 1;

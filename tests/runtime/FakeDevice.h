@@ -19,11 +19,11 @@
 namespace weft::test {
 
 struct FakeDeviceBehaviour {
-  std::set<nn::OperationType> supported;
-  nn::Timing timing{1000, 5000};                   // reported when measuring
-  std::optional<nn::ErrorStatus> executionError;  // every execution fails with it
-  std::chrono::milliseconds delay{0};             // before running (deadlines)
-  bool blockUntilReleased = false;                // executions wait for release()
+  std::set<nn::OperationType> supported{};
+  nn::Timing timing{1000, 5000};                    // reported when measuring
+  std::optional<nn::ErrorStatus> executionError{};  // every execution fails with it
+  std::chrono::milliseconds delay{0};               // before running (deadlines)
+  bool blockUntilReleased = false;                  // executions wait for release()
 };
 
 class FakeDevice : public hal::IDevice {

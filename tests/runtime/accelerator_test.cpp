@@ -108,7 +108,9 @@ TEST(Accelerator, ClaimedOperationsRunThereAndTheRestOnTheCpu) {
   ASSERT_EQ(profiles.size(), steps.size());
   for (size_t s = 0; s < steps.size(); ++s) {
     EXPECT_EQ(profiles[s].device, steps[s].device);
-    if (steps[s].device == "weft-accel") EXPECT_EQ(profiles[s].backend, "approx");
+    if (steps[s].device == "weft-accel") {
+      EXPECT_EQ(profiles[s].backend, "approx");
+    }
     for (const hal::OperationProfile& operation : profiles[s].operations) {
       EXPECT_NE(std::find(steps[s].operations.begin(), steps[s].operations.end(), operation.operationIndex),
                 steps[s].operations.end())

@@ -21,7 +21,9 @@ struct Durations {
 Durations computeAndRead(const Compilation& compilation, bool measure) {
   Execution execution(compilation);
   std::vector<float> a(256, 1.0f), b(256, 2.0f), out(256);
-  if (measure) EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), kOk);
+  if (measure) {
+    EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), kOk);
+  }
   EXPECT_EQ(execution.setInput(0, a), kOk);
   EXPECT_EQ(execution.setInput(1, b), kOk);
   EXPECT_EQ(execution.setOutput(0, out), kOk);
