@@ -32,7 +32,8 @@ int32_t wrapAdd(int32_t a, int32_t b) {
 
 bool cpuHasAvx512Vnni() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vnni");
+         __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("bmi2");
 }
 
 // ---- avx2 / scalar: 16-bit pairs ----
@@ -247,6 +248,72 @@ __attribute__((target("avx512f,avx512bw"))) void rowSums(const uint8_t* in, uint
   }
 }
 
+// The PE weights of a preload in the VNNI layout, a vector per 4-row group and 16-column chunk:
+// lane n holds rows 4g..4g+3 of column 16c+n (zero past k_rows and Cols), the rows gathered
+// with masked loads and interleaved by one byte permute. Then, as GemmEngine::preloadVnni
+// states: s = w - w_zp when every weight fits a signed byte, else the byte as signed (flipped
+// when unsigned); and the column sums of s.
+struct VnniTile {
+  int8_t* out;             // [G][chunks * 16][4]
+  int32_t* columnSums;     // chunks * 16
+  int32_t b;
+};
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni,bmi2"))) int32_t preloadVnniAvx512(
+    const uint8_t* w, size_t stride, uint32_t kRows, uint32_t cols, unsigned chunks, bool wSigned, int32_t wZp,
+    int8_t* out, int32_t* columnSums) {
+  alignas(64) static const uint8_t transpose[64] = {
+      0, 16, 32, 48, 1, 17, 33, 49, 2, 18, 34, 50, 3, 19, 35, 51, 4, 20, 36, 52, 5, 21, 37, 53,
+      6, 22, 38, 54, 7, 23, 39, 55, 8, 24, 40, 56, 9, 25, 41, 57, 10, 26, 42, 58, 11, 27, 43, 59,
+      12, 28, 44, 60, 13, 29, 45, 61, 14, 30, 46, 62, 15, 31, 47, 63};
+  const __m512i index = _mm512_load_si512(transpose);
+  const uint32_t groups = (kRows + 3) / 4;
+  // Gather every group and chunk, and check whether all weights fit after the zero point.
+  __m512i tiles[16][4];
+  __mmask64 valid[16][4];
+  bool fits = true;
+  const __m512i lo = _mm512_set1_epi8(static_cast<char>(wSigned ? std::max(-128, wZp - 128) : std::max(0, wZp - 128)));
+  const __m512i hi = _mm512_set1_epi8(static_cast<char>(wSigned ? std::min(127, wZp + 127) : std::min(255, wZp + 127)));
+  for (uint32_t g = 0; g < groups; ++g) {
+    const uint32_t rowsHere = std::min<uint32_t>(4, kRows - 4 * g);
+    const uint64_t nibble = ((uint64_t{1} << rowsHere) - 1) * 0x1111111111111111ull;
+    for (unsigned c = 0; c < chunks; ++c) {
+      const uint32_t n = std::min<uint32_t>(16, cols - 16 * c);
+      const auto colMask = static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1);
+      const uint8_t* base = w + size_t{4 * g} * stride + 16 * c;
+      const __m128i r0 = _mm_maskz_loadu_epi8(colMask, base);
+      const __m128i r1 = rowsHere > 1 ? _mm_maskz_loadu_epi8(colMask, base + stride) : _mm_setzero_si128();
+      const __m128i r2 = rowsHere > 2 ? _mm_maskz_loadu_epi8(colMask, base + 2 * stride) : _mm_setzero_si128();
+      const __m128i r3 = rowsHere > 3 ? _mm_maskz_loadu_epi8(colMask, base + 3 * stride) : _mm_setzero_si128();
+      __m512i rows = _mm512_castsi128_si512(r0);
+      rows = _mm512_inserti32x4(rows, r1, 1);
+      rows = _mm512_inserti32x4(rows, r2, 2);
+      rows = _mm512_inserti32x4(rows, r3, 3);
+      tiles[g][c] = _mm512_permutexvar_epi8(index, rows);
+      valid[g][c] = _pdep_u64(colMask, 0x1111111111111111ull) * 0xF & nibble;
+      const __mmask64 bad = wSigned ? (_mm512_mask_cmplt_epi8_mask(valid[g][c], tiles[g][c], lo) |
+                                       _mm512_mask_cmpgt_epi8_mask(valid[g][c], tiles[g][c], hi))
+                                    : (_mm512_mask_cmplt_epu8_mask(valid[g][c], tiles[g][c], lo) |
+                                       _mm512_mask_cmpgt_epu8_mask(valid[g][c], tiles[g][c], hi));
+      fits = fits && bad == 0;
+    }
+  }
+  const __m512i zp = _mm512_set1_epi8(static_cast<char>(wZp));
+  const __m512i flip = _mm512_set1_epi8(wSigned ? 0 : static_cast<char>(0x80));
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sums[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (uint32_t g = 0; g < groups; ++g) {
+    for (unsigned c = 0; c < chunks; ++c) {
+      const __m512i s = fits ? _mm512_maskz_sub_epi8(valid[g][c], tiles[g][c], zp)
+                             : _mm512_maskz_mov_epi8(valid[g][c], _mm512_xor_si512(tiles[g][c], flip));
+      _mm512_storeu_si512(out + (size_t{g} * chunks + c) * 64, s);
+      sums[c] = _mm512_dpbusd_epi32(sums[c], ones, s);  // 1 x s, four rows a lane
+    }
+  }
+  for (unsigned c = 0; c < chunks; ++c) _mm512_storeu_si512(columnSums + 16 * c, sums[c]);
+  return fits ? 0 : (wSigned ? wZp : wZp - 128);
+}
+
 }  // namespace
 
 std::string_view toString(GemmIsa isa) {
@@ -256,6 +323,15 @@ std::string_view toString(GemmIsa isa) {
     case GemmIsa::kAvx512: return "avx512";
   }
   return "?";
+}
+
+bool gemmIsaAvailable(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kScalar: return true;
+    case GemmIsa::kAvx2: return __builtin_cpu_supports("avx2");
+    case GemmIsa::kAvx512: return cpuHasAvx512Vnni();
+  }
+  return false;
 }
 
 GemmIsa selectedGemmIsa() {
@@ -310,28 +386,7 @@ void GemmEngine::preload(const uint8_t* w, size_t stride, uint32_t kRows, bool w
 void GemmEngine::preloadVnni(const uint8_t* w, size_t stride, bool wSigned, int32_t wZp) {
   // s = w - w_zp when every weight of the tile fits a signed byte (b = 0); otherwise s is the
   // byte itself as signed (flipped when unsigned) and b the zero point in that representation.
-  bool fits = true;
-  for (uint32_t k = 0; k < kRows_ && fits; ++k) {
-    for (uint32_t n = 0; n < cols_; ++n) {
-      const int32_t v = operand(w[k * stride + n], wSigned) - wZp;
-      if (v < -128 || v > 127) {
-        fits = false;
-        break;
-      }
-    }
-  }
-  b_ = fits ? 0 : (wSigned ? wZp : wZp - 128);
-  std::fill(vnniWeights_.begin(), vnniWeights_.end(), 0);
-  std::fill(columnSums_.begin(), columnSums_.end(), 0);
-  const size_t lanes = size_t{chunks_} * 16;
-  for (uint32_t k = 0; k < kRows_; ++k) {
-    for (uint32_t n = 0; n < cols_; ++n) {
-      const uint8_t byte = w[k * stride + n];
-      const int32_t s = fits ? operand(byte, wSigned) - wZp : static_cast<int8_t>(wSigned ? byte : byte ^ 0x80);
-      vnniWeights_[((k / 4) * lanes + n) * 4 + k % 4] = static_cast<int8_t>(s);
-      columnSums_[n] += s;
-    }
-  }
+  b_ = preloadVnniAvx512(w, stride, kRows_, cols_, chunks_, wSigned, wZp, vnniWeights_.data(), columnSums_.data());
 }
 
 void GemmEngine::stream(const uint8_t* in, uint32_t mRows, bool inSigned, int32_t inZp, int32_t* acc,

@@ -13,11 +13,9 @@ namespace weft::sim {
 namespace {
 
 std::vector<GemmIsa> runnableIsas() {
-  std::vector<GemmIsa> isas = {GemmIsa::kScalar};
-  if (__builtin_cpu_supports("avx2")) isas.push_back(GemmIsa::kAvx2);
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vnni")) {
-    isas.push_back(GemmIsa::kAvx512);
+  std::vector<GemmIsa> isas;
+  for (GemmIsa isa : {GemmIsa::kScalar, GemmIsa::kAvx2, GemmIsa::kAvx512}) {
+    if (gemmIsaAvailable(isa)) isas.push_back(isa);
   }
   return isas;
 }

@@ -24,6 +24,8 @@ namespace weft::sim {
 
 enum class GemmIsa { kScalar, kAvx2, kAvx512 };
 std::string_view toString(GemmIsa isa);
+// Whether this CPU can run `isa` (avx512: AVX-512 F/BW/VL/VBMI/VNNI and BMI2).
+bool gemmIsaAvailable(GemmIsa isa);
 // The implementation the environment and the CPU select (std::invalid_argument on a bad
 // WEFT_FUNCTIONAL_ISA value or one the CPU cannot run).
 GemmIsa selectedGemmIsa();
