@@ -57,12 +57,28 @@ class DramModel : public IDramPort {
   uint64_t write(uint64_t addr, const uint8_t* src, uint32_t bytes, uint64_t issueCycle) override;
 
   // The timing of a request without touching data (the approximate model moves its data
-  // through the functional model). Same rule and same state as read()/write().
-  uint64_t timeRead(uint64_t addr, uint32_t bytes, uint64_t issueCycle);
-  uint64_t timeWrite(uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+  // through the functional model). Same rule and same state as read()/write(). Inline: the
+  // approximate model times every request of a program through them.
+  uint64_t timeRead(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+    ++stats_.reads;
+    stats_.bytesRead += bytes;
+    return serve(false, addr, bytes, issueCycle);
+  }
+  uint64_t timeWrite(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+    ++stats_.writes;
+    stats_.bytesWritten += bytes;
+    return serve(true, addr, bytes, issueCycle);
+  }
 
   // Cycles a request of `bytes` at `addr` holds the channel.
-  uint64_t holdCycles(uint64_t addr, uint32_t bytes) const;
+  uint64_t holdCycles(uint64_t addr, uint32_t bytes) const {
+    const uint64_t g = timing_.burstBytes;
+    const uint64_t last = addr + (bytes > 0 ? bytes : 1) - 1;
+    // Bursts are a power of two (hw/spec/params.json): shifts, not divisions.
+    const uint64_t bursts = burstShift_ >= 0 ? (last >> burstShift_) - (addr >> burstShift_) + 1 : last / g - addr / g + 1;
+    if (bursts < holdByBursts_.size()) return holdByBursts_[bursts];
+    return (bursts * g + timing_.bytesPerCycle - 1) / timing_.bytesPerCycle;
+  }
 
   // Forgets the channel's occupancy (a new device time base) and the statistics.
   void reset();
@@ -80,12 +96,21 @@ class DramModel : public IDramPort {
   void setStorage(DramStorage& storage) { storage_ = &storage; }
 
  private:
-  uint64_t serve(bool write, uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+  uint64_t serve(bool write, uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+    const uint64_t hold = holdCycles(addr, bytes);
+    const uint64_t start = issueCycle > channelFree_ ? issueCycle : channelFree_;
+    channelFree_ = start + hold;
+    stats_.busyCycles += hold;
+    const uint64_t answer = start + timing_.latencyCycles;
+    if (observer_) observer_(write, addr, bytes, issueCycle, answer);
+    return answer;
+  }
 
   DramStorage* storage_;
   DramTiming timing_;
   // hold for 0..N bursts, precomputed: the division is most of a request's cost otherwise.
   std::vector<uint64_t> holdByBursts_;
+  int burstShift_ = -1;  // log2(burstBytes), or -1 if it is not a power of two
   uint64_t channelFree_ = 0;
   DramStats stats_;
   Observer observer_;
