@@ -1,48 +1,64 @@
 // The `approx` backend: the cycle-approximate device behind IDeviceBackend. Needs no
 // Verilator build, so it accepts every configuration hw/ can describe. Calls may come from any
 // thread: one lock serializes them, as the rtl backend's simulation thread does.
+//
+// The device is approx::Engine (engine.h). WEFT_APPROX_ENGINE=reference selects the reference
+// agents it was derived from (approx_device.h: one action at a time in cycle order, slower),
+// to compare the two on whole workloads; any other value is an error naming the accepted ones.
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 #include "approx/approx_device.h"
+#include "approx/capture.h"
+#include "approx/engine.h"
 #include "backends.h"
 
 namespace weft::sim {
 namespace {
 
+template <typename Device>
 class ApproxBackend final : public IDeviceBackend {
  public:
-  explicit ApproxBackend(const hw::HwConfig& config) : config_(config), device_(config) {}
+  explicit ApproxBackend(const hw::HwConfig& config)
+      : config_(config), device_(config), capture_(approx::CaptureWriter::fromEnvironment(config)) {}
 
   BackendKind kind() const override { return BackendKind::kApprox; }
   const hw::HwConfig& config() const override { return config_; }
 
   uint32_t readReg(uint32_t addr) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (capture_) capture_->record(approx::CaptureOp::kReadReg, addr, 0);
     StatsScope s(stats_, cycleFn());
     return device_.readReg(addr);
   }
   void writeReg(uint32_t addr, uint32_t value) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (capture_) capture_->record(approx::CaptureOp::kWriteReg, addr, value);
     StatsScope s(stats_, cycleFn());
     device_.writeReg(addr, value);
   }
   bool runUntilInterrupt(uint64_t maxCycles) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (capture_) capture_->record(approx::CaptureOp::kRun, maxCycles, 0);
     StatsScope s(stats_, cycleFn());
     return device_.runUntilInterrupt(maxCycles);
   }
   void hardReset() override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (capture_) capture_->record(approx::CaptureOp::kHardReset, 0, 0);
     device_.hardReset();
   }
 
   void writeDram(uint64_t addr, const void* src, size_t bytes) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (capture_) capture_->record(approx::CaptureOp::kWriteDram, addr, bytes, src, bytes);
     device_.dram().write(addr, src, bytes);
   }
   void readDram(uint64_t addr, void* dst, size_t bytes) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (capture_) capture_->record(approx::CaptureOp::kReadDram, addr, bytes);
     device_.dram().read(addr, dst, bytes);
   }
   uint64_t dramBytes() const override { return config_.dramBytes(); }
@@ -59,15 +75,16 @@ class ApproxBackend final : public IDeviceBackend {
  private:
   // Reads the cycle count for StatsScope (the lock is held).
   struct CycleFn {
-    const approx::ApproxDevice* d;
+    const Device* d;
     uint64_t operator()() const { return d->cycle(); }
   };
   CycleFn cycleFn() const { return {&device_}; }
 
   hw::HwConfig config_;
   mutable std::mutex mutex_;
-  approx::ApproxDevice device_;
+  Device device_;
   BackendStats stats_;
+  std::unique_ptr<approx::CaptureWriter> capture_;
 };
 
 }  // namespace
@@ -77,7 +94,11 @@ std::unique_ptr<IDeviceBackend> makeApproxBackend(const hw::HwConfig& config, co
     throw std::invalid_argument(
         "waveform tracing (tracePath) needs the rtl backend; the approx backend has no signals to trace");
   }
-  return std::make_unique<ApproxBackend>(config);
+  const char* engine = std::getenv("WEFT_APPROX_ENGINE");
+  const std::string name = engine != nullptr ? engine : "";
+  if (name.empty() || name == "flow") return std::make_unique<ApproxBackend<approx::Engine>>(config);
+  if (name == "reference") return std::make_unique<ApproxBackend<approx::ApproxDevice>>(config);
+  throw std::invalid_argument("WEFT_APPROX_ENGINE='" + name + "' is not one of flow (the default) or reference");
 }
 
 }  // namespace weft::sim

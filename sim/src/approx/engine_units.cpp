@@ -1,0 +1,463 @@
+// The engine's dataflow: the decoder and the three units, each in order, each event computed
+// from times already known (engine.h). The rules are rtl/README.md's, as the reference agents
+// (controller.cpp, load_unit.cpp, compute_unit.cpp, store_unit.cpp) state them cycle by cycle.
+#include <algorithm>
+
+#include "approx/engine.h"
+
+namespace weft::sim::approx {
+namespace {
+
+size_t unitIndex(hw::Unit u) { return static_cast<size_t>(u); }  // load 0, compute 1, store 2
+
+}  // namespace
+
+// ---- decode and dispatch (weft_ctrl) ----
+
+void Engine::popDecode(uint64_t t) {
+  dec_ = fetched_.front();
+  fetched_.pop();
+  if (decodePops_.size() == decodePops_.capacity()) decodePops_.pop();
+  decodePops_.push() = t;
+  lastDecodePop_ = t;
+  hasDec_ = true;
+  decVisible_ = t + 1;
+}
+
+void Engine::leave(uint64_t t) {
+  hasDec_ = false;
+  lastLeave_ = t;
+  busyExtends(t + 1);
+  // The next command enters the decode register in the same cycle.
+  if (!fetched_.empty() && !control_.halted(t) &&
+      std::max(fetched_.front().arrive, lastDecodePop_ == kNever ? 0 : lastDecodePop_ + 1) <= t) {
+    popDecode(t);
+  }
+}
+
+void Engine::raiseIrq(uint32_t mask, uint64_t t) {
+  control_.raise(mask, t);
+  if (stopAtIrq_ && control_.irqLine()) irqStop_ = std::min(irqStop_, t + 1);
+}
+
+void Engine::halt(hw::Error e, uint64_t t) {
+  const uint32_t before = control_.irqStatus;
+  control_.halt(e, t);
+  busyExtends(t + 1);
+  if (control_.irqStatus != before && stopAtIrq_ && control_.irqLine()) irqStop_ = std::min(irqStop_, t + 1);
+}
+
+// The cycle from which the machine is drained for a barrier: every dispatched command started
+// and completed, every write acknowledged (kNever while one of those is not known).
+uint64_t Engine::drainedFrom() const {
+  if (flushBeat_ != kNever || load_.busy || !store_.inFlight.empty() || !store_.rows.empty()) return kNever;
+  uint64_t t = flushAck_ + 1;
+  for (const Unit& u : units_) {
+    if (u.dispatched != u.started) return kNever;
+    if (u.lastStart != kNever) t = std::max(t, u.lastStart + 1);  // the FIFO is empty after its last pop
+    t = std::max(t, u.lastCompletion + 1);
+  }
+  return std::max(t, store_.lastOrphanAck + 1);
+}
+
+void Engine::finishBarrier(uint64_t t) {
+  if (hw::BarrierCmd::decode(dec_.word).irq) raiseIrq(hw::reg::kIrqStatusDoneMask, t);
+  decoderRetired_.add(t);
+  phase_ = Phase::kNone;
+  leave(t);
+}
+
+bool Engine::advanceDecoder(uint64_t lim) {
+  bool progress = false;
+  for (;;) {
+    if (!hasDec_) {
+      if (fetched_.empty()) return progress;
+      const uint64_t t = std::max({fetched_.front().arrive, lastDecodePop_ == kNever ? 0 : lastDecodePop_ + 1, lastLeave_});
+      if (control_.halted(t) || t >= lim) return progress;
+      popDecode(t);
+      progress = true;
+      continue;
+    }
+    if (phase_ != Phase::kNone) {  // a snapshot: its capture and write are DRAM-side events
+      if (phase_ != Phase::kAck || barrierAt_ >= lim) return progress;
+      finishBarrier(barrierAt_);
+      progress = true;
+      continue;
+    }
+    uint64_t t = decVisible_;
+    if (dec_.error != hw::Error::kNone) {
+      if (control_.halted(t) || t >= lim) return progress;
+      halt(dec_.error, t);  // the command is not executed
+      hasDec_ = false;
+      lastLeave_ = t;
+      return true;
+    }
+    if (dec_.unit != hw::Unit::kControl) {
+      Unit& u = units_[unitIndex(dec_.unit)];
+      if (u.dispatched >= fifoDepth_) {  // a FIFO slot: the command depth places ahead started
+        const uint64_t ahead = u.dispatched - fifoDepth_;
+        if (ahead >= u.started) return progress;
+        t = std::max(t, u.starts.at(u.starts.size() - (u.started - ahead)) + 1);
+      }
+      if (control_.halted(t) || t >= lim) return progress;
+      FlowCmd& slot = u.fifo.push();
+      slot = dec_;
+      slot.ready = t + 1;
+      ++u.dispatched;
+      const hw::CommandWord word = dec_.word;
+      leave(t);
+      worker_.execute(word);
+      progress = true;
+      continue;
+    }
+    if (dec_.op == hw::Opcode::kNop) {
+      if (control_.halted(t) || t >= lim) return progress;
+      worker_.execute(dec_.word);
+      decoderRetired_.add(t);
+      leave(t);
+      progress = true;
+      continue;
+    }
+    // A barrier, once the machine is drained.
+    const uint64_t drained = drainedFrom();
+    if (drained == kNever) return progress;
+    t = std::max(t, drained);
+    if (control_.halted(t) || t >= lim) return progress;
+    if (!hw::BarrierCmd::decode(dec_.word).snapshot) {
+      worker_.execute(dec_.word);
+      finishBarrier(t);
+      progress = true;
+      continue;
+    }
+    phase_ = Phase::kCapture;  // the counters as the barrier finds them: a DRAM-side event
+    barrierAt_ = t;
+    return true;
+  }
+}
+
+uint64_t Engine::decoderEventTime() const {
+  uint64_t t = flushBeat_;
+  if (phase_ == Phase::kCapture || phase_ == Phase::kWrite) t = std::min(t, barrierAt_);
+  return t;
+}
+
+void Engine::decoderEvent(uint64_t t) {
+  if (flushBeat_ <= t) {
+    flushAck_ = writeFinish(flushAddr_, hw::kSnapshotBytes, t);
+    flushBeat_ = kNever;
+    return;
+  }
+  const auto b = hw::BarrierCmd::decode(dec_.word);
+  if (phase_ == Phase::kCapture) {
+    // The record holds the counters as the barrier found them; its write follows.
+    worker_.executeSnapshot(dec_.word, counters(t));
+    const WriteSlot slot = writePlan(t + 1, hw::kSnapshotBytes);
+    snapWrBytes_.add(slot.request, hw::kSnapshotBytes);
+    snapWrReqs_.add(slot.request, 1);
+    barrierAt_ = slot.lastBeat;
+    snapRequest_ = slot.request;
+    phase_ = Phase::kWrite;
+    return;
+  }
+  barrierAt_ = writeFinish(b.dramAddr, hw::kSnapshotBytes, t);  // its acknowledgement
+  phase_ = Phase::kAck;
+}
+
+// ---- what every unit shares (UnitFront) ----
+
+uint64_t Engine::headVisible(const Unit& u) const {
+  return std::max(u.fifo.front().ready, u.lastStart == kNever ? 0 : u.lastStart + 1);
+}
+
+uint64_t Engine::tokensReadyFrom(const FlowCmd& c) const {
+  uint64_t t = 0;
+  for (int q : c.waits) {
+    if (q < 0) continue;
+    const uint64_t r = tokens_[q].nextReadyAt();
+    if (r == kNever) return kNever;
+    t = std::max(t, r);
+  }
+  for (int q : c.signals) {
+    if (q < 0) continue;
+    const uint64_t r = tokens_[q].roomFrom();
+    if (r == kNever) return kNever;
+    t = std::max(t, r);
+  }
+  return t;
+}
+
+void Engine::startCommand(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visible, uint64_t (&reservations)[2]) {
+  // STALL_*_TOKEN: the head visible, a token it waits for or room for one it signals missing.
+  uint64_t ok = 0;
+  for (int q : c.waits) {
+    if (q >= 0) ok = std::max(ok, tokens_[q].nextReadyAt());
+  }
+  for (int q : c.signals) {
+    if (q >= 0) ok = std::max(ok, tokens_[q].spaceSince());
+  }
+  ok = std::min(ok, t);
+  if (ok > visible) u.stall.add(visible, ok);
+  for (int q : c.waits) {
+    if (q >= 0) tokens_[q].pop(t);
+  }
+  for (int i = 0; i < 2; ++i) reservations[i] = c.signals[i] >= 0 ? tokens_[c.signals[i]].reserve(t) : kNever;
+  if (u.starts.size() == u.starts.capacity()) u.starts.pop();
+  u.starts.push() = t;
+  ++u.started;
+  u.lastStart = t;
+  u.fifo.pop();
+}
+
+void Engine::complete(Unit& u, const int8_t (&signals)[2], const uint64_t (&reservations)[2], uint64_t start,
+                      uint64_t done) {
+  for (int i = 0; i < 2; ++i) {
+    if (signals[i] >= 0) tokens_[signals[i]].fill(reservations[i], done + 1);
+  }
+  u.retired.add(done);
+  u.active.add(start + 1, done + 1);
+  u.lastCompletion = std::max(u.lastCompletion, done);
+  busyExtends(done + 1);
+}
+
+// ---- LOAD (weft_load) ----
+
+bool Engine::tryStartLoad(uint64_t lim) {
+  Unit& u = units_[kLoad];
+  if (load_.busy || u.started == u.dispatched) return false;
+  const FlowCmd& c = u.fifo.front();
+  const uint64_t visible = headVisible(u);
+  const uint64_t tokens = tokensReadyFrom(c);
+  if (tokens == kNever) return false;
+  // After a command's last request the next may start in that very cycle.
+  const uint64_t t = std::max({load_.idleFrom, visible, tokens});
+  if (t >= lim) return false;
+  LoadState& l = load_;
+  l.cmd = hw::LoadCmd::decode(c.word);
+  l.signals[0] = c.signals[0];
+  l.signals[1] = c.signals[1];
+  startCommand(u, c, t, visible, l.reservations);
+  l.busy = true;
+  l.start = t;
+  l.wantFrom = t + 1;
+  l.i0 = l.i1 = l.i2 = 0;
+  l.addr0 = l.addr1 = l.addr2 = l.cmd.dramAddr;
+  // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()).
+  const auto dst = static_cast<size_t>(l.cmd.dst);
+  const uint32_t rowSize = dst == 0 ? rows_ : dst == 1 ? cols_ : config_.paramRowBytes();
+  l.maxRows = (l.cmd.rowBytes == rowSize && l.cmd.stride0 == l.cmd.rowBytes) ? mergeRows_[dst] : 1;
+  u.openSince = t + 1;
+  return true;
+}
+
+uint64_t Engine::loadCandidate() const { return load_.busy ? readAcceptableFrom(load_.wantFrom) : kNever; }
+
+// The current LOAD's next request, in cycle t; true when it completes the command.
+bool Engine::loadRequest(uint64_t t) {
+  LoadState& l = load_;
+  const hw::LoadCmd& c = l.cmd;
+  batchStall_ += t - l.wantFrom;
+  const uint32_t rows = std::min(c.count0 - l.i0, l.maxRows);
+  const uint32_t n = rows * c.rowBytes;
+  const uint64_t lastBeat = readAccept(l.addr0, n, t);
+  batchRdBytes_ += n;
+  ++batchRdReqs_;
+  batchRdCycle_ = t;
+  l.i0 += rows;
+  l.addr0 += uint64_t{rows} * c.stride0;
+  l.wantFrom = t + 1;
+  if (l.i0 < c.count0) return false;
+  l.i0 = 0;
+  if (++l.i1 < c.count1) {
+    l.addr1 += c.stride1;
+    l.addr0 = l.addr1;
+    return false;
+  }
+  l.i1 = 0;
+  l.addr2 += c.stride2;
+  l.addr0 = l.addr1 = l.addr2;
+  if (++l.i2 < c.count2) return false;
+  // The last row is written the cycle after its last beat; that completes the command.
+  Unit& u = units_[kLoad];
+  complete(u, l.signals, l.reservations, l.start, lastBeat + 1);
+  u.openSince = kNever;
+  l.busy = false;
+  l.idleFrom = t;
+  return true;
+}
+
+// Load requests and store writes in cycle order (a read before a write in the same cycle),
+// each a few arithmetic steps, up to `bound`. Counters are added once per batch: nothing reads
+// them at a cycle inside it. True when a command completed (the dataflow may go on).
+bool Engine::memoryTraffic(uint64_t bound) {
+  bool completed = false;
+  for (;;) {
+    const uint64_t tL = load_.busy ? readAcceptableFrom(load_.wantFrom) : kNever;
+    const uint64_t tW = store_.rows.empty() ? kNever : store_.rows.front().lastBeat;
+    if (tL <= tW) {
+      if (tL >= bound) break;
+      frontier_ = tL;
+      if (loadRequest(tL)) {
+        completed = true;
+        break;
+      }
+    } else {
+      if (tW >= bound) break;
+      frontier_ = tW;
+      if (storeWrite()) {
+        completed = true;
+        break;
+      }
+    }
+  }
+  if (batchRdReqs_ > 0) {
+    rdBytes_.add(batchRdCycle_, batchRdBytes_);
+    rdReqs_.add(batchRdCycle_, batchRdReqs_);
+    dramStall_.add(batchRdCycle_, batchStall_);
+    batchRdBytes_ = batchRdReqs_ = batchStall_ = 0;
+  }
+  if (batchWrReqs_ > 0) {
+    wrBytes_.add(batchWrCycle_, batchWrBytes_);
+    wrReqs_.add(batchWrCycle_, batchWrReqs_);
+    batchWrBytes_ = batchWrReqs_ = 0;
+  }
+  return completed;
+}
+
+// ---- GEMM (weft_compute) ----
+
+bool Engine::advanceCompute(uint64_t lim) {
+  Unit& u = units_[kCompute];
+  ComputeState& s = compute_;
+  bool progress = false;
+  while (u.started < u.dispatched) {
+    const FlowCmd& c = u.fifo.front();
+    const bool keep = c.word.get(hw::field::gemm::kKeepWeights) != 0;
+    // The 2-entry stream queue: a GEMM occupies it from after its start through its last issue.
+    uint64_t t = s.sinceReset >= timing_.streamQueueDepth
+                     ? s.recentLastIssue[(s.sinceReset - timing_.streamQueueDepth) % 2] + 1
+                     : 0;
+    // New weights need the weight read port and the other PE buffer, drained.
+    if (!keep) t = std::max({t, s.preloadFreeFrom, s.bufFreeFrom[1 - s.lastBuf]});
+    const uint64_t visible = headVisible(u);
+    const uint64_t tokens = tokensReadyFrom(c);
+    if (tokens == kNever) break;
+    t = std::max({t, visible, tokens});
+    if (t >= lim) break;
+    const auto kRows = static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows));
+    const auto mRows = static_cast<uint32_t>(c.word.get(hw::field::gemm::kMRows));
+    const int8_t signals[2] = {c.signals[0], c.signals[1]};
+    if (s.undo.size() == s.undo.capacity()) s.undo.pop();
+    s.undo.push() = {t, s.lastBuf, s.anyIssued};
+    uint64_t reservations[2];
+    startCommand(u, c, t, visible, reservations);
+    unsigned buf = s.lastBuf;
+    if (!keep) {
+      buf = 1 - s.lastBuf;
+      s.lastBuf = buf;
+      s.preloadFreeFrom = t + kRows;  // row 0 read in cycle t, the others one a cycle
+    }
+    const uint64_t first = s.anyIssued ? std::max(t + 1, s.lastIssue + 1) : t + 1;
+    const uint64_t lastRow = first + mRows - 1;
+    s.lastIssue = lastRow;
+    s.anyIssued = true;
+    s.bufFreeFrom[buf] = lastRow + cols_;
+    s.recentLastIssue[s.sinceReset % 2] = lastRow;
+    ++s.sinceReset;
+    arrayRows_.add(first, lastRow + 1);
+    // The last row's write-back reaches column Cols-1 R + C + 1 cycles after its issue.
+    complete(u, signals, reservations, t, lastRow + 1 + rows_ + cols_);
+    progress = true;
+  }
+  return progress;
+}
+
+// ---- STORE (weft_store, weft_wr_fifo) ----
+
+bool Engine::advanceStore(uint64_t lim) {
+  Unit& u = units_[kStore];
+  StoreState& s = store_;
+  bool progress = false;
+  while (u.started < u.dispatched) {
+    const FlowCmd& c = u.fifo.front();
+    // While issuing, the next command starts in the cycle of the current one's last row; at
+    // most storeCmdsInFlight commands await acknowledgements (one may complete and another
+    // start in the same cycle).
+    uint64_t t = s.anyStarted ? s.lastIssue : 0;
+    const uint64_t number = u.started;
+    if (number >= timing_.storeCmdsInFlight) {
+      const uint64_t done = s.doneOf[(number - timing_.storeCmdsInFlight) % s.doneOf.size()];
+      if (done == kNever) break;
+      t = std::max(t, done);
+    }
+    const uint64_t visible = headVisible(u);
+    const uint64_t tokens = tokensReadyFrom(c);
+    if (tokens == kNever) break;
+    t = std::max({t, visible, tokens});
+    if (t >= lim) break;
+    const auto cmd = hw::StoreCmd::decode(c.word);
+    if (s.undo.size() == s.undo.capacity()) s.undo.pop();
+    s.undo.push() = {t, s.anyStarted};
+    StoreCmdState& st = s.inFlight.push();
+    st.number = number;
+    st.start = t;
+    st.rowsLeft = uint64_t{cmd.count0} * cmd.count1;
+    st.signals[0] = c.signals[0];
+    st.signals[1] = c.signals[1];
+    startCommand(u, c, t, visible, st.reservations);
+    s.doneOf[number % s.doneOf.size()] = kNever;
+    if (u.openSince == kNever) u.openSince = t + 1;
+    // Rows: one a cycle from the cycle after the start while the row window has room; each
+    // row's write request storeIssueToRequest cycles after its issue, its beats on the port.
+    const uint32_t bytes = cmd.rowBytes * (cmd.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    const size_t window = timing_.storeFifoDepth;
+    uint64_t issue = s.anyStarted ? std::max(t, s.lastIssue) : t;
+    for (uint32_t i1 = 0; i1 < cmd.count1; ++i1) {
+      for (uint32_t i0 = 0; i0 < cmd.count0; ++i0) {
+        issue += 1;
+        if (s.window.size() >= window) issue = std::max(issue, s.window.front() + 1);
+        const WriteSlot slot = writePlan(issue + timing_.storeIssueToRequest, bytes);
+        if (s.rows.size() == s.rows.capacity()) growRows();
+        s.rows.push() = {cmd.dramAddr + uint64_t{i1} * cmd.stride1 + uint64_t{i0} * cmd.stride0, bytes,
+                         slot.request, slot.lastBeat, number};
+        if (s.window.size() == window) s.window.pop();
+        s.window.push() = slot.lastBeat;
+      }
+    }
+    s.lastIssue = issue;
+    s.anyStarted = true;
+    progress = true;
+  }
+  return progress;
+}
+
+void Engine::growRows() {
+  Ring<StoreRow> bigger(store_.rows.capacity() * 2);
+  for (size_t i = 0; i < store_.rows.size(); ++i) bigger.push() = store_.rows.at(i);
+  store_.rows = std::move(bigger);
+}
+
+// The oldest planned row reaches DRAM with its last beat; true when that completes a command
+// (or acknowledges a row a soft reset orphaned, which a barrier may wait for).
+bool Engine::storeWrite() {
+  StoreState& s = store_;
+  const StoreRow r = s.rows.front();
+  s.rows.pop();
+  const uint64_t ack = writeFinish(r.addr, r.bytes, r.lastBeat);
+  batchWrBytes_ += r.bytes;
+  ++batchWrReqs_;
+  batchWrCycle_ = r.request;  // counted at the request, as DMA_WR_* are
+  if (r.owner == kNever) {
+    s.lastOrphanAck = ack;
+    return true;
+  }
+  StoreCmdState& owner = s.inFlight.front();
+  if (--owner.rowsLeft > 0) return false;
+  Unit& u = units_[kStore];
+  complete(u, owner.signals, owner.reservations, owner.start, ack);
+  s.doneOf[owner.number % s.doneOf.size()] = ack;
+  s.inFlight.pop();
+  u.openSince = s.inFlight.empty() ? kNever : s.inFlight.front().start + 1;
+  return true;
+}
+
+}  // namespace weft::sim::approx

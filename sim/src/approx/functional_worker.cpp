@@ -1,0 +1,161 @@
+#include "approx/functional_worker.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace weft::sim::approx {
+
+bool FunctionalWorker::threadedByEnvironment() {
+  const char* v = std::getenv("WEFT_APPROX_THREADS");
+  if (v == nullptr || *v == '\0') return std::thread::hardware_concurrency() >= 2;
+  const std::string s = v;
+  if (s == "1") return false;
+  if (s == "2") return true;
+  throw std::invalid_argument("WEFT_APPROX_THREADS='" + s + "' is not 1 (data path inline) or 2 (on its own thread)");
+}
+
+FunctionalWorker::FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded)
+    : model_(model), dram_(dram), queue_(kCapacity), snapshots_(kSnapshots) {
+  if (threaded) thread_ = std::thread([this] { loop(); });
+}
+
+FunctionalWorker::~FunctionalWorker() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_.store(true);
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void FunctionalWorker::run(const Entry& e) {
+  if (faulted_) return;  // after a fault the device is undefined until a hard reset
+  try {
+    switch (e.kind) {
+      case Kind::kCommand: model_.execute(e.word, dram_); break;
+      case Kind::kSnapshot: model_.execute(e.word, dram_, snapshots_[e.snapshot % kSnapshots]); break;
+      case Kind::kResetTokens: model_.resetTokens(); break;
+    }
+  } catch (...) {
+    fault_ = std::current_exception();
+    faulted_ = true;
+  }
+}
+
+void FunctionalWorker::push(const Entry& e) {
+  if (!thread_.joinable()) {
+    run(e);
+    return;
+  }
+  while (pushed_ - tail_.load(std::memory_order_acquire) >= kCapacity) {  // full: the worker catches up
+    publish();
+    _mm_pause();
+  }
+  queue_[pushed_ % kCapacity] = e;
+  // Entries are published in batches: every store to head_ moves its cache line to the worker.
+  if (++pushed_ - head_.load(std::memory_order_relaxed) >= kBatch) publish();
+}
+
+void FunctionalWorker::publish() {
+  head_.store(pushed_, std::memory_order_release);
+  // A wake-up missed here (the worker about to sleep) is made good by the next publish.
+  if (sleeping_.load(std::memory_order_relaxed)) wakeWorker();
+}
+
+void FunctionalWorker::wakeWorker() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wake_.notify_one();
+}
+
+void FunctionalWorker::execute(const hw::CommandWord& word) {
+  if (thread_.joinable() && static_cast<hw::Opcode>(word.get(hw::field::kOpcode)) == hw::Opcode::kStore) {
+    const auto c = hw::StoreCmd::decode(word);
+    const uint64_t bytes = uint64_t{c.rowBytes} * (c.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    noteWrite(c.dramAddr, c.dramAddr + uint64_t{c.count1 - 1} * c.stride1 + uint64_t{c.count0 - 1} * c.stride0 + bytes);
+  }
+  push({word, Kind::kCommand, 0});
+}
+
+void FunctionalWorker::noteWrite(uint64_t lo, uint64_t hi) {
+  writtenLo_ = std::min(writtenLo_, lo);
+  writtenHi_ = std::max(writtenHi_, hi);
+}
+
+bool FunctionalWorker::mayWrite(uint64_t addr, uint64_t bytes) const {
+  return addr < writtenHi_ && addr + bytes > writtenLo_;
+}
+
+void FunctionalWorker::executeSnapshot(const hw::CommandWord& word, const CounterValues& counters) {
+  // The slot is free: snapshots are at least kSnapshots entries apart in a full queue only if
+  // the consumer ran them, so wait for the one that used it last.
+  const uint64_t n = snapshotsPushed_++;
+  if (n >= kSnapshots) drain();
+  snapshots_[n % kSnapshots] = counters;
+  const uint64_t addr = hw::BarrierCmd::decode(word).dramAddr;
+  noteWrite(addr, addr + hw::kSnapshotBytes);
+  push({word, Kind::kSnapshot, static_cast<uint32_t>(n % kSnapshots)});
+}
+
+void FunctionalWorker::resetTokens() { push({hw::CommandWord{}, Kind::kResetTokens, 0}); }
+
+void FunctionalWorker::drain() {
+  if (thread_.joinable()) {
+    publish();
+    for (unsigned spins = 0; tail_.load(std::memory_order_acquire) != pushed_; ++spins) {
+      if (sleeping_.load(std::memory_order_relaxed)) wakeWorker();
+      if (spins < 4096) {
+        _mm_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+  writtenLo_ = ~uint64_t{0};
+  writtenHi_ = 0;
+  if (fault_) {
+    std::exception_ptr f = fault_;
+    fault_ = nullptr;
+    std::rethrow_exception(f);
+  }
+}
+
+void FunctionalWorker::reset() {
+  try {
+    drain();
+  } catch (...) {  // the fault of the commands before the reset: the reset clears it
+  }
+  faulted_ = false;  // the worker is idle after drain()
+  fault_ = nullptr;
+}
+
+void FunctionalWorker::loop() {
+  for (;;) {
+    uint64_t tail = tail_.load(std::memory_order_relaxed);
+    unsigned idle = 0;
+    while (head_.load(std::memory_order_acquire) == tail) {
+      if (++idle < 20000) {  // a few tens of microseconds: the next command is usually close
+        _mm_pause();
+        continue;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      sleeping_.store(true, std::memory_order_seq_cst);
+      wake_.wait(lock, [&] { return stop_.load() || head_.load(std::memory_order_acquire) != tail; });
+      sleeping_.store(false, std::memory_order_relaxed);
+      if (stop_.load() && head_.load(std::memory_order_acquire) == tail) return;
+      idle = 0;
+    }
+    const uint64_t head = head_.load(std::memory_order_acquire);
+    for (; tail != head; ++tail) {
+      run(queue_[tail % kCapacity]);
+      if ((tail & 63) == 63) tail_.store(tail + 1, std::memory_order_release);
+    }
+    tail_.store(tail, std::memory_order_release);
+  }
+}
+
+}  // namespace weft::sim::approx

@@ -1,0 +1,78 @@
+// The approx engine's data path on a second thread. The timing never depends on data, so the
+// engine hands each command, in ring order, to the functional model through a single-producer
+// single-consumer queue and goes on; the host sees DRAM only after drain(), which waits for
+// the queue to empty. On one core (WEFT_APPROX_THREADS=1, or a one-CPU machine) commands run at
+// once, in the caller's thread, exactly as before.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "weft/sim/dram_storage.h"
+#include "weft/sim/functional_model.h"
+
+namespace weft::sim::approx {
+
+class FunctionalWorker {
+ public:
+  // WEFT_APPROX_THREADS: 1 runs the data path inline, 2 on its own thread (the default when the
+  // machine has two CPUs or more); another value is an error naming these.
+  static bool threadedByEnvironment();
+
+  FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded);
+  ~FunctionalWorker();
+  FunctionalWorker(const FunctionalWorker&) = delete;
+  FunctionalWorker& operator=(const FunctionalWorker&) = delete;
+
+  void execute(const hw::CommandWord& word);
+  void executeSnapshot(const hw::CommandWord& word, const CounterValues& counters);
+  void resetTokens();  // CTRL.soft_reset's effect on the model, in order with the commands
+  // Waits until every command handed over has run; rethrows the first DRAM fault they hit
+  // (once). Everything the host reads or writes in DRAM, and reads of the model, come after it.
+  void drain();
+  // A hardware reset: drains, drops a pending fault, and runs commands again.
+  void reset();
+  bool threaded() const { return thread_.joinable(); }
+  // Whether commands handed over since the last drain() may still write [addr, addr + bytes):
+  // the controller's own reads of DRAM (the command ring) wait for them then.
+  bool mayWrite(uint64_t addr, uint64_t bytes) const;
+
+ private:
+  enum class Kind : uint8_t { kCommand, kSnapshot, kResetTokens };
+  struct Entry {
+    hw::CommandWord word;
+    Kind kind;
+    uint32_t snapshot;  // index into snapshots_
+  };
+  void push(const Entry& e);
+  void publish();
+  void wakeWorker();
+  void noteWrite(uint64_t lo, uint64_t hi);
+  void run(const Entry& e);
+  void loop();
+
+  FunctionalModel& model_;
+  DramStorage& dram_;
+  static constexpr size_t kCapacity = 4096, kSnapshots = 64, kBatch = 32;
+  std::vector<Entry> queue_;
+  std::vector<CounterValues> snapshots_;
+  uint64_t snapshotsPushed_ = 0;
+  uint64_t pushed_ = 0;  // entries written by the producer, published or not
+  alignas(64) std::atomic<uint64_t> head_{0};  // entries pushed (producer)
+  alignas(64) std::atomic<uint64_t> tail_{0};  // entries run (consumer)
+  alignas(64) std::atomic<bool> sleeping_{false};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::exception_ptr fault_;  // written by the consumer before it advances tail_
+  bool faulted_ = false;
+  uint64_t writtenLo_ = ~uint64_t{0}, writtenHi_ = 0;  // DRAM stores and snapshots may write, since the last drain
+  std::thread thread_;
+};
+
+}  // namespace weft::sim::approx
