@@ -28,7 +28,8 @@ struct LayerRun {
 };
 
 struct LayerRunOptions {
-  // Executions per layer; device cycles must agree, host times are the median.
+  // Executions per layer: device figures and outputs are the first one's, host times the
+  // median of all.
   int repeat = 1;
   bool keepOutputs = false;
   // Called before each layer with its position, for progress messages.
