@@ -1,0 +1,135 @@
+// `weft validate` and `weft layers` (alias `scalesim`) as a user runs them. The first test is the
+// regression guard of the approx model against the RTL: a dozen small layers at 8x8 on two DRAM
+// bandwidths must give identical outputs and cycles within the contract (mean |error| <= 0.5 %,
+// every layer <= 2 %), so that a change to either the RTL or the model that makes them drift
+// fails here. Speed is not asserted (benchmarks, not tests).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct ProcessResult {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr together
+};
+
+ProcessResult runWeft(const std::string& args) {
+  const std::string cmd = std::string(WEFT_BINARY) + " " + args + " 2>&1";
+  ProcessResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_layers_test_" + name; }
+const std::string kRegression = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(WeftValidate, RegressionSetAt8x8MatchesTheRtl) {
+  const std::string dir = tempPath("validate"), json = dir + "/report.json";
+  const ProcessResult r = runWeft("validate --quiet --layers " + kRegression +
+                                  " --config weft8 --dram-bw 8 --dram-bw 2 --work-dir " + dir + " --json " + json);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  const auto report = readJson(json);
+  ASSERT_EQ(report["configurations"].size(), 2u) << r.output;
+  for (const auto& c : report["configurations"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    const auto& s = c["summary"];
+    EXPECT_EQ(s["layers"].get<size_t>(), 13u);
+    EXPECT_EQ(s["outputsIdentical"], s["layers"]) << "outputs must be bit-identical on every layer";
+    EXPECT_LE(s["meanAbsErrorPct"].get<double>(), 0.5);
+    for (const auto& l : c["layers"]) {
+      EXPECT_LE(std::abs(l["errorPct"].get<double>()), 2.0) << l["name"] << ": rtl " << l["rtlCycles"] << ", model "
+                                                              << l["modelCycles"];
+      EXPECT_GT(l["rtlCycles"].get<uint64_t>(), 0u);
+      EXPECT_EQ(l["outputBytesDiffering"].get<uint64_t>(), 0u) << l["name"];
+    }
+  }
+  EXPECT_TRUE(report["targets"]["met"].get<bool>());
+  EXPECT_NE(r.output.find("mean |error|"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("targets: "), std::string::npos) << r.output;
+}
+
+// The verdict is computed, not assumed: a bound no model can meet fails the command.
+TEST(WeftValidate, AnUnmeetableBoundFails) {
+  const std::string layers = tempPath("tiny.json");
+  std::ofstream(layers) << R"({"format": 1, "name": "tiny", "layers": [
+    {"name": "t", "op": "CONV_2D", "input": [1, 3, 3, 2], "filters": 3, "kernel": [3, 3]}]})";
+  const ProcessResult r = runWeft("validate --quiet --layers " + layers + " --config weft8 --dram-bw 8 --work-dir " +
+                                  tempPath("validate_fail") + " --max-mean-error -1");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("NOT MET"), std::string::npos) << r.output;
+}
+
+TEST(WeftScaleSim, ConvAndGemmTablesRunWithComputeReports) {
+  const std::string conv = tempPath("conv.csv"), gemm = tempPath("gemm.csv");
+  // SCALE-Sim's quirks: padded cells, an all-empty row, trailing columns beyond the eight read.
+  std::ofstream(conv) << "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+                         "Strides,,,Eh\n,,,,,,,,,,\nConv1  , 12, 10, 3, 3, 3, 8, 2,,,9\nDw, 6, 6, 3, 3, 20, 1, 1,\n";
+  std::ofstream(gemm) << "Layer,M,N,K,\nQK, 20, 17, 33,\n";
+  for (const auto& [table, names] :
+       {std::pair<std::string, std::vector<std::string>>{conv, {"Conv1", "Dw"}}, {gemm, {"QK"}}}) {
+    const std::string json = table + ".json", report = table + ".report.csv";
+    const ProcessResult r = runWeft("--backend approx --hw weft8 scalesim --quiet " + table + " --json " + json +
+                                    " --compute-report " + report);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("backend approx"), std::string::npos) << r.output;
+    const auto j = readJson(json);
+    EXPECT_EQ(j["backend"], "approx");
+    ASSERT_EQ(j["layers"].size(), names.size());
+    std::ifstream in(report);
+    std::string header, line;
+    std::getline(in, header);
+    EXPECT_EQ(header.rfind("LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %", 0),
+              0u)
+        << header;
+    for (size_t i = 0; i < names.size(); ++i) {
+      ASSERT_TRUE(std::getline(in, line));
+      EXPECT_EQ(line.rfind(std::to_string(i) + ", " + std::to_string(j["layers"][i]["cycles"].get<uint64_t>()) + ", ", 0),
+                0u)
+          << line;
+      EXPECT_NE(line.find(names[i]), std::string::npos) << line;
+      EXPECT_GT(j["layers"][i]["overallUtilPct"].get<double>(), 0.0);
+    }
+  }
+  // VALID as SCALE-Sim assumes: (12 - 3) / 2 + 1 = 5 by (10 - 3) / 2 + 1 = 4, 8 filters.
+  const auto j = readJson(conv + ".json");
+  EXPECT_EQ(j["layers"][0]["shape"], "12x10x3 3x3/2v -> 8");
+  EXPECT_EQ(j["layers"][0]["macs"].get<uint64_t>(), 5u * 4 * 8 * 3 * 3 * 3);
+  EXPECT_EQ(readJson(gemm + ".json")["layers"][0]["macs"].get<uint64_t>(), 20u * 17 * 33);
+}
+
+TEST(WeftScaleSim, BadTablesAreClearErrors) {
+  const std::string txt = tempPath("table.txt"), header = tempPath("header.csv"), row = tempPath("row.csv");
+  std::ofstream(txt) << "whatever\n";
+  std::ofstream(header) << "Name, Rows, Cols\nx, 1, 2\n";
+  std::ofstream(row) << "Layer,M,N,K,\nL1, 4, zero, 8,\n";
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : {Case{txt, "accepted: a layer set (.json"}, Case{header, "unknown table header"},
+                        Case{row, "N 'zero' is not a positive integer"},
+                        Case{tempPath("missing.csv"), "cannot read layer table"}}) {
+    const ProcessResult r = runWeft("--backend approx scalesim --quiet " + c.args);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << r.output;
+  }
+}
+
+}  // namespace
