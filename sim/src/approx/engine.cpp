@@ -55,6 +55,7 @@ bool Engine::runTo(uint64_t limit, bool stopAtIrq) {
   stopAtIrq_ = stopAtIrq;
   irqStop_ = kNever;
   runStart_ = now_;
+  fetchValid_ = false;
   try {
     // The dataflow runs again only after an event that can let it go further: a command
     // arriving, a LOAD or STORE completing, the controller's snapshot steps, a reset.
@@ -103,13 +104,26 @@ void Engine::propagate(uint64_t lim) {
 // are merged in one loop up to the next fetch or controller event (nothing else can come
 // between, see engine.h), until one of them completes a command.
 Engine::Step Engine::dramStep(uint64_t lim) {
-  const uint64_t tF = fetchCandidate();
+  // The fetch candidate is kept between steps: only a take by the decoder, a fetch, a register
+  // write or a reset can make it earlier (invalidate); reads and time passing only make it later,
+  // so a kept value is a bound, recomputed when it would be the next event.
+  if (!fetchValid_) {
+    fetchCache_ = fetchCandidate();
+    fetchValid_ = fetchExact_ = true;
+  }
   const uint64_t tD = decoderEventTime();
   const uint64_t tL = loadCandidate();
   const uint64_t tW = store_.rows.empty() ? kNever : store_.rows.front().lastBeat;
+  if (!fetchExact_ && fetchCache_ <= std::min({tD, tL, tW}) && fetchCache_ < lim) {
+    fetchCache_ = fetchCandidate();
+    fetchExact_ = true;
+  }
+  const uint64_t tF = fetchCache_;
   const uint64_t t = std::min({tF, tD, tL, tW});
   if (t >= lim) return Step::kNone;
+  fetchExact_ = false;
   if (t == tF) {
+    fetchValid_ = false;
     frontier_ = t;
     fetch(t);
     return Step::kChanged;
@@ -226,8 +240,8 @@ void Engine::fetch(uint64_t t) {
   if (worker_.mayWrite(addr, bytes)) worker_.drain();  // a program storing into its own ring
   dram_->read(addr, words, bytes);  // throws on a ring outside the memory, changing nothing
   const uint64_t lastBeat = readAccept(addr, bytes, t);
-  rdBytes_.add(t, bytes);
-  rdReqs_.add(t, 1);
+  rdBytes_.add(t, bytes, frontier_);
+  rdReqs_.add(t, 1, frontier_);
   // Beats carry the commands in order; a command is in the buffer after its last beat.
   const uint64_t first = lastBeat + 1 - beats(bytes);
   for (uint32_t i = 0; i < n; ++i) {
@@ -278,6 +292,7 @@ uint32_t Engine::ringHead(uint64_t t) const {
 
 void Engine::applySoftReset(uint64_t t) {
   softResetAt_ = kNever;
+  fetchValid_ = false;
   const bool wasOpen = workOpen();
   // The controller: a snapshot whose request DRAM accepted still sends its beats (the write
   // port is rewound below, as the store's reset does in the reference, after the controller's).
@@ -296,11 +311,11 @@ void Engine::applySoftReset(uint64_t t) {
     // one still waiting, whose stall so far is counted now.
     if (u.lastStart == kNever || u.lastStart < t) {
       const uint64_t stalled = tokenStallCycles(u, t) - u.stall.value(t);
-      if (stalled > 0) u.stall.add(t - stalled, t);
+      if (stalled > 0) u.stall.add(t - stalled, t, frontier_);
     }
     u.stall.cut(t);
     u.active.cut(t);
-    if (u.openSince != kNever && u.openSince < t) u.active.add(u.openSince, t);
+    if (u.openSince != kNever && u.openSince < t) u.active.add(u.openSince, t, frontier_);
     u.openSince = kNever;
     u.retired.cut(t);
     u.fifo.clear();
@@ -311,7 +326,7 @@ void Engine::applySoftReset(uint64_t t) {
   }
   arrayRows_.cut(t);
 
-  if (load_.busy && t > load_.wantFrom) dramStall_.add(t - 1, t - load_.wantFrom);
+  if (load_.busy && t > load_.wantFrom) dramStall_.add(t - 1, t - load_.wantFrom, frontier_);
   load_.busy = false;
   load_.idleFrom = t;
 
@@ -375,6 +390,7 @@ void Engine::applySoftReset(uint64_t t) {
 
 void Engine::hardReset() {
   now_ += timing_.resetCycles;  // rst_ni held low
+  fetchValid_ = false;
   // The DRAM channel keeps its occupancy: DRAM finishes what it began.
   frontier_ = runStart_ = resetCycle_ = now_;
   for (Unit& u : units_) {
@@ -592,6 +608,7 @@ void Engine::writeReg(uint32_t addr, uint32_t value) {
     case reg::kIrqMask: c.irqMask = value & (reg::kIrqStatusDoneMask | reg::kIrqStatusErrorMask); break;
     default: break;  // read-only or undefined: ignored
   }
+  fetchValid_ = false;
   if (wasOpen && !workOpen()) busyExtends(w + 1);  // e.g. CTRL.enable cleared with commands unfetched
   busyBegins(w + 1);
 }

@@ -118,7 +118,7 @@ class Engine final {
                 uint64_t done);
   bool tryStartLoad(uint64_t lim);
   uint64_t loadCandidate() const;
-  bool loadRequest(uint64_t t);
+  bool loadRequests(uint64_t t, uint64_t bound);
   bool advanceCompute(uint64_t lim);
   bool advanceStore(uint64_t lim);
   void growRows();
@@ -170,6 +170,8 @@ class Engine final {
 
   // fetch
   uint32_t reqIdx_ = 0;
+  uint64_t fetchCache_ = kNever;  // fetchCandidate(), kept (see dramStep)
+  bool fetchValid_ = false, fetchExact_ = false;
   Ring<FlowCmd> fetched_;      // arrived or in flight, not yet taken into decode
   Ring<uint64_t> decodePops_;  // cycles of the decoder's latest takes from the buffer
   uint64_t lastDecodePop_ = kNever;

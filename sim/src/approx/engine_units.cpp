@@ -19,6 +19,8 @@ void Engine::popDecode(uint64_t t) {
   fetched_.pop();
   if (decodePops_.size() == decodePops_.capacity()) decodePops_.pop();
   decodePops_.push() = t;
+  // The slot is free from t + 1: a fetch waiting for slots may go earlier.
+  if (fetchValid_ && fetchCache_ > t + 1) fetchValid_ = false;
   lastDecodePop_ = t;
   hasDec_ = true;
   decVisible_ = t + 1;
@@ -41,6 +43,7 @@ void Engine::raiseIrq(uint32_t mask, uint64_t t) {
 }
 
 void Engine::halt(hw::Error e, uint64_t t) {
+  fetchValid_ = false;
   const uint32_t before = control_.irqStatus;
   control_.halt(e, t);
   busyExtends(t + 1);
@@ -62,7 +65,7 @@ uint64_t Engine::drainedFrom() const {
 
 void Engine::finishBarrier(uint64_t t) {
   if (hw::BarrierCmd::decode(dec_.word).irq) raiseIrq(hw::reg::kIrqStatusDoneMask, t);
-  decoderRetired_.add(t);
+  decoderRetired_.add(t, 1, frontier_);
   phase_ = Phase::kNone;
   leave(t);
 }
@@ -113,7 +116,7 @@ bool Engine::advanceDecoder(uint64_t lim) {
     if (dec_.op == hw::Opcode::kNop) {
       if (control_.halted(t) || t >= lim) return progress;
       worker_.execute(dec_.word);
-      decoderRetired_.add(t);
+      decoderRetired_.add(t, 1, frontier_);
       leave(t);
       progress = true;
       continue;
@@ -152,8 +155,8 @@ void Engine::decoderEvent(uint64_t t) {
     // The record holds the counters as the barrier found them; its write follows.
     worker_.executeSnapshot(dec_.word, counters(t));
     const WriteSlot slot = writePlan(t + 1, hw::kSnapshotBytes);
-    snapWrBytes_.add(slot.request, hw::kSnapshotBytes);
-    snapWrReqs_.add(slot.request, 1);
+    snapWrBytes_.add(slot.request, hw::kSnapshotBytes, frontier_);
+    snapWrReqs_.add(slot.request, 1, frontier_);
     barrierAt_ = slot.lastBeat;
     snapRequest_ = slot.request;
     phase_ = Phase::kWrite;
@@ -196,7 +199,7 @@ void Engine::startCommand(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visibl
     if (q >= 0) ok = std::max(ok, tokens_[q].spaceSince());
   }
   ok = std::min(ok, t);
-  if (ok > visible) u.stall.add(visible, ok);
+  if (ok > visible) u.stall.add(visible, ok, frontier_);
   for (int q : c.waits) {
     if (q >= 0) tokens_[q].pop(t);
   }
@@ -213,8 +216,8 @@ void Engine::complete(Unit& u, const int8_t (&signals)[2], const uint64_t (&rese
   for (int i = 0; i < 2; ++i) {
     if (signals[i] >= 0) tokens_[signals[i]].fill(reservations[i], done + 1);
   }
-  u.retired.add(done);
-  u.active.add(start + 1, done + 1);
+  u.retired.add(done, 1, frontier_);
+  u.active.add(start + 1, done + 1, frontier_);
   u.lastCompletion = std::max(u.lastCompletion, done);
   busyExtends(done + 1);
 }
@@ -251,52 +254,75 @@ bool Engine::tryStartLoad(uint64_t lim) {
 
 uint64_t Engine::loadCandidate() const { return load_.busy ? readAcceptableFrom(load_.wantFrom) : kNever; }
 
-// The current LOAD's next request, in cycle t; true when it completes the command.
-bool Engine::loadRequest(uint64_t t) {
+// The current LOAD's requests from cycle t on, one per cycle the read port grants, while they
+// come before `bound`; true when the last one completes the command. The hot loop of the
+// model: its state lives in locals.
+bool Engine::loadRequests(uint64_t t, uint64_t bound) {
   LoadState& l = load_;
-  const hw::LoadCmd& c = l.cmd;
-  batchStall_ += t - l.wantFrom;
-  const uint32_t rows = std::min(c.count0 - l.i0, l.maxRows);
-  const uint32_t n = rows * c.rowBytes;
-  const uint64_t lastBeat = readAccept(l.addr0, n, t);
-  batchRdBytes_ += n;
-  ++batchRdReqs_;
-  batchRdCycle_ = t;
-  l.i0 += rows;
-  l.addr0 += uint64_t{rows} * c.stride0;
-  l.wantFrom = t + 1;
-  if (l.i0 < c.count0) return false;
-  l.i0 = 0;
-  if (++l.i1 < c.count1) {
-    l.addr1 += c.stride1;
-    l.addr0 = l.addr1;
-    return false;
+  const uint32_t count0 = l.cmd.count0, count1 = l.cmd.count1, count2 = l.cmd.count2, rowBytes = l.cmd.rowBytes;
+  const uint64_t stride0 = l.cmd.stride0, stride1 = l.cmd.stride1, stride2 = l.cmd.stride2;
+  const uint32_t maxRows = l.maxRows;
+  uint32_t i0 = l.i0, i1 = l.i1, i2 = l.i2;
+  uint64_t addr0 = l.addr0, addr1 = l.addr1, addr2 = l.addr2, wantFrom = l.wantFrom;
+  uint64_t bytes = 0, requests = 0, stall = 0, lastBeat = 0, tLast = t;
+  bool done = false;
+  for (;;) {
+    stall += t - wantFrom;
+    const uint32_t rows = std::min(count0 - i0, maxRows);
+    const uint32_t n = rows * rowBytes;
+    lastBeat = readAccept(addr0, n, t);
+    bytes += n;
+    ++requests;
+    tLast = t;
+    wantFrom = t + 1;
+    i0 += rows;
+    addr0 += rows * stride0;
+    if (i0 == count0) {
+      i0 = 0;
+      if (++i1 < count1) {
+        addr1 += stride1;
+        addr0 = addr1;
+      } else {
+        i1 = 0;
+        addr2 += stride2;
+        addr0 = addr1 = addr2;
+        if (++i2 == count2) {
+          done = true;
+          break;
+        }
+      }
+    }
+    t = readAcceptableFrom(wantFrom);
+    if (t >= bound) break;
   }
-  l.i1 = 0;
-  l.addr2 += c.stride2;
-  l.addr0 = l.addr1 = l.addr2;
-  if (++l.i2 < c.count2) return false;
+  l.i0 = i0, l.i1 = i1, l.i2 = i2;
+  l.addr0 = addr0, l.addr1 = addr1, l.addr2 = addr2, l.wantFrom = wantFrom;
+  frontier_ = tLast;
+  batchRdBytes_ += bytes;
+  batchRdReqs_ += requests;
+  batchStall_ += stall;
+  batchRdCycle_ = tLast;
+  if (!done) return false;
   // The last row is written the cycle after its last beat; that completes the command.
   Unit& u = units_[kLoad];
   complete(u, l.signals, l.reservations, l.start, lastBeat + 1);
   u.openSince = kNever;
   l.busy = false;
-  l.idleFrom = t;
+  l.idleFrom = tLast;
   return true;
 }
 
-// Load requests and store writes in cycle order (a read before a write in the same cycle),
-// each a few arithmetic steps, up to `bound`. Counters are added once per batch: nothing reads
-// them at a cycle inside it. True when a command completed (the dataflow may go on).
+// Load requests and store writes in cycle order (a read before a write in the same cycle), up
+// to `bound`. Counters are added once per batch: nothing reads them at a cycle inside it. True
+// when a command completed (the dataflow may go on).
 bool Engine::memoryTraffic(uint64_t bound) {
   bool completed = false;
   for (;;) {
-    const uint64_t tL = load_.busy ? readAcceptableFrom(load_.wantFrom) : kNever;
     const uint64_t tW = store_.rows.empty() ? kNever : store_.rows.front().lastBeat;
+    const uint64_t tL = load_.busy ? readAcceptableFrom(load_.wantFrom) : kNever;
     if (tL <= tW) {
       if (tL >= bound) break;
-      frontier_ = tL;
-      if (loadRequest(tL)) {
+      if (loadRequests(tL, std::min(bound, tW == kNever ? kNever : tW + 1))) {
         completed = true;
         break;
       }
@@ -310,14 +336,14 @@ bool Engine::memoryTraffic(uint64_t bound) {
     }
   }
   if (batchRdReqs_ > 0) {
-    rdBytes_.add(batchRdCycle_, batchRdBytes_);
-    rdReqs_.add(batchRdCycle_, batchRdReqs_);
-    dramStall_.add(batchRdCycle_, batchStall_);
+    rdBytes_.add(batchRdCycle_, batchRdBytes_, frontier_);
+    rdReqs_.add(batchRdCycle_, batchRdReqs_, frontier_);
+    dramStall_.add(batchRdCycle_, batchStall_, frontier_);
     batchRdBytes_ = batchRdReqs_ = batchStall_ = 0;
   }
   if (batchWrReqs_ > 0) {
-    wrBytes_.add(batchWrCycle_, batchWrBytes_);
-    wrReqs_.add(batchWrCycle_, batchWrReqs_);
+    wrBytes_.add(batchWrCycle_, batchWrBytes_, frontier_);
+    wrReqs_.add(batchWrCycle_, batchWrReqs_, frontier_);
     batchWrBytes_ = batchWrReqs_ = 0;
   }
   return completed;
@@ -363,7 +389,7 @@ bool Engine::advanceCompute(uint64_t lim) {
     s.bufFreeFrom[buf] = lastRow + cols_;
     s.recentLastIssue[s.sinceReset % 2] = lastRow;
     ++s.sinceReset;
-    arrayRows_.add(first, lastRow + 1);
+    arrayRows_.add(first, lastRow + 1, frontier_);
     // The last row's write-back reaches column Cols-1 R + C + 1 cycles after its issue.
     complete(u, signals, reservations, t, lastRow + 1 + rows_ + cols_);
     progress = true;

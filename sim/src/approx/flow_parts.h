@@ -113,7 +113,10 @@ class TokenLine {
 // array's rows, stall spells): value(t) counts those before t.
 class IntervalSum {
  public:
-  void add(uint64_t a, uint64_t b) {
+  // `safe`: no later read or cut comes before it (the engine's DRAM frontier); what ends there
+  // is folded into the total first, which keeps the pending intervals few.
+  void add(uint64_t a, uint64_t b, uint64_t safe) {
+    if (!open_.empty() && open_.front().b <= safe) fold(safe);
     a = std::max(a, foldedEnd_);  // what is folded is counted already
     if (b <= a) return;
     maxEnd_ = std::max(maxEnd_, b);
@@ -171,7 +174,13 @@ class IntervalSum {
 // value(t) counts those before t.
 class EventTimes {
  public:
-  void add(uint64_t cycle, uint64_t n = 1) {
+  // `safe` as for IntervalSum::add.
+  void add(uint64_t cycle, uint64_t n, uint64_t safe) {
+    if (!pending_.empty() && pending_.front().cycle < safe) fold(safe);
+    if (!pending_.empty() && pending_.back().cycle == cycle) {
+      pending_.back().n += n;
+      return;
+    }
     if (pending_.size() == pending_.capacity()) grow();
     pending_.push() = {cycle, n};
   }
