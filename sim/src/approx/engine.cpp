@@ -54,6 +54,13 @@ bool Engine::runTo(uint64_t limit, bool stopAtIrq) {
   }
   stopAtIrq_ = stopAtIrq;
   irqStop_ = kNever;
+  // An idle device (the usual state of a register access) has nothing to do until a register
+  // changes: time just passes.
+  if (softResetAt_ == kNever && !workOpen() && store_.rows.empty() && flushBeat_ == kNever &&
+      (!control_.enable || control_.tail == reqIdx_ || control_.haltedFrom != kNever)) {
+    now_ = std::max(now_, limit);
+    return false;
+  }
   runStart_ = now_;
   fetchValid_ = false;
   try {

@@ -20,6 +20,7 @@ bool FunctionalWorker::threadedByEnvironment() {
 
 FunctionalWorker::FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded)
     : model_(model), dram_(dram), queue_(kCapacity), snapshots_(kSnapshots) {
+  threaded_ = threaded;
   if (threaded) thread_ = std::thread([this] { loop(); });
 }
 
@@ -48,7 +49,7 @@ void FunctionalWorker::run(const Entry& e) {
 }
 
 void FunctionalWorker::push(const Entry& e) {
-  if (!thread_.joinable()) {
+  if (!threaded_) {
     run(e);
     return;
   }
@@ -57,6 +58,7 @@ void FunctionalWorker::push(const Entry& e) {
     _mm_pause();
   }
   queue_[pushed_ % kCapacity] = e;
+  if (!running_.load(std::memory_order_relaxed)) running_.store(true, std::memory_order_relaxed);
   // Entries are published in batches: every store to head_ moves its cache line to the worker.
   if (++pushed_ - head_.load(std::memory_order_relaxed) >= kBatch) publish();
 }
@@ -73,7 +75,7 @@ void FunctionalWorker::wakeWorker() {
 }
 
 void FunctionalWorker::execute(const hw::CommandWord& word) {
-  if (thread_.joinable() && static_cast<hw::Opcode>(word.get(hw::field::kOpcode)) == hw::Opcode::kStore) {
+  if (threaded_ && static_cast<hw::Opcode>(word.get(hw::field::kOpcode)) == hw::Opcode::kStore) {
     const auto c = hw::StoreCmd::decode(word);
     const uint64_t bytes = uint64_t{c.rowBytes} * (c.mode == hw::StoreMode::kRaw32 ? 4 : 1);
     noteWrite(c.dramAddr, c.dramAddr + uint64_t{c.count1 - 1} * c.stride1 + uint64_t{c.count0 - 1} * c.stride0 + bytes);
@@ -103,11 +105,26 @@ void FunctionalWorker::executeSnapshot(const hw::CommandWord& word, const Counte
 
 void FunctionalWorker::resetTokens() { push({hw::CommandWord{}, Kind::kResetTokens, 0}); }
 
+// Runs published entries from tail_ on, at most `limit` (the caller holds the execution lock).
+void FunctionalWorker::runPublished(uint64_t limit) {
+  uint64_t tail = tail_.load(std::memory_order_relaxed);
+  const uint64_t head = std::min(head_.load(std::memory_order_acquire), tail + limit);
+  for (; tail != head; ++tail) run(queue_[tail % kCapacity]);
+  tail_.store(tail, std::memory_order_release);
+}
+
 void FunctionalWorker::drain() {
-  if (thread_.joinable()) {
+  if (threaded_) {
     publish();
+    // Whoever is free runs the rest: when the worker is not running (asleep, or its core taken
+    // by another process), this thread does, so a busy second core never makes the model slower
+    // than running inline; while the worker is mid-batch, wait for it.
     for (unsigned spins = 0; tail_.load(std::memory_order_acquire) != pushed_; ++spins) {
-      if (sleeping_.load(std::memory_order_relaxed)) wakeWorker();
+      if (executing_.try_lock()) {
+        runPublished(kCapacity);
+        executing_.unlock();
+        continue;
+      }
       if (spins < 4096) {
         _mm_pause();
       } else {
@@ -115,6 +132,7 @@ void FunctionalWorker::drain() {
       }
     }
   }
+  running_.store(false, std::memory_order_relaxed);
   writtenLo_ = ~uint64_t{0};
   writtenHi_ = 0;
   if (fault_) {
@@ -135,26 +153,26 @@ void FunctionalWorker::reset() {
 
 void FunctionalWorker::loop() {
   for (;;) {
-    uint64_t tail = tail_.load(std::memory_order_relaxed);
     unsigned idle = 0;
-    while (head_.load(std::memory_order_acquire) == tail) {
-      if (++idle < 20000) {  // a few tens of microseconds: the next command is usually close
+    while (head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire)) {
+      // While the device runs, commands keep coming: wait for them awake (sleeping and waking per
+      // batch would cost the producer a system call each). Between runs, sleep soon.
+      if (running_.load(std::memory_order_relaxed) || ++idle < 2000) {
         _mm_pause();
         continue;
       }
       std::unique_lock<std::mutex> lock(mutex_);
       sleeping_.store(true, std::memory_order_seq_cst);
-      wake_.wait(lock, [&] { return stop_.load() || head_.load(std::memory_order_acquire) != tail; });
+      wake_.wait(lock, [&] {
+        return stop_.load() || head_.load(std::memory_order_acquire) != tail_.load(std::memory_order_acquire);
+      });
       sleeping_.store(false, std::memory_order_relaxed);
-      if (stop_.load() && head_.load(std::memory_order_acquire) == tail) return;
+      if (stop_.load() && head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire)) return;
       idle = 0;
     }
-    const uint64_t head = head_.load(std::memory_order_acquire);
-    for (; tail != head; ++tail) {
-      run(queue_[tail % kCapacity]);
-      if ((tail & 63) == 63) tail_.store(tail + 1, std::memory_order_release);
-    }
-    tail_.store(tail, std::memory_order_release);
+    // Small batches under the execution lock, so that drain() can take over between them.
+    std::lock_guard<std::mutex> lock(executing_);
+    runPublished(16);
   }
 }
 

@@ -37,7 +37,7 @@ class FunctionalWorker {
   void drain();
   // A hardware reset: drains, drops a pending fault, and runs commands again.
   void reset();
-  bool threaded() const { return thread_.joinable(); }
+  bool threaded() const { return threaded_; }
   // Whether commands handed over since the last drain() may still write [addr, addr + bytes):
   // the controller's own reads of DRAM (the command ring) wait for them then.
   bool mayWrite(uint64_t addr, uint64_t bytes) const;
@@ -51,27 +51,37 @@ class FunctionalWorker {
   };
   void push(const Entry& e);
   void publish();
+  void runPublished(uint64_t limit);
   void wakeWorker();
   void noteWrite(uint64_t lo, uint64_t hi);
   void run(const Entry& e);
   void loop();
 
+  // Fields are grouped by the thread that writes them, each group on its own cache lines: a
+  // line written by one thread and read by the other on every command costs more than the rest
+  // of a command's handover.
   FunctionalModel& model_;
   DramStorage& dram_;
   static constexpr size_t kCapacity = 4096, kSnapshots = 64, kBatch = 32;
   std::vector<Entry> queue_;
   std::vector<CounterValues> snapshots_;
+  bool threaded_ = false;
+  // producer only
+  alignas(64) uint64_t pushed_ = 0;  // entries written, published or not
   uint64_t snapshotsPushed_ = 0;
-  uint64_t pushed_ = 0;  // entries written by the producer, published or not
-  alignas(64) std::atomic<uint64_t> head_{0};  // entries pushed (producer)
-  alignas(64) std::atomic<uint64_t> tail_{0};  // entries run (consumer)
-  alignas(64) std::atomic<bool> sleeping_{false};
-  std::atomic<bool> stop_{false};
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::exception_ptr fault_;  // written by the consumer before it advances tail_
-  bool faulted_ = false;
   uint64_t writtenLo_ = ~uint64_t{0}, writtenHi_ = 0;  // DRAM stores and snapshots may write, since the last drain
+  // the queue's two ends
+  alignas(64) std::atomic<uint64_t> head_{0};  // entries published (producer)
+  alignas(64) std::atomic<uint64_t> tail_{0};  // entries run (whoever runs them)
+  // the worker's state
+  alignas(64) std::atomic<bool> sleeping_{false};
+  std::atomic<bool> running_{false};  // commands handed over since the last drain()
+  std::atomic<bool> stop_{false};
+  alignas(64) std::mutex executing_;  // held by whichever thread runs entries (one at a time, in order)
+  std::exception_ptr fault_;          // of the commands run, until drain() reports it
+  bool faulted_ = false;
+  alignas(64) std::mutex mutex_;  // for sleeping and waking the worker
+  std::condition_variable wake_;
   std::thread thread_;
 };
 
