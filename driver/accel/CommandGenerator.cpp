@@ -24,10 +24,11 @@ uint64_t groupWeightOffset(const TilePlan& p, uint32_t g, unsigned R, unsigned C
 
 class Emitter {
  public:
-  Emitter(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where, const hw::HwConfig& config)
-      : l_(layer), p_(plan), at_(where), cost_(config), R_(config.rows()), C_(config.cols()) {}
+  Emitter(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where, const hw::HwConfig& config,
+          CommandSink& out)
+      : l_(layer), p_(plan), at_(where), cost_(config), R_(config.rows()), C_(config.cols()), out_(out) {}
 
-  nn::Result<std::vector<PlannedCommand>> run();
+  nn::Status run();
 
  private:
   // Scratchpad layout.
@@ -50,7 +51,7 @@ class Emitter {
   CostModel cost_;
   unsigned R_, C_;
   uint32_t inRegionRows_ = 0;
-  std::vector<PlannedCommand> out_;
+  CommandSink& out_;
 };
 
 void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
@@ -68,7 +69,7 @@ void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
   } else {
     cost_.estimateLoad(pc, tiles, 9 * C_);
   }
-  out_.push_back(std::move(pc));
+  out_.add(std::move(pc));
 }
 
 // `tiles` weight tiles stored contiguously at `dram`, into rows from `spadRow`: one i0 run of
@@ -92,7 +93,7 @@ void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, u
     } else {
       cost_.estimateLoad(pc, n, C_);
     }
-    out_.push_back(std::move(pc));
+    out_.add(std::move(pc));
     rows -= n;
     dram += uint64_t{n} * C_;
     spadRow += n;
@@ -141,7 +142,7 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     const uint64_t requests = uint64_t{box.now} * box.noh * count2;
     PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
     cost_.estimateLoad(pc, requests, k.bytes);
-    out_.push_back(std::move(pc));
+    out_.add(std::move(pc));
   };
   if (box.nb == 1) {
     emit(group.first, group.count, group.count > 1 ? R_ : 0);
@@ -171,7 +172,7 @@ void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inB
   if (firstOfEpoch) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
   pc.busyCycles = cost_.gemmBusyCycles(box.rows());
   pc.doneCycles = cost_.gemmDoneCycles(box.rows(), g.kRows);
-  out_.push_back(std::move(pc));
+  out_.add(std::move(pc));
 }
 
 nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTile, uint32_t acc,
@@ -205,7 +206,7 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTil
     PlannedCommand pc{s, {{bufferId(BufferKind::kAccumulator, accBuffer), false},
                           {bufferId(BufferKind::kParams, 0), false}}};
     cost_.estimateStore(pc, rows, s.rowBytes);
-    out_.push_back(std::move(pc));
+    out_.add(std::move(pc));
   }
   return {};
 }
@@ -213,13 +214,17 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTil
 // The loop nest of Tiling.h. Commands are emitted in an order that is a valid sequential
 // execution and keeps few tokens outstanding: each load just before the first GEMM that reads
 // it, each STORE right after the last GEMM of its tile. The scheduler then hoists the loads.
-nn::Result<std::vector<PlannedCommand>> Emitter::run() {
+nn::Status Emitter::run() {
   const uint32_t nK = static_cast<uint32_t>(p_.chunks.size());
   const uint32_t Mt = p_.rowsPerTile;
   uint32_t largestLoad = 0;
   for (const ChunkGroup& g : p_.inputLoads) largestLoad = std::max(largestLoad, g.count);
   inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK : largestLoad) * Mt;
   const uint32_t groupTiles = p_.tilesPerGroup * nK;  // weight tiles of a full group
+  // A GEMM per (tile, chunk, box) and a STORE per (tile, box), plus the loads: reserved at
+  // once rather than copied as the vector grows.
+  const uint64_t tileBoxes = uint64_t{p_.nTiles} * p_.boxes.size();
+  out_.expect(tileBoxes * (nK + 1) + tileBoxes * nK / std::max<uint32_t>(1, p_.tilesPerGroup) + 64);
   // Accumulator dependencies: per region when double-buffered (a GEMM waits for the whole
   // previous use of its region, one token), per tile when single-buffered (each tile's first
   // GEMM waits only for that tile's store).
@@ -234,7 +239,7 @@ nn::Result<std::vector<PlannedCommand>> Emitter::run() {
     const uint32_t tiles = std::min(p_.tilesPerEpoch, p_.nTiles - firstTile);
     const uint32_t gFirst = firstTile / p_.tilesPerGroup;
     const uint32_t gEnd = ceilDiv(firstTile + tiles, p_.tilesPerGroup);
-    if (e > 0) out_.push_back(PlannedCommand{hw::BarrierCmd{}, {}});
+    if (e > 0) out_.add(PlannedCommand{hw::BarrierCmd{}, {}});
     loadParams(firstTile, tiles);
     std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (box, group) in loop order
     if (p_.order == LoopOrder::kBoxesOuter) {
@@ -311,7 +316,7 @@ nn::Result<std::vector<PlannedCommand>> Emitter::run() {
       }
     }
   }
-  return std::move(out_);
+  return {};
 }
 
 }  // namespace
@@ -354,10 +359,18 @@ std::vector<uint8_t> paramImage(const GemmLayer& l, const TilePlan& p, const hw:
   return image;
 }
 
-nn::Result<std::vector<PlannedCommand>> generateCommands(const GemmLayer& layer, const TilePlan& plan,
-                                                         const LayerPlacement& where,
-                                                         const hw::HwConfig& config) {
-  return Emitter(layer, plan, where, config).run();
+nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
+                            const hw::HwConfig& config, CommandSink& out) {
+  return Emitter(layer, plan, where, config, out).run();
+}
+
+nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
+                            const hw::HwConfig& config, std::vector<PlannedCommand>& out) {
+  const size_t before = out.size();
+  CommandVector sink(out);
+  nn::Status status = generateCommands(layer, plan, where, config, sink);
+  if (!status.ok()) out.resize(before);
+  return status;
 }
 
 }  // namespace weft::accel

@@ -31,10 +31,14 @@ std::vector<uint8_t> weightImage(const GemmLayer& layer, const TilePlan& plan, c
 // One parameter row (9 x Cols bytes: bias, multiplier, shift) per n-tile.
 std::vector<uint8_t> paramImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
 
-// The layer's commands, without tokens. Epochs after the first start with a plain barrier.
-// BAD_DATA when a stride does not fit its command field.
-nn::Result<std::vector<PlannedCommand>> generateCommands(const GemmLayer& layer, const TilePlan& plan,
-                                                         const LayerPlacement& where,
-                                                         const hw::HwConfig& config);
+// The layer's commands, without tokens, in program order into `out`. Epochs after the first
+// start with a plain barrier. BAD_DATA when a stride does not fit its command field; the sink
+// may then have received part of the layer.
+nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
+                            const hw::HwConfig& config, CommandSink& out);
+
+// Appends them to `out`, which is left as it was on BAD_DATA.
+nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
+                            const hw::HwConfig& config, std::vector<PlannedCommand>& out);
 
 }  // namespace weft::accel

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 #include "CostModel.h"
 
@@ -53,43 +52,107 @@ int signalQueue(int unit, bool prev) {
   return -1;
 }
 
+// What the scheduling steps derive from a run of n commands between barriers. The commands
+// stay where they are in the program: scheduling edits their token bits in place.
 struct Segment {
-  std::vector<PlannedCommand> cmds;
+  size_t n = 0;
   std::vector<int> unit;
-  std::vector<std::array<int64_t, kUnits>> maxDep;  // latest command of each unit it depends on
+  std::vector<Knowledge> maxDep;  // latest command of each unit it depends on
 };
 
-void findDependencies(Segment& s) {
-  struct BufferState {
-    int64_t lastWriter = -1;
-    std::vector<int64_t> readers;
-  };
-  std::map<uint32_t, BufferState> buffers;
-  const size_t n = s.cmds.size();
-  s.maxDep.assign(n, {-1, -1, -1});
-  for (size_t i = 0; i < n; ++i) {
-    auto depend = [&](int64_t d) {
-      if (d < 0 || s.unit[d] == s.unit[i]) return;
-      auto& m = s.maxDep[i][s.unit[d]];
-      m = std::max(m, d);
+// Step 1 in one pass: a command depends on the last writer of each buffer it uses and, when it
+// writes, on the readers since. Only the latest command of each unit matters (units complete
+// in order), so a buffer keeps its latest reader per unit, not the list of readers.
+class DependencyTracker {
+ public:
+  Knowledge add(const PlannedCommand& c, int unit) {
+    const int64_t i = next_++;
+    Knowledge dep{-1, -1, -1};
+    auto depend = [&](int v, int64_t d) {
+      if (v != unit) dep[v] = std::max(dep[v], d);
     };
-    for (const BufferUse& use : s.cmds[i].uses) {
-      BufferState& b = buffers[use.buffer];
-      depend(b.lastWriter);
+    for (const BufferUse& use : c.uses) {
+      State& b = state(use.buffer);
+      if (b.lastWriter >= 0) depend(b.writerUnit, b.lastWriter);
       if (use.write) {
-        for (int64_t r : b.readers) depend(r);
-        b.readers.clear();
-        b.lastWriter = static_cast<int64_t>(i);
+        for (int v = 0; v < kUnits; ++v) depend(v, b.lastReader[v]);
+        b.lastReader = {-1, -1, -1};
+        b.lastWriter = i;
+        b.writerUnit = unit;
       } else {
-        b.readers.push_back(static_cast<int64_t>(i));
+        b.lastReader[unit] = i;
       }
     }
+    return dep;
   }
+
+ private:
+  struct State {
+    int64_t lastWriter = -1;
+    int writerUnit = 0;
+    Knowledge lastReader{-1, -1, -1};
+  };
+  // Buffer ids are a kind and a small index (PlannedCommand.h): a flat table, not a map.
+  State& state(uint32_t id) {
+    auto& states = byKind_[(id >> 24) & 7];
+    const uint32_t index = id & 0xFFFFFF;
+    if (index >= states.size()) states.resize(index + 1);
+    return states[index];
+  }
+  std::array<std::vector<State>, 8> byKind_;
+  int64_t next_ = 0;
+};
+
+Segment findDependencies(const PlannedCommand* cmds, size_t n) {
+  Segment s;
+  s.n = n;
+  s.unit.resize(n);
+  s.maxDep.resize(n);
+  DependencyTracker tracker;
+  for (size_t i = 0; i < n; ++i) {
+    s.unit[i] = unitIndex(cmds[i].unit());
+    s.maxDep[i] = tracker.add(cmds[i], s.unit[i]);
+  }
+  return s;
 }
 
+// Step 3, command by command: each unit runs its commands in order, and a command starts when
+// its unit is free and its dependencies are complete. The shared DRAM channel and the
+// controller's command fetch bound the segment as a whole (their use is spread over it, so
+// they are rates, not queues in loop-nest order).
+class Timeline {
+ public:
+  Timeline(const CostModel& cost, double t0) : cost_(&cost), t0_(t0), makespan_(t0), unitFree_{t0, t0, t0} {}
+
+  // The estimated start of the next command, of `unit`, with dependencies `dep`.
+  double add(const PlannedCommand& c, int unit, const Knowledge& dep) {
+    double ready = unitFree_[unit];
+    for (int v = 0; v < kUnits; ++v) {
+      if (dep[v] >= 0) ready = std::max(ready, end_[dep[v]]);
+    }
+    end_.push_back(ready + c.doneCycles);
+    unitFree_[unit] = ready + c.busyCycles;
+    channel_ += c.channelCycles;
+    makespan_ = std::max(makespan_, end_.back());
+    return ready;
+  }
+  size_t size() const { return end_.size(); }
+  // When the segment's last command completes.
+  double finish() const {
+    return std::max({makespan_, t0_ + channel_ + cost_->latency,
+                     t0_ + static_cast<double>(end_.size()) * cost_->fetchCycles()});
+  }
+
+ private:
+  const CostModel* cost_;
+  double t0_, makespan_, channel_ = 0;
+  std::array<double, kUnits> unitFree_;
+  std::vector<double> end_;
+};
+
 // Turns dependencies into token waits and signals (step 2).
-nn::Status assignTokens(Segment& s, unsigned tokenDepth) {
-  const size_t n = s.cmds.size();
+nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDepth) {
+  const size_t n = s.n;
   std::vector<Knowledge> done(n);
   std::array<Knowledge, kUnits> known;
   for (auto& k : known) k = {-1, -1, -1};
@@ -120,8 +183,8 @@ nn::Status assignTokens(Segment& s, unsigned tokenDepth) {
         d = it != cands.end() ? *it : cands.back();
         if (d <= k[v]) continue;
       }
-      setWait(s.cmds[i].header(), q);
-      setSignal(s.cmds[d].header(), q);
+      setWait(cmds[i].header(), q);
+      setSignal(cmds[d].header(), q);
       popAt[q].push_back(static_cast<int64_t>(i));
       for (int w = 0; w < kUnits; ++w) k[w] = std::max(k[w], done[d][w]);
     }
@@ -140,45 +203,28 @@ nn::Status assignTokens(Segment& s, unsigned tokenDepth) {
   return {};
 }
 
-// Estimated start and end of every command (step 3): each unit runs its commands in order,
-// and a command starts when its unit is free and its dependencies are complete. The shared
-// DRAM channel and the controller's command fetch bound the segment as a whole (their use is
-// spread over it, so they are rates, not queues in loop-nest order).
-double estimateTimeline(const Segment& s, const CostModel& cost, double t0, std::vector<double>& start) {
-  const size_t n = s.cmds.size();
-  std::vector<double> end(n);
-  start.assign(n, 0);
-  std::array<double, kUnits> unitFree{t0, t0, t0};
-  double makespan = t0, channel = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const int u = s.unit[i];
-    double ready = unitFree[u];
-    for (int v = 0; v < kUnits; ++v) {
-      if (s.maxDep[i][v] >= 0) ready = std::max(ready, end[s.maxDep[i][v]]);
-    }
-    const PlannedCommand& c = s.cmds[i];
-    start[i] = ready;
-    end[i] = ready + c.doneCycles;
-    unitFree[u] = ready + c.busyCycles;
-    channel += c.channelCycles;
-    makespan = std::max(makespan, end[i]);
-  }
-  return std::max({makespan, t0 + channel + cost.latency, t0 + static_cast<double>(n) * cost.fetchCycles()});
+// The estimated start of every command of a segment, and when the segment completes.
+double estimateTimeline(const PlannedCommand* cmds, const Segment& s, const CostModel& cost, double t0,
+                        std::vector<double>& start) {
+  Timeline timeline(cost, t0);
+  start.resize(s.n);
+  for (size_t i = 0; i < s.n; ++i) start[i] = timeline.add(cmds[i], s.unit[i], s.maxDep[i]);
+  return timeline.finish();
 }
 
 // Merges the unit streams by estimated start under the token constraints (step 4).
-nn::Status mergeRing(Segment& s, const std::vector<double>& start, unsigned tokenDepth,
-                     std::vector<PlannedCommand>& ring) {
+nn::Status mergeRing(PlannedCommand* cmds, const Segment& s, const std::vector<double>& start,
+                     unsigned tokenDepth, std::vector<PlannedCommand>& ring) {
   std::array<std::vector<size_t>, kUnits> stream;
-  for (size_t i = 0; i < s.cmds.size(); ++i) stream[s.unit[i]].push_back(i);
+  for (size_t i = 0; i < s.n; ++i) stream[s.unit[i]].push_back(i);
   std::array<size_t, kUnits> head{};
   std::array<int64_t, kQueues> tokens{};
-  for (size_t emitted = 0; emitted < s.cmds.size(); ++emitted) {
+  for (size_t emitted = 0; emitted < s.n; ++emitted) {
     int pick = -1;
     for (int u = 0; u < kUnits; ++u) {
       if (head[u] >= stream[u].size()) continue;
       const size_t i = stream[u][head[u]];
-      const auto& h = s.cmds[i].header();
+      const auto& h = cmds[i].header();
       const int wp = h.waitPrev ? waitQueue(u, true) : -1, wn = h.waitNext ? waitQueue(u, false) : -1;
       const int sp = h.signalPrev ? signalQueue(u, true) : -1, sn = h.signalNext ? signalQueue(u, false) : -1;
       bool ok = true;
@@ -192,7 +238,7 @@ nn::Status mergeRing(Segment& s, const std::vector<double>& start, unsigned toke
     }
     if (pick < 0) return NN_ERROR(OP_FAILED) << "internal error: the command streams deadlock on tokens";
     const size_t i = stream[pick][head[pick]++];
-    const auto& h = s.cmds[i].header();
+    const auto& h = cmds[i].header();
     auto adjust = [&](bool flag, int q, int delta) {
       if (flag && q >= 0) tokens[static_cast<size_t>(q)] += delta;
     };
@@ -200,7 +246,7 @@ nn::Status mergeRing(Segment& s, const std::vector<double>& start, unsigned toke
     adjust(h.waitNext, waitQueue(pick, false), -1);
     adjust(h.signalPrev, signalQueue(pick, true), +1);
     adjust(h.signalNext, signalQueue(pick, false), +1);
-    ring.push_back(std::move(s.cmds[i]));
+    ring.push_back(std::move(cmds[i]));
   }
   for (int64_t t : tokens) {
     if (t != 0) return NN_ERROR(OP_FAILED) << "internal error: tokens left over at the end of a segment";
@@ -213,34 +259,58 @@ nn::Status mergeRing(Segment& s, const std::vector<double>& start, unsigned toke
 nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands, const hw::HwConfig& config) {
   const CostModel cost(config);
   const auto tokenDepth = static_cast<unsigned>(config.get(hw::Param::kTokenDepth));
+  for (auto& c : commands) {
+    if (c.isBarrier()) continue;
+    auto& h = c.header();
+    h.waitPrev = h.waitNext = h.signalPrev = h.signalNext = false;
+  }
   ScheduleResult result;
   result.ring.reserve(commands.size());
   double t = 0;
-  Segment seg;
-  auto flush = [&]() -> nn::Status {
-    if (seg.cmds.empty()) return {};
-    findDependencies(seg);
-    NN_TRY(assignTokens(seg, tokenDepth));
-    std::vector<double> start;
-    t = estimateTimeline(seg, cost, t, start);
-    NN_TRY(mergeRing(seg, start, tokenDepth, result.ring));
-    seg = Segment{};
-    return {};
-  };
-  for (auto& c : commands) {
-    if (c.isBarrier()) {
-      NN_TRY(flush());
-      result.ring.push_back(std::move(c));
-      t += cost.latency;  // draining and the snapshot write
-      continue;
+  std::vector<double> start;
+  size_t first = 0;  // of the segment since the last barrier
+  for (size_t i = 0; i <= commands.size(); ++i) {
+    const bool barrier = i < commands.size() && commands[i].isBarrier();
+    if (!barrier && i < commands.size()) continue;
+    if (i > first) {
+      PlannedCommand* cmds = commands.data() + first;
+      const Segment seg = findDependencies(cmds, i - first);
+      NN_TRY(assignTokens(cmds, seg, tokenDepth));
+      t = estimateTimeline(cmds, seg, cost, t, start);
+      NN_TRY(mergeRing(cmds, seg, start, tokenDepth, result.ring));
     }
-    for (auto& b : {&c.header().waitPrev, &c.header().waitNext, &c.header().signalPrev, &c.header().signalNext}) *b = false;
-    seg.unit.push_back(unitIndex(c.unit()));
-    seg.cmds.push_back(std::move(c));
+    if (barrier) {
+      result.ring.push_back(std::move(commands[i]));
+      t += cost.latency;  // draining and the snapshot write
+    }
+    first = i + 1;
   }
-  NN_TRY(flush());
   result.estimatedCycles = t;
   return result;
+}
+
+struct ScheduleEstimator::Segment {
+  Segment(const CostModel& cost, double t0) : timeline(cost, t0) {}
+  DependencyTracker dependencies;
+  Timeline timeline;
+};
+
+ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config)
+    : cost_(std::make_unique<CostModel>(config)), segment_(std::make_unique<Segment>(*cost_, 0.0)) {}
+ScheduleEstimator::~ScheduleEstimator() = default;
+
+void ScheduleEstimator::add(PlannedCommand&& command) {
+  if (command.isBarrier()) {
+    t_ = cycles() + cost_->latency;  // draining and the snapshot write
+    segment_ = std::make_unique<Segment>(*cost_, t_);
+    return;
+  }
+  const int unit = unitIndex(command.unit());
+  segment_->timeline.add(command, unit, segment_->dependencies.add(command, unit));
+}
+
+double ScheduleEstimator::cycles() const {
+  return segment_->timeline.size() > 0 ? segment_->timeline.finish() : t_;
 }
 
 }  // namespace weft::accel

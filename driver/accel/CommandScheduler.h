@@ -19,6 +19,7 @@
 // Barriers split a program into segments that are scheduled independently.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "PlannedCommand.h"
@@ -35,5 +36,24 @@ struct ScheduleResult {
 // OP_FAILED on an internal inconsistency (a driver bug): a dependency tokens cannot express.
 nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands,
                                             const hw::HwConfig& config);
+
+struct CostModel;
+
+// The estimatedCycles scheduleCommands() would report for the commands added so far, computed
+// as they arrive: ranking candidate tilings needs the timeline, which depends on the
+// dependencies and not on the tokens, and a candidate's commands need never be stored.
+class ScheduleEstimator final : public CommandSink {
+ public:
+  explicit ScheduleEstimator(const hw::HwConfig& config);
+  ~ScheduleEstimator() override;
+  void add(PlannedCommand&& command) override;
+  double cycles() const;
+
+ private:
+  struct Segment;
+  std::unique_ptr<CostModel> cost_;
+  std::unique_ptr<Segment> segment_;  // since the last barrier
+  double t_ = 0;                      // when that segment started
+};
 
 }  // namespace weft::accel

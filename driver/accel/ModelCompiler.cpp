@@ -73,11 +73,9 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
     const uint64_t gemms = uint64_t{ranked[i].nTiles} * ranked[i].chunks.size() * ranked[i].boxes.size();
     if (i > 0 && spent + gemms > kGemmBudget) break;
     spent += gemms;
-    auto commands = generateCommands(layer, ranked[i], where, config);
-    if (!commands.ok()) return commands.error();
-    auto scheduled = scheduleCommands(std::move(commands).value(), config);
-    if (!scheduled.ok()) return scheduled.error();
-    ranked[i].estimatedCycles = scheduled.value().estimatedCycles;
+    ScheduleEstimator estimator(config);
+    NN_TRY(generateCommands(layer, ranked[i], where, config, estimator));
+    ranked[i].estimatedCycles = estimator.cycles();
     if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
       std::fprintf(stderr, "[tiling] candidate %zu: %s\n", i, ranked[i].describe().c_str());
     }
@@ -179,8 +177,8 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     where.params = params.value()->addr();
     out.constants.push_back(std::move(weights).value());
     out.constants.push_back(std::move(params).value());
-    auto layerCommands = generateCommands(layer, tp, where, config);
-    if (!layerCommands.ok()) return layerCommands.error();
+    const size_t firstCommand = commands.size();
+    NN_TRY(generateCommands(layer, tp, where, config, commands));
 
     out.firstReader.emplace(layer.inputOperand, out.operations.size());
     out.producer[layer.outputOperand] = out.operations.size();
@@ -188,11 +186,10 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     op.operationIndex = layer.operationIndex;
     op.type = layer.type;
     op.macs = layer.macs();
-    op.commands = layerCommands.value().size() + 1;
+    op.commands = commands.size() - firstCommand + 1;
     op.estimatedCycles = tp.estimatedCycles;
     op.tiling = tp.describe();
     out.operations.push_back(op);
-    for (auto& c : layerCommands.value()) commands.push_back(std::move(c));
     hw::BarrierCmd end;
     end.snapshot = true;
     end.tag = static_cast<uint32_t>(l + 1);

@@ -3,7 +3,10 @@
 // scheduler (CommandScheduler.h) derives the dependencies, the tokens and the ring order.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
 #include <variant>
 #include <vector>
 
@@ -22,11 +25,35 @@ struct BufferUse {
   bool write = false;
 };
 
+// The buffers of one command, held inline: a GEMM, the widest, reads inputs, weights and (first
+// of an epoch) the parameters and writes an accumulator. A large layer has a million commands;
+// a heap vector each made allocation the largest cost of compiling it.
+class BufferUses {
+ public:
+  static constexpr size_t kCapacity = 4;
+  BufferUses() = default;
+  BufferUses(std::initializer_list<BufferUse> uses) {
+    for (const BufferUse& u : uses) push_back(u);
+  }
+  void push_back(BufferUse use) {
+    if (size_ == kCapacity) throw std::logic_error("a planned command uses more than four buffers");
+    items_[size_++] = use;
+  }
+  const BufferUse* begin() const { return items_.data(); }
+  const BufferUse* end() const { return items_.data() + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  std::array<BufferUse, kCapacity> items_{};
+  uint8_t size_ = 0;
+};
+
 using TypedCommand = std::variant<hw::LoadCmd, hw::GemmCmd, hw::StoreCmd, hw::BarrierCmd>;
 
 struct PlannedCommand {
   TypedCommand cmd;
-  std::vector<BufferUse> uses;
+  BufferUses uses;
   // Estimates (CostModel): cycles the unit is occupied, cycles until the command completes,
   // and cycles of DRAM channel time it needs.
   double busyCycles = 0;
@@ -58,5 +85,25 @@ inline const hw::CommandHeader& PlannedCommand::header() const {
 inline hw::CommandWord PlannedCommand::encode() const {
   return std::visit([](const auto& c) { return c.encode(); }, cmd);
 }
+
+// Receives commands in program order: a vector to run them, an estimator to rank them.
+class CommandSink {
+ public:
+  virtual ~CommandSink() = default;
+  virtual void add(PlannedCommand&& command) = 0;
+  // How many commands are coming, roughly: a hint.
+  virtual void expect(size_t /*commands*/) {}
+};
+
+// Appends to a vector.
+class CommandVector final : public CommandSink {
+ public:
+  explicit CommandVector(std::vector<PlannedCommand>& commands) : commands_(commands) {}
+  void add(PlannedCommand&& command) override { commands_.push_back(std::move(command)); }
+  void expect(size_t commands) override { commands_.reserve(commands_.size() + commands); }
+
+ private:
+  std::vector<PlannedCommand>& commands_;
+};
 
 }  // namespace weft::accel

@@ -147,6 +147,27 @@ std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t ro
   return chunks;
 }
 
+namespace {
+
+// Plans that would emit the same commands. Different requested load sizes often group the
+// chunks the same way (a chunk group never spans kernel rows), and every duplicate would cost
+// the compiler a scheduling of its candidate.
+bool sameCommands(const TilePlan& a, const TilePlan& b) {
+  auto scalars = [](const TilePlan& p) {
+    return std::make_tuple(p.rowsPerTile, p.nTiles, p.tilesPerGroup, p.tilesPerEpoch, p.order, p.inputMode,
+                           p.weightMode, p.accBuffers, p.inSlots, p.wSlots, p.inputLoads.size(), p.boxes.size());
+  };
+  if (scalars(a) != scalars(b)) return false;
+  auto loads = [](const ChunkGroup& x, const ChunkGroup& y) { return x.first == y.first && x.count == y.count; };
+  auto boxes = [](const MBox& x, const MBox& y) {
+    return std::tie(x.b0, x.nb, x.oh0, x.noh, x.ow0, x.now) == std::tie(y.b0, y.nb, y.oh0, y.noh, y.ow0, y.now);
+  };
+  return std::equal(a.inputLoads.begin(), a.inputLoads.end(), b.inputLoads.begin(), loads) &&
+         std::equal(a.boxes.begin(), a.boxes.end(), b.boxes.begin(), boxes);
+}
+
+}  // namespace
+
 std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks,
                                   const hw::HwConfig& config, size_t shapes) {
   const CostModel cost(config);
@@ -235,6 +256,9 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
               if (wm == WeightMode::kStreamed) {
                 p.wSlots = static_cast<uint32_t>(
                     std::min<uint64_t>(kMaxSlots, config.wSpadRows() / (uint64_t{ng} * tileRows)));
+              }
+              if (std::any_of(plans.begin(), plans.end(), [&](const TilePlan& q) { return sameCommands(p, q); })) {
+                continue;
               }
               p.estimatedCycles = estimate(layer, p, cost);
               plans.push_back(std::move(p));
