@@ -1,0 +1,124 @@
+// The compiler's scheduling stages on their own: the streaming estimate that ranks candidate
+// tilings must equal what scheduling the same commands reports (else the compiler would pick
+// a tiling by one measure and report another), over layers of several shapes, every candidate
+// tiling, two array sizes and a shallow token queue; and the generator's error path.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "CommandGenerator.h"
+#include "CommandScheduler.h"
+#include "Tiling.h"
+#include "weft/hw/config.h"
+
+namespace weft::accel {
+namespace {
+
+struct Shape {
+  const char* name;
+  uint32_t h, w, c, filter, stride, outC;
+};
+
+GemmLayer convLayer(const Shape& s) {
+  GemmLayer l;
+  l.input = {1, s.h, s.w, s.c};
+  l.output = {1, (s.h - s.filter) / s.stride + 1, (s.w - s.filter) / s.stride + 1, s.outC};
+  l.filterH = l.filterW = s.filter;
+  l.strideH = l.strideW = s.stride;
+  l.weights.assign(size_t{s.outC} * l.k(), 3);
+  l.wZp = 1;
+  l.columns.resize(s.outC);
+  return l;
+}
+
+LayerPlacement placement(const GemmLayer& l) {
+  LayerPlacement where;
+  where.input = {0x10000, l.input.channels, uint64_t{l.input.width} * l.input.channels,
+                 l.input.elements()};
+  where.output = {0x800000, l.output.channels, uint64_t{l.output.width} * l.output.channels,
+                  l.output.elements()};
+  where.weights = 0x1000000;
+  where.params = 0x2000000;
+  return where;
+}
+
+std::vector<KChunk> chunksOf(const GemmLayer& l, const hw::HwConfig& config) {
+  const LayerPlacement where = placement(l);
+  return chunkK(l, where.input.pixelStride, where.input.rowStride, config.rows());
+}
+
+const Shape kShapes[] = {
+    {"pointwise", 14, 14, 64, 1, 1, 48},   {"3x3", 12, 12, 24, 3, 1, 40},
+    {"7x7/2 rgb", 32, 32, 3, 7, 2, 20},    {"skinny", 40, 40, 1, 3, 1, 1},
+    {"deep k", 6, 6, 300, 3, 1, 17},       {"fc-like", 1, 1, 700, 1, 1, 257},
+};
+
+class EstimateMatchesSchedule : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
+  const auto config = std::string(GetParam()) == "shallow-tokens"
+                          ? hw::HwConfig::load("weft8").with("TokenDepth", 4)
+                          : hw::HwConfig::load(GetParam());
+  for (const Shape& shape : kShapes) {
+    SCOPED_TRACE(shape.name);
+    const GemmLayer layer = convLayer(shape);
+    const auto ranked = rankTilings(layer, chunksOf(layer, config), config, 6);
+    ASSERT_FALSE(ranked.empty());
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      SCOPED_TRACE(ranked[i].describe());
+      std::vector<PlannedCommand> commands;
+      ASSERT_TRUE(generateCommands(layer, ranked[i], placement(layer), config, commands).ok());
+      ScheduleEstimator estimator(config);
+      ASSERT_TRUE(generateCommands(layer, ranked[i], placement(layer), config, estimator).ok());
+      const size_t count = commands.size();
+      auto scheduled = scheduleCommands(std::move(commands), config);
+      ASSERT_TRUE(scheduled.ok()) << scheduled.error().message;
+      EXPECT_EQ(scheduled.value().ring.size(), count);
+      EXPECT_GT(estimator.cycles(), 0);
+      EXPECT_DOUBLE_EQ(estimator.cycles(), scheduled.value().estimatedCycles);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configurations, EstimateMatchesSchedule,
+                         ::testing::Values("weft8", "weft16", "shallow-tokens"),
+                         [](const auto& info) { return std::string(info.param) == "shallow-tokens" ? std::string("weft8_token_depth_4") : std::string(info.param); });
+
+TEST(Tiling, CandidatesAreDistinct) {
+  const auto config = hw::HwConfig::load("weft16");
+  // A 7x7 kernel over 3 channels: no two chunks can share a load, so every requested
+  // load size groups them alike; each grouping must be scheduled once, not once per size.
+  const GemmLayer layer = convLayer({"7x7/2 rgb", 64, 64, 3, 7, 2, 64});
+  const auto ranked = rankTilings(layer, chunksOf(layer, config), config, 6);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    for (size_t j = i + 1; j < ranked.size(); ++j) {
+      const bool same = ranked[i].describe() == ranked[j].describe() && ranked[i].wSlots == ranked[j].wSlots;
+      EXPECT_FALSE(same) << "candidates " << i << " and " << j << ": " << ranked[i].describe();
+    }
+  }
+}
+
+TEST(CommandGenerator, AStrideTooWideIsBadDataAndLeavesTheProgramAsItWas) {
+  const auto config = hw::HwConfig::load("weft8");
+  const GemmLayer layer = convLayer(kShapes[1]);
+  const auto ranked = rankTilings(layer, chunksOf(layer, config), config, 1);
+  ASSERT_FALSE(ranked.empty());
+  LayerPlacement where = placement(layer);
+  where.output.pixelStride = 1u << 24;  // past the STORE's 24-bit field
+  std::vector<PlannedCommand> program(3);
+  const auto status = generateCommands(layer, ranked.front(), where, config, program);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code, nn::ErrorStatus::BAD_DATA);
+  EXPECT_NE(status.error().message.find("STORE"), std::string::npos) << status.error().message;
+  EXPECT_EQ(program.size(), 3u);
+}
+
+TEST(PlannedCommand, MoreThanFourBufferUsesIsADriverBug) {
+  BufferUses uses{{1, false}, {2, false}, {3, true}, {4, false}};
+  EXPECT_EQ(uses.size(), 4u);
+  EXPECT_THROW(uses.push_back({5, false}), std::logic_error);
+  EXPECT_EQ(uses.size(), 4u);
+}
+
+}  // namespace
+}  // namespace weft::accel
