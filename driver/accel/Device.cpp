@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cfloat>
+#include <cstdio>
+#include <cstdlib>
 
 #include "ModelCompiler.h"
 #include "PreparedModel.h"
@@ -41,7 +43,8 @@ nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& mo
 }
 
 nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference,
-                                                          nn::Priority, const hal::OptionalTimePoint& deadline) const {
+                                                          nn::Priority, const hal::OptionalTimePoint& deadline,
+                                                          const std::optional<hal::CacheRequest>& cache) const {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
     return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
   }
@@ -52,12 +55,28 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
       return NN_ERROR(BAD_DATA) << "operation " << i << " cannot run on the accelerator: " << reasons[i];
     }
   }
+  // A cache gives the tilings (CompilationCache.h); one that cannot be trusted is ignored, and
+  // rewritten with what this compilation chooses.
+  std::optional<TilingChoices> cached;
+  std::string cachePath, rejected;
+  if (cache.has_value()) {
+    cachePath = cacheFilePath(*cache);
+    cached = readTilingCache(cachePath, &rejected);
+  }
   std::shared_ptr<CompiledModel> compiled;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());
-    auto c = compileModel(model, *queue_);
+    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr);
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
+  }
+  if (cache.has_value() && !compiled->tilingsFromCache) {
+    if (cached.has_value()) rejected = "made for other layers or another configuration, or names no candidate";
+    const bool written = writeTilingCache(cachePath, compiled->tilings);
+    if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
+      std::fprintf(stderr, "[cache] %s: not used (%s); %s\n", cachePath.c_str(), rejected.c_str(),
+                   written ? "written anew" : "cannot be written");
+    }
   }
   return std::static_pointer_cast<const hal::IPreparedModel>(
       std::make_shared<PreparedModel>(queue_, model, std::move(compiled)));

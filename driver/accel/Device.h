@@ -24,7 +24,8 @@ class Device : public hal::IDevice, public std::enable_shared_from_this<Device> 
   nn::Result<std::vector<bool>> getSupportedOperations(const nn::Model& model) const override;
   nn::Result<hal::SharedPreparedModel> prepareModel(const nn::Model& model, nn::ExecutionPreference preference,
                                                     nn::Priority priority,
-                                                    const hal::OptionalTimePoint& deadline) const override;
+                                                    const hal::OptionalTimePoint& deadline,
+                                                    const std::optional<hal::CacheRequest>& cache) const override;
   nn::Result<hal::SharedBuffer> allocate(const hal::BufferDesc& desc,
                                          const std::vector<hal::SharedPreparedModel>& preparedModels,
                                          const std::vector<hal::BufferRole>& inputRoles,

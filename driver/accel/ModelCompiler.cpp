@@ -53,15 +53,29 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
   return region;
 }
 
-// The tiling whose scheduled program is shortest among the analytically best candidates.
+// Bump when the candidates rankTilings() returns, or their order, change: cached indices made
+// by an older compiler then name other tilings, so its caches must not match.
+constexpr uint64_t kTilingRevision = 1;
+
+// The tiling whose scheduled program is shortest among the analytically best candidates, or
+// the candidate `replay` names when there is one; its index goes to *chosen.
 nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
-                                const LayerPlacement& where, const hw::HwConfig& config) {
+                                const LayerPlacement& where, const hw::HwConfig& config,
+                                std::optional<uint32_t> replay, uint32_t* chosen) {
   constexpr size_t kShapes = 6;
   auto ranked = rankTilings(layer, chunks, config, kShapes);
   if (ranked.empty()) {
     return NN_ERROR(OP_FAILED) << "no tiling of operation " << layer.operationIndex << " (M " << layer.m()
                                << ", N " << layer.n() << ", K " << layer.k()
                                << ") fits the configuration's memories";
+  }
+  *chosen = 0;
+  if (replay.has_value() && *replay < ranked.size()) {
+    ScheduleEstimator estimator(config);
+    NN_TRY(generateCommands(layer, ranked[*replay], where, config, estimator));
+    ranked[*replay].estimatedCycles = estimator.cycles();
+    *chosen = *replay;
+    return std::move(ranked[*replay]);
   }
   if (ranked.size() == 1) return std::move(ranked.front());
   // Scheduling a candidate costs time in proportion to its GEMMs; huge layers try fewer.
@@ -84,6 +98,7 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
       bestCycles = ranked[i].estimatedCycles;
     }
   }
+  *chosen = static_cast<uint32_t>(best);
   return std::move(ranked[best]);
 }
 
@@ -110,7 +125,38 @@ std::vector<bool> supportedOperations(const nn::Model& model, std::map<uint32_t,
   return supported;
 }
 
-nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue) {
+namespace {
+
+// The fingerprint of what the tiling search depends on: the configuration and each layer's
+// geometry, views and K chunks (never the weights' values, which the search does not read).
+std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<GemmLayer>& layers,
+                              const std::vector<LayerPlacement>& where,
+                              const std::vector<std::vector<KChunk>>& chunks) {
+  Fnv64 f;
+  f.add(kTilingRevision).add(config.toJson()).add(layers.size());
+  auto shape = [&](const ImageShape& s) { f.add(s.batches).add(s.height).add(s.width).add(s.channels); };
+  auto view = [&](const ImageView& v) { f.add(v.pixelStride).add(v.rowStride).add(v.imageStride); };
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const GemmLayer& g = layers[l];
+    f.add(static_cast<uint64_t>(g.type));
+    shape(g.input);
+    shape(g.output);
+    for (uint64_t v : {g.filterH, g.filterW, g.strideH, g.strideW, g.dilationH, g.dilationW, g.padTop, g.padLeft,
+                       g.padBottom, g.padRight}) {
+      f.add(v);
+    }
+    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2);
+    view(where[l].input);
+    view(where[l].output);
+    f.add(chunks[l].size());
+    for (const KChunk& c : chunks[l]) f.add(static_cast<uint64_t>(c.offset)).add(c.bytes).add(c.kBegin);
+  }
+  return f.hex();
+}
+
+}  // namespace
+
+nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const TilingChoices* replay) {
   const hw::HwConfig& config = queue.config();
   const auto& operands = model.main.operands;
   auto order = dependencyOrder(model);
@@ -149,6 +195,23 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   if (!snapshots.ok()) return snapshots.error();
   out.snapshots = std::move(snapshots).value();
 
+  // Where each layer's data are, and its K chunks: what the tiling search works from.
+  const size_t layerCount = plan.layers.size();
+  std::vector<LayerPlacement> placements(layerCount);
+  std::vector<std::vector<KChunk>> chunks(layerCount);
+  for (size_t l = 0; l < layerCount; ++l) {
+    const GemmLayer& layer = plan.layers[l];
+    const PlacedTensor& in = out.tensors.at(layer.inputOperand);
+    const PlacedTensor& outT = out.tensors.at(layer.outputOperand);
+    placements[l].input = viewOf(in.layout, layer.input, in.region->addr());
+    placements[l].output = viewOf(outT.layout, layer.output, outT.region->addr());
+    chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
+  }
+  out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks);
+  const bool replaying = replay != nullptr && replay->fingerprint == out.tilings.fingerprint &&
+                         replay->tilings.size() == layerCount;
+  out.tilingsFromCache = replaying;
+
   // Each layer: tiling, device images, commands; closed by a snapshot barrier.
   std::vector<PlannedCommand> commands;
   hw::BarrierCmd start;
@@ -156,16 +219,15 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   start.tag = 0;
   start.dramAddr = out.snapshots->addr();
   commands.push_back(PlannedCommand{start, {}});
-  for (size_t l = 0; l < plan.layers.size(); ++l) {
+  for (size_t l = 0; l < layerCount; ++l) {
     const GemmLayer& layer = plan.layers[l];
-    const PlacedTensor& in = out.tensors.at(layer.inputOperand);
-    const PlacedTensor& outT = out.tensors.at(layer.outputOperand);
-    LayerPlacement where;
-    where.input = viewOf(in.layout, layer.input, in.region->addr());
-    where.output = viewOf(outT.layout, layer.output, outT.region->addr());
-    const auto chunks = chunkK(layer, where.input.pixelStride, where.input.rowStride, config.rows());
-    auto tiling = bestTiling(layer, chunks, where, config);
+    LayerPlacement& where = placements[l];
+    uint32_t chosen = 0;
+    auto tiling = bestTiling(layer, chunks[l], where, config,
+                             replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen);
     if (!tiling.ok()) return tiling.error();
+    if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
+    out.tilings.tilings.push_back(chosen);
     const TilePlan& tp = tiling.value();
     auto weights = allocateAndWrite(queue, weightImage(layer, tp, config),
                                     fmt::format("weights of operation {}", layer.operationIndex));
@@ -194,7 +256,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     end.snapshot = true;
     end.tag = static_cast<uint32_t>(l + 1);
     end.dramAddr = out.snapshots->addr() + hw::kSnapshotBytes * (l + 1);
-    end.irq = l + 1 == plan.layers.size();
+    end.irq = l + 1 == layerCount;
     commands.push_back(PlannedCommand{end, {}});
   }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "CompilationCache.h"
 #include "DeviceQueue.h"
 #include "MemoryPlan.h"
 #include "weft/nn/Result.h"
@@ -44,13 +45,19 @@ struct CompiledModel {
   uint64_t watchdogCycles = 0;
   // Position in `operations` of the first operation reading / the one writing each tensor.
   std::map<uint32_t, size_t> firstReader, producer;
+  TilingChoices tilings;          // what this compilation chose, for a compilation cache
+  bool tilingsFromCache = false;  // every layer's tiling was replayed rather than searched for
 
   uint64_t commandCount() const { return program.size() / hw::kCommandBytes; }
 };
 
 // Compiles `model`, every operation of which must be supported. Caller holds queue.mutex()
 // (DRAM is written). BAD_DATA for an unsupported model, RESOURCE_EXHAUSTED_* when DRAM is full.
-nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue);
+// `replay`, from a compilation cache (CompilationCache.h), gives the layers' tilings when it
+// was made for these layers on this configuration; a layer whose index names no candidate,
+// or a cache made for something else, is searched for as without one.
+nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue,
+                                       const TilingChoices* replay = nullptr);
 
 // The support of each operation of `model` (getSupportedOperations): the lowering and the
 // memory plan must both accept it. Reasons for unsupported operations go to `reasons`.

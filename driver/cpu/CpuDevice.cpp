@@ -62,7 +62,8 @@ class CpuDevice final : public hal::IDevice {
 
   nn::Result<hal::SharedPreparedModel> prepareModel(const Model& model, nn::ExecutionPreference,
                                                     nn::Priority,
-                                                    const hal::OptionalTimePoint& deadline) const override {
+                                                    const hal::OptionalTimePoint& deadline,
+                                                    const std::optional<hal::CacheRequest>&) const override {
     if (deadline.has_value() && std::chrono::steady_clock::now() > *deadline) {
       return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "weft-cpu: the compilation deadline has passed";
     }

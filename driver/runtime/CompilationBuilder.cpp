@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace weft::runtime {
 
 CompilationBuilder::CompilationBuilder(std::shared_ptr<const FinishedModel> model, std::vector<const Device*> devices,
@@ -68,6 +70,11 @@ nn::Status CompilationBuilder::finish() {
   options.priority = priority_;
   if (timeoutNs_.has_value()) {
     options.deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(*timeoutNs_);
+  }
+  if (cacheDir_.has_value()) {
+    std::string key;
+    for (uint8_t byte : cacheToken_) key += fmt::format("{:02x}", byte);
+    options.cache = hal::CacheRequest{*cacheDir_, key};
   }
   nn::Result<ExecutionPlan> plan = ExecutionPlan::create(model_, devices_, options);
   if (!plan.ok()) return plan.error();

@@ -1,5 +1,7 @@
 #include "ExecutionPlan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -173,8 +175,11 @@ nn::Result<ExecutionPlan> ExecutionPlan::create(std::shared_ptr<const FinishedMo
       step.clientOperations.push_back(finished->clientOperationIndex[i]);
       plan.operationDevices_[finished->clientOperationIndex[i]] = step.device;
     }
+    // Each partition is a model of its own to the device: its own cache key.
+    std::optional<hal::CacheRequest> cache = options.cache;
+    if (cache.has_value()) cache->key += fmt::format("-{}", plan.steps_.size());
     nn::Result<hal::SharedPreparedModel> prepared =
-        step.device->hal()->prepareModel(*step.model, options.preference, options.priority, options.deadline);
+        step.device->hal()->prepareModel(*step.model, options.preference, options.priority, options.deadline, cache);
     if (!prepared.ok()) {
       return nn::ErrorBuilder(prepared.error().code) << "device " << step.device->name() << " failed to compile its "
                                                      << end - begin << " operation(s): " << prepared.error().message;

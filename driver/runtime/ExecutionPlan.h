@@ -37,6 +37,7 @@ struct PlanOptions {
   nn::ExecutionPreference preference = nn::ExecutionPreference::FAST_SINGLE_ANSWER;
   nn::Priority priority = nn::Priority::MEDIUM;
   hal::OptionalTimePoint deadline;
+  std::optional<hal::CacheRequest> cache;  // setCaching: the client's directory, key from its token
 };
 
 class ExecutionPlan {

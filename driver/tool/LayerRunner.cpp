@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <filesystem>
+#include <stdexcept>
 
 #include "NetworkModel.h"
 #include "SingleLayer.h"
+#include "Splitmix.h"
 #include "weft/runtime/Profile.h"
 
 namespace weft::tool {
@@ -58,10 +62,31 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
   return e;
 }
 
+// The NNAPI cache token of a layer: its name, shape and data seed with the options' salt,
+// hashed (FNV-1a) and spread over the token's 32 bytes.
+std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken(const std::string& identity) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : identity) h = (h ^ c) * 0x100000001b3ull;
+  Splitmix64 spread(h);
+  std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> token{};
+  for (size_t i = 0; i < token.size(); i += 8) {
+    const uint64_t word = spread.next();
+    for (size_t b = 0; b < 8; ++b) token[i + b] = static_cast<uint8_t>(word >> (8 * b));
+  }
+  return token;
+}
+
 }  // namespace
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
+  if (!options.cacheDir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.cacheDir, error);
+    if (error) {
+      throw std::runtime_error(fmt::format("cannot make the cache directory '{}': {}", options.cacheDir, error.message()));
+    }
+  }
   std::vector<LayerRun> runs;
   for (size_t i = 0; i < table.layers.size(); ++i) {
     if (options.onLayer) options.onLayer(i, table.layers.size(), table.layers[i].name);
@@ -79,6 +104,12 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     check(ANeuralNetworksCompilation_createForDevices(model.get(), &accelerator, 1, &rawCompilation),
           "ANeuralNetworksCompilation_createForDevices");
     CompilationPtr compilation(rawCompilation);
+    if (!options.cacheDir.empty()) {
+      const auto token = cacheToken(fmt::format("{}|{}|{}|{}|{}", table.layers[i].name, run.op, run.shape,
+                                                net.input.size(), options.cacheSalt));
+      check(ANeuralNetworksCompilation_setCaching(rawCompilation, options.cacheDir.c_str(), token.data()),
+            "ANeuralNetworksCompilation_setCaching");
+    }
     check(ANeuralNetworksCompilation_finish(rawCompilation),
           fmt::format("ANeuralNetworksCompilation_finish({}) on the accelerator alone", run.name));
     run.prepareSeconds = secondsSince(prepareStart);

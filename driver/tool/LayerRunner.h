@@ -32,6 +32,9 @@ struct LayerRunOptions {
   // median of all.
   int repeat = 1;
   bool keepOutputs = false;
+  // Compilation caching: the directory (created when missing; empty: no caching) and what
+  // else tells caches apart besides the layer itself (the hardware configuration).
+  std::string cacheDir, cacheSalt;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
 };

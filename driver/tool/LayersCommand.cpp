@@ -166,6 +166,8 @@ int runLayers(const LayersOptions& options) {
   LayerRunOptions run;
   run.repeat = options.repeat;
   run.keepOutputs = !options.outputsPath.empty();
+  run.cacheDir = options.cacheDir;
+  run.cacheSalt = hw.toJson();
   if (!options.quiet) {
     fmt::print(stderr, "weft: {} layers of {} on the accelerator ({} backend, {})\n", table.layers.size(),
                table.name, backend, hw.name());

@@ -11,6 +11,7 @@ struct LayersOptions {
   std::string tablePath;
   std::string jsonPath, csvPath, computeReportPath;  // empty: not written
   std::string outputsPath;  // the layers' outputs, concatenated in order (for `weft validate`)
+  std::string cacheDir;     // compilation cache (ANeuralNetworksCompilation_setCaching); empty: none
   int repeat = 1;
   bool quiet = false;
 };

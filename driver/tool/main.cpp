@@ -71,6 +71,9 @@ int main(int argc, char** argv) {
   layersCmd->add_option("--outputs", layers.outputsPath, "write the layers' outputs here, concatenated in order");
   layersCmd->add_option("--repeat", layers.repeat, "executions per layer (host times are the median)")
       ->capture_default_str()->check(CLI::Range(1, 1000));
+  layersCmd->add_option("--cache-dir", layers.cacheDir,
+                        "keep each layer's compilation here (NNAPI compilation caching): a later run of the same "
+                        "layers on the same configuration skips the tiling search");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
 
   weft::tool::ValidateOptions validate;

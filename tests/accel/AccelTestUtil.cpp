@@ -338,7 +338,7 @@ nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const O
 }
 
 nn::Result<hal::SharedPreparedModel> prepare(const hal::IDevice& device, const nn::Model& model) {
-  return device.prepareModel(model, nn::ExecutionPreference::FAST_SINGLE_ANSWER, nn::Priority::MEDIUM, {});
+  return device.prepareModel(model, nn::ExecutionPreference::FAST_SINGLE_ANSWER, nn::Priority::MEDIUM, {}, std::nullopt);
 }
 
 hal::SharedDevice approxDevice(const std::string& config) {

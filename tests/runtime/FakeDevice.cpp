@@ -53,7 +53,8 @@ nn::Result<std::vector<bool>> FakeDevice::getSupportedOperations(const nn::Model
 }
 
 nn::Result<hal::SharedPreparedModel> FakeDevice::prepareModel(const nn::Model& model, nn::ExecutionPreference,
-                                                              nn::Priority, const hal::OptionalTimePoint&) const {
+                                                              nn::Priority, const hal::OptionalTimePoint&,
+                                                              const std::optional<hal::CacheRequest>& cache) const {
   for (const nn::Operation& operation : model.main.operations) {
     if (behaviour_.supported.count(operation.type) == 0) {
       return NN_ERROR(BAD_DATA) << name_ << " was asked to compile " << nn::toString(operation.type);
@@ -61,12 +62,18 @@ nn::Result<hal::SharedPreparedModel> FakeDevice::prepareModel(const nn::Model& m
   }
   std::lock_guard<std::mutex> lock(mutex_);
   compiled_.push_back(model);
+  cacheRequests_.push_back(cache);
   return hal::SharedPreparedModel(std::make_shared<FakePreparedModel>(this, model));
 }
 
 std::vector<nn::Model> FakeDevice::compiledModels() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return compiled_;
+}
+
+std::vector<std::optional<hal::CacheRequest>> FakeDevice::cacheRequests() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cacheRequests_;
 }
 
 void FakeDevice::waitUntilBlocked() const {

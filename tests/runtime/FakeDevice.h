@@ -37,15 +37,17 @@ class FakeDevice : public hal::IDevice {
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
   nn::Result<std::vector<bool>> getSupportedOperations(const nn::Model& model) const override;
   nn::Result<hal::SharedPreparedModel> prepareModel(const nn::Model& model, nn::ExecutionPreference, nn::Priority,
-                                                    const hal::OptionalTimePoint&) const override;
+                                                    const hal::OptionalTimePoint&,
+                                                    const std::optional<hal::CacheRequest>& cache) const override;
   nn::Result<hal::SharedBuffer> allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
                                          const std::vector<hal::BufferRole>&,
                                          const std::vector<hal::BufferRole>&) const override {
     return NN_ERROR(OP_FAILED) << "no device memory";
   }
 
-  // What the device compiled, in order.
+  // What the device compiled, in order, and the cache request of each compilation.
   std::vector<nn::Model> compiledModels() const;
+  std::vector<std::optional<hal::CacheRequest>> cacheRequests() const;
   int executions() const { return executions_; }
   // Lets blocked executions go, and waits until one is blocked first when asked.
   void waitUntilBlocked() const;
@@ -63,6 +65,7 @@ class FakeDevice : public hal::IDevice {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   mutable std::vector<nn::Model> compiled_;
+  mutable std::vector<std::optional<hal::CacheRequest>> cacheRequests_;
   mutable std::atomic<int> executions_{0};
   mutable bool blocked_ = false;
   mutable bool released_ = false;

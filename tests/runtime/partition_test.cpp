@@ -144,6 +144,27 @@ TEST_F(Partition, StepsReportTheClientsOperationIndexes) {
   EXPECT_TRUE(supported[1]);   // ADD
 }
 
+TEST_F(Partition, EachStepGetsACacheKeyFromTheTokenOnlyWhenCachingIsSet) {
+  install({{OperationType::ADD}});
+  std::unique_ptr<Model> model = makeAddMulModel(4);
+  Compilation plain(*model);
+  ASSERT_EQ(plain.finish(), kOk);
+  Compilation cached(*model);
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {};
+  token[0] = 0xab;
+  token[31] = 0x01;
+  ASSERT_EQ(ANeuralNetworksCompilation_setCaching(cached.get(), "/tmp/weft-cache", token), kOk);
+  ASSERT_EQ(cached.finish(), kOk);
+  const auto requests = fake_->cacheRequests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_FALSE(requests[0].has_value());
+  ASSERT_TRUE(requests[1].has_value());
+  EXPECT_EQ(requests[1]->dir, "/tmp/weft-cache");
+  // The ADD is the first of the two steps (the MUL runs on the CPU as the second).
+  EXPECT_EQ(requests[1]->key, "ab" + std::string(60, '0') + "01-0");
+  EXPECT_EQ(runAddMul(cached), (std::vector<float>{22, 44, 66, 88}));
+}
+
 TEST_F(Partition, OneExplicitDeviceMustSupportEveryOperation) {
   install({{OperationType::ADD}});
   std::unique_ptr<Model> model = makeAddMulModel(4);

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -113,6 +116,47 @@ TEST(WeftScaleSim, ConvAndGemmTablesRunWithComputeReports) {
   EXPECT_EQ(j["layers"][0]["shape"], "12x10x3 3x3/2v -> 8");
   EXPECT_EQ(j["layers"][0]["macs"].get<uint64_t>(), 5u * 4 * 8 * 3 * 3 * 3);
   EXPECT_EQ(readJson(gemm + ".json")["layers"][0]["macs"].get<uint64_t>(), 20u * 17 * 33);
+}
+
+// --cache-dir: the first run writes a compilation cache per layer, the second replays it
+// (WEFT_ACCEL_TRACE_TILING says when a cache is not used) with the same cycles and outputs.
+TEST(WeftScaleSim, ACacheDirectoryIsWrittenThenReplayed) {
+  const std::string dir = tempPath("cache"), table = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
+  std::filesystem::remove_all(dir);
+  std::vector<nlohmann::json> reports;
+  std::vector<std::string> outputs;
+  for (int run = 0; run < 2; ++run) {
+    const std::string json = dir + "-" + std::to_string(run) + ".json", out = dir + "-" + std::to_string(run) + ".bin";
+    const ProcessResult r = runWeft("--backend approx --hw weft8 layers --quiet " + table + " --cache-dir " + dir +
+                                    " --json " + json + " --outputs " + out + " --compute-report " + dir + ".csv");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    reports.push_back(readJson(json));
+    std::ifstream in(out, std::ios::binary);
+    outputs.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t layers = reports[0]["layers"].size();
+  ASSERT_GT(layers, 0u);
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.path().extension() == ".json";
+  EXPECT_EQ(files, layers);
+  for (size_t i = 0; i < layers; ++i) {
+    EXPECT_EQ(reports[0]["layers"][i]["cycles"], reports[1]["layers"][i]["cycles"]) << i;
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  // Replayed: no candidate is scheduled, no cache is turned down.
+  setenv("WEFT_ACCEL_TRACE_TILING", "1", 1);
+  const ProcessResult traced = runWeft("--backend approx --hw weft8 layers --quiet " + table + " --cache-dir " + dir +
+                                       " --json " + dir + "-2.json --compute-report " + dir + ".csv");
+  unsetenv("WEFT_ACCEL_TRACE_TILING");
+  EXPECT_EQ(traced.exitCode, 0) << traced.output;
+  EXPECT_EQ(traced.output.find("[tiling] candidate"), std::string::npos) << traced.output;
+  EXPECT_EQ(traced.output.find("[cache]"), std::string::npos) << traced.output;
+  // A cache directory that cannot be made is a clear error.
+  std::ofstream(dir + "-file") << "not a directory";
+  const ProcessResult bad = runWeft("--backend approx --hw weft8 layers --quiet " + table + " --cache-dir " + dir +
+                                    "-file/sub --json " + dir + "-3.json --compute-report " + dir + ".csv");
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find(dir + "-file/sub"), std::string::npos) << bad.output;
 }
 
 TEST(WeftScaleSim, BadTablesAreClearErrors) {

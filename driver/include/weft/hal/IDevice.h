@@ -23,6 +23,15 @@ class IBuffer;
 using SharedPreparedModel = std::shared_ptr<const IPreparedModel>;
 using SharedBuffer = std::shared_ptr<const IBuffer>;
 
+// Where a device may keep what it learnt compiling a model, for a later compilation of the same
+// model (ANeuralNetworksCompilation_setCaching): a directory and a key the runtime makes from
+// the client's token, one per partition of the model. A device that keeps nothing ignores it;
+// one that keeps something must reject whatever it cannot trust and compile afresh.
+struct CacheRequest {
+  std::string dir;
+  std::string key;  // hex digits and '-', safe in a file name
+};
+
 struct PerformanceInfo {
   float execTime = 1.0f;    // relative to the CPU reference; lower is faster
   float powerUsage = 1.0f;
@@ -64,7 +73,8 @@ class IDevice {
   virtual Result<SharedPreparedModel> prepareModel(const nn::Model& model,
                                                    nn::ExecutionPreference preference,
                                                    nn::Priority priority,
-                                                   const OptionalTimePoint& deadline) const = 0;
+                                                   const OptionalTimePoint& deadline,
+                                                   const std::optional<CacheRequest>& cache) const = 0;
 
   // Device memory for the given roles (ANeuralNetworksMemory_createFromDesc); devices that
   // have none return GENERAL_FAILURE-like OP_FAILED and the runtime falls back to host memory.
