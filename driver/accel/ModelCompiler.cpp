@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <future>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "CommandGenerator.h"
 #include "CommandScheduler.h"
@@ -81,15 +84,36 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   // Scheduling a candidate costs time in proportion to its GEMMs; huge layers try fewer.
   constexpr uint64_t kGemmBudget = 400000;
   uint64_t spent = 0;
+  size_t count = 0;
+  for (; count < ranked.size(); ++count) {
+    const uint64_t gemms = uint64_t{ranked[count].nTiles} * ranked[count].chunks.size() * ranked[count].boxes.size();
+    if (count > 0 && spent + gemms > kGemmBudget) break;
+    spent += gemms;
+  }
+  // The candidates are independent and the search is most of a large model's compilation, so
+  // a second thread takes every other one when there is enough to share (a thread costs tens
+  // of microseconds). Each result lands in its own slot: the choice does not depend on timing.
+  std::vector<nn::Status> status(count);
+  std::atomic<size_t> next{0};
+  auto evaluate = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      ScheduleEstimator estimator(config);
+      status[i] = generateCommands(layer, ranked[i], where, config, estimator);
+      ranked[i].estimatedCycles = estimator.cycles();
+    }
+  };
+  constexpr uint64_t kGemmsWorthAThread = 20000;
+  if (spent >= kGemmsWorthAThread && std::thread::hardware_concurrency() > 1) {
+    auto helper = std::async(std::launch::async, evaluate);
+    evaluate();
+    helper.get();  // rethrows what the helper threw
+  } else {
+    evaluate();
+  }
   size_t best = 0;
   double bestCycles = 0;
-  for (size_t i = 0; i < ranked.size(); ++i) {
-    const uint64_t gemms = uint64_t{ranked[i].nTiles} * ranked[i].chunks.size() * ranked[i].boxes.size();
-    if (i > 0 && spent + gemms > kGemmBudget) break;
-    spent += gemms;
-    ScheduleEstimator estimator(config);
-    NN_TRY(generateCommands(layer, ranked[i], where, config, estimator));
-    ranked[i].estimatedCycles = estimator.cycles();
+  for (size_t i = 0; i < count; ++i) {
+    NN_TRY(status[i]);
     if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
       std::fprintf(stderr, "[tiling] candidate %zu: %s\n", i, ranked[i].describe().c_str());
     }
