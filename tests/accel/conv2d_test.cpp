@@ -84,6 +84,14 @@ TEST(Conv2d, LargeReductionAndStrides) {
   expectBitExact(*approxDevice("weft8"), c, rng);
 }
 
+// Large enough (tens of thousands of GEMMs per candidate tiling) that the compiler searches
+// its tilings on two threads.
+TEST(Conv2d, ALargeLayerWhoseTilingSearchIsShared) {
+  std::mt19937 rng(9);
+  ConvCase c = basic(56, 56, 64, 64, 3);
+  expectBitExact(*approxDevice("weft8"), c, rng);
+}
+
 TEST(Conv2d, DilatedNchwPerChannel) {
   std::mt19937 rng(7);
   ConvCase c = basic(12, 10, 5, 7, 3);
