@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,27 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "RunWeft.h"
 
 namespace {
 
-struct ProcessResult {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr together
-};
-
-ProcessResult runWeft(const std::string& args) {
-  const std::string cmd = std::string(WEFT_BINARY) + " " + args + " 2>&1";
-  ProcessResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using weft::tool::test::ProcessResult;
+using weft::tool::test::runWeft;
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_layers_test_" + name; }
 const std::string kRegression = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
@@ -144,10 +129,9 @@ TEST(WeftScaleSim, ACacheDirectoryIsWrittenThenReplayed) {
   }
   EXPECT_EQ(outputs[0], outputs[1]);
   // Replayed: no candidate is scheduled, no cache is turned down.
-  setenv("WEFT_ACCEL_TRACE_TILING", "1", 1);
   const ProcessResult traced = runWeft("--backend approx --hw weft8 layers --quiet " + table + " --cache-dir " + dir +
-                                       " --json " + dir + "-2.json --compute-report " + dir + ".csv");
-  unsetenv("WEFT_ACCEL_TRACE_TILING");
+                                           " --json " + dir + "-2.json --compute-report " + dir + ".csv",
+                                       "WEFT_ACCEL_TRACE_TILING=1");
   EXPECT_EQ(traced.exitCode, 0) << traced.output;
   EXPECT_EQ(traced.output.find("[tiling] candidate"), std::string::npos) << traced.output;
   EXPECT_EQ(traced.output.find("[cache]"), std::string::npos) << traced.output;

@@ -8,27 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "RunWeft.h"
 
 namespace {
 
-struct ProcessResult {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr together
-};
-
-ProcessResult runWeft(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + WEFT_BINARY + " " + args + " 2>&1";
-  ProcessResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using weft::tool::test::ProcessResult;
+using weft::tool::test::runWeft;
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_tool_test_" + name; }
 const std::string kNet = std::string(WEFT_TEST_DIR) + "/small_net.json";

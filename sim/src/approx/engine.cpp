@@ -558,34 +558,9 @@ DramStorage& Engine::dram() {
 // ---- registers ----
 
 uint32_t Engine::registerValue(uint32_t addr) {
-  const ControlState& c = control_;
-  if (addr >= hw::kCounterBase && addr < hw::kCounterBase + 8 * hw::kNumCounters) {
-    const size_t i = (addr - hw::kCounterBase) / 8;
-    if (addr % 8 == 4) return latchedHi_[i];
-    if (addr % 8 != 0) return 0;
-    const uint64_t v = counters(now_)[i];
-    latchedHi_[i] = static_cast<uint32_t>(v >> 32);
-    return static_cast<uint32_t>(v);
-  }
-  for (const auto& r : reg::kRegisters) {
-    if (r.addr == addr && r.param >= 0) return static_cast<uint32_t>(config_.get(static_cast<hw::Param>(r.param)));
-  }
-  switch (addr) {
-    case reg::kId: return reg::kIdValue;
-    case reg::kVersion: return reg::kVersionValue;
-    case reg::kCtrl: return c.enable ? reg::kCtrlEnableMask : 0;
-    case reg::kStatus:
-      return (busyAt(now_) ? reg::kStatusBusyMask : 0) | (c.halted(now_) ? reg::kStatusHaltedMask : 0) |
-             (static_cast<uint32_t>(c.halted(now_) ? c.error : hw::Error::kNone) << reg::kStatusErrorLsb);
-    case reg::kRingBaseLo: return static_cast<uint32_t>(c.ringBase);
-    case reg::kRingBaseHi: return static_cast<uint32_t>(c.ringBase >> 32);
-    case reg::kRingSize: return c.ringSize;
-    case reg::kRingHead: return ringHead(now_);
-    case reg::kRingTail: return c.tail;
-    case reg::kIrqStatus: return c.irqStatus;
-    case reg::kIrqMask: return c.irqMask;
-    default: return 0;
-  }
+  return readRegisterFile(
+      addr, config_, control_, now_, latchedHi_, [this](uint64_t t) { return counters(t); },
+      [this](uint64_t t) { return busyAt(t); }, [this](uint64_t t) { return ringHead(t); });
 }
 
 uint32_t Engine::readReg(uint32_t addr) {

@@ -74,6 +74,44 @@ struct ControlState {
   }
 };
 
+// The read side of the register file (weft_csr), for both approx devices: reading a counter's
+// low word latches its high word, the configuration registers read the parameters, the rest
+// is control state. The callables (counters(t), busy(t), ringHead(t)) are asked only when the
+// register read needs them.
+template <typename Counters, typename Busy, typename RingHead>
+uint32_t readRegisterFile(uint32_t addr, const hw::HwConfig& config, const ControlState& c, uint64_t now,
+                          std::array<uint32_t, hw::kNumCounters>& latchedHi, Counters counters, Busy busy,
+                          RingHead ringHead) {
+  namespace reg = hw::reg;
+  if (addr >= hw::kCounterBase && addr < hw::kCounterBase + 8 * hw::kNumCounters) {
+    const size_t i = (addr - hw::kCounterBase) / 8;
+    if (addr % 8 == 4) return latchedHi[i];
+    if (addr % 8 != 0) return 0;
+    const uint64_t v = counters(now)[i];
+    latchedHi[i] = static_cast<uint32_t>(v >> 32);
+    return static_cast<uint32_t>(v);
+  }
+  for (const auto& r : reg::kRegisters) {
+    if (r.addr == addr && r.param >= 0) return static_cast<uint32_t>(config.get(static_cast<hw::Param>(r.param)));
+  }
+  switch (addr) {
+    case reg::kId: return reg::kIdValue;
+    case reg::kVersion: return reg::kVersionValue;
+    case reg::kCtrl: return c.enable ? reg::kCtrlEnableMask : 0;
+    case reg::kStatus:
+      return (busy(now) ? reg::kStatusBusyMask : 0) | (c.halted(now) ? reg::kStatusHaltedMask : 0) |
+             (static_cast<uint32_t>(c.halted(now) ? c.error : hw::Error::kNone) << reg::kStatusErrorLsb);
+    case reg::kRingBaseLo: return static_cast<uint32_t>(c.ringBase);
+    case reg::kRingBaseHi: return static_cast<uint32_t>(c.ringBase >> 32);
+    case reg::kRingSize: return c.ringSize;
+    case reg::kRingHead: return ringHead(now);
+    case reg::kRingTail: return c.tail;
+    case reg::kIrqStatus: return c.irqStatus;
+    case reg::kIrqMask: return c.irqMask;
+    default: return 0;
+  }
+}
+
 struct FetchedCommand {
   hw::CommandWord word;
   uint64_t readyAt;  // cycle after its last beat
