@@ -6,8 +6,6 @@
 
 namespace weft::sim::approx {
 
-namespace reg = hw::reg;
-
 ApproxDevice::ApproxDevice(const hw::HwConfig& config, const ApproxTiming& timing)
     : dram_(std::make_unique<DramStorage>(config.dramBytes())),
       dramModel_(*dram_, DramTiming::fromConfig(config)),
@@ -183,20 +181,7 @@ void ApproxDevice::writeReg(uint32_t addr, uint32_t value) {
   // The device acts through the request cycle with the old values; the write lands at its end.
   runTo(now_ + machine_.timing.regAccessCycles, false);
   const uint64_t w = now_ - 1;  // the request cycle
-  ControlState& c = machine_.control;
-  switch (addr) {
-    case reg::kCtrl:
-      if (value & reg::kCtrlSoftResetMask) softResetAt_ = w + 2;  // soft_rst_q, then clr
-      c.enable = (value & reg::kCtrlEnableMask) != 0;
-      break;
-    case reg::kRingBaseLo: c.ringBase = (c.ringBase & ~uint64_t{0xffffffff}) | value; break;
-    case reg::kRingBaseHi: c.ringBase = (c.ringBase & 0xffffffff) | (uint64_t{value & 0xff} << 32); break;
-    case reg::kRingSize: c.ringSize = value; break;
-    case reg::kRingTail: c.tail = value; break;
-    case reg::kIrqStatus: c.clearIrq(value, w); break;
-    case reg::kIrqMask: c.irqMask = value & (reg::kIrqStatusDoneMask | reg::kIrqStatusErrorMask); break;
-    default: break;  // read-only or undefined: ignored
-  }
+  if (writeRegisterFile(machine_.control, addr, value, w)) softResetAt_ = w + 2;  // soft_rst_q, then clr
   updateBusy(w);
 }
 

@@ -6,8 +6,6 @@
 
 namespace weft::sim::approx {
 
-namespace reg = hw::reg;
-
 Engine::Engine(const hw::HwConfig& config, const ApproxTiming& timing)
     : config_(config),
       timing_(timing),
@@ -576,20 +574,7 @@ void Engine::writeReg(uint32_t addr, uint32_t value) {
   runTo(now_ + timing_.regAccessCycles, false);
   const uint64_t w = now_ - 1;  // the request cycle
   const bool wasOpen = workOpen();
-  ControlState& c = control_;
-  switch (addr) {
-    case reg::kCtrl:
-      if (value & reg::kCtrlSoftResetMask) softResetAt_ = w + 2;  // soft_rst_q, then clr
-      c.enable = (value & reg::kCtrlEnableMask) != 0;
-      break;
-    case reg::kRingBaseLo: c.ringBase = (c.ringBase & ~uint64_t{0xffffffff}) | value; break;
-    case reg::kRingBaseHi: c.ringBase = (c.ringBase & 0xffffffff) | (uint64_t{value & 0xff} << 32); break;
-    case reg::kRingSize: c.ringSize = value; break;
-    case reg::kRingTail: c.tail = value; break;
-    case reg::kIrqStatus: c.clearIrq(value, w); break;
-    case reg::kIrqMask: c.irqMask = value & (reg::kIrqStatusDoneMask | reg::kIrqStatusErrorMask); break;
-    default: break;  // read-only or undefined: ignored
-  }
+  if (writeRegisterFile(control_, addr, value, w)) softResetAt_ = w + 2;  // soft_rst_q, then clr
   fetchValid_ = false;
   if (wasOpen && !workOpen()) busyExtends(w + 1);  // e.g. CTRL.enable cleared with commands unfetched
   busyBegins(w + 1);

@@ -112,6 +112,25 @@ uint32_t readRegisterFile(uint32_t addr, const hw::HwConfig& config, const Contr
   }
 }
 
+// The write side: the write lands at the end of request cycle w. True when it asks for a
+// soft reset (CTRL.soft_reset), which the device applies itself.
+inline bool writeRegisterFile(ControlState& c, uint32_t addr, uint32_t value, uint64_t w) {
+  namespace reg = hw::reg;
+  switch (addr) {
+    case reg::kCtrl:
+      c.enable = (value & reg::kCtrlEnableMask) != 0;
+      return (value & reg::kCtrlSoftResetMask) != 0;
+    case reg::kRingBaseLo: c.ringBase = (c.ringBase & ~uint64_t{0xffffffff}) | value; break;
+    case reg::kRingBaseHi: c.ringBase = (c.ringBase & 0xffffffff) | (uint64_t{value & 0xff} << 32); break;
+    case reg::kRingSize: c.ringSize = value; break;
+    case reg::kRingTail: c.tail = value; break;
+    case reg::kIrqStatus: c.clearIrq(value, w); break;
+    case reg::kIrqMask: c.irqMask = value & (reg::kIrqStatusDoneMask | reg::kIrqStatusErrorMask); break;
+    default: break;  // read-only or undefined: ignored
+  }
+  return false;
+}
+
 struct FetchedCommand {
   hw::CommandWord word;
   uint64_t readyAt;  // cycle after its last beat
