@@ -2,17 +2,17 @@
 
 namespace weft::nn {
 
-// While operations are being written, a missing registration is a null weak symbol and the
-// operation reads as unsupported rather than breaking the link.
-#define NN_OPERATION(identifier) const OperationRegistration* register_##identifier() __attribute__((weak));
+// Every operation of Operations.def has its file (kernels_ref/ops/): a registration that goes
+// missing breaks the link, naming the operation, instead of turning it into "unsupported".
+#define NN_OPERATION(identifier) const OperationRegistration* register_##identifier();
 #include "Operations.def"
 #undef NN_OPERATION
 
 OperationResolver::OperationResolver() {
-#define NN_OPERATION(identifier)                                     \
-  if (register_##identifier != nullptr) {                            \
-    const OperationRegistration* r = register_##identifier();        \
-    table_[static_cast<int32_t>(r->type)] = r;                       \
+#define NN_OPERATION(identifier)                              \
+  {                                                           \
+    const OperationRegistration* r = register_##identifier(); \
+    table_[static_cast<int32_t>(r->type)] = r;                \
   }
 #include "Operations.def"
 #undef NN_OPERATION
