@@ -8,6 +8,7 @@
 
 #include "backend_suite.h"
 #include "weft/sim/functional_model.h"
+#include "weft/sim/testing/lockstep.h"
 
 #ifndef WEFT_TEST_CONFIG
 #error "WEFT_TEST_CONFIG names the configuration under test"
@@ -76,6 +77,37 @@ TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
   }
   std::printf("approx matched the RTL exactly (cycles and all counters) on %zu of %zu programs\n", exact,
               programs.size());
+}
+
+// The same programs on both backends side by side, STATUS and every counter compared every few
+// cycles: the model must follow the RTL's timeline, not only reach its totals (a counter read
+// while a program runs, or a snapshot barrier, sees the timeline).
+TEST(RtlVersusApprox, StatusAndCountersAgreeThroughoutAProgram) {
+  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
+  std::vector<testing::Program> programs;
+  for (uint32_t seed = 200; seed < 204; ++seed) programs.push_back(testing::randomProgram(config, seed, 3));
+  programs.push_back(testing::gemmStreamProgram(config, 12, 8));
+  // Stores outrunning their acknowledgements: each further store waits for a slot to free.
+  programs.push_back(testing::storeBoundProgram(config, 10, 4));
+  programs.push_back(testing::storeBoundProgram(config, 16, 16));
+  auto rtl = createBackend(BackendKind::kRtl, config);
+  auto approx = createBackend(BackendKind::kApprox, config);
+  testing::ProgramLayout layout;
+  testing::RingDriver rtlRing(*rtl, layout.ringBase, layout.ringSize), approxRing(*approx, layout.ringBase, layout.ringSize);
+  rtlRing.init();
+  approxRing.init();
+  for (size_t i = 0; i < programs.size(); ++i) {
+    SCOPED_TRACE(fmt::format("program {} (tag {})", i, programs[i].tag));
+    testing::writeInputs(*rtl, programs[i]);
+    testing::writeInputs(*approx, programs[i]);
+    rtlRing.submit(programs[i].commands);
+    approxRing.submit(programs[i].commands);
+    const testing::LockstepResult r = testing::runInLockstep(*rtl, *approx, 1 + i % 3, kProgramBudget);
+    ASSERT_FALSE(r.divergence) << "rtl vs approx after " << r.steps << " steps: " << r.divergence->describe();
+    ASSERT_TRUE(r.interrupted);
+    EXPECT_EQ(rtlRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
+    EXPECT_EQ(approxRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
+  }
 }
 
 // A soft reset in the middle of a stream (reads and writes in flight, tokens, queues), then a

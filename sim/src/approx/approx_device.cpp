@@ -111,9 +111,10 @@ CounterValues ApproxDevice::counters(uint64_t t) const {
   set(C::kStoreActive, store_.front().activity().value(t));
   set(C::kArrayRows, compute_.arrayRows(t));
   set(C::kDmaRdBytes, e.rdBytes.value(t));
-  set(C::kDmaWrBytes, e.wrBytes.value(t));
+  const StoreUnit::Writes planned = store_.plannedWrites(t);
+  set(C::kDmaWrBytes, e.wrBytes.value(t) + planned.bytes);
   set(C::kDmaRdReqs, e.rdReqs.value(t));
-  set(C::kDmaWrReqs, e.wrReqs.value(t));
+  set(C::kDmaWrReqs, e.wrReqs.value(t) + planned.requests);
   set(C::kStallLoadToken, load_.front().tokenStallCycles(t));
   set(C::kStallComputeToken, compute_.front().tokenStallCycles(t));
   set(C::kStallStoreToken, store_.front().tokenStallCycles(t));

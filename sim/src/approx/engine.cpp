@@ -527,10 +527,17 @@ CounterValues Engine::counters(uint64_t t) const {
   set(C::kComputeActive, activeCycles(units_[kCompute], t));
   set(C::kStoreActive, activeCycles(units_[kStore], t));
   set(C::kArrayRows, arrayRows_.value(t));
+  // A store row is counted when its write is served, at its last beat; the RTL counts the
+  // request when the port accepts it, which may be before t while the beats are still to come.
+  uint64_t plannedBytes = 0, plannedReqs = 0;
+  for (size_t i = 0; i < store_.rows.size() && store_.rows.at(i).request < t; ++i) {
+    plannedBytes += store_.rows.at(i).bytes;
+    ++plannedReqs;
+  }
   set(C::kDmaRdBytes, rdBytes_.value(t));
-  set(C::kDmaWrBytes, wrBytes_.value(t) + snapWrBytes_.value(t));
+  set(C::kDmaWrBytes, wrBytes_.value(t) + snapWrBytes_.value(t) + plannedBytes);
   set(C::kDmaRdReqs, rdReqs_.value(t));
-  set(C::kDmaWrReqs, wrReqs_.value(t) + snapWrReqs_.value(t));
+  set(C::kDmaWrReqs, wrReqs_.value(t) + snapWrReqs_.value(t) + plannedReqs);
   set(C::kStallLoadToken, tokenStallCycles(units_[kLoad], t));
   set(C::kStallComputeToken, tokenStallCycles(units_[kCompute], t));
   set(C::kStallStoreToken, tokenStallCycles(units_[kStore], t));

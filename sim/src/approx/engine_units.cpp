@@ -406,14 +406,14 @@ bool Engine::advanceStore(uint64_t lim) {
   while (u.started < u.dispatched) {
     const FlowCmd& c = u.fifo.front();
     // While issuing, the next command starts in the cycle of the current one's last row; at
-    // most storeCmdsInFlight commands await acknowledgements (one may complete and another
-    // start in the same cycle).
+    // most storeCmdsInFlight commands await acknowledgements, and a completion frees its slot
+    // from the next cycle (weft_store's completion FIFO is full until the pop has happened).
     uint64_t t = s.anyStarted ? s.lastIssue : 0;
     const uint64_t number = u.started;
     if (number >= timing_.storeCmdsInFlight) {
       const uint64_t done = s.doneOf[(number - timing_.storeCmdsInFlight) % s.doneOf.size()];
       if (done == kNever) break;
-      t = std::max(t, done);
+      t = std::max(t, done + 1);
     }
     const uint64_t visible = headVisible(u);
     const uint64_t tokens = tokensReadyFrom(c);

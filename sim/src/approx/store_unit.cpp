@@ -8,13 +8,17 @@ StoreUnit::StoreUnit(Machine& m) : m_(m), front_(m, hw::Unit::kStore) {}
 
 uint64_t StoreUnit::startFrom() const {
   if (!front_.hasHead()) return kNever;
-  // While issuing, the next command starts in the cycle of the current one's last row.
+  // While issuing, the next command starts in the cycle of the current one's last row. At most
+  // storeCmdsInFlight commands await acknowledgements, and a completion frees its slot from the
+  // next cycle: the command storeCmdsInFlight back is in flight, or the latest to complete.
   uint64_t t = anyStarted_ ? lastIssue_ : 0;
   const size_t depth = m_.timing.storeCmdsInFlight;
   if (inFlight_.size() >= depth) {
     const uint64_t done = inFlight_[inFlight_.size() - depth].doneAt;
     if (done == kNever) return kNever;
     t = std::max(t, done + 1);
+  } else if (inFlight_.size() == depth - 1) {
+    t = std::max(t, slotFreedFrom_);
   }
   return front_.readyFrom(t);
 }
@@ -41,6 +45,7 @@ void StoreUnit::act(uint64_t now, uint64_t horizon) {
   } else if (!inFlight_.empty() && inFlight_.front().doneAt <= now) {
     front_.complete(inFlight_.front().cmd, now);
     lastCompletion_ = now;
+    slotFreedFrom_ = now + 1;
     inFlight_.pop_front();
   } else if (startFrom() <= now) {
     start(now);
@@ -87,6 +92,7 @@ void StoreUnit::finishRow(uint64_t t) {
 void StoreUnit::softReset(uint64_t t) {
   front_.softReset(t);
   inFlight_.clear();
+  slotFreedFrom_ = 0;  // the soft reset empties the completion FIFO
   // Rows whose requests DRAM accepted still send their beats; the others are dropped.
   while (!rows_.empty() && rows_.back().request >= t) rows_.pop_back();
   for (Row& r : rows_) r.seq = kNever;
@@ -106,6 +112,7 @@ void StoreUnit::hardReset() {
   lastIssue_ = 0;
   anyStarted_ = false;
   lastCompletion_ = 0;
+  slotFreedFrom_ = 0;
   lastOrphanAck_ = 0;
 }
 

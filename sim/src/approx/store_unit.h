@@ -30,6 +30,20 @@ class StoreUnit final : public Agent {
   bool idle() const { return inFlight_.empty() && rows_.empty(); }
   uint64_t lastCompletion() const { return std::max(lastCompletion_, lastOrphanAck_); }
   const UnitFront& front() const { return front_; }
+  // Rows whose write request comes before t but whose write is not served yet (rows are served
+  // at their last beat): DMA_WR_* count a request when the port accepts it.
+  struct Writes {
+    uint64_t bytes = 0, requests = 0;
+  };
+  Writes plannedWrites(uint64_t t) const {
+    Writes w;
+    for (const Row& r : rows_) {
+      if (r.request >= t) break;
+      w.bytes += r.bytes;
+      ++w.requests;
+    }
+    return w;
+  }
 
  private:
   struct InFlight {
@@ -57,6 +71,7 @@ class StoreUnit final : public Agent {
   uint64_t lastIssue_ = 0;           // issue cycle of the newest planned row
   bool anyStarted_ = false;
   uint64_t lastCompletion_ = 0;
+  uint64_t slotFreedFrom_ = 0;  // the latest completion's slot is free from this cycle
   uint64_t lastOrphanAck_ = 0;  // acknowledgement of the last row a soft reset orphaned
 };
 

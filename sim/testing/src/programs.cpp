@@ -264,6 +264,72 @@ Program gemmStreamProgram(const hw::HwConfig& cfg, unsigned tiles, unsigned rows
   return p;
 }
 
+Program storeBoundProgram(const hw::HwConfig& cfg, unsigned stores, unsigned rows, const ProgramLayout& layout) {
+  std::mt19937 rng(stores * 104729u + rows);
+  const unsigned R = cfg.rows(), C = cfg.cols();
+  stores = std::min<unsigned>(stores, cfg.get(hw::Param::kTokenDepth));  // every token fits its queue
+  const uint32_t M = std::min(rows, cfg.accRows() / std::max(1u, stores));
+  Program p;
+  p.inputs.emplace_back(layout.inputs, randomBytes(rng, uint64_t{M} * R));
+  p.inputs.emplace_back(layout.weights, randomBytes(rng, uint64_t{R} * C));
+  p.inputs.emplace_back(layout.params, randomParams(rng, cfg));
+  p.outputBase = layout.outputs;
+  p.outputBytes = uint64_t{stores} * M * C;
+  p.inputs.emplace_back(p.outputBase, std::vector<uint8_t>(p.outputBytes));
+  auto& cmds = p.commands;
+  hw::LoadCmd lp;
+  lp.dst = hw::Mem::kParam;
+  lp.rowBytes = cfg.paramRowBytes();
+  lp.dramAddr = layout.params;
+  lp.stride0 = cfg.paramRowBytes();
+  lp.count0 = lp.count1 = lp.count2 = 1;
+  cmds.push_back(lp.encode());
+  hw::LoadCmd li;
+  li.dst = hw::Mem::kIn;
+  li.rowBytes = R;
+  li.dramAddr = layout.inputs;
+  li.stride0 = R;
+  li.count0 = M;
+  li.count1 = li.count2 = 1;
+  cmds.push_back(li.encode());
+  hw::LoadCmd lw;
+  lw.dst = hw::Mem::kW;
+  lw.rowBytes = C;
+  lw.dramAddr = layout.weights;
+  lw.stride0 = C;
+  lw.count0 = R;
+  lw.count1 = lw.count2 = 1;
+  lw.header.signalNext = true;
+  cmds.push_back(lw.encode());
+  for (unsigned k = 0; k < stores; ++k) {
+    // Each GEMM fills its own accumulator rows (no store reads rows a later GEMM writes).
+    hw::GemmCmd g;
+    g.kRows = R;
+    g.mRows = M;
+    g.accAddr = k * M;
+    g.inZp = 128;
+    g.wSigned = true;
+    g.keepWeights = k > 0;
+    g.header.waitPrev = k == 0;
+    g.header.signalNext = true;
+    cmds.push_back(g.encode());
+    hw::StoreCmd st;
+    st.mode = hw::StoreMode::kRequant8;
+    st.rowBytes = C;
+    st.accAddr = k * M;
+    st.dramAddr = layout.outputs + uint64_t{k} * M * C;
+    st.stride0 = C;
+    st.count0 = M;
+    st.count1 = 1;
+    st.clampMin = -128;
+    st.clampMax = 127;
+    st.header.waitPrev = true;
+    cmds.push_back(st.encode());
+  }
+  cmds.push_back(finalBarrier(p, layout, stores * 1000 + rows));
+  return p;
+}
+
 void writeInputs(IDeviceBackend& device, const Program& program) {
   for (const auto& [addr, bytes] : program.inputs) device.writeDram(addr, bytes.data(), bytes.size());
 }

@@ -45,6 +45,12 @@ Program randomProgram(const hw::HwConfig& config, uint32_t seed, unsigned tiles,
 Program gemmStreamProgram(const hw::HwConfig& config, unsigned tiles, unsigned rowsPerTile,
                           const ProgramLayout& layout = {});
 
+// Short GEMMs, each handing its own accumulator rows to a store of `rows` rows: the stores
+// outrun their acknowledgements (DRAM latency), so StoreCmdsInFlight of them wait and each
+// further store starts when a slot frees. At most TokenDepth stores.
+Program storeBoundProgram(const hw::HwConfig& config, unsigned stores, unsigned rows,
+                          const ProgramLayout& layout = {});
+
 // Writes the program's inputs into device DRAM.
 void writeInputs(IDeviceBackend& device, const Program& program);
 
