@@ -111,11 +111,18 @@ Side loadSide(const std::string& stem) {
   return s;
 }
 
+// A performance counter whose final value differs between the backends.
+struct CounterDifference {
+  std::string name;
+  uint64_t rtl = 0, model = 0;
+};
+
 struct LayerComparison {
   std::string name, shape;
   uint64_t rtlCycles = 0, modelCycles = 0;
   double errorPct = 0;
   size_t outputBytes = 0, differingBytes = 0;
+  std::vector<CounterDifference> counters;  // the model follows the RTL's counters too
   double rtlSeconds = 0, modelSeconds = 0;            // simulator wall time
   double rtlExecuteSeconds = 0, modelExecuteSeconds = 0;  // whole execution wall time
 };
@@ -125,7 +132,7 @@ struct PointResult {
   std::vector<LayerComparison> layers;
   double meanAbsErrorPct = 0, worstErrorPct = 0;
   std::string worstLayer;
-  size_t identical = 0;
+  size_t identical = 0, countersIdentical = 0;
   double rtlSeconds = 0, modelSeconds = 0, rtlExecuteSeconds = 0, modelExecuteSeconds = 0;
   double speedup() const { return modelSeconds > 0 ? rtlSeconds / modelSeconds : 0; }
   double executeSpeedup() const { return modelExecuteSeconds > 0 ? rtlExecuteSeconds / modelExecuteSeconds : 0; }
@@ -151,6 +158,10 @@ PointResult compare(const Point& p, const Side& rtl, const Side& model) {
       throw std::runtime_error(fmt::format("{}: layer {}: the workers' outputs do not line up", p.name, c.name));
     }
     for (size_t e = 0; e < c.outputBytes; ++e) c.differingBytes += rtl.outputs[offA + e] != model.outputs[offB + e];
+    for (const auto& [counter, value] : a[i]["counters"].items()) {
+      const uint64_t theirs = b[i]["counters"].value(counter, uint64_t{0});
+      if (value.get<uint64_t>() != theirs) c.counters.push_back({counter, value.get<uint64_t>(), theirs});
+    }
     c.rtlSeconds = a[i]["simulatorSeconds"];
     c.modelSeconds = b[i]["simulatorSeconds"];
     c.rtlExecuteSeconds = a[i]["executeSeconds"];
@@ -161,6 +172,7 @@ PointResult compare(const Point& p, const Side& rtl, const Side& model) {
       r.worstLayer = c.name;
     }
     r.identical += c.differingBytes == 0;
+    r.countersIdentical += c.counters.empty();
     r.rtlSeconds += c.rtlSeconds;
     r.modelSeconds += c.modelSeconds;
     r.rtlExecuteSeconds += c.rtlExecuteSeconds;
@@ -180,20 +192,27 @@ void printPoint(const PointResult& r, std::ostream& out) {
   fmt::print(out, "\n{}: {}x{} array, DRAM {} B/cycle, {} cycles latency, {} B bursts (RTL build {})\n", r.point.name,
              c.rows(), c.cols(), c.get(hw::Param::kDramBytesPerCycle), c.get(hw::Param::kDramLatencyCycles),
              c.get(hw::Param::kDramBurstBytes), c.rtlKey());
-  const char* row = "{:>3}  {:<16} {:<24} {:>11} {:>12} {:>8}  {:<10} {:>9} {:>10} {:>9}\n";
-  fmt::print(out, fmt::runtime(row), "#", "layer", "shape", "RTL cycles", "model cycles", "error %", "outputs", "RTL s", "model ms",
-             "speed-up");
+  const char* row = "{:>3}  {:<16} {:<24} {:>11} {:>12} {:>8}  {:<10} {:<10} {:>9} {:>10} {:>9}\n";
+  fmt::print(out, fmt::runtime(row), "#", "layer", "shape", "RTL cycles", "model cycles", "error %", "outputs", "counters",
+             "RTL s", "model ms", "speed-up");
   for (size_t i = 0; i < r.layers.size(); ++i) {
     const LayerComparison& l = r.layers[i];
     const std::string outputs = l.differingBytes == 0 ? "identical" : fmt::format("{} differ", l.differingBytes);
+    const std::string counters = l.counters.empty() ? "identical" : fmt::format("{} differ", l.counters.size());
     fmt::print(out, fmt::runtime(row), i, l.name, l.shape, l.rtlCycles, l.modelCycles, fmt::format("{:+.3f}", l.errorPct), outputs,
-               fmt::format("{:.3f}", l.rtlSeconds), fmt::format("{:.3f}", 1e3 * l.modelSeconds),
+               counters, fmt::format("{:.3f}", l.rtlSeconds), fmt::format("{:.3f}", 1e3 * l.modelSeconds),
                speedupText(l.rtlSeconds, l.modelSeconds));
   }
+  for (const LayerComparison& l : r.layers) {
+    for (const CounterDifference& d : l.counters) {
+      fmt::print(out, "  {}: {} RTL {}, model {} ({:+})\n", l.name, d.name, d.rtl, d.model,
+                 static_cast<int64_t>(d.model - d.rtl));
+    }
+  }
   fmt::print(out,
-             "mean |error| {:.3f} %, worst {:+.3f} % ({}); outputs identical on {} of {} layers; speed-up {} "
-             "(simulation: RTL {:.2f} s, model {:.2f} ms; whole executions: {})\n",
-             r.meanAbsErrorPct, r.worstErrorPct, r.worstLayer, r.identical, r.layers.size(),
+             "mean |error| {:.3f} %, worst {:+.3f} % ({}); outputs identical on {} of {} layers, every performance "
+             "counter on {}; speed-up {} (simulation: RTL {:.2f} s, model {:.2f} ms; whole executions: {})\n",
+             r.meanAbsErrorPct, r.worstErrorPct, r.worstLayer, r.identical, r.layers.size(), r.countersIdentical,
              speedupText(r.rtlSeconds, r.modelSeconds), r.rtlSeconds, 1e3 * r.modelSeconds,
              speedupText(r.rtlExecuteSeconds, r.modelExecuteSeconds));
 }
@@ -210,6 +229,8 @@ ordered_json pointJson(const PointResult& r) {
              {"rtlKey", c.rtlKey()}};
   auto& layers = j["layers"] = ordered_json::array();
   for (const LayerComparison& l : r.layers) {
+    ordered_json counters = ordered_json::object();
+    for (const CounterDifference& d : l.counters) counters[d.name] = {{"rtl", d.rtl}, {"model", d.model}};
     layers.push_back({{"name", l.name},
                       {"shape", l.shape},
                       {"rtlCycles", l.rtlCycles},
@@ -217,6 +238,7 @@ ordered_json pointJson(const PointResult& r) {
                       {"errorPct", l.errorPct},
                       {"outputBytes", l.outputBytes},
                       {"outputBytesDiffering", l.differingBytes},
+                      {"countersDiffering", counters},
                       {"rtlSimulatorSeconds", l.rtlSeconds},
                       {"modelSimulatorSeconds", l.modelSeconds},
                       {"speedup", l.modelSeconds > 0 ? l.rtlSeconds / l.modelSeconds : 0},
@@ -228,6 +250,7 @@ ordered_json pointJson(const PointResult& r) {
                   {"worstErrorPct", r.worstErrorPct},
                   {"worstLayer", r.worstLayer},
                   {"outputsIdentical", r.identical},
+                  {"countersIdentical", r.countersIdentical},
                   {"rtlSimulatorSeconds", r.rtlSeconds},
                   {"modelSimulatorSeconds", r.modelSeconds},
                   {"speedup", r.speedup()},
@@ -258,12 +281,12 @@ int runValidate(const ValidateOptions& o) {
   }
 
   bool passed = true;
-  fmt::print("\n{:<14} {:>6} {:>12} {:>12}  {:<16} {:>9} {:>9}\n", "configuration", "layers", "mean |err| %",
-             "worst err %", "worst layer", "outputs", "speed-up");
+  fmt::print("\n{:<14} {:>6} {:>12} {:>12}  {:<16} {:>9} {:>9} {:>9}\n", "configuration", "layers", "mean |err| %",
+             "worst err %", "worst layer", "outputs", "counters", "speed-up");
   for (const PointResult& r : results) {
-    fmt::print("{:<14} {:>6} {:>12.3f} {:>+12.3f}  {:<16} {:>9} {:>9}\n", r.point.name, r.layers.size(),
+    fmt::print("{:<14} {:>6} {:>12.3f} {:>+12.3f}  {:<16} {:>9} {:>9} {:>9}\n", r.point.name, r.layers.size(),
                r.meanAbsErrorPct, r.worstErrorPct, r.worstLayer, fmt::format("{}/{}", r.identical, r.layers.size()),
-               speedupText(r.rtlSeconds, r.modelSeconds));
+               fmt::format("{}/{}", r.countersIdentical, r.layers.size()), speedupText(r.rtlSeconds, r.modelSeconds));
     passed = passed && r.identical == r.layers.size() && r.meanAbsErrorPct <= o.maxMeanErrorPct &&
              std::abs(r.worstErrorPct) <= o.maxWorstErrorPct && (o.minSpeedup <= 0 || r.speedup() >= o.minSpeedup);
   }

@@ -1,6 +1,7 @@
 // `weft validate`: the approx model against the RTL. For each hardware configuration (array
 // configurations x DRAM bandwidths), runs a layer set on both backends and compares, per layer,
-// the RTL's cycles with the model's, the outputs byte for byte, and the simulators' wall times.
+// the RTL's cycles with the model's, the outputs byte for byte, every performance counter (the
+// model follows them too; reported, not part of the bounds), and the simulators' wall times.
 //
 // SystemC elaborates one design per process and the backend is chosen when
 // libneuralnetworks.so loads, so every (configuration, backend) runs in a worker process:

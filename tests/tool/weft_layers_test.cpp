@@ -1,8 +1,8 @@
 // `weft validate` and `weft layers` (alias `scalesim`) as a user runs them. The first test is the
 // regression guard of the approx model against the RTL: a dozen small layers at 8x8 on two DRAM
-// bandwidths must give identical outputs and cycles within the contract (mean |error| <= 0.5 %,
-// every layer <= 2 %), so that a change to either the RTL or the model that makes them drift
-// fails here. Speed is not asserted (benchmarks, not tests).
+// bandwidths must give identical outputs, cycles within the contract (mean |error| <= 0.5 %,
+// every layer <= 2 %) and identical performance counters, so that a change to either the RTL or
+// the model that makes them drift fails here. Speed is not asserted (benchmarks, not tests).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,12 +41,15 @@ TEST(WeftValidate, RegressionSetAt8x8MatchesTheRtl) {
     const auto& s = c["summary"];
     EXPECT_EQ(s["layers"].get<size_t>(), 13u);
     EXPECT_EQ(s["outputsIdentical"], s["layers"]) << "outputs must be bit-identical on every layer";
+    // The model follows the RTL cycle for cycle, so every performance counter agrees too.
+    EXPECT_EQ(s["countersIdentical"], s["layers"]) << "a counter drifted";
     EXPECT_LE(s["meanAbsErrorPct"].get<double>(), 0.5);
     for (const auto& l : c["layers"]) {
       EXPECT_LE(std::abs(l["errorPct"].get<double>()), 2.0) << l["name"] << ": rtl " << l["rtlCycles"] << ", model "
                                                               << l["modelCycles"];
       EXPECT_GT(l["rtlCycles"].get<uint64_t>(), 0u);
       EXPECT_EQ(l["outputBytesDiffering"].get<uint64_t>(), 0u) << l["name"];
+      EXPECT_TRUE(l["countersDiffering"].empty()) << l["name"] << ": " << l["countersDiffering"].dump();
     }
   }
   EXPECT_TRUE(report["targets"]["met"].get<bool>());
