@@ -1,6 +1,7 @@
 // The rtl backend at a configuration the build does not make: its plugin is built on demand
 // (once; later runs find it in the build's RTL directory), and the RTL at these odd parameters
-// agrees with the functional model's outputs and with the approx model's cycles and counters.
+// agrees with the functional model's outputs and with the approx model's cycles and counters,
+// at the end of each program and step by step through it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include "weft/sim/backend.h"
 #include "weft/sim/functional_model.h"
 #include "weft/sim/rtl_stepper.h"
+#include "weft/sim/testing/lockstep.h"
 #include "weft/sim/testing/programs.h"
 #include "weft/sim/testing/ring_driver.h"
 
@@ -78,6 +80,34 @@ TEST(RtlOnDemand, BuildsAnOddConfigurationThatAgreesWithTheModels) {
       const double want = static_cast<double>(rtl.counters[i][c]);
       EXPECT_NEAR(static_cast<double>(approx.counters[i][c]), want, 0.005 * want + 2) << hw::kCounterNames[c];
     }
+  }
+}
+
+// Side by side, STATUS and every counter compared every few cycles (after the test above has
+// built the plugin, or found it).
+TEST(RtlOnDemand, TheOddConfigurationFollowsTheRtlStepByStep) {
+  const auto config = hw::HwConfig::fromJson(kTiny, "tiny");
+  std::vector<testing::Program> programs;
+  for (uint32_t seed = 50; seed < 53; ++seed) programs.push_back(testing::randomProgram(config, seed, 3));
+  programs.push_back(testing::gemmStreamProgram(config, 6, 16));
+  programs.push_back(testing::storeBoundProgram(config, 8, 6));
+  auto rtl = createBackend(BackendKind::kRtl, config);
+  auto approx = createBackend(BackendKind::kApprox, config);
+  testing::ProgramLayout layout;
+  testing::RingDriver rtlRing(*rtl, layout.ringBase, layout.ringSize), approxRing(*approx, layout.ringBase, layout.ringSize);
+  rtlRing.init();
+  approxRing.init();
+  for (size_t i = 0; i < programs.size(); ++i) {
+    SCOPED_TRACE(fmt::format("program {} (tag {})", i, programs[i].tag));
+    testing::writeInputs(*rtl, programs[i]);
+    testing::writeInputs(*approx, programs[i]);
+    rtlRing.submit(programs[i].commands);
+    approxRing.submit(programs[i].commands);
+    const testing::LockstepResult r = testing::runInLockstep(*rtl, *approx, 2, 5'000'000);
+    ASSERT_FALSE(r.divergence) << "rtl vs approx after " << r.steps << " steps: " << r.divergence->describe();
+    ASSERT_TRUE(r.interrupted);
+    EXPECT_EQ(rtlRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
+    EXPECT_EQ(approxRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
   }
 }
 
