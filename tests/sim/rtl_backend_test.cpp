@@ -92,22 +92,8 @@ TEST(RtlVersusApprox, StatusAndCountersAgreeThroughoutAProgram) {
   programs.push_back(testing::storeBoundProgram(config, 16, 16));
   auto rtl = createBackend(BackendKind::kRtl, config);
   auto approx = createBackend(BackendKind::kApprox, config);
-  testing::ProgramLayout layout;
-  testing::RingDriver rtlRing(*rtl, layout.ringBase, layout.ringSize), approxRing(*approx, layout.ringBase, layout.ringSize);
-  rtlRing.init();
-  approxRing.init();
-  for (size_t i = 0; i < programs.size(); ++i) {
-    SCOPED_TRACE(fmt::format("program {} (tag {})", i, programs[i].tag));
-    testing::writeInputs(*rtl, programs[i]);
-    testing::writeInputs(*approx, programs[i]);
-    rtlRing.submit(programs[i].commands);
-    approxRing.submit(programs[i].commands);
-    const testing::LockstepResult r = testing::runInLockstep(*rtl, *approx, 1 + i % 3, kProgramBudget);
-    ASSERT_FALSE(r.divergence) << "rtl vs approx after " << r.steps << " steps: " << r.divergence->describe();
-    ASSERT_TRUE(r.interrupted);
-    EXPECT_EQ(rtlRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
-    EXPECT_EQ(approxRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
-  }
+  const auto failure = testing::runProgramsInLockstep(*rtl, *approx, programs, 2, kProgramBudget);
+  EXPECT_FALSE(failure) << "rtl vs approx: " << *failure;
 }
 
 // A soft reset in the middle of a stream (reads and writes in flight, tokens, queues), then a

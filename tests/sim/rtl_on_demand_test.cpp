@@ -93,22 +93,8 @@ TEST(RtlOnDemand, TheOddConfigurationFollowsTheRtlStepByStep) {
   programs.push_back(testing::storeBoundProgram(config, 8, 6));
   auto rtl = createBackend(BackendKind::kRtl, config);
   auto approx = createBackend(BackendKind::kApprox, config);
-  testing::ProgramLayout layout;
-  testing::RingDriver rtlRing(*rtl, layout.ringBase, layout.ringSize), approxRing(*approx, layout.ringBase, layout.ringSize);
-  rtlRing.init();
-  approxRing.init();
-  for (size_t i = 0; i < programs.size(); ++i) {
-    SCOPED_TRACE(fmt::format("program {} (tag {})", i, programs[i].tag));
-    testing::writeInputs(*rtl, programs[i]);
-    testing::writeInputs(*approx, programs[i]);
-    rtlRing.submit(programs[i].commands);
-    approxRing.submit(programs[i].commands);
-    const testing::LockstepResult r = testing::runInLockstep(*rtl, *approx, 2, 5'000'000);
-    ASSERT_FALSE(r.divergence) << "rtl vs approx after " << r.steps << " steps: " << r.divergence->describe();
-    ASSERT_TRUE(r.interrupted);
-    EXPECT_EQ(rtlRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
-    EXPECT_EQ(approxRing.runToInterrupt(1), hw::reg::kIrqStatusDoneMask);
-  }
+  const auto failure = testing::runProgramsInLockstep(*rtl, *approx, programs, 2, 5'000'000);
+  EXPECT_FALSE(failure) << "rtl vs approx: " << *failure;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "weft/hw/generated.h"
+#include "weft/sim/testing/ring_driver.h"
 
 namespace weft::sim::testing {
 namespace {
@@ -63,6 +64,31 @@ LockstepResult runInLockstep(IDeviceBackend& first, IDeviceBackend& second, uint
     }
   }
   return r;
+}
+
+std::optional<std::string> runProgramsInLockstep(IDeviceBackend& first, IDeviceBackend& second,
+                                                 const std::vector<Program>& programs, uint64_t step,
+                                                 uint64_t maxCycles) {
+  const ProgramLayout layout;
+  RingDriver a(first, layout.ringBase, layout.ringSize), b(second, layout.ringBase, layout.ringSize);
+  a.init();
+  b.init();
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const Program& p = programs[i];
+    writeInputs(first, p);
+    writeInputs(second, p);
+    a.submit(p.commands);
+    b.submit(p.commands);
+    const LockstepResult r = runInLockstep(first, second, step, maxCycles);
+    const std::string which = fmt::format("program {} (tag {}): after {} steps", i, p.tag, r.steps);
+    if (r.divergence) return fmt::format("{}, {}", which, r.divergence->describe());
+    if (!r.interrupted) return fmt::format("{}, no interrupt within {} cycles", which, maxCycles);
+    const uint32_t statusA = a.runToInterrupt(1), statusB = b.runToInterrupt(1);
+    if (statusA != hw::reg::kIrqStatusDoneMask || statusB != statusA) {
+      return fmt::format("{}, IRQ_STATUS {:#x} vs {:#x} (done expected)", which, statusA, statusB);
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace weft::sim::testing

@@ -187,6 +187,59 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
   return p;
 }
 
+namespace {
+
+// The building blocks of the generated streams: whole rows, one level of repetition.
+hw::CommandWord paramLoad(const hw::HwConfig& cfg, const ProgramLayout& layout) {
+  hw::LoadCmd lp;
+  lp.dst = hw::Mem::kParam;
+  lp.rowBytes = cfg.paramRowBytes();
+  lp.dramAddr = layout.params;
+  lp.stride0 = cfg.paramRowBytes();
+  lp.count0 = lp.count1 = lp.count2 = 1;
+  return lp.encode();
+}
+
+hw::LoadCmd rowLoad(hw::Mem dst, uint32_t rowBytes, uint32_t spadAddr, uint64_t dramAddr, uint32_t rows) {
+  hw::LoadCmd l;
+  l.dst = dst;
+  l.rowBytes = rowBytes;
+  l.spadAddr = spadAddr;
+  l.dramAddr = dramAddr;
+  l.stride0 = rowBytes;
+  l.count0 = rows;
+  l.count1 = l.count2 = 1;
+  return l;
+}
+
+hw::GemmCmd fullGemm(const hw::HwConfig& cfg, uint32_t wAddr, uint32_t inAddr, uint32_t mRows, uint32_t accAddr) {
+  hw::GemmCmd g;
+  g.kRows = cfg.rows();
+  g.wAddr = wAddr;
+  g.inAddr = inAddr;
+  g.mRows = mRows;
+  g.accAddr = accAddr;
+  g.inZp = 128;
+  g.wSigned = true;
+  return g;
+}
+
+hw::StoreCmd requantStore(const hw::HwConfig& cfg, uint32_t accAddr, uint64_t dramAddr, uint32_t rows) {
+  hw::StoreCmd s;
+  s.mode = hw::StoreMode::kRequant8;
+  s.rowBytes = cfg.cols();
+  s.accAddr = accAddr;
+  s.dramAddr = dramAddr;
+  s.stride0 = cfg.cols();
+  s.count0 = rows;
+  s.count1 = 1;
+  s.clampMin = -128;
+  s.clampMax = 127;
+  return s;
+}
+
+}  // namespace
+
 Program gemmStreamProgram(const hw::HwConfig& cfg, unsigned tiles, unsigned rowsPerTile,
                           const ProgramLayout& layout) {
   std::mt19937 rng(tiles * 7919u + rowsPerTile);
@@ -201,61 +254,23 @@ Program gemmStreamProgram(const hw::HwConfig& cfg, unsigned tiles, unsigned rows
   p.outputBytes = uint64_t{M} * C * 2;
   p.inputs.emplace_back(p.outputBase, std::vector<uint8_t>(p.outputBytes));
   auto& cmds = p.commands;
-
-  hw::LoadCmd lp;
-  lp.dst = hw::Mem::kParam;
-  lp.rowBytes = cfg.paramRowBytes();
-  lp.dramAddr = layout.params;
-  lp.stride0 = cfg.paramRowBytes();
-  lp.count0 = 1;
-  lp.count1 = lp.count2 = 1;
-  cmds.push_back(lp.encode());
+  cmds.push_back(paramLoad(cfg, layout));
   for (unsigned t = 0; t < tiles; ++t) {
     const unsigned buf = t % 2;
     const bool tail = t + 2 >= tiles;  // the last two tiles leave no token behind
-    hw::LoadCmd li;
-    li.dst = hw::Mem::kIn;
-    li.rowBytes = R;
-    li.spadAddr = buf * M;
-    li.dramAddr = layout.inputs + uint64_t{buf} * M * R;
-    li.stride0 = R;
-    li.count0 = M;
-    li.count1 = li.count2 = 1;
+    hw::LoadCmd li = rowLoad(hw::Mem::kIn, R, buf * M, layout.inputs + uint64_t{buf} * M * R, M);
     li.header.waitNext = t >= 2;
     cmds.push_back(li.encode());
-    hw::LoadCmd lw;
-    lw.dst = hw::Mem::kW;
-    lw.rowBytes = C;
-    lw.spadAddr = buf * R;
-    lw.dramAddr = layout.weights + uint64_t{buf} * R * C;
-    lw.stride0 = C;
-    lw.count0 = R;
-    lw.count1 = lw.count2 = 1;
+    hw::LoadCmd lw = rowLoad(hw::Mem::kW, C, buf * R, layout.weights + uint64_t{buf} * R * C, R);
     lw.header.signalNext = true;
     cmds.push_back(lw.encode());
-    hw::GemmCmd g;
-    g.kRows = R;
-    g.wAddr = buf * R;
-    g.inAddr = buf * M;
-    g.mRows = M;
-    g.accAddr = buf * M;
-    g.inZp = 128;
-    g.wSigned = true;
+    hw::GemmCmd g = fullGemm(cfg, buf * R, buf * M, M, buf * M);
     g.header.waitPrev = true;
     g.header.waitNext = t >= 2;
     g.header.signalPrev = !tail;
     g.header.signalNext = true;
     cmds.push_back(g.encode());
-    hw::StoreCmd s;
-    s.mode = hw::StoreMode::kRequant8;
-    s.rowBytes = C;
-    s.accAddr = buf * M;
-    s.dramAddr = layout.outputs + uint64_t{buf} * M * C;
-    s.stride0 = C;
-    s.count0 = M;
-    s.count1 = 1;
-    s.clampMin = -128;
-    s.clampMax = 127;
+    hw::StoreCmd s = requantStore(cfg, buf * M, layout.outputs + uint64_t{buf} * M * C, M);
     s.header.waitPrev = true;
     s.header.signalPrev = !tail;
     cmds.push_back(s.encode());
@@ -277,52 +292,19 @@ Program storeBoundProgram(const hw::HwConfig& cfg, unsigned stores, unsigned row
   p.outputBytes = uint64_t{stores} * M * C;
   p.inputs.emplace_back(p.outputBase, std::vector<uint8_t>(p.outputBytes));
   auto& cmds = p.commands;
-  hw::LoadCmd lp;
-  lp.dst = hw::Mem::kParam;
-  lp.rowBytes = cfg.paramRowBytes();
-  lp.dramAddr = layout.params;
-  lp.stride0 = cfg.paramRowBytes();
-  lp.count0 = lp.count1 = lp.count2 = 1;
-  cmds.push_back(lp.encode());
-  hw::LoadCmd li;
-  li.dst = hw::Mem::kIn;
-  li.rowBytes = R;
-  li.dramAddr = layout.inputs;
-  li.stride0 = R;
-  li.count0 = M;
-  li.count1 = li.count2 = 1;
-  cmds.push_back(li.encode());
-  hw::LoadCmd lw;
-  lw.dst = hw::Mem::kW;
-  lw.rowBytes = C;
-  lw.dramAddr = layout.weights;
-  lw.stride0 = C;
-  lw.count0 = R;
-  lw.count1 = lw.count2 = 1;
+  cmds.push_back(paramLoad(cfg, layout));
+  cmds.push_back(rowLoad(hw::Mem::kIn, R, 0, layout.inputs, M).encode());
+  hw::LoadCmd lw = rowLoad(hw::Mem::kW, C, 0, layout.weights, R);
   lw.header.signalNext = true;
   cmds.push_back(lw.encode());
   for (unsigned k = 0; k < stores; ++k) {
     // Each GEMM fills its own accumulator rows (no store reads rows a later GEMM writes).
-    hw::GemmCmd g;
-    g.kRows = R;
-    g.mRows = M;
-    g.accAddr = k * M;
-    g.inZp = 128;
-    g.wSigned = true;
+    hw::GemmCmd g = fullGemm(cfg, 0, 0, M, k * M);
     g.keepWeights = k > 0;
     g.header.waitPrev = k == 0;
     g.header.signalNext = true;
     cmds.push_back(g.encode());
-    hw::StoreCmd st;
-    st.mode = hw::StoreMode::kRequant8;
-    st.rowBytes = C;
-    st.accAddr = k * M;
-    st.dramAddr = layout.outputs + uint64_t{k} * M * C;
-    st.stride0 = C;
-    st.count0 = M;
-    st.count1 = 1;
-    st.clampMin = -128;
-    st.clampMax = 127;
+    hw::StoreCmd st = requantStore(cfg, k * M, layout.outputs + uint64_t{k} * M * C, M);
     st.header.waitPrev = true;
     cmds.push_back(st.encode());
   }

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "weft/sim/backend.h"
+#include "weft/sim/testing/programs.h"
 
 namespace weft::sim::testing {
 
@@ -30,5 +32,13 @@ struct LockstepResult {
 // Runs both devices `step` cycles at a time until both raise the interrupt, `maxCycles` pass
 // or they differ. The interrupt is left pending, as runUntilInterrupt leaves it.
 LockstepResult runInLockstep(IDeviceBackend& first, IDeviceBackend& second, uint64_t step, uint64_t maxCycles);
+
+// Runs `programs` back to back on two fresh devices, each program in lock-step through a ring
+// driver per device (ProgramLayout's ring), acknowledging each interrupt. Returns what went
+// wrong first ("program 2 (tag 7): after 48 steps, cycle 1605: DMA_WR_BYTES 160 vs 144", or an
+// interrupt that did not come) or nullopt when they agreed throughout.
+std::optional<std::string> runProgramsInLockstep(IDeviceBackend& first, IDeviceBackend& second,
+                                                 const std::vector<Program>& programs, uint64_t step,
+                                                 uint64_t maxCycles);
 
 }  // namespace weft::sim::testing
