@@ -21,19 +21,16 @@ struct Observation {
 Observation observe(IDeviceBackend& d) {
   Observation o;
   o.status = d.readReg(hw::reg::kStatus);
-  for (size_t i = 0; i < hw::kNumCounters; ++i) {
-    const auto c = static_cast<hw::Counter>(i);
-    const uint32_t lo = d.readReg(hw::counterAddr(c));
-    const uint32_t hi = d.readReg(hw::counterAddr(c) + 4);
-    o.counters[i] = (uint64_t{hi} << 32) | lo;
-  }
+  for (size_t i = 0; i < hw::kNumCounters; ++i) o.counters[i] = readCounter(d, static_cast<hw::Counter>(i));
   return o;
 }
 
 std::optional<Divergence> compare(const Observation& a, const Observation& b, uint64_t cycle) {
   if (a.status != b.status) return Divergence{cycle, "STATUS", a.status, b.status};
   for (size_t i = 0; i < hw::kNumCounters; ++i) {
-    if (a.counters[i] != b.counters[i]) return Divergence{cycle, std::string(hw::kCounterNames[i]), a.counters[i], b.counters[i]};
+    if (a.counters[i] != b.counters[i]) {
+      return Divergence{cycle, std::string(hw::kCounterNames[i]), a.counters[i], b.counters[i]};
+    }
   }
   return std::nullopt;
 }

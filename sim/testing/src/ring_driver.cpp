@@ -54,10 +54,12 @@ void RingDriver::softReset() {
   init();
 }
 
-uint64_t RingDriver::readCounter(hw::Counter c) {
-  const uint32_t lo = device_.readReg(hw::counterAddr(c));
-  const uint32_t hi = device_.readReg(hw::counterAddr(c) + 4);
+uint64_t readCounter(IDeviceBackend& device, hw::Counter c) {
+  const uint32_t lo = device.readReg(hw::counterAddr(c));
+  const uint32_t hi = device.readReg(hw::counterAddr(c) + 4);
   return (uint64_t{hi} << 32) | lo;
 }
+
+uint64_t RingDriver::readCounter(hw::Counter c) { return testing::readCounter(device_, c); }
 
 }  // namespace weft::sim::testing

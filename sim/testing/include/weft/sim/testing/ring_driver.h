@@ -11,6 +11,9 @@
 
 namespace weft::sim::testing {
 
+// A 64-bit counter as a driver reads it: LO (which latches it), then the latched HI.
+uint64_t readCounter(IDeviceBackend& device, hw::Counter c);
+
 class RingDriver {
  public:
   RingDriver(IDeviceBackend& device, uint64_t ringBase, uint32_t ringSize);
