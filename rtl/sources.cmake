@@ -4,6 +4,7 @@ set(WEFT_RTL_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(WEFT_RTL_SOURCES
   ${WEFT_PKG_SV}
   ${WEFT_RTL_DIR}/weft_rtl_pkg.sv
+  ${WEFT_RTL_DIR}/weft_fixed_pkg.sv
   ${WEFT_RTL_DIR}/weft_fifo.sv
   ${WEFT_RTL_DIR}/weft_ram.sv
   ${WEFT_RTL_DIR}/weft_tokens.sv
@@ -22,5 +23,8 @@ set(WEFT_RTL_SOURCES
   ${WEFT_RTL_DIR}/weft_store.sv
   ${WEFT_RTL_DIR}/weft_wr_fifo.sv
   ${WEFT_RTL_DIR}/weft_wr_mux.sv
+  ${WEFT_RTL_DIR}/weft_vec_lut.sv
+  ${WEFT_RTL_DIR}/weft_vec_lane.sv
+  ${WEFT_RTL_DIR}/weft_vector.sv
   ${WEFT_RTL_DIR}/weft_top.sv
 )

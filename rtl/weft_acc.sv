@@ -7,7 +7,10 @@
 // edge s+Rows+2+c. The GEMM's last row completes at the write of column Cols-1 (done_o is
 // high in the cycle before that edge). A read of the word written at the same edge gets the
 // new value (bypass), so back-to-back accumulating GEMMs never see a stale sum.
-// The store unit's read port reads a whole row (registered).
+// The store unit's read port reads a whole row (registered). The vector unit writes whole rows
+// (vec_we_i); programs order its writes against the array's through tokens, so the two never
+// write the same row in one cycle and a GEMM never accumulates onto a row the vector unit is
+// writing.
 module weft_acc
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -22,8 +25,11 @@ module weft_acc
   input  acc_meta_t        meta_i,
   input  logic [31:0]      psum_i [Cols],
   output logic             done_o,
-  output logic             done_sig_prev_o,
-  output logic             done_sig_next_o,
+  output logic [1:0]       done_sig_o,
+  // vector unit write port
+  input  logic             vec_we_i,
+  input  logic [RowAw-1:0] vec_addr_i,
+  input  logic [31:0]      vec_data_i [Cols],
   // store read port
   input  logic             rd_en_i,
   input  logic [RowAw-1:0] rd_addr_i,
@@ -66,6 +72,7 @@ module weft_acc
                       ? wdata : bank_q[c][in.acc_addr[Aw-1:0]];
         end
       end
+      if (vec_we_i) bank_q[c][vec_addr_i[Aw-1:0]] <= vec_data_i[c];
       if (rd_en_i) rd_q[c] <= bank_q[c][rd_addr_i[Aw-1:0]];
     end
 
@@ -73,10 +80,9 @@ module weft_acc
   end
 
   assign done_o          = col_q[Cols-1].valid && col_q[Cols-1].last;
-  assign done_sig_prev_o = col_q[Cols-1].sig_prev;
-  assign done_sig_next_o = col_q[Cols-1].sig_next;
+  assign done_sig_o      = col_q[Cols-1].sig;
   assign rd_data_o       = rd_q;
 
   logic unused;
-  assign unused = ^{rd_addr_i, meta_q.last, meta_q.sig_prev, meta_q.sig_next};
+  assign unused = ^{rd_addr_i, vec_addr_i, meta_q.last, meta_q.sig};
 endmodule

@@ -22,17 +22,12 @@ module weft_compute
   input  logic              cmd_valid_i,
   input  cmd_t              cmd_i,
   output logic              cmd_pop_o,
-  // tokens: waits on load->compute and store->compute, signals compute->load and ->store
-  input  logic              l2c_avail_i,
-  input  logic              s2c_avail_i,
-  input  logic              c2l_space_i,
-  input  logic              c2s_space_i,
-  output logic              l2c_pop_o,
-  output logic              s2c_pop_o,
-  output logic              c2l_rsv_o,
-  output logic              c2s_rsv_o,
-  output logic              c2l_push_o,
-  output logic              c2s_push_o,
+  // tokens (weft_pkg Tok<Unit>Wait0/1, Signal0/1): the head's wait queues and signal queues
+  input  logic [1:0]        wait_avail_i,
+  input  logic [1:0]        sig_space_i,
+  output logic [1:0]        wait_pop_o,
+  output logic [1:0]        sig_rsv_o,
+  output logic [1:0]        sig_push_o,
   // weight scratchpad read port (registered read)
   output logic              w_re_o,
   output logic [RowAw-1:0]  w_raddr_o,
@@ -45,8 +40,7 @@ module weft_compute
   output logic              pipe_en_o,
   // accumulator write-back of a GEMM's last row in the last column
   input  logic              done_i,
-  input  logic              done_sig_prev_i,
-  input  logic              done_sig_next_i,
+  input  logic [1:0]        done_sig_i,
   // status
   output logic              active_o,
   output logic              stall_token_o,
@@ -69,8 +63,7 @@ module weft_compute
     logic                accumulate;
     logic                wsel;
     logic [KW-1:0]       k_rows;
-    logic                sig_prev;
-    logic                sig_next;
+    logic [1:0]          sig;
   } job_t;
 
   gemm_cmd_t head;
@@ -88,17 +81,14 @@ module weft_compute
   logic tok_ok, buf_ok, start, preload;
   logic nb;
   assign nb     = !last_buf_q;
-  assign tok_ok = (!head.wait_prev || l2c_avail_i) && (!head.wait_next || s2c_avail_i)
-               && (!head.signal_prev || c2l_space_i) && (!head.signal_next || c2s_space_i);
+  assign tok_ok = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
   assign buf_ok = head.keep_weights || (pl_left_q == '0 && users_q[nb] == '0 && drain_q[nb] == '0);
   assign start  = cmd_valid_i && tok_ok && buf_ok && !sq_full;
   assign preload = start && !head.keep_weights;
 
   assign cmd_pop_o = start;
-  assign l2c_pop_o = start && head.wait_prev;
-  assign s2c_pop_o = start && head.wait_next;
-  assign c2l_rsv_o = start && head.signal_prev;
-  assign c2s_rsv_o = start && head.signal_next;
+  assign wait_pop_o = {start && head.wait1, start && head.wait0};
+  assign sig_rsv_o  = {start && head.signal1, start && head.signal0};
 
   job_t new_job, job;
   always_comb begin
@@ -110,8 +100,7 @@ module weft_compute
     new_job.accumulate = head.accumulate;
     new_job.wsel       = head.keep_weights ? last_buf_q : nb;
     new_job.k_rows     = head.keep_weights ? last_k_q : head.k_rows;
-    new_job.sig_prev   = head.signal_prev;
-    new_job.sig_next   = head.signal_next;
+    new_job.sig        = {head.signal1, head.signal0};
   end
 
   weft_fifo #(.Width($bits(job_t)), .Depth(StreamQueueDepth)) u_stream_q (
@@ -220,8 +209,7 @@ module weft_compute
         row_q.acc.acc_addr   <= job.acc_addr + RowAw'(i_q);
         row_q.acc.accumulate <= job.accumulate;
         row_q.acc.last       <= last;
-        row_q.acc.sig_prev   <= job.sig_prev;
-        row_q.acc.sig_next   <= job.sig_next;
+        row_q.acc.sig        <= job.sig;
       end
       pipe_q <= issue ? PipeW'(PipeDepth) : (pipe_q != '0 ? pipe_q - 1'b1 : '0);
       for (int unsigned b = 0; b < 2; b++) begin
@@ -247,8 +235,7 @@ module weft_compute
     else            inflight_q <= inflight_q + (RowAw+1)'(start) - (RowAw+1)'(done_i);
   end
 
-  assign c2l_push_o    = done_i && done_sig_prev_i;
-  assign c2s_push_o    = done_i && done_sig_next_i;
+  assign sig_push_o    = done_i ? done_sig_i : 2'b00;
   assign retire_o      = done_i;
   assign active_o      = (inflight_q != '0);
   assign idle_o        = (inflight_q == '0);

@@ -9,7 +9,9 @@ module weft_counters
   input  logic                 load_active_i,
   input  logic                 compute_active_i,
   input  logic                 store_active_i,
+  input  logic                 vector_active_i,
   input  logic                 array_row_i,
+  input  logic                 vector_slot_i,
   input  logic [11:0]          rd_bytes_i,     // bytes of the read request accepted this cycle
   input  logic [11:0]          wr_bytes_i,     // bytes of the write request accepted this cycle
   input  logic                 rd_req_i,
@@ -17,6 +19,7 @@ module weft_counters
   input  logic                 stall_load_token_i,
   input  logic                 stall_compute_token_i,
   input  logic                 stall_store_token_i,
+  input  logic                 stall_vector_token_i,
   input  logic                 stall_dram_rd_i,
   input  logic                 stall_dram_wr_i,
   input  logic [2:0]           retired_i,      // commands completed this cycle
@@ -42,6 +45,9 @@ module weft_counters
     inc[CntStallDramRd]       = 64'(stall_dram_rd_i);
     inc[CntStallDramWr]       = 64'(stall_dram_wr_i);
     inc[CntCmdsRetired]       = 64'(retired_i);
+    inc[CntVectorActive]      = 64'(vector_active_i);
+    inc[CntVectorSlots]       = 64'(vector_slot_i);
+    inc[CntStallVectorToken]  = 64'(stall_vector_token_i);
   end
 
   for (genvar i = 0; i < NumCounters; i++) begin : g_cnt

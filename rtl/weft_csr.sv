@@ -12,6 +12,7 @@ module weft_csr
   parameter int unsigned InSpadRows     = DefaultInSpadRows,
   parameter int unsigned WSpadRows      = DefaultWSpadRows,
   parameter int unsigned AccRows        = DefaultAccRows,
+  parameter int unsigned VecSpadRows    = DefaultVecSpadRows,
   parameter int unsigned ParamRows      = DefaultParamRows,
   parameter int unsigned BusBytes       = DefaultBusBytes,
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
@@ -110,6 +111,7 @@ module weft_csr
           RegCfgInSpadRows:     rdata_q <= 32'(InSpadRows);
           RegCfgWSpadRows:      rdata_q <= 32'(WSpadRows);
           RegCfgAccRows:        rdata_q <= 32'(AccRows);
+          RegCfgVecSpadRows:    rdata_q <= 32'(VecSpadRows);
           RegCfgParamRows:      rdata_q <= 32'(ParamRows);
           RegCfgBusBytes:       rdata_q <= 32'(BusBytes);
           RegCfgMaxOutstanding: rdata_q <= 32'(MaxOutstanding);

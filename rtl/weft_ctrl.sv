@@ -9,13 +9,17 @@ module weft_ctrl
   import weft_pkg::*;
   import weft_rtl_pkg::*;
 #(
-  parameter int unsigned Rows       = DefaultRows,
-  parameter int unsigned Cols       = DefaultCols,
-  parameter int unsigned InSpadRows = DefaultInSpadRows,
-  parameter int unsigned WSpadRows  = DefaultWSpadRows,
-  parameter int unsigned AccRows    = DefaultAccRows,
-  parameter int unsigned ParamRows  = DefaultParamRows,
-  parameter int unsigned BusBytes   = DefaultBusBytes
+  parameter int unsigned Rows           = DefaultRows,
+  parameter int unsigned Cols           = DefaultCols,
+  parameter int unsigned InSpadRows     = DefaultInSpadRows,
+  parameter int unsigned WSpadRows      = DefaultWSpadRows,
+  parameter int unsigned AccRows        = DefaultAccRows,
+  parameter int unsigned VecSpadRows    = DefaultVecSpadRows,
+  parameter int unsigned ParamRows      = DefaultParamRows,
+  parameter int unsigned BusBytes       = DefaultBusBytes,
+  parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
+  parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
+  parameter int unsigned TokenDepth     = DefaultTokenDepth
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -25,14 +29,10 @@ module weft_ctrl
   input  cmd_t                  cmd_i,
   output logic                  cmd_pop_o,
   input  logic                  ring_err_i,
-  // dispatch
+  // dispatch to the unit FIFOs (index: weft_pkg Unit*)
   output cmd_t                  disp_cmd_o,
-  output logic                  disp_load_o,
-  output logic                  disp_compute_o,
-  output logic                  disp_store_o,
-  input  logic                  load_full_i,
-  input  logic                  compute_full_i,
-  input  logic                  store_full_i,
+  output logic [NumFifoUnits-1:0] disp_o,
+  input  logic [NumFifoUnits-1:0] full_i,
   // every queue empty, every unit idle, every DRAM write acknowledged
   input  logic                  drained_i,
   input  logic [63:0]           cnt_i [NumCounters],
@@ -55,63 +55,6 @@ module weft_ctrl
   output logic                  retire_o,
   output logic                  busy_o
 );
-  // ---------------------------------------------------------------- validation
-  function automatic logic zp_fits(logic [15:0] zp, logic is_signed);
-    logic signed [15:0] v;
-    v = signed'(zp);
-    return is_signed ? (v >= -16'sd128 && v <= 16'sd127) : (v >= 16'sd0 && v <= 16'sd255);
-  endfunction
-
-  // First of bad_opcode, bad_value, bad_length, bad_address (hw/spec/isa.json).
-  function automatic error_e check(cmd_t c);
-    // Each view of the command reads only the fields its opcode checks.
-    /* verilator lint_off UNUSEDSIGNAL */
-    load_cmd_t  l;
-    gemm_cmd_t  g;
-    store_cmd_t s;
-    /* verilator lint_on UNUSEDSIGNAL */
-    logic [16:0] row_size, depth;
-    logic [49:0] end_row;
-    l = load_cmd_t'(c);
-    g = gemm_cmd_t'(c);
-    s = store_cmd_t'(c);
-    unique case (c[HdrOpcodeLsb +: HdrOpcodeW])
-      OpNop, OpBarrier: return ErrorNone;
-      OpLoad: begin
-        unique case (l.dst)
-          MemIn:    begin row_size = 17'(Rows);     depth = 17'(InSpadRows); end
-          MemW:     begin row_size = 17'(Cols);     depth = 17'(WSpadRows);  end
-          MemParam: begin row_size = 17'(9 * Cols); depth = 17'(ParamRows);  end
-          default:  return ErrorBadValue;
-        endcase
-        if (l.count0 == '0 || l.count1 == '0 || l.count2 == '0) return ErrorBadLength;
-        if (l.row_bytes == '0 || 17'(l.row_bytes) > row_size) return ErrorBadLength;
-        end_row = 50'(l.spad_addr) + 50'(l.count0) * 50'(l.count1) * 50'(l.count2);
-        if (end_row > 50'(depth)) return ErrorBadAddress;
-        return ErrorNone;
-      end
-      OpGemm: begin
-        if (!zp_fits(g.in_zp, g.in_signed)) return ErrorBadValue;
-        if (!g.keep_weights && !zp_fits(g.w_zp, g.w_signed)) return ErrorBadValue;
-        if (g.m_rows == '0) return ErrorBadLength;
-        if (!g.keep_weights && (g.k_rows == '0 || 32'(g.k_rows) > Rows)) return ErrorBadLength;
-        if (!g.keep_weights && 32'(g.w_addr) + 32'(g.k_rows) > WSpadRows) return ErrorBadAddress;
-        if (32'(g.in_addr) + 32'(g.m_rows) > InSpadRows) return ErrorBadAddress;
-        if (32'(g.acc_addr) + 32'(g.m_rows) > AccRows) return ErrorBadAddress;
-        return ErrorNone;
-      end
-      OpStore: begin
-        if (s.mode != StoreModeRequant8 && s.mode != StoreModeRaw32) return ErrorBadValue;
-        if (s.count0 == '0 || s.count1 == '0) return ErrorBadLength;
-        if (s.row_bytes == '0 || 32'(s.row_bytes) > Cols) return ErrorBadLength;
-        if (33'(s.acc_addr) + 33'(s.count0) * 33'(s.count1) > 33'(AccRows)) return ErrorBadAddress;
-        if (32'(s.param_row) >= ParamRows) return ErrorBadAddress;
-        return ErrorNone;
-      end
-      default: return ErrorBadOpcode;
-    endcase
-  endfunction
-
   // ---------------------------------------------------------------- decode and dispatch
   logic   dec_valid_q, halted_q;
   cmd_t   dec_q;
@@ -123,12 +66,14 @@ module weft_ctrl
   assign op  = opcode_e'(dec_q[HdrOpcodeLsb +: HdrOpcodeW]);
 
   logic ok, dispatch, nop_done, bar_done, bad, leave, load_next, halt_ring;
+  int unsigned dec_unit;
+  assign dec_unit  = unit_of(dec_q[HdrOpcodeLsb +: HdrOpcodeW]);
   assign ok        = dec_valid_q && (dec_err_q == ErrorNone) && !halted_q;
-  assign disp_load_o    = ok && op == OpLoad && !load_full_i;
-  assign disp_compute_o = ok && op == OpGemm && !compute_full_i;
-  assign disp_store_o   = ok && op == OpStore && !store_full_i;
-  assign disp_cmd_o     = dec_q;
-  assign dispatch  = disp_load_o || disp_compute_o || disp_store_o;
+  for (genvar u = 0; u < NumFifoUnits; u++) begin : g_disp
+    assign disp_o[u] = ok && dec_unit == u && !full_i[u];
+  end
+  assign disp_cmd_o = dec_q;
+  assign dispatch   = |disp_o;
   assign nop_done  = ok && op == OpNop;
   assign bad       = dec_valid_q && (dec_err_q != ErrorNone) && !halted_q;
   assign halt_ring = ring_err_i && !halted_q && !bad;
@@ -161,7 +106,9 @@ module weft_ctrl
   always_ff @(posedge clk_i) begin
     if (load_next) begin
       dec_q     <= cmd_i;
-      dec_err_q <= check(cmd_i);
+      // Validation (hw/spec/isa.json checks, generated into weft_pkg).
+      dec_err_q <= check_command(cmd_i, Rows, Cols, InSpadRows, WSpadRows, AccRows, VecSpadRows, ParamRows,
+                                 BusBytes, MaxOutstanding, CmdQueueDepth, TokenDepth);
     end
   end
 

@@ -22,12 +22,12 @@ module weft_load
   input  logic                     cmd_valid_i,
   input  cmd_t                     cmd_i,
   output logic                     cmd_pop_o,
-  // tokens: waits on compute->load, signals load->compute
-  input  logic                     c2l_avail_i,
-  input  logic                     l2c_space_i,
-  output logic                     c2l_pop_o,
-  output logic                     l2c_rsv_o,
-  output logic                     l2c_push_o,
+  // tokens (weft_pkg Tok<Unit>Wait0/1, Signal0/1): the head's wait queues and signal queues
+  input  logic [1:0]                wait_avail_i,
+  input  logic [1:0]                sig_space_i,
+  output logic [1:0]                wait_pop_o,
+  output logic [1:0]                sig_rsv_o,
+  output logic [1:0]                sig_push_o,
   // read requests
   output logic                     req_valid_o,
   output logic [DramAw-1:0]        req_addr_o,
@@ -59,9 +59,11 @@ module weft_load
   localparam int unsigned InRowBytes    = Rows;
   localparam int unsigned WRowBytes     = Cols;
   localparam int unsigned ParamRowBytes = 9 * Cols;
+  localparam int unsigned LutRowBytes   = 4 * Cols;
   localparam int unsigned MaxRowsIn     = max_rows(InRowBytes);
   localparam int unsigned MaxRowsW      = max_rows(WRowBytes);
   localparam int unsigned MaxRowsParam  = max_rows(ParamRowBytes);
+  localparam int unsigned MaxRowsLut    = max_rows(LutRowBytes);
 
   // Rows of row_size bytes in one merged request: 1 unless rows are whole beats.
   function automatic int unsigned max_rows(int unsigned row_size);
@@ -69,7 +71,8 @@ module weft_load
     return LoadMaxReqBytes / row_size;
   endfunction
 
-  logic                     busy_q, sig_q, merge_q;
+  logic                     busy_q, merge_q;
+  logic [1:0]               sig_q;
   mem_e                     dst_q;
   logic [LoadRowBytesW-1:0] row_bytes_q, row_beats_q;
   logic [RowsPerReqW-1:0]   max_rows_q;
@@ -92,12 +95,12 @@ module weft_load
   assign last1    = (i1_q == c1_q - 1'b1);
   assign last2    = (i2_q == c2_q - 1'b1);
   assign last_row = last0 && last1 && last2;
-  assign tok_ok   = (!head.wait_next || c2l_avail_i) && (!head.signal_next || l2c_space_i);
+  assign tok_ok   = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
   assign start    = cmd_valid_i && tok_ok && (!busy_q || (req_accept_i && last_row));
 
   assign cmd_pop_o  = start;
-  assign c2l_pop_o  = start && head.wait_next;
-  assign l2c_rsv_o  = start && head.signal_next;
+  assign wait_pop_o = {start && head.wait1, start && head.wait0};
+  assign sig_rsv_o  = {start && head.signal1, start && head.signal0};
 
   assign req_valid_o = busy_q;
   assign req_addr_o  = addr0_q;
@@ -130,9 +133,11 @@ module weft_load
       logic [LoadRowBytesW-1:0] row_size;
       logic [RowsPerReqW-1:0]   rows_max;
       unique case (head.dst)
-        MemIn:   begin row_size = LoadRowBytesW'(InRowBytes);    rows_max = RowsPerReqW'(MaxRowsIn);    end
-        MemW:    begin row_size = LoadRowBytesW'(WRowBytes);     rows_max = RowsPerReqW'(MaxRowsW);     end
-        default: begin row_size = LoadRowBytesW'(ParamRowBytes); rows_max = RowsPerReqW'(MaxRowsParam); end
+        MemIn:    begin row_size = LoadRowBytesW'(InRowBytes);    rows_max = RowsPerReqW'(MaxRowsIn);    end
+        MemW,
+        MemVec:   begin row_size = LoadRowBytesW'(WRowBytes);     rows_max = RowsPerReqW'(MaxRowsW);     end
+        MemParam: begin row_size = LoadRowBytesW'(ParamRowBytes); rows_max = RowsPerReqW'(MaxRowsParam); end
+        default:  begin row_size = LoadRowBytesW'(LutRowBytes);   rows_max = RowsPerReqW'(MaxRowsLut);   end
       endcase
       merge_q     <= (head.row_bytes == row_size) && (32'(head.stride0) == 32'(head.row_bytes))
                      && (rows_max > RowsPerReqW'(1));
@@ -141,7 +146,7 @@ module weft_load
       dst_q       <= head.dst;
       row_bytes_q <= head.row_bytes;
       spad_q      <= head.spad_addr;
-      sig_q       <= head.signal_next;
+      sig_q       <= {head.signal1, head.signal0};
       c0_q        <= head.count0;
       c1_q        <= head.count1;
       c2_q        <= head.count2;
@@ -182,7 +187,8 @@ module weft_load
 
   logic [AsmBytes*8-1:0] asm_q;
   logic [BeatW-1:0]      beat_q;
-  logic                  wr_valid_q, done_q, done_sig_q;
+  logic                  wr_valid_q, done_q;
+  logic [1:0]            done_sig_q;
   mem_e                  wr_dst_q;
   logic [RowAw-1:0]      wr_addr_q;
   logic [RowMaxBytes*8-1:0] wr_data_q;
@@ -251,7 +257,7 @@ module weft_load
     else             inflight_q <= inflight_q + (RowAw+1)'(start) - (RowAw+1)'(complete);
   end
 
-  assign l2c_push_o    = complete && done_sig_q;
+  assign sig_push_o    = complete ? done_sig_q : 2'b00;
   assign retire_o      = complete;
   assign active_o      = (inflight_q != '0);
   assign idle_o        = (inflight_q == '0);

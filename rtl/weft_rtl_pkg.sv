@@ -1,32 +1,15 @@
 // weft_rtl_pkg: types shared by the modules of weft_top that the hardware contract (weft_pkg,
-// generated from hw/spec) does not define: the internal pipeline records, token queue indices
-// and the fixed depths of internal buffers. Widths of command fields come from weft_pkg.
+// generated from hw/spec) does not define: the internal pipeline records and widths. The units,
+// token queues, internal depths and command fields all come from weft_pkg.
 package weft_rtl_pkg;
   import weft_pkg::*;
-
-  // Dependency-token queues between the units (VTA-style), named producer->consumer.
-  localparam int unsigned NumTokQ = 4;
-  localparam int unsigned TokL2C = 0;  // load -> compute
-  localparam int unsigned TokC2L = 1;  // compute -> load
-  localparam int unsigned TokC2S = 2;  // compute -> store
-  localparam int unsigned TokS2C = 3;  // store -> compute
 
   localparam int unsigned DramAw = LoadDramAddrW;  // DRAM byte address width
   localparam int unsigned RowAw = LoadSpadAddrW;   // scratchpad / accumulator row address width
   localparam int unsigned ReqBytesW = 12;          // DRAM request length field (1..4095 bytes)
 
-  // Largest load request that merges consecutive rows (contiguous, full, beat-aligned rows).
-  localparam int unsigned LoadMaxReqBytes = 1024;
-  localparam int unsigned RowsPerReqW = 11;
-
-  // Commands the fetch unit buffers ahead of decode (also the largest fetch request).
-  localparam int unsigned FetchSlots = 8;
-  // GEMMs accepted by the compute unit's preloader but not yet fully streamed.
-  localparam int unsigned StreamQueueDepth = 2;
-  // Post-processed rows the store unit buffers for the DRAM write port.
-  localparam int unsigned StoreFifoDepth = 8;
-  // Store commands waiting for their last write acknowledgement.
-  localparam int unsigned StoreCmdsInFlight = 4;
+  // Rows one merged load request may cover (up to LoadMaxReqBytes of rows of at least a byte).
+  localparam int unsigned RowsPerReqW = $clog2(LoadMaxReqBytes + 1);
 
   // Bytes of a snapshot record: the tag and every counter, 64 bits each.
   localparam int unsigned SnapshotBytes = 8 * (1 + NumCounters);
@@ -40,8 +23,7 @@ package weft_rtl_pkg;
     logic [RowAw-1:0] acc_addr;
     logic             accumulate;
     logic             last;        // last row of its GEMM: the GEMM completes with its write-back
-    logic             sig_prev;    // tokens the GEMM pushes when it completes
-    logic             sig_next;
+    logic [1:0]       sig;         // tokens the GEMM pushes when it completes (signal0/1)
   } acc_meta_t;
 
   // One GEMM row entering the array: read from the input scratchpad, skewed across the lanes.
@@ -63,8 +45,15 @@ package weft_rtl_pkg;
     logic [LoadRowBytesW-1:0] row_bytes;
     logic [LoadRowBytesW-1:0] row_beats;  // load: beats of each row of the request
     logic                 last;       // load: the request holds the last row of its command
-    logic                 signal;     // load: push a load->compute token on completion
+    logic [1:0]           signal;     // load: the tokens (signal0/1) to push on completion
   } rd_tag_t;
+
+  // A unit's token handshake: the head's header bits against its two wait queues (a token
+  // available) and its two signal queues (room to reserve).
+  function automatic logic tokens_ok(cmd_t c, logic [1:0] avail, logic [1:0] space);
+    return (!c[HdrWait0Lsb] || avail[0]) && (!c[HdrWait1Lsb] || avail[1])
+        && (!c[HdrSignal0Lsb] || space[0]) && (!c[HdrSignal1Lsb] || space[1]);
+  endfunction
 
   // Sign- or zero-extends a byte and subtracts a zero point, in 9 bits.
   function automatic operand_t to_operand(logic [7:0] b, logic is_signed, logic [8:0] zp);

@@ -21,11 +21,12 @@ module weft_store
   input  cmd_t                  cmd_i,
   output logic                  cmd_pop_o,
   // tokens: waits on compute->store, signals store->compute
-  input  logic                  c2s_avail_i,
-  input  logic                  s2c_space_i,
-  output logic                  c2s_pop_o,
-  output logic                  s2c_rsv_o,
-  output logic                  s2c_push_o,
+  // tokens (weft_pkg Tok<Unit>Wait0/1, Signal0/1): the head's wait queues and signal queues
+  input  logic [1:0]            wait_avail_i,
+  input  logic [1:0]            sig_space_i,
+  output logic [1:0]            wait_pop_o,
+  output logic [1:0]            sig_rsv_o,
+  output logic [1:0]            sig_push_o,
   // parameter memory read port (registered read)
   output logic                  param_re_o,
   output logic [RowAw-1:0]      param_raddr_o,
@@ -70,12 +71,12 @@ module weft_store
   assign last0    = (i0_q == c0_q - 1'b1);
   assign last_row = last0 && (i1_q == c1_q - 1'b1);
   assign issue    = busy_q && fifo_room;
-  assign tok_ok   = (!head.wait_prev || c2s_avail_i) && (!head.signal_prev || s2c_space_i);
+  assign tok_ok   = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
   assign start    = cmd_valid_i && tok_ok && !cq_full && (!busy_q || (issue && last_row));
 
   assign cmd_pop_o     = start;
-  assign c2s_pop_o     = start && head.wait_prev;
-  assign s2c_rsv_o     = start && head.signal_prev;
+  assign wait_pop_o    = {start && head.wait1, start && head.wait0};
+  assign sig_rsv_o     = {start && head.signal1, start && head.signal0};
   assign param_re_o    = start;
   assign param_raddr_o = head.param_row;
   assign acc_re_o      = issue;
@@ -241,14 +242,14 @@ module weft_store
   // ---------------------------------------------------------------- completion
   typedef struct packed {
     logic [NReqW-1:0] nreq;
-    logic             sig;
+    logic [1:0]       sig;
   } pending_t;
   pending_t cq_in, cq_head;
   logic [NReqW-1:0] acks_q;
   logic complete;
 
   assign cq_in.nreq = NReqW'(head.count0) * NReqW'(head.count1);
-  assign cq_in.sig  = head.signal_prev;
+  assign cq_in.sig  = {head.signal1, head.signal0};
   assign complete   = wr_ack_i && !cq_empty && (acks_q + 1'b1 == cq_head.nreq);
 
   weft_fifo #(.Width($bits(pending_t)), .Depth(StoreCmdsInFlight)) u_cq (
@@ -267,7 +268,7 @@ module weft_store
     else if (wr_ack_i) acks_q <= complete ? '0 : acks_q + 1'b1;
   end
 
-  assign s2c_push_o    = complete && cq_head.sig;
+  assign sig_push_o    = complete ? cq_head.sig : 2'b00;
   assign retire_o      = complete;
   assign active_o      = !cq_empty;
   assign idle_o        = cq_empty;

@@ -1,11 +1,11 @@
-// The four dependency-token queues between the units (VTA-style). A token carries no data, so
+// The dependency-token queues between the units (VTA-style; hw/spec/isa.json token_queues). A token carries no data, so
 // a queue is a count. A producer reserves a slot when a command that will push starts
 // (rsv_i; allowed while space_o) and pushes at its completion (push_i), so a push never
 // overflows and a completing unit never stalls. A consumer pops when a command that waits
 // starts (pop_i; allowed while avail_o). All flags are registered state: a token pushed at
 // edge e can be popped at edge e+1 at the earliest.
 module weft_tokens
-  import weft_rtl_pkg::*;
+  import weft_pkg::*;
 #(
   parameter int unsigned TokenDepth = 16
 ) (

@@ -1,6 +1,6 @@
-// weft accelerator top: a Rows x Cols int8 weight-stationary systolic array with its
-// scratchpads, accumulator, DMA units, controller and registers (hw/README.md, hw/spec/*.json,
-// rtl/README.md for the cycle-level behaviour).
+// weft accelerator top: a Rows x Cols int8 weight-stationary systolic array and a Cols-lane
+// vector unit with their scratchpads, accumulator, DMA units, controller and registers
+// (hw/README.md, hw/spec/*.json, rtl/README.md for the cycle-level behaviour).
 module weft_top
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -10,6 +10,7 @@ module weft_top
   parameter int unsigned InSpadRows     = DefaultInSpadRows,
   parameter int unsigned WSpadRows      = DefaultWSpadRows,
   parameter int unsigned AccRows        = DefaultAccRows,
+  parameter int unsigned VecSpadRows    = DefaultVecSpadRows,
   parameter int unsigned ParamRows      = DefaultParamRows,
   parameter int unsigned BusBytes       = DefaultBusBytes,
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
@@ -57,7 +58,7 @@ module weft_top
 
   weft_csr #(
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
-    .AccRows(AccRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
+    .AccRows(AccRows), .VecSpadRows(VecSpadRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
     .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth)
   ) u_csr (
     .clk_i, .rst_ni,
@@ -110,20 +111,21 @@ module weft_top
   );
 
   cmd_t disp_cmd;
-  logic disp_load, disp_compute, disp_store;
-  logic ld_q_full, cp_q_full, st_q_full, ld_q_empty, cp_q_empty, st_q_empty;
+  logic [NumFifoUnits-1:0] disp, q_full, q_empty, q_pop;
+  cmd_t unit_cmd [NumFifoUnits];
   logic drained, ctrl_busy, ctrl_retire;
   logic snap_sel, sn_req_valid, sn_req_accept, sn_data_valid, sn_data_last, sn_data_accept, sn_ack;
   logic [DramAw-1:0]     sn_req_addr;
   logic [ReqBytesW-1:0]  sn_req_bytes;
   logic [BusBytes*8-1:0] sn_data;
-  logic ld_idle, cp_idle, st_idle, wr_idle;
+  logic ld_idle, cp_idle, st_idle, vc_idle, wr_idle;
 
-  assign drained = ld_q_empty && cp_q_empty && st_q_empty && ld_idle && cp_idle && st_idle && wr_idle;
+  assign drained = (&q_empty) && ld_idle && cp_idle && st_idle && vc_idle && wr_idle;
 
   weft_ctrl #(
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
-    .AccRows(AccRows), .ParamRows(ParamRows), .BusBytes(BusBytes)
+    .AccRows(AccRows), .VecSpadRows(VecSpadRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
+    .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth)
   ) u_ctrl (
     .clk_i, .rst_ni, .clr_i(clr),
     .cmd_valid_i     (fetched_valid),
@@ -131,12 +133,8 @@ module weft_top
     .cmd_pop_o       (fetched_pop),
     .ring_err_i      (ring_err),
     .disp_cmd_o      (disp_cmd),
-    .disp_load_o     (disp_load),
-    .disp_compute_o  (disp_compute),
-    .disp_store_o    (disp_store),
-    .load_full_i     (ld_q_full),
-    .compute_full_i  (cp_q_full),
-    .store_full_i    (st_q_full),
+    .disp_o          (disp),
+    .full_i          (q_full),
     .drained_i       (drained),
     .cnt_i           (cnt),
     .snap_active_o   (snap_sel),
@@ -158,18 +156,11 @@ module weft_top
   );
 
   // ---------------------------------------------------------------- unit queues and tokens
-  cmd_t ld_cmd, cp_cmd, st_cmd;
-  logic ld_pop, cp_pop, st_pop;
-
-  weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_load_q (
-    .clk_i, .rst_ni, .clr_i(clr), .push_i(disp_load), .wdata_i(disp_cmd), .pop_i(ld_pop),
-    .rdata_o(ld_cmd), .empty_o(ld_q_empty), .full_o(ld_q_full));
-  weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_compute_q (
-    .clk_i, .rst_ni, .clr_i(clr), .push_i(disp_compute), .wdata_i(disp_cmd), .pop_i(cp_pop),
-    .rdata_o(cp_cmd), .empty_o(cp_q_empty), .full_o(cp_q_full));
-  weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_store_q (
-    .clk_i, .rst_ni, .clr_i(clr), .push_i(disp_store), .wdata_i(disp_cmd), .pop_i(st_pop),
-    .rdata_o(st_cmd), .empty_o(st_q_empty), .full_o(st_q_full));
+  for (genvar u = 0; u < NumFifoUnits; u++) begin : g_queue
+    weft_fifo #(.Width(CmdBits), .Depth(CmdQueueDepth)) u_q (
+      .clk_i, .rst_ni, .clr_i(clr), .push_i(disp[u]), .wdata_i(disp_cmd), .pop_i(q_pop[u]),
+      .rdata_o(unit_cmd[u]), .empty_o(q_empty[u]), .full_o(q_full[u]));
+  end
 
   logic [NumTokQ-1:0] tok_rsv, tok_push, tok_pop, tok_avail, tok_space;
 
@@ -178,6 +169,25 @@ module weft_top
     .rsv_i(tok_rsv), .push_i(tok_push), .pop_i(tok_pop),
     .avail_o(tok_avail), .space_o(tok_space)
   );
+
+  // Each unit's two wait and two signal ports, wired to the queues its header bits name
+  // (hw/spec/isa.json units; every queue has one producer port and one consumer port).
+  logic [1:0] wait_avail [NumFifoUnits];
+  logic [1:0] sig_space  [NumFifoUnits];
+  logic [1:0] wait_pop   [NumFifoUnits];
+  logic [1:0] sig_rsv    [NumFifoUnits];
+  logic [1:0] sig_push   [NumFifoUnits];
+  for (genvar u = 0; u < NumFifoUnits; u++) begin : g_unit_tok
+    for (genvar p = 0; p < 2; p++) begin : g_port
+      localparam int unsigned WaitQ = tok_wait_queue(u, p);
+      localparam int unsigned SigQ  = tok_signal_queue(u, p);
+      assign wait_avail[u][p] = tok_avail[WaitQ];
+      assign sig_space[u][p]  = tok_space[SigQ];
+      assign tok_pop[WaitQ]   = wait_pop[u][p];
+      assign tok_rsv[SigQ]    = sig_rsv[u][p];
+      assign tok_push[SigQ]   = sig_push[u][p];
+    end
+  end
 
   // ---------------------------------------------------------------- DRAM read port and load
   logic ld_req_valid, ld_accept, ld_beat;
@@ -219,14 +229,14 @@ module weft_top
 
   weft_load #(.Rows(Rows), .Cols(Cols), .BusBytes(BusBytes)) u_load (
     .clk_i, .rst_ni, .clr_i(clr),
-    .cmd_valid_i  (!ld_q_empty),
-    .cmd_i        (ld_cmd),
-    .cmd_pop_o    (ld_pop),
-    .c2l_avail_i  (tok_avail[TokC2L]),
-    .l2c_space_i  (tok_space[TokL2C]),
-    .c2l_pop_o    (tok_pop[TokC2L]),
-    .l2c_rsv_o    (tok_rsv[TokL2C]),
-    .l2c_push_o   (tok_push[TokL2C]),
+    .cmd_valid_i  (!q_empty[UnitLoad]),
+    .cmd_i        (unit_cmd[UnitLoad]),
+    .cmd_pop_o    (q_pop[UnitLoad]),
+    .wait_avail_i (wait_avail[UnitLoad]),
+    .sig_space_i  (sig_space[UnitLoad]),
+    .wait_pop_o   (wait_pop[UnitLoad]),
+    .sig_rsv_o    (sig_rsv[UnitLoad]),
+    .sig_push_o   (sig_push[UnitLoad]),
     .req_valid_o  (ld_req_valid),
     .req_addr_o   (ld_req_addr),
     .req_bytes_o  (ld_req_bytes),
@@ -276,28 +286,97 @@ module weft_top
     .rdata_o(param_rdata)
   );
 
+  // ---------------------------------------------------------------- vector unit
+  // The vector scratchpad has two read ports (operand rows a and b in one cycle), built as two
+  // copies that the load unit writes together.
+  logic vs_a_re, vs_b_re;
+  logic [RowAw-1:0] vs_a_raddr, vs_b_raddr;
+  logic [Cols*8-1:0] vs_a_rdata, vs_b_rdata;
+  logic vs_we;
+  assign vs_we = ld_wr_valid && ld_wr_dst == MemVec;
+
+  weft_ram #(.Width(Cols * 8), .Depth(VecSpadRows)) u_vec_spad_a (
+    .clk_i,
+    .we_i   (vs_we),
+    .waddr_i(ld_wr_addr[$clog2(VecSpadRows)-1:0]),
+    .wdata_i(ld_wr_data[Cols*8-1:0]),
+    .re_i   (vs_a_re),
+    .raddr_i(vs_a_raddr[$clog2(VecSpadRows)-1:0]),
+    .rdata_o(vs_a_rdata)
+  );
+  weft_ram #(.Width(Cols * 8), .Depth(VecSpadRows)) u_vec_spad_b (
+    .clk_i,
+    .we_i   (vs_we),
+    .waddr_i(ld_wr_addr[$clog2(VecSpadRows)-1:0]),
+    .wdata_i(ld_wr_data[Cols*8-1:0]),
+    .re_i   (vs_b_re),
+    .raddr_i(vs_b_raddr[$clog2(VecSpadRows)-1:0]),
+    .rdata_o(vs_b_rdata)
+  );
+
+  logic [7:0]  lut_idx  [Cols];
+  logic [31:0] lut_data [Cols];
+
+  weft_vec_lut #(.Cols(Cols)) u_vec_lut (
+    .clk_i,
+    .we_i   (ld_wr_valid && ld_wr_dst == MemLut),
+    .waddr_i(ld_wr_addr),
+    .wdata_i(ld_wr_data[Cols*32-1:0]),
+    .idx_i  (lut_idx),
+    .data_o (lut_data)
+  );
+
+  logic             vc_acc_we;
+  logic [RowAw-1:0] vc_acc_addr;
+  logic [31:0]      vc_acc_data [Cols];
+  logic             vc_active, vc_stall_tok, vc_slot, vc_retire;
+
+  weft_vector #(.Cols(Cols)) u_vector (
+    .clk_i, .rst_ni, .clr_i(clr),
+    .cmd_valid_i  (!q_empty[UnitVector]),
+    .cmd_i        (unit_cmd[UnitVector]),
+    .cmd_pop_o    (q_pop[UnitVector]),
+    .wait_avail_i (wait_avail[UnitVector]),
+    .sig_space_i  (sig_space[UnitVector]),
+    .wait_pop_o   (wait_pop[UnitVector]),
+    .sig_rsv_o    (sig_rsv[UnitVector]),
+    .sig_push_o   (sig_push[UnitVector]),
+    .a_re_o       (vs_a_re),
+    .a_raddr_o    (vs_a_raddr),
+    .a_rdata_i    (vs_a_rdata),
+    .b_re_o       (vs_b_re),
+    .b_raddr_o    (vs_b_raddr),
+    .b_rdata_i    (vs_b_rdata),
+    .lut_idx_o    (lut_idx),
+    .lut_data_i   (lut_data),
+    .acc_we_o     (vc_acc_we),
+    .acc_addr_o   (vc_acc_addr),
+    .acc_data_o   (vc_acc_data),
+    .active_o     (vc_active),
+    .stall_token_o(vc_stall_tok),
+    .slot_o       (vc_slot),
+    .retire_o     (vc_retire),
+    .idle_o       (vc_idle)
+  );
+
   // ---------------------------------------------------------------- compute
   logic [1:0] w_row_we [Rows];
   operand_t   w_bus [Cols];
   row_meta_t  row;
-  logic       pipe_en, gemm_done, done_sig_prev, done_sig_next;
+  logic       pipe_en, gemm_done;
+  logic [1:0] gemm_done_sig;
   logic       cp_active, cp_stall_tok, array_row, cp_retire;
 
   weft_compute #(.Rows(Rows), .Cols(Cols)) u_compute (
     .clk_i, .rst_ni, .clr_i(clr),
-    .cmd_valid_i    (!cp_q_empty),
-    .cmd_i          (cp_cmd),
-    .cmd_pop_o      (cp_pop),
-    .l2c_avail_i    (tok_avail[TokL2C]),
-    .s2c_avail_i    (tok_avail[TokS2C]),
-    .c2l_space_i    (tok_space[TokC2L]),
-    .c2s_space_i    (tok_space[TokC2S]),
-    .l2c_pop_o      (tok_pop[TokL2C]),
-    .s2c_pop_o      (tok_pop[TokS2C]),
-    .c2l_rsv_o      (tok_rsv[TokC2L]),
-    .c2s_rsv_o      (tok_rsv[TokC2S]),
-    .c2l_push_o     (tok_push[TokC2L]),
-    .c2s_push_o     (tok_push[TokC2S]),
+    .cmd_valid_i    (!q_empty[UnitCompute]),
+    .cmd_i          (unit_cmd[UnitCompute]),
+    .cmd_pop_o      (q_pop[UnitCompute]),
+    .wait_avail_i (wait_avail[UnitCompute]),
+    .sig_space_i  (sig_space[UnitCompute]),
+    .wait_pop_o   (wait_pop[UnitCompute]),
+    .sig_rsv_o    (sig_rsv[UnitCompute]),
+    .sig_push_o   (sig_push[UnitCompute]),
     .w_re_o         (w_re),
     .w_raddr_o      (w_raddr),
     .w_rdata_i      (w_rdata),
@@ -306,8 +385,7 @@ module weft_top
     .row_o          (row),
     .pipe_en_o      (pipe_en),
     .done_i         (gemm_done),
-    .done_sig_prev_i(done_sig_prev),
-    .done_sig_next_i(done_sig_next),
+    .done_sig_i     (gemm_done_sig),
     .active_o       (cp_active),
     .stall_token_o  (cp_stall_tok),
     .array_row_o    (array_row),
@@ -352,8 +430,10 @@ module weft_top
     .meta_i         (acc_meta),
     .psum_i         (psum),
     .done_o         (gemm_done),
-    .done_sig_prev_o(done_sig_prev),
-    .done_sig_next_o(done_sig_next),
+    .done_sig_o     (gemm_done_sig),
+    .vec_we_i       (vc_acc_we),
+    .vec_addr_i     (vc_acc_addr),
+    .vec_data_i     (vc_acc_data),
     .rd_en_i        (acc_re),
     .rd_addr_i      (acc_raddr),
     .rd_data_o      (acc_rdata)
@@ -368,14 +448,14 @@ module weft_top
 
   weft_store #(.Cols(Cols), .BusBytes(BusBytes)) u_store (
     .clk_i, .rst_ni, .clr_i(clr),
-    .cmd_valid_i     (!st_q_empty),
-    .cmd_i           (st_cmd),
-    .cmd_pop_o       (st_pop),
-    .c2s_avail_i     (tok_avail[TokC2S]),
-    .s2c_space_i     (tok_space[TokS2C]),
-    .c2s_pop_o       (tok_pop[TokC2S]),
-    .s2c_rsv_o       (tok_rsv[TokS2C]),
-    .s2c_push_o      (tok_push[TokS2C]),
+    .cmd_valid_i     (!q_empty[UnitStore]),
+    .cmd_i           (unit_cmd[UnitStore]),
+    .cmd_pop_o       (q_pop[UnitStore]),
+    .wait_avail_i (wait_avail[UnitStore]),
+    .sig_space_i  (sig_space[UnitStore]),
+    .wait_pop_o   (wait_pop[UnitStore]),
+    .sig_rsv_o    (sig_rsv[UnitStore]),
+    .sig_push_o   (sig_push[UnitStore]),
     .param_re_o      (param_re),
     .param_raddr_o   (param_raddr),
     .param_rdata_i   (param_rdata),
@@ -435,8 +515,7 @@ module weft_top
   );
 
   // ---------------------------------------------------------------- status and counters
-  assign busy = fetch_busy || ctrl_busy || !ld_q_empty || !cp_q_empty || !st_q_empty
-             || ld_active || cp_active || st_active;
+  assign busy = fetch_busy || ctrl_busy || !(&q_empty) || ld_active || cp_active || st_active || vc_active;
 
   weft_counters u_counters (
     .clk_i, .rst_ni,
@@ -444,7 +523,9 @@ module weft_top
     .load_active_i        (ld_active),
     .compute_active_i     (cp_active),
     .store_active_i       (st_active),
+    .vector_active_i      (vc_active),
     .array_row_i          (array_row),
+    .vector_slot_i        (vc_slot),
     .rd_bytes_i           (rd_bytes),
     .wr_bytes_i           (wr_bytes),
     .rd_req_i             (rd_bytes != '0),
@@ -452,12 +533,13 @@ module weft_top
     .stall_load_token_i   (ld_stall_tok),
     .stall_compute_token_i(cp_stall_tok),
     .stall_store_token_i  (st_stall_tok),
+    .stall_vector_token_i (vc_stall_tok),
     .stall_dram_rd_i      (ld_stall_dram),
     .stall_dram_wr_i      (st_stall_dram),
-    .retired_i            (3'(ld_retire) + 3'(cp_retire) + 3'(st_retire) + 3'(ctrl_retire)),
+    .retired_i            (3'(ld_retire) + 3'(cp_retire) + 3'(st_retire) + 3'(vc_retire) + 3'(ctrl_retire)),
     .cnt_o                (cnt)
   );
 
   logic unused;
-  assign unused = ^{rd_idle, w_raddr, param_raddr, ld_wr_addr};
+  assign unused = ^{rd_idle, w_raddr, param_raddr, ld_wr_addr, vs_a_raddr, vs_b_raddr};
 endmodule

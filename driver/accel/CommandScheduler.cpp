@@ -10,46 +10,41 @@
 namespace weft::accel {
 namespace {
 
-constexpr int kUnits = 3;  // load, compute, store (barriers are segment boundaries)
+// The units with a command FIFO and the token queues between them (hw/spec/isa.json); barriers
+// are segment boundaries.
+constexpr int kUnits = static_cast<int>(hw::kNumFifoUnits);
+constexpr int kQueues = static_cast<int>(hw::kNumTokenQueues);
 using Knowledge = std::array<int64_t, kUnits>;  // per unit: all its commands <= value are complete
 
-// The four token queues.
-enum Queue { kLoadToCompute, kComputeToLoad, kComputeToStore, kStoreToCompute, kQueues };
+constexpr Knowledge noKnowledge() {
+  Knowledge k{};
+  for (auto& v : k) v = -1;
+  return k;
+}
 
 int unitIndex(hw::Unit u) { return static_cast<int>(u); }
 
-// The queue carrying a token from unit `from` to unit `to`, or -1 when they are not adjacent.
+// The queue carrying a token from unit `from` to unit `to`, or -1 when there is none.
 int queueBetween(int from, int to) {
-  if (from == 0 && to == 1) return kLoadToCompute;
-  if (from == 1 && to == 0) return kComputeToLoad;
-  if (from == 1 && to == 2) return kComputeToStore;
-  if (from == 2 && to == 1) return kStoreToCompute;
-  return -1;
+  return hw::tokenQueueBetween(static_cast<hw::Unit>(from), static_cast<hw::Unit>(to));
 }
 
-void setWait(hw::CommandHeader& h, int queue) {
-  if (queue == kLoadToCompute || queue == kComputeToStore) h.waitPrev = true;
-  else h.waitNext = true;  // compute->load (load waits on next), store->compute (compute waits on next)
+// The header bit of `unit`'s commands that waits on / signals `queue`.
+bool& waitBit(hw::CommandHeader& h, int unit, int queue) {
+  return hw::kUnitTokenPorts[static_cast<size_t>(unit)].waits[0] == queue ? h.wait0 : h.wait1;
 }
-void setSignal(hw::CommandHeader& h, int queue) {
-  if (queue == kLoadToCompute || queue == kComputeToStore) h.signalNext = true;
-  else h.signalPrev = true;
+bool& signalBit(hw::CommandHeader& h, int unit, int queue) {
+  return hw::kUnitTokenPorts[static_cast<size_t>(unit)].signals[0] == queue ? h.signal0 : h.signal1;
 }
-int waitQueue(int unit, bool prev) {
-  switch (unit) {
-    case 0: return prev ? -1 : kComputeToLoad;
-    case 1: return prev ? kLoadToCompute : kStoreToCompute;
-    case 2: return prev ? kComputeToStore : -1;
-  }
-  return -1;
+
+// The queues a command of `unit` with header `h` waits on and signals (-1: none).
+std::array<int, 2> waitQueues(const hw::CommandHeader& h, int unit) {
+  const auto& p = hw::kUnitTokenPorts[static_cast<size_t>(unit)];
+  return {h.wait0 ? p.waits[0] : -1, h.wait1 ? p.waits[1] : -1};
 }
-int signalQueue(int unit, bool prev) {
-  switch (unit) {
-    case 0: return prev ? -1 : kLoadToCompute;
-    case 1: return prev ? kComputeToLoad : kComputeToStore;
-    case 2: return prev ? kStoreToCompute : -1;
-  }
-  return -1;
+std::array<int, 2> signalQueues(const hw::CommandHeader& h, int unit) {
+  const auto& p = hw::kUnitTokenPorts[static_cast<size_t>(unit)];
+  return {h.signal0 ? p.signals[0] : -1, h.signal1 ? p.signals[1] : -1};
 }
 
 // What the scheduling steps derive from a run of n commands between barriers. The commands
@@ -67,7 +62,7 @@ class DependencyTracker {
  public:
   Knowledge add(const PlannedCommand& c, int unit) {
     const int64_t i = next_++;
-    Knowledge dep{-1, -1, -1};
+    Knowledge dep = noKnowledge();
     auto depend = [&](int v, int64_t d) {
       if (v != unit) dep[v] = std::max(dep[v], d);
     };
@@ -76,7 +71,7 @@ class DependencyTracker {
       if (b.lastWriter >= 0) depend(b.writerUnit, b.lastWriter);
       if (use.write) {
         for (int v = 0; v < kUnits; ++v) depend(v, b.lastReader[v]);
-        b.lastReader = {-1, -1, -1};
+        b.lastReader = noKnowledge();
         b.lastWriter = i;
         b.writerUnit = unit;
       } else {
@@ -90,7 +85,7 @@ class DependencyTracker {
   struct State {
     int64_t lastWriter = -1;
     int writerUnit = 0;
-    Knowledge lastReader{-1, -1, -1};
+    Knowledge lastReader = noKnowledge();
   };
   // Buffer ids are a kind and a small index (PlannedCommand.h): a flat table, not a map.
   State& state(uint32_t id) {
@@ -122,7 +117,7 @@ Segment findDependencies(const PlannedCommand* cmds, size_t n) {
 // they are rates, not queues in loop-nest order).
 class Timeline {
  public:
-  Timeline(const CostModel& cost, double t0) : cost_(&cost), t0_(t0), makespan_(t0), unitFree_{t0, t0, t0} {}
+  Timeline(const CostModel& cost, double t0) : cost_(&cost), t0_(t0), makespan_(t0) { unitFree_.fill(t0); }
 
   // The estimated start of the next command, of `unit`, with dependencies `dep`.
   double add(const PlannedCommand& c, int unit, const Knowledge& dep) {
@@ -155,7 +150,7 @@ nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDe
   const size_t n = s.n;
   std::vector<Knowledge> done(n);
   std::array<Knowledge, kUnits> known;
-  for (auto& k : known) k = {-1, -1, -1};
+  for (auto& k : known) k = noKnowledge();
   // Per queue: the consumer positions of the arcs (waits) assigned so far, to bound how many
   // tokens are in flight in loop-nest order (which bounds the ring order, see mergeRing).
   std::array<std::vector<int64_t>, kQueues> popAt;
@@ -183,8 +178,8 @@ nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDe
         d = it != cands.end() ? *it : cands.back();
         if (d <= k[v]) continue;
       }
-      setWait(cmds[i].header(), q);
-      setSignal(cmds[d].header(), q);
+      waitBit(cmds[i].header(), u, q) = true;
+      signalBit(cmds[d].header(), v, q) = true;
       popAt[q].push_back(static_cast<int64_t>(i));
       for (int w = 0; w < kUnits; ++w) k[w] = std::max(k[w], done[d][w]);
     }
@@ -225,11 +220,9 @@ nn::Status mergeRing(PlannedCommand* cmds, const Segment& s, const std::vector<d
       if (head[u] >= stream[u].size()) continue;
       const size_t i = stream[u][head[u]];
       const auto& h = cmds[i].header();
-      const int wp = h.waitPrev ? waitQueue(u, true) : -1, wn = h.waitNext ? waitQueue(u, false) : -1;
-      const int sp = h.signalPrev ? signalQueue(u, true) : -1, sn = h.signalNext ? signalQueue(u, false) : -1;
       bool ok = true;
-      for (int q : {wp, wn}) ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] > 0);
-      for (int q : {sp, sn}) ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] < static_cast<int64_t>(tokenDepth));
+      for (int q : waitQueues(h, u)) ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] > 0);
+      for (int q : signalQueues(h, u)) ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] < static_cast<int64_t>(tokenDepth));
       if (!ok) continue;
       if (pick < 0 || start[i] < start[stream[pick][head[pick]]] ||
           (start[i] == start[stream[pick][head[pick]]] && i < stream[pick][head[pick]])) {
@@ -239,13 +232,12 @@ nn::Status mergeRing(PlannedCommand* cmds, const Segment& s, const std::vector<d
     if (pick < 0) return NN_ERROR(OP_FAILED) << "internal error: the command streams deadlock on tokens";
     const size_t i = stream[pick][head[pick]++];
     const auto& h = cmds[i].header();
-    auto adjust = [&](bool flag, int q, int delta) {
-      if (flag && q >= 0) tokens[static_cast<size_t>(q)] += delta;
-    };
-    adjust(h.waitPrev, waitQueue(pick, true), -1);
-    adjust(h.waitNext, waitQueue(pick, false), -1);
-    adjust(h.signalPrev, signalQueue(pick, true), +1);
-    adjust(h.signalNext, signalQueue(pick, false), +1);
+    for (int q : waitQueues(h, pick)) {
+      if (q >= 0) --tokens[static_cast<size_t>(q)];
+    }
+    for (int q : signalQueues(h, pick)) {
+      if (q >= 0) ++tokens[static_cast<size_t>(q)];
+    }
     ring.push_back(std::move(cmds[i]));
   }
   for (int64_t t : tokens) {
@@ -262,7 +254,7 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
   for (auto& c : commands) {
     if (c.isBarrier()) continue;
     auto& h = c.header();
-    h.waitPrev = h.waitNext = h.signalPrev = h.signalNext = false;
+    h.wait0 = h.wait1 = h.signal0 = h.signal1 = false;
   }
   ScheduleResult result;
   result.ring.reserve(commands.size());

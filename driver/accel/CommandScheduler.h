@@ -3,11 +3,13 @@
 // 1. Dependencies. Each command lists the buffers it reads and writes; a read depends on the
 //    buffer's last writer, a write on its last writer and the readers since. Dependencies
 //    within a unit are free (each unit runs in order).
-// 2. Tokens (hw/README.md "Units and tokens"). A dependency between adjacent units becomes a
-//    token: the consumer waits on the queue from the producer's unit and the producer signals
-//    it. Each unit tracks what it already knows to be complete (a token from command d also
-//    proves everything d knew), so most dependencies need no token of their own, and a
-//    load -> store dependency (parameter rows) is proved through compute. Tokens in flight are
+// 2. Tokens (hw/README.md "Units and tokens"; the queues of hw/spec/isa.json). A dependency
+//    between units joined by a queue becomes a token: the consumer waits on the queue from the
+//    producer's unit and the producer signals it. Each unit tracks what it already knows to be
+//    complete (a token from command d also proves everything d knew), so most dependencies need
+//    no token of their own, and a dependency between units no queue joins (load -> store:
+//    parameter rows) is proved through a command in between (a GEMM or a vector command that
+//    declares the parameter rows it precedes). Tokens in flight are
 //    kept within TokenDepth: when too many would be outstanding, a wait is moved to a later
 //    signaller.
 // 3. Timeline. A list schedule with CostModel durations estimates when each command starts.

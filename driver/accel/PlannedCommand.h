@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -14,8 +15,9 @@
 
 namespace weft::accel {
 
-// An on-chip buffer: a scratchpad slot or region, an accumulator region, the parameter rows.
-enum class BufferKind : uint8_t { kInput = 1, kWeight = 2, kAccumulator = 3, kParams = 4 };
+// An on-chip buffer: a scratchpad slot or region, an accumulator region, the parameter rows,
+// the vector scratchpad's regions, the lookup table.
+enum class BufferKind : uint8_t { kInput = 1, kWeight = 2, kAccumulator = 3, kParams = 4, kVector = 5, kLut = 6 };
 constexpr uint32_t bufferId(BufferKind kind, uint32_t index) {
   return (static_cast<uint32_t>(kind) << 24) | (index & 0xFFFFFF);
 }
@@ -49,7 +51,8 @@ class BufferUses {
   uint8_t size_ = 0;
 };
 
-using TypedCommand = std::variant<hw::LoadCmd, hw::GemmCmd, hw::StoreCmd, hw::BarrierCmd>;
+using TypedCommand = std::variant<hw::LoadCmd, hw::GemmCmd, hw::StoreCmd, hw::BarrierCmd, hw::WindowCmd,
+                                  hw::EltwiseCmd, hw::SoftmaxCmd>;
 
 struct PlannedCommand {
   TypedCommand cmd;
@@ -68,12 +71,7 @@ struct PlannedCommand {
 };
 
 inline hw::Unit PlannedCommand::unit() const {
-  switch (cmd.index()) {
-    case 0: return hw::Unit::kLoad;
-    case 1: return hw::Unit::kCompute;
-    case 2: return hw::Unit::kStore;
-    default: return hw::Unit::kControl;
-  }
+  return std::visit([](const auto& c) { return hw::unitOf(std::decay_t<decltype(c)>::kOpcode); }, cmd);
 }
 
 inline hw::CommandHeader& PlannedCommand::header() {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Generates the SystemVerilog package and the C++ header of weft's hardware definition.
 
-hw/spec/*.json is the single source of truth for the hardware parameters, the command
-encoding and the register map; this script turns it into
+hw/spec/*.json is the single source of truth for the hardware parameters, the
+micro-architecture constants, the units and their token queues, the command encoding with the
+per-opcode field rules the controller enforces, and the register map; this script turns it into
   <out>/weft_pkg.sv              for the RTL (rtl/), and
   <out>/weft/hw/generated.h      for every C++ component (sim/, driver/, tests/),
 so that neither side restates a number the other defines. Run by CMake at configure time
@@ -13,6 +14,8 @@ import json
 import os
 import re
 import sys
+
+import rules
 
 
 def load(spec_dir, name):
@@ -44,7 +47,71 @@ def check_layout(opname, fields, bits):
             used[b] = f["name"]
 
 
-def validate(params, isa, regs):
+def validate_units(isa):
+    """Units, their FIFOs and token ports, and the token queues between them."""
+    units = {u["name"]: u for u in isa["units"]}
+    fifo = [u for u in isa["units"] if u["fifo"]]
+    if sorted(u["index"] for u in isa["units"]) != list(range(len(isa["units"]))):
+        raise SpecError("unit indexes must be 0 .. units - 1")
+    if sorted(u["index"] for u in fifo) != list(range(len(fifo))):
+        raise SpecError("units with a command FIFO must come first (indexes 0 .. n - 1)")
+    queues = {q["name"]: q for q in isa["token_queues"]}
+    if len(queues) != len(isa["token_queues"]):
+        raise SpecError("duplicate token queue name")
+    producers, consumers = {}, {}
+    for u in isa["units"]:
+        ports = len(u["waits"]), len(u["signals"])
+        if u["fifo"] and ports != (2, 2) or not u["fifo"] and ports != (0, 0):
+            raise SpecError(f"unit {u['name']}: a FIFO unit has two wait and two signal ports, the controller none")
+        for kind, names, book, side in (("wait", u["waits"], consumers, "to"),
+                                        ("signal", u["signals"], producers, "from")):
+            for q in names:
+                if q not in queues:
+                    raise SpecError(f"unit {u['name']}: unknown token queue {q}")
+                if queues[q][side] != u["name"]:
+                    raise SpecError(f"unit {u['name']} cannot {kind} on {q}")
+                if q in book:
+                    raise SpecError(f"token queue {q} has two {kind} ports")
+                book[q] = u["name"]
+    for q in isa["token_queues"]:
+        if q["from"] not in units or q["to"] not in units:
+            raise SpecError(f"token queue {q['name']}: unknown unit")
+        if q["name"] not in producers or q["name"] not in consumers:
+            raise SpecError(f"token queue {q['name']} lacks a producer or a consumer port")
+
+
+def rule_scope(params, micro, isa, fields):
+    mem_enum = next(e for e in isa["enums"] if e["name"] == "mem")
+    values = {v["name"]: v["value"] for v in mem_enum["values"]}
+    memories = [(values[m["name"]], m["row_bytes"], m["rows"]) for m in isa["memories"]]
+    return rules.Scope(fields, params["params"], micro["constants"], isa["enums"], memories, mem_enum)
+
+
+def validate_rules(params, micro, isa):
+    """Every check and memory expression translates; each names a known error."""
+    errors = {v["name"] for v in next(e for e in isa["enums"] if e["name"] == "error")["values"]}
+    mem_names = [v["name"] for v in next(e for e in isa["enums"] if e["name"] == "mem")["values"]]
+    if [m["name"] for m in isa["memories"]] != mem_names:
+        raise SpecError("memories must list the mem enum's values, in order")
+    try:
+        for op in isa["opcodes"]:
+            scope = rule_scope(params, micro, isa, op["fields"])
+            for c in op["checks"]:
+                if c["error"] not in errors or c["error"] in ("none", "bad_opcode", "bad_ring"):
+                    raise SpecError(f"opcode {op['name']}: a check cannot raise {c['error']}")
+                rules.CppTranslator(scope, op["name"]).expr(c["if"])
+                rules.SvTranslator(scope, "v").expr(c["if"])
+        scope = rule_scope(params, micro, isa, [])
+        for m in isa["memories"]:
+            rules.CppTranslator(scope, "").expr(m["row_bytes"])
+            rules.CppTranslator(scope, "").expr(m["rows"])
+    except rules.RuleError as e:
+        raise SpecError(str(e)) from None
+
+
+def validate(params, micro, isa, regs):
+    validate_units(isa)
+    validate_rules(params, micro, isa)
     names = set()
     for p in params["params"]:
         if p["name"] in names:
@@ -84,7 +151,78 @@ def validate(params, isa, regs):
 
 # ----------------------------------------------------------------------------- SystemVerilog
 
-def sv_package(params, isa, regs):
+def sv_units(isa, w):
+    """Unit indexes, the token queues and each unit's four token ports."""
+    qindex = {q["name"]: i for i, q in enumerate(isa["token_queues"])}
+    fifo = [u for u in isa["units"] if u["fifo"]]
+    w("  // Units (isa.json units): the first NumFifoUnits have a command FIFO each.")
+    w(f"  localparam int unsigned NumUnits = {len(isa['units'])};")
+    w(f"  localparam int unsigned NumFifoUnits = {len(fifo)};")
+    for u in isa["units"]:
+        w(f"  localparam int unsigned Unit{camel(u['name'])} = {u['index']};")
+    w("")
+    w("  // Token queues (isa.json token_queues) and the queue behind each unit's header bits.")
+    w(f"  localparam int unsigned NumTokQ = {len(isa['token_queues'])};")
+    for q in isa["token_queues"]:
+        w(f"  localparam int unsigned Tok{camel(q['name'])} = {qindex[q['name']]};")
+    for kind, key in (("wait", "waits"), ("signal", "signals")):
+        w(f"  // The queue a FIFO unit's {kind}0 / {kind}1 header bit (port) refers to.")
+        w("  /* verilator lint_off UNUSEDSIGNAL */")
+        w(f"  function automatic int unsigned tok_{kind}_queue(int unsigned unit, int unsigned port);")
+        w("    unique case ({unit[2:0], port[0]})")
+        for u in fifo:
+            for port, q in enumerate(u[key]):
+                w(f"      {{3'd{u['index']}, 1'b{port}}}: return Tok{camel(q)};  // {u['name']}")
+        w("      default: return 0;")
+        w("    endcase")
+        w("  endfunction")
+        w("  /* verilator lint_on UNUSEDSIGNAL */")
+    w("")
+    w("  // The unit that executes each opcode.")
+    w("  function automatic int unsigned unit_of(logic [3:0] op);")
+    w("    unique case (op)")
+    for op in isa["opcodes"]:
+        unit = next(u for u in isa["units"] if u["name"] == op["unit"])
+        w(f"      4'd{op['value']}: return Unit{camel(unit['name'])};")
+    w(f"      default: return UnitControl;")
+    w("    endcase")
+    w("  endfunction")
+    w("")
+
+
+def sv_checks(params, micro, isa, w):
+    """check_command(): the controller's decode-time validation, from the opcodes' checks."""
+    rtl = [p["name"] for p in params["params"] if p["rtl"]]
+    order = ["bad_value", "bad_length", "bad_address"]
+    w("  // The error the controller raises for a command (isa.json checks; first of bad_opcode,")
+    w("  // bad_value, bad_length, bad_address), given the RTL parameters of weft_top.")
+    w("  /* verilator lint_off UNUSEDSIGNAL */")
+    w("  function automatic error_e check_command(cmd_t c, " +
+      ", ".join(f"int unsigned {n}" for n in rtl) + ");")
+    for op in isa["opcodes"]:
+        if op["checks"]:
+            w(f"    {op['name']}_cmd_t {op['name']}_v;")
+    for op in isa["opcodes"]:
+        if op["checks"]:
+            w(f"    {op['name']}_v = {op['name']}_cmd_t'(c);")
+    w("    unique case (c[HdrOpcodeLsb +: HdrOpcodeW])")
+    for op in isa["opcodes"]:
+        w(f"      Op{camel(op['name'])}: begin")
+        sv = rules.SvTranslator(rule_scope(params, micro, isa, op["fields"]), f"{op['name']}_v")
+        for error in order:
+            for c in op["checks"]:
+                if c["error"] == error:
+                    w(f"        if ({sv.expr(c['if'])} != 64'sd0) return Error{camel(error)};  // {c['if']}")
+        w("        return ErrorNone;")
+        w("      end")
+    w("      default: return ErrorBadOpcode;")
+    w("    endcase")
+    w("  endfunction")
+    w("  /* verilator lint_on UNUSEDSIGNAL */")
+    w("")
+
+
+def sv_package(params, micro, isa, regs):
     out = []
     w = out.append
     w("// Generated by hw/gen/hwgen.py from hw/spec/*.json. Do not edit.")
@@ -97,6 +235,10 @@ def sv_package(params, isa, regs):
     for p in params["params"]:
         if p["rtl"]:
             w(f"  localparam int unsigned Default{p['name']} = {p['default']};")
+    w("")
+    w("  // Micro-architecture constants (micro.json): fixed in the RTL, read by the models.")
+    for c in micro["constants"]:
+        w(f"  localparam int unsigned {c['name']} = {c['value']};")
     w("")
     w(f"  localparam int unsigned CmdBits = {isa['command_bits']};")
     w(f"  localparam int unsigned CmdBytes = {isa['command_bits'] // 8};")
@@ -165,6 +307,8 @@ def sv_package(params, isa, regs):
         w(f"    Cnt{camel(c['name'])} = {i}{sep}")
     w("  } counter_e;")
     w("")
+    sv_units(isa, w)
+    sv_checks(params, micro, isa, w)
     w("endpackage")
     w("/* verilator lint_on UNUSEDPARAM */")
     return "\n".join(out) + "\n"
@@ -176,7 +320,95 @@ def cpp_string(s):
     return json.dumps(s)
 
 
-def cpp_header(params, isa, regs, configs):
+def cpp_units(isa, w):
+    """Units, token queues and each unit's token ports, as constexpr tables."""
+    fifo = [u for u in isa["units"] if u["fifo"]]
+    qindex = {q["name"]: i for i, q in enumerate(isa["token_queues"])}
+    w(f"inline constexpr size_t kNumUnits = {len(isa['units'])};")
+    w(f"// Units 0 .. kNumFifoUnits - 1 have a command FIFO; the rest is the controller itself.")
+    w(f"inline constexpr size_t kNumFifoUnits = {len(fifo)};")
+    w("constexpr std::string_view unitName(Unit u) {")
+    w("  switch (u) {")
+    for u in isa["units"]:
+        w(f"    case Unit::k{camel(u['name'])}: return {cpp_string(u['name'])};")
+    w("  }")
+    w('  return "unknown";')
+    w("}")
+    w("")
+    w("// " + isa["token_queues_doc"])
+    w("enum class TokenQueue : uint8_t {")
+    for q in isa["token_queues"]:
+        w(f"  k{camel(q['name'])} = {qindex[q['name']]},")
+    w("};")
+    w(f"inline constexpr size_t kNumTokenQueues = {len(isa['token_queues'])};")
+    w("struct TokenQueueSpec {")
+    w("  std::string_view name;")
+    w("  Unit from, to;")
+    w("};")
+    w(f"inline constexpr std::array<TokenQueueSpec, {len(isa['token_queues'])}> kTokenQueues{{{{")
+    for q in isa["token_queues"]:
+        w(f"    {{{cpp_string(q['name'].replace('_to_', '->'))}, Unit::k{camel(q['from'])}, Unit::k{camel(q['to'])}}},")
+    w("}};")
+    w("")
+    w("// The token queue behind each header bit of a unit's commands (-1: none): wait0/wait1 pop,")
+    w("// signal0/signal1 push.")
+    w("struct UnitTokenPorts {")
+    w("  int8_t waits[2];")
+    w("  int8_t signals[2];")
+    w("};")
+    w(f"inline constexpr std::array<UnitTokenPorts, {len(isa['units'])}> kUnitTokenPorts{{{{")
+    for u in isa["units"]:
+        ws = [qindex[q] for q in u["waits"]] + [-1] * (2 - len(u["waits"]))
+        ss = [qindex[q] for q in u["signals"]] + [-1] * (2 - len(u["signals"]))
+        w(f"    {{{{{ws[0]}, {ws[1]}}}, {{{ss[0]}, {ss[1]}}}}},  // {u['name']}")
+    w("}};")
+    w("// The queue carrying tokens from unit `from` to unit `to`, or -1 when there is none.")
+    w("constexpr int tokenQueueBetween(Unit from, Unit to) {")
+    w("  for (size_t q = 0; q < kTokenQueues.size(); ++q) {")
+    w("    if (kTokenQueues[q].from == from && kTokenQueues[q].to == to) return static_cast<int>(q);")
+    w("  }")
+    w("  return -1;")
+    w("}")
+    w("")
+
+
+def cpp_checks(params, micro, isa, w):
+    """Memory geometry and checkCommand(): the controller's validation, for the C++ models."""
+    scope = rule_scope(params, micro, isa, [])
+    cpp = rules.CppTranslator(scope, "")
+    w("// Geometry of the memories a LOAD fills (isa.json memories), for a configuration `cfg`")
+    w("// (anything with get(Param)).")
+    for fn, key in (("memRowBytes", "row_bytes"), ("memRows", "rows")):
+        w("template <typename Config>")
+        w(f"constexpr int64_t {fn}(Mem m, const Config& cfg) {{")
+        w("  switch (m) {")
+        for m in isa["memories"]:
+            w(f"    case Mem::k{camel(m['name'])}: return {cpp.expr(m[key])};")
+        w("  }")
+        w("  return 0;")
+        w("}")
+    w("")
+    w("// The error the controller raises for `c` before executing it (isa.json checks; the first")
+    w("// of bad_opcode, bad_value, bad_length, bad_address), or Error::kNone.")
+    w("template <typename Config>")
+    w("Error checkCommand(const CommandWord& c, const Config& cfg) {")
+    w("  (void)cfg;")
+    w("  switch (c.get(field::kOpcode)) {")
+    for op in isa["opcodes"]:
+        w(f"    case {op['value']}:  // {op['name']}")
+        tr = rules.CppTranslator(rule_scope(params, micro, isa, op["fields"]), op["name"])
+        for error in ("bad_value", "bad_length", "bad_address"):
+            for chk in op["checks"]:
+                if chk["error"] == error:
+                    w(f"      if ({tr.expr(chk['if'])} != 0) return Error::k{camel(error)};  // {chk['if']}")
+        w("      return Error::kNone;")
+    w("  }")
+    w("  return Error::kBadOpcode;")
+    w("}")
+    w("")
+
+
+def cpp_header(params, micro, isa, regs, configs):
     out = []
     w = out.append
     w("// Generated by hw/gen/hwgen.py from hw/spec/*.json. Do not edit.")
@@ -210,6 +442,12 @@ def cpp_header(params, isa, regs, configs):
         w(f"  k{p['name']} = {i},")
     w("};")
     w(f"inline constexpr size_t kNumParams = {len(ps)};")
+    w("")
+    w("// Micro-architecture constants (micro.json): fixed in the RTL, read by the models.")
+    w("namespace micro {")
+    for c in micro["constants"]:
+        w(f"inline constexpr uint32_t k{c['name']} = {c['value']};  // {c['doc']}")
+    w("}  // namespace micro")
     w("")
     w(f"inline constexpr unsigned kCommandBits = {isa['command_bits']};")
     w(f"inline constexpr unsigned kCommandBytes = {isa['command_bits'] // 8};")
@@ -245,6 +483,7 @@ def cpp_header(params, isa, regs, configs):
     w("  return Unit::kControl;")
     w("}")
     w("")
+    cpp_units(isa, w)
     for e in isa["enums"]:
         w(f"// {e['doc']}")
         w(f"enum class {camel(e['name'])} : uint8_t {{")
@@ -273,10 +512,22 @@ def cpp_header(params, isa, regs, configs):
         w(f"}}  // namespace {op['name']}")
     w("}  // namespace field")
     w("")
+    w("// Every field of every opcode (the header excluded), for tools that walk the encoding.")
+    w("struct OpcodeField {")
+    w("  Opcode op;")
+    w("  std::string_view name;")
+    w("  Field field;")
+    w("};")
+    allf = [(op, f) for op in isa["opcodes"] for f in op["fields"]]
+    w(f"inline constexpr std::array<OpcodeField, {len(allf)}> kOpcodeFields{{{{")
+    for op, f in allf:
+        w(f"    {{Opcode::k{camel(op['name'])}, {cpp_string(f['name'])}, field::{op['name']}::k{camel(f['name'])}}},")
+    w("}};")
+    w("")
     w("// The header every command starts with.")
     w("struct CommandHeader {")
     for f in isa["header"][1:]:
-        w(f"  bool {f['name'].split('_')[0]}{camel(f['name'].split('_')[1])} = false;")
+        w(f"  bool {lower_camel(f['name'])} = false;")
     w("};")
     w("")
     for op in isa["opcodes"]:
@@ -300,8 +551,7 @@ def cpp_header(params, isa, regs, configs):
         w("    CommandWord c;")
         w("    c.set(field::kOpcode, static_cast<uint64_t>(kOpcode));")
         for f in isa["header"][1:]:
-            hn = f["name"].split("_")[0] + camel(f["name"].split("_")[1])
-            w(f"    c.set(field::k{camel(f['name'])}, header.{hn});")
+            w(f"    c.set(field::k{camel(f['name'])}, header.{lower_camel(f['name'])});")
         for f in op["fields"]:
             w(f"    c.set(field::{op['name']}::k{camel(f['name'])}, "
               f"static_cast<uint64_t>({lower_camel(f['name'])}));")
@@ -310,8 +560,7 @@ def cpp_header(params, isa, regs, configs):
         w(f"  static {name} decode(const CommandWord& c) {{")
         w(f"    {name} d;")
         for f in isa["header"][1:]:
-            hn = f["name"].split("_")[0] + camel(f["name"].split("_")[1])
-            w(f"    d.header.{hn} = c.get(field::k{camel(f['name'])}) != 0;")
+            w(f"    d.header.{lower_camel(f['name'])} = c.get(field::k{camel(f['name'])}) != 0;")
         for f in op["fields"]:
             lc = lower_camel(f["name"])
             getter = "getSigned" if f.get("signed") else "get"
@@ -325,6 +574,7 @@ def cpp_header(params, isa, regs, configs):
         w("  }")
         w("};")
         w("")
+    cpp_checks(params, micro, isa, w)
     w("// Register map.")
     w("namespace reg {")
     w(f"inline constexpr uint32_t kIdValue = {as_int(regs['id_value']):#010x};")
@@ -423,6 +673,7 @@ def main():
     ap.add_argument("--out", required=True, help="output directory")
     args = ap.parse_args()
     params = load(args.spec, "params.json")
+    micro = load(args.spec, "micro.json")
     isa = load(args.spec, "isa.json")
     regs = load(args.spec, "regs.json")
     configs = []
@@ -432,7 +683,7 @@ def main():
                 text = f.read()
             configs.append((json.loads(text)["name"], text))
     try:
-        validate(params, isa, regs)
+        validate(params, micro, isa, regs)
         known = {p["name"] for p in params["params"]}
         for name, text in configs:
             for k in json.loads(text)["params"]:
@@ -441,8 +692,8 @@ def main():
     except SpecError as e:
         print(f"hwgen: error: {e}", file=sys.stderr)
         return 1
-    write_if_changed(os.path.join(args.out, "weft_pkg.sv"), sv_package(params, isa, regs))
-    write_if_changed(os.path.join(args.out, "weft", "hw", "generated.h"), cpp_header(params, isa, regs, configs))
+    write_if_changed(os.path.join(args.out, "weft_pkg.sv"), sv_package(params, micro, isa, regs))
+    write_if_changed(os.path.join(args.out, "weft", "hw", "generated.h"), cpp_header(params, micro, isa, regs, configs))
     write_if_changed(os.path.join(args.out, "rtl_configs.cmake"), cmake_configs(params, configs))
     return 0
 

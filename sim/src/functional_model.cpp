@@ -16,10 +16,6 @@ namespace {
 
 using hw::Error;
 
-bool zeroPointFits(int64_t zp, bool isSigned) {
-  return isSigned ? (zp >= -128 && zp <= 127) : (zp >= 0 && zp <= 255);
-}
-
 int32_t readLe32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
@@ -65,6 +61,8 @@ void FunctionalModel::reset() {
   in_.assign(size_t{config_.inSpadRows()} * rows_ + GemmEngine::kInputPadding, 0);
   w_.assign(size_t{config_.wSpadRows()} * cols_, 0);
   param_.assign(size_t{config_.paramRows()} * config_.paramRowBytes(), 0);
+  vec_.assign(size_t{config_.vecSpadRows()} * cols_, 0);
+  lut_.fill(0);
   acc_.assign(size_t{config_.accRows()} * cols_, 0);
   engine_.reset();
   bias_.resize(cols_);
@@ -82,77 +80,31 @@ void FunctionalModel::resetTokens() {
   commandIndex_ = 0;
 }
 
-Error FunctionalModel::check(const hw::CommandWord& cmd) const {
-  const uint64_t opcode = cmd.get(hw::field::kOpcode);
-  if (!hw::isOpcode(opcode)) return Error::kBadOpcode;
-  switch (static_cast<hw::Opcode>(opcode)) {
-    case hw::Opcode::kLoad: {
-      const auto c = hw::LoadCmd::decode(cmd);
-      uint64_t rowBytes = 0, depth = 0;
-      switch (c.dst) {
-        case hw::Mem::kIn: rowBytes = rows_; depth = config_.inSpadRows(); break;
-        case hw::Mem::kW: rowBytes = cols_; depth = config_.wSpadRows(); break;
-        case hw::Mem::kParam: rowBytes = config_.paramRowBytes(); depth = config_.paramRows(); break;
-        default: return Error::kBadValue;
-      }
-      if (c.count0 == 0 || c.count1 == 0 || c.count2 == 0) return Error::kBadLength;
-      if (c.rowBytes == 0 || c.rowBytes > rowBytes) return Error::kBadLength;
-      const uint64_t n = uint64_t{c.count0} * c.count1 * c.count2;
-      if (c.spadAddr + n > depth) return Error::kBadAddress;
-      return Error::kNone;
-    }
-    case hw::Opcode::kGemm: {
-      const auto c = hw::GemmCmd::decode(cmd);
-      if (!zeroPointFits(c.inZp, c.inSigned)) return Error::kBadValue;
-      if (!c.keepWeights && !zeroPointFits(c.wZp, c.wSigned)) return Error::kBadValue;
-      if (c.mRows == 0) return Error::kBadLength;
-      if (!c.keepWeights && (c.kRows == 0 || c.kRows > rows_)) return Error::kBadLength;
-      if (!c.keepWeights && uint64_t{c.wAddr} + c.kRows > config_.wSpadRows()) return Error::kBadAddress;
-      if (uint64_t{c.inAddr} + c.mRows > config_.inSpadRows()) return Error::kBadAddress;
-      if (uint64_t{c.accAddr} + c.mRows > config_.accRows()) return Error::kBadAddress;
-      return Error::kNone;
-    }
-    case hw::Opcode::kStore: {
-      const auto c = hw::StoreCmd::decode(cmd);
-      if (c.mode != hw::StoreMode::kRequant8 && c.mode != hw::StoreMode::kRaw32) return Error::kBadValue;
-      if (c.count0 == 0 || c.count1 == 0) return Error::kBadLength;
-      if (c.rowBytes == 0 || c.rowBytes > cols_) return Error::kBadLength;
-      if (uint64_t{c.accAddr} + uint64_t{c.count0} * c.count1 > config_.accRows()) return Error::kBadAddress;
-      if (c.paramRow >= config_.paramRows()) return Error::kBadAddress;
-      return Error::kNone;
-    }
-    case hw::Opcode::kNop:
-    case hw::Opcode::kBarrier:
-      return Error::kNone;
-  }
-  return Error::kBadOpcode;
-}
+Error FunctionalModel::check(const hw::CommandWord& cmd) const { return hw::checkCommand(cmd, config_); }
 
+// The token queues behind the header bits (hw/spec/isa.json units).
 void FunctionalModel::popTokens(const hw::CommandWord& cmd, hw::Unit unit) {
-  auto pop = [&](Queue q, const char* name) {
+  const auto& ports = hw::kUnitTokenPorts[static_cast<size_t>(unit)];
+  const bool wait[2] = {cmd.get(hw::field::kWait0) != 0, cmd.get(hw::field::kWait1) != 0};
+  for (int p = 0; p < 2; ++p) {
+    const int q = ports.waits[p];
+    if (!wait[p] || q < 0) continue;
     if (tokens_[q] == 0) {
       protocolErrors_.push_back(fmt::format(
           "command {} ({}) waits for a {} token that no earlier command pushed", commandIndex_,
-          hw::opcodeName(static_cast<hw::Opcode>(cmd.get(hw::field::kOpcode))), name));
-      return;
+          hw::opcodeName(static_cast<hw::Opcode>(cmd.get(hw::field::kOpcode))), hw::kTokenQueues[q].name));
+      continue;
     }
     --tokens_[q];
-  };
-  const bool waitPrev = cmd.get(hw::field::kWaitPrev) != 0;
-  const bool waitNext = cmd.get(hw::field::kWaitNext) != 0;
-  if (unit == hw::Unit::kLoad && waitNext) pop(kComputeToLoad, "compute->load");
-  if (unit == hw::Unit::kCompute && waitPrev) pop(kLoadToCompute, "load->compute");
-  if (unit == hw::Unit::kCompute && waitNext) pop(kStoreToCompute, "store->compute");
-  if (unit == hw::Unit::kStore && waitPrev) pop(kComputeToStore, "compute->store");
+  }
 }
 
 void FunctionalModel::pushTokens(const hw::CommandWord& cmd, hw::Unit unit) {
-  const bool signalPrev = cmd.get(hw::field::kSignalPrev) != 0;
-  const bool signalNext = cmd.get(hw::field::kSignalNext) != 0;
-  if (unit == hw::Unit::kLoad && signalNext) ++tokens_[kLoadToCompute];
-  if (unit == hw::Unit::kCompute && signalPrev) ++tokens_[kComputeToLoad];
-  if (unit == hw::Unit::kCompute && signalNext) ++tokens_[kComputeToStore];
-  if (unit == hw::Unit::kStore && signalPrev) ++tokens_[kStoreToCompute];
+  const auto& ports = hw::kUnitTokenPorts[static_cast<size_t>(unit)];
+  const bool signal[2] = {cmd.get(hw::field::kSignal0) != 0, cmd.get(hw::field::kSignal1) != 0};
+  for (int p = 0; p < 2; ++p) {
+    if (signal[p] && ports.signals[p] >= 0) ++tokens_[ports.signals[p]];
+  }
 }
 
 void FunctionalModel::execute(const hw::CommandWord& cmd, DramStorage& dram,
@@ -169,6 +121,15 @@ void FunctionalModel::execute(const hw::CommandWord& cmd, DramStorage& dram,
       break;
     case hw::Opcode::kStore:
       store(hw::StoreCmd::decode(cmd), dram);
+      break;
+    case hw::Opcode::kWindow:
+      window(hw::WindowCmd::decode(cmd));
+      break;
+    case hw::Opcode::kEltwise:
+      eltwise(hw::EltwiseCmd::decode(cmd));
+      break;
+    case hw::Opcode::kSoftmax:
+      softmax(hw::SoftmaxCmd::decode(cmd));
       break;
     case hw::Opcode::kBarrier: {
       const auto c = hw::BarrierCmd::decode(cmd);
@@ -189,11 +150,18 @@ void FunctionalModel::execute(const hw::CommandWord& cmd, DramStorage& dram,
 
 void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
   uint8_t* base = nullptr;
-  uint32_t rowSize = 0;
+  const auto rowSize = static_cast<uint32_t>(hw::memRowBytes(c.dst, config_));
+  std::vector<uint8_t> lutRows;  // the table's rows as bytes, unpacked into entries below
   switch (c.dst) {
-    case hw::Mem::kIn: base = in_.data(); rowSize = rows_; break;
-    case hw::Mem::kW: base = w_.data(); rowSize = cols_; break;
-    case hw::Mem::kParam: base = param_.data(); rowSize = config_.paramRowBytes(); break;
+    case hw::Mem::kIn: base = in_.data(); break;
+    case hw::Mem::kW: base = w_.data(); break;
+    case hw::Mem::kParam: base = param_.data(); break;
+    case hw::Mem::kVec: base = vec_.data(); break;
+    case hw::Mem::kLut:
+      lutRows.assign(size_t{config_.lutRows()} * rowSize, 0);
+      for (uint32_t e = 0; e < lut_.size(); ++e) std::memcpy(&lutRows[size_t{e} * 4], &lut_[e], 4);
+      base = lutRows.data();
+      break;
   }
   checkPattern(dram, c.dramAddr,
                patternEnd(c.dramAddr, c.count0, c.stride0, c.count1, c.stride1, c.count2, c.stride2, c.rowBytes));
@@ -213,6 +181,9 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
       }
       for (uint32_t i0 = 0; i0 < c.count0; ++i0, dst += rowSize) copyRow(dst, src + addr + uint64_t{i0} * c.stride0, c.rowBytes, rowSize);
     }
+  }
+  if (c.dst == hw::Mem::kLut) {
+    for (uint32_t e = 0; e < lut_.size(); ++e) lut_[e] = readLe32(&lutRows[size_t{e} * 4]);
   }
 }
 

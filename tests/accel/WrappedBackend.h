@@ -69,7 +69,7 @@ class WrappedBackend : public sim::IDeviceBackend {
       if (f == Fault::kBadOpcode) {
         word.set(hw::field::kOpcode, 0xF);
       } else if (op == hw::Opcode::kLoad) {
-        word.set(hw::field::kWaitNext, 1);
+        word.set(hw::field::kWait1, 1);
       } else {
         continue;
       }

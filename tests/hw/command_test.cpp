@@ -24,7 +24,7 @@ TEST(CommandWord, FieldsRoundTripAcrossWordBoundaries) {
 
 TEST(Commands, LoadEncodeDecode) {
   LoadCmd l;
-  l.header.signalNext = true;
+  l.header.signal1 = true;
   l.dst = Mem::kW;
   l.rowBytes = 4095;
   l.spadAddr = 0xBEEF;
@@ -38,8 +38,8 @@ TEST(Commands, LoadEncodeDecode) {
   const CommandWord w = l.encode();
   EXPECT_EQ(w.get(field::kOpcode), static_cast<uint64_t>(Opcode::kLoad));
   const LoadCmd d = LoadCmd::decode(w);
-  EXPECT_TRUE(d.header.signalNext);
-  EXPECT_FALSE(d.header.waitPrev);
+  EXPECT_TRUE(d.header.signal1);
+  EXPECT_FALSE(d.header.wait0);
   EXPECT_EQ(d.dst, Mem::kW);
   EXPECT_EQ(d.rowBytes, 4095u);
   EXPECT_EQ(d.spadAddr, 0xBEEFu);

@@ -61,12 +61,12 @@ void RtlDevice::softReset() {
   placed_ = rung_ = 0;
 }
 
-hw::CommandHeader tokens(bool waitPrev, bool waitNext, bool signalPrev, bool signalNext) {
+hw::CommandHeader tokens(bool wait0, bool wait1, bool signal0, bool signal1) {
   hw::CommandHeader h;
-  h.waitPrev = waitPrev;
-  h.waitNext = waitNext;
-  h.signalPrev = signalPrev;
-  h.signalNext = signalNext;
+  h.wait0 = wait0;
+  h.wait1 = wait1;
+  h.signal0 = signal0;
+  h.signal1 = signal1;
   return h;
 }
 

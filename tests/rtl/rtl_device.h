@@ -116,7 +116,7 @@ class RtlDevice {
 inline std::string configName(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 // Command shorthands with the header tokens.
-hw::CommandHeader tokens(bool waitPrev, bool waitNext, bool signalPrev, bool signalNext);
+hw::CommandHeader tokens(bool wait0, bool wait1, bool signal0, bool signal1);
 hw::CommandWord barrier(bool irq, bool snapshot = false, uint32_t tag = 0, uint64_t dramAddr = 0);
 
 }  // namespace weft::rtltest

@@ -39,8 +39,8 @@ std::vector<BadCase> badCases() {
   using E = hw::Error;
   return {
       {"opcode15", E::kBadOpcode, [](const hw::HwConfig&) { hw::CommandWord c = goodStore().encode(); c.set(hw::field::kOpcode, 15); return c; }},
-      {"opcode5", E::kBadOpcode, [](const hw::HwConfig&) { hw::CommandWord c; c.set(hw::field::kOpcode, 5); return c; }},
-      {"load_dst3", E::kBadValue, [](const hw::HwConfig&) { auto l = goodLoad(); l.dst = static_cast<hw::Mem>(3); return l.encode(); }},
+      {"opcode9", E::kBadOpcode, [](const hw::HwConfig&) { hw::CommandWord c; c.set(hw::field::kOpcode, 9); return c; }},
+      {"load_dst5", E::kBadValue, [](const hw::HwConfig&) { auto l = goodLoad(); l.dst = static_cast<hw::Mem>(5); return l.encode(); }},
       {"gemm_in_zp", E::kBadValue, [](const hw::HwConfig&) { auto g = goodGemm(); g.inZp = 256; return g.encode(); }},
       {"gemm_signed_w_zp", E::kBadValue, [](const hw::HwConfig&) { auto g = goodGemm(); g.wSigned = true; g.wZp = 128; return g.encode(); }},
       {"store_mode2", E::kBadValue, [](const hw::HwConfig&) { auto s = goodStore(); s.mode = static_cast<hw::StoreMode>(2); return s.encode(); }},

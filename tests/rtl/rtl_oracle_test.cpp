@@ -53,6 +53,17 @@ TEST_P(RtlOracle, GemmStreamMatchesTheFunctionalModel) {
   check(dev, sim::testing::gemmStreamProgram(dev.config(), 12, 64, layout()));
 }
 
+// The vector unit: every command kind with random fields, alone and beside a GEMM stream.
+TEST_P(RtlOracle, RandomVectorProgramsMatchTheFunctionalModel) {
+  RtlDevice dev(GetParam());
+  dev.initRing(kRing);
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    check(dev, sim::testing::randomVectorProgram(dev.config(), seed, 24, seed % 2 == 0, layout()));
+    if (HasFatalFailure()) return;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(rtl, RtlOracle, ::testing::Values("weft8", "weft16"), configName);
 
 }  // namespace

@@ -85,7 +85,7 @@ TEST(ApproxTiming, KeptWeightsStreamAtOneRowPerCycle) {
   l.stride0 = 16;
   l.count0 = 16;
   l.count1 = l.count2 = 1;
-  l.header.signalNext = true;
+  l.header.signal1 = true;
   p.commands.push_back(l.encode());
   for (int i = 0; i < 20; ++i) {
     hw::GemmCmd g;
@@ -93,7 +93,7 @@ TEST(ApproxTiming, KeptWeightsStreamAtOneRowPerCycle) {
     g.mRows = 1024;
     g.keepWeights = i > 0;
     g.accumulate = i > 0;
-    g.header.waitPrev = i == 0;
+    g.header.wait0 = i == 0;
     p.commands.push_back(g.encode());
   }
   hw::BarrierCmd b;

@@ -124,6 +124,10 @@ TEST_P(ApproxEngines, RandomProgramsWithLooksMidRun) {
     pair.runProgram(p, "seed " + std::to_string(seed), seed % 3 == 0 ? 0 : 50 + rng() % 3000);
   }
   pair.runProgram(testing::gemmStreamProgram(cfg, 12, 40, pair.layout_), "stream", 2000);
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const auto p = testing::randomVectorProgram(cfg, seed, 12, seed % 2 == 0, pair.layout_);
+    pair.runProgram(p, "vector seed " + std::to_string(seed), seed % 3 == 0 ? 0 : 50 + rng() % 3000);
+  }
 }
 
 TEST_P(ApproxEngines, SoftResetsMidTraffic) {

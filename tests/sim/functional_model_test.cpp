@@ -174,12 +174,12 @@ TEST_F(FunctionalModelTest, ChecksReportTheDocumentedErrors) {
 }
 
 TEST_F(FunctionalModelTest, TokenProtocolErrorsAreReported) {
-  hw::GemmCmd g; g.kRows = 1; g.mRows = 1; g.header.waitPrev = true;
+  hw::GemmCmd g; g.kRows = 1; g.mRows = 1; g.header.wait0 = true;
   run(g.encode());
   ASSERT_EQ(model.protocolErrors().size(), 1u);
   EXPECT_NE(model.protocolErrors()[0].find("load->compute"), std::string::npos);
   hw::LoadCmd l; l.dst = hw::Mem::kIn; l.rowBytes = 1; l.count0 = l.count1 = l.count2 = 1;
-  l.header.signalNext = true;
+  l.header.signal1 = true;
   run(l.encode());
   run(g.encode());
   EXPECT_EQ(model.protocolErrors().size(), 1u);

@@ -90,6 +90,9 @@ TEST(RtlVersusApprox, StatusAndCountersAgreeThroughoutAProgram) {
   // Stores outrunning their acknowledgements: each further store waits for a slot to free.
   programs.push_back(testing::storeBoundProgram(config, 10, 4));
   programs.push_back(testing::storeBoundProgram(config, 16, 16));
+  // The vector unit alone and beside the array.
+  programs.push_back(testing::randomVectorProgram(config, 300, 16, false));
+  programs.push_back(testing::randomVectorProgram(config, 301, 16, true));
   auto rtl = createBackend(BackendKind::kRtl, config);
   auto approx = createBackend(BackendKind::kApprox, config);
   const auto failure = testing::runProgramsInLockstep(*rtl, *approx, programs, 2, kProgramBudget);

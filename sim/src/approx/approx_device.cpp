@@ -14,10 +14,12 @@ ApproxDevice::ApproxDevice(const hw::HwConfig& config, const ApproxTiming& timin
       load_(machine_),
       compute_(machine_),
       store_(machine_),
-      decoder_(machine_, load_, compute_, store_),
+      vector_(machine_),
+      decoder_(machine_, load_, compute_, store_, vector_),
       // Ties within a cycle: fetch before load (the read port's priority), reads before the
-      // store's writes (the order RtlStepper serves them in a cycle).
-      agents_{&fetcher_, &decoder_, &load_, &compute_, &store_} {}
+      // store's writes (the order RtlStepper serves them in a cycle); the units in hw::Unit
+      // order (the engine's token queues assume it).
+      agents_{&fetcher_, &decoder_, &load_, &compute_, &store_, &vector_} {}
 
 // ---- time ----
 
@@ -89,7 +91,8 @@ bool ApproxDevice::busy(uint64_t t) const {
   for (const auto& f : machine_.fifos) {
     if (!f.empty()) return true;
   }
-  return fetcher_.busy(t) || decoder_.busy() || !load_.idle() || !compute_.idle() || store_.active();
+  return fetcher_.busy(t) || decoder_.busy() || !load_.idle() || !compute_.idle() || store_.active() ||
+         !vector_.idle();
 }
 
 // Called after the actions of cycle t: the state is the one of cycle t + 1.
@@ -122,6 +125,9 @@ CounterValues ApproxDevice::counters(uint64_t t) const {
   // The harness's write port is always ready (RtlStepper): the store never waits on it.
   set(C::kStallDramWr, 0);
   set(C::kCmdsRetired, e.retired.value(t));
+  set(C::kVectorActive, vector_.front().activity().value(t));
+  set(C::kVectorSlots, vector_.slots(t));
+  set(C::kStallVectorToken, vector_.front().tokenStallCycles(t));
   return v;
 }
 

@@ -14,6 +14,7 @@
 #include "approx/load_unit.h"
 #include "approx/machine.h"
 #include "approx/store_unit.h"
+#include "approx/vector_unit.h"
 
 namespace weft::sim::approx {
 
@@ -52,8 +53,9 @@ class ApproxDevice final : public CounterSource {
   LoadUnit load_;
   ComputeUnit compute_;
   StoreUnit store_;
+  VectorUnit vector_;
   Decoder decoder_;
-  std::array<Agent*, 5> agents_;
+  std::array<Agent*, 6> agents_;
 
   uint64_t now_ = 0;
   uint64_t resetCycle_ = 0;  // counters count from the end of the last hardware reset

@@ -1,10 +1,11 @@
-// The fixed micro-architecture constants of weft_top that the hardware parameters do not
-// carry (rtl/weft_rtl_pkg.sv and the unit modules), in one place: the approximate model
-// mirrors the RTL's per-unit timing, and these are the numbers it cannot derive from hw/.
-// A change of the RTL's internal depths or pipeline lengths is a change here.
+// The micro-architecture constants of weft_top the approximate model times with. They come from
+// hw/spec/micro.json (generated into weft/hw/generated.h, as into the RTL package), so the model
+// and the RTL cannot disagree about a depth; the two harness facts below are the stepper's.
 #pragma once
 
 #include <cstdint>
+
+#include "weft/hw/generated.h"
 
 namespace weft::sim::approx {
 
@@ -14,23 +15,18 @@ struct ApproxTiming {
   // Hardware reset: cycles rst_ni is held low (RtlStepper::reset).
   uint32_t resetCycles = 2;
 
-  // weft_fetch: command buffer slots (also the largest fetch request, in commands); a
-  // request waits for half the buffer free unless everything up to the tail fits.
-  uint32_t fetchSlots = 8;
+  uint32_t fetchSlots = hw::micro::kFetchSlots;
+  uint32_t loadMaxReqBytes = hw::micro::kLoadMaxReqBytes;
+  uint32_t streamQueueDepth = hw::micro::kStreamQueueDepth;
+  uint32_t storeFifoDepth = hw::micro::kStoreFifoDepth;
+  uint32_t storeCmdsInFlight = hw::micro::kStoreCmdsInFlight;
+  uint32_t storeIssueToRequest = hw::micro::kStoreIssueToRequest;
 
-  // weft_load: contiguous full rows of one i0 run merge into requests of up to this many bytes
-  // (rows whose size is a whole number of beats only).
-  uint32_t loadMaxReqBytes = 1024;
-
-  // weft_compute: GEMMs accepted by the preloader and not fully streamed.
-  uint32_t streamQueueDepth = 2;
-
-  // weft_store: rows between issue and their last write beat (pipeline + row buffer), store
-  // commands awaiting their last acknowledgement, and the cycles from a row's issue to its
-  // write request (accumulator read, two post-processing stages, row buffer).
-  uint32_t storeFifoDepth = 8;
-  uint32_t storeCmdsInFlight = 4;
-  uint32_t storeIssueToRequest = 4;
+  // Rows of `rowSize` bytes one merged LOAD request covers (weft_load's max_rows()): several
+  // only when rows are whole beats and fit the largest request.
+  uint32_t rowsPerRequest(uint32_t rowSize, uint32_t busBytes) const {
+    return (rowSize % busBytes != 0 || rowSize > loadMaxReqBytes) ? 1 : loadMaxReqBytes / rowSize;
+  }
 };
 
 }  // namespace weft::sim::approx

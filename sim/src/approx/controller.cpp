@@ -86,11 +86,12 @@ void Fetcher::hardReset() { reqIdx_ = 0; }
 // ---- decode, dispatch, barriers ----
 
 uint64_t Decoder::drainedFrom() const {
-  if (!load_.idle() || !compute_.idle() || !store_.idle() || flushBeat_ != kNever) return kNever;
+  if (!load_.idle() || !compute_.idle() || !store_.idle() || !vector_.idle() || flushBeat_ != kNever) return kNever;
   uint64_t t = flushAck_ + 1;
   for (const auto& f : m_.fifos) t = std::max(t, f.emptyFrom(0));
   if (t == kNever) return kNever;
-  return std::max({t, load_.lastCompletion() + 1, compute_.lastCompletion() + 1, store_.lastCompletion() + 1});
+  return std::max({t, load_.lastCompletion() + 1, compute_.lastCompletion() + 1, store_.lastCompletion() + 1,
+                   vector_.lastCompletion() + 1});
 }
 
 uint64_t Decoder::nextCycle() const {

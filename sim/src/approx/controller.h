@@ -19,6 +19,7 @@
 #include "approx/load_unit.h"
 #include "approx/machine.h"
 #include "approx/store_unit.h"
+#include "approx/vector_unit.h"
 
 namespace weft::sim::approx {
 
@@ -46,8 +47,9 @@ class Fetcher final : public Agent {
 
 class Decoder final : public Agent {
  public:
-  Decoder(Machine& m, const LoadUnit& load, const ComputeUnit& compute, const StoreUnit& store)
-      : m_(m), load_(load), compute_(compute), store_(store) {}
+  Decoder(Machine& m, const LoadUnit& load, const ComputeUnit& compute, const StoreUnit& store,
+          const VectorUnit& vector)
+      : m_(m), load_(load), compute_(compute), store_(store), vector_(vector) {}
   uint64_t nextCycle() const override;
   void act(uint64_t now, uint64_t horizon) override;
   void softReset(uint64_t t) override;
@@ -66,6 +68,7 @@ class Decoder final : public Agent {
   const LoadUnit& load_;
   const ComputeUnit& compute_;
   const StoreUnit& store_;
+  const VectorUnit& vector_;
   bool hasDec_ = false;
   FetchedCommand dec_{};
   uint64_t decVisible_ = 0;

@@ -20,10 +20,9 @@ Engine::Engine(const hw::HwConfig& config, const ApproxTiming& timing)
       fifoDepth_(static_cast<unsigned>(config.get(hw::Param::kCmdQueueDepth))) {
   while ((1u << busShift_) < busBytes_) ++busShift_;
   // Contiguous full rows of whole beats merge into requests (weft_load's merge_q and max_rows()).
-  const uint32_t rowSizes[3] = {rows_, cols_, config.paramRowBytes()};
-  for (int d = 0; d < 3; ++d) {
-    const uint32_t size = rowSizes[d];
-    mergeRows_[d] = (size % busBytes_ != 0 || size > timing_.loadMaxReqBytes) ? 1 : timing_.loadMaxReqBytes / size;
+  for (uint32_t d = 0; d < kMems; ++d) {
+    memRowBytes_[d] = static_cast<uint32_t>(hw::memRowBytes(static_cast<hw::Mem>(d), config));
+    mergeRows_[d] = timing_.rowsPerRequest(memRowBytes_[d], busBytes_);
   }
   rp_.lastBeats.assign(maxOutstanding_, 0);
   fetched_.reset(timing_.fetchSlots);
@@ -33,12 +32,11 @@ Engine::Engine(const hw::HwConfig& config, const ApproxTiming& timing)
     u.starts.reset(fifoDepth_);
   }
   // Which end of each token queue acts first within a cycle, in the reference's agent order
-  // (fetch, decode, load, compute, store).
+  // (fetch, decode, then the units in hw::Unit order).
   const auto depth = static_cast<unsigned>(config.get(hw::Param::kTokenDepth));
-  tokens_[kLoadToCompute].init(depth, true);
-  tokens_[kComputeToLoad].init(depth, false);
-  tokens_[kComputeToStore].init(depth, true);
-  tokens_[kStoreToCompute].init(depth, false);
+  for (size_t q = 0; q < tokens_.size(); ++q) {
+    tokens_[q].init(depth, hw::kTokenQueues[q].from < hw::kTokenQueues[q].to);
+  }
   store_.window.reset(timing_.storeFifoDepth);
   store_.inFlight.reset(timing_.storeCmdsInFlight + 1);
 }
@@ -101,6 +99,7 @@ void Engine::propagate(uint64_t lim) {
     progress |= tryStartLoad(lim);
     progress |= advanceCompute(lim);
     progress |= advanceStore(lim);
+    progress |= advanceVector(lim);
   }
 }
 
@@ -150,6 +149,7 @@ void Engine::fold(uint64_t t) {
   snapWrReqs_.fold(t);
   decoderRetired_.fold(t);
   arrayRows_.fold(t);
+  vectorSlots_.fold(t);
   dramStall_.fold(t);
   for (Unit& u : units_) {
     u.active.fold(t);
@@ -258,28 +258,12 @@ void Engine::fetch(uint64_t t) {
     f.error = functional_.check(f.word);
     f.op = static_cast<hw::Opcode>(f.word.get(hw::field::kOpcode));
     f.unit = f.error == hw::Error::kNone ? hw::unitOf(f.op) : hw::Unit::kControl;
-    // The token queues of hw/spec/isa.json's header; "prev" and "next" are relative to the unit.
-    const bool wp = f.word.get(hw::field::kWaitPrev) != 0, wn = f.word.get(hw::field::kWaitNext) != 0;
-    const bool sp = f.word.get(hw::field::kSignalPrev) != 0, sn = f.word.get(hw::field::kSignalNext) != 0;
-    f.waits[0] = f.waits[1] = f.signals[0] = f.signals[1] = -1;
-    switch (f.unit) {
-      case hw::Unit::kLoad:
-        if (wn) f.waits[0] = kComputeToLoad;
-        if (sn) f.signals[0] = kLoadToCompute;
-        break;
-      case hw::Unit::kCompute:
-        if (wp) f.waits[0] = kLoadToCompute;
-        if (wn) f.waits[1] = kStoreToCompute;
-        if (sp) f.signals[0] = kComputeToLoad;
-        if (sn) f.signals[1] = kComputeToStore;
-        break;
-      case hw::Unit::kStore:
-        if (wp) f.waits[0] = kComputeToStore;
-        if (sp) f.signals[0] = kStoreToCompute;
-        break;
-      case hw::Unit::kControl:
-        break;
-    }
+    // The token queues behind the header bits (hw/spec/isa.json units).
+    const auto& ports = hw::kUnitTokenPorts[static_cast<size_t>(f.unit)];
+    f.waits[0] = f.word.get(hw::field::kWait0) != 0 ? ports.waits[0] : -1;
+    f.waits[1] = f.word.get(hw::field::kWait1) != 0 ? ports.waits[1] : -1;
+    f.signals[0] = f.word.get(hw::field::kSignal0) != 0 ? ports.signals[0] : -1;
+    f.signals[1] = f.word.get(hw::field::kSignal1) != 0 ? ports.signals[1] : -1;
   }
   busyExtends(lastBeat + 1);  // reads in flight keep the device busy until they land
   const uint64_t next = uint64_t{reqIdx_} + n;
@@ -330,6 +314,8 @@ void Engine::applySoftReset(uint64_t t) {
     u.lastCompletion = std::min(u.lastCompletion, t - 1);
   }
   arrayRows_.cut(t);
+  vectorSlots_.cut(t);
+  vector_.idleFrom = t;
 
   if (load_.busy && t > load_.wantFrom) dramStall_.add(t - 1, t - load_.wantFrom, frontier_);
   load_.busy = false;
@@ -415,6 +401,7 @@ void Engine::hardReset() {
   compute_.bufFreeFrom = {0, 0};
   compute_.sinceReset = 0;
   compute_.undo.clear();
+  vector_ = VectorState{};
   store_.lastIssue = 0;
   store_.anyStarted = false;
   store_.window.clear();
@@ -441,6 +428,7 @@ void Engine::hardReset() {
     e->reset();
   }
   arrayRows_.reset();
+  vectorSlots_.reset();
   busyTotal_ = 0;
   busyBegin_ = kNever;
   busyEnd_ = 0;
@@ -527,6 +515,9 @@ CounterValues Engine::counters(uint64_t t) const {
   set(C::kComputeActive, activeCycles(units_[kCompute], t));
   set(C::kStoreActive, activeCycles(units_[kStore], t));
   set(C::kArrayRows, arrayRows_.value(t));
+  set(C::kVectorActive, activeCycles(units_[kVector], t));
+  set(C::kVectorSlots, vectorSlots_.value(t));
+  set(C::kStallVectorToken, tokenStallCycles(units_[kVector], t));
   // A store row is counted when its write is served, at its last beat; the RTL counts the
   // request when the port accepts it, which may be before t while the beats are still to come.
   uint64_t plannedBytes = 0, plannedReqs = 0;

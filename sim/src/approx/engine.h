@@ -25,6 +25,7 @@
 #include "approx/flow_parts.h"
 #include "approx/functional_worker.h"
 #include "approx/machine.h"
+#include "approx/vector_timing.h"
 #include "weft/sim/dram_model.h"
 #include "weft/sim/functional_model.h"
 
@@ -38,7 +39,7 @@ struct FlowCmd {
   hw::Error error = hw::Error::kNone;
   hw::Unit unit = hw::Unit::kControl;
   hw::Opcode op = hw::Opcode::kNop;
-  int8_t waits[2] = {-1, -1}, signals[2] = {-1, -1};  // token lines (TokenQueueId), -1: none
+  int8_t waits[2] = {-1, -1}, signals[2] = {-1, -1};  // token lines (hw::TokenQueue), -1: none
 };
 
 class Engine final {
@@ -71,7 +72,7 @@ class Engine final {
     IntervalSum active, stall;
     EventTimes retired;
   };
-  enum UnitId { kLoad = 0, kCompute = 1, kStore = 2 };
+  enum UnitId { kLoad = 0, kCompute = 1, kStore = 2, kVector = 3 };  // hw::Unit order
   enum class Phase { kNone, kCapture, kWrite, kAck };
 
   // time
@@ -121,6 +122,7 @@ class Engine final {
   bool loadRequests(uint64_t t, uint64_t bound);
   bool advanceCompute(uint64_t lim);
   bool advanceStore(uint64_t lim);
+  bool advanceVector(uint64_t lim);
   void growRows();
   bool storeWrite();
 
@@ -142,7 +144,9 @@ class Engine final {
   FunctionalWorker worker_;  // the data path, in ring order, possibly on its own thread
   const unsigned rows_, cols_, busBytes_, maxOutstanding_, fifoDepth_;
   unsigned busShift_ = 0;  // log2(BusBytes), a power of two
-  uint32_t mergeRows_[3] = {1, 1, 1};  // rows one request may cover, per destination memory
+  static constexpr uint32_t kMems = 5;  // hw::Mem values
+  uint32_t memRowBytes_[kMems] = {};  // per destination memory
+  uint32_t mergeRows_[kMems] = {};    // rows one request may cover, per destination memory
   uint64_t beats(uint64_t bytes) const { return (bytes + busBytes_ - 1) >> busShift_; }
 
   uint64_t now_ = 0;           // every event before now_ has happened
@@ -186,8 +190,8 @@ class Engine final {
   uint64_t flushBeat_ = kNever, flushAck_ = 0, flushAddr_ = 0;  // a snapshot a soft reset interrupted
 
   // units and tokens
-  std::array<Unit, 3> units_;
-  std::array<TokenLine, 4> tokens_;
+  std::array<Unit, hw::kNumFifoUnits> units_;
+  std::array<TokenLine, hw::kNumTokenQueues> tokens_;
 
   struct LoadState {
     bool busy = false;  // issuing the requests of `cmd`
@@ -216,6 +220,11 @@ class Engine final {
     };
     Ring<Undo> undo{64};  // a GEMM started at or after a soft reset is taken back
   } compute_;
+
+  struct VectorState {
+    uint64_t idleFrom = 0;  // the next command may start from this cycle
+  } vector_;
+  IntervalSum vectorSlots_;
 
   struct StoreRow {
     uint64_t addr;

@@ -1,4 +1,4 @@
-// The engine's dataflow: the decoder and the three units, each in order, each event computed
+// The engine's dataflow: the decoder and the units, each in order, each event computed
 // from times already known (engine.h). The rules are rtl/README.md's, as the reference agents
 // (controller.cpp, load_unit.cpp, compute_unit.cpp, store_unit.cpp) state them cycle by cycle.
 #include <algorithm>
@@ -8,7 +8,7 @@
 namespace weft::sim::approx {
 namespace {
 
-size_t unitIndex(hw::Unit u) { return static_cast<size_t>(u); }  // load 0, compute 1, store 2
+size_t unitIndex(hw::Unit u) { return static_cast<size_t>(u); }  // hw::Unit order
 
 }  // namespace
 
@@ -246,8 +246,7 @@ bool Engine::tryStartLoad(uint64_t lim) {
   l.addr0 = l.addr1 = l.addr2 = l.cmd.dramAddr;
   // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()).
   const auto dst = static_cast<size_t>(l.cmd.dst);
-  const uint32_t rowSize = dst == 0 ? rows_ : dst == 1 ? cols_ : config_.paramRowBytes();
-  l.maxRows = (l.cmd.rowBytes == rowSize && l.cmd.stride0 == l.cmd.rowBytes) ? mergeRows_[dst] : 1;
+  l.maxRows = (l.cmd.rowBytes == memRowBytes_[dst] && l.cmd.stride0 == l.cmd.rowBytes) ? mergeRows_[dst] : 1;
   u.openSince = t + 1;
   return true;
 }
@@ -392,6 +391,30 @@ bool Engine::advanceCompute(uint64_t lim) {
     arrayRows_.add(first, lastRow + 1, frontier_);
     // The last row's write-back reaches column Cols-1 R + C + 1 cycles after its issue.
     complete(u, signals, reservations, t, lastRow + 1 + rows_ + cols_);
+    progress = true;
+  }
+  return progress;
+}
+
+// ---- vector unit (weft_vector) ----
+
+bool Engine::advanceVector(uint64_t lim) {
+  Unit& u = units_[kVector];
+  bool progress = false;
+  while (u.started < u.dispatched) {
+    const FlowCmd& c = u.fifo.front();
+    const uint64_t visible = headVisible(u);
+    const uint64_t tokens = tokensReadyFrom(c);
+    if (tokens == kNever) break;
+    const uint64_t t = std::max({vector_.idleFrom, visible, tokens});
+    if (t >= lim) break;
+    const int8_t signals[2] = {c.signals[0], c.signals[1]};
+    const VectorTimeline tl = vectorTimeline(c.word, t);
+    uint64_t reservations[2];
+    startCommand(u, c, t, visible, reservations);
+    for (unsigned p = 0; p < tl.passes; ++p) vectorSlots_.add(tl.spans[p].begin, tl.spans[p].end, frontier_);
+    vector_.idleFrom = tl.done + 1;  // busy clears with the last write
+    complete(u, signals, reservations, t, tl.done);
     progress = true;
   }
   return progress;

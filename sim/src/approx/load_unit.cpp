@@ -36,9 +36,8 @@ void LoadUnit::start(uint64_t t) {
   addr0_ = addr1_ = addr2_ = cmd_.dramAddr;
   // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()).
   const hw::HwConfig& c = m_.config;
-  const uint32_t rowSize = cmd_.dst == hw::Mem::kIn ? c.rows() : cmd_.dst == hw::Mem::kW ? c.cols() : c.paramRowBytes();
-  const uint32_t perReq = (rowSize % c.busBytes() != 0 || rowSize > m_.timing.loadMaxReqBytes)
-                              ? 1 : m_.timing.loadMaxReqBytes / rowSize;
+  const auto rowSize = static_cast<uint32_t>(hw::memRowBytes(cmd_.dst, c));
+  const uint32_t perReq = m_.timing.rowsPerRequest(rowSize, c.busBytes());
   maxRows_ = (cmd_.rowBytes == rowSize && cmd_.stride0 == cmd_.rowBytes && perReq > 1) ? perReq : 1;
 }
 

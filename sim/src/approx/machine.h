@@ -143,8 +143,6 @@ struct QueuedCommand {
   uint64_t readyAt;
 };
 
-enum TokenQueueId { kLoadToCompute = 0, kComputeToLoad, kComputeToStore, kStoreToCompute };
-
 // The counters that count events; the cycle counters live with the agents that own them.
 struct EventCounters {
   EventCounter rdBytes, wrBytes, rdReqs, wrReqs, retired;
@@ -188,8 +186,8 @@ struct Machine {
 
   ControlState control;
   TimedQueue<FetchedCommand> fetched;  // requested (readyAt in the future) or arrived
-  std::array<TimedQueue<QueuedCommand>, 3> fifos;  // load, compute, store
-  std::array<TokenQueue, 4> tokens;
+  std::array<TimedQueue<QueuedCommand>, hw::kNumFifoUnits> fifos;  // hw::Unit order
+  std::array<TokenQueue, hw::kNumTokenQueues> tokens;                // hw::TokenQueue order
 };
 
 }  // namespace weft::sim::approx

@@ -6,29 +6,16 @@ namespace weft::sim::approx {
 
 UnitFront::UnitFront(Machine& m, hw::Unit unit) : m_(m), unit_(unit) {}
 
-// The token queues of hw/spec/isa.json's header; "prev" and "next" are relative to the unit.
+// The token queues behind the header bits (hw/spec/isa.json units).
 std::array<int, 2> UnitFront::waits(const hw::CommandWord& cmd) const {
-  const bool prev = cmd.get(hw::field::kWaitPrev) != 0;
-  const bool next = cmd.get(hw::field::kWaitNext) != 0;
-  switch (unit_) {
-    case hw::Unit::kLoad: return {next ? kComputeToLoad : -1, -1};
-    case hw::Unit::kCompute: return {prev ? kLoadToCompute : -1, next ? kStoreToCompute : -1};
-    case hw::Unit::kStore: return {prev ? kComputeToStore : -1, -1};
-    case hw::Unit::kControl: break;
-  }
-  return {-1, -1};
+  const auto& ports = hw::kUnitTokenPorts[static_cast<size_t>(unit_)];
+  return {cmd.get(hw::field::kWait0) != 0 ? ports.waits[0] : -1, cmd.get(hw::field::kWait1) != 0 ? ports.waits[1] : -1};
 }
 
 std::array<int, 2> UnitFront::signals(const hw::CommandWord& cmd) const {
-  const bool prev = cmd.get(hw::field::kSignalPrev) != 0;
-  const bool next = cmd.get(hw::field::kSignalNext) != 0;
-  switch (unit_) {
-    case hw::Unit::kLoad: return {next ? kLoadToCompute : -1, -1};
-    case hw::Unit::kCompute: return {prev ? kComputeToLoad : -1, next ? kComputeToStore : -1};
-    case hw::Unit::kStore: return {prev ? kStoreToCompute : -1, -1};
-    case hw::Unit::kControl: break;
-  }
-  return {-1, -1};
+  const auto& ports = hw::kUnitTokenPorts[static_cast<size_t>(unit_)];
+  return {cmd.get(hw::field::kSignal0) != 0 ? ports.signals[0] : -1,
+          cmd.get(hw::field::kSignal1) != 0 ? ports.signals[1] : -1};
 }
 
 uint64_t UnitFront::readyFrom(uint64_t from) const {

@@ -4,6 +4,7 @@
 #include "weft/sim/functional_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -108,10 +109,10 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       li.stride2 = li.count1 * li.stride1 + static_cast<uint32_t>(uni(0, 256));
       li.header = {};
       if (computeToLoad > 0) {
-        li.header.waitNext = true;
+        li.header.wait1 = true;
         --computeToLoad;
       }
-      li.header.signalNext = keep;  // otherwise the weight load signals
+      li.header.signal1 = keep;  // otherwise the weight load signals
       cmds.push_back(li.encode());
 
       hw::GemmCmd g;
@@ -130,7 +131,7 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
           lw.count1 = 2;
           lw.stride1 = lw.count0 * lw.stride0;
         }
-        lw.header.signalNext = true;
+        lw.header.signal1 = true;
         cmds.push_back(lw.encode());
         g.wAddr = lw.spadAddr;
       }
@@ -143,10 +144,10 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       g.wSigned = uni(0, 1);
       g.inZp = static_cast<int32_t>(g.inSigned ? uni(-128, 127) : uni(0, 255));
       g.wZp = static_cast<int32_t>(g.wSigned ? uni(-128, 127) : uni(0, 255));
-      g.header.waitPrev = true;
-      g.header.waitNext = part == 0 && tile > 0;  // the previous store freed the accumulator
-      g.header.signalPrev = !lastGemm;
-      g.header.signalNext = lastPart;
+      g.header.wait0 = true;
+      g.header.wait1 = part == 0 && tile > 0;  // the previous store freed the accumulator
+      g.header.signal0 = !lastGemm;
+      g.header.signal1 = lastPart;
       if (!lastGemm) ++computeToLoad;
       cmds.push_back(g.encode());
       weightsHeld = true;
@@ -177,8 +178,8 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
     s.outZp = static_cast<int32_t>(uni(-100, 200));
     s.clampMin = static_cast<int32_t>(uni(-128, 100));
     s.clampMax = static_cast<int32_t>(uni(s.clampMin, 255));
-    s.header.waitPrev = true;
-    s.header.signalPrev = !lastTile;
+    s.header.wait0 = true;
+    s.header.signal0 = !lastTile;
     cmds.push_back(s.encode());
   }
   p.outputBytes = outCursor - layout.outputs;
@@ -259,20 +260,20 @@ Program gemmStreamProgram(const hw::HwConfig& cfg, unsigned tiles, unsigned rows
     const unsigned buf = t % 2;
     const bool tail = t + 2 >= tiles;  // the last two tiles leave no token behind
     hw::LoadCmd li = rowLoad(hw::Mem::kIn, R, buf * M, layout.inputs + uint64_t{buf} * M * R, M);
-    li.header.waitNext = t >= 2;
+    li.header.wait1 = t >= 2;
     cmds.push_back(li.encode());
     hw::LoadCmd lw = rowLoad(hw::Mem::kW, C, buf * R, layout.weights + uint64_t{buf} * R * C, R);
-    lw.header.signalNext = true;
+    lw.header.signal1 = true;
     cmds.push_back(lw.encode());
     hw::GemmCmd g = fullGemm(cfg, buf * R, buf * M, M, buf * M);
-    g.header.waitPrev = true;
-    g.header.waitNext = t >= 2;
-    g.header.signalPrev = !tail;
-    g.header.signalNext = true;
+    g.header.wait0 = true;
+    g.header.wait1 = t >= 2;
+    g.header.signal0 = !tail;
+    g.header.signal1 = true;
     cmds.push_back(g.encode());
     hw::StoreCmd s = requantStore(cfg, buf * M, layout.outputs + uint64_t{buf} * M * C, M);
-    s.header.waitPrev = true;
-    s.header.signalPrev = !tail;
+    s.header.wait0 = true;
+    s.header.signal0 = !tail;
     cmds.push_back(s.encode());
   }
   cmds.push_back(finalBarrier(p, layout, tiles));
@@ -295,20 +296,195 @@ Program storeBoundProgram(const hw::HwConfig& cfg, unsigned stores, unsigned row
   cmds.push_back(paramLoad(cfg, layout));
   cmds.push_back(rowLoad(hw::Mem::kIn, R, 0, layout.inputs, M).encode());
   hw::LoadCmd lw = rowLoad(hw::Mem::kW, C, 0, layout.weights, R);
-  lw.header.signalNext = true;
+  lw.header.signal1 = true;
   cmds.push_back(lw.encode());
   for (unsigned k = 0; k < stores; ++k) {
     // Each GEMM fills its own accumulator rows (no store reads rows a later GEMM writes).
     hw::GemmCmd g = fullGemm(cfg, 0, 0, M, k * M);
     g.keepWeights = k > 0;
-    g.header.waitPrev = k == 0;
-    g.header.signalNext = true;
+    g.header.wait0 = k == 0;
+    g.header.signal1 = true;
     cmds.push_back(g.encode());
     hw::StoreCmd st = requantStore(cfg, k * M, layout.outputs + uint64_t{k} * M * C, M);
-    st.header.waitPrev = true;
+    st.header.wait0 = true;
     cmds.push_back(st.encode());
   }
   cmds.push_back(finalBarrier(p, layout, stores * 1000 + rows));
+  return p;
+}
+
+namespace {
+
+// Random fields for one vector command whose accumulator rows start at accAddr (at most
+// `accRows` of them); returns the command and the rows it writes.
+struct VectorWork {
+  hw::CommandWord cmd;
+  uint32_t rows;
+};
+
+VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint32_t accAddr, uint32_t accRows) {
+  auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto zp = [&](bool isSigned) { return static_cast<int32_t>(isSigned ? uni(-128, 127) : uni(0, 255)); };
+  const uint32_t vrows = cfg.vecSpadRows();
+  switch (uni(0, 2)) {
+    case 0: {
+      hw::WindowCmd w;
+      w.kind = static_cast<hw::WinKind>(uni(0, 3));
+      w.inSigned = uni(0, 1);
+      w.wSigned = uni(0, 1);
+      w.dm = uni(0, 3) == 0 ? static_cast<uint32_t>(uni(2, 4)) : 1;
+      w.phase = static_cast<uint32_t>(uni(0, w.dm - 1));
+      w.tileH = static_cast<uint32_t>(uni(0, 7) == 0 ? 0 : uni(1, 9));
+      w.tileW = static_cast<uint32_t>(uni(1, 9));
+      w.pixStride = static_cast<uint32_t>(uni(1, 3));
+      w.rowStride = w.tileW * w.pixStride + static_cast<uint32_t>(uni(0, 3));
+      const uint64_t span = w.tileH == 0 ? 1 : uint64_t{w.tileH - 1} * w.rowStride + uint64_t{w.tileW - 1} * w.pixStride + 1;
+      w.inAddr = static_cast<uint32_t>(uni(0, vrows - span));
+      w.kH = static_cast<uint32_t>(uni(1, 4));
+      w.kW = static_cast<uint32_t>(uni(1, 4));
+      w.wAddr = static_cast<uint32_t>(uni(0, vrows - w.kH * w.kW));
+      w.sH = static_cast<uint32_t>(uni(1, 3));
+      w.sW = static_cast<uint32_t>(uni(1, 3));
+      w.dH = static_cast<uint32_t>(uni(1, 2));
+      w.dW = static_cast<uint32_t>(uni(1, 2));
+      w.yOff = static_cast<int32_t>(uni(-3, 2));
+      w.xOff = static_cast<int32_t>(uni(-3, 2));
+      w.outH = static_cast<uint32_t>(uni(1, 5));
+      w.outW = static_cast<uint32_t>(uni(1, std::max<int64_t>(1, std::min<int64_t>(6, accRows / w.outH))));
+      w.inZp = w.kind == hw::WinKind::kDwconv || uni(0, 1) ? zp(w.inSigned) : 0;
+      w.wZp = zp(w.wSigned);
+      w.accAddr = accAddr;
+      return {w.encode(), w.outH * w.outW};
+    }
+    case 1: {
+      hw::EltwiseCmd e;
+      e.kind = static_cast<hw::EltKind>(uni(0, 3));
+      e.aSigned = uni(0, 1);
+      e.bSigned = uni(0, 1);
+      e.aBcast = uni(0, 4) == 0;
+      e.bBcast = uni(0, 4) == 0;
+      e.count0 = static_cast<uint32_t>(uni(1, 6));
+      e.count1 = static_cast<uint32_t>(uni(1, std::max<int64_t>(1, std::min<int64_t>(4, accRows / e.count0))));
+      e.aStride0 = static_cast<uint32_t>(uni(0, 3));
+      e.aStride1 = static_cast<uint32_t>(uni(0, 12));
+      e.bStride0 = static_cast<uint32_t>(uni(0, 3));
+      e.bStride1 = static_cast<uint32_t>(uni(0, 12));
+      const uint32_t aSpan = (e.count1 - 1) * e.aStride1 + (e.count0 - 1) * e.aStride0 + 1;
+      const uint32_t bSpan = (e.count1 - 1) * e.bStride1 + (e.count0 - 1) * e.bStride0 + 1;
+      e.aAddr = static_cast<uint32_t>(uni(0, vrows - aSpan));
+      e.bAddr = static_cast<uint32_t>(uni(0, vrows - bSpan));
+      e.aZp = zp(e.aSigned);
+      e.bZp = zp(e.bSigned);
+      e.leftShift = static_cast<uint32_t>(uni(0, 20));
+      auto mult = [&] {
+        switch (uni(0, 7)) {
+          case 0: return INT32_MIN;
+          case 1: return static_cast<int32_t>(-uni(1 << 30, INT32_MAX));
+          default: return static_cast<int32_t>(uni(1 << 30, INT32_MAX));
+        }
+      };
+      e.aMult = mult();
+      e.bMult = mult();
+      e.aShift = static_cast<int32_t>(uni(0, 9) == 0 ? uni(-32, 31) : uni(-12, 2));
+      e.bShift = static_cast<int32_t>(uni(0, 9) == 0 ? uni(-32, 31) : uni(-12, 2));
+      e.accAddr = accAddr;
+      return {e.encode(), e.count0 * e.count1};
+    }
+    default: {
+      hw::SoftmaxCmd s;
+      s.inSigned = uni(0, 1);
+      s.crossLanes = uni(0, 1);
+      s.count = static_cast<uint32_t>(uni(1, std::min<int64_t>(8, accRows)));
+      s.stride = static_cast<uint32_t>(uni(0, 2));
+      s.inAddr = static_cast<uint32_t>(uni(0, vrows - ((s.count - 1) * s.stride + 1)));
+      s.lastLanes = static_cast<uint32_t>(uni(1, cfg.cols()));
+      s.lutLen = static_cast<uint32_t>(uni(0, 2) == 0 ? uni(1, 256) : 256);
+      s.accAddr = accAddr;
+      return {s.encode(), s.count};
+    }
+  }
+}
+
+// A lookup table: exp(-d) in Q0.31 as SOFTMAX uses it for most entries, some random words.
+std::vector<uint8_t> randomLut(std::mt19937& rng, const hw::HwConfig& cfg) {
+  std::vector<uint8_t> v(size_t{cfg.lutRows()} * cfg.cols() * 4);
+  const double scale = std::uniform_real_distribution<double>(0.01, 0.5)(rng);
+  for (uint32_t e = 0; e < hw::micro::kLutEntries; ++e) {
+    const auto exp = static_cast<int32_t>(std::min(2147483647.0, std::exp(-scale * e) * 2147483648.0));
+    put32(v, size_t{e} * 4, rng() % 8 == 0 ? static_cast<int32_t>(rng()) : exp);
+  }
+  return v;
+}
+
+}  // namespace
+
+Program randomVectorProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned commands, bool withGemms,
+                            const ProgramLayout& layout) {
+  std::mt19937 rng(seed);
+  const unsigned C = cfg.cols();
+  Program p;
+  const uint32_t vrows = cfg.vecSpadRows();
+  p.inputs.emplace_back(layout.inputs, randomBytes(rng, uint64_t{vrows} * C));
+  p.inputs.emplace_back(layout.weights, randomLut(rng, cfg));
+  p.inputs.emplace_back(layout.params, std::vector<uint8_t>(cfg.paramRowBytes()));  // bias 0: raw stores
+  auto& cmds = p.commands;
+  cmds.push_back(paramLoad(cfg, layout));
+  cmds.push_back(rowLoad(hw::Mem::kLut, 4 * C, 0, layout.weights, cfg.lutRows()).encode());
+  hw::LoadCmd lv = rowLoad(hw::Mem::kVec, C, 0, layout.inputs, vrows);
+  lv.header.signal0 = true;  // load -> vector
+  cmds.push_back(lv.encode());
+
+  // The vector unit's half of the accumulator (all of it without GEMMs).
+  const uint32_t accBase = withGemms ? cfg.accRows() / 2 : 0;
+  const uint32_t accRows = std::min<uint32_t>(cfg.accRows() - accBase, 48);
+  uint64_t outCursor = layout.outputs;
+  for (unsigned i = 0; i < commands; ++i) {
+    VectorWork work = randomVectorCommand(rng, cfg, accBase, accRows);
+    hw::CommandWord& v = work.cmd;
+    v.set(hw::field::kWait0, i == 0);      // the loads
+    v.set(hw::field::kWait1, i > 0);       // the previous store read the rows
+    v.set(hw::field::kSignal1, 1);         // vector -> store
+    cmds.push_back(v);
+    hw::StoreCmd s;
+    s.mode = hw::StoreMode::kRaw32;
+    s.rowBytes = C;
+    s.accAddr = accBase;
+    s.count0 = work.rows;
+    s.count1 = 1;
+    s.stride0 = 4 * C;
+    s.dramAddr = outCursor;
+    outCursor += (uint64_t{work.rows} * 4 * C + 63) / 64 * 64;
+    s.header.wait1 = true;                 // vector -> store
+    s.header.signal1 = i + 1 < commands;   // store -> vector
+    cmds.push_back(s.encode());
+    if (withGemms && i % 2 == 0) {
+      // A GEMM tile beside it, in the lower half of the accumulator, stored requantized; the
+      // next tile reuses its scratchpad and accumulator rows, so it waits for this one.
+      const bool first = i == 0, more = i + 2 < commands;
+      const uint32_t M = std::min<uint32_t>(32, cfg.accRows() / 2);
+      hw::LoadCmd li = rowLoad(hw::Mem::kIn, cfg.rows(), 0, layout.inputs + 4096 + i * 64, M);
+      li.header.wait1 = !first;  // compute -> load
+      cmds.push_back(li.encode());
+      hw::LoadCmd lw = rowLoad(hw::Mem::kW, C, 0, layout.inputs + 8192 + i * 32, cfg.rows());
+      lw.header.signal1 = true;  // load -> compute
+      cmds.push_back(lw.encode());
+      hw::GemmCmd g = fullGemm(cfg, 0, 0, M, 0);
+      g.header.wait0 = true;
+      g.header.wait1 = !first;  // store -> compute
+      g.header.signal0 = more;  // compute -> load
+      g.header.signal1 = true;  // compute -> store
+      cmds.push_back(g.encode());
+      hw::StoreCmd gs = requantStore(cfg, 0, outCursor, M);
+      outCursor += (uint64_t{M} * C + 63) / 64 * 64;
+      gs.header.wait0 = true;
+      gs.header.signal0 = more;  // store -> compute
+      cmds.push_back(gs.encode());
+    }
+  }
+  p.outputBase = layout.outputs;
+  p.outputBytes = outCursor - layout.outputs;
+  p.inputs.emplace_back(p.outputBase, std::vector<uint8_t>(p.outputBytes));
+  cmds.push_back(finalBarrier(p, layout, seed + 50000));
   return p;
 }
 

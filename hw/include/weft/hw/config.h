@@ -47,8 +47,10 @@ class HwConfig {
   unsigned wSpadRows() const { return static_cast<unsigned>(get(Param::kWSpadRows)); }
   unsigned accRows() const { return static_cast<unsigned>(get(Param::kAccRows)); }
   unsigned paramRows() const { return static_cast<unsigned>(get(Param::kParamRows)); }
+  unsigned vecSpadRows() const { return static_cast<unsigned>(get(Param::kVecSpadRows)); }
   unsigned busBytes() const { return static_cast<unsigned>(get(Param::kBusBytes)); }
-  unsigned paramRowBytes() const { return 9 * cols(); }  // bias, multiplier (int32), shift (int8)
+  unsigned paramRowBytes() const { return static_cast<unsigned>(memRowBytes(Mem::kParam, *this)); }
+  unsigned lutRows() const { return static_cast<unsigned>(memRows(Mem::kLut, *this)); }
   double clockMHz() const { return static_cast<double>(get(Param::kClockMHz)); }
   double cyclePeriodNs() const { return 1000.0 / clockMHz(); }
   uint64_t dramBytes() const { return static_cast<uint64_t>(get(Param::kDramMiB)) << 20; }

@@ -49,27 +49,32 @@ class FunctionalModel {
   const uint8_t* inRow(uint32_t row) const { return &in_[size_t{row} * rows_]; }
   const uint8_t* wRow(uint32_t row) const { return &w_[size_t{row} * cols_]; }
   const int32_t* accRow(uint32_t row) const { return &acc_[size_t{row} * cols_]; }
-  // Number of tokens waiting in each queue: load->compute, compute->load, compute->store,
-  // store->compute.
-  std::array<int64_t, 4> tokens() const { return tokens_; }
+  const uint8_t* vecRow(uint32_t row) const { return &vec_[size_t{row} * cols_]; }
+  int32_t lutEntry(uint32_t e) const { return lut_[e]; }
+  // Number of tokens waiting in each queue (hw::TokenQueue order).
+  std::array<int64_t, hw::kNumTokenQueues> tokens() const { return tokens_; }
 
  private:
-  enum Queue { kLoadToCompute, kComputeToLoad, kComputeToStore, kStoreToCompute };
   void popTokens(const hw::CommandWord& cmd, hw::Unit unit);
   void pushTokens(const hw::CommandWord& cmd, hw::Unit unit);
   void load(const hw::LoadCmd& c, const DramStorage& dram);
   void gemm(const hw::GemmCmd& c);
   void store(const hw::StoreCmd& c, DramStorage& dram);
+  void window(const hw::WindowCmd& c);
+  void eltwise(const hw::EltwiseCmd& c);
+  void softmax(const hw::SoftmaxCmd& c);
 
   hw::HwConfig config_;
   unsigned rows_, cols_;
   std::vector<uint8_t> in_, w_, param_;  // in_ has GemmEngine::kInputPadding bytes past its rows
+  std::vector<uint8_t> vec_;             // the vector scratchpad
+  std::array<int32_t, hw::micro::kLutEntries> lut_{};
   std::vector<int32_t> acc_;
   GemmEngine engine_;  // the PE weights and the array's arithmetic
   bool vectorCopies_ = false;  // LOAD rows as masked AVX-512 moves
   // The store's parameter row, decoded once per STORE (postproc_row.h).
   std::vector<int32_t> bias_, multiplier_, left_, right_;
-  std::array<int64_t, 4> tokens_{};
+  std::array<int64_t, hw::kNumTokenQueues> tokens_{};
   std::vector<std::string> protocolErrors_;
   uint64_t commandIndex_ = 0;
 };

@@ -51,6 +51,14 @@ Program gemmStreamProgram(const hw::HwConfig& config, unsigned tiles, unsigned r
 Program storeBoundProgram(const hw::HwConfig& config, unsigned stores, unsigned rows,
                           const ProgramLayout& layout = {});
 
+// Random vector-unit work: the vector scratchpad and lookup table loaded with random bytes, then
+// `commands` WINDOW, ELTWISE and SOFTMAX commands with random fields (every kind, signedness,
+// broadcast, lane mapping, tile edge and zero point the encoding allows, within small sizes),
+// each stored raw (int32) to DRAM. With `withGemms`, a GEMM stream runs alongside in the other
+// half of the accumulator, so the array and the vector unit share the machine.
+Program randomVectorProgram(const hw::HwConfig& config, uint32_t seed, unsigned commands, bool withGemms = false,
+                            const ProgramLayout& layout = {});
+
 // Writes the program's inputs into device DRAM.
 void writeInputs(IDeviceBackend& device, const Program& program);
 

@@ -1,0 +1,85 @@
+// gemmlowp's 32-bit fixed-point arithmetic, bit-exact with hw/include/weft/hw/postproc.h and
+// hw/include/weft/hw/vector_ops.h (and so with NNAPI's reference kernels): the vector unit's
+// requantization, averaging and softmax are built from these.
+package weft_fixed_pkg;
+
+  // The 64-bit product of a saturating rounding doubling high multiply and its one overflow
+  // case (both operands INT32_MIN); srdhm_round() finishes it. Split so a pipeline can register
+  // the product.
+  function automatic logic signed [63:0] srdhm_product(logic [31:0] a, logic [31:0] b);
+    return 64'(signed'(a)) * 64'(signed'(b));
+  endfunction
+
+  function automatic logic srdhm_saturates(logic [31:0] a, logic [31:0] b);
+    return a == 32'h8000_0000 && b == 32'h8000_0000;
+  endfunction
+
+  // (ab + nudge) / 2^31 rounded toward zero, like C++ integer division (gemmlowp).
+  function automatic logic [31:0] srdhm_round(logic signed [63:0] ab, logic saturates);
+    logic signed [63:0] nudged;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic signed [63:0] quotient;  // fits 32 bits except in the saturating case
+    /* verilator lint_on UNUSEDSIGNAL */
+    nudged   = ab + ((ab >= 0) ? 64'sd1073741824 : -64'sd1073741823);
+    quotient = (nudged + ((nudged < 0) ? 64'sd2147483647 : 64'sd0)) >>> 31;
+    return saturates ? 32'h7fff_ffff : quotient[31:0];
+  endfunction
+
+  function automatic logic [31:0] srdhm(logic [31:0] a, logic [31:0] b);
+    return srdhm_round(srdhm_product(a, b), srdhm_saturates(a, b));
+  endfunction
+
+  // x / 2^e rounded to nearest, ties away from zero, for e in [0, 63] (gemmlowp's
+  // RoundingDivideByPOT, widened so exponents past 31 stay defined).
+  function automatic logic [31:0] rdbpot(logic [31:0] x, logic [5:0] e);
+    logic signed [63:0] xs, mask, rem, thr;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic signed [63:0] q;  // the quotient fits 32 bits
+    /* verilator lint_on UNUSEDSIGNAL */
+    xs   = 64'(signed'(x));
+    mask = (64'sd1 <<< e) - 64'sd1;
+    rem  = xs & mask;
+    thr  = (mask >>> 1) + ((xs < 0) ? 64'sd1 : 64'sd0);
+    q    = (xs >>> e) + ((rem > thr) ? 64'sd1 : 64'sd0);
+    return q[31:0];
+  endfunction
+
+  // x * 2^e saturated to int32, for e in 1..30 (SaturatingRoundingMultiplyByPOT<e>).
+  function automatic logic [31:0] sat_shl(logic [31:0] x, int unsigned e);
+    logic signed [31:0] thr;
+    thr = signed'((32'd1 << (31 - e)) - 32'd1);
+    if (signed'(x) > thr) return 32'h7fff_ffff;
+    if (signed'(x) < -thr) return 32'h8000_0000;
+    return x << e;
+  endfunction
+
+  // (a + b) / 2 rounded to nearest, ties away from zero.
+  function automatic logic [31:0] rounding_half_sum(logic [31:0] a, logic [31:0] b);
+    logic signed [63:0] sum;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic signed [63:0] half;
+    /* verilator lint_on UNUSEDSIGNAL */
+    sum  = 64'(signed'(a)) + 64'(signed'(b));
+    half = (sum + ((sum >= 0) ? 64'sd1 : -64'sd1)) / 64'sd2;
+    return half[31:0];
+  endfunction
+
+  // Leading zeros of a 32-bit word (32 for zero).
+  function automatic logic [5:0] clz32(logic [31:0] x);
+    for (int i = 31; i >= 0; i--) begin
+      if (x[i]) return 6'(31 - i);
+    end
+    return 6'd32;
+  endfunction
+
+  // The STORE's requantization (postproc.h requantize): shift saturated to [-31, 31],
+  // v << left (wrapping), srdhm by the multiplier, rounding divide by 2^right.
+  function automatic logic [31:0] requantize(logic [31:0] v, logic [31:0] mult, logic [5:0] shift);
+    logic signed [5:0] s;
+    s = signed'(shift);
+    if (s == -6'sd32) s = -6'sd31;
+    if (s > 6'sd0) return srdhm(v << s[4:0], mult);
+    return rdbpot(srdhm(v, mult), 6'(-s));
+  endfunction
+
+endpackage

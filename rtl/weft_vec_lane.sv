@@ -1,0 +1,221 @@
+// One lane of the vector unit: the arithmetic of WINDOW, ELTWISE and SOFTMAX on one byte
+// column of the vector scratchpad (hw/spec/isa.json; bit-exact with
+// hw/include/weft/hw/vector_ops.h). Three register stages follow the scratchpad read:
+//
+//   operand (op1_i):  x - zp, products, lookups (the softmax's exp table entry),
+//   reduce  (op2_i):  window reductions and the softmax's max and sum; the add's rounding,
+//   result  (op3_i):  the window's division, the softmax's output scaling.
+//
+// The controls (weft_vector's slot records) say which slot each stage holds; the unit keeps
+// every stage of a command in step, so a lane has no state of its own beyond the registers
+// below and the softmax reciprocal, computed one step a cycle (recip_step_i) from the sum.
+module weft_vec_lane
+  import weft_pkg::*;
+  import weft_fixed_pkg::*;
+(
+  input  logic        clk_i,
+  // the command (stable while it runs)
+  input  logic [3:0]  op_i,          // opcode: OpWindow, OpEltwise, OpSoftmax
+  input  logic [1:0]  kind_i,        // win_kind / elt_kind
+  input  logic        a_signed_i,
+  input  logic [8:0]  a_zp_i,
+  input  logic        b_signed_i,
+  input  logic [8:0]  b_zp_i,
+  input  logic [4:0]  left_shift_i,  // eltwise add
+  input  logic [31:0] a_mult_i,
+  input  logic [5:0]  a_shift_i,
+  input  logic [31:0] b_mult_i,
+  input  logic [5:0]  b_shift_i,
+  input  logic [8:0]  lut_len_i,     // softmax
+  // operand stage: the bytes of this lane, the slot's controls
+  input  logic        op1_en_i,      // a slot is in the operand stage
+  input  logic [7:0]  a_i,
+  input  logic [7:0]  b_i,
+  input  logic        ok1_i,         // window: the tap is in the tile; softmax: the lane is valid
+  input  logic [1:0]  pass1_i,       // softmax pass: 0 max, 1 sum, 2 output
+  output logic [7:0]  lut_idx_o,
+  input  logic [31:0] lut_data_i,
+  // reduce stage
+  input  logic        op2_en_i,
+  input  logic        first2_i,      // first slot of a window / of a softmax pass
+  input  logic [1:0]  pass2_i,
+  output logic [31:0] red_o,         // the reduction so far (softmax max, sum)
+  // softmax: this lane's maximum and sum (its own, or every lane's), and the reciprocal steps
+  input  logic [31:0] max_i,
+  input  logic        sum_load_i,    // sum_i is valid: start the reciprocal
+  input  logic [31:0] sum_i,
+  input  logic [3:0]  recip_step_i,  // 1 .. 8 while the reciprocal runs, else 0
+  // result stage
+  input  logic        op3_en_i,
+  output logic [31:0] result_o
+);
+  localparam logic [31:0] C48Over17    = 32'd1515870810;   // 48/17 in Q2.29
+  localparam logic [31:0] CNeg32Over17 = -32'sd1010580540; // -32/17 in Q2.29
+  localparam logic [31:0] OneQ2        = 32'd1 << 29;
+
+  logic is_win, is_elt, is_smx;
+  assign is_win = (op_i == OpWindow);
+  assign is_elt = (op_i == OpEltwise);
+  assign is_smx = (op_i == OpSoftmax);
+
+  function automatic logic [31:0] ext(logic [7:0] v, logic is_signed);
+    return is_signed ? 32'(signed'(v)) : 32'(v);
+  endfunction
+
+  // The type's minimum as a raw value: 0 unsigned, -128 signed.
+  logic [31:0] type_min;
+  assign type_min = a_signed_i ? 32'hffff_ff80 : 32'd0;
+
+  // ---------------------------------------------------------------- operand stage
+  logic [31:0] xa, xb, d;
+  logic        d_ok;
+  assign xa   = ext(a_i, a_signed_i) - 32'(signed'(a_zp_i));
+  assign xb   = ext(b_i, b_signed_i) - 32'(signed'(b_zp_i));
+  assign d    = max_i - xa;  // softmax: the distance to the maximum (0 .. 255)
+  assign d_ok = ok1_i && (d < 32'(lut_len_i));
+  assign lut_idx_o = is_smx ? d[7:0] : a_i;
+
+  logic [31:0]        v1_q;     // the operand stage's value
+  logic signed [63:0] pa_q, pb_q;
+  logic               sat_a_q, sat_b_q, ok2_q;
+
+  always_ff @(posedge clk_i) begin
+    if (op1_en_i) begin
+      ok2_q <= is_smx && pass1_i != 2'd0 ? d_ok : ok1_i;
+      if (is_win) begin
+        v1_q <= (kind_i == WinKindDwconv) ? 32'(signed'(xa) * signed'(xb)) : xa;
+      end else if (is_elt) begin
+        unique case (kind_i)
+          EltKindAdd: begin
+            logic [31:0] sa, sb;
+            logic signed [5:0] sha, shb;
+            sha = signed'(a_shift_i);
+            shb = signed'(b_shift_i);
+            sa = (xa << left_shift_i) << ((sha > 6'sd0) ? sha[4:0] : 5'd0);
+            sb = (xb << left_shift_i) << ((shb > 6'sd0) ? shb[4:0] : 5'd0);
+            pa_q    <= srdhm_product(sa, a_mult_i);
+            pb_q    <= srdhm_product(sb, b_mult_i);
+            sat_a_q <= srdhm_saturates(sa, a_mult_i);
+            sat_b_q <= srdhm_saturates(sb, b_mult_i);
+          end
+          EltKindMul: v1_q <= xa * xb;
+          EltKindLut: v1_q <= lut_data_i;
+          default:    v1_q <= xa;
+        endcase
+      end else begin
+        unique case (pass1_i)
+          2'd0:    v1_q <= xa;
+          2'd1:    v1_q <= d_ok ? rdbpot(lut_data_i, 6'd12) : 32'd0;
+          default: begin
+            pa_q    <= srdhm_product(scale_q, lut_data_i);
+            sat_a_q <= srdhm_saturates(scale_q, lut_data_i);
+          end
+        endcase
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- reduce stage
+  // Right shifts of the add's two requantizations (the shift saturated to [-31, 31]).
+  function automatic logic [5:0] right_of(logic [5:0] shift);
+    logic signed [5:0] s;
+    s = signed'(shift);
+    if (s >= 6'sd0) return 6'd0;
+    return (s == -6'sd32) ? 6'd31 : 6'(-s);
+  endfunction
+
+  logic [31:0] red_q, v2_q;
+  logic [16:0] cnt_q;
+  logic        ok3_q;
+
+  always_ff @(posedge clk_i) begin
+    if (op2_en_i) begin
+      ok3_q <= ok2_q;
+      if (is_win) begin
+        logic [31:0] base;
+        logic [16:0] cbase;
+        base  = first2_i ? ((kind_i == WinKindMax) ? type_min : 32'd0) : red_q;
+        cbase = first2_i ? 17'd0 : cnt_q;
+        if (ok2_q) begin
+          unique case (kind_i)
+            WinKindMax: red_q <= (signed'(v1_q) > signed'(base)) ? v1_q : base;
+            default:    red_q <= base + v1_q;
+          endcase
+          cnt_q <= cbase + 17'd1;
+        end else begin
+          red_q <= base;
+          cnt_q <= cbase;
+        end
+      end else if (is_elt) begin
+        v2_q <= (kind_i == EltKindAdd)
+                ? rdbpot(srdhm_round(pa_q, sat_a_q), right_of(a_shift_i))
+                  + rdbpot(srdhm_round(pb_q, sat_b_q), right_of(b_shift_i))
+                : v1_q;
+      end else begin
+        unique case (pass2_i)
+          2'd0: begin
+            logic [31:0] base;
+            base  = first2_i ? type_min : red_q;
+            red_q <= (ok2_q && signed'(v1_q) > signed'(base)) ? v1_q : base;
+          end
+          2'd1:    red_q <= (first2_i ? 32'd0 : red_q) + v1_q;
+          default: v2_q  <= srdhm_round(pa_q, sat_a_q);
+        endcase
+      end
+    end
+  end
+
+  assign red_o = red_q;
+
+  // ---------------------------------------------------------------- softmax reciprocal
+  // gemmlowp's one_over_one_plus_x_for_x_in_0_1 of (sum << h) - 1 (h its leading zeros), one
+  // fixed-point multiply a step: step 0 (sum_load_i) the half denominator, 1 the 48/17 - 32/17 d
+  // start, 2 .. 7 three Newton-Raphson iterations, 8 the rescale to Q0.31.
+  logic [31:0] hd_q, x_q, t_q, scale_q;
+  logic [5:0]  h_q;
+
+  always_ff @(posedge clk_i) begin
+    if (sum_load_i) begin
+      logic [5:0]  h;
+      logic [31:0] shifted;
+      h       = clz32(sum_i);
+      shifted = (sum_i << h[4:0]) - 32'h8000_0000;
+      h_q     <= h;
+      hd_q    <= rounding_half_sum(shifted, 32'h7fff_ffff);
+    end else if (recip_step_i == 4'd1) begin
+      x_q <= C48Over17 + srdhm(hd_q, CNeg32Over17);
+    end else if (recip_step_i == 4'd8) begin
+      scale_q <= sat_shl(x_q, 1);
+    end else if (recip_step_i != 4'd0 && !recip_step_i[0]) begin
+      t_q <= srdhm(hd_q, x_q);
+    end else if (recip_step_i != 4'd0) begin
+      x_q <= x_q + sat_shl(srdhm(x_q, OneQ2 - t_q), 2);
+    end
+  end
+
+  // ---------------------------------------------------------------- result stage
+  logic [31:0] result_q;
+
+  always_ff @(posedge clk_i) begin
+    if (op3_en_i) begin
+      if (is_win) begin
+        logic signed [31:0] half, q;
+        half = signed'(32'(cnt_q) >> 1);
+        unique case (kind_i)
+          WinKindAvg: begin
+            q = signed'(red_q) + ((signed'(red_q) >= 0) ? half : -half);
+            result_q <= (cnt_q == '0) ? 32'd0 : 32'(q / signed'(32'(cnt_q)));
+          end
+          WinKindMean: result_q <= (cnt_q == '0) ? 32'd0 : 32'(signed'(red_q) / signed'(32'(cnt_q)));
+          default:     result_q <= red_q;
+        endcase
+      end else if (is_elt) begin
+        result_q <= v2_q;
+      end else begin
+        result_q <= ok3_q ? rdbpot(v2_q, 6'd35 - h_q) + type_min : type_min;
+      end
+    end
+  end
+
+  assign result_o = result_q;
+endmodule

@@ -1,0 +1,417 @@
+// Vector unit: executes WINDOW, ELTWISE and SOFTMAX commands (hw/spec/isa.json) in order, one at
+// a time, on Cols lanes (one byte column of the vector scratchpad each; weft_vec_lane), writing
+// whole accumulator rows that a STORE then post-processes. Like NVDLA's SDP/PDP beside the
+// convolution core, it runs beside the array, behind its own command FIFO and token queues.
+//
+// A command is a stream of slots, one a cycle; a slot reads up to two scratchpad rows (a: the
+// input or first operand, b: the weight or second operand) and does one operation in every lane:
+//   WINDOW   one slot per (output pixel, tap): oy, ox, ky, kx with kx fastest; taps outside the
+//            tile read nothing and do not count; a pixel's last tap writes its row;
+//   ELTWISE  one slot per output row;
+//   SOFTMAX  three passes over the rows (max, sum of exp, output); the lanes' maxima and sums are
+//            combined across lanes (cross) or kept per lane, and the reciprocal of the sum takes
+//            SoftmaxRecipCycles between the second and third passes.
+//
+// Timing (rtl/README.md): a command starts at edge s (given in cycle s-1: a queued command, its
+// tokens, the unit idle) and issues its first slot in cycle s; a slot issued in cycle c has its
+// address registered at edge c+1, its rows read at c+2, the operand stage at c+3, the reduce
+// stage at c+4, the result at c+5 and its accumulator row written at edge c+6
+// (VectorPipeDepth). The command completes with its last write; the next can start at the edge
+// after. SOFTMAX's second pass starts VectorReduceGap cycles after the first's last slot, the
+// third VectorReduceGap + SoftmaxRecipCycles after the second's.
+module weft_vector
+  import weft_pkg::*;
+  import weft_rtl_pkg::*;
+#(
+  parameter int unsigned Cols = DefaultCols
+) (
+  input  logic               clk_i,
+  input  logic               rst_ni,
+  input  logic               clr_i,
+  // command queue
+  input  logic               cmd_valid_i,
+  input  cmd_t               cmd_i,
+  output logic               cmd_pop_o,
+  // tokens (weft_pkg TokVectorWait0/1, Signal0/1)
+  input  logic [1:0]         wait_avail_i,
+  input  logic [1:0]         sig_space_i,
+  output logic [1:0]         wait_pop_o,
+  output logic [1:0]         sig_rsv_o,
+  output logic [1:0]         sig_push_o,
+  // vector scratchpad: two registered read ports
+  output logic               a_re_o,
+  output logic [RowAw-1:0]   a_raddr_o,
+  input  logic [Cols*8-1:0]  a_rdata_i,
+  output logic               b_re_o,
+  output logic [RowAw-1:0]   b_raddr_o,
+  input  logic [Cols*8-1:0]  b_rdata_i,
+  // lookup table
+  output logic [7:0]         lut_idx_o  [Cols],
+  input  logic [31:0]        lut_data_i [Cols],
+  // accumulator write port
+  output logic               acc_we_o,
+  output logic [RowAw-1:0]   acc_addr_o,
+  output logic [31:0]        acc_data_o [Cols],
+  // status
+  output logic               active_o,
+  output logic               stall_token_o,
+  output logic               slot_o,
+  output logic               retire_o,
+  output logic               idle_o
+);
+  localparam int unsigned LaneW = (Cols > 1) ? $clog2(Cols) : 1;
+  localparam int unsigned GapW  = 5;
+
+  // ---------------------------------------------------------------- start
+  logic tok_ok, start, busy_q, done;
+  assign tok_ok    = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
+  assign start     = cmd_valid_i && tok_ok && !busy_q;
+  assign cmd_pop_o = start;
+  assign wait_pop_o = {start && cmd_i[HdrWait1Lsb], start && cmd_i[HdrWait0Lsb]};
+  assign sig_rsv_o  = {start && cmd_i[HdrSignal1Lsb], start && cmd_i[HdrSignal0Lsb]};
+
+  // The command, held while it runs, and its views.
+  cmd_t         cmd_q;
+  logic [3:0]   op_q;
+  logic [1:0]   sig_q;
+  window_cmd_t  win;
+  eltwise_cmd_t elt;
+  softmax_cmd_t smx;
+  assign win = window_cmd_t'(cmd_q);
+  assign elt = eltwise_cmd_t'(cmd_q);
+  assign smx = softmax_cmd_t'(cmd_q);
+
+  // Operand settings of the lanes, one form for every opcode.
+  logic [1:0]  kind_q;
+  logic        a_signed_q, b_signed_q;
+  logic [8:0]  a_zp_q, b_zp_q;
+  logic [LaneW-1:0] amap_q [Cols];  // lane l reads byte amap_q[l] of row a
+  logic [LaneW-1:0] bmap_q [Cols];
+
+  always_ff @(posedge clk_i) begin
+    if (start) begin
+      /* verilator lint_off UNUSEDSIGNAL */
+      window_cmd_t  w;
+      eltwise_cmd_t e;
+      softmax_cmd_t x;
+      /* verilator lint_on UNUSEDSIGNAL */
+      w = window_cmd_t'(cmd_i);
+      e = eltwise_cmd_t'(cmd_i);
+      x = softmax_cmd_t'(cmd_i);
+      cmd_q <= cmd_i;
+      op_q  <= cmd_i[HdrOpcodeLsb +: HdrOpcodeW];
+      sig_q <= {cmd_i[HdrSignal1Lsb], cmd_i[HdrSignal0Lsb]};
+      unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
+        OpWindow: begin
+          kind_q     <= w.kind;
+          a_signed_q <= w.in_signed;
+          a_zp_q     <= w.in_zp;
+          b_signed_q <= w.w_signed;
+          b_zp_q     <= w.w_zp;
+        end
+        OpEltwise: begin
+          kind_q     <= e.kind;
+          a_signed_q <= e.a_signed;
+          a_zp_q     <= e.a_zp;
+          b_signed_q <= e.b_signed;
+          b_zp_q     <= e.b_zp;
+        end
+        default: begin
+          kind_q     <= '0;
+          a_signed_q <= x.in_signed;
+          a_zp_q     <= '0;
+          b_signed_q <= 1'b0;
+          b_zp_q     <= '0;
+        end
+      endcase
+      for (int unsigned l = 0; l < Cols; l++) begin
+        unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
+          OpWindow:  amap_q[l] <= LaneW'((32'(w.phase) + l) / 32'(w.dm));  // dm >= 1 (checked)
+          OpEltwise: amap_q[l] <= e.a_bcast ? '0 : LaneW'(l);
+          default:   amap_q[l] <= LaneW'(l);
+        endcase
+        bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && e.b_bcast) ? '0 : LaneW'(l);
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- sequencer
+  // One slot record per pipeline stage: p1 (address registered), p2 (rows read), p3 (operand
+  // stage done), p4 (reduce stage done), then the write registers.
+  typedef struct packed {
+    logic             valid;
+    logic             read_a, read_b;
+    logic [RowAw-1:0] a_addr, b_addr;
+    logic             ok;        // window: the tap is in the tile
+    logic             first;     // first slot of a window or of a softmax pass
+    logic             write;     // writes its accumulator row
+    logic             pass_end;  // softmax: last slot of a pass
+    logic             last_row;  // softmax: the last row (cross: lanes past last_lanes invalid)
+    logic [1:0]       pass;
+    logic             last_of_cmd;     // the command's last slot
+    logic [RowAw-1:0] wr_addr;
+  } vslot_t;
+
+  logic        issuing_q;              // slots left to issue
+  logic [GapW-1:0] gap_q;              // softmax: cycles to wait before the next pass
+  logic [1:0]  pass_q;
+  logic [15:0] i0_q, i1_q;             // window: ox, oy; eltwise: i0, i1; softmax: row
+  logic [7:0]  kx_q, ky_q;
+  logic [RowAw-1:0] row_q;             // eltwise: output row
+  vslot_t      p1_q, p2_q, p3_q, p4_q;
+
+  logic issue;
+  assign issue  = busy_q && issuing_q && gap_q == '0;
+  assign slot_o = issue;
+
+  // The slot the counters describe is computed at the edge that ends its issue cycle (so the
+  // address arithmetic costs nothing while the unit is idle) and lands in p1_q.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q    <= 1'b0;
+      issuing_q <= 1'b0;
+      gap_q     <= '0;
+      p1_q      <= '0;
+    end else if (clr_i) begin
+      busy_q    <= 1'b0;
+      issuing_q <= 1'b0;
+      gap_q     <= '0;
+      p1_q.valid <= 1'b0;
+    end else begin
+      if (start) begin
+        busy_q    <= 1'b1;
+        issuing_q <= 1'b1;
+        gap_q     <= '0;
+        pass_q    <= '0;
+        i0_q      <= '0;
+        i1_q      <= '0;
+        kx_q      <= '0;
+        ky_q      <= '0;
+        row_q     <= '0;
+      end else if (done) begin
+        busy_q <= 1'b0;
+      end
+      if (gap_q != '0) gap_q <= gap_q - 1'b1;
+      p1_q.valid <= issue;
+      if (issue) begin
+        vslot_t s;
+        s = '0;
+        s.valid = 1'b1;
+        unique case (op_q)
+          OpWindow: begin
+            logic signed [31:0] y, x;
+            logic lk, lp;
+            y = signed'(32'(i1_q) * 32'(win.s_h)) + 32'(signed'(win.y_off)) + signed'(32'(ky_q) * 32'(win.d_h));
+            x = signed'(32'(i0_q) * 32'(win.s_w)) + 32'(signed'(win.x_off)) + signed'(32'(kx_q) * 32'(win.d_w));
+            s.ok      = y >= 0 && y < signed'(32'(win.tile_h)) && x >= 0 && x < signed'(32'(win.tile_w));
+            s.read_a  = s.ok;
+            s.read_b  = (win.kind == WinKindDwconv);
+            s.a_addr  = RowAw'(32'(win.in_addr) + 32'(y) * 32'(win.row_stride) + 32'(x) * 32'(win.pix_stride));
+            s.b_addr  = RowAw'(32'(win.w_addr) + 32'(ky_q) * 32'(win.k_w) + 32'(kx_q));
+            s.first   = (kx_q == '0 && ky_q == '0);
+            lk        = (kx_q == win.k_w - 1'b1) && (ky_q == win.k_h - 1'b1);
+            lp        = (32'(i0_q) == 32'(win.out_w) - 1) && (32'(i1_q) == 32'(win.out_h) - 1);
+            s.write   = lk;
+            s.last_of_cmd   = lk && lp;
+            s.wr_addr = RowAw'(32'(win.acc_addr) + 32'(i1_q) * 32'(win.out_w) + 32'(i0_q));
+            if (!lk) begin
+              if (kx_q != win.k_w - 1'b1) kx_q <= kx_q + 1'b1;
+              else begin kx_q <= '0; ky_q <= ky_q + 1'b1; end
+            end else begin
+              kx_q <= '0;
+              ky_q <= '0;
+              if (32'(i0_q) != 32'(win.out_w) - 1) i0_q <= i0_q + 1'b1;
+              else begin i0_q <= '0; i1_q <= i1_q + 1'b1; end
+            end
+            if (s.last_of_cmd) issuing_q <= 1'b0;
+          end
+          OpEltwise: begin
+            logic lp;
+            s.ok      = 1'b1;
+            s.read_a  = 1'b1;
+            s.read_b  = (elt.kind == EltKindAdd || elt.kind == EltKindMul);
+            s.a_addr  = RowAw'(32'(elt.a_addr) + 32'(i1_q) * 32'(elt.a_stride1) + 32'(i0_q) * 32'(elt.a_stride0));
+            s.b_addr  = RowAw'(32'(elt.b_addr) + 32'(i1_q) * 32'(elt.b_stride1) + 32'(i0_q) * 32'(elt.b_stride0));
+            s.first   = 1'b1;
+            s.write   = 1'b1;
+            lp        = (i0_q == elt.count0 - 1'b1) && (i1_q == elt.count1 - 1'b1);
+            s.last_of_cmd   = lp;
+            s.wr_addr = RowAw'(32'(elt.acc_addr) + 32'(row_q));
+            row_q <= row_q + 1'b1;
+            if (i0_q != elt.count0 - 1'b1) i0_q <= i0_q + 1'b1;
+            else begin i0_q <= '0; i1_q <= i1_q + 1'b1; end
+            if (lp) issuing_q <= 1'b0;
+          end
+          default: begin  // softmax
+            logic lr;
+            lr         = (i0_q == smx.count - 1'b1);
+            s.ok       = 1'b1;
+            s.read_a   = 1'b1;
+            s.a_addr   = RowAw'(32'(smx.in_addr) + 32'(i0_q) * 32'(smx.stride));
+            s.first    = (i0_q == '0);
+            s.pass     = pass_q;
+            s.pass_end = lr;
+            s.last_row = lr;
+            s.write    = (pass_q == 2'd2);
+            s.last_of_cmd    = (pass_q == 2'd2) && lr;
+            s.wr_addr  = RowAw'(32'(smx.acc_addr) + 32'(i0_q));
+            if (!lr) begin
+              i0_q <= i0_q + 1'b1;
+            end else begin
+              i0_q   <= '0;
+              pass_q <= pass_q + 1'b1;
+              gap_q  <= (pass_q == 2'd0) ? GapW'(VectorReduceGap - 1)
+                                         : GapW'(VectorReduceGap + SoftmaxRecipCycles - 1);
+              if (pass_q == 2'd2) issuing_q <= 1'b0;
+            end
+          end
+        endcase
+        p1_q <= s;
+      end
+    end
+  end
+
+  // The pipeline behind p1: a record moves one stage a cycle; only the valid bits reset.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p2_q <= '0;
+      p3_q <= '0;
+      p4_q <= '0;
+    end else if (clr_i) begin
+      p2_q.valid <= 1'b0;
+      p3_q.valid <= 1'b0;
+      p4_q.valid <= 1'b0;
+    end else begin
+      p2_q.valid <= p1_q.valid;
+      p3_q.valid <= p2_q.valid;
+      p4_q.valid <= p3_q.valid;
+      if (p1_q.valid) p2_q <= p1_q;
+      if (p2_q.valid) p3_q <= p2_q;
+      if (p3_q.valid) p4_q <= p3_q;
+    end
+  end
+
+  assign a_re_o    = p1_q.valid && p1_q.read_a;
+  assign a_raddr_o = p1_q.a_addr;
+  assign b_re_o    = p1_q.valid && p1_q.read_b;
+  assign b_raddr_o = p1_q.b_addr;
+
+  // ---------------------------------------------------------------- lanes
+  logic [LaneW:0] last_lanes;
+  assign last_lanes = (LaneW+1)'(smx.last_lanes);
+
+  logic [31:0] red [Cols];
+  logic [31:0] result [Cols];
+  logic [31:0] max_q [Cols];
+  logic [31:0] sum_q [Cols];
+  logic        sum_load_q;
+  logic [3:0]  recip_q;
+
+  for (genvar l = 0; l < Cols; l++) begin : g_lane
+    logic [7:0] a_byte, b_byte;
+    logic       ok1;
+    assign a_byte = a_rdata_i[32'(amap_q[l]) * 8 +: 8];
+    assign b_byte = b_rdata_i[32'(bmap_q[l]) * 8 +: 8];
+    assign ok1    = (op_q == OpSoftmax)
+                    ? !(smx.cross_lanes && p2_q.last_row && (LaneW+1)'(l) >= last_lanes)
+                    : p2_q.ok;
+
+    weft_vec_lane u_lane (
+      .clk_i,
+      .op_i         (op_q),
+      .kind_i       (kind_q),
+      .a_signed_i   (a_signed_q),
+      .a_zp_i       (a_zp_q),
+      .b_signed_i   (b_signed_q),
+      .b_zp_i       (b_zp_q),
+      .left_shift_i (elt.left_shift),
+      .a_mult_i     (elt.a_mult),
+      .a_shift_i    (elt.a_shift),
+      .b_mult_i     (elt.b_mult),
+      .b_shift_i    (elt.b_shift),
+      .lut_len_i    (smx.lut_len),
+      .op1_en_i     (p2_q.valid),
+      .a_i          (a_byte),
+      .b_i          (b_byte),
+      .ok1_i        (ok1),
+      .pass1_i      (p2_q.pass),
+      .lut_idx_o    (lut_idx_o[l]),
+      .lut_data_i   (lut_data_i[l]),
+      .op2_en_i     (p3_q.valid),
+      .first2_i     (p3_q.first),
+      .pass2_i      (p3_q.pass),
+      .red_o        (red[l]),
+      .max_i        (max_q[l]),
+      .sum_load_i   (sum_load_q),
+      .sum_i        (sum_q[l]),
+      .recip_step_i (recip_q),
+      .op3_en_i     (p4_q.valid && p4_q.write),
+      .result_o     (result[l])
+    );
+  end
+
+  // Softmax: after a pass's last slot leaves the reduce stage, the maxima (first pass) or sums
+  // (second pass) of the lanes, combined across lanes with cross, then the reciprocal steps.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sum_load_q <= 1'b0;
+      recip_q    <= '0;
+    end else if (clr_i) begin
+      sum_load_q <= 1'b0;
+      recip_q    <= '0;
+    end else begin
+      sum_load_q <= p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd1;
+      recip_q    <= sum_load_q ? 4'd1 : ((recip_q == '0 || recip_q == 4'd8) ? '0 : recip_q + 1'b1);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (p4_q.valid && p4_q.pass_end && p4_q.pass != 2'd2) begin
+      logic [31:0] all;
+      all = (p4_q.pass == 2'd0) ? red[0] : 32'd0;
+      for (int unsigned l = 0; l < Cols; l++) begin
+        if (p4_q.pass == 2'd0) all = (signed'(red[l]) > signed'(all)) ? red[l] : all;
+        else                   all = all + red[l];
+      end
+      for (int unsigned l = 0; l < Cols; l++) begin
+        if (p4_q.pass == 2'd0) max_q[l] <= smx.cross_lanes ? all : red[l];
+        else                   sum_q[l] <= smx.cross_lanes ? all : red[l];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- write and completion
+  logic             wr_valid_q, wr_final_q;
+  logic [RowAw-1:0] wr_addr_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wr_valid_q <= 1'b0;
+      wr_final_q <= 1'b0;
+    end else if (clr_i) begin
+      wr_valid_q <= 1'b0;
+      wr_final_q <= 1'b0;
+    end else begin
+      wr_valid_q <= p4_q.valid && p4_q.write;
+      wr_final_q <= p4_q.valid && p4_q.last_of_cmd;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (p4_q.valid && p4_q.write) wr_addr_q <= p4_q.wr_addr;
+  end
+
+  assign done       = wr_valid_q && wr_final_q;
+  assign acc_we_o   = wr_valid_q;
+  assign acc_addr_o = wr_addr_q;
+  assign acc_data_o = result;
+
+  assign sig_push_o    = done ? sig_q : 2'b00;
+  assign retire_o      = done;
+  assign active_o      = busy_q;
+  assign idle_o        = !busy_q;
+  assign stall_token_o = cmd_valid_i && !tok_ok;
+
+  logic unused;
+  assign unused = ^{cmd_q, win, elt, smx, p4_q};
+endmodule

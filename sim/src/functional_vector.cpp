@@ -1,0 +1,112 @@
+// The vector unit's commands in the functional model (hw/spec/isa.json WINDOW, ELTWISE,
+// SOFTMAX), lane by lane with the RTL's arithmetic (weft/hw/vector_ops.h).
+#include <algorithm>
+#include <vector>
+
+#include "weft/hw/vector_ops.h"
+#include "weft/sim/functional_model.h"
+
+namespace weft::sim {
+
+namespace vec = hw::vec;
+
+void FunctionalModel::window(const hw::WindowCmd& c) {
+  const bool dw = c.kind == hw::WinKind::kDwconv;
+  std::vector<uint32_t> lane(cols_);  // the input lane each output lane reads
+  for (uint32_t l = 0; l < cols_; ++l) lane[l] = (c.phase + l) / c.dm;
+  std::vector<int32_t> reduced(cols_);
+  for (uint32_t oy = 0; oy < c.outH; ++oy) {
+    for (uint32_t ox = 0; ox < c.outW; ++ox) {
+      std::fill(reduced.begin(), reduced.end(), c.kind == hw::WinKind::kMax ? vec::typeMin(c.inSigned) : 0);
+      uint32_t count = 0;
+      for (uint32_t ky = 0; ky < c.kH; ++ky) {
+        for (uint32_t kx = 0; kx < c.kW; ++kx) {
+          const int64_t y = int64_t{oy} * c.sH + c.yOff + int64_t{ky} * c.dH;
+          const int64_t x = int64_t{ox} * c.sW + c.xOff + int64_t{kx} * c.dW;
+          if (y < 0 || y >= c.tileH || x < 0 || x >= c.tileW) continue;
+          ++count;
+          const uint8_t* in = vecRow(static_cast<uint32_t>(c.inAddr + y * c.rowStride + x * c.pixStride));
+          const uint8_t* w = dw ? vecRow(c.wAddr + ky * c.kW + kx) : nullptr;
+          for (uint32_t l = 0; l < cols_; ++l) {
+            const int32_t v = vec::operand(in[lane[l]], c.inSigned, c.inZp);
+            switch (c.kind) {
+              case hw::WinKind::kDwconv:
+                reduced[l] = vec::wrappingAdd(reduced[l], v * vec::operand(w[l], c.wSigned, c.wZp));
+                break;
+              case hw::WinKind::kMax:
+                reduced[l] = std::max(reduced[l], v);
+                break;
+              case hw::WinKind::kAvg:
+              case hw::WinKind::kMean:
+                reduced[l] = vec::wrappingAdd(reduced[l], v);
+                break;
+            }
+          }
+        }
+      }
+      int32_t* out = &acc_[size_t{c.accAddr + oy * c.outW + ox} * cols_];
+      for (uint32_t l = 0; l < cols_; ++l) out[l] = vec::windowResult(c.kind, reduced[l], count);
+    }
+  }
+}
+
+void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
+  uint32_t r = 0;
+  for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
+    for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++r) {
+      const uint8_t* a = vecRow(c.aAddr + i1 * c.aStride1 + i0 * c.aStride0);
+      const uint8_t* b = vecRow(c.bAddr + i1 * c.bStride1 + i0 * c.bStride0);
+      int32_t* out = &acc_[size_t{c.accAddr + r} * cols_];
+      for (uint32_t l = 0; l < cols_; ++l) {
+        const uint8_t ab = a[c.aBcast ? 0 : l], bb = b[c.bBcast ? 0 : l];
+        const int32_t x = vec::operand(ab, c.aSigned, c.aZp), y = vec::operand(bb, c.bSigned, c.bZp);
+        switch (c.kind) {
+          case hw::EltKind::kAdd:
+            out[l] = vec::eltwiseAdd(x, y, static_cast<int>(c.leftShift), c.aMult, c.aShift, c.bMult, c.bShift);
+            break;
+          case hw::EltKind::kMul:
+            out[l] = static_cast<int32_t>(static_cast<uint32_t>(x) * static_cast<uint32_t>(y));
+            break;
+          case hw::EltKind::kLut:
+            out[l] = lut_[ab];
+            break;
+          case hw::EltKind::kCopy:
+            out[l] = x;
+            break;
+        }
+      }
+    }
+  }
+}
+
+void FunctionalModel::softmax(const hw::SoftmaxCmd& c) {
+  // Which (row, lane) elements take part, and each lane's group: its own, or lane 0's for all.
+  auto valid = [&](uint32_t i, uint32_t l) { return !(c.crossLanes && i + 1 == c.count && l >= c.lastLanes); };
+  auto x = [&](uint32_t i, uint32_t l) { return vec::operand(vecRow(c.inAddr + i * c.stride)[l], c.inSigned, 0); };
+  std::vector<int32_t> maxOf(cols_, vec::typeMin(c.inSigned)), sumOf(cols_, 0);
+  for (uint32_t i = 0; i < c.count; ++i)
+    for (uint32_t l = 0; l < cols_; ++l)
+      if (valid(i, l)) maxOf[l] = std::max(maxOf[l], x(i, l));
+  if (c.crossLanes) std::fill(maxOf.begin(), maxOf.end(), *std::max_element(maxOf.begin(), maxOf.end()));
+  auto distance = [&](uint32_t i, uint32_t l) { return static_cast<uint32_t>(maxOf[l] - x(i, l)); };
+  auto inTable = [&](uint32_t i, uint32_t l) { return valid(i, l) && distance(i, l) < c.lutLen; };
+  for (uint32_t i = 0; i < c.count; ++i)
+    for (uint32_t l = 0; l < cols_; ++l)
+      if (inTable(i, l)) sumOf[l] = vec::wrappingAdd(sumOf[l], vec::softmaxSumTerm(lut_[distance(i, l) & 0xFF]));
+  if (c.crossLanes) {
+    int32_t all = 0;
+    for (int32_t s : sumOf) all = vec::wrappingAdd(all, s);
+    std::fill(sumOf.begin(), sumOf.end(), all);
+  }
+  std::vector<vec::SoftmaxScale> scale(cols_);
+  for (uint32_t l = 0; l < cols_; ++l) scale[l] = vec::softmaxScale(sumOf[l]);
+  for (uint32_t i = 0; i < c.count; ++i) {
+    int32_t* out = &acc_[size_t{c.accAddr + i} * cols_];
+    for (uint32_t l = 0; l < cols_; ++l) {
+      out[l] = inTable(i, l) ? vec::softmaxOutput(scale[l], lut_[distance(i, l) & 0xFF], c.inSigned)
+                             : vec::typeMin(c.inSigned);
+    }
+  }
+}
+
+}  // namespace weft::sim
