@@ -12,6 +12,9 @@ each output scale covers the observed activation range. Each layer's output stat
 stderr; a layer that uses too few levels or clamps too much fails the run and nothing is written.
 
     /usr/bin/python3 scripts/make_network.py mobilenet_v1 traces/networks/mobilenet_v1_224_quant.json
+    /usr/bin/python3 scripts/make_network.py resnet18 traces/networks/resnet18_224_quant.json
+    /usr/bin/python3 scripts/make_network.py squeezenet traces/networks/squeezenet1_1_224_quant.json
+    /usr/bin/python3 scripts/make_network.py small_graph tests/tool/small_graph_net.json
 """
 import json
 import sys
@@ -303,6 +306,91 @@ def mobilenet_v1():
                "mobilenet_v1_1.0_224_quant, with deterministic weights; logits as FULLY_CONNECTED.")
 
 
+def symmetric(p):
+    """PyTorch's padding=p as NNAPI explicit padding (TFLite's SAME pads only bottom/right at
+    stride 2, so a stride-2 layer needs it spelled out to match torchvision)."""
+    return {"top": p, "bottom": p, "left": p, "right": p}
+
+
+def resnet18():
+    b = Builder("resnet18_224_quant", [1, 224, 224, 3], seed=20261201)
+    b.conv("conv1", 64, 7, 2, activation="RELU", padding=symmetric(3))
+    b.max_pool("maxpool", 3, 2, symmetric(1))
+    channels = 64
+    for stage, width in enumerate([64, 128, 256, 512], start=1):
+        for block in range(2):
+            stride = 2 if stage > 1 and block == 0 else 1
+            prefix = f"layer{stage}.{block}"
+            block_input = b.last
+            # Stride 1: SAME is PyTorch's padding=1 for a 3x3 window.
+            b.conv(f"{prefix}.conv1", width, 3, stride, activation="RELU",
+                   padding=symmetric(1) if stride == 2 else "SAME")
+            b.conv(f"{prefix}.conv2", width, 3, 1, activation="NONE")
+            shortcut = block_input
+            if stride != 1 or channels != width:
+                b.conv(f"{prefix}.downsample", width, 1, stride, activation="NONE", padding="VALID",
+                       inputs=[block_input])
+                shortcut = b.last
+            b.add(f"{prefix}.add", [f"{prefix}.conv2", shortcut], "RELU")
+            channels = width
+    b.mean("avgpool", keep_dims=False)
+    b.fully_connected("fc", 1000)
+    b.softmax("softmax")
+    return b, ("ResNet-18 (torchvision's structure, 224x224), uint8 quantized with deterministic weights: "
+               "batch norm folded into the convolutions, residual ADDs with fused RELU, global average "
+               "pooling as MEAN, logits as FULLY_CONNECTED.")
+
+
+def squeezenet():
+    b = Builder("squeezenet1_1_224_quant", [1, 224, 224, 3], seed=20261301)
+    b.conv("conv1", 64, 3, 2, activation="RELU", padding="VALID")
+    b.max_pool("pool1", 3, 2, "VALID")
+
+    def fire(n, squeeze, expand):
+        b.conv(f"fire{n}/squeeze1x1", squeeze, 1, 1, activation="RELU")
+        b.conv(f"fire{n}/expand1x1", expand, 1, 1, activation="RELU")
+        b.conv(f"fire{n}/expand3x3", expand, 3, 1, activation="RELU", inputs=[f"fire{n}/squeeze1x1"])
+        b.concat(f"fire{n}/concat", [f"fire{n}/expand1x1", f"fire{n}/expand3x3"])
+
+    fire(2, 16, 64)
+    fire(3, 16, 64)
+    b.max_pool("pool3", 3, 2, "VALID")
+    fire(4, 32, 128)
+    fire(5, 32, 128)
+    b.max_pool("pool5", 3, 2, "VALID")
+    fire(6, 48, 192)
+    fire(7, 48, 192)
+    fire(8, 64, 256)
+    fire(9, 64, 256)
+    # The classifier: a trained one's class scores differ by several units; at pre_std 1 these
+    # would differ by a fraction of one and the softmax would round to zero everywhere.
+    b.conv("conv10", 1000, 1, 1, activation="RELU", pre_std=CLASSIFIER_STD)
+    b.mean("pool10", keep_dims=True)
+    b.reshape("flatten", [1, -1])
+    b.softmax("softmax")
+    return b, ("SqueezeNet 1.1 (torchvision's structure, 224x224), uint8 quantized with deterministic "
+               "weights: fire modules whose 1x1 and 3x3 expands (each with its own scale) meet in a channel "
+               "CONCATENATION, max pools, the 1x1 conv10 classifier with RELU, global average pooling as "
+               "MEAN, flatten as RESHAPE.")
+
+
+def small_graph():
+    b = Builder("small_graph_net", [1, 28, 28, 16], seed=20261401)
+    b.conv("stem", 32, 3, 2, activation="RELU", padding=symmetric(1))
+    b.max_pool("pool", 3, 1, "SAME")
+    b.conv("squeeze", 8, 1, 1, activation="RELU")
+    b.conv("expand1x1", 16, 1, 1, activation="RELU")
+    b.conv("expand3x3", 16, 3, 1, activation="RELU", inputs=["squeeze"])
+    b.concat("concat", ["expand1x1", "expand3x3"])
+    b.add("residual", ["concat", "pool"], "RELU")
+    b.mean("gap", keep_dims=True)
+    b.reshape("flatten", [1, -1])
+    b.fully_connected("fc", 10)
+    b.softmax("softmax")
+    return b, ("A small graph for weft's tool tests (tests/tool): a fire module whose concatenation is "
+               "added to the max pool it branched from, then MEAN, RESHAPE, FULLY_CONNECTED, SOFTMAX.")
+
+
 def to_text(doc):
     """The description as JSON with one layer a line, so that a network reads as a list."""
     fields = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in doc.items() if k != "layers"]
@@ -310,7 +398,14 @@ def to_text(doc):
     return "{\n" + ",\n".join(fields) + ',\n "layers": [\n' + layers + "\n ]\n}\n"
 
 
-NETWORKS = {"mobilenet_v1": mobilenet_v1}
+# SqueezeNet's conv10 is its classifier, and its class scores are what the softmax sees after the
+# global average. A trained classifier's scores differ by several units; at a pre-activation
+# spread of 1 these differ by about one, and the 1000-way softmax's largest output is 4/256
+# (5 levels). At 4 it peaks like a trained one's (87/256, 12 levels).
+CLASSIFIER_STD = 4.0
+
+NETWORKS = {"mobilenet_v1": mobilenet_v1, "resnet18": resnet18, "squeezenet": squeezenet,
+            "small_graph": small_graph}
 
 if __name__ == "__main__":
     if len(sys.argv) not in (2, 3) or sys.argv[1] not in NETWORKS:

@@ -55,10 +55,29 @@ TEST(NetworkLoader, FormatOneIsAChain) {
   EXPECT_EQ(net.layers[5].outputShape, (Shape{1, 10}));
 }
 
-TEST(NetworkLoader, MobileNetLoadsAsBefore) {
+TEST(NetworkLoader, BundledNetworksHaveTheirStructure) {
+  auto count = [](const Network& n, LayerOp op) {
+    return std::count_if(n.layers.begin(), n.layers.end(), [op](const Layer& l) { return l.op == op; });
+  };
   const Network mobilenet = loadNetwork(kNetworks + "mobilenet_v1_224_quant.json");
   EXPECT_EQ(mobilenet.layers.size(), 30u);
   EXPECT_EQ(mobilenet.layers.back().outputShape, (Shape{1, 1001}));
+
+  const Network resnet = loadNetwork(kNetworks + "resnet18_224_quant.json");
+  EXPECT_EQ(count(resnet, LayerOp::kConv2d), 20);  // 1 + 8 blocks x 2 + 3 downsamples
+  EXPECT_EQ(count(resnet, LayerOp::kAdd), 8);
+  EXPECT_EQ(count(resnet, LayerOp::kMaxPool2d), 1);
+  EXPECT_EQ(count(resnet, LayerOp::kMean), 1);
+  EXPECT_EQ(resnet.layers[1].outputShape, (Shape{1, 56, 56, 64}));  // torchvision's max pool
+  EXPECT_EQ(resnet.layers.back().outputShape, (Shape{1, 1000}));
+
+  const Network squeezenet = loadNetwork(kNetworks + "squeezenet1_1_224_quant.json");
+  EXPECT_EQ(count(squeezenet, LayerOp::kConcatenation), 8);
+  EXPECT_EQ(count(squeezenet, LayerOp::kMaxPool2d), 3);
+  EXPECT_EQ(squeezenet.layers.back().outputShape, (Shape{1, 1000}));
+  const auto last = std::find_if(squeezenet.layers.rbegin(), squeezenet.layers.rend(),
+                                 [](const Layer& l) { return l.op == LayerOp::kConcatenation; });
+  EXPECT_EQ(last->outputShape, (Shape{1, 13, 13, 512}));
 }
 
 TEST(NetworkLoader, ResidualAddReadsTwoLayers) {
