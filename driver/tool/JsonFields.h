@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "Network.h"
 
@@ -36,6 +38,25 @@ inline int64_t integerIn(const json& obj, const char* key, int64_t lo, int64_t h
   const int64_t n = v.get<int64_t>();
   if (n < lo || n > hi) throw NetworkError(fmt::format("{}: \"{}\" is {}, not in [{}, {}]", where, key, n, lo, hi));
   return n;
+}
+
+// A list of tensor dimensions, each at least 1, at most 2^31 elements in all: a negative entry
+// would otherwise wrap into a huge unsigned one and the data drawn for it exhaust memory.
+inline std::vector<uint32_t> dimensions(const json& obj, const char* key, const std::string& where) {
+  const json& v = field(obj, key, where);
+  std::vector<uint32_t> dims;
+  uint64_t elements = 1;
+  for (const json& d : v.is_array() ? v : json::array({nullptr})) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > (int64_t{1} << 31)) {
+      throw NetworkError(fmt::format("{}: \"{}\" must be a list of dimensions, each at least 1", where, key));
+    }
+    dims.push_back(d.get<uint32_t>());
+    elements *= dims.back();
+    if (elements > (uint64_t{1} << 31)) {
+      throw NetworkError(fmt::format("{}: \"{}\" has more than 2^31 elements", where, key));
+    }
+  }
+  return dims;
 }
 
 // {"scale", "zeroPoint"} of a quant8 asymmetric tensor.

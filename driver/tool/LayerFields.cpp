@@ -77,10 +77,7 @@ void parseWindow(const json& j, Layer& l, const std::string& where) {
 
 void parseWeightShape(const json& j, Layer& l, const std::string& where) {
   const json& w = field(j, "weights", where);
-  l.weightShape = get<std::vector<uint32_t>>(w, "shape", where + " weights");
-  if (std::find(l.weightShape.begin(), l.weightShape.end(), 0u) != l.weightShape.end()) {
-    throw NetworkError(where + ": a weight dimension is 0");
-  }
+  l.weightShape = dimensions(w, "shape", where + " weights");
   l.weightQuant = quantParams(w, where + " weights");
 }
 

@@ -154,6 +154,14 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
       l.outputShape = in;
       break;
   }
+  // Each dimension fits in 32 bits, so the product below 2^31 times one more fits in 64.
+  uint64_t elements = 1;
+  for (uint32_t d : l.outputShape) {
+    elements *= d;
+    if (elements > (uint64_t{1} << 31)) {
+      throw NetworkError(fmt::format("{}: the output {} has more than 2^31 elements", where, shapeText(l.outputShape)));
+    }
+  }
 }
 
 void checkQuantization(const Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {

@@ -70,13 +70,13 @@ LayerShape shapeFromJson(const json& j, size_t index) {
   s.name = get<std::string>(j, "name", fmt::format("layer set entry {}", index));
   const std::string where = fmt::format("layer set entry {} ({})", index, s.name);
   const auto op = get<std::string>(j, "op", where);
-  const auto input = get<std::vector<uint32_t>>(j, "input", where);
+  const auto input = dimensions(j, "input", where);
   if (op == "CONV_2D") {
     s.op = LayerOp::kConv2d;
     if (input.size() != 4) throw NetworkError(where + ": a CONV_2D input is [batch, height, width, channels]");
     s.batch = input[0], s.height = input[1], s.width = input[2], s.channels = input[3];
     s.filters = get<uint32_t>(j, "filters", where);
-    const auto kernel = get<std::vector<uint32_t>>(j, "kernel", where);
+    const auto kernel = dimensions(j, "kernel", where);
     if (kernel.size() != 2) throw NetworkError(where + ": \"kernel\" is [height, width]");
     s.filterH = kernel[0], s.filterW = kernel[1];
     s.stride = j.value("stride", 1);

@@ -172,11 +172,11 @@ Network parseNetwork(const std::string& text, const std::string& path) {
   net.name = get<std::string>(doc, "name", path);
   net.description = doc.value("description", "");
   const json& input = field(doc, "input", path);
-  net.inputShape = get<std::vector<uint32_t>>(input, "shape", path + " input");
+  net.inputShape = dimensions(input, "shape", path + " input");
   if (get<std::string>(input, "type", path + " input") != "TENSOR_QUANT8_ASYMM") {
     throw NetworkError(path + ": the input must be TENSOR_QUANT8_ASYMM");
   }
-  if (net.inputShape.empty() || product(net.inputShape) == 0) throw NetworkError(path + ": empty input shape");
+  if (net.inputShape.empty()) throw NetworkError(path + ": empty input shape");
   net.inputQuant = quantParams(input, path + " input");
   net.input = drawInput(get<uint64_t>(input, "seed", path + " input"), product(net.inputShape));
   const json& layers = field(doc, "layers", path);
