@@ -3,17 +3,22 @@
 
 The network is defined by its layer structure, per-layer quantization parameters and integer
 seeds: every weight, bias and input value is an integer drawn from splitmix64 (the same
-generator weft implements in C++, driver/tool/network_weights.cpp), so the description stays
-small and the model is bit-for-bit the same wherever it is rebuilt. Quantization parameters are
+generator weft implements in C++, driver/tool/Network.cpp), so the description stays small and
+the model is bit-for-bit the same wherever it is rebuilt. Quantization parameters are
 calibrated here, as post-training quantization does: the float network (dequantized weights) is
 run on the deterministic input, each convolution's weight scale is set so its pre-activation
 standard deviation is about 1 (batch norm folded into the weights), its bias centres it, and
-each output scale covers the observed activation range.
+each output scale covers the observed activation range. Each layer's output statistics go to
+stderr; a layer that uses too few levels or clamps too much fails the run and nothing is written.
 
-    /usr/bin/python3 scripts/make_network.py mobilenet_v1 > traces/networks/mobilenet_v1_224_quant.json
+    /usr/bin/python3 scripts/make_network.py mobilenet_v1 traces/networks/mobilenet_v1_224_quant.json
+    /usr/bin/python3 scripts/make_network.py resnet18 traces/networks/resnet18_224_quant.json
+    /usr/bin/python3 scripts/make_network.py squeezenet traces/networks/squeezenet1_1_224_quant.json
+    /usr/bin/python3 scripts/make_network.py small_graph tests/tool/small_graph_net.json
 """
 import json
 import sys
+from collections import namedtuple
 
 import numpy as np
 
@@ -52,98 +57,225 @@ def input_q(seed, n):
     return (splitmix64(seed, n) & np.uint64(0xFF)).astype(np.int64)
 
 
-def same_pads(size, k, s):
-    out = -(-size // s)
-    total = max((out - 1) * s + k - size, 0)
-    return out, total // 2, total - total // 2
+def pads_of(size, k, stride, padding, before, after):
+    """Output size and (before, after) padding of one spatial dimension under NNAPI's rules."""
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + k - size, 0)
+        return out, total // 2, total - total // 2
+    if padding == "VALID":
+        return (size - k) // stride + 1, 0, 0
+    p0, p1 = padding[before], padding[after]
+    return (size + p0 + p1 - k) // stride + 1, p0, p1
 
 
-def conv_float(x, w, stride, depthwise):
-    """x: HxWxC float, w: OxKhxKwxI (or 1xKhxKwxC for depthwise); SAME padding."""
+def windows(x, kh, kw, stride, padding, fill=0.0):
+    """The kh x kw windows of x (HxWxC) as an (oh, ow, kh, kw, C) array; padding is SAME,
+    VALID or explicit {"top", "bottom", "left", "right"}, padded with `fill`."""
     h, wd, c = x.shape
-    kh, kw = w.shape[1], w.shape[2]
-    oh, pt, pb = same_pads(h, kh, stride)
-    ow, pl, pr = same_pads(wd, kw, stride)
-    xp = np.pad(x, ((pt, pb), (pl, pr), (0, 0)))
+    oh, pt, pb = pads_of(h, kh, stride, padding, "top", "bottom")
+    ow, pl, pr = pads_of(wd, kw, stride, padding, "left", "right")
+    xp = np.pad(x, ((pt, pb), (pl, pr), (0, 0)), constant_values=fill)
     cols = np.empty((oh, ow, kh, kw, c))
     for i in range(kh):
         for j in range(kw):
             cols[:, :, i, j, :] = xp[i:i + stride * oh:stride, j:j + stride * ow:stride, :]
+    return cols
+
+
+def conv_float(x, w, stride, depthwise, padding):
+    """x: HxWxC float, w: OxKhxKwxI (or 1xKhxKwxC for depthwise)."""
+    kh, kw = w.shape[1], w.shape[2]
+    cols = windows(x, kh, kw, stride, padding)
+    oh, ow = cols.shape[:2]
     if depthwise:
         return np.einsum("hwijc,ijc->hwc", cols, w[0])
-    return (cols.reshape(oh * ow, kh * kw * c) @ w.reshape(w.shape[0], -1).T).reshape(oh, ow, -1)
+    return (cols.reshape(oh * ow, kh * kw * x.shape[2]) @ w.reshape(w.shape[0], -1).T).reshape(oh, ow, -1)
+
+
+def activate(y, activation):
+    if activation == "RELU":
+        return np.maximum(y, 0.0)
+    if activation == "RELU1":
+        return np.clip(y, -1.0, 1.0)
+    if activation == "RELU6":
+        return np.clip(y, 0.0, 6.0)
+    return y
+
+
+def softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+# A quantized tensor as the calibration sees it: dequantized values (HxWxC, batch left out),
+# scale and zero point.
+Tensor = namedtuple("Tensor", "x scale zp")
+
+# What calibration must reach on every layer's quantized output (checked, and printed by
+# print_statistics): enough distinct levels to carry information, and hardly any values
+# pinned at the end of the range that the activation does not explain.
+MIN_LEVELS = 16
+MAX_CLIPPED = 0.01
+
+
+def output_statistics(name, op, q, zp):
+    q = q.astype(np.int64).ravel()
+    at_zero = float(np.mean(q == zp))
+    # A clamped value is at 0 or 255 without being the zero point (RELU's zeros are not).
+    clipped = float(np.mean(((q == 0) | (q == 255)) & (q != zp)))
+    return {"name": name, "op": op, "elements": int(q.size), "min": int(q.min()), "max": int(q.max()),
+            "levels": int(np.unique(q).size), "atZeroPoint": at_zero, "clipped": clipped}
+
+
+def print_statistics(stats, out):
+    out.write(f"{'layer':<22} {'op':<17} {'min':>4} {'max':>4} {'levels':>6} {'at zp':>6} {'clipped':>7}\n")
+    for s in stats:
+        out.write(f"{s['name']:<22} {s['op']:<17} {s['min']:>4} {s['max']:>4} {s['levels']:>6} "
+                  f"{100 * s['atZeroPoint']:>5.1f}% {100 * s['clipped']:>6.2f}%\n")
+
+
+def calibration_problems(stats):
+    problems = []
+    for s in stats:
+        n = s["elements"]
+        # SOFTMAX's quantization is NNAPI's (1/256): over 1000 classes most probabilities round
+        # to 0 in any network; what matters is that some do not.
+        min_levels = 2 if s["op"] == "SOFTMAX" else min(MIN_LEVELS, n // 2)
+        if s["levels"] < min_levels:
+            problems.append(f"{s['name']}: only {s['levels']} distinct output levels")
+        # The calibrated minimum and maximum land on 0 and 255 themselves: two values a layer.
+        if s["clipped"] * n > max(MAX_CLIPPED * n, 2):
+            problems.append(f"{s['name']}: {100 * s['clipped']:.1f}% of the outputs clamped")
+    return problems
 
 
 class Builder:
+    """Adds layers to a network description and runs the float network alongside, as the
+    quantized one will compute it (each output rounded to its quantization), to calibrate.
+
+    Every layer reads the previous one unless `inputs` names others ("input" is the network's
+    input); a description that names any is written as format 2."""
+
     def __init__(self, name, input_shape, seed):
         self.name = name
         self.seed = seed
         self.layers = []
+        self.stats = []
         n = int(np.prod(input_shape))
-        self.in_scale, self.in_zp = 1.0 / 128, 128  # an image in [-1, 1)
+        in_scale, in_zp = 1.0 / 128, 128  # an image in [-1, 1)
         q = input_q(seed, n).reshape(input_shape[1:])
-        self.x = (q - self.in_zp) * self.in_scale
+        self.tensors = {"input": Tensor((q - in_zp) * in_scale, in_scale, in_zp)}
+        self.last = "input"
         self.input = {"shape": input_shape, "type": "TENSOR_QUANT8_ASYMM",
-                      "scale": self.in_scale, "zeroPoint": self.in_zp, "seed": seed}
+                      "scale": in_scale, "zeroPoint": in_zp, "seed": seed}
         self.next_seed = seed + 1
 
     def _seed(self):
         self.next_seed += 1
         return self.next_seed
 
-    def conv(self, name, out_ch, k, stride, depthwise=False, activation="RELU6"):
-        c = self.x.shape[2]
+    def _read(self, inputs):
+        names = list(inputs) if inputs else [self.last]
+        return names, [self.tensors[n] for n in names]
+
+    def _add(self, layer, names, y, scale, zp):
+        """Records the layer and rounds its float output y to the layer's quantization."""
+        if names != [self.last]:
+            head = {"name": layer["name"], "op": layer["op"], "inputs": names}
+            layer = {**head, **layer}
+        layer["output"] = {"scale": scale, "zeroPoint": zp}
+        self.layers.append(layer)
+        q = np.clip(np.round(y / scale) + zp, 0, 255)
+        self.tensors[layer["name"]] = Tensor((q - zp) * scale, scale, zp)
+        self.last = layer["name"]
+        self.stats.append(output_statistics(layer["name"], layer["op"], q, zp))
+
+    def conv(self, name, out_ch, k, stride, depthwise=False, activation="RELU6", padding="SAME",
+             inputs=None, pre_std=1.0):
+        """A convolution with batch norm folded in: the weight scale makes the pre-activation's
+        standard deviation pre_std, the bias (within +-pre_std / 2) moves its centre."""
+        names, (x,) = self._read(inputs)
+        c = x.x.shape[2]
         shape = [1, k, k, c] if depthwise else [out_ch, k, k, c]
         wseed, bseed = self._seed(), self._seed()
         w_zp = 128
         wq = weights_q(wseed, int(np.prod(shape)), w_zp).reshape(shape)
-        pre = conv_float(self.x, (wq - w_zp).astype(np.float64), stride, depthwise)
-        w_scale = float(np.float32(1.0 / max(pre.std(), 1e-9)))
+        pre = conv_float(x.x, (wq - w_zp).astype(np.float64), stride, depthwise, padding)
+        w_scale = float(np.float32(pre_std / max(pre.std(), 1e-9)))
         pre *= w_scale
-        bias_scale = self.in_scale * w_scale
-        bound = max(1, int(0.5 / bias_scale))
+        bias_scale = x.scale * w_scale
+        bound = max(1, int(0.5 * pre_std / bias_scale))
         bq = bias_q(bseed, shape[3] if depthwise else out_ch, bound)
-        y = pre + bq * bias_scale
-        y = np.clip(y, 0.0, 6.0) if activation == "RELU6" else y
-        out_scale, out_zp = self._output_quant(y, activation)
-        self.layers.append({
-            "name": name, "op": "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D",
-            "stride": stride, "padding": "SAME", "activation": activation,
-            "weights": {"shape": shape, "seed": wseed, "scale": w_scale, "zeroPoint": w_zp},
-            "bias": {"seed": bseed, "bound": bound},
-            "output": {"scale": out_scale, "zeroPoint": out_zp}})
-        self._advance(y, out_scale, out_zp)
+        y = activate(pre + bq * bias_scale, activation)
+        self._add({"name": name, "op": "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D",
+                   "stride": stride, "padding": padding, "activation": activation,
+                   "weights": {"shape": shape, "seed": wseed, "scale": w_scale, "zeroPoint": w_zp},
+                   "bias": {"seed": bseed, "bound": bound}},
+                  names, y, *self._output_quant(y, activation))
+
+    def max_pool(self, name, k, stride, padding, inputs=None):
+        names, (x,) = self._read(inputs)
+        y = windows(x.x, k, k, stride, padding, fill=-np.inf).max(axis=(2, 3))
+        self._add({"name": name, "op": "MAX_POOL_2D", "filter": [k, k], "stride": stride,
+                   "padding": padding, "activation": "NONE"},
+                  names, y, x.scale, x.zp)  # NNAPI: pools keep the quantization
 
     def avg_pool(self, name):
-        h, w, _ = self.x.shape
-        y = self.x.mean(axis=(0, 1), keepdims=True)
-        self.layers.append({"name": name, "op": "AVERAGE_POOL_2D", "filter": [h, w], "stride": 1,
-                            "padding": "VALID", "activation": "NONE",
-                            "output": {"scale": self.in_scale, "zeroPoint": self.in_zp}})
-        self._advance(y, self.in_scale, self.in_zp)
+        """Global average pooling as an AVERAGE_POOL_2D over the whole input (tf-slim's form)."""
+        names, (x,) = self._read(None)
+        h, w, _ = x.x.shape
+        self._add({"name": name, "op": "AVERAGE_POOL_2D", "filter": [h, w], "stride": 1,
+                   "padding": "VALID", "activation": "NONE"},
+                  names, x.x.mean(axis=(0, 1), keepdims=True), x.scale, x.zp)
+
+    def mean(self, name, keep_dims):
+        """Global average pooling as MEAN over height and width (NHWC axes 1 and 2), the form
+        TFLite's converter gives Keras' GlobalAveragePooling2D and PyTorch's AdaptiveAvgPool2d(1)."""
+        names, (x,) = self._read(None)
+        y = x.x.mean(axis=(0, 1), keepdims=keep_dims)
+        self._add({"name": name, "op": "MEAN", "axes": [1, 2], "keepDims": keep_dims},
+                  names, y, x.scale, x.zp)  # NNAPI: MEAN keeps the quantization
+
+    def reshape(self, name, shape):
+        names, (x,) = self._read(None)
+        self._add({"name": name, "op": "RESHAPE", "shape": shape},
+                  names, x.x.reshape(shape[1:]), x.scale, x.zp)
+
+    def add(self, name, inputs, activation):
+        names, (a, b) = self._read(inputs)
+        y = activate(a.x + b.x, activation)
+        self._add({"name": name, "op": "ADD", "activation": activation},
+                  names, y, *self._output_quant(y, activation))
+
+    def concat(self, name, inputs):
+        """Channel concatenation; each input keeps its own scale, the output covers them all."""
+        names, ts = self._read(inputs)
+        y = np.concatenate([t.x for t in ts], axis=-1)
+        self._add({"name": name, "op": "CONCATENATION", "axis": 3}, names, y, *self._output_quant(y, "NONE"))
 
     def fully_connected(self, name, units):
-        k = int(np.prod(self.x.shape))
+        names, (x,) = self._read(None)
+        k = int(np.prod(x.x.shape))
         shape = [units, k]
         wseed, bseed = self._seed(), self._seed()
         w_zp = 128
         wq = weights_q(wseed, units * k, w_zp).reshape(shape)
-        pre = self.x.reshape(1, k) @ (wq - w_zp).T.astype(np.float64)
+        pre = x.x.reshape(1, k) @ (wq - w_zp).T.astype(np.float64)
         w_scale = float(np.float32(2.0 / max(pre.std(), 1e-9)))
         pre *= w_scale
-        bias_scale = self.in_scale * w_scale
+        bias_scale = x.scale * w_scale
         bound = max(1, int(0.5 / bias_scale))
         y = pre + bias_q(bseed, units, bound) * bias_scale
-        out_scale, out_zp = self._output_quant(y, "NONE")
-        self.layers.append({"name": name, "op": "FULLY_CONNECTED", "activation": "NONE",
-                            "weights": {"shape": shape, "seed": wseed, "scale": w_scale, "zeroPoint": w_zp},
-                            "bias": {"seed": bseed, "bound": bound},
-                            "output": {"scale": out_scale, "zeroPoint": out_zp}})
-        self._advance(y.reshape(1, 1, units), out_scale, out_zp)
+        self._add({"name": name, "op": "FULLY_CONNECTED", "activation": "NONE",
+                   "weights": {"shape": shape, "seed": wseed, "scale": w_scale, "zeroPoint": w_zp},
+                   "bias": {"seed": bseed, "bound": bound}},
+                  names, y.reshape(1, 1, units), *self._output_quant(y, "NONE"))
 
     def softmax(self, name):
-        self.layers.append({"name": name, "op": "SOFTMAX", "beta": 1.0,
-                            "output": {"scale": 1.0 / 256, "zeroPoint": 0}})
+        names, (x,) = self._read(None)
+        # NNAPI: a quant8 softmax's output is scale 1/256, zero point 0.
+        self._add({"name": name, "op": "SOFTMAX", "beta": 1.0}, names, softmax(x.x), 1.0 / 256, 0)
 
     def _output_quant(self, y, activation):
         lo, hi = min(float(y.min()), 0.0), max(float(y.max()), 1e-3)
@@ -153,13 +285,9 @@ class Builder:
         zp = int(round(-lo / scale))
         return scale, min(max(zp, 0), 255)
 
-    def _advance(self, y, scale, zp):
-        q = np.clip(np.round(y / scale) + zp, 0, 255)
-        self.x = (q - zp) * scale
-        self.in_scale, self.in_zp = scale, zp
-
     def doc(self, description):
-        return {"name": self.name, "description": description, "format": 1,
+        graph = any("inputs" in layer for layer in self.layers)
+        return {"name": self.name, "description": description, "format": 2 if graph else 1,
                 "input": self.input, "layers": self.layers}
 
 
@@ -174,14 +302,122 @@ def mobilenet_v1():
     b.avg_pool("avg_pool")
     b.fully_connected("logits", 1001)
     b.softmax("softmax")
-    return b.doc("MobileNet v1 (width 1.0, 224x224), uint8 quantized like TFLite's "
-                 "mobilenet_v1_1.0_224_quant, with deterministic weights; logits as FULLY_CONNECTED.")
+    return b, ("MobileNet v1 (width 1.0, 224x224), uint8 quantized like TFLite's "
+               "mobilenet_v1_1.0_224_quant, with deterministic weights; logits as FULLY_CONNECTED.")
 
 
-NETWORKS = {"mobilenet_v1": mobilenet_v1}
+def symmetric(p):
+    """PyTorch's padding=p as NNAPI explicit padding (TFLite's SAME pads only bottom/right at
+    stride 2, so a stride-2 layer needs it spelled out to match torchvision)."""
+    return {"top": p, "bottom": p, "left": p, "right": p}
+
+
+def resnet18():
+    b = Builder("resnet18_224_quant", [1, 224, 224, 3], seed=20261201)
+    b.conv("conv1", 64, 7, 2, activation="RELU", padding=symmetric(3))
+    b.max_pool("maxpool", 3, 2, symmetric(1))
+    channels = 64
+    for stage, width in enumerate([64, 128, 256, 512], start=1):
+        for block in range(2):
+            stride = 2 if stage > 1 and block == 0 else 1
+            prefix = f"layer{stage}.{block}"
+            block_input = b.last
+            # Stride 1: SAME is PyTorch's padding=1 for a 3x3 window.
+            b.conv(f"{prefix}.conv1", width, 3, stride, activation="RELU",
+                   padding=symmetric(1) if stride == 2 else "SAME")
+            b.conv(f"{prefix}.conv2", width, 3, 1, activation="NONE")
+            shortcut = block_input
+            if stride != 1 or channels != width:
+                b.conv(f"{prefix}.downsample", width, 1, stride, activation="NONE", padding="VALID",
+                       inputs=[block_input])
+                shortcut = b.last
+            b.add(f"{prefix}.add", [f"{prefix}.conv2", shortcut], "RELU")
+            channels = width
+    b.mean("avgpool", keep_dims=False)
+    b.fully_connected("fc", 1000)
+    b.softmax("softmax")
+    return b, ("ResNet-18 (torchvision's structure, 224x224), uint8 quantized with deterministic weights: "
+               "batch norm folded into the convolutions, residual ADDs with fused RELU, global average "
+               "pooling as MEAN, logits as FULLY_CONNECTED.")
+
+
+def squeezenet():
+    b = Builder("squeezenet1_1_224_quant", [1, 224, 224, 3], seed=20261301)
+    b.conv("conv1", 64, 3, 2, activation="RELU", padding="VALID")
+    b.max_pool("pool1", 3, 2, "VALID")
+
+    def fire(n, squeeze, expand):
+        b.conv(f"fire{n}/squeeze1x1", squeeze, 1, 1, activation="RELU")
+        b.conv(f"fire{n}/expand1x1", expand, 1, 1, activation="RELU")
+        b.conv(f"fire{n}/expand3x3", expand, 3, 1, activation="RELU", inputs=[f"fire{n}/squeeze1x1"])
+        b.concat(f"fire{n}/concat", [f"fire{n}/expand1x1", f"fire{n}/expand3x3"])
+
+    fire(2, 16, 64)
+    fire(3, 16, 64)
+    b.max_pool("pool3", 3, 2, "VALID")
+    fire(4, 32, 128)
+    fire(5, 32, 128)
+    b.max_pool("pool5", 3, 2, "VALID")
+    fire(6, 48, 192)
+    fire(7, 48, 192)
+    fire(8, 64, 256)
+    fire(9, 64, 256)
+    # The classifier: a trained one's class scores differ by several units; at pre_std 1 these
+    # would differ by a fraction of one and the softmax would round to zero everywhere.
+    b.conv("conv10", 1000, 1, 1, activation="RELU", pre_std=CLASSIFIER_STD)
+    b.mean("pool10", keep_dims=True)
+    b.reshape("flatten", [1, -1])
+    b.softmax("softmax")
+    return b, ("SqueezeNet 1.1 (torchvision's structure, 224x224), uint8 quantized with deterministic "
+               "weights: fire modules whose 1x1 and 3x3 expands (each with its own scale) meet in a channel "
+               "CONCATENATION, max pools, the 1x1 conv10 classifier with RELU, global average pooling as "
+               "MEAN, flatten as RESHAPE.")
+
+
+def small_graph():
+    b = Builder("small_graph_net", [1, 28, 28, 16], seed=20261401)
+    b.conv("stem", 32, 3, 2, activation="RELU", padding=symmetric(1))
+    b.max_pool("pool", 3, 1, "SAME")
+    b.conv("squeeze", 8, 1, 1, activation="RELU")
+    b.conv("expand1x1", 16, 1, 1, activation="RELU")
+    b.conv("expand3x3", 16, 3, 1, activation="RELU", inputs=["squeeze"])
+    b.concat("concat", ["expand1x1", "expand3x3"])
+    b.add("residual", ["concat", "pool"], "RELU")
+    b.mean("gap", keep_dims=True)
+    b.reshape("flatten", [1, -1])
+    b.fully_connected("fc", 10)
+    b.softmax("softmax")
+    return b, ("A small graph for weft's tool tests (tests/tool): a fire module whose concatenation is "
+               "added to the max pool it branched from, then MEAN, RESHAPE, FULLY_CONNECTED, SOFTMAX.")
+
+
+def to_text(doc):
+    """The description as JSON with one layer a line, so that a network reads as a list."""
+    fields = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in doc.items() if k != "layers"]
+    layers = ",\n".join(f"  {json.dumps(layer)}" for layer in doc["layers"])
+    return "{\n" + ",\n".join(fields) + ',\n "layers": [\n' + layers + "\n ]\n}\n"
+
+
+# SqueezeNet's conv10 is its classifier, and its class scores are what the softmax sees after the
+# global average. A trained classifier's scores differ by several units; at a pre-activation
+# spread of 1 these differ by about one, and the 1000-way softmax's largest output is 4/256
+# (5 levels). At 4 it peaks like a trained one's (87/256, 12 levels).
+CLASSIFIER_STD = 4.0
+
+NETWORKS = {"mobilenet_v1": mobilenet_v1, "resnet18": resnet18, "squeezenet": squeezenet,
+            "small_graph": small_graph}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in NETWORKS:
-        sys.exit(f"usage: {sys.argv[0]} {{{','.join(NETWORKS)}}}")
-    json.dump(NETWORKS[sys.argv[1]](), sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    if len(sys.argv) not in (2, 3) or sys.argv[1] not in NETWORKS:
+        sys.exit(f"usage: {sys.argv[0]} {{{','.join(NETWORKS)}}} [output.json]")
+    builder, description = NETWORKS[sys.argv[1]]()
+    print_statistics(builder.stats, sys.stderr)
+    problems = calibration_problems(builder.stats)
+    if problems:
+        sys.exit("calibration failed, nothing written:\n  " + "\n  ".join(problems))
+    text = to_text(builder.doc(description))
+    if len(sys.argv) == 3:
+        with open(sys.argv[2], "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)

@@ -11,12 +11,13 @@
 #include <set>
 #include <sstream>
 
+#include "JsonFields.h"
 #include "SingleLayer.h"
 
 namespace weft::tool {
 namespace {
 
-using nlohmann::json;
+using namespace json_fields;
 
 constexpr const char* kAcceptedFormats =
     "a layer set (.json, traces/README.md) or a SCALE-Sim table (.csv): a conv table with the header "
@@ -64,35 +65,18 @@ uint32_t positive(const std::string& cell, const std::string& column, const std:
 
 // ---- layer sets ----
 
-template <typename T>
-T get(const json& obj, const char* key, const std::string& where) {
-  if (!obj.is_object() || !obj.contains(key)) throw NetworkError(fmt::format("{}: missing \"{}\"", where, key));
-  try {
-    return obj.at(key).get<T>();
-  } catch (const json::exception& e) {
-    throw NetworkError(fmt::format("{}: \"{}\" has the wrong type ({})", where, key, e.what()));
-  }
-}
-
-int activationCode(const std::string& name, const std::string& where) {
-  static const std::vector<std::string> names = {"NONE", "RELU", "RELU1", "RELU6"};
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end()) throw NetworkError(fmt::format("{}: activation \"{}\" is not NONE, RELU, RELU1 or RELU6", where, name));
-  return static_cast<int>(it - names.begin());
-}
-
 LayerShape shapeFromJson(const json& j, size_t index) {
   LayerShape s;
   s.name = get<std::string>(j, "name", fmt::format("layer set entry {}", index));
   const std::string where = fmt::format("layer set entry {} ({})", index, s.name);
   const auto op = get<std::string>(j, "op", where);
-  const auto input = get<std::vector<uint32_t>>(j, "input", where);
+  const auto input = dimensions(j, "input", where);
   if (op == "CONV_2D") {
     s.op = LayerOp::kConv2d;
     if (input.size() != 4) throw NetworkError(where + ": a CONV_2D input is [batch, height, width, channels]");
     s.batch = input[0], s.height = input[1], s.width = input[2], s.channels = input[3];
     s.filters = get<uint32_t>(j, "filters", where);
-    const auto kernel = get<std::vector<uint32_t>>(j, "kernel", where);
+    const auto kernel = dimensions(j, "kernel", where);
     if (kernel.size() != 2) throw NetworkError(where + ": \"kernel\" is [height, width]");
     s.filterH = kernel[0], s.filterW = kernel[1];
     s.stride = j.value("stride", 1);
@@ -134,6 +118,7 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
       const auto ops = n.value("ops", std::vector<std::string>{"CONV_2D", "FULLY_CONNECTED"});
       for (size_t i = 0; i < net->layers.size(); ++i) {
         if (std::find(ops.begin(), ops.end(), nnapiName(net->layers[i].op)) == ops.end()) continue;
+        checkRunsAlone(*net, i);  // now, not when the layer's turn comes
         const uint64_t seed = 1000 + 16 * table.layers.size();
         table.layers.push_back({net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
       }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <vector>
 
 namespace weft::tool {
@@ -35,6 +36,10 @@ class ModelWriter {
           "ANeuralNetworksModel_setOperandValue");
     return index;
   }
+  uint32_t int32Vector(const std::vector<int32_t>& values) {
+    return constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(values.size())}, 0, 0, values.data(),
+                    values.size() * sizeof(int32_t));
+  }
   void operation(int32_t type, const std::vector<uint32_t>& inputs, uint32_t output, const std::string& layer) {
     check(ANeuralNetworksModel_addOperation(model_, type, static_cast<uint32_t>(inputs.size()), inputs.data(), 1,
                                             &output),
@@ -46,6 +51,70 @@ class ModelWriter {
   uint32_t next_ = 0;
 };
 
+// The padding operands of NNAPI's implicit (scheme) or explicit (left, right, top, bottom) signature.
+std::vector<uint32_t> paddingOperands(ModelWriter& w, const Padding& p) {
+  switch (p.scheme) {
+    case Padding::Scheme::kSame: return {w.int32Scalar(ANEURALNETWORKS_PADDING_SAME)};
+    case Padding::Scheme::kValid: return {w.int32Scalar(ANEURALNETWORKS_PADDING_VALID)};
+    case Padding::Scheme::kExplicit: break;
+  }
+  std::vector<uint32_t> operands;
+  for (uint32_t v : {p.left, p.right, p.top, p.bottom}) operands.push_back(w.int32Scalar(static_cast<int32_t>(v)));
+  return operands;
+}
+
+void append(std::vector<uint32_t>& operands, const std::vector<uint32_t>& more) {
+  operands.insert(operands.end(), more.begin(), more.end());
+}
+
+// Appends the operands that follow layer `l`'s tensor inputs in NNAPI's signature of its op to
+// `in` (weights, bias, padding, stride, activation...); returns the operation type.
+int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std::vector<uint32_t>& in) {
+  switch (l.op) {
+    case LayerOp::kConv2d:
+    case LayerOp::kDepthwiseConv2d:
+    case LayerOp::kFullyConnected: {
+      in.push_back(w.constant(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, l.weightShape, l.weightQuant.scale,
+                              l.weightQuant.zeroPoint, l.weights.data(), l.weights.size()));
+      // NNAPI requires bias scale == input scale * weight scale, computed in float.
+      in.push_back(w.constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(l.bias.size())},
+                              net.sourceQuant(l.inputs.front()).scale * l.weightQuant.scale, 0, l.bias.data(),
+                              l.bias.size() * sizeof(int32_t)));
+      if (l.op == LayerOp::kFullyConnected) {
+        in.push_back(w.int32Scalar(l.activation));
+        return ANEURALNETWORKS_FULLY_CONNECTED;
+      }
+      append(in, paddingOperands(w, l.padding));
+      append(in, {w.int32Scalar(l.stride), w.int32Scalar(l.stride)});
+      if (l.op == LayerOp::kDepthwiseConv2d) in.push_back(w.int32Scalar(1));  // depth multiplier
+      in.push_back(w.int32Scalar(l.activation));
+      return l.op == LayerOp::kConv2d ? ANEURALNETWORKS_CONV_2D : ANEURALNETWORKS_DEPTHWISE_CONV_2D;
+    }
+    case LayerOp::kAveragePool2d:
+    case LayerOp::kMaxPool2d:
+      append(in, paddingOperands(w, l.padding));
+      append(in, {w.int32Scalar(l.stride), w.int32Scalar(l.stride), w.int32Scalar(static_cast<int32_t>(l.filterW)),
+                  w.int32Scalar(static_cast<int32_t>(l.filterH)), w.int32Scalar(l.activation)});
+      return l.op == LayerOp::kMaxPool2d ? ANEURALNETWORKS_MAX_POOL_2D : ANEURALNETWORKS_AVERAGE_POOL_2D;
+    case LayerOp::kAdd:
+      in.push_back(w.int32Scalar(l.activation));
+      return ANEURALNETWORKS_ADD;
+    case LayerOp::kConcatenation:
+      in.push_back(w.int32Scalar(l.axis));
+      return ANEURALNETWORKS_CONCATENATION;
+    case LayerOp::kMean:
+      append(in, {w.int32Vector(l.axes), w.int32Scalar(l.keepDims ? 1 : 0)});
+      return ANEURALNETWORKS_MEAN;
+    case LayerOp::kReshape:
+      in.push_back(w.int32Vector(l.targetShape));
+      return ANEURALNETWORKS_RESHAPE;
+    case LayerOp::kSoftmax:
+      in.push_back(w.float32Scalar(l.beta));
+      return ANEURALNETWORKS_SOFTMAX;
+  }
+  throw std::logic_error("unknown LayerOp");
+}
+
 }  // namespace
 
 ModelPtr buildModel(const Network& net) {
@@ -56,53 +125,15 @@ ModelPtr buildModel(const Network& net) {
 
   const uint32_t input = w.tensor(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, net.inputShape, net.inputQuant.scale,
                                   net.inputQuant.zeroPoint);
-  uint32_t current = input;
-  float inScale = net.inputQuant.scale;
-  std::vector<uint32_t> outputs;
+  std::vector<uint32_t> outputs;  // the operand of each layer's output, by layer index
   for (const Layer& l : net.layers) {
+    std::vector<uint32_t> in;
+    for (int source : l.inputs) in.push_back(source == kNetworkInput ? input : outputs.at(static_cast<size_t>(source)));
     const uint32_t out = w.tensor(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, l.outputShape, l.outputQuant.scale,
                                   l.outputQuant.zeroPoint);
-    const int32_t padding = l.samePadding ? ANEURALNETWORKS_PADDING_SAME : ANEURALNETWORKS_PADDING_VALID;
-    switch (l.op) {
-      case LayerOp::kConv2d:
-      case LayerOp::kDepthwiseConv2d:
-      case LayerOp::kFullyConnected: {
-        const uint32_t weights = w.constant(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, l.weightShape, l.weightQuant.scale,
-                                            l.weightQuant.zeroPoint, l.weights.data(), l.weights.size());
-        // NNAPI requires bias scale == input scale * weight scale, computed in float.
-        const uint32_t bias = w.constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(l.bias.size())},
-                                         inScale * l.weightQuant.scale, 0, l.bias.data(),
-                                         l.bias.size() * sizeof(int32_t));
-        if (l.op == LayerOp::kFullyConnected) {
-          w.operation(ANEURALNETWORKS_FULLY_CONNECTED, {current, weights, bias, w.int32Scalar(l.activation)}, out,
-                      l.name);
-        } else if (l.op == LayerOp::kConv2d) {
-          w.operation(ANEURALNETWORKS_CONV_2D,
-                      {current, weights, bias, w.int32Scalar(padding), w.int32Scalar(l.stride),
-                       w.int32Scalar(l.stride), w.int32Scalar(l.activation)},
-                      out, l.name);
-        } else {
-          w.operation(ANEURALNETWORKS_DEPTHWISE_CONV_2D,
-                      {current, weights, bias, w.int32Scalar(padding), w.int32Scalar(l.stride),
-                       w.int32Scalar(l.stride), w.int32Scalar(1), w.int32Scalar(l.activation)},
-                      out, l.name);
-        }
-        break;
-      }
-      case LayerOp::kAveragePool2d:
-        w.operation(ANEURALNETWORKS_AVERAGE_POOL_2D,
-                    {current, w.int32Scalar(padding), w.int32Scalar(l.stride), w.int32Scalar(l.stride),
-                     w.int32Scalar(static_cast<int32_t>(l.filterW)), w.int32Scalar(static_cast<int32_t>(l.filterH)),
-                     w.int32Scalar(l.activation)},
-                    out, l.name);
-        break;
-      case LayerOp::kSoftmax:
-        w.operation(ANEURALNETWORKS_SOFTMAX, {current, w.float32Scalar(l.beta)}, out, l.name);
-        break;
-    }
+    const int32_t type = appendParameters(w, net, l, in);
+    w.operation(type, in, out, l.name);
     outputs.push_back(out);
-    current = out;
-    inScale = l.outputQuant.scale;
   }
   check(ANeuralNetworksModel_identifyInputsAndOutputs(raw, 1, &input, static_cast<uint32_t>(outputs.size()),
                                                       outputs.data()),

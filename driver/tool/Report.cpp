@@ -32,13 +32,16 @@ std::vector<std::string> RunReport::devices() const {
 void printTable(const RunReport& r, std::ostream& out) {
   fmt::print(out, "{} on {} ({}x{} @ {:.0f} MHz, backend {})\n\n", r.network, r.hwConfig, r.rows, r.cols,
              r.clockMHz, r.backend);
-  fmt::print(out, "{:>3}  {:<14} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "#", "layer",
-             "operation", "device", "cycles", "on-hw us", "in-drv us", "util%", "DRAM rd KiB", "DRAM wr KiB",
-             "err");
+  // Names as long as torchvision's ("layer2.0.downsample") widen the column rather than shift a row.
+  size_t nameWidth = 14;
+  for (const auto& l : r.layers) nameWidth = std::max(nameWidth, l.name.size());
+  fmt::print(out, "{:>3}  {:<{}} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "#", "layer",
+             nameWidth, "operation", "device", "cycles", "on-hw us", "in-drv us", "util%", "DRAM rd KiB",
+             "DRAM wr KiB", "err");
   for (const auto& l : r.layers) {
     const std::string util = l.cycles > 0 ? fmt::format("{:.1f}", 100.0 * l.utilization) : "-";
-    fmt::print(out, "{:>3}  {:<14} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", l.index,
-               l.name, l.op, l.device, l.cycles, us(l.onHardwareNs), us(l.inDriverNs), util,
+    fmt::print(out, "{:>3}  {:<{}} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", l.index,
+               l.name, nameWidth, l.op, l.device, l.cycles, us(l.onHardwareNs), us(l.inDriverNs), util,
                kib(l.dramReadBytes), kib(l.dramWriteBytes), l.maxError);
   }
   // One total per device: device cycles and host time do not add up.
@@ -51,8 +54,8 @@ void printTable(const RunReport& r, std::ostream& out) {
     const uint64_t macs = sum(mine, [](const auto& l) { return l.cycles > 0 ? l.macs : 0; });
     const std::string util =
         cycles > 0 ? fmt::format("{:.1f}", 100.0 * macs / (double(r.rows) * r.cols * cycles)) : "-";
-    fmt::print(out, "{:>3}  {:<14} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "", "total",
-               fmt::format("{} layers", mine.size()), device, cycles,
+    fmt::print(out, "{:>3}  {:<{}} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "", "total",
+               nameWidth, fmt::format("{} layers", mine.size()), device, cycles,
                us(sum(mine, [](const auto& l) { return l.onHardwareNs; })),
                us(sum(mine, [](const auto& l) { return l.inDriverNs; })), util,
                kib(sum(mine, [](const auto& l) { return l.dramReadBytes; })),
@@ -91,7 +94,8 @@ std::string toJson(const RunReport& r) {
   j["hw"] = {{"config", r.hwConfig}, {"rows", r.rows}, {"cols", r.cols}, {"clockMHz", r.clockMHz}};
   auto& layers = j["layers"] = nlohmann::ordered_json::array();
   for (const auto& l : r.layers) {
-    layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"device", l.device},
+    layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"inputs", l.inputs},
+                      {"device", l.device},
                       {"cycles", l.cycles}, {"onHardwareNs", l.onHardwareNs}, {"inDriverNs", l.inDriverNs},
                       {"macs", l.macs}, {"macUtilization", l.utilization}, {"dramReadBytes", l.dramReadBytes},
                       {"dramWriteBytes", l.dramWriteBytes}, {"maxError", l.maxError}});

@@ -12,6 +12,7 @@ namespace weft::tool {
 struct LayerReport {
   size_t index = 0;
   std::string name, op, device;
+  std::vector<std::string> inputs;  // what the layer reads: "input" or layers' names
   uint64_t cycles = 0;          // device cycles (0 off the accelerator)
   uint64_t onHardwareNs = 0;
   uint64_t inDriverNs = 0;

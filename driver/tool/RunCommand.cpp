@@ -196,8 +196,14 @@ int runNetwork(const RunOptions& options) {
   const auto steps = runtime::getCompilationSteps(compilation.get());
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
-    report.layers.push_back({i, l.name, nnapiName(l.op), i < devices.size() ? devices[i] : "?"});
-    report.layers.back().macs = l.macs;
+    LayerReport row;
+    row.index = i;
+    row.name = l.name;
+    row.op = nnapiName(l.op);
+    row.device = i < devices.size() ? devices[i] : "?";
+    row.macs = l.macs;
+    for (int source : l.inputs) row.inputs.push_back(net.sourceName(source));
+    report.layers.push_back(std::move(row));
   }
   if (!options.quiet) {
     size_t accelerated = 0;

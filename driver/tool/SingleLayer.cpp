@@ -45,12 +45,12 @@ Network shapedNetwork(const LayerShape& s) {
   l.name = s.name;
   l.op = s.op;
   l.stride = s.stride;
-  l.samePadding = s.samePadding;
+  l.padding.scheme = s.samePadding ? Padding::Scheme::kSame : Padding::Scheme::kValid;
   l.activation = s.activation;
   l.weightShape = conv ? std::vector<uint32_t>{s.filters, s.filterH, s.filterW, s.channels}
                        : std::vector<uint32_t>{s.filters, s.channels};
   l.weightQuant = {kWeightScale, s.weightZeroPoint};
-  inferShapes(l, net.inputShape, where);
+  inferShapes(l, {{"input", net.inputShape, net.inputQuant}}, where);
   l.outputQuant = {static_cast<float>(accumulatorSpread(s) * kInputScale * kWeightScale / kOutputSpread), 128};
   net.layers.push_back(std::move(l));
   return net;
@@ -75,15 +75,25 @@ Network singleLayerNetwork(const LayerShape& s) {
   return net;
 }
 
-Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed) {
+void checkRunsAlone(const Network& network, size_t index) {
   const Layer& layer = network.layers.at(index);
+  if (layer.inputs.size() != 1) {
+    throw NetworkError(fmt::format("layer {} of {} reads {} tensors; only a layer with one input runs alone",
+                                   layer.name, network.name, layer.inputs.size()));
+  }
+}
+
+Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed) {
+  checkRunsAlone(network, index);
+  const Layer& layer = network.layers[index];
   Network net;
   net.name = layer.name;
   net.description = fmt::format("layer {} of {}", layer.name, network.name);
   net.inputShape = layer.inputShape;
-  net.inputQuant = index == 0 ? network.inputQuant : network.layers[index - 1].outputQuant;
+  net.inputQuant = network.sourceQuant(layer.inputs.front());
   net.input = drawInput(inputSeed, elements(net.inputShape));
   net.layers.push_back(layer);
+  net.layers.back().inputs = {kNetworkInput};
   return net;
 }
 
@@ -92,8 +102,11 @@ std::string describeShape(const Layer& l) {
   const auto& w = l.weightShape;
   if ((l.op == LayerOp::kConv2d || l.op == LayerOp::kDepthwiseConv2d) && in.size() == 4 && w.size() == 4) {
     const std::string batch = in[0] > 1 ? fmt::format("{}x", in[0]) : "";
-    return fmt::format("{}{}x{}x{} {}x{}/{}{} -> {}", batch, in[1], in[2], in[3], w[1], w[2], l.stride,
-                       l.samePadding ? "" : "v", l.outputShape.back());
+    const char* padding = l.padding.scheme == Padding::Scheme::kValid      ? "v"
+                          : l.padding.scheme == Padding::Scheme::kExplicit ? "p"
+                                                                           : "";
+    return fmt::format("{}{}x{}x{} {}x{}/{}{} -> {}", batch, in[1], in[2], in[3], w[1], w[2], l.stride, padding,
+                       l.outputShape.back());
   }
   if (l.op == LayerOp::kFullyConnected && w.size() == 2) {
     return fmt::format("{}x{} -> {}", l.outputShape.front(), w[1], w[0]);

@@ -32,10 +32,13 @@ Network singleLayerNetwork(const LayerShape& shape);
 void checkLayerShape(const LayerShape& shape);
 
 // Layer `index` of a bundled network alone: its weights, bias and quantization, its input shape
-// and input quantization (the previous layer's output), with an input drawn from `inputSeed`.
+// and input quantization (those of the tensor it reads), with an input drawn from `inputSeed`.
+// Only a layer with one input runs alone: checkRunsAlone throws NetworkError for the others.
 Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed);
+void checkRunsAlone(const Network& network, size_t index);
 
-// "56x56x64 3x3/1 -> 64" (convolution) or "4x1024 -> 1000" (fully connected).
+// "56x56x64 3x3/1 -> 64" (convolution; "/1v" VALID, "/1p" explicit padding) or "4x1024 -> 1000"
+// (fully connected).
 std::string describeShape(const Layer& layer);
 
 }  // namespace weft::tool

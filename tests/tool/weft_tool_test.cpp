@@ -54,6 +54,26 @@ TEST(WeftRun, ApproxRunPassesTheReferenceCheckAndWritesReports) {
   EXPECT_EQ(lines, 7);  // header + one row per layer
 }
 
+// A format 2 graph: every layer's output is compared, branches and joins included, and the
+// report says what each layer reads.
+TEST(WeftRun, GraphNetworkPassesAndReportsEachLayersInputs) {
+  const std::string json = tempPath("graph.json"), csv = tempPath("graph.csv");
+  const ProcessResult r = runWeft("--backend approx run --quiet " + std::string(WEFT_TEST_DIR) +
+                                  "/small_graph_net.json --json " + json + " --csv " + csv);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["layers"].size(), 11u);
+  const auto& expand3x3 = report["layers"][4];
+  EXPECT_EQ(expand3x3["name"], "expand3x3");
+  EXPECT_EQ(expand3x3["inputs"], nlohmann::json({"squeeze"}));
+  EXPECT_EQ(expand3x3["device"], "weft-accel");
+  EXPECT_EQ(report["layers"][6]["inputs"], nlohmann::json({"concat", "pool"}));
+  EXPECT_EQ(report["layers"][0]["inputs"], nlohmann::json({"input"}));
+  for (const auto& layer : report["layers"]) EXPECT_LE(layer["maxError"].get<int>(), 3) << layer["name"];
+}
+
 TEST(WeftRun, MissingNetworkIsAClearErrorExitCode2) {
   const ProcessResult r = runWeft("--backend approx run /nonexistent/net.json");
   EXPECT_EQ(r.exitCode, 2);

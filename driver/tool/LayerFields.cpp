@@ -1,0 +1,152 @@
+#include "LayerFields.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "JsonFields.h"
+
+namespace weft::tool {
+namespace {
+
+using namespace json_fields;
+
+constexpr size_t kAny = std::numeric_limits<size_t>::max();
+
+struct OpInfo {
+  LayerOp op;
+  const char* name;
+  InputCount inputs;
+};
+
+constexpr OpInfo kOps[] = {
+    {LayerOp::kConv2d, "CONV_2D", {1, 1}},
+    {LayerOp::kDepthwiseConv2d, "DEPTHWISE_CONV_2D", {1, 1}},
+    {LayerOp::kFullyConnected, "FULLY_CONNECTED", {1, 1}},
+    {LayerOp::kAveragePool2d, "AVERAGE_POOL_2D", {1, 1}},
+    {LayerOp::kMaxPool2d, "MAX_POOL_2D", {1, 1}},
+    {LayerOp::kAdd, "ADD", {2, 2}},
+    {LayerOp::kConcatenation, "CONCATENATION", {2, kAny}},
+    {LayerOp::kMean, "MEAN", {1, 1}},
+    {LayerOp::kReshape, "RESHAPE", {1, 1}},
+    {LayerOp::kSoftmax, "SOFTMAX", {1, 1}},
+};
+
+const OpInfo& info(LayerOp op) {
+  return *std::find_if(std::begin(kOps), std::end(kOps), [op](const OpInfo& i) { return i.op == op; });
+}
+
+LayerOp parseOp(const std::string& name, const std::string& where) {
+  for (const OpInfo& i : kOps) {
+    if (name == i.name) return i.op;
+  }
+  std::string known;
+  for (const OpInfo& i : kOps) known += fmt::format("{}{}", known.empty() ? "" : ", ", i.name);
+  throw NetworkError(fmt::format("{}: op \"{}\" is not one of {}", where, name, known));
+}
+
+// Large enough for any real network, small enough that the shape arithmetic cannot overflow.
+constexpr int64_t kMaxWindowField = 1 << 16;
+
+Padding parsePadding(const json& j, const std::string& where) {
+  const json& p = field(j, "padding", where);
+  Padding padding;
+  if (p == "SAME" || p == "VALID") {
+    padding.scheme = p == "SAME" ? Padding::Scheme::kSame : Padding::Scheme::kValid;
+    return padding;
+  }
+  if (!p.is_object()) {
+    throw NetworkError(where + ": padding must be SAME, VALID or {\"top\", \"bottom\", \"left\", \"right\"}");
+  }
+  const std::string sides = where + " padding";
+  padding.scheme = Padding::Scheme::kExplicit;
+  padding.top = static_cast<uint32_t>(integerIn(p, "top", 0, kMaxWindowField, sides));
+  padding.bottom = static_cast<uint32_t>(integerIn(p, "bottom", 0, kMaxWindowField, sides));
+  padding.left = static_cast<uint32_t>(integerIn(p, "left", 0, kMaxWindowField, sides));
+  padding.right = static_cast<uint32_t>(integerIn(p, "right", 0, kMaxWindowField, sides));
+  return padding;
+}
+
+// stride and padding: convolutions and pools.
+void parseWindow(const json& j, Layer& l, const std::string& where) {
+  l.stride = static_cast<int>(integerIn(j, "stride", 1, kMaxWindowField, where));
+  l.padding = parsePadding(j, where);
+}
+
+void parseWeightShape(const json& j, Layer& l, const std::string& where) {
+  const json& w = field(j, "weights", where);
+  l.weightShape = dimensions(w, "shape", where + " weights");
+  l.weightQuant = quantParams(w, where + " weights");
+}
+
+}  // namespace
+
+const char* nnapiName(LayerOp op) { return info(op).name; }
+
+InputCount inputCount(LayerOp op) { return info(op).inputs; }
+
+Layer parseLayerFields(const json& j, const std::string& where) {
+  Layer l;
+  l.op = parseOp(get<std::string>(j, "op", where), where);
+  l.outputQuant = quantParams(field(j, "output", where), where + " output");
+  auto activation = [&] { l.activation = activationCode(get<std::string>(j, "activation", where), where); };
+  switch (l.op) {
+    case LayerOp::kConv2d:
+    case LayerOp::kDepthwiseConv2d:
+      parseWindow(j, l, where);
+      activation();
+      parseWeightShape(j, l, where);
+      break;
+    case LayerOp::kFullyConnected:
+      activation();
+      parseWeightShape(j, l, where);
+      break;
+    case LayerOp::kAveragePool2d:
+    case LayerOp::kMaxPool2d: {
+      parseWindow(j, l, where);
+      activation();
+      const auto f = get<std::vector<int64_t>>(j, "filter", where);
+      if (f.size() != 2 || f[0] < 1 || f[1] < 1 || f[0] > kMaxWindowField || f[1] > kMaxWindowField) {
+        throw NetworkError(where + ": filter must be [h, w], each at least 1");
+      }
+      l.filterH = static_cast<uint32_t>(f[0]);
+      l.filterW = static_cast<uint32_t>(f[1]);
+      break;
+    }
+    case LayerOp::kAdd:
+      activation();
+      break;
+    case LayerOp::kConcatenation:
+      // Resolved against the inputs' rank by inferShapes.
+      l.axis = static_cast<int32_t>(integerIn(j, "axis", -4, 3, where));
+      break;
+    case LayerOp::kMean:
+      l.axes = get<std::vector<int32_t>>(j, "axes", where);
+      if (l.axes.empty()) throw NetworkError(where + ": \"axes\" must name at least one axis");
+      l.keepDims = get<bool>(j, "keepDims", where);
+      break;
+    case LayerOp::kReshape:
+      l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
+      break;
+    case LayerOp::kSoftmax:
+      l.beta = get<float>(j, "beta", where);
+      if (!(l.beta > 0)) throw NetworkError(where + ": beta must be > 0");
+      break;
+  }
+  return l;
+}
+
+void drawLayerData(Layer& l, const json& j, const std::string& where) {
+  if (l.weightShape.empty()) return;
+  const json& w = field(j, "weights", where);
+  const json& b = field(j, "bias", where);
+  const int64_t bound = integerIn(b, "bound", 1, int64_t{1} << 30, where + " bias");
+  size_t count = 1;
+  for (uint32_t d : l.weightShape) count *= d;
+  l.weights = drawWeights(get<uint64_t>(w, "seed", where + " weights"), count, l.weightQuant.zeroPoint);
+  l.bias = drawBias(get<uint64_t>(b, "seed", where + " bias"), l.outputShape.back(), bound);
+}
+
+}  // namespace weft::tool

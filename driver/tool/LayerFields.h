@@ -1,0 +1,25 @@
+// The op-specific part of a layer in a network description (traces/README.md): which ops
+// exist, how many tensors each reads, and the JSON fields each takes.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "Network.h"
+
+namespace weft::tool {
+
+// How many tensors a layer of `op` reads.
+struct InputCount {
+  size_t min = 1, max = 1;
+};
+InputCount inputCount(LayerOp op);
+
+// A layer's op and op fields; its name, inputs, shapes and data are the caller's.
+Layer parseLayerFields(const nlohmann::json& layer, const std::string& where);
+
+// Draws the weights and bias of a layer that has them, once inferShapes knows its shapes.
+void drawLayerData(Layer& l, const nlohmann::json& layer, const std::string& where);
+
+}  // namespace weft::tool

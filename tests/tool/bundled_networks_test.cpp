@@ -1,0 +1,44 @@
+// The bundled networks (traces/networks/) end to end as `weft run` runs them on the approx
+// backend: every layer's output within DESIGN's whole-network tolerance of the CPU reference,
+// and the convolutions and fully-connected layers on the accelerator.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "RunWeft.h"
+
+namespace {
+
+using weft::tool::test::ProcessResult;
+using weft::tool::test::runWeft;
+
+class BundledNetwork : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BundledNetwork, PassesTheReferenceCheckOnApprox) {
+  const std::string network = std::string(WEFT_SOURCE_DIR) + "/traces/networks/" + GetParam() + ".json";
+  const std::string json = ::testing::TempDir() + "bundled_" + GetParam() + ".json";
+  const ProcessResult r = runWeft("--backend approx run --quiet " + network + " --json " + json + " --csv " +
+                                  ::testing::TempDir() + "bundled_" + GetParam() + ".csv");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
+
+  std::ifstream in(json);
+  ASSERT_TRUE(in) << json;
+  const auto report = nlohmann::json::parse(in);
+  EXPECT_TRUE(report["referenceCheck"]["passed"].get<bool>());
+  EXPECT_LE(report["referenceCheck"]["worstError"].get<int>(), 3);
+  for (const auto& layer : report["layers"]) {
+    const std::string op = layer["operation"];
+    if (op == "CONV_2D" || op == "FULLY_CONNECTED") {
+      EXPECT_EQ(layer["device"], "weft-accel") << layer["name"];
+      EXPECT_GT(layer["cycles"].get<uint64_t>(), 0u) << layer["name"];
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Networks, BundledNetwork,
+                         ::testing::Values("mobilenet_v1_224_quant", "resnet18_224_quant", "squeezenet1_1_224_quant"));
+
+}  // namespace
