@@ -39,7 +39,7 @@ Device::Device(std::shared_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {
 }
 
 nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& model) const {
-  return supportedOperations(model, nullptr);
+  return supportedOperations(model, queue_->config(), nullptr);
 }
 
 nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference,
@@ -49,7 +49,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
   }
   std::map<uint32_t, std::string> reasons;
-  const auto supported = supportedOperations(model, &reasons);
+  const auto supported = supportedOperations(model, queue_->config(), &reasons);
   for (size_t i = 0; i < supported.size(); ++i) {
     if (!supported[i]) {
       return NN_ERROR(BAD_DATA) << "operation " << i << " cannot run on the accelerator: " << reasons[i];

@@ -1,11 +1,12 @@
-// Lowering: one NNAPI operation -> one GEMM layer.
+// Lowering: one NNAPI operation -> the accelerator's work for it, through one resolver.
 //
-// Supported: CONV_2D and FULLY_CONNECTED with TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED
-// activations; weights of the same type, or TENSOR_QUANT8_SYMM_PER_CHANNEL (CONV_2D, channel
-// dimension 0); int32 bias; constant weights, bias and scalar parameters; fully specified input
-// shapes; NHWC or NCHW; explicit or implicit (SAME/VALID) padding; any strides and dilations;
-// fused NONE/RELU/RELU1/RELU6. Everything else is reported unsupported with the reason, so the
-// runtime's partitioner sends it to the CPU.
+// Every operation family lives in ops/<Family>.cpp (the support check on exact operand types
+// and parameters, beside the lowering that uses them) and is listed once in Lowering.cpp's
+// table. The array runs CONV_2D and FULLY_CONNECTED (a GemmLayer: the tiling, memory planning
+// and command generation of Tiling.h / CommandGenerator.h); the vector unit runs everything
+// else the accelerator supports (a VectorLayer: ops/*Layer.h). What no family accepts, or
+// accepts only with operands or parameters the hardware cannot take, is BAD_DATA with the
+// reason, and the runtime's partitioner sends it to the CPU.
 //
 // A FULLY_CONNECTED layer is a 1x1 convolution over an image of `batch` pixels of `input_size`
 // channels (its input read as a dense [batch, input_size] matrix). When its input is an image
@@ -13,23 +14,28 @@
 // filter covers the whole image: see fullyConnectedOverImage().
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "GemmLayer.h"
+#include "ImageView.h"
+#include "VectorLayer.h"
 #include "weft/nn/Result.h"
 
 namespace weft::accel {
 
-// How the operation indexes its input and output tensors.
-enum class DataLayout { kFlat, kNHWC, kNCHW };
-
 struct LoweredOperation {
-  GemmLayer layer;
-  DataLayout inputLayout = DataLayout::kFlat;   // kFlat for FULLY_CONNECTED
+  GemmLayer layer;                      // the array's work (when `vector` is empty)
+  std::shared_ptr<VectorLayer> vector;  // the vector unit's work
+  DataLayout inputLayout = DataLayout::kFlat;   // GEMM: kFlat for FULLY_CONNECTED
   DataLayout outputLayout = DataLayout::kFlat;
-  nn::Dimensions outputDims;  // the output's logical dimensions, as computed
+  nn::Dimensions outputDims;  // GEMM: the output's logical dimensions, as computed
   // FULLY_CONNECTED only: the logical dimensions of the input tensor (for the image form).
   nn::Dimensions fcInputDims;
+
+  bool isVector() const { return vector != nullptr; }
+  uint32_t operationIndex() const { return isVector() ? vector->operationIndex : layer.operationIndex; }
+  nn::OperationType type() const { return isVector() ? vector->type : layer.type; }
 };
 
 // Lowers model.main.operations[index], or BAD_DATA saying why it is not supported.

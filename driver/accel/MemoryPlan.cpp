@@ -10,6 +10,7 @@ TensorLayout flatLayout(const nn::Operand& o, uint32_t index, const nn::Dimensio
   t.operand = index;
   t.type = o.type;
   t.zeroPoint = o.zeroPoint;
+  t.fill = static_cast<uint8_t>(o.zeroPoint);
   t.dims = dims;
   t.layout = DataLayout::kFlat;
   t.image = ImageShape{1, 1, 1, static_cast<uint32_t>(nn::sizeOfData(o.type, dims))};
@@ -21,6 +22,24 @@ ImageShape imageOf(const nn::Dimensions& d, DataLayout layout) {
                                      : ImageShape{d[0], d[1], d[2], d[3]};
 }
 
+// The tensors an operation reads and writes, with how it indexes each (kFlat: no constraint).
+struct TensorUse {
+  uint32_t operand;
+  DataLayout layout;
+};
+std::vector<TensorUse> inputsOf(const LoweredOperation& lo) {
+  if (!lo.isVector()) return {{lo.layer.inputOperand, lo.inputLayout}};
+  std::vector<TensorUse> uses;
+  for (const auto& t : lo.vector->inputs) uses.push_back({t.operand, t.layout});
+  return uses;
+}
+std::vector<TensorUse> outputsOf(const LoweredOperation& lo) {
+  if (!lo.isVector()) return {{lo.layer.outputOperand, lo.outputLayout}};
+  std::vector<TensorUse> uses;
+  for (const auto& t : lo.vector->outputs) uses.push_back({t.operand, t.layout});
+  return uses;
+}
+
 }  // namespace
 
 LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<LoweredOperation>> ops,
@@ -30,25 +49,60 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     if (rejected) rejected->emplace(i, std::move(e));
     ops[i].reset();
   };
-  // Image layouts are fixed by the convolutions that touch a tensor; the first one in model
-  // order wins and a disagreeing one is dropped. Dropping a convolution can only remove
-  // constraints, so one pass settles it.
+  // Image layouts are fixed by the operations that index a tensor as an image (NHWC or NCHW);
+  // the first one in model order wins and a disagreeing one is dropped. Dropping an operation
+  // can only remove constraints, so one pass settles it.
   std::map<uint32_t, DataLayout> imageLayout;
   for (uint32_t i = 0; i < ops.size(); ++i) {
-    if (!ops[i] || ops[i]->layer.type != nn::OperationType::CONV_2D) continue;
+    if (!ops[i]) continue;
     const auto& lo = *ops[i];
-    const uint32_t in = lo.layer.inputOperand, out = lo.layer.outputOperand;
-    auto conflicts = [&](uint32_t t, DataLayout l) {
-      auto it = imageLayout.find(t);
-      return it != imageLayout.end() && it->second != l;
-    };
-    if (conflicts(in, lo.inputLayout) || conflicts(out, lo.outputLayout)) {
-      reject(i, NN_ERROR(BAD_DATA) << "CONV_2D: a tensor it uses is read elsewhere in the other "
-                                      "data layout (NHWC vs NCHW)");
+    if (!lo.isVector() && lo.layer.type != nn::OperationType::CONV_2D) continue;
+    std::vector<TensorUse> uses = inputsOf(lo);
+    for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
+    bool conflict = false;
+    for (const TensorUse& u : uses) {
+      if (u.layout != DataLayout::kNHWC && u.layout != DataLayout::kNCHW) continue;
+      auto it = imageLayout.find(u.operand);
+      conflict = conflict || (it != imageLayout.end() && it->second != u.layout);
+    }
+    if (conflict) {
+      reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": a tensor it uses is read elsewhere in the other "
+                                                                  "data layout (NHWC vs NCHW)");
       continue;
     }
-    imageLayout[in] = lo.inputLayout;
-    imageLayout[out] = lo.outputLayout;
+    for (const TensorUse& u : uses) {
+      if (u.layout == DataLayout::kNHWC || u.layout == DataLayout::kNCHW) imageLayout[u.operand] = u.layout;
+    }
+  }
+  // kAny tensors of an operation share one layout: the one any of them has been given, else NHWC.
+  // Propagate until nothing changes (each pass fixes at least one tensor or stops).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      if (!ops[i] || !ops[i]->isVector()) continue;
+      std::vector<LayerTensor*> any;
+      for (auto* list : {&ops[i]->vector->inputs, &ops[i]->vector->outputs}) {
+        for (auto& t : *list) {
+          if (t.layout == DataLayout::kAny) any.push_back(&t);
+        }
+      }
+      std::optional<DataLayout> fixed;
+      bool conflict = false;
+      for (LayerTensor* t : any) {
+        auto it = imageLayout.find(t->operand);
+        if (it == imageLayout.end()) continue;
+        conflict = conflict || (fixed && *fixed != it->second);
+        fixed = it->second;
+      }
+      if (conflict) {
+        reject(i, NN_ERROR(BAD_DATA) << nn::toString(ops[i]->type()) << ": its tensors are kept in different data "
+                                                                       "layouts (NHWC and NCHW)");
+        changed = true;
+        continue;
+      }
+      if (!fixed) continue;
+      for (LayerTensor* t : any) changed = imageLayout.emplace(t->operand, *fixed).second || changed;
+    }
   }
 
   // Logical dimensions: declared for inputs (fully specified, the lowering checked), computed
@@ -56,31 +110,49 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
   std::map<uint32_t, nn::Dimensions> dims;
   for (const auto& op : ops) {
     if (!op) continue;
-    dims[op->layer.inputOperand] = operands[op->layer.inputOperand].dimensions;
+    for (const TensorUse& u : inputsOf(*op)) dims[u.operand] = operands[u.operand].dimensions;
   }
   for (const auto& op : ops) {
-    if (op) dims[op->layer.outputOperand] = op->outputDims;
+    if (op) dims[outputsOf(*op).front().operand] = op->outputDims;
   }
   LayoutPlan plan;
   for (const auto& [index, layout] : imageLayout) {
     TensorLayout t = flatLayout(operands[index], index, dims.at(index));
-    t.layout = layout;
-    t.image = imageOf(t.dims, layout);
+    if (t.dims.size() == 4) {
+      t.layout = layout;
+      t.image = imageOf(t.dims, layout);
+    }
     plan.tensors[index] = t;
   }
-  // Halo: the largest padding any consumer reads on each side.
+  // Halo: the largest padding any convolution on the array reads on each side.
   for (const auto& op : ops) {
-    if (!op || op->layer.type != nn::OperationType::CONV_2D) continue;
+    if (!op || op->isVector() || op->layer.type != nn::OperationType::CONV_2D) continue;
     auto& t = plan.tensors.at(op->layer.inputOperand);
     t.haloTop = std::max(t.haloTop, op->layer.padTop);
     t.haloBottom = std::max(t.haloBottom, op->layer.padBottom);
     t.haloLeft = std::max(t.haloLeft, op->layer.padLeft);
     t.haloRight = std::max(t.haloRight, op->layer.padRight);
   }
-  // FULLY_CONNECTED reads dense bytes when it can, the whole image otherwise.
   for (uint32_t i = 0; i < ops.size(); ++i) {
-    if (!ops[i] || ops[i]->layer.type != nn::OperationType::FULLY_CONNECTED) continue;
-    const auto& lo = *ops[i];
+    if (!ops[i]) continue;
+    auto& lo = *ops[i];
+    if (lo.isVector()) {
+      // A layer that reads or writes dense bytes cannot take a halo or an NCHW tensor.
+      if (!lo.vector->denseTensors()) continue;
+      std::vector<TensorUse> uses = inputsOf(lo);
+      for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
+      for (const TensorUse& u : uses) {
+        auto it = plan.tensors.find(u.operand);
+        if (it != plan.tensors.end() && (it->second.hasHalo() || it->second.layout == DataLayout::kNCHW)) {
+          reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": a tensor it copies is kept with a halo or "
+                                                                      "in NCHW order for another operation");
+          break;
+        }
+      }
+      continue;
+    }
+    // FULLY_CONNECTED reads dense bytes when it can, the whole image otherwise.
+    if (lo.layer.type != nn::OperationType::FULLY_CONNECTED) continue;
     auto it = plan.tensors.find(lo.layer.inputOperand);
     if (it != plan.tensors.end() && (it->second.hasHalo() || it->second.layout == DataLayout::kNCHW)) {
       auto image = fullyConnectedOverImage(lo, it->second.layout);
@@ -88,15 +160,29 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
         reject(i, image.error());
         continue;
       }
-      ops[i]->layer = std::move(image).value();
+      lo.layer = std::move(image).value();
     }
   }
   for (const auto& op : ops) {
     if (!op) continue;
-    for (uint32_t index : {op->layer.inputOperand, op->layer.outputOperand}) {
-      if (plan.tensors.count(index) == 0) plan.tensors[index] = flatLayout(operands[index], index, dims.at(index));
+    std::vector<TensorUse> uses = inputsOf(*op);
+    for (const TensorUse& u : outputsOf(*op)) uses.push_back(u);
+    for (const TensorUse& u : uses) {
+      if (plan.tensors.count(u.operand) == 0) {
+        plan.tensors[u.operand] = flatLayout(operands[u.operand], u.operand, dims.at(u.operand));
+      }
     }
-    plan.layers.push_back(op->layer);
+    if (op->isVector()) {
+      if (auto fill = op->vector->outputFill()) plan.tensors.at(outputsOf(*op).front().operand).fill = *fill;
+      // An element-wise layer on NCHW tensors works on the bytes as kept: NHWC images.
+      for (auto* list : {&op->vector->inputs, &op->vector->outputs}) {
+        for (auto& t : *list) {
+          const TensorLayout& placed = plan.tensors.at(t.operand);
+          if (t.layout == DataLayout::kAny && placed.layout == DataLayout::kNCHW) t.shape = placed.image;
+        }
+      }
+    }
+    plan.layers.push_back(*op);
   }
   return plan;
 }

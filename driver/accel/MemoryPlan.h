@@ -3,9 +3,11 @@
 // Activations are NHWC images with a halo: a border as wide as the largest padding any
 // consuming CONV_2D reads, filled once with the tensor's zero point. The DMA then reads padded
 // windows like any other bytes and the array needs no zero-fill logic ((zp - zp) * w = 0).
-// Tensors no convolution touches are plain dense bytes. NCHW tensors are kept in NHWC order
-// too; the host converts model inputs and outputs when it copies them (Transfer.h), and a
-// FULLY_CONNECTED layer reading such a tensor gets its weights permuted instead.
+// The vector unit needs no halo (its windows skip taps outside the image) and reads any of
+// these layouts through a view. Tensors no convolution touches are plain dense bytes. NCHW
+// tensors are kept in NHWC order too; the host converts model inputs and outputs when it copies
+// them (Transfer.h), and a FULLY_CONNECTED layer reading such a tensor gets its weights
+// permuted instead.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 
 #include "DramAllocator.h"
 #include "GemmLayer.h"
+#include "ImageView.h"
 #include "Lowering.h"
 
 namespace weft::accel {
@@ -27,6 +30,8 @@ struct TensorLayout {
   DataLayout layout = DataLayout::kFlat;  // how the logical order maps onto the bytes
   ImageShape image;                     // physical NHWC dimensions (kFlat: 1 x 1 x 1 x bytes)
   uint32_t haloTop = 0, haloBottom = 0, haloLeft = 0, haloRight = 0;
+  uint8_t fill = 0;                     // every byte no layer writes (the halo): the zero point,
+                                        // or PAD's value
 
   uint64_t rowStride() const { return uint64_t{image.width + haloLeft + haloRight} * image.channels; }
   uint64_t imageStride() const { return uint64_t{image.height + haloTop + haloBottom} * rowStride(); }
@@ -35,23 +40,17 @@ struct TensorLayout {
   bool hasHalo() const { return haloTop + haloBottom + haloLeft + haloRight > 0; }
 };
 
-// How a layer addresses an image in DRAM: pixel (b, y, x), channel c of the interior is at
-// origin + b*imageStride + y*rowStride + x*pixelStride + c (y and x may reach into the halo).
-struct ImageView {
-  uint64_t origin = 0;
-  uint64_t pixelStride = 0, rowStride = 0, imageStride = 0;
-};
-
 struct LayoutPlan {
   std::map<uint32_t, TensorLayout> tensors;  // every operand a layer reads or writes
-  std::vector<GemmLayer> layers;             // in model order, FULLY_CONNECTED in its final form
+  std::vector<LoweredOperation> layers;      // in model order, FULLY_CONNECTED in its final form
 };
 
 // Decides the layout of every tensor the operations touch. `ops[i]` is the lowering of
 // operation i or nullopt when it is not run here. When a tensor cannot satisfy all of them
 // (an image read both as NHWC and as NCHW, a FULLY_CONNECTED over a haloed tensor whose
-// flattening is not [batch, rest]), the operation is dropped and `rejected` receives its index
-// and the reason; the plan then describes the remaining operations.
+// flattening is not [batch, rest], a layer that needs dense bytes given a halo), the operation
+// is dropped and `rejected` receives its index and the reason; the plan then describes the
+// remaining operations.
 LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<LoweredOperation>> ops,
                        std::map<uint32_t, nn::Error>* rejected);
 

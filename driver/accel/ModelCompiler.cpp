@@ -128,11 +128,46 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
 
 }  // namespace
 
-std::vector<bool> supportedOperations(const nn::Model& model, std::map<uint32_t, std::string>* reasons) {
+namespace {
+
+// A sink that only counts: a vector layer's commands generated against a made-up placement
+// prove that its tiling fits the configuration's memories and command fields.
+class CountingSink final : public CommandSink {
+ public:
+  void add(PlannedCommand&&) override { ++count; }
+  size_t count = 0;
+};
+
+nn::Status vectorLayerFits(const VectorLayer& layer, const hw::HwConfig& config) {
+  VectorPlacement where;
+  uint64_t addr = 0;
+  auto dense = [&](const LayerTensor& t) {
+    const ImageShape& s = t.shape;
+    const ImageView v{addr, s.channels, uint64_t{s.width} * s.channels, uint64_t{s.height} * s.width * s.channels};
+    addr += s.elements() + 64;
+    return v;
+  };
+  for (const auto& t : layer.inputs) where.inputs.push_back(dense(t));
+  for (const auto& t : layer.outputs) where.outputs.push_back(dense(t));
+  for (const auto& image : layer.constantImages(config)) {
+    where.constants.push_back(addr);
+    addr += image.size() + 64;
+  }
+  CountingSink sink;
+  return layer.generate(where, config, sink);
+}
+
+}  // namespace
+
+std::vector<bool> supportedOperations(const nn::Model& model, const hw::HwConfig& config,
+                                      std::map<uint32_t, std::string>* reasons) {
   const size_t n = model.main.operations.size();
   std::vector<std::optional<LoweredOperation>> lowered(n);
   for (uint32_t i = 0; i < n; ++i) {
     auto lo = lowerOperation(model, i, /*withValues=*/false);
+    if (lo.ok() && lo.value().isVector()) {
+      if (auto fits = vectorLayerFits(*lo.value().vector, config); !fits.ok()) lo = fits.error();
+    }
     if (lo.ok()) {
       lowered[i] = std::move(lo).value();
     } else if (reasons) {
@@ -153,7 +188,7 @@ namespace {
 
 // The fingerprint of what the tiling search depends on: the configuration and each layer's
 // geometry, views and K chunks (never the weights' values, which the search does not read).
-std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<GemmLayer>& layers,
+std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<LoweredOperation>& layers,
                               const std::vector<LayerPlacement>& where,
                               const std::vector<std::vector<KChunk>>& chunks) {
   Fnv64 f;
@@ -161,7 +196,11 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Gemm
   auto shape = [&](const ImageShape& s) { f.add(s.batches).add(s.height).add(s.width).add(s.channels); };
   auto view = [&](const ImageView& v) { f.add(v.pixelStride).add(v.rowStride).add(v.imageStride); };
   for (size_t l = 0; l < layers.size(); ++l) {
-    const GemmLayer& g = layers[l];
+    if (layers[l].isVector()) {  // tiled without a search: only its identity matters
+      f.add(layers[l].vector->describe());
+      continue;
+    }
+    const GemmLayer& g = layers[l].layer;
     f.add(static_cast<uint64_t>(g.type));
     shape(g.input);
     shape(g.output);
@@ -199,9 +238,12 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   if (!rejected.empty()) return rejected.begin()->second;
 
   CompiledModel out;
-  // Every tensor gets its device buffer, filled with its zero point (the halo for good).
+  // Every tensor gets its device buffer, filled with its fill byte (the halo or PAD's border for
+  // good), with Cols bytes of slack: the vector unit's last row of a tensor may read past it.
   for (const auto& [index, layout] : plan.tensors) {
-    auto region = allocateAndWrite(queue, zeroPointImage(layout), fmt::format("tensor {}", index));
+    std::vector<uint8_t> image = fillImage(layout);
+    image.resize(image.size() + config.cols(), layout.fill);
+    auto region = allocateAndWrite(queue, image, fmt::format("tensor {}", index));
     if (!region.ok()) return region.error();
     const nn::Operand& o = operands[index];
     if (isConstant(o)) {  // a constant activation: its value is written now, once
@@ -219,16 +261,19 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   if (!snapshots.ok()) return snapshots.error();
   out.snapshots = std::move(snapshots).value();
 
-  // Where each layer's data are, and its K chunks: what the tiling search works from.
+  // Where each layer's data are, and a GEMM layer's K chunks: what the tiling search works from.
   const size_t layerCount = plan.layers.size();
   std::vector<LayerPlacement> placements(layerCount);
   std::vector<std::vector<KChunk>> chunks(layerCount);
+  auto placeOf = [&](uint32_t operand, const ImageShape& shape) {
+    const PlacedTensor& p = out.tensors.at(operand);
+    return viewOf(p.layout, shape, p.region->addr());
+  };
   for (size_t l = 0; l < layerCount; ++l) {
-    const GemmLayer& layer = plan.layers[l];
-    const PlacedTensor& in = out.tensors.at(layer.inputOperand);
-    const PlacedTensor& outT = out.tensors.at(layer.outputOperand);
-    placements[l].input = viewOf(in.layout, layer.input, in.region->addr());
-    placements[l].output = viewOf(outT.layout, layer.output, outT.region->addr());
+    if (plan.layers[l].isVector()) continue;
+    const GemmLayer& layer = plan.layers[l].layer;
+    placements[l].input = placeOf(layer.inputOperand, layer.input);
+    placements[l].output = placeOf(layer.outputOperand, layer.output);
     chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
   }
   out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks);
@@ -244,37 +289,65 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   start.dramAddr = out.snapshots->addr();
   commands.push_back(PlannedCommand{start, {}});
   for (size_t l = 0; l < layerCount; ++l) {
-    const GemmLayer& layer = plan.layers[l];
-    LayerPlacement& where = placements[l];
-    uint32_t chosen = 0;
-    auto tiling = bestTiling(layer, chunks[l], where, config,
-                             replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen);
-    if (!tiling.ok()) return tiling.error();
-    if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
-    out.tilings.tilings.push_back(chosen);
-    const TilePlan& tp = tiling.value();
-    auto weights = allocateAndWrite(queue, weightImage(layer, tp, config),
-                                    fmt::format("weights of operation {}", layer.operationIndex));
-    if (!weights.ok()) return weights.error();
-    auto params = allocateAndWrite(queue, paramImage(layer, tp, config),
-                                   fmt::format("parameters of operation {}", layer.operationIndex));
-    if (!params.ok()) return params.error();
-    where.weights = weights.value()->addr();
-    where.params = params.value()->addr();
-    out.constants.push_back(std::move(weights).value());
-    out.constants.push_back(std::move(params).value());
+    const LoweredOperation& lo = plan.layers[l];
     const size_t firstCommand = commands.size();
-    NN_TRY(generateCommands(layer, tp, where, config, commands));
-
-    out.firstReader.emplace(layer.inputOperand, out.operations.size());
-    out.producer[layer.outputOperand] = out.operations.size();
     CompiledOperation op;
-    op.operationIndex = layer.operationIndex;
-    op.type = layer.type;
-    op.macs = layer.macs();
+    op.operationIndex = lo.operationIndex();
+    op.type = lo.type();
+    if (lo.isVector()) {
+      const VectorLayer& layer = *lo.vector;
+      VectorPlacement where;
+      for (const auto& t : layer.inputs) {
+        where.inputs.push_back(placeOf(t.operand, t.shape));
+        out.firstReader.emplace(t.operand, out.operations.size());
+      }
+      for (const auto& t : layer.outputs) {
+        where.outputs.push_back(placeOf(t.operand, t.shape));
+        out.producer[t.operand] = out.operations.size();
+      }
+      size_t k = 0;
+      for (auto& image : layer.constantImages(config)) {
+        auto region = allocateAndWrite(queue, image, fmt::format("constants {} of operation {}", k++, op.operationIndex));
+        if (!region.ok()) return region.error();
+        where.constants.push_back(region.value()->addr());
+        out.constants.push_back(std::move(region).value());
+      }
+      CommandVector sink(commands);
+      NN_TRY(layer.generate(where, config, sink));
+      out.tilings.tilings.push_back(0);
+      op.macs = layer.laneOps();
+      op.unit = hw::Unit::kVector;
+      op.tiling = layer.describe();
+      for (size_t c = firstCommand; c < commands.size(); ++c) op.estimatedCycles += commands[c].busyCycles;
+    } else {
+      const GemmLayer& layer = lo.layer;
+      LayerPlacement& where = placements[l];
+      uint32_t chosen = 0;
+      auto tiling = bestTiling(layer, chunks[l], where, config,
+                               replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen);
+      if (!tiling.ok()) return tiling.error();
+      if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
+      out.tilings.tilings.push_back(chosen);
+      const TilePlan& tp = tiling.value();
+      auto weights = allocateAndWrite(queue, weightImage(layer, tp, config),
+                                      fmt::format("weights of operation {}", layer.operationIndex));
+      if (!weights.ok()) return weights.error();
+      auto params = allocateAndWrite(queue, paramImage(layer, tp, config),
+                                     fmt::format("parameters of operation {}", layer.operationIndex));
+      if (!params.ok()) return params.error();
+      where.weights = weights.value()->addr();
+      where.params = params.value()->addr();
+      out.constants.push_back(std::move(weights).value());
+      out.constants.push_back(std::move(params).value());
+      NN_TRY(generateCommands(layer, tp, where, config, commands));
+      out.firstReader.emplace(layer.inputOperand, out.operations.size());
+      out.producer[layer.outputOperand] = out.operations.size();
+      op.macs = layer.macs();
+      op.unit = hw::Unit::kCompute;
+      op.estimatedCycles = tp.estimatedCycles;
+      op.tiling = tp.describe();
+    }
     op.commands = commands.size() - firstCommand + 1;
-    op.estimatedCycles = tp.estimatedCycles;
-    op.tiling = tp.describe();
     out.operations.push_back(op);
     hw::BarrierCmd end;
     end.snapshot = true;

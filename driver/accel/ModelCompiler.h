@@ -29,7 +29,8 @@ struct PlacedTensor {
 struct CompiledOperation {
   uint32_t operationIndex = 0;
   nn::OperationType type = nn::OperationType::CONV_2D;
-  uint64_t macs = 0;
+  hw::Unit unit = hw::Unit::kCompute;  // the array (kCompute) or the vector unit (kVector)
+  uint64_t macs = 0;  // the array: MACs; the vector unit: lane operations (VectorLayer::laneOps)
   uint64_t commands = 0;
   double estimatedCycles = 0;
   std::string tiling;  // TilePlan::describe()
@@ -59,8 +60,10 @@ struct CompiledModel {
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue,
                                        const TilingChoices* replay = nullptr);
 
-// The support of each operation of `model` (getSupportedOperations): the lowering and the
-// memory plan must both accept it. Reasons for unsupported operations go to `reasons`.
-std::vector<bool> supportedOperations(const nn::Model& model, std::map<uint32_t, std::string>* reasons);
+// The support of each operation of `model` (getSupportedOperations) on `config`: the lowering,
+// the vector layers' tiling and the memory plan must all accept it. Reasons for unsupported
+// operations go to `reasons`.
+std::vector<bool> supportedOperations(const nn::Model& model, const hw::HwConfig& config,
+                                      std::map<uint32_t, std::string>* reasons);
 
 }  // namespace weft::accel

@@ -22,8 +22,8 @@ void forEachRow(const TensorLayout& t, RowFn f) {
 
 uint64_t logicalBytes(const TensorLayout& t) { return t.image.elements(); }
 
-std::vector<uint8_t> zeroPointImage(const TensorLayout& t) {
-  return std::vector<uint8_t>(t.bytes(), static_cast<uint8_t>(t.zeroPoint));
+std::vector<uint8_t> fillImage(const TensorLayout& t) {
+  return std::vector<uint8_t>(t.bytes(), t.fill);
 }
 
 void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src) {

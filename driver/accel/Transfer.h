@@ -11,9 +11,9 @@
 
 namespace weft::accel {
 
-// The whole device buffer of a tensor with every byte set to its zero point: written once at
-// preparation, so the halo holds the zero point for good.
-std::vector<uint8_t> zeroPointImage(const TensorLayout& t);
+// The whole device buffer of a tensor with every byte set to its fill (the zero point, or PAD's
+// value): written once at preparation, so the halo or border holds it for good.
+std::vector<uint8_t> fillImage(const TensorLayout& t);
 
 // `src` holds the tensor in its logical layout (bytes() of the logical dimensions).
 void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src);

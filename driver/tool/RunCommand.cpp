@@ -190,8 +190,14 @@ int runNetwork(const RunOptions& options) {
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
   ModelPtr model = buildModel(net);
 
-  // The accelerated run: every device, so the runtime partitions the model by support.
-  CompilationPtr compilation = compile(model.get(), {});
+  // The accelerated run: on the accelerator alone when it supports every layer (a single-device
+  // compilation, for which NNAPI reports durations), else on every device, partitioned.
+  std::unique_ptr<bool[]> supported(new bool[std::max<size_t>(1, net.layers.size())]);
+  check(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), &accelerator, 1, supported.get()),
+        "ANeuralNetworksModel_getSupportedOperationsForDevices");
+  const bool whole = std::all_of(supported.get(), supported.get() + net.layers.size(), [](bool s) { return s; });
+  CompilationPtr compilation = compile(model.get(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator}
+                                                          : std::vector<ANeuralNetworksDevice*>{});
   const auto devices = runtime::getOperationDevices(compilation.get());
   const auto steps = runtime::getCompilationSteps(compilation.get());
   for (size_t i = 0; i < net.layers.size(); ++i) {

@@ -1,15 +1,15 @@
 // The AOSP conformance corpus (shared/conformance/aosp) on the accelerator through the HAL: every
-// case made only of CONV_2D and FULLY_CONNECTED that the device claims (getSupportedOperations
-// true for all its operations) is prepared, executed on the approx backend (weft8) and checked
-// with NNAPI's tolerances. Quantized cases the device does not claim are listed with the reason,
-// and must be variants the accelerator documents as unsupported (weights or parameters that are
-// model inputs, float types).
+// accelerator case (tests/support/AcceleratorCases.h) must be claimed by the device
+// (getSupportedOperations true for all its operations; the reason is printed otherwise; cases
+// in weft::test::acceleratorGap are reported, not failed), prepared,
+// executed on the approx backend (weft8) and checked with NNAPI's tolerances.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "../../driver/accel/ModelCompiler.h"
 #include "AccelTestUtil.h"
+#include "AcceleratorCases.h"
 #include "Corpus.h"
 #include "ResultChecker.h"
 #include "TestModelLoader.h"
@@ -18,58 +18,30 @@
 namespace weft::accel::test {
 namespace {
 
-bool onlyGemmOperations(const weft::test::TestModel& m) {
-  if (m.main.operations.empty() || !m.referenced.empty()) return false;
-  for (auto t : m.operationTypes()) {
-    if (t != nn::OperationType::CONV_2D && t != nn::OperationType::FULLY_CONNECTED) return false;
-  }
-  return true;
-}
-
-bool quantized(const weft::test::TestModel& m) {
-  return m.hasOperandOfType(nn::OperandType::TENSOR_QUANT8_ASYMM) ||
-         m.hasOperandOfType(nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
-}
-
-// Cases whose parameters or weights are model inputs, which the accelerator documents as
-// unsupported (they go to the CPU).
-bool nonConstantWeightsOrParameters(const nn::Model& model) {
-  for (const auto& op : model.main.operations) {
-    for (size_t i = 1; i < op.inputs.size(); ++i) {
-      const auto& o = model.main.operands[op.inputs[i]];
-      if (o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT) return true;
-    }
-  }
-  return false;
-}
-
-TEST(Conformance, ClaimedConvAndFullyConnectedCasesPass) {
+TEST(Conformance, EveryAcceleratorCaseIsClaimedAndPasses) {
   const auto where = weft::test::findConformanceCorpus();
   if (!where.dir) GTEST_SKIP() << where.describeMissing();
   auto device = approxDevice("weft8");
-  int passed = 0, claimed = 0, quant = 0;
+  int passed = 0, claimed = 0, cases = 0;
   std::map<std::string, std::string> unclaimed;
   for (const auto& c : weft::test::listCorpusCases(*where.dir)) {
     auto loaded = weft::test::loadTestModel(c.file, c.version);
     ASSERT_TRUE(loaded.ok()) << c.file << ": " << loaded.error().message;
     const auto& tm = loaded.value();
-    if (tm.expectFailure || !onlyGemmOperations(tm)) continue;
+    if (!weft::test::isAcceleratorCase(tm)) continue;
+    ++cases;
     const nn::Model model = weft::test::createModel(tm);
     std::map<uint32_t, std::string> reasons;
-    const auto supported = supportedOperations(model, &reasons);
+    const auto supported = supportedOperations(model, hw::HwConfig::load("weft16"), &reasons);
     auto answer = device->getSupportedOperations(model);
     ASSERT_TRUE(answer.ok());
     EXPECT_EQ(answer.value(), supported) << c.name;
     const bool all = std::all_of(supported.begin(), supported.end(), [](bool b) { return b; });
-    if (quantized(tm)) ++quant;
     if (!all) {
-      if (quantized(tm)) {
-        unclaimed[c.version + "." + c.name] = reasons.empty() ? "?" : reasons.begin()->second;
-        EXPECT_TRUE(nonConstantWeightsOrParameters(model) ||
-                    tm.hasOperandOfType(nn::OperandType::TENSOR_FLOAT32) ||
-                    tm.hasOperandOfType(nn::OperandType::TENSOR_FLOAT16))
-            << c.version << "." << c.name << " is quantized and not claimed: " << reasons.begin()->second;
-      }
+      const std::string why = reasons.empty() ? "?" : reasons.begin()->second;
+      const std::string gap = weft::test::acceleratorGap(tm);
+      unclaimed[c.version + "." + c.name] = gap.empty() ? why : why + " [known gap: " + gap + "]";
+      if (gap.empty()) ADD_FAILURE() << c.version << "." << c.name << " is not claimed: " << why;
       continue;
     }
     ++claimed;
@@ -89,8 +61,7 @@ TEST(Conformance, ClaimedConvAndFullyConnectedCasesPass) {
     EXPECT_TRUE(report.ok()) << report.summary();
     if (report.ok()) ++passed;
   }
-  std::printf("[conformance] %d quantized CONV_2D/FULLY_CONNECTED-only cases, %d claimed by the accelerator "
-              "(all types), %d passed\n", quant, claimed, passed);
+  std::printf("[conformance] %d accelerator cases, %d claimed, %d passed\n", cases, claimed, passed);
   for (const auto& [name, why] : unclaimed) std::printf("[conformance] not claimed: %s: %s\n", name.c_str(), why.c_str());
   EXPECT_GT(claimed, 0);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../../driver/accel/Device.h"
+#include "../../driver/accel/ModelCompiler.h"
 #include "AccelTestUtil.h"
 #include "weft/accel/AcceleratorDevice.h"
 #include "weft/hal/IBurst.h"
@@ -87,7 +88,7 @@ TEST(SupportedOperations, AnswersPerOperation) {
   const uint32_t fbias = b.constant(OperandType::TENSOR_FLOAT32, {2}, fb.data(), 8);
   const uint32_t fout = b.tensor(OperandType::TENSOR_FLOAT32, {1, 4, 4, 2});
   b.operation(nn::OperationType::CONV_2D, {fin, ffilter, fbias, b.int32Scalar(1), one, one, b.int32Scalar(0)}, {fout});
-  // 5: ADD
+  // 5: ADD, supported (the vector unit)
   const uint32_t sum = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 2}, 1.0f, 0);
   b.operation(nn::OperationType::ADD, {c0, c0, b.int32Scalar(0)}, {sum});
   // 6: FULLY_CONNECTED, supported
@@ -109,8 +110,16 @@ TEST(SupportedOperations, AnswersPerOperation) {
   auto device = approxDevice("weft8");
   auto supported = device->getSupportedOperations(b.build());
   ASSERT_TRUE(supported.ok()) << supported.error().message;
-  const std::vector<bool> expected{true, false, false, false, false, false, true, false, false};
+  const std::vector<bool> expected{true, false, false, false, false, true, true, false, false};
   EXPECT_EQ(supported.value(), expected);
+  std::map<uint32_t, std::string> reasons;
+  weft::accel::supportedOperations(b.build(), hw::HwConfig::load("weft8"), &reasons);
+  // Every refused operation says why, in words a user can act on.
+  const std::map<uint32_t, std::string> why{{1, "stride width"},     {2, "weights"},
+                                            {3, "fused activation 7"}, {4, "TENSOR_FLOAT32"},
+                                            {7, "bias scale"},         {8, "fully specified"}};
+  ASSERT_EQ(reasons.size(), why.size());
+  for (const auto& [i, words] : why) EXPECT_NE(reasons.at(i).find(words), std::string::npos) << reasons.at(i);
 }
 
 TEST(SupportedOperations, AnImageReadAsNhwcAndNchwKeepsOnlyTheFirstReader) {
@@ -134,8 +143,9 @@ TEST(SupportedOperations, AnImageReadAsNhwcAndNchwKeepsOnlyTheFirstReader) {
 
 TEST(PrepareModel, RefusesAModelWithAnUnsupportedOperation) {
   ModelBuilder b;
-  const uint32_t a = b.input(OperandType::TENSOR_QUANT8_ASYMM, {4}, 0.5f, 0);
-  const uint32_t out = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {4}, 1.0f, 0);
+  // A float ADD: the accelerator computes quantized integers only.
+  const uint32_t a = b.input(OperandType::TENSOR_FLOAT32, {4}, 0, 0);
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT32, {4}, 0, 0);
   b.operation(nn::OperationType::ADD, {a, a, b.int32Scalar(0)}, {out});
   b.output(out);
   auto p = prepare(*approxDevice("weft8"), b.build());

@@ -1,0 +1,60 @@
+// A layer the vector unit runs: depthwise convolution, pooling and MEAN (WINDOW), element-wise
+// arithmetic, activations and copies (ELTWISE), SOFTMAX. Each operation family (ops/*.cpp)
+// lowers an NNAPI operation into one of these; the compiler (ModelCompiler.h) places its
+// tensors and constants in DRAM and asks it for its commands.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "GemmLayer.h"
+#include "ImageView.h"
+#include "PlannedCommand.h"
+#include "weft/hw/config.h"
+#include "weft/nn/Result.h"
+#include "weft/nn/Types.h"
+
+namespace weft::accel {
+
+// One tensor of a vector layer, as the layer indexes it: an NHWC image (a tensor of lower rank is
+// padded with leading 1s; an NCHW operation's tensors are kept NHWC like the array's).
+struct LayerTensor {
+  uint32_t operand = 0;
+  ImageShape shape;
+  DataLayout layout = DataLayout::kFlat;  // how the operation indexes it (kNCHW: logically NCHW)
+};
+
+// Where a vector layer's data are in DRAM.
+struct VectorPlacement {
+  std::vector<ImageView> inputs, outputs;  // per LayerTensor, in order
+  std::vector<uint64_t> constants;         // per constantImages() entry
+};
+
+class VectorLayer {
+ public:
+  virtual ~VectorLayer() = default;
+
+  uint32_t operationIndex = 0;
+  nn::OperationType type = nn::OperationType::ADD;
+  std::vector<LayerTensor> inputs, outputs;
+
+  // Device images the layer reads besides its tensors (weights, parameter rows, lookup table),
+  // written at preparation.
+  virtual std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const = 0;
+  // Its commands, without tokens, in program order. BAD_DATA when something does not fit a
+  // command field (the support check rejects such layers first).
+  virtual nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const = 0;
+  // Useful lane operations (a depthwise convolution's MACs, a pool's taps, one per element
+  // otherwise): what utilization is measured against.
+  virtual uint64_t laneOps() const = 0;
+  virtual std::string describe() const = 0;
+  // The byte an output tensor holds wherever the layer does not write it (PAD's border).
+  virtual std::optional<uint8_t> outputFill() const { return std::nullopt; }
+  // The layer reads and writes its tensors as dense bytes in logical order: none may be kept
+  // with a halo or in NCHW order (the memory plan then leaves the operation to the CPU).
+  virtual bool denseTensors() const { return false; }
+};
+
+}  // namespace weft::accel

@@ -1,0 +1,193 @@
+#include "VectorTiles.h"
+
+#include <cstring>
+
+#include "weft/hw/vector_timing.h"
+
+namespace weft::accel {
+namespace {
+
+bool fits(hw::Field f, uint64_t v) { return hw::CommandWord::fits(f, static_cast<int64_t>(v)); }
+
+nn::Status checkLoad(const hw::LoadCmd& l) {
+  namespace f = hw::field::load;
+  if (fits(f::kRowBytes, l.rowBytes) && fits(f::kSpadAddr, l.spadAddr) && fits(f::kStride0, l.stride0) &&
+      fits(f::kStride1, l.stride1) && fits(f::kStride2, l.stride2) && fits(f::kCount0, l.count0) &&
+      fits(f::kCount1, l.count1) && fits(f::kCount2, l.count2) && fits(f::kDramAddr, l.dramAddr)) {
+    return {};
+  }
+  return NN_ERROR(BAD_DATA) << "a tile load does not fit the LOAD command's fields";
+}
+
+nn::Status checkStore(const hw::StoreCmd& s) {
+  namespace f = hw::field::store;
+  if (fits(f::kStride0, s.stride0) && fits(f::kStride1, s.stride1) && fits(f::kCount0, s.count0) &&
+      fits(f::kCount1, s.count1) && fits(f::kAccAddr, s.accAddr) && fits(f::kDramAddr, s.dramAddr)) {
+    return {};
+  }
+  return NN_ERROR(BAD_DATA) << "a tile store does not fit the STORE command's fields";
+}
+
+void put32(uint8_t* p, int32_t v) { std::memcpy(p, &v, 4); }
+
+}  // namespace
+
+std::vector<uint8_t> paramRows(const std::vector<hw::ColumnParams>& columns, uint32_t rows, const hw::HwConfig& config) {
+  const uint32_t C = config.cols(), rowBytes = config.paramRowBytes();
+  std::vector<uint8_t> image(size_t{rows} * rowBytes);
+  for (uint32_t r = 0; r < rows; ++r) {
+    uint8_t* row = &image[size_t{r} * rowBytes];
+    for (uint32_t n = 0; n < C; ++n) {
+      const size_t i = size_t{r} * C + n;
+      const hw::ColumnParams p = i < columns.size() ? columns[i] : kIdentityColumn;
+      put32(row + 4 * n, p.bias);
+      put32(row + 4 * C + 4 * n, p.multiplier);
+      row[8 * C + n] = static_cast<uint8_t>(p.shift);
+    }
+  }
+  return image;
+}
+
+nn::Status VectorCommands::loadBox(const LaneImage& image, const PixelBox& box, const TileLayout& tile,
+                                   uint32_t firstGroup, uint32_t buffer, bool broadcastLanes) {
+  const uint32_t C = config_.cols();
+  const uint64_t origin = image.pixelAddr(box.b, box.y0, box.x0);
+  auto emitLoad = [&](hw::LoadCmd l) -> nn::Status {
+    l.dst = hw::Mem::kVec;
+    NN_TRY(checkLoad(l));
+    PlannedCommand pc{l, {{buffer, true}}};
+    const uint64_t rows = uint64_t{l.count0} * l.count1 * l.count2;
+    if (cost_.merges(l.rowBytes, C, l.stride0)) {
+      cost_.estimateMergedLoad(pc, rows, l.rowBytes);
+    } else {
+      cost_.estimateLoad(pc, rows, l.rowBytes);
+    }
+    emit(std::move(pc));
+    return {};
+  };
+  if (tile.pixelMajor) {
+    hw::LoadCmd l;
+    l.rowBytes = C;
+    l.spadAddr = tile.base;
+    l.dramAddr = origin + uint64_t{firstGroup} * C;
+    l.stride0 = C;
+    if (image.packed() && tile.groups == image.groups()) {  // an image row of the box: w x groups rows
+      l.count0 = box.w * tile.groups;
+      l.count1 = box.h;
+      l.stride1 = image.view.rowStride;
+      l.count2 = 1;
+    } else {
+      l.count0 = tile.groups;
+      l.count1 = box.w;
+      l.stride1 = image.view.pixelStride;
+      l.count2 = box.h;
+      l.stride2 = image.view.rowStride;
+    }
+    return emitLoad(l);
+  }
+  for (uint32_t g = 0; g < tile.groups; ++g) {
+    NN_TRY(loadPlane(image, box, broadcastLanes ? 0 : (firstGroup + g) * C,
+                     broadcastLanes ? 1 : image.groupBytes(firstGroup + g), tile.groupBase(g), buffer));
+  }
+  return {};
+}
+
+nn::Status VectorCommands::loadPlane(const LaneImage& image, const PixelBox& box, uint32_t channelOffset,
+                                     uint32_t rowBytes, uint32_t base, uint32_t buffer) {
+  hw::LoadCmd l;
+  l.dst = hw::Mem::kVec;
+  l.rowBytes = rowBytes;
+  l.spadAddr = base;
+  l.dramAddr = image.pixelAddr(box.b, box.y0, box.x0) + channelOffset;
+  l.stride0 = image.view.pixelStride;
+  l.count0 = box.w;
+  l.stride1 = image.view.rowStride;
+  l.count1 = box.h;
+  l.count2 = 1;
+  NN_TRY(checkLoad(l));
+  PlannedCommand pc{l, {{buffer, true}}};
+  if (cost_.merges(l.rowBytes, config_.cols(), l.stride0)) {
+    cost_.estimateMergedLoad(pc, box.pixels(), l.rowBytes);
+  } else {
+    cost_.estimateLoad(pc, box.pixels(), l.rowBytes);
+  }
+  emit(std::move(pc));
+  return {};
+}
+
+nn::Status VectorCommands::loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAddr, uint32_t rows, uint32_t rowBytes,
+                                    uint64_t stride, uint32_t buffer) {
+  hw::LoadCmd l;
+  l.dst = dst;
+  l.rowBytes = rowBytes;
+  l.spadAddr = spadAddr;
+  l.dramAddr = dram;
+  l.stride0 = stride;
+  l.count0 = rows;
+  l.count1 = l.count2 = 1;
+  NN_TRY(checkLoad(l));
+  PlannedCommand pc{l, {{buffer, true}}};
+  const auto rowSize = static_cast<uint64_t>(hw::memRowBytes(dst, config_));
+  if (cost_.merges(rowBytes, rowSize, stride)) {
+    cost_.estimateMergedLoad(pc, rows, rowBytes);
+  } else {
+    cost_.estimateLoad(pc, rows, rowBytes);
+  }
+  emit(std::move(pc));
+  return {};
+}
+
+nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box, uint32_t group, uint32_t acc,
+                                    uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
+                                    int32_t clampMax) {
+  hw::StoreCmd s;
+  s.mode = hw::StoreMode::kRequant8;
+  s.rowBytes = image.groupBytes(group);
+  s.paramRow = paramRow;
+  s.accAddr = acc;
+  s.dramAddr = image.pixelAddr(box.b, box.y0, box.x0) + uint64_t{group} * config_.cols();
+  s.stride0 = image.view.pixelStride;
+  s.count0 = box.w;
+  s.stride1 = image.view.rowStride;
+  s.count1 = box.h;
+  s.outZp = outZp;
+  s.clampMin = clampMin;
+  s.clampMax = clampMax;
+  NN_TRY(checkStore(s));
+  PlannedCommand pc{s, {{accBuf, false}, {paramBuffer(), false}}};
+  cost_.estimateStore(pc, box.pixels(), s.rowBytes);
+  emit(std::move(pc));
+  return {};
+}
+
+nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
+                                     uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
+                                     int32_t clampMax, uint32_t count1, uint64_t stride1) {
+  hw::StoreCmd s;
+  s.mode = hw::StoreMode::kRequant8;
+  s.rowBytes = rowBytes;
+  s.paramRow = paramRow;
+  s.accAddr = acc;
+  s.dramAddr = dram;
+  s.stride0 = stride;
+  s.count0 = rows;
+  s.count1 = count1;
+  s.stride1 = stride1;
+  s.outZp = outZp;
+  s.clampMin = clampMin;
+  s.clampMax = clampMax;
+  NN_TRY(checkStore(s));
+  PlannedCommand pc{s, {{accBuf, false}, {paramBuffer(), false}}};
+  cost_.estimateStore(pc, uint64_t{rows} * count1, rowBytes);
+  emit(std::move(pc));
+  return {};
+}
+
+void VectorCommands::vector(const TypedCommand& cmd, BufferUses uses) {
+  PlannedCommand pc{cmd, uses};
+  const auto schedule = hw::vectorSchedule(pc.encode());
+  pc.busyCycles = pc.doneCycles = static_cast<double>(schedule.done + 1);
+  emit(std::move(pc));
+}
+
+}  // namespace weft::accel

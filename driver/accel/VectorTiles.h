@@ -1,0 +1,112 @@
+// The building blocks vector layers are made of: a tensor cut into lane groups, boxes of its
+// pixels held in the vector scratchpad, and the annotated LOAD, vector and STORE commands that
+// move them (with the buffers each touches, for the scheduler, and its estimated cycles).
+//
+// The vector unit works on rows of Cols bytes: channel group g of a pixel is its channels
+// [g*Cols, (g+1)*Cols). A box of pixels is held either pixel-major (all groups of a pixel in
+// consecutive rows; loaded with merged requests when the pixels are dense, the fast form) or
+// plane-major (one plane of rows per group; any channel count, any pixel stride).
+#pragma once
+
+#include <cstdint>
+
+#include "CostModel.h"
+#include "ImageView.h"
+#include "GemmLayer.h"
+#include "PlannedCommand.h"
+#include "weft/hw/config.h"
+#include "weft/hw/postproc.h"
+#include "weft/nn/Result.h"
+
+namespace weft::accel {
+
+inline uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// A tensor as the vector unit reads or writes it: an NHWC image in DRAM.
+struct LaneImage {
+  ImageView view;
+  ImageShape shape;
+  uint32_t cols = 1;
+
+  uint32_t groups() const { return static_cast<uint32_t>(ceilDiv(shape.channels, cols)); }
+  uint32_t groupBytes(uint32_t g) const { return std::min(cols, shape.channels - g * cols); }
+  uint64_t pixelAddr(uint32_t b, uint32_t y, uint32_t x) const {
+    return view.origin + b * view.imageStride + y * view.rowStride + x * view.pixelStride;
+  }
+  // Every group is full and pixels are packed: a pixel's groups are consecutive rows.
+  bool packed() const { return shape.channels % cols == 0 && view.pixelStride == shape.channels; }
+};
+
+// A box of pixels of one image: rows [y0, y0 + h), columns [x0, x0 + w).
+struct PixelBox {
+  uint32_t b = 0, y0 = 0, h = 1, x0 = 0, w = 1;
+  uint64_t pixels() const { return uint64_t{h} * w; }
+};
+
+// Where a box lives in the vector scratchpad.
+struct TileLayout {
+  uint32_t base = 0;
+  bool pixelMajor = false;  // all held groups of a pixel in consecutive rows
+  uint32_t groups = 1;      // groups held
+  uint32_t width = 1, height = 1;
+
+  uint32_t rows() const { return groups * width * height; }
+  uint32_t pixStride() const { return pixelMajor ? groups : 1; }
+  uint32_t rowStride() const { return width * pixStride(); }
+  // The row of pixel (0, 0) of held group g.
+  uint32_t groupBase(uint32_t g) const { return pixelMajor ? base + g : base + g * width * height; }
+};
+
+// The identity of the STORE's post-processing: bias 0, multiplier 2^30, shift 1, which returns
+// the accumulator unchanged (results the vector unit already computed in the output's domain).
+constexpr hw::ColumnParams kIdentityColumn{0, 1 << 30, 1};
+
+// One parameter row per entry of `columns`, Cols columns each (past the end: identity).
+std::vector<uint8_t> paramRows(const std::vector<hw::ColumnParams>& columns, uint32_t rows, const hw::HwConfig& config);
+
+// Emits a vector layer's commands into a sink, annotated for the scheduler.
+class VectorCommands {
+ public:
+  VectorCommands(const hw::HwConfig& config, CommandSink& out) : config_(config), cost_(config), out_(out) {}
+
+  // LOADs of `box` of `image` into `tile` (groups [firstGroup, firstGroup + tile.groups)),
+  // writing buffer `buffer`. `broadcastLanes`: one byte a pixel (an operand broadcast along
+  // channels), each row's byte in lane 0.
+  nn::Status loadBox(const LaneImage& image, const PixelBox& box, const TileLayout& tile, uint32_t firstGroup,
+                     uint32_t buffer, bool broadcastLanes = false);
+  // One plane: channels [channelOffset, channelOffset + rowBytes) of every pixel of `box`, a
+  // row each (column fastest) from spad row `base` on.
+  nn::Status loadPlane(const LaneImage& image, const PixelBox& box, uint32_t channelOffset, uint32_t rowBytes,
+                       uint32_t base, uint32_t buffer);
+  // `rows` contiguous rows of `rowBytes` (at most the row size of `dst`) from DRAM.
+  nn::Status loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAddr, uint32_t rows, uint32_t rowBytes,
+                      uint64_t stride, uint32_t buffer);
+  // A STORE of accumulator rows acc .. (one per pixel of `box`, column fastest) into group
+  // `group` of `image`.
+  nn::Status storeBox(const LaneImage& image, const PixelBox& box, uint32_t group, uint32_t acc, uint32_t accBuffer,
+                      uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax);
+  // A STORE of rows x count1 accumulator rows to DRAM rows `stride` apart (count1 runs of them
+  // `stride1` apart), `rowBytes` each.
+  nn::Status storeRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
+                       uint32_t accBuffer, uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax,
+                       uint32_t count1 = 1, uint64_t stride1 = 0);
+  // A vector command with the buffers it reads and the accumulator buffer it writes.
+  void vector(const TypedCommand& cmd, BufferUses uses);
+
+  const CostModel& cost() const { return cost_; }
+
+ private:
+  void emit(PlannedCommand&& pc) { out_.add(std::move(pc)); }
+
+  const hw::HwConfig& config_;
+  CostModel cost_;
+  CommandSink& out_;
+};
+
+// Buffer ids of vector layers (PlannedCommand.h): scratchpad regions, accumulator halves.
+inline uint32_t vecBuffer(uint32_t i) { return bufferId(BufferKind::kVector, i); }
+inline uint32_t accBuffer(uint32_t i) { return bufferId(BufferKind::kAccumulator, i); }
+inline uint32_t paramBuffer() { return bufferId(BufferKind::kParams, 0); }
+inline uint32_t lutBuffer() { return bufferId(BufferKind::kLut, 0); }
+
+}  // namespace weft::accel

@@ -1,0 +1,221 @@
+// CONV_2D and FULLY_CONNECTED on the systolic array: quant8 asymmetric or signed activations,
+// weights of the same type or TENSOR_QUANT8_SYMM_PER_CHANNEL (CONV_2D, channel dimension 0), int32
+// bias; constant weights, bias and scalar parameters; fully specified input shapes; NHWC or
+// NCHW; explicit or implicit (SAME/VALID) padding; any strides and dilations; fused
+// NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
+#include <algorithm>
+#include <cstring>
+
+#include "Families.h"
+
+namespace weft::accel {
+namespace {
+
+using nn::OperandType;
+
+// Copies a convolution's quantization into its GEMM layer.
+void applyQuantization(GemmLayer& layer, ConvQuantization q, const nn::Operation& op) {
+  layer.columns = std::move(q.columns);
+  layer.clamp = q.clamp;
+  layer.inZp = q.inZp;
+  layer.wZp = q.wZp;
+  layer.outZp = q.outZp;
+  layer.inSigned = q.inSigned;
+  layer.wSigned = q.wSigned;
+  layer.weights = std::move(q.weights);
+  layer.inputOperand = op.inputs[0];
+  layer.outputOperand = op.outputs[0];
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t index, bool withValues) {
+  const auto& op = r.op();
+  const size_t numInputs = op.inputs.size();
+  if (numInputs < 7) return r.fail("expects at least 7 inputs");
+  if (op.outputs.size() != 1) return r.fail("expects 1 output, got {}", op.outputs.size());
+  const bool implicitPadding =
+      numInputs == 7 || (numInputs >= 8 && r.input(7).type == OperandType::BOOL);
+  if (implicitPadding ? (numInputs != 7 && numInputs != 8 && numInputs != 10)
+                      : (numInputs != 10 && numInputs != 11 && numInputs != 13)) {
+    return r.fail("unexpected number of inputs {}", numInputs);
+  }
+  const uint32_t strideIdx = implicitPadding ? 4 : 7;
+  int32_t strideW = 0, strideH = 0, activation = 0, dilationW = 1, dilationH = 1;
+  bool nchw = false;
+  {
+    auto sw = r.int32Param(strideIdx, "stride width");
+    if (!sw.ok()) return sw.error();
+    auto sh = r.int32Param(strideIdx + 1, "stride height");
+    if (!sh.ok()) return sh.error();
+    auto act = r.int32Param(strideIdx + 2, "fused activation");
+    if (!act.ok()) return act.error();
+    strideW = *sw;
+    strideH = *sh;
+    activation = *act;
+    const uint32_t layoutIdx = strideIdx + 3;
+    if (numInputs > layoutIdx) {
+      auto l = r.boolParam(layoutIdx, "data layout");
+      if (!l.ok()) return l.error();
+      nchw = *l;
+    }
+    if (numInputs > layoutIdx + 1) {
+      auto dw = r.int32Param(layoutIdx + 1, "dilation width");
+      if (!dw.ok()) return dw.error();
+      auto dh = r.int32Param(layoutIdx + 2, "dilation height");
+      if (!dh.ok()) return dh.error();
+      dilationW = *dw;
+      dilationH = *dh;
+    }
+  }
+  if (strideW < 1 || strideH < 1) return r.fail("strides must be at least 1");
+  if (dilationW < 1 || dilationH < 1) return r.fail("dilation factors must be at least 1");
+
+  const auto& in = r.input(0);
+  const auto& filter = r.input(1);
+  if (in.dimensions.size() != 4 || !nn::isFullySpecified(in.type, in.dimensions)) {
+    return r.fail("input must be a fully specified 4-D tensor");
+  }
+  if (filter.dimensions.size() != 4 || !nn::isFullySpecified(filter.type, filter.dimensions)) {
+    return r.fail("filter must be a fully specified 4-D tensor");
+  }
+  const auto& d = in.dimensions;
+  ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
+  const uint32_t outC = filter.dimensions[0], fh = filter.dimensions[1], fw = filter.dimensions[2];
+  if (filter.dimensions[3] != image.channels) {
+    return r.fail("filter depth {} differs from input depth {}", filter.dimensions[3], image.channels);
+  }
+  const uint32_t effH = effectiveFilter(fh, dilationH), effW = effectiveFilter(fw, dilationW);
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  if (implicitPadding) {
+    auto scheme = r.int32Param(3, "padding scheme");
+    if (!scheme.ok()) return scheme.error();
+    auto ph = r.implicitPadding(*scheme, image.height, strideH, effH);
+    if (!ph.ok()) return ph.error();
+    auto pw = r.implicitPadding(*scheme, image.width, strideW, effW);
+    if (!pw.ok()) return pw.error();
+    padTop = ph->head;
+    padBottom = ph->tail;
+    padLeft = pw->head;
+    padRight = pw->tail;
+  } else {
+    const char* names[4] = {"padding left", "padding right", "padding top", "padding bottom"};
+    int64_t* pads[4] = {&padLeft, &padRight, &padTop, &padBottom};
+    for (uint32_t i = 0; i < 4; ++i) {
+      auto p = r.int32Param(3 + i, names[i]);
+      if (!p.ok()) return p.error();
+      if (*p < 0) return r.fail("{} is negative", names[i]);
+      *pads[i] = *p;
+    }
+  }
+  const int64_t outH = (int64_t{image.height} - effH + strideH + padTop + padBottom) / strideH;
+  const int64_t outW = (int64_t{image.width} - effW + strideW + padLeft + padRight) / strideW;
+  if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
+  if (padTop > 0xFFFF || padLeft > 0xFFFF || padBottom > 0xFFFF || padRight > 0xFFFF) {
+    return r.fail("padding larger than 65535 is not supported");
+  }
+
+  LoweredOperation lo;
+  GemmLayer& layer = lo.layer;
+  layer.operationIndex = index;
+  layer.type = nn::OperationType::CONV_2D;
+  layer.input = image;
+  layer.output = ImageShape{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outC};
+  layer.filterH = fh;
+  layer.filterW = fw;
+  layer.strideH = strideH;
+  layer.strideW = strideW;
+  layer.dilationH = dilationH;
+  layer.dilationW = dilationW;
+  layer.padTop = static_cast<uint32_t>(padTop);
+  layer.padLeft = static_cast<uint32_t>(padLeft);
+  // Only the padding the last window actually reads needs to exist in memory.
+  const int64_t lastRow = (outH - 1) * strideH - padTop + effH;  // one past the last row read
+  const int64_t lastCol = (outW - 1) * strideW - padLeft + effW;
+  layer.padBottom = static_cast<uint32_t>(std::max<int64_t>(0, lastRow - image.height));
+  layer.padRight = static_cast<uint32_t>(std::max<int64_t>(0, lastCol - image.width));
+  layer.nchw = nchw;
+  lo.inputLayout = lo.outputLayout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
+
+  auto q = r.convQuantization(outC, uint64_t{fh} * fw * image.channels, activation, /*perChannelDim=*/0,
+                              /*checkBiasScale=*/true, withValues);
+  if (!q.ok()) return q.error();
+  applyQuantization(layer, std::move(q).value(), op);
+  const nn::Dimensions outDims =
+      nchw ? nn::Dimensions{image.batches, outC, layer.output.height, layer.output.width}
+           : nn::Dimensions{image.batches, layer.output.height, layer.output.width, outC};
+  auto od = r.checkOutputDims(outDims);
+  if (!od.ok()) return od.error();
+  lo.outputDims = outDims;
+  return lo;
+}
+
+nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues) {
+  const auto& op = r.op();
+  if (op.inputs.size() != 4 || op.outputs.size() != 1) {
+    return r.fail("expects 4 inputs and 1 output, got {} and {}", op.inputs.size(), op.outputs.size());
+  }
+  auto act = r.int32Param(3, "fused activation");
+  if (!act.ok()) return act.error();
+  const auto& in = r.input(0);
+  const auto& w = r.input(1);
+  if (in.dimensions.size() < 2 || !nn::isFullySpecified(in.type, in.dimensions)) {
+    return r.fail("input must be a fully specified tensor of rank 2 or more");
+  }
+  if (w.dimensions.size() != 2 || !nn::isFullySpecified(w.type, w.dimensions)) {
+    return r.fail("weights must be a fully specified 2-D tensor");
+  }
+  const uint32_t units = w.dimensions[0], inputSize = w.dimensions[1];
+  const uint64_t elements = nn::numberOfElements(in.dimensions);
+  if (inputSize == 0 || elements % inputSize != 0) {
+    return r.fail("input of {} elements is not a multiple of input_size {}", elements, inputSize);
+  }
+  const auto batch = static_cast<uint32_t>(elements / inputSize);
+  if (batch > 0xFFFF) return r.fail("batch {} is larger than 65535", batch);
+
+  LoweredOperation lo;
+  GemmLayer& layer = lo.layer;
+  layer.operationIndex = index;
+  layer.type = nn::OperationType::FULLY_CONNECTED;
+  layer.input = ImageShape{1, batch, 1, inputSize};
+  layer.output = ImageShape{1, batch, 1, units};
+  lo.fcInputDims = in.dimensions;
+  auto q = r.convQuantization(units, inputSize, *act, /*perChannelDim=*/-1, /*checkBiasScale=*/true, withValues);
+  if (!q.ok()) return q.error();
+  applyQuantization(layer, std::move(q).value(), op);
+  auto od = r.checkOutputDims({batch, units});
+  if (!od.ok()) return od.error();
+  lo.outputDims = {batch, units};
+  return lo;
+}
+
+nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLayout layout) {
+  const auto& d = fc.fcInputDims;
+  const GemmLayer& dense = fc.layer;
+  if (d.size() != 4 || d[0] != dense.input.height || uint64_t{d[1]} * d[2] * d[3] != dense.input.channels) {
+    return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: input is not [batch, ...] with input_size the "
+                                 "product of its inner dimensions";
+  }
+  GemmLayer g = dense;
+  const bool nchw = layout == DataLayout::kNCHW;
+  const uint32_t h = nchw ? d[2] : d[1], w = nchw ? d[3] : d[2], c = nchw ? d[1] : d[3];
+  g.input = ImageShape{d[0], h, w, c};
+  g.output = ImageShape{d[0], 1, 1, dense.output.channels};
+  g.filterH = h;
+  g.filterW = w;
+  g.nchw = nchw;
+  if (nchw && !dense.weights.empty()) {
+    // Column (y, x, ch) of the image bytes is element ch*H*W + y*W + x of the NCHW flattening.
+    const uint32_t k = h * w * c;
+    for (uint32_t n = 0; n < g.output.channels; ++n) {
+      const uint8_t* src = &dense.weights[uint64_t{n} * k];
+      uint8_t* dst = &g.weights[uint64_t{n} * k];
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+          for (uint32_t ch = 0; ch < c; ++ch) dst[(y * w + x) * c + ch] = src[ch * h * w + y * w + x];
+    }
+  }
+  return g;
+}
+
+}  // namespace weft::accel

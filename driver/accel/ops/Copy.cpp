@@ -1,0 +1,225 @@
+// RESHAPE, CONCATENATION, PAD and PAD_V2 on the vector unit: copies through the scratchpad
+// (EltwiseEmitter, kind copy; a CONCATENATION input whose quantization differs from the output's is
+// requantized through a lookup table made by the reference kernel). Quant8 asymmetric or signed,
+// rank up to 4, any axis. PAD's border is written once, at preparation (the output tensor's
+// fill), so an execution copies only the interior.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "EltwiseLayer.h"
+#include "Families.h"
+#include "ReferenceTables.h"
+
+namespace weft::accel {
+namespace {
+
+// A copy of each input into a box of the output (RESHAPE: the whole output, byte for byte).
+class CopyLayer final : public VectorLayer {
+ public:
+  struct Piece {
+    ImageShape offset{0, 0, 0, 0};  // where the input's box starts in the output (pixels, channels)
+    std::vector<int32_t> lut;       // requantization, or empty: a plain copy
+  };
+  std::vector<Piece> pieces;  // one per input
+  bool flatCopy = false;      // RESHAPE: the bytes in order
+  bool isSigned = false;
+  std::optional<uint8_t> fill;
+
+  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
+    std::vector<std::vector<uint8_t>> images{
+        paramRows(std::vector<hw::ColumnParams>(config.cols(), kIdentityColumn), 1, config)};
+    for (const Piece& p : pieces) {
+      if (!p.lut.empty()) images.push_back(lutImage(p.lut, config));
+    }
+    return images;
+  }
+
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
+    const uint32_t C = config.cols();
+    EltwiseEmitter emitter(config, sink);
+    NN_TRY(emitter.begin(where.constants[0], std::nullopt));
+    const ImageView& o = where.outputs[0];
+    size_t lut = 1;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const Piece& p = pieces[i];
+      EltwiseMath m;
+      m.kind = p.lut.empty() ? hw::EltKind::kCopy : hw::EltKind::kLut;
+      m.aSigned = isSigned;
+      m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+      if (!p.lut.empty()) NN_TRY(emitter.loadLut(where.constants[lut++]));
+      if (flatCopy) {  // the bytes in order: one row of the whole tensor, dense on both sides
+        const uint64_t n = outputs[0].shape.elements();
+        const ImageShape shape{1, 1, 1, static_cast<uint32_t>(n)};
+        const LaneImage a{ImageView{where.inputs[i].origin, n, n, n}, shape, C};
+        NN_TRY(emitter.piece(m, a, nullptr, LaneImage{ImageView{o.origin, n, n, n}, shape, C}));
+        continue;
+      }
+      ImageView box = o;
+      box.origin += p.offset.batches * o.imageStride + p.offset.height * o.rowStride + p.offset.width * o.pixelStride +
+                    p.offset.channels;
+      const ImageShape& shape = inputs[i].shape;
+      NN_TRY(emitter.piece(m, LaneImage{where.inputs[i], shape, C}, nullptr, LaneImage{box, shape, C}));
+    }
+    return {};
+  }
+
+  uint64_t laneOps() const override { return outputs[0].shape.elements(); }
+  std::string describe() const override {
+    const ImageShape& s = outputs[0].shape;
+    return fmt::format("copy {} piece(s) into {}x{}x{}x{}", pieces.size(), s.batches, s.height, s.width, s.channels);
+  }
+  bool denseTensors() const override { return flatCopy; }
+  std::optional<uint8_t> outputFill() const override { return fill; }
+};
+
+// A constant TENSOR_INT32 operand's values.
+nn::Result<std::vector<int32_t>> int32Tensor(const OperationReader& r, uint32_t i, const char* what) {
+  const auto& o = r.input(i);
+  if (o.type != nn::OperandType::TENSOR_INT32 || !isConstant(o)) return r.fail("{} must be a constant TENSOR_INT32", what);
+  const uint64_t n = nn::numberOfElements(o.dimensions);
+  const uint8_t* bytes = constantBytes(r.model(), o);
+  if (bytes == nullptr || o.location.length < 4 * n) return r.fail("{} value is too short", what);
+  std::vector<int32_t> v(n);
+  std::memcpy(v.data(), bytes, 4 * n);
+  return v;
+}
+
+std::shared_ptr<CopyLayer> copyLayer(const OperationReader& r, uint32_t index) {
+  auto layer = std::make_shared<CopyLayer>();
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->isSigned = isSignedType(r.input(0).type);
+  return layer;
+}
+
+LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDims) {
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = std::move(outDims);
+  return lo;
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool) {
+  NN_TRY(r.expectCounts({2}, 1));
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(in, "input", 0, 4));
+  NN_TRY(r.sameType(in, out, "input and output"));
+  auto shape = int32Tensor(r, 1, "shape");
+  if (!shape.ok()) return shape.error();
+  // One dimension may be -1: whatever the element count leaves.
+  const uint64_t elements = nn::numberOfElements(in.dimensions);
+  nn::Dimensions dims;
+  int64_t known = 1, unknown = -1;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    const int32_t d = (*shape)[i];
+    if (d == -1 && unknown < 0) {
+      unknown = static_cast<int64_t>(i);
+      dims.push_back(0);
+    } else if (d > 0) {
+      known *= d;
+      dims.push_back(static_cast<uint32_t>(d));
+    } else {
+      return r.fail("shape dimension {} is {}", i, d);
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || elements % static_cast<uint64_t>(known) != 0) return r.fail("the shape does not divide the input");
+    dims[static_cast<size_t>(unknown)] = static_cast<uint32_t>(elements / static_cast<uint64_t>(known));
+  }
+  if (dims.size() > 4 || nn::numberOfElements(dims) != elements) return r.fail("the shape does not fit the input");
+  NN_TRY(r.checkOutputDims(dims));
+  auto layer = copyLayer(r, index);
+  layer->flatCopy = true;
+  layer->pieces.resize(1);
+  layer->inputs = {{r.op().inputs[0], paddedImage(in.dimensions), elementwiseLayout(in.dimensions)}};
+  layer->outputs = {{r.op().outputs[0], paddedImage(dims), elementwiseLayout(dims)}};
+  return lowered(std::move(layer), dims);
+}
+
+nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32_t index, bool) {
+  const auto& op = r.op();
+  if (op.inputs.size() < 2 || op.outputs.size() != 1) return r.fail("expects inputs and an axis, and 1 output");
+  const uint32_t n = static_cast<uint32_t>(op.inputs.size()) - 1;
+  auto axisValue = r.int32Param(n, "axis");
+  if (!axisValue.ok()) return axisValue.error();
+  const auto& first = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(first, "input 0", 1, 4));
+  NN_TRY(r.sameType(first, out, "input and output"));
+  if (!(out.scale > 0)) return r.fail("output scale must be positive");
+  const auto rank = static_cast<int32_t>(first.dimensions.size());
+  int32_t axis = *axisValue;
+  if (axis < -rank || axis >= rank) return r.fail("axis {} is out of range for rank {}", axis, rank);
+  if (axis < 0) axis += rank;
+  auto layer = copyLayer(r, index);
+  nn::Dimensions dims = first.dimensions;
+  dims[axis] = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto& in = r.input(i);
+    NN_TRY(r.quant8Tensor(in, "an input", rank, rank));
+    NN_TRY(r.sameType(in, out, "input and output"));
+    for (int32_t d = 0; d < rank; ++d) {
+      if (d != axis && in.dimensions[d] != first.dimensions[d]) return r.fail("input {} differs off the axis", i);
+    }
+    CopyLayer::Piece piece;
+    uint32_t off[4] = {0, 0, 0, 0};
+    off[4 - rank + axis] = dims[axis];
+    piece.offset = ImageShape{off[0], off[1], off[2], off[3]};
+    if (in.scale != out.scale || in.zeroPoint != out.zeroPoint) {
+      auto table = unaryTable(nn::OperationType::CONCATENATION, in, out, {0});
+      if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
+      piece.lut = std::move(table).value();
+    }
+    layer->pieces.push_back(std::move(piece));
+    layer->inputs.push_back({op.inputs[i], paddedImage(in.dimensions), elementwiseLayout(in.dimensions)});
+    dims[axis] += in.dimensions[axis];
+  }
+  NN_TRY(r.checkOutputDims(dims));
+  layer->outputs = {{op.outputs[0], paddedImage(dims), elementwiseLayout(dims)}};
+  return lowered(std::move(layer), dims);
+}
+
+nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, bool) {
+  const auto& op = r.op();
+  const bool v2 = op.type == nn::OperationType::PAD_V2;
+  NN_TRY(r.expectCounts({v2 ? size_t{3} : size_t{2}}, 1));
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(in, "input", 1, 4));
+  NN_TRY(r.sameType(in, out, "input and output"));
+  auto paddings = int32Tensor(r, 1, "paddings");
+  if (!paddings.ok()) return paddings.error();
+  const size_t rank = in.dimensions.size();
+  if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(rank), 2}) return r.fail("paddings must be [rank, 2]");
+  int32_t value = out.zeroPoint;  // PAD pads with the zero point
+  if (v2) {
+    auto pv = r.int32Param(2, "pad value");
+    if (!pv.ok()) return pv.error();
+    value = *pv;
+  }
+  const bool isSigned = isSignedType(in.type);
+  if (value < (isSigned ? -128 : 0) || value > (isSigned ? 127 : 255)) return r.fail("pad value {} is out of range", value);
+  nn::Dimensions dims(rank);
+  uint32_t off[4] = {0, 0, 0, 0};
+  for (size_t d = 0; d < rank; ++d) {
+    const int32_t before = (*paddings)[2 * d], after = (*paddings)[2 * d + 1];
+    if (before < 0 || after < 0) return r.fail("paddings must not be negative");
+    dims[d] = in.dimensions[d] + static_cast<uint32_t>(before) + static_cast<uint32_t>(after);
+    off[4 - rank + d] = static_cast<uint32_t>(before);
+  }
+  NN_TRY(r.checkOutputDims(dims));
+  auto layer = copyLayer(r, index);
+  layer->fill = static_cast<uint8_t>(value);
+  CopyLayer::Piece piece;
+  piece.offset = ImageShape{off[0], off[1], off[2], off[3]};
+  layer->pieces.push_back(std::move(piece));
+  layer->inputs = {{op.inputs[0], paddedImage(in.dimensions), elementwiseLayout(in.dimensions)}};
+  layer->outputs = {{op.outputs[0], paddedImage(dims), elementwiseLayout(dims)}};
+  return lowered(std::move(layer), dims);
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,105 @@
+// ADD, SUB and MUL on the vector unit (EltwiseLayer): quant8 asymmetric or signed, tensors of
+// rank up to 4 with NNAPI's broadcasting, fused NONE/RELU/RELU1/RELU6. The arithmetic is
+// TFLite's, as the reference kernels have it: ADD and SUB rescale both inputs to twice the larger
+// input scale with 20 bits of headroom (SUB negates the second multiplier) and the STORE rescales
+// the sum to the output; MUL multiplies the zero-point-adjusted inputs and the STORE rescales.
+#include <algorithm>
+
+#include "EltwiseLayer.h"
+#include "Families.h"
+
+namespace weft::accel {
+namespace {
+
+// The product of a multiplier below 1 (TFLite's QuantizeMultiplierSmallerThanOneExp).
+nn::Result<QuantizedMultiplier> smallerThanOne(const OperationReader& r, double real, const char* what) {
+  auto q = quantizeMultiplier(real);
+  if (!(real > 0.0 && real < 1.0) || !q || q->shift > 0) {
+    return r.fail("the {} multiplier {} is not in (0, 1)", what, real);
+  }
+  return *q;
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool) {
+  const auto& op = r.op();
+  NN_TRY(r.expectCounts({3}, 1));
+  const auto& a = r.input(0);
+  const auto& b = r.input(1);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(a, "first input", 0, 4));
+  NN_TRY(r.quant8Tensor(b, "second input", 0, 4));
+  NN_TRY(r.sameType(a, b, "inputs"));
+  NN_TRY(r.sameType(a, out, "input and output"));
+  if (!(out.scale > 0)) return r.fail("output scale must be positive");
+  auto act = r.int32Param(2, "fused activation");
+  if (!act.ok()) return act.error();
+  auto clamp = r.activationClamp(*act, out);
+  if (!clamp.ok()) return clamp.error();
+
+  // NNAPI broadcasting: trailing dimensions aligned, each equal or 1.
+  const size_t rank = std::max(a.dimensions.size(), b.dimensions.size());
+  nn::Dimensions dims(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const auto dim = [&](const nn::Dimensions& d) { return i + d.size() >= rank ? d[i + d.size() - rank] : 1u; };
+    const uint32_t x = dim(a.dimensions), y = dim(b.dimensions);
+    if (x != y && x != 1 && y != 1) return r.fail("dimensions {} and {} do not broadcast", x, y);
+    dims[i] = std::max(x, y);
+  }
+  if (nn::numberOfElements(dims) == 0) return r.fail("empty tensors are not supported");
+  NN_TRY(r.checkOutputDims(dims));
+
+  EltwiseMath m;
+  m.aSigned = m.bSigned = isSignedType(a.type);
+  m.aZp = a.zeroPoint;
+  m.bZp = b.zeroPoint;
+  m.outZp = out.zeroPoint;
+  m.clamp = *clamp;
+  if (op.type == nn::OperationType::MUL) {
+    m.kind = hw::EltKind::kMul;
+    auto q = quantizeMultiplier(static_cast<double>(a.scale) * b.scale / out.scale);
+    if (!q) return r.fail("the output multiplier is out of the hardware's range");
+    m.column = hw::ColumnParams{0, q->multiplier, static_cast<int8_t>(q->shift)};
+  } else {
+    constexpr int kLeftShift = 20;
+    m.kind = hw::EltKind::kAdd;
+    const double twiceMax = 2.0 * std::max(a.scale, b.scale);
+    auto qa = smallerThanOne(r, a.scale / twiceMax, "first input");
+    if (!qa.ok()) return qa.error();
+    auto qb = smallerThanOne(r, b.scale / twiceMax, "second input");
+    if (!qb.ok()) return qb.error();
+    auto qo = smallerThanOne(r, twiceMax / ((1 << kLeftShift) * static_cast<double>(out.scale)), "output");
+    if (!qo.ok()) return qo.error();
+    m.leftShift = kLeftShift;
+    m.aMult = qa->multiplier;
+    m.aShift = qa->shift;
+    m.bMult = op.type == nn::OperationType::SUB ? -qb->multiplier : qb->multiplier;
+    m.bShift = qb->shift;
+    m.column = hw::ColumnParams{0, qo->multiplier, static_cast<int8_t>(qo->shift)};
+  }
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = op.type;
+  layer->math = std::move(m);
+  // Without broadcasting, element i of each tensor goes with element i of the others, in any
+  // layout they share; a single element broadcast to all of them has no layout either.
+  auto single = [](const nn::Dimensions& d) {
+    return std::all_of(d.begin(), d.end(), [](uint32_t n) { return n == 1; });
+  };
+  const bool anyOrder = dims.size() == 4 && (a.dimensions == dims || single(a.dimensions)) &&
+                        (b.dimensions == dims || single(b.dimensions));
+  auto layout = [&](const nn::Dimensions& d) {
+    if (!anyOrder) return elementwiseLayout(d);
+    return d == dims ? DataLayout::kAny : DataLayout::kFlat;
+  };
+  layer->inputs = {{op.inputs[0], paddedImage(a.dimensions), layout(a.dimensions)},
+                   {op.inputs[1], paddedImage(b.dimensions), layout(b.dimensions)}};
+  layer->outputs = {{op.outputs[0], paddedImage(dims), layout(dims)}};
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = dims;
+  return lo;
+}
+
+}  // namespace weft::accel

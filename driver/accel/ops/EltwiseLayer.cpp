@@ -1,0 +1,246 @@
+#include "EltwiseLayer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace weft::accel {
+namespace {
+
+constexpr uint32_t kStrideMax = 4095;  // ELTWISE stride fields
+
+bool sameShape(const ImageShape& x, const ImageShape& y) {
+  return x.batches == y.batches && x.height == y.height && x.width == y.width && x.channels == y.channels;
+}
+
+// The image is its shape's bytes, packed, with nothing between rows or images.
+bool dense(const LaneImage& i) {
+  const ImageShape& s = i.shape;
+  return i.view.pixelStride == s.channels && i.view.rowStride == uint64_t{s.width} * s.channels &&
+         (s.batches == 1 || i.view.imageStride == uint64_t{s.height} * i.view.rowStride);
+}
+
+}  // namespace
+
+std::vector<uint8_t> lutImage(const std::vector<int32_t>& lut, const hw::HwConfig& config) {
+  std::vector<uint8_t> image(size_t{config.lutRows()} * config.cols() * 4, 0);
+  std::memcpy(image.data(), lut.data(), std::min(image.size(), lut.size() * 4));
+  return image;
+}
+
+EltwiseEmitter::EltwiseEmitter(const hw::HwConfig& config, CommandSink& sink)
+    : config_(config), cmds_(config, sink), cols_(config.cols()), bufRows_(config.vecSpadRows() / 4),
+      accHalf_(config.accRows() / 2) {}
+
+nn::Status EltwiseEmitter::begin(uint64_t paramAddr, std::optional<uint64_t> lutAddr) {
+  NN_TRY(cmds_.loadRows(hw::Mem::kParam, paramAddr, 0, 1, config_.paramRowBytes(), config_.paramRowBytes(),
+                        paramBuffer()));
+  lut_ = lutAddr.has_value();
+  if (lut_) {
+    NN_TRY(cmds_.loadRows(hw::Mem::kLut, *lutAddr, 0, config_.lutRows(), 4 * cols_, 4 * cols_, lutBuffer()));
+  }
+  return {};
+}
+
+nn::Status EltwiseEmitter::loadLut(uint64_t lutAddr) {
+  lut_ = true;
+  return cmds_.loadRows(hw::Mem::kLut, lutAddr, 0, config_.lutRows(), 4 * cols_, 4 * cols_, lutBuffer());
+}
+
+hw::EltwiseCmd EltwiseEmitter::command(const EltwiseMath& m) const {
+  hw::EltwiseCmd e;
+  e.kind = m.kind;
+  e.aSigned = m.aSigned;
+  e.bSigned = m.bSigned;
+  e.aZp = m.kind == hw::EltKind::kLut ? 0 : m.aZp;
+  e.bZp = m.binary() ? m.bZp : 0;
+  e.leftShift = m.leftShift;
+  e.aMult = m.aMult;
+  e.bMult = m.bMult;
+  e.aShift = m.aShift;
+  e.bShift = m.bShift;
+  e.aAddr = tile_ * bufRows_;
+  e.bAddr = (2 + tile_) * bufRows_;
+  e.accAddr = acc_ * accHalf_;
+  return e;
+}
+
+void EltwiseEmitter::compute(hw::EltwiseCmd e, bool binary) {
+  BufferUses uses{{accBuffer(acc_), true}, {paramBuffer(), false}, {vecBuffer(1 + tile_), false}};
+  if (binary) uses.push_back({vecBuffer(3 + tile_), false});
+  if (e.kind == hw::EltKind::kLut) uses.push_back({lutBuffer(), false});
+  cmds_.vector(e, uses);
+}
+
+nn::Status EltwiseEmitter::piece(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
+                                 const LaneImage& out) {
+  const bool binary = math.binary() && b != nullptr;
+  const bool shapes = sameShape(a.shape, out.shape) && (!binary || sameShape(b->shape, out.shape));
+  if (shapes && dense(a) && dense(out) && (!binary || dense(*b))) return flat(math, a, binary ? b : nullptr, out);
+  if (shapes && a.packed() && out.shape.channels % cols_ == 0 && (!binary || b->packed()) &&
+      uint64_t{out.shape.width} * out.groups() <= std::min(bufRows_, accHalf_)) {
+    return rowPacked(math, a, binary ? b : nullptr, out);
+  }
+  return general(math, a, binary ? b : nullptr, out);
+}
+
+nn::Status EltwiseEmitter::flat(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
+                                const LaneImage& out) {
+  const uint64_t bytes = out.shape.elements();
+  const uint64_t rows = ceilDiv(bytes, cols_);
+  const uint32_t rem = static_cast<uint32_t>(bytes % cols_);
+  const uint32_t tileRows = std::min(bufRows_, accHalf_);
+  for (uint64_t r0 = 0; r0 < rows; r0 += tileRows) {
+    const auto t = static_cast<uint32_t>(std::min<uint64_t>(tileRows, rows - r0));
+    hw::EltwiseCmd e = command(math);
+    // The last row may reach up to Cols - 1 bytes past the tensor (allocations keep that slack);
+    // those lanes are computed and never stored.
+    NN_TRY(cmds_.loadRows(hw::Mem::kVec, a.view.origin + r0 * cols_, e.aAddr, t, cols_, cols_, vecBuffer(1 + tile_)));
+    if (b != nullptr) {
+      NN_TRY(cmds_.loadRows(hw::Mem::kVec, b->view.origin + r0 * cols_, e.bAddr, t, cols_, cols_,
+                            vecBuffer(3 + tile_)));
+    }
+    e.count0 = t;
+    e.count1 = 1;
+    e.aStride0 = e.bStride0 = 1;
+    compute(e, b != nullptr);
+    const bool last = r0 + t == rows;
+    const uint32_t full = last && rem != 0 ? t - 1 : t;
+    const uint64_t dram = out.view.origin + r0 * cols_;
+    if (full > 0) {
+      NN_TRY(cmds_.storeRows(dram, cols_, full, cols_, e.accAddr, accBuffer(acc_), 0, math.outZp, math.clamp.min,
+                             math.clamp.max));
+    }
+    if (full < t) {
+      NN_TRY(cmds_.storeRows(dram + uint64_t{full} * cols_, cols_, 1, rem, e.accAddr + full, accBuffer(acc_), 0,
+                             math.outZp, math.clamp.min, math.clamp.max));
+    }
+    tile_ ^= 1;
+    acc_ ^= 1;
+  }
+  return {};
+}
+
+nn::Status EltwiseEmitter::rowPacked(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
+                                     const LaneImage& out) {
+  const ImageShape& s = out.shape;
+  const uint32_t rowUnits = s.width * out.groups();  // scratchpad rows of one image row
+  const uint32_t band = std::max(1u, std::min(bufRows_, accHalf_) / rowUnits);
+  for (uint32_t n = 0; n < s.batches; ++n) {
+    for (uint32_t y0 = 0; y0 < s.height; y0 += band) {
+      const uint32_t ty = std::min(band, s.height - y0);
+      const PixelBox box{n, y0, ty, 0, s.width};
+      hw::EltwiseCmd e = command(math);
+      NN_TRY(cmds_.loadBox(a, box, TileLayout{e.aAddr, true, a.groups(), s.width, ty}, 0, vecBuffer(1 + tile_)));
+      if (b != nullptr) {
+        NN_TRY(cmds_.loadBox(*b, box, TileLayout{e.bAddr, true, b->groups(), s.width, ty}, 0, vecBuffer(3 + tile_)));
+      }
+      e.count0 = ty * rowUnits;
+      e.count1 = 1;
+      e.aStride0 = e.bStride0 = 1;
+      compute(e, b != nullptr);
+      if (out.packed()) {
+        NN_TRY(cmds_.storeRows(out.pixelAddr(n, y0, 0), cols_, rowUnits, cols_, e.accAddr, accBuffer(acc_), 0,
+                               math.outZp, math.clamp.min, math.clamp.max, ty, out.view.rowStride));
+      } else {  // pixels strided in the output (a CONCATENATION input's channels): a STORE a row
+        for (uint32_t y = 0; y < ty; ++y) {
+          NN_TRY(cmds_.storeRows(out.pixelAddr(n, y0 + y, 0), cols_, out.groups(), cols_, e.accAddr + y * rowUnits,
+                                 accBuffer(acc_), 0, math.outZp, math.clamp.min, math.clamp.max, s.width,
+                                 out.view.pixelStride));
+        }
+      }
+      tile_ ^= 1;
+      acc_ ^= 1;
+    }
+  }
+  return {};
+}
+
+nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
+                                   const LaneImage& out) {
+  const ImageShape& s = out.shape;
+  const uint32_t limit = std::min(bufRows_, accHalf_);
+  const uint32_t tx = std::min({s.width, kStrideMax, limit});
+  const uint32_t ty = std::max(1u, std::min(s.height, limit / tx));
+  // One operand's box for output box `o` (stride-0 dimensions where it is broadcast) and how the
+  // ELTWISE walks it.
+  struct Operand {
+    PixelBox box;
+    bool laneBroadcast;
+    uint32_t stride0, stride1;
+  };
+  auto operand = [&](const LaneImage& x, const PixelBox& o) {
+    const ImageShape& xs = x.shape;
+    Operand r;
+    r.box = PixelBox{xs.batches > 1 ? o.b : 0, xs.height > 1 ? o.y0 : 0, xs.height > 1 ? o.h : 1,
+                     xs.width > 1 ? o.x0 : 0, xs.width > 1 ? o.w : 1};
+    r.laneBroadcast = xs.channels == 1 && s.channels > 1;
+    r.stride0 = xs.width > 1 ? 1 : 0;
+    r.stride1 = xs.height > 1 ? r.box.w : 0;
+    return r;
+  };
+  for (uint32_t n = 0; n < s.batches; ++n) {
+    for (uint32_t y0 = 0; y0 < s.height; y0 += ty) {
+      for (uint32_t x0 = 0; x0 < s.width; x0 += tx) {
+        const PixelBox o{n, y0, std::min(ty, s.height - y0), x0, std::min(tx, s.width - x0)};
+        const Operand oa = operand(a, o);
+        const Operand ob = b != nullptr ? operand(*b, o) : Operand{};
+        for (uint32_t g = 0; g < out.groups(); ++g) {
+          hw::EltwiseCmd e = command(math);
+          auto load = [&](const LaneImage& x, const Operand& op, uint32_t base, uint32_t buffer) {
+            return cmds_.loadPlane(x, op.box, op.laneBroadcast ? 0 : g * cols_,
+                                   op.laneBroadcast ? 1 : x.groupBytes(g), base, buffer);
+          };
+          NN_TRY(load(a, oa, e.aAddr, vecBuffer(1 + tile_)));
+          e.aBcast = oa.laneBroadcast;
+          e.aStride0 = oa.stride0;
+          e.aStride1 = oa.stride1;
+          if (b != nullptr) {
+            NN_TRY(load(*b, ob, e.bAddr, vecBuffer(3 + tile_)));
+            e.bBcast = ob.laneBroadcast;
+            e.bStride0 = ob.stride0;
+            e.bStride1 = ob.stride1;
+          }
+          e.count0 = o.w;
+          e.count1 = o.h;
+          compute(e, b != nullptr);
+          NN_TRY(cmds_.storeBox(out, o, g, e.accAddr, accBuffer(acc_), 0, math.outZp, math.clamp.min,
+                                math.clamp.max));
+          tile_ ^= 1;
+          acc_ ^= 1;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+std::vector<std::vector<uint8_t>> EltwiseLayer::constantImages(const hw::HwConfig& config) const {
+  std::vector<std::vector<uint8_t>> images;
+  images.push_back(paramRows(std::vector<hw::ColumnParams>(config.cols(), math.column), 1, config));
+  if (math.kind == hw::EltKind::kLut) images.push_back(lutImage(math.lut, config));
+  return images;
+}
+
+nn::Status EltwiseLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
+  const uint32_t C = config.cols();
+  EltwiseEmitter emitter(config, sink);
+  NN_TRY(emitter.begin(where.constants[0],
+                       math.kind == hw::EltKind::kLut ? std::optional<uint64_t>(where.constants[1]) : std::nullopt));
+  const LaneImage a{where.inputs[0], inputs[0].shape, C};
+  const LaneImage out{where.outputs[0], outputs[0].shape, C};
+  if (inputs.size() > 1) {
+    const LaneImage b{where.inputs[1], inputs[1].shape, C};
+    return emitter.piece(math, a, &b, out);
+  }
+  return emitter.piece(math, a, nullptr, out);
+}
+
+std::string EltwiseLayer::describe() const {
+  static constexpr const char* kKinds[] = {"add", "mul", "lut", "copy"};
+  const ImageShape& o = outputs[0].shape;
+  return fmt::format("{} {}x{}x{}x{}", kKinds[static_cast<int>(math.kind)], o.batches, o.height, o.width, o.channels);
+}
+
+}  // namespace weft::accel

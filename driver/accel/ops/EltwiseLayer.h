@@ -1,0 +1,81 @@
+// Element-wise work on the vector unit (ELTWISE commands): ADD, SUB and MUL with NNAPI's
+// two-input requantization and broadcasting; RELU, RELU1, RELU6, LOGISTIC and TANH through a
+// lookup table; and the copies CONCATENATION, PAD and RESHAPE make (plain, or through a table
+// when the quantization changes).
+//
+// A piece is one output image (or a box of it: a CONCATENATION input's place, PAD's interior)
+// computed from one or two operand images broadcast to it (an operand dimension is the output's
+// or 1). Three ways to cut it, fastest first:
+//   flat        every image dense and of the output's shape: the bytes as rows of Cols, any
+//               channel count, loaded and stored with merged contiguous requests;
+//   row-packed  the same shapes, channels a multiple of Cols, pixels packed (image rows may be
+//               strided, e.g. a halo): each image row's groups are contiguous rows;
+//   general     anything else (broadcasting, strided pixels, odd channels): plane by plane, a
+//               row per pixel and channel group, with stride-0 rows and lane broadcast.
+// Tiles alternate between two scratchpad buffers per operand and two accumulator halves.
+#pragma once
+
+#include <vector>
+
+#include "../Requantization.h"
+#include "../VectorLayer.h"
+#include "../VectorTiles.h"
+
+namespace weft::accel {
+
+// What an ELTWISE computes and how its STORE post-processes it.
+struct EltwiseMath {
+  hw::EltKind kind = hw::EltKind::kCopy;
+  bool aSigned = false, bSigned = false;
+  int32_t aZp = 0, bZp = 0;
+  uint32_t leftShift = 0;
+  int32_t aMult = 0, bMult = 0;
+  int32_t aShift = 0, bShift = 0;
+  std::vector<int32_t> lut;                 // kLut: LutEntries entries
+  hw::ColumnParams column = kIdentityColumn;  // the STORE's requantization (add, mul)
+  int32_t outZp = 0;
+  ClampRange clamp;
+  bool binary() const { return kind == hw::EltKind::kAdd || kind == hw::EltKind::kMul; }
+};
+
+// Emits the commands of pieces of element-wise work into one layer, sharing its buffers.
+class EltwiseEmitter {
+ public:
+  EltwiseEmitter(const hw::HwConfig& config, CommandSink& sink);
+  // The layer's parameter row and lookup table (at their DRAM addresses), before any piece.
+  nn::Status begin(uint64_t paramAddr, std::optional<uint64_t> lutAddr);
+  // Loads another lookup table for the pieces that follow.
+  nn::Status loadLut(uint64_t lutAddr);
+  // out = math(a, b) over `out`'s shape; a and b are broadcast to it (b ignored when unary).
+  nn::Status piece(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+
+ private:
+  nn::Status flat(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  nn::Status rowPacked(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  nn::Status general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  hw::EltwiseCmd command(const EltwiseMath& math) const;
+  // ELTWISE of `rows` x `count1` output rows from the current buffers, then its STORE(s).
+  void compute(hw::EltwiseCmd e, bool binary);
+
+  const hw::HwConfig& config_;
+  VectorCommands cmds_;
+  uint32_t cols_, bufRows_, accHalf_;
+  uint32_t tile_ = 0, acc_ = 0;  // the buffers the next tile uses
+  bool lut_ = false;
+};
+
+// One ELTWISE layer: a single piece over its output.
+class EltwiseLayer final : public VectorLayer {
+ public:
+  EltwiseMath math;
+
+  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
+  uint64_t laneOps() const override { return outputs[0].shape.elements(); }
+  std::string describe() const override;
+};
+
+// The lookup table's device image (LutRows rows of Cols int32).
+std::vector<uint8_t> lutImage(const std::vector<int32_t>& lut, const hw::HwConfig& config);
+
+}  // namespace weft::accel

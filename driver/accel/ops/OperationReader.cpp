@@ -1,0 +1,205 @@
+#include "OperationReader.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace weft::accel {
+
+using nn::OperandType;
+
+bool isQuant8Activation(OperandType t) {
+  return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+bool isSignedType(OperandType t) { return t != OperandType::TENSOR_QUANT8_ASYMM; }
+
+namespace {
+
+bool zeroPointFits(int32_t zp, OperandType t) {
+  if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return zp >= -128 && zp <= 127;
+  if (t == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) return zp == 0;
+  return zp >= 0 && zp <= 255;
+}
+
+}  // namespace
+
+OperationReader::OperationReader(const nn::Model& model, uint32_t index)
+    : model_(model), op_(model.main.operations[index]), name_(nn::toString(op_.type)) {}
+
+nn::Status OperationReader::checkIndexes() const {
+  for (uint32_t i : op_.inputs) {
+    if (i >= model_.main.operands.size()) return fail("input operand index {} out of range", i);
+  }
+  for (uint32_t i : op_.outputs) {
+    if (i >= model_.main.operands.size()) return fail("output operand index {} out of range", i);
+  }
+  return {};
+}
+
+nn::Status OperationReader::expectCounts(std::initializer_list<size_t> inputs, size_t outputs) const {
+  if (std::find(inputs.begin(), inputs.end(), op_.inputs.size()) == inputs.end()) {
+    return fail("unexpected number of inputs {}", op_.inputs.size());
+  }
+  if (op_.outputs.size() != outputs) return fail("expects {} outputs, got {}", outputs, op_.outputs.size());
+  return {};
+}
+
+nn::Result<int32_t> OperationReader::int32Param(uint32_t i, const char* what) const {
+  const auto& o = input(i);
+  if (o.type != OperandType::INT32) return fail("{} (input {}) must be INT32", what, i);
+  auto v = constantScalar<int32_t>(model_, o);
+  if (!v) return fail("{} (input {}) is not a constant", what, i);
+  return *v;
+}
+
+nn::Result<bool> OperationReader::boolParam(uint32_t i, const char* what) const {
+  const auto& o = input(i);
+  if (o.type != OperandType::BOOL) return fail("{} (input {}) must be BOOL", what, i);
+  auto v = constantScalar<uint8_t>(model_, o);
+  if (!v) return fail("{} (input {}) is not a constant", what, i);
+  return *v != 0;
+}
+
+nn::Result<float> OperationReader::floatParam(uint32_t i, const char* what) const {
+  const auto& o = input(i);
+  if (o.type != OperandType::FLOAT32) return fail("{} (input {}) must be FLOAT32", what, i);
+  auto v = constantScalar<float>(model_, o);
+  if (!v) return fail("{} (input {}) is not a constant", what, i);
+  return *v;
+}
+
+nn::Status OperationReader::quant8Tensor(const nn::Operand& o, const char* what, size_t minRank,
+                                         size_t maxRank) const {
+  if (!isQuant8Activation(o.type)) {
+    return fail("{} type {} is not supported (TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED only)", what,
+                nn::toString(o.type));
+  }
+  if (o.dimensions.size() < minRank || o.dimensions.size() > maxRank) {
+    return fail("{} rank {} is not in [{}, {}]", what, o.dimensions.size(), minRank, maxRank);
+  }
+  if (!nn::isFullySpecified(o.type, o.dimensions)) return fail("{} must be fully specified", what);
+  if (!(o.scale > 0)) return fail("{} scale must be positive", what);
+  if (!zeroPointFits(o.zeroPoint, o.type)) return fail("{} zero point is outside its type's range", what);
+  return {};
+}
+
+nn::Status OperationReader::sameType(const nn::Operand& a, const nn::Operand& b, const char* what) const {
+  if (a.type != b.type) return fail("{} types differ ({} and {})", what, nn::toString(a.type), nn::toString(b.type));
+  return {};
+}
+
+nn::Result<ClampRange> OperationReader::activationClamp(int32_t activation, const nn::Operand& o) const {
+  auto clamp = activationRange(activation, o.type, o.scale, o.zeroPoint);
+  if (!clamp) return fail("fused activation {} is not NONE, RELU, RELU1 or RELU6", activation);
+  return *clamp;
+}
+
+nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChannels, uint64_t kSize,
+                                                               int32_t activation, int perChannelDim,
+                                                               bool checkBiasScale, bool withValues) const {
+  const auto& in = input(0);
+  const auto& w = input(1);
+  const auto& bias = input(2);
+  const auto& out = output(0);
+  if (!isQuant8Activation(in.type)) {
+    return fail("input type {} is not supported (TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED only)",
+                nn::toString(in.type));
+  }
+  const bool perChannel = w.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  if (w.type != in.type && !(perChannel && perChannelDim >= 0)) {
+    return fail("weights of type {} with input {} are not supported", nn::toString(w.type), nn::toString(in.type));
+  }
+  if (out.type != in.type) {
+    return fail("output type {} differs from input type {}", nn::toString(out.type), nn::toString(in.type));
+  }
+  if (!isConstant(w)) return fail("weights are not constant (the accelerator keeps them in device memory)");
+  if (!(in.scale > 0) || !(out.scale > 0)) return fail("input and output scales must be positive");
+  if (!zeroPointFits(in.zeroPoint, in.type) || !zeroPointFits(out.zeroPoint, out.type) ||
+      !zeroPointFits(w.zeroPoint, w.type)) {
+    return fail("a zero point is outside its type's range");
+  }
+  const bool biasOmitted = isOmitted(bias);
+  if (!biasOmitted) {
+    if (bias.type != OperandType::TENSOR_INT32) return fail("bias must be TENSOR_INT32");
+    if (!isConstant(bias)) return fail("bias is not constant");
+    if (bias.dimensions.size() != 1 || bias.dimensions[0] != outChannels) {
+      return fail("bias must have shape [{}]", outChannels);
+    }
+    if (bias.location.length < 4ull * outChannels || constantBytes(model_, bias) == nullptr) {
+      return fail("bias value is shorter than its shape");
+    }
+  }
+  if (w.location.length < uint64_t{outChannels} * kSize || constantBytes(model_, w) == nullptr) {
+    return fail("weights value is shorter than its shape");
+  }
+  std::vector<float> filterScales(outChannels, w.scale);
+  if (perChannel) {
+    const auto* pc = std::get_if<nn::SymmPerChannelQuantParams>(&w.extraParams);
+    if (pc == nullptr || pc->channelDim != static_cast<uint32_t>(perChannelDim) || pc->scales.size() != outChannels) {
+      return fail("per-channel weights need channelDim {} and {} scales", perChannelDim, outChannels);
+    }
+    filterScales = pc->scales;
+  } else if (!(w.scale > 0)) {
+    return fail("weights scale must be positive");
+  }
+  ConvQuantization q;
+  q.columns.assign(outChannels, {});
+  for (uint32_t n = 0; n < outChannels; ++n) {
+    if (!(filterScales[n] > 0)) return fail("weights scale of channel {} must be positive", n);
+    if (checkBiasScale && !biasOmitted && !perChannel && !biasScaleMatches(in.scale, filterScales[n], bias.scale)) {
+      return fail("bias scale {} is not input scale x weights scale {}", bias.scale, in.scale * filterScales[n]);
+    }
+    auto m = quantizeMultiplier(convolutionMultiplier(in.scale, filterScales[n], out.scale));
+    if (!m) return fail("output multiplier of channel {} is out of the hardware's range", n);
+    q.columns[n].multiplier = m->multiplier;
+    q.columns[n].shift = static_cast<int8_t>(m->shift);
+  }
+  auto clamp = activationClamp(activation, out);
+  if (!clamp.ok()) return clamp.error();
+  q.clamp = *clamp;
+  q.inZp = in.zeroPoint;
+  q.wZp = w.zeroPoint;
+  q.outZp = out.zeroPoint;
+  q.inSigned = isSignedType(in.type);
+  q.wSigned = isSignedType(w.type);
+  if (withValues) {
+    const uint8_t* wBytes = constantBytes(model_, w);
+    q.weights.assign(wBytes, wBytes + uint64_t{outChannels} * kSize);
+    if (!biasOmitted) {
+      const uint8_t* b = constantBytes(model_, bias);
+      for (uint32_t n = 0; n < outChannels; ++n) std::memcpy(&q.columns[n].bias, b + 4 * n, 4);
+    }
+  }
+  return q;
+}
+
+nn::Result<Padding> OperationReader::implicitPadding(int32_t scheme, uint32_t size, uint32_t stride,
+                                                     uint32_t effective) const {
+  if (scheme != 1 && scheme != 2) return fail("padding scheme {} is not SAME (1) or VALID (2)", scheme);
+  Padding p;
+  if (scheme == 1) {
+    const int64_t outSize = (int64_t{size} + stride - 1) / stride;
+    const int64_t needed = (outSize - 1) * stride + effective;
+    if (needed > size) {
+      p.head = (needed - size) / 2;
+      p.tail = (needed - size) - p.head;
+    }
+  }
+  return p;
+}
+
+nn::Status OperationReader::checkOutputDims(const nn::Dimensions& computed, uint32_t index) const {
+  const auto& declared = output(index).dimensions;
+  if (declared.empty()) return {};
+  if (declared.size() != computed.size()) {
+    return fail("output rank {} differs from the computed rank {}", declared.size(), computed.size());
+  }
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (declared[i] != 0 && declared[i] != computed[i]) {
+      return fail("output dimension {} is {}, the operation computes {}", i, declared[i], computed[i]);
+    }
+  }
+  return {};
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,103 @@
+// Reading an NNAPI operation the way every operation family's support check and lowering do:
+// its operands, constant scalar parameters, quantization, windows and output dimensions, with
+// BAD_DATA naming the operation and the reason when something is not supported.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "../GemmLayer.h"
+#include "../Lowering.h"
+#include "../ModelAccess.h"
+#include "../Requantization.h"
+#include "weft/hw/postproc.h"
+#include "weft/nn/Result.h"
+#include "weft/nn/Types.h"
+
+namespace weft::accel {
+
+bool isQuant8Activation(nn::OperandType t);
+bool isSignedType(nn::OperandType t);
+
+// A convolution's quantization as the hardware takes it: zero points, signedness, one
+// (bias, multiplier, shift) per output channel, the clamp; the filter bytes with values.
+struct ConvQuantization {
+  int32_t inZp = 0, wZp = 0, outZp = 0;
+  bool inSigned = false, wSigned = false;
+  std::vector<hw::ColumnParams> columns;
+  ClampRange clamp;
+  std::vector<uint8_t> weights;  // the filter's bytes in its own order (withValues)
+};
+
+// Padding of one dimension of a window: before and after.
+struct Padding {
+  int64_t head = 0, tail = 0;
+};
+
+class OperationReader {
+ public:
+  OperationReader(const nn::Model& model, uint32_t index);
+
+  const nn::Model& model() const { return model_; }
+  const nn::Operation& op() const { return op_; }
+  const nn::Operand& input(uint32_t i) const { return model_.main.operands[op_.inputs[i]]; }
+  const nn::Operand& output(uint32_t i) const { return model_.main.operands[op_.outputs[i]]; }
+
+  nn::Status checkIndexes() const;
+  nn::Status expectCounts(std::initializer_list<size_t> inputs, size_t outputs) const;
+
+  // Constant scalars.
+  nn::Result<int32_t> int32Param(uint32_t i, const char* what) const;
+  nn::Result<bool> boolParam(uint32_t i, const char* what) const;
+  nn::Result<float> floatParam(uint32_t i, const char* what) const;
+
+  // A fully specified quant8 (asymmetric or signed) tensor of one of the given ranks.
+  nn::Status quant8Tensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const;
+  // Output `i` has input 0's type and, when given, the quantization (scale, zero point).
+  nn::Status sameType(const nn::Operand& a, const nn::Operand& b, const char* what) const;
+
+  // The quantization of a convolution over input 0 with filter 1 (outChannels x kSize bytes),
+  // bias 2 and output 0. perChannelDim: the filter dimension a TENSOR_QUANT8_SYMM_PER_CHANNEL
+  // filter may be quantized along (-1: not allowed).
+  nn::Result<ConvQuantization> convQuantization(uint32_t outChannels, uint64_t kSize, int32_t activation,
+                                                int perChannelDim, bool checkBiasScale, bool withValues) const;
+
+  // The clamp of a fused activation on output `o`.
+  nn::Result<ClampRange> activationClamp(int32_t activation, const nn::Operand& o) const;
+
+  // Explicit paddings at inputs first.. (left, right, top, bottom) or an implicit scheme at
+  // `first` (SAME: TFLite's split, VALID: none) for an input of size (h, w), window (kh, kw)
+  // dilated (dh, dw) and strides (sh, sw).
+  nn::Result<Padding> implicitPadding(int32_t scheme, uint32_t size, uint32_t stride, uint32_t effective) const;
+
+  // The declared output dimensions must agree with the computed ones where they are given.
+  nn::Status checkOutputDims(const nn::Dimensions& computed, uint32_t output = 0) const;
+
+  template <typename... Args>
+  nn::Error fail(fmt::format_string<Args...> f, Args&&... args) const {
+    return NN_ERROR(BAD_DATA) << name_ << ": " << fmt::format(f, std::forward<Args>(args)...);
+  }
+
+ private:
+  const nn::Model& model_;
+  const nn::Operation& op_;
+  const char* name_;
+};
+
+inline uint32_t effectiveFilter(uint32_t filter, uint32_t dilation) { return (filter - 1) * dilation + 1; }
+
+// A tensor of rank up to 4 as an NHWC image: its dimensions padded with leading 1s.
+inline ImageShape paddedImage(const nn::Dimensions& d) {
+  uint32_t v[4] = {1, 1, 1, 1};
+  for (size_t i = 0; i < d.size() && i < 4; ++i) v[4 - d.size() + i] = d[i];
+  return ImageShape{v[0], v[1], v[2], v[3]};
+}
+// How an element-wise operation indexes such a tensor: a 4-D one as an NHWC image.
+inline DataLayout elementwiseLayout(const nn::Dimensions& d) {
+  return d.size() == 4 ? DataLayout::kNHWC : DataLayout::kFlat;
+}
+
+}  // namespace weft::accel

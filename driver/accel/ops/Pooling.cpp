@@ -1,0 +1,214 @@
+// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN (over adjacent axes) on the vector unit (WindowLayer):
+// quant8 asymmetric or signed with the same quantization in and out (NNAPI's rule for these),
+// windows and strides up to 255, explicit or implicit padding (the hardware counts only the taps
+// inside the image, as NNAPI's average does), NHWC or NCHW, fused NONE/RELU/RELU1/RELU6. The
+// lanes compute on raw values, so the STORE only clamps: max, the average rounded half away
+// from zero, the MEAN truncated, as the reference kernels.
+#include <algorithm>
+#include <set>
+
+#include "Families.h"
+#include "WindowLayer.h"
+
+namespace weft::accel {
+namespace {
+
+nn::Status sameQuantization(const OperationReader& r, const nn::Operand& in, const nn::Operand& out) {
+  NN_TRY(r.sameType(in, out, "input and output"));
+  if (in.scale != out.scale || in.zeroPoint != out.zeroPoint) {
+    return r.fail("input and output must share scale and zero point");
+  }
+  return {};
+}
+
+std::shared_ptr<WindowLayer> poolingLayer(const OperationReader& r, uint32_t index, hw::WinKind kind,
+                                          const ImageShape& in, const ImageShape& out, DataLayout layout) {
+  auto layer = std::make_shared<WindowLayer>();
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->kind = kind;
+  layer->in = in;
+  layer->out = out;
+  layer->inSigned = isSignedType(r.input(0).type);
+  layer->inputs = {{r.op().inputs[0], in, layout}};
+  layer->outputs = {{r.op().outputs[0], out, layout}};
+  return layer;
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t index, bool) {
+  const auto& op = r.op();
+  const size_t n = op.inputs.size();
+  NN_TRY(r.expectCounts({7, 8, 10, 11}, 1));
+  const bool isExplicit = n >= 10;
+  const uint32_t first = isExplicit ? 5 : 2;  // stride width
+  int32_t p[5];
+  const char* names[5] = {"stride width", "stride height", "filter width", "filter height", "fused activation"};
+  for (uint32_t i = 0; i < 5; ++i) {
+    auto v = r.int32Param(first + i, names[i]);
+    if (!v.ok()) return v.error();
+    p[i] = *v;
+  }
+  const int32_t sw = p[0], sh = p[1], fw = p[2], fh = p[3], act = p[4];
+  for (int32_t v : {sw, sh, fw, fh}) {
+    if (v < 1 || v > 255) return r.fail("strides and the filter size must be in [1, 255]");
+  }
+  bool nchw = false;
+  if (n == (isExplicit ? 11u : 8u)) {
+    auto l = r.boolParam(isExplicit ? 10 : 7, "data layout");
+    if (!l.ok()) return l.error();
+    nchw = *l;
+  }
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(in, "input", 4, 4));
+  NN_TRY(sameQuantization(r, in, out));
+  const auto& d = in.dimensions;
+  const ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
+  Padding ph, pw;
+  if (isExplicit) {
+    const char* padNames[4] = {"padding left", "padding right", "padding top", "padding bottom"};
+    int64_t* pads[4] = {&pw.head, &pw.tail, &ph.head, &ph.tail};
+    for (uint32_t i = 0; i < 4; ++i) {
+      auto v = r.int32Param(1 + i, padNames[i]);
+      if (!v.ok()) return v.error();
+      if (*v < 0) return r.fail("{} is negative", padNames[i]);
+      *pads[i] = *v;
+    }
+  } else {
+    auto scheme = r.int32Param(1, "padding scheme");
+    if (!scheme.ok()) return scheme.error();
+    auto a = r.implicitPadding(*scheme, image.height, sh, fh);
+    if (!a.ok()) return a.error();
+    auto b = r.implicitPadding(*scheme, image.width, sw, fw);
+    if (!b.ok()) return b.error();
+    ph = *a;
+    pw = *b;
+  }
+  if (ph.head > 2047 || pw.head > 2047) return r.fail("padding before the image above 2047 is not supported");
+  const int64_t outH = (int64_t{image.height} - fh + sh + ph.head + ph.tail) / sh;
+  const int64_t outW = (int64_t{image.width} - fw + sw + pw.head + pw.tail) / sw;
+  if (outH < 1 || outW < 1) return r.fail("the window does not fit the padded input");
+  auto clamp = r.activationClamp(act, out);
+  if (!clamp.ok()) return clamp.error();
+
+  const ImageShape result{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), image.channels};
+  const auto kind = op.type == nn::OperationType::MAX_POOL_2D ? hw::WinKind::kMax : hw::WinKind::kAvg;
+  auto layer = poolingLayer(r, index, kind, image, result, nchw ? DataLayout::kNCHW : DataLayout::kNHWC);
+  layer->kh = static_cast<uint32_t>(fh);
+  layer->kw = static_cast<uint32_t>(fw);
+  layer->sh = static_cast<uint32_t>(sh);
+  layer->sw = static_cast<uint32_t>(sw);
+  layer->padTop = static_cast<int32_t>(ph.head);
+  layer->padLeft = static_cast<int32_t>(pw.head);
+  layer->clamp = *clamp;
+  const nn::Dimensions outDims = nchw ? nn::Dimensions{result.batches, result.channels, result.height, result.width}
+                                      : nn::Dimensions{result.batches, result.height, result.width, result.channels};
+  NN_TRY(r.checkOutputDims(outDims));
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = outDims;
+  return lo;
+}
+
+nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool) {
+  NN_TRY(r.expectCounts({3}, 1));
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(in, "input", 1, 4));
+  NN_TRY(sameQuantization(r, in, out));
+  const auto& axesOperand = r.input(1);
+  if (axesOperand.type != nn::OperandType::TENSOR_INT32 || axesOperand.dimensions.size() != 1 ||
+      !isConstant(axesOperand)) {
+    return r.fail("axes must be a constant 1-D TENSOR_INT32");
+  }
+  const uint8_t* bytes = constantBytes(r.model(), axesOperand);
+  const uint32_t count = axesOperand.dimensions[0];
+  if (bytes == nullptr || axesOperand.location.length < 4ull * count) return r.fail("axes value is too short");
+  auto keep = r.int32Param(2, "keep_dims");
+  if (!keep.ok()) return keep.error();
+  const auto rank = static_cast<int32_t>(in.dimensions.size());
+  std::set<int32_t> axes;
+  for (uint32_t i = 0; i < count; ++i) {
+    int32_t a;
+    std::memcpy(&a, bytes + 4 * i, 4);
+    if (a < -rank || a >= rank) return r.fail("axis {} is out of range for rank {}", a, rank);
+    axes.insert(a < 0 ? a + rank : a);
+  }
+  if (axes.empty()) return r.fail("no axis to reduce");
+  const auto& d = in.dimensions;
+  // The tensor as runs of adjacent reduced or kept axes (axes of extent 1 change nothing):
+  // kept? reduced (kept reduced)? kept?. Its dense bytes are then an NHWC image of
+  // outer x R1 x (K * R2) x inner, reduced by one R1 x R2 window with a column stride of R2:
+  // the window at column k covers exactly the elements of kept index k. With a single
+  // reduced run, R = R1 x R2 is factored so both sides fit the hardware's 255.
+  struct Run {
+    bool reduce;
+    uint64_t elements;
+  };
+  std::vector<Run> runs;
+  for (int32_t a = 0; a < rank; ++a) {
+    if (d[a] == 1) continue;
+    const bool reduce = axes.count(a) > 0;
+    if (runs.empty() || runs.back().reduce != reduce) runs.push_back({reduce, 1});
+    runs.back().elements *= d[a];
+  }
+  uint64_t outer = 1, inner = 1;
+  if (!runs.empty() && !runs.front().reduce) {
+    outer = runs.front().elements;
+    runs.erase(runs.begin());
+  }
+  if (!runs.empty() && !runs.back().reduce) {
+    inner = runs.back().elements;
+    runs.pop_back();
+  }
+  uint64_t r1 = 1, kept = 1, r2 = 1;
+  if (runs.size() == 3) {
+    r1 = runs[0].elements;
+    kept = runs[1].elements;
+    r2 = runs[2].elements;
+  } else if (runs.size() == 1 && rank == 4 && outer == d[0] && inner == d[3]) {
+    r1 = d[1];  // the spatial axes: the image's own window
+    r2 = d[2];
+  } else if (runs.size() == 1) {
+    const uint64_t all = runs[0].elements;
+    for (r1 = std::min<uint64_t>(all, 255); all % r1 != 0;) --r1;
+    r2 = all / r1;
+  } else if (!runs.empty()) {
+    return r.fail("MEAN over {} separate groups of axes (at most two, around one kept group)", (runs.size() + 1) / 2);
+  }
+  if (r1 > 255 || r2 > 255) {
+    return r.fail("a mean over {}x{} values does not fit the hardware's 255x255 window", r1, r2);
+  }
+  if (outer > UINT32_MAX || kept * r2 > UINT32_MAX || inner > UINT32_MAX) return r.fail("the tensor is too large");
+  const ImageShape image{static_cast<uint32_t>(outer), static_cast<uint32_t>(r1), static_cast<uint32_t>(kept * r2),
+                         static_cast<uint32_t>(inner)};
+  const ImageShape result{image.batches, 1, static_cast<uint32_t>(kept), image.channels};
+  // A rank-4 tensor reduced over its spatial axes is viewed as its own NHWC image (it may carry
+  // a halo or be read by others as an image); every other view reads dense bytes.
+  const bool natural = rank == 4 && image.batches == d[0] && image.height == d[1] && image.width == d[2] &&
+                       image.channels == d[3];
+  auto layer = poolingLayer(r, index, hw::WinKind::kMean, image, result,
+                            natural ? DataLayout::kNHWC : DataLayout::kFlat);
+  layer->kh = static_cast<uint32_t>(r1);
+  layer->kw = static_cast<uint32_t>(r2);
+  layer->sw = static_cast<uint32_t>(r2);
+  const bool isSigned = isSignedType(in.type);
+  layer->clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+  nn::Dimensions outDims;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (axes.count(i) == 0) {
+      outDims.push_back(d[i]);
+    } else if (*keep > 0) {
+      outDims.push_back(1);
+    }
+  }
+  NN_TRY(r.checkOutputDims(outDims));
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = outDims;
+  return lo;
+}
+
+}  // namespace weft::accel

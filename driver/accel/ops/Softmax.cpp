@@ -1,0 +1,142 @@
+// SOFTMAX on the vector unit (SOFTMAX commands): quant8 asymmetric (output scale 1/256, zero point
+// 0) or signed (1/256, -128), rank 1 to 4, any axis, positive beta. TFLite's fixed-point softmax,
+// bit-exact: the driver tabulates exp(-d) for the input's scale and beta with the reference's own
+// fixed-point code (ops/ReferenceTables.h); the lanes find the maximum, sum the table entries
+// and scale by the reciprocal.
+//
+// Along the last axis (the usual case), a row of the axis is loaded as rows of Cols bytes and
+// reduced across lanes (cross_lanes); along another axis, Cols neighbouring inner positions go
+// to the lanes and each lane reduces over the axis's rows.
+#include <fmt/format.h>
+
+#include "EltwiseLayer.h"
+#include "Families.h"
+#include "ReferenceTables.h"
+
+namespace weft::accel {
+namespace {
+
+class SoftmaxLayer final : public VectorLayer {
+ public:
+  uint64_t outer = 1, axis = 1, inner = 1;
+  bool isSigned = false;
+  SoftmaxTable table;
+
+  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
+    return {paramRows(std::vector<hw::ColumnParams>(config.cols(), kIdentityColumn), 1, config),
+            lutImage(table.exp, config)};
+  }
+
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
+    const uint32_t C = config.cols(), bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
+    const int32_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+    VectorCommands cmds(config, sink);
+    NN_TRY(cmds.loadRows(hw::Mem::kParam, where.constants[0], 0, 1, config.paramRowBytes(), config.paramRowBytes(),
+                         paramBuffer()));
+    NN_TRY(cmds.loadRows(hw::Mem::kLut, where.constants[1], 0, config.lutRows(), 4 * C, 4 * C, lutBuffer()));
+    const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
+    uint32_t buf = 0;
+    auto softmax = [&](uint32_t count, uint32_t stride, bool cross, uint32_t lastLanes) {
+      hw::SoftmaxCmd s;
+      s.inSigned = isSigned;
+      s.crossLanes = cross;
+      s.count = count;
+      s.stride = stride;
+      s.inAddr = buf * bufRows;
+      s.accAddr = buf * accHalf;
+      s.lastLanes = lastLanes;
+      s.lutLen = table.length;
+      cmds.vector(s, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {lutBuffer(), false}, {paramBuffer(), false}});
+      return s;
+    };
+    if (inner == 1) {
+      const auto rows = static_cast<uint32_t>(ceilDiv(axis, C));
+      const auto rem = static_cast<uint32_t>(axis % C);
+      if (rows > bufRows || rows > accHalf) return NN_ERROR(BAD_DATA) << "a softmax row is longer than the buffers";
+      for (uint64_t o = 0; o < outer; ++o) {
+        // The last row may read past the tensor (allocations keep Cols bytes of slack); its
+        // lanes past the axis are left out of the reduction and never stored.
+        NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + o * axis, buf * bufRows, rows, C, C, vecBuffer(1 + buf)));
+        const auto s = softmax(rows, 1, true, rem == 0 ? C : rem);
+        const uint32_t full = rem == 0 ? rows : rows - 1;
+        if (full > 0) {
+          NN_TRY(cmds.storeRows(out0 + o * axis, C, full, C, s.accAddr, accBuffer(buf), 0, 0, lo, hi));
+        }
+        if (rem != 0) {
+          NN_TRY(cmds.storeRows(out0 + o * axis + uint64_t{full} * C, C, 1, rem, s.accAddr + full, accBuffer(buf), 0,
+                                0, lo, hi));
+        }
+        buf ^= 1;
+      }
+      return {};
+    }
+    if (axis > bufRows || axis > accHalf) return NN_ERROR(BAD_DATA) << "a softmax axis is longer than the buffers";
+    for (uint64_t o = 0; o < outer; ++o) {
+      for (uint64_t i0 = 0; i0 < inner; i0 += C) {
+        const auto width = static_cast<uint32_t>(std::min<uint64_t>(C, inner - i0));
+        const uint64_t base = o * axis * inner + i0;
+        NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + base, buf * bufRows, static_cast<uint32_t>(axis), width, inner,
+                             vecBuffer(1 + buf)));
+        const auto s = softmax(static_cast<uint32_t>(axis), 1, false, C);
+        NN_TRY(cmds.storeRows(out0 + base, inner, static_cast<uint32_t>(axis), width, s.accAddr, accBuffer(buf), 0, 0,
+                              lo, hi));
+        buf ^= 1;
+      }
+    }
+    return {};
+  }
+
+  uint64_t laneOps() const override { return 3 * outer * axis * inner; }
+  std::string describe() const override { return fmt::format("softmax {}x{}x{}", outer, axis, inner); }
+  bool denseTensors() const override { return true; }
+};
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t index, bool) {
+  const auto& op = r.op();
+  NN_TRY(r.expectCounts({2, 3}, 1));
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.quant8Tensor(in, "input", 1, 4));
+  NN_TRY(r.sameType(in, out, "input and output"));
+  const bool isSigned = isSignedType(in.type);
+  if (out.scale != 1.0f / 256 || out.zeroPoint != (isSigned ? -128 : 0)) {
+    return r.fail("the output must have scale 1/256 and zero point {}", isSigned ? -128 : 0);
+  }
+  auto beta = r.floatParam(1, "beta");
+  if (!beta.ok()) return beta.error();
+  if (!(*beta > 0)) return r.fail("beta must be positive");
+  const auto rank = static_cast<int32_t>(in.dimensions.size());
+  int32_t axis = -1;
+  if (op.inputs.size() == 3) {
+    auto a = r.int32Param(2, "axis");
+    if (!a.ok()) return a.error();
+    axis = *a;
+  }
+  if (axis < -rank || axis >= rank) return r.fail("axis {} is out of range for rank {}", axis, rank);
+  if (axis < 0) axis += rank;
+  auto table = softmaxTable(*beta, in.scale);
+  if (!table.ok()) return r.fail("the reference rejects its multiplier: {}", table.error().message);
+  NN_TRY(r.checkOutputDims(in.dimensions));
+
+  auto layer = std::make_shared<SoftmaxLayer>();
+  layer->operationIndex = index;
+  layer->type = op.type;
+  layer->isSigned = isSigned;
+  layer->table = std::move(table).value();
+  for (int32_t d = 0; d < rank; ++d) {
+    uint64_t& part = d < axis ? layer->outer : d == axis ? layer->axis : layer->inner;
+    part *= in.dimensions[d];
+  }
+  if (layer->axis > 0xFFFF || layer->inner > 0xFFFFFF) return r.fail("the axis or inner size is too large");
+  const ImageShape shape = paddedImage(in.dimensions);
+  layer->inputs = {{op.inputs[0], shape, elementwiseLayout(in.dimensions)}};
+  layer->outputs = {{op.outputs[0], shape, elementwiseLayout(in.dimensions)}};
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = in.dimensions;
+  return lo;
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,52 @@
+// A window reduction on the vector unit (WINDOW commands): DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
+// MAX_POOL_2D and MEAN.
+//
+// Tiling: per batch, bands of output rows (and, for very wide images, column segments) sized
+// so that a band's output fits half the accumulator and its input box (only the rows and
+// columns its windows reach, clipped to the image: taps outside the image are skipped by the
+// hardware, so padding needs no halo) fits half of the vector scratchpad left beside the
+// resident weights. A box holds all channel groups pixel-major when the channels are a
+// multiple of Cols (one LOAD with merged requests per band), or group by group otherwise.
+// Loads, windows and stores alternate between two buffers, so the DMA and the STOREs run
+// under the vector unit's work. One WINDOW per (band, channel group); its STORE post-processes
+// the accumulator rows (depthwise: bias and per-channel requantization; pools: identity) into
+// the output. Parameter rows (one per channel group) and depthwise weights (k_h x k_w rows per
+// group) are loaded once per epoch of ParamRows groups; epochs are separated by a barrier.
+#pragma once
+
+#include <vector>
+
+#include "../Requantization.h"
+#include "../VectorLayer.h"
+#include "../VectorTiles.h"
+
+namespace weft::accel {
+
+class WindowLayer final : public VectorLayer {
+ public:
+  hw::WinKind kind = hw::WinKind::kMax;
+  ImageShape in, out;  // NHWC
+  uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int32_t padTop = 0, padLeft = 0;  // the window of output (0, 0) starts at (-padTop, -padLeft)
+  uint32_t depthMultiplier = 1;     // depthwise: output channel o reads input channel o / dm
+  bool inSigned = false, wSigned = false;
+  int32_t inZp = 0, wZp = 0;        // pools and MEAN: 0 (raw values)
+  std::vector<uint8_t> weights;     // depthwise: [k_h x k_w][out channels], tap-major
+  std::vector<hw::ColumnParams> columns;  // per output channel; empty: identity
+  int32_t outZp = 0;
+  ClampRange clamp;
+
+  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
+  uint64_t laneOps() const override;
+  std::string describe() const override;
+  // A MEAN over a view other than the tensor's own image reads and writes dense bytes.
+  bool denseTensors() const override { return inputs.front().layout == DataLayout::kFlat; }
+
+ private:
+  struct Plan;
+  uint32_t taps() const { return kh * kw; }
+  bool depthwise() const { return kind == hw::WinKind::kDwconv; }
+};
+
+}  // namespace weft::accel

@@ -1,0 +1,48 @@
+#include "AcceleratorCases.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace weft::test {
+
+bool isAcceleratorCase(const TestModel& model) {
+  using T = nn::OperationType;
+  static const std::vector<T> kAccelerated = {
+      T::CONV_2D, T::FULLY_CONNECTED, T::DEPTHWISE_CONV_2D, T::AVERAGE_POOL_2D, T::MAX_POOL_2D, T::MEAN, T::ADD,
+      T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
+      T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE};
+  if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
+  for (T type : model.operationTypes()) {
+    if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
+  }
+  auto quant8 = [&](uint32_t operand) {
+    const nn::OperandType t = model.main.operands[operand].type;
+    return t == nn::OperandType::TENSOR_QUANT8_ASYMM || t == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  };
+  for (const TestOperation& op : model.main.operations) {
+    if (op.inputs.empty() || !quant8(op.inputs[0])) return false;
+    for (uint32_t o : op.outputs) {
+      if (!quant8(o)) return false;
+    }
+  }
+  return true;
+}
+
+std::string acceleratorGap(const TestModel& model) {
+  using T = nn::OperationType;
+  auto constant = [&](uint32_t operand) {
+    const auto lifetime = model.main.operands[operand].lifetime;
+    return lifetime == nn::Operand::LifeTime::CONSTANT_COPY || lifetime == nn::Operand::LifeTime::CONSTANT_REFERENCE;
+  };
+  for (const TestOperation& op : model.main.operations) {
+    const bool weighted = op.type == T::CONV_2D || op.type == T::DEPTHWISE_CONV_2D || op.type == T::FULLY_CONNECTED;
+    const bool parameterized = op.type == T::PAD || op.type == T::PAD_V2 || op.type == T::RESHAPE || op.type == T::MEAN;
+    if (weighted && (!constant(op.inputs[1]) || !constant(op.inputs[2]))) {
+      return std::string(nn::toString(op.type)) + " weights or bias not constant";
+    }
+    if (parameterized && !constant(op.inputs[1])) return std::string(nn::toString(op.type)) + " parameter tensor not constant";
+  }
+  return {};
+}
+
+}  // namespace weft::test

@@ -1,0 +1,23 @@
+// Which AOSP corpus cases are the accelerator's: every operation one it runs (the array's
+// CONV_2D and FULLY_CONNECTED; the vector unit's DEPTHWISE_CONV_2D, pools, MEAN, ADD/SUB/MUL,
+// RELU/RELU1/RELU6, LOGISTIC, TANH, SOFTMAX, PAD/PAD_V2, CONCATENATION, RESHAPE) on 8-bit
+// quantized data (each operation's first input and its outputs; int32 tensors only as
+// parameters: biases, shapes, paddings, axes), no control flow. Both conformance suites (the
+// C API's and the HAL's) take this set.
+#pragma once
+
+#include <string>
+
+#include "TestModel.h"
+
+namespace weft::test {
+
+bool isAcceleratorCase(const TestModel& model);
+
+// The part of that set the accelerator does not claim yet (issue #9, in progress): weights,
+// biases, paddings, shapes or axes that are not constants (model inputs or tensors other
+// operations compute). Empty when the case must be claimed; the suites fail a case they must
+// claim but do not, and report the others as not claimed with this reason.
+std::string acceleratorGap(const TestModel& model);
+
+}  // namespace weft::test
