@@ -321,24 +321,24 @@ nn::Status Emitter::run() {
 
 }  // namespace
 
+uint64_t weightTileOffset(const TilePlan& p, uint32_t tile, uint32_t chunk, const hw::HwConfig& config) {
+  // Group-major, then chunk, then the group's tiles: the order the GEMM loop consumes them.
+  const uint32_t g = tile / p.tilesPerGroup, j = tile % p.tilesPerGroup;
+  const uint64_t index = uint64_t{chunk} * groupSize(p, g) + j;
+  return groupWeightOffset(p, g, config.rows(), config.cols()) + index * config.rows() * config.cols();
+}
+
 std::vector<uint8_t> weightImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {
   const unsigned R = config.rows(), C = config.cols();
-  const uint32_t nK = static_cast<uint32_t>(p.chunks.size());
   const uint32_t K = l.k(), N = l.n();
-  std::vector<uint8_t> image(uint64_t{nK} * p.nTiles * R * C, static_cast<uint8_t>(l.wZp));
-  const uint32_t groups = ceilDiv(p.nTiles, p.tilesPerGroup);
-  uint64_t tileIndex = 0;
-  for (uint32_t g = 0; g < groups; ++g) {
-    const uint32_t gTiles = groupSize(p, g);
-    for (uint32_t c = 0; c < nK; ++c) {
+  std::vector<uint8_t> image(uint64_t{p.chunks.size()} * p.nTiles * R * C, static_cast<uint8_t>(l.wZp));
+  for (uint32_t t = 0; t < p.nTiles; ++t) {
+    for (uint32_t c = 0; c < p.chunks.size(); ++c) {
       const KChunk& chunk = p.chunks[c];
-      for (uint32_t j = 0; j < gTiles; ++j, ++tileIndex) {
-        uint8_t* tile = &image[tileIndex * R * C];
-        const uint32_t n0 = (g * p.tilesPerGroup + j) * C;
-        for (uint32_t r = 0; r < chunk.bytes; ++r) {
-          for (uint32_t x = 0; x < C && n0 + x < N; ++x) {
-            tile[r * C + x] = l.weights[uint64_t{n0 + x} * K + chunk.kBegin + r];
-          }
+      uint8_t* tile = &image[weightTileOffset(p, t, c, config)];
+      for (uint32_t r = 0; r < chunk.bytes; ++r) {
+        for (uint32_t x = 0; x < C && t * C + x < N; ++x) {
+          tile[r * C + x] = l.weights[uint64_t{t * C + x} * K + chunk.kBegin + r];
         }
       }
     }

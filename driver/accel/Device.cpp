@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ExecutionParameters.h"
 #include "ModelCompiler.h"
 #include "PreparedModel.h"
 
@@ -54,6 +55,9 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     if (!supported[i]) {
       return NN_ERROR(BAD_DATA) << "operation " << i << " cannot run on the accelerator: " << reasons[i];
     }
+  }
+  if (!executionParameters(model).empty()) {  // compiled by each execution (ExecutionParameters.h)
+    return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(queue_, model, nullptr));
   }
   // A cache gives the tilings (CompilationCache.h); one that cannot be trusted is ignored, and
   // rewritten with what this compilation chooses.

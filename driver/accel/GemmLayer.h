@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "Requantization.h"
@@ -42,6 +43,10 @@ struct GemmLayer {
   bool inSigned = false, wSigned = false;
   std::vector<hw::ColumnParams> columns;  // one per output channel: bias, multiplier, shift
   ClampRange clamp;
+  // Filter and bias given at execution, not constants: the operands the device repacks into the
+  // weight and parameter images before the layer runs (RuntimeOperands.h). `weights` then
+  // holds the zero point, the columns' bias 0.
+  std::optional<uint32_t> runtimeWeights, runtimeBias;
 
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }

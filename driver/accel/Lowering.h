@@ -32,6 +32,9 @@ struct LoweredOperation {
   nn::Dimensions outputDims;  // GEMM: the output's logical dimensions, as computed
   // FULLY_CONNECTED only: the logical dimensions of the input tensor (for the image form).
   nn::Dimensions fcInputDims;
+  // Support check only: a shape parameter is a model input, so the operation is compiled at
+  // execution (ExecutionParameters.h); `vector` then names its tensors and nothing else.
+  bool pending = false;
 
   bool isVector() const { return vector != nullptr; }
   uint32_t operationIndex() const { return isVector() ? vector->operationIndex : layer.operationIndex; }

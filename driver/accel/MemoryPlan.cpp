@@ -28,7 +28,13 @@ struct TensorUse {
   DataLayout layout;
 };
 std::vector<TensorUse> inputsOf(const LoweredOperation& lo) {
-  if (!lo.isVector()) return {{lo.layer.inputOperand, lo.inputLayout}};
+  if (!lo.isVector()) {
+    std::vector<TensorUse> uses{{lo.layer.inputOperand, lo.inputLayout}};
+    for (const auto& runtime : {lo.layer.runtimeWeights, lo.layer.runtimeBias}) {
+      if (runtime) uses.push_back({*runtime, DataLayout::kFlat});
+    }
+    return uses;
+  }
   std::vector<TensorUse> uses;
   for (const auto& t : lo.vector->inputs) uses.push_back({t.operand, t.layout});
   return uses;
@@ -133,26 +139,27 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     t.haloLeft = std::max(t.haloLeft, op->layer.padLeft);
     t.haloRight = std::max(t.haloRight, op->layer.padRight);
   }
+  // What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
+  // logical order. FULLY_CONNECTED's input is the exception: it reads an image form instead.
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
     auto& lo = *ops[i];
-    if (lo.isVector()) {
-      // A layer that reads or writes dense bytes cannot take a halo or an NCHW tensor.
-      if (!lo.vector->denseTensors()) continue;
-      std::vector<TensorUse> uses = inputsOf(lo);
-      for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
-      for (const TensorUse& u : uses) {
-        auto it = plan.tensors.find(u.operand);
-        if (it != plan.tensors.end() && (it->second.hasHalo() || it->second.layout == DataLayout::kNCHW)) {
-          reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": a tensor it copies is kept with a halo or "
-                                                                      "in NCHW order for another operation");
-          break;
-        }
-      }
+    const bool fc = !lo.isVector() && lo.layer.type == nn::OperationType::FULLY_CONNECTED;
+    std::vector<TensorUse> uses = inputsOf(lo);
+    for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
+    bool dense = true;
+    for (const TensorUse& u : uses) {
+      if (u.layout != DataLayout::kFlat || (fc && u.operand == lo.layer.inputOperand)) continue;
+      auto it = plan.tensors.find(u.operand);
+      dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && it->second.layout != DataLayout::kNCHW));
+    }
+    if (!dense) {
+      reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": it reads a tensor as dense bytes that is kept "
+                                                                  "with a halo or in NCHW order for another operation");
       continue;
     }
     // FULLY_CONNECTED reads dense bytes when it can, the whole image otherwise.
-    if (lo.layer.type != nn::OperationType::FULLY_CONNECTED) continue;
+    if (!fc) continue;
     auto it = plan.tensors.find(lo.layer.inputOperand);
     if (it != plan.tensors.end() && (it->second.hasHalo() || it->second.layout == DataLayout::kNCHW)) {
       auto image = fullyConnectedOverImage(lo, it->second.layout);

@@ -18,6 +18,7 @@
 #include "CostModel.h"
 #include "Lowering.h"
 #include "ModelAccess.h"
+#include "RuntimeOperands.h"
 #include "Tiling.h"
 #include "Transfer.h"
 
@@ -165,7 +166,7 @@ std::vector<bool> supportedOperations(const nn::Model& model, const hw::HwConfig
   std::vector<std::optional<LoweredOperation>> lowered(n);
   for (uint32_t i = 0; i < n; ++i) {
     auto lo = lowerOperation(model, i, /*withValues=*/false);
-    if (lo.ok() && lo.value().isVector()) {
+    if (lo.ok() && lo.value().isVector() && !lo.value().pending) {
       if (auto fits = vectorLayerFits(*lo.value().vector, config); !fits.ok()) lo = fits.error();
     }
     if (lo.ok()) {
@@ -339,12 +340,35 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       where.params = params.value()->addr();
       out.constants.push_back(std::move(weights).value());
       out.constants.push_back(std::move(params).value());
+      if (layer.runtimeWeights || layer.runtimeBias) {
+        // The filter and bias of this execution go into those images first; the barrier keeps
+        // the layer's loads behind the copies' stores.
+        auto row = allocateAndWrite(queue, copyParamRow(config),
+                                    fmt::format("copy parameters of operation {}", layer.operationIndex));
+        if (!row.ok()) return row.error();
+        CommandVector sink(commands);
+        EltwiseEmitter emitter(config, sink);
+        NN_TRY(emitter.begin(row.value()->addr(), std::nullopt));
+        out.constants.push_back(std::move(row).value());
+        auto addressOf = [&](uint32_t operand) { return out.tensors.at(operand).region->addr(); };
+        if (layer.runtimeWeights) {
+          NN_TRY(repackWeights(layer, tp, addressOf(*layer.runtimeWeights), where.weights, config, emitter));
+          out.firstReader.emplace(*layer.runtimeWeights, out.operations.size());
+        }
+        if (layer.runtimeBias) {
+          NN_TRY(repackBias(layer.n(), addressOf(*layer.runtimeBias), where.params, config, emitter));
+          out.firstReader.emplace(*layer.runtimeBias, out.operations.size());
+        }
+        commands.push_back(PlannedCommand{hw::BarrierCmd{}, {}});
+      }
+      double repackCycles = 0;
+      for (size_t c = firstCommand; c < commands.size(); ++c) repackCycles += commands[c].busyCycles;
       NN_TRY(generateCommands(layer, tp, where, config, commands));
       out.firstReader.emplace(layer.inputOperand, out.operations.size());
       out.producer[layer.outputOperand] = out.operations.size();
       op.macs = layer.macs();
       op.unit = hw::Unit::kCompute;
-      op.estimatedCycles = tp.estimatedCycles;
+      op.estimatedCycles = tp.estimatedCycles + repackCycles;
       op.tiling = tp.describe();
     }
     op.commands = commands.size() - firstCommand + 1;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "Burst.h"
+#include "ExecutionParameters.h"
 #include "Profiling.h"
 #include "Progress.h"
 #include "Transfer.h"
@@ -57,13 +60,65 @@ nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& ac
 PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
                              std::shared_ptr<const CompiledModel> compiled)
     : queue_(std::move(queue)), compiled_(std::move(compiled)),
-      inputOperands_(model.main.inputIndexes), outputOperands_(model.main.outputIndexes) {}
+      inputOperands_(model.main.inputIndexes), outputOperands_(model.main.outputIndexes) {
+  if (compiled_ == nullptr) {
+    model_ = model;
+    parameters_ = executionParameters(model);
+  }
+}
+
+nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request) const {
+  constexpr size_t kKept = 8;
+  std::vector<std::vector<uint8_t>> values;
+  std::string key;
+  for (uint32_t operand : parameters_) {
+    const auto at = std::find(inputOperands_.begin(), inputOperands_.end(), operand);
+    const auto i = static_cast<size_t>(at - inputOperands_.begin());
+    if (at == inputOperands_.end() || i >= request.inputs.size()) {
+      return NN_ERROR(BAD_DATA) << "parameter operand " << operand << " is not among the request's inputs";
+    }
+    auto b = argumentBuffer(request, request.inputs[i], "input", i);
+    if (!b.ok()) return b.error();
+    const nn::Operand& o = model_.main.operands[operand];
+    const size_t bytes = nn::sizeOfData(o.type, o.dimensions);
+    if (b.value().length < bytes) {
+      return NN_ERROR(BAD_DATA) << fmt::format("input {} has {} bytes, the model needs {}", i, b.value().length, bytes);
+    }
+    values.emplace_back(b.value().data, b.value().data + bytes);
+    key.append(reinterpret_cast<const char*>(b.value().data), bytes);
+  }
+  std::lock_guard<std::mutex> lock(specializationsMutex_);
+  for (auto it = specializations_.begin(); it != specializations_.end(); ++it) {
+    if (it->first == key) {
+      specializations_.splice(specializations_.begin(), specializations_, it);
+      return it->second;
+    }
+  }
+  std::shared_ptr<const CompiledModel> compiled;
+  {
+    std::lock_guard<std::mutex> device(queue_->mutex());
+    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr);
+    if (!c.ok()) {
+      return nn::Error{c.error().code, "compiling for the parameters this execution gives: " + c.error().message};
+    }
+    compiled = std::make_shared<const CompiledModel>(std::move(c).value());
+  }
+  specializations_.emplace_front(std::move(key), compiled);
+  if (specializations_.size() > kKept) specializations_.pop_back();
+  return compiled;
+}
 
 nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& request, nn::MeasureTiming measure,
                                                         const hal::OptionalTimePoint& deadline,
                                                         const hal::OptionalDuration&) const {
   const auto t0 = Clock::now();
-  const CompiledModel& cm = *compiled_;
+  std::shared_ptr<const CompiledModel> compiled = compiled_;
+  if (compiled == nullptr) {
+    auto c = compiledFor(request);
+    if (!c.ok()) return c.error();
+    compiled = std::move(c).value();
+  }
+  const CompiledModel& cm = *compiled;
   if (request.inputs.size() != inputOperands_.size() || request.outputs.size() != outputOperands_.size()) {
     return NN_ERROR(BAD_DATA) << fmt::format("the request has {} inputs and {} outputs, the model {} and {}",
                                              request.inputs.size(), request.outputs.size(),

@@ -1,9 +1,14 @@
 // A compiled model on the accelerator (NN HAL IPreparedModel): each execution copies the
 // inputs into device DRAM, runs the model's program, reads the snapshots and copies the
-// outputs back.
+// outputs back. A model with shape parameters given at execution (ExecutionParameters.h) is
+// compiled by the execution that brings their values; the last few compilations are kept.
 #pragma once
 
+#include <list>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
 
 #include "DeviceQueue.h"
 #include "ModelCompiler.h"
@@ -13,6 +18,7 @@ namespace weft::accel {
 
 class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from_this<PreparedModel> {
  public:
+  // `compiled` is null when the model has execution parameters: it is compiled per execution.
   PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
                 std::shared_ptr<const CompiledModel> compiled);
 
@@ -21,11 +27,20 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
                                            const hal::OptionalDuration& loopTimeoutDuration) const override;
   nn::Result<hal::SharedBurst> configureExecutionBurst() const override;
 
+  // The compilation of a model without execution parameters.
   const CompiledModel& compiled() const { return *compiled_; }
 
  private:
+  // The compilation for this request's parameter values: kept, or made now.
+  nn::Result<std::shared_ptr<const CompiledModel>> compiledFor(const nn::Request& request) const;
+
   std::shared_ptr<DeviceQueue> queue_;
   std::shared_ptr<const CompiledModel> compiled_;
+  // Execution parameters: the model, which of its inputs they are, compilations by value.
+  nn::Model model_;
+  std::vector<uint32_t> parameters_;
+  mutable std::mutex specializationsMutex_;
+  mutable std::list<std::pair<std::string, std::shared_ptr<const CompiledModel>>> specializations_;
   std::vector<uint32_t> inputOperands_, outputOperands_;
   std::vector<nn::Operand> inputDecl_;  // declared model inputs, to check request dimensions
 };

@@ -23,7 +23,8 @@ namespace weft::accel {
 struct LayerTensor {
   uint32_t operand = 0;
   ImageShape shape;
-  DataLayout layout = DataLayout::kFlat;  // how the operation indexes it (kNCHW: logically NCHW)
+  DataLayout layout = DataLayout::kFlat;  // how the operation indexes it (kNCHW: logically NCHW;
+                                          // kFlat: as dense bytes, `shape` a view of them)
 };
 
 // Where a vector layer's data are in DRAM.
@@ -52,9 +53,6 @@ class VectorLayer {
   virtual std::string describe() const = 0;
   // The byte an output tensor holds wherever the layer does not write it (PAD's border).
   virtual std::optional<uint8_t> outputFill() const { return std::nullopt; }
-  // The layer reads and writes its tensors as dense bytes in logical order: none may be kept
-  // with a halo or in NCHW order (the memory plan then leaves the operation to the CPU).
-  virtual bool denseTensors() const { return false; }
 };
 
 }  // namespace weft::accel

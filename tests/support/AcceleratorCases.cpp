@@ -28,21 +28,4 @@ bool isAcceleratorCase(const TestModel& model) {
   return true;
 }
 
-std::string acceleratorGap(const TestModel& model) {
-  using T = nn::OperationType;
-  auto constant = [&](uint32_t operand) {
-    const auto lifetime = model.main.operands[operand].lifetime;
-    return lifetime == nn::Operand::LifeTime::CONSTANT_COPY || lifetime == nn::Operand::LifeTime::CONSTANT_REFERENCE;
-  };
-  for (const TestOperation& op : model.main.operations) {
-    const bool weighted = op.type == T::CONV_2D || op.type == T::DEPTHWISE_CONV_2D || op.type == T::FULLY_CONNECTED;
-    const bool parameterized = op.type == T::PAD || op.type == T::PAD_V2 || op.type == T::RESHAPE || op.type == T::MEAN;
-    if (weighted && (!constant(op.inputs[1]) || !constant(op.inputs[2]))) {
-      return std::string(nn::toString(op.type)) + " weights or bias not constant";
-    }
-    if (parameterized && !constant(op.inputs[1])) return std::string(nn::toString(op.type)) + " parameter tensor not constant";
-  }
-  return {};
-}
-
 }  // namespace weft::test

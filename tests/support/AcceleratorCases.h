@@ -14,10 +14,4 @@ namespace weft::test {
 
 bool isAcceleratorCase(const TestModel& model);
 
-// The part of that set the accelerator does not claim yet (issue #9, in progress): weights,
-// biases, paddings, shapes or axes that are not constants (model inputs or tensors other
-// operations compute). Empty when the case must be claimed; the suites fail a case they must
-// claim but do not, and report the others as not claimed with this reason.
-std::string acceleratorGap(const TestModel& model);
-
 }  // namespace weft::test

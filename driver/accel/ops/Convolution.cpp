@@ -1,8 +1,8 @@
 // CONV_2D and FULLY_CONNECTED on the systolic array: quant8 asymmetric or signed activations,
 // weights of the same type or TENSOR_QUANT8_SYMM_PER_CHANNEL (CONV_2D, channel dimension 0), int32
-// bias; constant weights, bias and scalar parameters; fully specified input shapes; NHWC or
-// NCHW; explicit or implicit (SAME/VALID) padding; any strides and dilations; fused
-// NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
+// bias; weights and bias constant or given at execution; constant scalar parameters; fully
+// specified input shapes; NHWC or NCHW; explicit or implicit (SAME/VALID) padding; any strides
+// and dilations; fused NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
 #include <algorithm>
 #include <cstring>
 
@@ -23,6 +23,8 @@ void applyQuantization(GemmLayer& layer, ConvQuantization q, const nn::Operation
   layer.inSigned = q.inSigned;
   layer.wSigned = q.wSigned;
   layer.weights = std::move(q.weights);
+  layer.runtimeWeights = q.runtimeWeights;
+  layer.runtimeBias = q.runtimeBias;
   layer.inputOperand = op.inputs[0];
   layer.outputOperand = op.outputs[0];
 }
@@ -196,8 +198,12 @@ nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLa
     return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: input is not [batch, ...] with input_size the "
                                  "product of its inner dimensions";
   }
-  GemmLayer g = dense;
   const bool nchw = layout == DataLayout::kNCHW;
+  if (nchw && dense.runtimeWeights) {
+    return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: weights given at execution cannot be permuted for an input kept "
+                                 "in NCHW order";
+  }
+  GemmLayer g = dense;
   const uint32_t h = nchw ? d[2] : d[1], w = nchw ? d[3] : d[2], c = nchw ? d[1] : d[3];
   g.input = ImageShape{d[0], h, w, c};
   g.output = ImageShape{d[0], 1, 1, dense.output.channels};

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "../ExecutionParameters.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
@@ -69,9 +70,20 @@ class CopyLayer final : public VectorLayer {
     const ImageShape& s = outputs[0].shape;
     return fmt::format("copy {} piece(s) into {}x{}x{}x{}", pieces.size(), s.batches, s.height, s.width, s.channels);
   }
-  bool denseTensors() const override { return flatCopy; }
   std::optional<uint8_t> outputFill() const override { return fill; }
 };
+
+// A TENSOR_INT32 parameter of the given rank that a model input gives at execution: checked
+// here, its values when the execution brings them.
+nn::Result<LoweredOperation> atExecution(const OperationReader& r, uint32_t index, size_t rank, bool withValues) {
+  const auto& o = r.input(1);
+  if (o.type != nn::OperandType::TENSOR_INT32 || o.dimensions.size() != rank ||
+      !nn::isFullySpecified(o.type, o.dimensions)) {
+    return r.fail("a parameter given at execution must be a fully specified rank-{} TENSOR_INT32", rank);
+  }
+  if (withValues) return r.fail("its parameter is given at execution: the model is compiled when it is");
+  return compiledAtExecution(r, index);
+}
 
 // A constant TENSOR_INT32 operand's values.
 nn::Result<std::vector<int32_t>> int32Tensor(const OperationReader& r, uint32_t i, const char* what) {
@@ -102,12 +114,16 @@ LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDim
 
 }  // namespace
 
-nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool) {
+nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool withValues) {
   NN_TRY(r.expectCounts({2}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
   NN_TRY(r.quant8Tensor(in, "input", 0, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
+  if (isExecutionParameter(r, 1)) {
+    if (r.input(1).dimensions.size() == 1 && r.input(1).dimensions[0] > 4) return r.fail("the output rank is above 4");
+    return atExecution(r, index, 1, withValues);
+  }
   auto shape = int32Tensor(r, 1, "shape");
   if (!shape.ok()) return shape.error();
   // One dimension may be -1: whatever the element count leaves.
@@ -135,8 +151,8 @@ nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t ind
   auto layer = copyLayer(r, index);
   layer->flatCopy = true;
   layer->pieces.resize(1);
-  layer->inputs = {{r.op().inputs[0], paddedImage(in.dimensions), elementwiseLayout(in.dimensions)}};
-  layer->outputs = {{r.op().outputs[0], paddedImage(dims), elementwiseLayout(dims)}};
+  layer->inputs = {{r.op().inputs[0], paddedImage(in.dimensions), DataLayout::kFlat}};
+  layer->outputs = {{r.op().outputs[0], paddedImage(dims), DataLayout::kFlat}};
   return lowered(std::move(layer), dims);
 }
 
@@ -183,7 +199,7 @@ nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32
   return lowered(std::move(layer), dims);
 }
 
-nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, bool) {
+nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, bool withValues) {
   const auto& op = r.op();
   const bool v2 = op.type == nn::OperationType::PAD_V2;
   NN_TRY(r.expectCounts({v2 ? size_t{3} : size_t{2}}, 1));
@@ -191,6 +207,16 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
   const auto& out = r.output(0);
   NN_TRY(r.quant8Tensor(in, "input", 1, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
+  if (isExecutionParameter(r, 1)) {
+    if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(in.dimensions.size()), 2}) {
+      return r.fail("paddings must be [rank, 2]");
+    }
+    if (v2) {
+      auto pv = r.int32Param(2, "pad value");
+      if (!pv.ok()) return pv.error();
+    }
+    return atExecution(r, index, 2, withValues);
+  }
   auto paddings = int32Tensor(r, 1, "paddings");
   if (!paddings.ok()) return paddings.error();
   const size_t rank = in.dimensions.size();

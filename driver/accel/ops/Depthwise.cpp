@@ -1,8 +1,8 @@
 // DEPTHWISE_CONV_2D on the vector unit (WindowLayer, kind dwconv): quant8 asymmetric or signed,
 // filters of the input's type or TENSOR_QUANT8_SYMM_PER_CHANNEL along the output channels
-// (dimension 3), int32 bias; constant filter and bias; any kernel size, stride, dilation and
-// depth multiplier up to 255, explicit or implicit padding up to 2047, NHWC or NCHW, fused
-// NONE/RELU/RELU1/RELU6. The store's requantization is the convolution's, per output channel.
+// (dimension 3), int32 bias; filter and bias constant or given at execution; any kernel size,
+// stride, dilation and depth multiplier up to 255, explicit or implicit padding up to 2047, NHWC
+// or NCHW, fused NONE/RELU/RELU1/RELU6. The store's requantization is the convolution's, per output channel.
 #include "Families.h"
 #include "WindowLayer.h"
 
@@ -114,6 +114,14 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   layer->weights = std::move(q->weights);
   const DataLayout layout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
   layer->inputs = {{op.inputs[0], layer->in, layout}};
+  if (q->runtimeWeights) {
+    layer->weightsInput = static_cast<uint32_t>(layer->inputs.size());
+    layer->inputs.push_back({*q->runtimeWeights, paddedImage(filter.dimensions), DataLayout::kFlat});
+  }
+  if (q->runtimeBias) {
+    layer->biasInput = static_cast<uint32_t>(layer->inputs.size());
+    layer->inputs.push_back({*q->runtimeBias, ImageShape{1, 1, 1, 4 * outC}, DataLayout::kFlat});
+  }
   layer->outputs = {{op.outputs[0], layer->out, layout}};
   const nn::Dimensions outDims = nchw ? nn::Dimensions{image.batches, outC, layer->out.height, layer->out.width}
                                       : nn::Dimensions{image.batches, layer->out.height, layer->out.width, outC};

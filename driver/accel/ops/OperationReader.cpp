@@ -112,7 +112,13 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   if (out.type != in.type) {
     return fail("output type {} differs from input type {}", nn::toString(out.type), nn::toString(in.type));
   }
-  if (!isConstant(w)) return fail("weights are not constant (the accelerator keeps them in device memory)");
+  // A tensor produced at execution (a model input or another operation's output).
+  auto runtime = [](const nn::Operand& o) {
+    return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT ||
+           o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
+  };
+  const bool wConstant = isConstant(w);
+  if (!wConstant && !runtime(w)) return fail("weights have no value");
   if (!(in.scale > 0) || !(out.scale > 0)) return fail("input and output scales must be positive");
   if (!zeroPointFits(in.zeroPoint, in.type) || !zeroPointFits(out.zeroPoint, out.type) ||
       !zeroPointFits(w.zeroPoint, w.type)) {
@@ -121,15 +127,15 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   const bool biasOmitted = isOmitted(bias);
   if (!biasOmitted) {
     if (bias.type != OperandType::TENSOR_INT32) return fail("bias must be TENSOR_INT32");
-    if (!isConstant(bias)) return fail("bias is not constant");
+    if (!isConstant(bias) && !runtime(bias)) return fail("bias has no value");
     if (bias.dimensions.size() != 1 || bias.dimensions[0] != outChannels) {
       return fail("bias must have shape [{}]", outChannels);
     }
-    if (bias.location.length < 4ull * outChannels || constantBytes(model_, bias) == nullptr) {
+    if (isConstant(bias) && (bias.location.length < 4ull * outChannels || constantBytes(model_, bias) == nullptr)) {
       return fail("bias value is shorter than its shape");
     }
   }
-  if (w.location.length < uint64_t{outChannels} * kSize || constantBytes(model_, w) == nullptr) {
+  if (wConstant && (w.location.length < uint64_t{outChannels} * kSize || constantBytes(model_, w) == nullptr)) {
     return fail("weights value is shorter than its shape");
   }
   std::vector<float> filterScales(outChannels, w.scale);
@@ -162,10 +168,16 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   q.outZp = out.zeroPoint;
   q.inSigned = isSignedType(in.type);
   q.wSigned = isSignedType(w.type);
+  if (!wConstant) q.runtimeWeights = op_.inputs[1];
+  if (!biasOmitted && !isConstant(bias)) q.runtimeBias = op_.inputs[2];
   if (withValues) {
-    const uint8_t* wBytes = constantBytes(model_, w);
-    q.weights.assign(wBytes, wBytes + uint64_t{outChannels} * kSize);
-    if (!biasOmitted) {
+    if (wConstant) {
+      const uint8_t* wBytes = constantBytes(model_, w);
+      q.weights.assign(wBytes, wBytes + uint64_t{outChannels} * kSize);
+    } else {
+      q.weights.assign(uint64_t{outChannels} * kSize, static_cast<uint8_t>(w.zeroPoint));
+    }
+    if (!biasOmitted && isConstant(bias)) {
       const uint8_t* b = constantBytes(model_, bias);
       for (uint32_t n = 0; n < outChannels; ++n) std::memcpy(&q.columns[n].bias, b + 4 * n, 4);
     }

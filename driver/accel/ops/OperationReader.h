@@ -29,7 +29,11 @@ struct ConvQuantization {
   bool inSigned = false, wSigned = false;
   std::vector<hw::ColumnParams> columns;
   ClampRange clamp;
-  std::vector<uint8_t> weights;  // the filter's bytes in its own order (withValues)
+  std::vector<uint8_t> weights;  // the filter's bytes in its own order (withValues; the zero
+                                 // point throughout when the filter is given at execution)
+  // Filter and bias given at execution (model inputs or tensors other operations compute): the
+  // operand indexes the device reads them from, repacking them into its images first.
+  std::optional<uint32_t> runtimeWeights, runtimeBias;
 };
 
 // Padding of one dimension of a window: before and after.

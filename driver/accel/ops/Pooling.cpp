@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "../ExecutionParameters.h"
 #include "Families.h"
 #include "WindowLayer.h"
 
@@ -112,13 +113,23 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   return lo;
 }
 
-nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool) {
+nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues) {
   NN_TRY(r.expectCounts({3}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
   NN_TRY(r.quant8Tensor(in, "input", 1, 4));
   NN_TRY(sameQuantization(r, in, out));
   const auto& axesOperand = r.input(1);
+  if (isExecutionParameter(r, 1)) {
+    if (axesOperand.type != nn::OperandType::TENSOR_INT32 || axesOperand.dimensions.size() != 1 ||
+        !nn::isFullySpecified(axesOperand.type, axesOperand.dimensions)) {
+      return r.fail("axes given at execution must be a fully specified 1-D TENSOR_INT32");
+    }
+    auto keep = r.int32Param(2, "keep_dims");
+    if (!keep.ok()) return keep.error();
+    if (withValues) return r.fail("its axes are given at execution: the model is compiled when they are");
+    return compiledAtExecution(r, index);
+  }
   if (axesOperand.type != nn::OperandType::TENSOR_INT32 || axesOperand.dimensions.size() != 1 ||
       !isConstant(axesOperand)) {
     return r.fail("axes must be a constant 1-D TENSOR_INT32");

@@ -88,7 +88,6 @@ class SoftmaxLayer final : public VectorLayer {
 
   uint64_t laneOps() const override { return 3 * outer * axis * inner; }
   std::string describe() const override { return fmt::format("softmax {}x{}x{}", outer, axis, inner); }
-  bool denseTensors() const override { return true; }
 };
 
 }  // namespace
@@ -131,8 +130,8 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   }
   if (layer->axis > 0xFFFF || layer->inner > 0xFFFFFF) return r.fail("the axis or inner size is too large");
   const ImageShape shape = paddedImage(in.dimensions);
-  layer->inputs = {{op.inputs[0], shape, elementwiseLayout(in.dimensions)}};
-  layer->outputs = {{op.outputs[0], shape, elementwiseLayout(in.dimensions)}};
+  layer->inputs = {{op.inputs[0], shape, DataLayout::kFlat}};  // rows along the axis: dense bytes
+  layer->outputs = {{op.outputs[0], shape, DataLayout::kFlat}};
   LoweredOperation lo;
   lo.vector = std::move(layer);
   lo.outputDims = in.dimensions;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "../RuntimeOperands.h"
+
 namespace weft::accel {
 namespace {
 
@@ -37,7 +39,7 @@ std::vector<std::vector<uint8_t>> WindowLayer::constantImages(const hw::HwConfig
   const auto groups = static_cast<uint32_t>(ceilDiv(out.channels, C));
   std::vector<std::vector<uint8_t>> images;
   images.push_back(paramRows(columns, groups, config));
-  if (depthwise()) {
+  if (depthwise() && !weightsInput) {
     // Per output group, one row per tap: lane l holds the weight of output channel g*C + l.
     std::vector<uint8_t> w(size_t{groups} * taps() * C, static_cast<uint8_t>(wZp));
     if (!weights.empty()) {
@@ -49,6 +51,7 @@ std::vector<std::vector<uint8_t>> WindowLayer::constantImages(const hw::HwConfig
     }
     images.push_back(std::move(w));
   }
+  if (biasInput) images.push_back(copyParamRow(config));
   return images;
 }
 
@@ -67,6 +70,13 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
   const bool pixelMajor = depthMultiplier == 1 && in.channels % C == 0;
   const uint32_t accHalf = config.accRows() / 2;
   VectorCommands cmds(config, sink);
+  if (biasInput) {
+    // This execution's bias into the parameter rows, before any epoch loads them.
+    EltwiseEmitter copies(config, sink);
+    NN_TRY(copies.begin(where.constants[copyRowIndex()], std::nullopt));
+    NN_TRY(repackBias(out.channels, where.inputs[*biasInput].origin, where.constants[0], config, copies));
+    sink.add(PlannedCommand{hw::BarrierCmd{}, {}});
+  }
 
   // Epochs: as many groups as the parameter memory holds and, for a depthwise layer, as leave
   // half the scratchpad for input tiles beside their weights.
@@ -82,9 +92,17 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
     NN_TRY(cmds.loadRows(hw::Mem::kParam, where.constants[0] + uint64_t{e0} * config.paramRowBytes(), 0, eg,
                          config.paramRowBytes(), config.paramRowBytes(), paramBuffer()));
     const uint32_t resident = depthwise() ? eg * taps() : 0;
-    if (depthwise()) {
-      NN_TRY(cmds.loadRows(hw::Mem::kVec, where.constants[1] + uint64_t{e0} * taps() * C, 0, resident, C, C,
-                           vecBuffer(0)));
+    if (depthwise() && weightsInput) {
+      // Straight from the filter tensor: group g's row for tap t is channels [g*C, g*C + C) of
+      // the tensor's row t.
+      const uint64_t filter = where.inputs[*weightsInput].origin;
+      for (uint32_t g = e0; g < e1; ++g) {
+        NN_TRY(cmds.loadRows(hw::Mem::kVec, filter + uint64_t{g} * C, (g - e0) * taps(), taps(), output.groupBytes(g),
+                             out.channels, vecBuffer(0)));
+      }
+    } else if (depthwise()) {
+      NN_TRY(cmds.loadRows(hw::Mem::kVec, where.constants[weightImageIndex()] + uint64_t{e0} * taps() * C, 0,
+                           resident, C, C, vecBuffer(0)));
     }
     // Input tiles are double-buffered (the next loads while this one is read) unless one
     // window alone needs the whole free scratchpad.

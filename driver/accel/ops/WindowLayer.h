@@ -14,6 +14,7 @@
 // group) are loaded once per epoch of ParamRows groups; epochs are separated by a barrier.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "../Requantization.h"
@@ -35,17 +36,23 @@ class WindowLayer final : public VectorLayer {
   std::vector<hw::ColumnParams> columns;  // per output channel; empty: identity
   int32_t outZp = 0;
   ClampRange clamp;
+  // Depthwise filter and bias given at execution: their positions in `inputs` (dense tensors).
+  // The filter is loaded straight from its tensor ([1, k_h, k_w, out channels] is already a row
+  // per tap); the bias is first copied into the parameter rows (RuntimeOperands.h).
+  std::optional<uint32_t> weightsInput, biasInput;
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
   uint64_t laneOps() const override;
   std::string describe() const override;
-  // A MEAN over a view other than the tensor's own image reads and writes dense bytes.
-  bool denseTensors() const override { return inputs.front().layout == DataLayout::kFlat; }
 
  private:
   struct Plan;
   uint32_t taps() const { return kh * kw; }
+  // constantImages() order: parameter rows, then the depthwise weight rows (constant filter),
+  // then the copies' identity row (bias given at execution).
+  uint32_t weightImageIndex() const { return 1; }
+  uint32_t copyRowIndex() const { return depthwise() && !weightsInput ? 2 : 1; }
   bool depthwise() const { return kind == hw::WinKind::kDwconv; }
 };
 

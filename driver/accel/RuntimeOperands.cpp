@@ -1,0 +1,59 @@
+#include "RuntimeOperands.h"
+
+#include "CommandGenerator.h"
+
+namespace weft::accel {
+namespace {
+
+// Bytes as they are: unsigned in, identity out, the full byte range.
+EltwiseMath byteCopy() {
+  EltwiseMath m;
+  m.kind = hw::EltKind::kCopy;
+  m.clamp = ClampRange{0, 255};
+  return m;
+}
+
+}  // namespace
+
+std::vector<uint8_t> copyParamRow(const hw::HwConfig& config) { return paramRows({}, 1, config); }
+
+nn::Status repackWeights(const GemmLayer& layer, const TilePlan& plan, uint64_t filter, uint64_t image,
+                         const hw::HwConfig& config, EltwiseEmitter& emitter) {
+  const uint32_t C = config.cols(), K = layer.k(), N = layer.n();
+  for (uint32_t t = 0; t < plan.nTiles; ++t) {
+    const uint32_t n0 = t * C, channels = std::min(C, N - n0);
+    for (uint32_t c = 0; c < plan.chunks.size(); ++c) {
+      const KChunk& chunk = plan.chunks[c];
+      // The tile's row r, column x is filter byte (n0 + x) * K + kBegin + r: both as an image of
+      // `channels` rows of chunk.bytes one-byte pixels, read along K, written down the tile.
+      const ImageShape shape{1, channels, chunk.bytes, 1};
+      const LaneImage src{ImageView{filter + uint64_t{n0} * K + chunk.kBegin, 1, K, 0}, shape, C};
+      const LaneImage dst{ImageView{image + weightTileOffset(plan, t, c, config), C, 1, 0}, shape, C};
+      NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+    }
+  }
+  return {};
+}
+
+nn::Status repackBias(uint32_t channels, uint64_t bias, uint64_t params, const hw::HwConfig& config,
+                      EltwiseEmitter& emitter) {
+  const uint32_t C = config.cols();
+  const uint64_t row = config.paramRowBytes();
+  const uint32_t full = channels / C, rest = channels % C;
+  // Full rows: 4 x Cols bytes each, packed in the tensor, a parameter row apart on the device.
+  if (full > 0) {
+    const ImageShape shape{1, full, 1, 4 * C};
+    const LaneImage src{ImageView{bias, 4 * C, 4 * C, 0}, shape, C};
+    const LaneImage dst{ImageView{params, row, row, 0}, shape, C};
+    NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+  }
+  if (rest > 0) {
+    const ImageShape shape{1, 1, 1, 4 * rest};
+    const LaneImage src{ImageView{bias + uint64_t{full} * 4 * C, 4 * rest, 4 * rest, 0}, shape, C};
+    const LaneImage dst{ImageView{params + full * row, 4 * rest, 4 * rest, 0}, shape, C};
+    NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+  }
+  return {};
+}
+
+}  // namespace weft::accel

@@ -1,0 +1,34 @@
+// Filters and biases given at execution (model inputs, or tensors other operations compute)
+// instead of as constants. The device keeps a layer's weights and parameters in the forms its
+// units read (CommandGenerator.h's weight tiles, parameter rows); these commands build those
+// forms on the device from the tensors' dense bytes in DRAM, before the layer runs, so nothing
+// goes back to the host mid-execution. They are byte copies through the vector unit (LOAD,
+// ELTWISE copy, STORE with the identity post-processing): a filter is transposed a byte per
+// scratchpad row, which costs cycles in proportion to its size, reported with the layer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "GemmLayer.h"
+#include "Tiling.h"
+#include "ops/EltwiseLayer.h"
+#include "weft/hw/config.h"
+#include "weft/nn/Result.h"
+
+namespace weft::accel {
+
+// The identity parameter row the copies' STOREs use (load it with EltwiseEmitter::begin).
+std::vector<uint8_t> copyParamRow(const hw::HwConfig& config);
+
+// Writes the filter (N x K dense bytes at `filter`, K in the layer's order) into the weight
+// image of `plan` at `image` (whose other bytes already hold the zero point).
+nn::Status repackWeights(const GemmLayer& layer, const TilePlan& plan, uint64_t filter, uint64_t image,
+                         const hw::HwConfig& config, EltwiseEmitter& emitter);
+
+// Writes `channels` int32 biases (dense at `bias`) into the bias columns of parameter rows at
+// `params` (row t holds channels [t*Cols, (t+1)*Cols)), leaving multipliers and shifts.
+nn::Status repackBias(uint32_t channels, uint64_t bias, uint64_t params, const hw::HwConfig& config,
+                      EltwiseEmitter& emitter);
+
+}  // namespace weft::accel
