@@ -5,8 +5,7 @@
 namespace weft::accel {
 namespace {
 
-// Calls f(deviceOffset, logicalOffsetOfFirstPixel) for every interior image row; in NCHW the
-// row is gathered/scattered through `scratch`.
+// Calls f(deviceOffset, batch, row) for every interior image row.
 template <typename RowFn>
 void forEachRow(const TensorLayout& t, RowFn f) {
   const ImageShape& s = t.image;
@@ -26,6 +25,8 @@ std::vector<uint8_t> fillImage(const TensorLayout& t) {
   return std::vector<uint8_t>(t.bytes(), t.fill);
 }
 
+// Tensors with a halo or kept NHWC for an NCHW model go through a host image of the whole
+// region, so that each copy is one DRAM access (a backend call can cost far more than its bytes).
 void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src) {
   const ImageShape& s = t.image;
   const uint64_t rowBytes = uint64_t{s.width} * s.channels;
@@ -33,20 +34,20 @@ void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t 
     backend.writeDram(addr, src, logicalBytes(t));
     return;
   }
-  std::vector<uint8_t> row(rowBytes);
+  std::vector<uint8_t> image = fillImage(t);
   forEachRow(t, [&](uint64_t device, uint32_t b, uint32_t y) {
-    const uint8_t* from = nullptr;
+    uint8_t* row = image.data() + device;
     if (t.layout == DataLayout::kNHWC) {
-      from = src + (uint64_t{b} * s.height + y) * rowBytes;
-    } else {  // NCHW: element (b, c, y, x)
-      const uint64_t plane = uint64_t{s.height} * s.width;
-      const uint8_t* image = src + uint64_t{b} * s.channels * plane + uint64_t{y} * s.width;
-      for (uint32_t x = 0; x < s.width; ++x)
-        for (uint32_t c = 0; c < s.channels; ++c) row[uint64_t{x} * s.channels + c] = image[c * plane + x];
-      from = row.data();
+      std::memcpy(row, src + (uint64_t{b} * s.height + y) * rowBytes, rowBytes);
+      return;
     }
-    backend.writeDram(addr + device, from, rowBytes);
+    // NCHW: element (b, c, y, x)
+    const uint64_t plane = uint64_t{s.height} * s.width;
+    const uint8_t* from = src + uint64_t{b} * s.channels * plane + uint64_t{y} * s.width;
+    for (uint32_t x = 0; x < s.width; ++x)
+      for (uint32_t c = 0; c < s.channels; ++c) row[uint64_t{x} * s.channels + c] = from[c * plane + x];
   });
+  backend.writeDram(addr, image.data(), image.size());
 }
 
 void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, uint8_t* dst) {
@@ -56,17 +57,18 @@ void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_
     backend.readDram(addr, dst, logicalBytes(t));
     return;
   }
-  std::vector<uint8_t> row(rowBytes);
+  std::vector<uint8_t> image(t.bytes());
+  backend.readDram(addr, image.data(), image.size());
   forEachRow(t, [&](uint64_t device, uint32_t b, uint32_t y) {
+    const uint8_t* row = image.data() + device;
     if (t.layout == DataLayout::kNHWC) {
-      backend.readDram(addr + device, dst + (uint64_t{b} * s.height + y) * rowBytes, rowBytes);
+      std::memcpy(dst + (uint64_t{b} * s.height + y) * rowBytes, row, rowBytes);
       return;
     }
-    backend.readDram(addr + device, row.data(), rowBytes);
     const uint64_t plane = uint64_t{s.height} * s.width;
-    uint8_t* image = dst + uint64_t{b} * s.channels * plane + uint64_t{y} * s.width;
+    uint8_t* to = dst + uint64_t{b} * s.channels * plane + uint64_t{y} * s.width;
     for (uint32_t x = 0; x < s.width; ++x)
-      for (uint32_t c = 0; c < s.channels; ++c) image[c * plane + x] = row[uint64_t{x} * s.channels + c];
+      for (uint32_t c = 0; c < s.channels; ++c) to[c * plane + x] = row[uint64_t{x} * s.channels + c];
   });
 }
 

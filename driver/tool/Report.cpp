@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 namespace weft::tool {
@@ -29,20 +33,45 @@ std::vector<std::string> RunReport::devices() const {
   return names;
 }
 
+std::string boundBy(const LayerReport& l) {
+  if (l.cycles == 0) return "-";
+  const std::pair<double, const char*> busy[] = {
+      {l.arrayBusy, "array"}, {l.vectorBusy, "vector"}, {l.loadBusy, "load"}, {l.storeBusy, "store"}};
+  return std::max_element(std::begin(busy), std::end(busy))->second;
+}
+
+namespace {
+
+std::string percent(double fraction, bool on) { return on ? fmt::format("{:.0f}", 100.0 * fraction) : "-"; }
+
+// One line of the terminal table; every row and the header go through it.
+void printRow(std::ostream& out, size_t nameWidth, const std::string& index, const std::string& name,
+              const std::string& op, const std::string& unit, const std::string& cycles, const std::string& onHw,
+              const std::string& inDriver, const std::string& util, const std::array<std::string, 5>& busy,
+              const std::string& bound, const std::string& rd, const std::string& wr, const std::string& err) {
+  fmt::print(out, "{:>3}  {:<{}} {:<18} {:<6} {:>10} {:>10} {:>10} {:>5} {:>4} {:>4} {:>4} {:>4} {:>5} {:<6} {:>10} "
+                  "{:>10} {:>4}\n",
+             index, name, nameWidth, op, unit, cycles, onHw, inDriver, util, busy[0], busy[1], busy[2], busy[3],
+             busy[4], bound, rd, wr, err);
+}
+
+}  // namespace
+
 void printTable(const RunReport& r, std::ostream& out) {
   fmt::print(out, "{} on {} ({}x{} @ {:.0f} MHz, backend {})\n\n", r.network, r.hwConfig, r.rows, r.cols,
              r.clockMHz, r.backend);
   // Names as long as torchvision's ("layer2.0.downsample") widen the column rather than shift a row.
   size_t nameWidth = 14;
   for (const auto& l : r.layers) nameWidth = std::max(nameWidth, l.name.size());
-  fmt::print(out, "{:>3}  {:<{}} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "#", "layer",
-             nameWidth, "operation", "device", "cycles", "on-hw us", "in-drv us", "util%", "DRAM rd KiB",
-             "DRAM wr KiB", "err");
+  printRow(out, nameWidth, "#", "layer", "operation", "unit", "cycles", "on-hw us", "in-drv us", "util%",
+           {"arr%", "vec%", "ld%", "st%", "dram%"}, "bound", "DRAM rd KiB", "DRAM wr KiB", "err");
   for (const auto& l : r.layers) {
-    const std::string util = l.cycles > 0 ? fmt::format("{:.1f}", 100.0 * l.utilization) : "-";
-    fmt::print(out, "{:>3}  {:<{}} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", l.index,
-               l.name, nameWidth, l.op, l.device, l.cycles, us(l.onHardwareNs), us(l.inDriverNs), util,
-               kib(l.dramReadBytes), kib(l.dramWriteBytes), l.maxError);
+    const bool on = l.cycles > 0;
+    printRow(out, nameWidth, std::to_string(l.index), l.name, l.op, l.unit, std::to_string(l.cycles),
+             us(l.onHardwareNs), us(l.inDriverNs), on ? fmt::format("{:.1f}", 100.0 * l.utilization) : "-",
+             {percent(l.arrayBusy, on), percent(l.vectorBusy, on), percent(l.loadBusy, on), percent(l.storeBusy, on),
+              percent(l.dramStall, on)},
+             boundBy(l), kib(l.dramReadBytes), kib(l.dramWriteBytes), std::to_string(l.maxError));
   }
   // One total per device: device cycles and host time do not add up.
   for (const std::string& device : r.devices()) {
@@ -51,20 +80,43 @@ void printTable(const RunReport& r, std::ostream& out) {
       if (l.device == device) mine.push_back(l);
     }
     const uint64_t cycles = sum(mine, [](const auto& l) { return l.cycles; });
-    const uint64_t macs = sum(mine, [](const auto& l) { return l.cycles > 0 ? l.macs : 0; });
-    const std::string util =
-        cycles > 0 ? fmt::format("{:.1f}", 100.0 * macs / (double(r.rows) * r.cols * cycles)) : "-";
-    fmt::print(out, "{:>3}  {:<{}} {:<18} {:<11} {:>10} {:>11} {:>11} {:>6} {:>10} {:>10} {:>4}\n", "", "total",
-               nameWidth, fmt::format("{} layers", mine.size()), device, cycles,
-               us(sum(mine, [](const auto& l) { return l.onHardwareNs; })),
-               us(sum(mine, [](const auto& l) { return l.inDriverNs; })), util,
-               kib(sum(mine, [](const auto& l) { return l.dramReadBytes; })),
-               kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })),
-               [&] {
-                 int worst = 0;
-                 for (const auto& l : mine) worst = std::max(worst, l.maxError);
-                 return worst;
-               }());
+    // Busy fractions weighted by each layer's cycles.
+    auto busy = [&](double LayerReport::*f) {
+      double c = 0;
+      for (const auto& l : mine) c += l.*f * static_cast<double>(l.cycles);
+      return percent(cycles > 0 ? c / static_cast<double>(cycles) : 0, cycles > 0);
+    };
+    int worst = 0;
+    for (const auto& l : mine) worst = std::max(worst, l.maxError);
+    printRow(out, nameWidth, "", "total", fmt::format("{} layers", mine.size()), device == "weft-cpu" ? "cpu" : "",
+             std::to_string(cycles), us(sum(mine, [](const auto& l) { return l.onHardwareNs; })),
+             us(sum(mine, [](const auto& l) { return l.inDriverNs; })), "",
+             {busy(&LayerReport::arrayBusy), busy(&LayerReport::vectorBusy), busy(&LayerReport::loadBusy),
+              busy(&LayerReport::storeBusy), busy(&LayerReport::dramStall)},
+             "", kib(sum(mine, [](const auto& l) { return l.dramReadBytes; })),
+             kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })), std::to_string(worst));
+  }
+  // Where the accelerator's cycles went, by the unit each layer ran on.
+  uint64_t all = 0;
+  for (const auto& l : r.layers) all += l.cycles;
+  if (all > 0) {
+    std::vector<std::string> parts;
+    for (const char* unit : {"array", "vector"}) {
+      uint64_t cycles = 0, ops = 0, peak = 0;
+      size_t count = 0;
+      for (const auto& l : r.layers) {
+        if (l.unit != unit) continue;
+        ++count;
+        cycles += l.cycles;
+        ops += l.macs;
+        peak = l.peakOpsPerCycle;
+      }
+      if (count == 0) continue;
+      parts.push_back(fmt::format("{} layers on the {}: {} cycles ({:.1f}%) at {:.1f}% of its peak", count, unit, cycles,
+                                  100.0 * cycles / all,
+                                  cycles > 0 && peak > 0 ? 100.0 * ops / (double(peak) * cycles) : 0.0));
+    }
+    fmt::print(out, "\ntime by unit: {}\n", fmt::join(parts, "; "));
   }
   fmt::print(out, "\n");
   if (r.nnapiOnHardwareNs) {
@@ -97,7 +149,11 @@ std::string toJson(const RunReport& r) {
     layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"inputs", l.inputs},
                       {"device", l.device},
                       {"cycles", l.cycles}, {"onHardwareNs", l.onHardwareNs}, {"inDriverNs", l.inDriverNs},
-                      {"macs", l.macs}, {"macUtilization", l.utilization}, {"dramReadBytes", l.dramReadBytes},
+                      {"macs", l.macs}, {"unit", l.unit}, {"peakOpsPerCycle", l.peakOpsPerCycle},
+                      {"utilization", l.utilization},
+                      {"busy", {{"array", l.arrayBusy}, {"vector", l.vectorBusy}, {"load", l.loadBusy},
+                                {"store", l.storeBusy}, {"dramStall", l.dramStall}}},
+                      {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
                       {"dramWriteBytes", l.dramWriteBytes}, {"maxError", l.maxError}});
   }
   auto& totals = j["totals"] = nlohmann::ordered_json::object();
@@ -127,12 +183,13 @@ std::string toJson(const RunReport& r) {
 
 std::string toCsv(const RunReport& r) {
   std::string out =
-      "index,layer,operation,device,cycles,on_hardware_ns,in_driver_ns,macs,mac_utilization,dram_read_bytes,"
-      "dram_write_bytes,max_error\n";
+      "index,layer,operation,device,unit,cycles,on_hardware_ns,in_driver_ns,macs,peak_ops_per_cycle,utilization,"
+      "array_busy,vector_busy,load_busy,store_busy,dram_stall,bound_by,dram_read_bytes,dram_write_bytes,max_error\n";
   for (const auto& l : r.layers) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{},{},{}\n", l.index, l.name, l.op, l.device, l.cycles,
-                       l.onHardwareNs, l.inDriverNs, l.macs, l.utilization, l.dramReadBytes, l.dramWriteBytes,
-                       l.maxError);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{}\n", l.index,
+                       l.name, l.op, l.device, l.unit, l.cycles, l.onHardwareNs, l.inDriverNs, l.macs,
+                       l.peakOpsPerCycle, l.utilization, l.arrayBusy, l.vectorBusy, l.loadBusy, l.storeBusy,
+                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.maxError);
   }
   return out;
 }

@@ -16,11 +16,20 @@ struct LayerReport {
   uint64_t cycles = 0;          // device cycles (0 off the accelerator)
   uint64_t onHardwareNs = 0;
   uint64_t inDriverNs = 0;
-  uint64_t macs = 0;
-  double utilization = 0;       // macs / (Rows * Cols * cycles), accelerator layers only
+  uint64_t macs = 0;            // the array's MACs, the vector unit's lane operations
+  std::string unit = "cpu";     // where it ran: "array", "vector" or "cpu"
+  uint64_t peakOpsPerCycle = 0; // that unit's peak rate of `macs`
+  double utilization = 0;       // macs / (peakOpsPerCycle * cycles), accelerator layers only
+  // Where the layer's cycles go (fractions of them): each unit busy with a command, and the DMA
+  // waiting on DRAM (read and write stall cycles, capped at all of them).
+  double arrayBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, dramStall = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
 };
+
+// The unit whose busy fraction is largest ("array", "vector", "load", "store"): what bounds the
+// layer; "-" off the accelerator.
+std::string boundBy(const LayerReport& layer);
 
 struct RunReport {
   std::string network, backend, hwConfig;

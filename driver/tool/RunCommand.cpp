@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unistd.h>
 
 #include "NetworkModel.h"
@@ -82,8 +84,22 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       if (op.macs > 0) l.macs = op.macs;
       l.dramReadBytes = op.dramReadBytes;
       l.dramWriteBytes = op.dramWriteBytes;
-      if (op.cycles > 0) {
-        l.utilization = static_cast<double>(l.macs) / (double(report.rows) * report.cols * op.cycles);
+      if (op.cycles > 0 && op.peakOpsPerCycle > 0) {
+        l.unit = op.unit;
+        l.peakOpsPerCycle = op.peakOpsPerCycle;
+        const double cycles = static_cast<double>(op.cycles);
+        l.utilization = static_cast<double>(l.macs) / (static_cast<double>(op.peakOpsPerCycle) * cycles);
+        auto counter = [&](std::string_view name) -> double {
+          for (const auto& [n, v] : op.counters) {
+            if (n == name) return static_cast<double>(v);
+          }
+          return 0;
+        };
+        l.arrayBusy = counter("COMPUTE_ACTIVE") / cycles;
+        l.vectorBusy = counter("VECTOR_ACTIVE") / cycles;
+        l.loadBusy = counter("LOAD_ACTIVE") / cycles;
+        l.storeBusy = counter("STORE_ACTIVE") / cycles;
+        l.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
       }
     }
   }

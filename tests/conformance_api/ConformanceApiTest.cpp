@@ -6,13 +6,16 @@
 //                    FULLY_CONNECTED, the vector unit's depthwise convolution, pools, MEAN,
 //                    ADD/SUB/MUL, activations, SOFTMAX, PAD, CONCATENATION, RESHAPE) on 8-bit
 //                    quantized tensors (with int32 biases), on the accelerator alone: a case it
-//                    does not claim fails (skipped only when no accelerator is present).
+//                    does not claim fails (skipped only when no accelerator is present);
+//                    WEFT_CONFORMANCE_SAMPLE=K runs a sample of them (see registerTests).
 // Run a subset with  weft_conformance_api --gtest_filter='cpu_V1_2.conv2d*'
 // A summary per device, spec version and operation is printed at the end.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -217,13 +220,46 @@ void registerTests() {
     testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                           [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kCpu); });
   }
-  // The accelerator's cases are chosen by content, which needs the file read.
+  // The accelerator's cases are chosen by content, which needs the file read. With
+  // WEFT_CONFORMANCE_SAMPLE=K only a sample runs (ctest's RTL entries: the whole set takes tens of
+  // minutes there): per spec version and set of operations, K cases spread over those whose
+  // inputs are at most 16 KiB.
+  const char* sampleVar = std::getenv("WEFT_CONFORMANCE_SAMPLE");
+  const size_t sample = sampleVar != nullptr ? std::strtoul(sampleVar, nullptr, 10) : 0;
+  std::map<std::string, std::vector<CorpusCase>> groups;  // sampling: version + operation set
+  size_t accelerated = 0;
   for (const CorpusCase& c : cases) {
     auto model = loadTestModel(c.file, c.version);
     if (!model.ok() || !isAcceleratorCase(*model)) continue;
+    ++accelerated;
+    if (sample > 0) {
+      uint64_t inputBytes = 0;
+      for (uint32_t i : model->main.inputIndexes) inputBytes += model->main.operands[i].data.size();
+      if (inputBytes > 16 * 1024) continue;
+      std::string key = c.version;
+      for (nn::OperationType t : model->operationTypes()) key += std::string(" ") + nn::toString(t);
+      groups[key].push_back(c);
+      continue;
+    }
     const std::string suite = std::string("accel_") + c.version;
     testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                           [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
+  }
+  if (sample > 0) {
+    size_t picked = 0;
+    for (const auto& [key, group] : groups) {
+      const size_t n = group.size(), k = std::min(sample, n);
+      for (size_t j = 0; j < k; ++j) {
+        const CorpusCase& c = group[k == 1 ? 0 : j * (n - 1) / (k - 1)];
+        const std::string suite = std::string("accel_") + c.version;
+        testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                              [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
+        ++picked;
+      }
+    }
+    std::printf("[conformance] accelerator sample: %zu of %zu cases (WEFT_CONFORMANCE_SAMPLE=%zu per spec version "
+                "and operation set, inputs up to 16 KiB; unset it for every case)\n",
+                picked, accelerated, sample);
   }
 }
 

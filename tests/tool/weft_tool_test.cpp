@@ -41,8 +41,31 @@ TEST(WeftRun, ApproxRunPassesTheReferenceCheckAndWritesReports) {
   EXPECT_EQ(conv["onHardwareNs"].get<uint64_t>(), conv["cycles"].get<uint64_t>());
   EXPECT_GE(conv["inDriverNs"].get<uint64_t>(), conv["onHardwareNs"].get<uint64_t>());
   EXPECT_EQ(conv["macs"].get<uint64_t>(), 56ull * 56 * 64 * 3 * 3 * 64);
-  EXPECT_GT(conv["macUtilization"].get<double>(), 0.5);
+  EXPECT_EQ(conv["unit"], "array");
+  EXPECT_EQ(conv["peakOpsPerCycle"].get<uint64_t>(), 256u);
+  EXPECT_GT(conv["utilization"].get<double>(), 0.5);
   EXPECT_GT(conv["dramReadBytes"].get<uint64_t>(), 56u * 56 * 64);
+  // Where its cycles went: the array busy at least as much as its MACs need, every fraction in
+  // [0, 1], and the unit that bounds it one of the four.
+  EXPECT_GE(conv["busy"]["array"].get<double>(), conv["utilization"].get<double>());
+  for (const char* unit : {"array", "vector", "load", "store", "dramStall"}) {
+    EXPECT_GE(conv["busy"][unit].get<double>(), 0.0) << unit;
+    EXPECT_LE(conv["busy"][unit].get<double>(), 1.0) << unit;
+  }
+  EXPECT_EQ(conv["busy"]["vector"].get<double>(), 0.0);
+  EXPECT_NE(std::string("array load store").find(conv["boundBy"].get<std::string>()), std::string::npos);
+  // The depthwise convolution ran on the vector unit, measured against its Cols lanes.
+  bool vectorLayer = false;
+  for (const auto& layer : report["layers"]) {
+    if (layer["operation"] != "DEPTHWISE_CONV_2D") continue;
+    vectorLayer = true;
+    EXPECT_EQ(layer["unit"], "vector");
+    EXPECT_EQ(layer["peakOpsPerCycle"].get<uint64_t>(), 16u);
+    EXPECT_GT(layer["busy"]["vector"].get<double>(), 0.0);
+    EXPECT_EQ(layer["busy"]["array"].get<double>(), 0.0);
+  }
+  EXPECT_TRUE(vectorLayer);
+  EXPECT_NE(r.output.find("time by unit:"), std::string::npos) << r.output;
   // Every layer runs on the accelerator (the depthwise convolution, pool and softmax on its
   // vector unit), so the compilation is on one device and NNAPI reports its durations.
   for (const auto& layer : report["layers"]) EXPECT_EQ(layer["device"], "weft-accel") << layer["name"];

@@ -21,7 +21,9 @@ struct OperationProfile {
   uint64_t cycles = 0;             // device cycles (0 on the CPU device)
   uint64_t onHardwareNs = 0;
   uint64_t inDriverNs = 0;
-  uint64_t macs = 0;               // useful multiply-accumulates of the operation
+  uint64_t macs = 0;               // useful work: the array's MACs, the vector unit's lane operations
+  std::string unit;                // where it ran: "array", "vector" (accelerator) or "" (CPU)
+  uint64_t peakOpsPerCycle = 0;    // that unit's peak rate of `macs` (Rows x Cols, or Cols)
   uint64_t dramReadBytes = 0;
   uint64_t dramWriteBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter delta, by name
