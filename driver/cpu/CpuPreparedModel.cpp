@@ -16,8 +16,12 @@ uint64_t nanosecondsBetween(Clock::time_point start, Clock::time_point end) {
 
 }  // namespace
 
-CpuPreparedModel::CpuPreparedModel(nn::Model model, std::string deviceName)
-    : model_(std::move(model)), deviceName_(std::move(deviceName)) {}
+CpuPreparedModel::CpuPreparedModel(nn::Model model, std::string deviceName, CpuPreparation preparation,
+                                   std::shared_ptr<CpuExecutionScheduler> scheduler)
+    : model_(std::move(model)),
+      deviceName_(std::move(deviceName)),
+      preparation_(preparation),
+      scheduler_(std::move(scheduler)) {}
 
 nn::Result<hal::ExecutionResult> CpuPreparedModel::execute(const nn::Request& request, nn::MeasureTiming measure,
                                                            const hal::OptionalTimePoint& deadline,
@@ -26,8 +30,21 @@ nn::Result<hal::ExecutionResult> CpuPreparedModel::execute(const nn::Request& re
   if (deadline.has_value() && driverStart > *deadline) {
     return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << deviceName_ << ": the execution deadline has passed";
   }
+  const bool lowPower = preparation_.preference == nn::ExecutionPreference::LOW_POWER;
+  return scheduler_->run(preparation_.priority, lowPower, deadline, [&] {
+    return executeNow(request, measure, deadline, loopTimeoutDuration, driverStart);
+  });
+}
+
+nn::Result<hal::ExecutionResult> CpuPreparedModel::executeNow(const nn::Request& request, nn::MeasureTiming measure,
+                                                              const hal::OptionalTimePoint& deadline,
+                                                              const hal::OptionalDuration& loopTimeoutDuration,
+                                                              Clock::time_point driverStart) const {
+  // The executor checks the deadline before each operation and each WHILE iteration, so an
+  // execution that outlives it stops at the next operation boundary.
   nn::CpuExecutionOptions options;
   options.deadline = deadline;
+  options.modelValidated = preparation_.modelValidated;
   if (loopTimeoutDuration.has_value()) options.loopTimeout = *loopTimeoutDuration;
   std::vector<uint64_t> operationNs(model_.main.operations.size(), 0);
   options.operationNs = &operationNs;

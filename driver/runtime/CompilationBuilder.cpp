@@ -1,5 +1,6 @@
 #include "CompilationBuilder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -42,10 +43,10 @@ nn::Status CompilationBuilder::setPriority(int32_t priority) {
 }
 
 nn::Status CompilationBuilder::setTimeout(uint64_t durationNs) {
+  NN_TRY(checkModifiable());  // first, as in Android's CompilationBuilder
   if (!isExplicitSingleDevice()) {
     return NN_ERROR(BAD_DATA) << "a timeout needs a compilation created by createForDevices with one device";
   }
-  NN_TRY(checkModifiable());
   if (durationNs == 0) {
     timeoutNs_.reset();
   } else {
@@ -74,7 +75,8 @@ nn::Status CompilationBuilder::finish() {
   if (cacheDir_.has_value()) {
     std::string key;
     for (uint8_t byte : cacheToken_) key += fmt::format("{:02x}", byte);
-    options.cache = hal::CacheRequest{*cacheDir_, key};
+    options.cache = hal::CacheRequest{*cacheDir_, key, {}, {}, {}};
+    std::copy(cacheToken_.begin(), cacheToken_.end(), options.cache->token.begin());
   }
   nn::Result<ExecutionPlan> plan = ExecutionPlan::create(model_, devices_, options);
   if (!plan.ok()) return plan.error();

@@ -47,7 +47,7 @@ class CompilationBuilder {
   nn::ExecutionPreference preference_ = nn::ExecutionPreference::FAST_SINGLE_ANSWER;
   nn::Priority priority_ = nn::Priority::MEDIUM;
   std::optional<uint64_t> timeoutNs_;
-  // Recorded for the NNAPI contract; the HAL has no cache interface yet, so nothing is cached.
+  // setCaching: where the devices keep compilation caches, and the token naming this model there.
   std::optional<std::string> cacheDir_;
   std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken_{};
   bool finished_ = false;

@@ -94,8 +94,12 @@ int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice* devic
   if (device == nullptr) return reportNull(__func__, "device");
   if (extensionName == nullptr) return reportNull(__func__, "extensionName");
   if (isExtensionSupported == nullptr) return reportNull(__func__, "isExtensionSupported");
-  if (knownDevice(__func__, device) == nullptr) return ANEURALNETWORKS_BAD_DATA;
-  *isExtensionSupported = false;  // no weft device implements a vendor extension
+  const Device* d = knownDevice(__func__, device);
+  if (d == nullptr) return ANEURALNETWORKS_BAD_DATA;
+  *isExtensionSupported = false;
+  for (const weft::nn::Extension& extension : d->hal()->getSupportedExtensions()) {
+    if (extension.name == extensionName) *isExtensionSupported = true;
+  }
   return ANEURALNETWORKS_NO_ERROR;
 }
 

@@ -1,8 +1,11 @@
 #include "DeviceManager.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <set>
 
+#include "AcceleratorLoader.h"
 #include "Errors.h"
 #include "weft/cpu/CpuDevice.h"
 #include "weft/hw/config.h"
@@ -23,6 +26,45 @@ std::string joined(const std::vector<std::string>& names) {
   std::string result;
   for (const std::string& name : names) result += (result.empty() ? "" : ", ") + name;
   return result;
+}
+
+nn::Extension sortedByType(nn::Extension extension) {
+  std::sort(extension.operandTypes.begin(), extension.operandTypes.end(),
+            [](const auto& a, const auto& b) { return a.type < b.type; });
+  return extension;
+}
+
+bool sameDescription(const nn::Extension& a, const nn::Extension& b) {
+  if (a.operandTypes.size() != b.operandTypes.size()) return false;
+  for (size_t i = 0; i < a.operandTypes.size(); ++i) {
+    const auto& x = a.operandTypes[i];
+    const auto& y = b.operandTypes[i];
+    if (x.type != y.type || x.isTensor != y.isTensor || x.byteSize != y.byteSize) return false;
+  }
+  return true;
+}
+
+// As Android's TypeManager::registerExtension: the first device declaring an extension describes
+// it; one that describes it differently disables it.
+std::vector<nn::Extension> collectExtensions(const std::vector<const Device*>& devices) {
+  std::vector<nn::Extension> extensions;
+  std::set<std::string> disabled;
+  for (const Device* device : devices) {
+    for (const nn::Extension& declared : device->hal()->getSupportedExtensions()) {
+      const nn::Extension extension = sortedByType(declared);
+      if (disabled.count(extension.name) != 0) continue;
+      auto known = std::find_if(extensions.begin(), extensions.end(),
+                                [&](const nn::Extension& e) { return e.name == extension.name; });
+      if (known == extensions.end()) {
+        extensions.push_back(extension);
+      } else if (!sameDescription(*known, extension)) {
+        logWarning("devices describe the extension " + extension.name + " differently; it is disabled");
+        disabled.insert(extension.name);
+        extensions.erase(known);
+      }
+    }
+  }
+  return extensions;
 }
 
 }  // namespace
@@ -67,7 +109,11 @@ std::vector<hal::SharedDevice> DeviceManager::createDevices() {
     return {};
   }
   std::vector<hal::SharedDevice> devices;
-  nn::Result<hal::SharedDevice> accelerator = accel::createAcceleratorDevice(*options);
+  // The accelerator driver is a module loaded now (AcceleratorLoader.h); without it the runtime
+  // still offers the CPU device.
+  nn::Result<const accel::AcceleratorModule*> module = loadAcceleratorModule();
+  nn::Result<hal::SharedDevice> accelerator =
+      module.ok() ? (*module)->createDevice(*options) : nn::Result<hal::SharedDevice>(module.error());
   if (accelerator.ok()) {
     devices.push_back(std::move(accelerator).value());
   } else if (accelerator.error().code == nn::ErrorStatus::BAD_DATA) {
@@ -90,6 +136,14 @@ void DeviceManager::setDevices(std::vector<hal::SharedDevice> devices) {
     owned_.push_back(std::make_unique<Device>(std::move(device)));
     devices_.push_back(owned_.back().get());
   }
+  extensions_ = collectExtensions(devices_);
+}
+
+const nn::Extension* DeviceManager::findExtension(std::string_view name) const {
+  for (const nn::Extension& extension : extensions_) {
+    if (extension.name == name) return &extension;
+  }
+  return nullptr;
 }
 
 nn::Status DeviceManager::checkConfiguration() const {

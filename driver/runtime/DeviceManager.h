@@ -9,12 +9,14 @@
 // fallback: its message (naming the accepted values) is printed once to stderr and every entry
 // point that needs devices fails with ANEURALNETWORKS_BAD_STATE. An accelerator that cannot be
 // brought up for another reason (e.g. its driver or RTL is not built) is simply absent; that is
-// logged once.
+// logged once. The accelerator driver is not linked into the runtime: it is a module loaded
+// when the devices are first needed (AcceleratorLoader.h).
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/accel/AcceleratorDevice.h"
@@ -51,6 +53,10 @@ class DeviceManager {
   nn::Status checkConfiguration() const;
   const std::vector<const Device*>& devices() const { return devices_; }
   bool isKnown(const Device* device) const;
+  // The extensions the devices declare, one entry per name (Android's TypeManager): an extension
+  // two devices describe differently is left out, and logged.
+  const std::vector<nn::Extension>& extensions() const { return extensions_; }
+  const nn::Extension* findExtension(std::string_view name) const;
 
   // Test hook: replaces the device list (e.g. with fake accelerators next to the CPU device),
   // until restoreDevicesForTesting(). Handles returned before become invalid.
@@ -66,6 +72,7 @@ class DeviceManager {
   std::vector<hal::SharedDevice> realDevices_;
   std::vector<std::unique_ptr<Device>> owned_;
   std::vector<const Device*> devices_;
+  std::vector<nn::Extension> extensions_;
 };
 
 }  // namespace weft::runtime

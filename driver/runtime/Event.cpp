@@ -1,19 +1,39 @@
 #include "Event.h"
 
-#include <poll.h>
-#include <unistd.h>
-
-#include <cerrno>
-
 #include "android/NeuralNetworksTypes.h"
 
 namespace weft::runtime {
+namespace {
+
+std::optional<int> resultOf(hal::SyncFence::State state) {
+  switch (state) {
+    case hal::SyncFence::State::kActive:
+      return std::nullopt;
+    case hal::SyncFence::State::kSignaled:
+      return ANEURALNETWORKS_NO_ERROR;
+    case hal::SyncFence::State::kError:
+      break;
+  }
+  return ANEURALNETWORKS_OP_FAILED;
+}
+
+}  // namespace
+
+nn::Result<std::shared_ptr<Completion>> Completion::create() {
+  auto created = hal::FenceSignaller::create();
+  if (!created.ok()) return created.error();
+  return std::shared_ptr<Completion>(new Completion(created->first, created->second));
+}
 
 void Completion::signal(int resultCode) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (result_.has_value()) return;
     result_ = resultCode;
   }
+  // After the result is recorded: whoever sees the fence signalled also sees the result.
+  signaller_.signal(resultCode == ANEURALNETWORKS_NO_ERROR ? nn::ErrorStatus::NONE
+                                                           : static_cast<nn::ErrorStatus>(resultCode));
   signalled_.notify_all();
 }
 
@@ -28,32 +48,8 @@ std::optional<int> Completion::poll() const {
   return result_;
 }
 
-SyncFenceEvent::~SyncFenceEvent() { close(fd_); }
+int SyncFenceEvent::wait() const { return *resultOf(fence_.wait()); }
 
-std::optional<int> SyncFenceEvent::pollFor(int timeoutMs) const {
-  pollfd request{fd_, POLLIN, 0};
-  while (true) {
-    const int n = ::poll(&request, 1, timeoutMs);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ANEURALNETWORKS_OP_FAILED;
-    if (n == 0) return std::nullopt;
-    if ((request.revents & POLLIN) != 0) return ANEURALNETWORKS_NO_ERROR;
-    return ANEURALNETWORKS_OP_FAILED;  // POLLERR, POLLHUP or POLLNVAL without data
-  }
-}
-
-int SyncFenceEvent::wait() const { return *pollFor(-1); }
-
-std::optional<int> SyncFenceEvent::poll() const { return pollFor(0); }
-
-int SyncFenceEvent::duplicateSyncFenceFd() const { return dup(fd_); }
-
-std::function<int()> SyncFenceEvent::makeWaiter() const {
-  // The waiter owns its own event on a duplicate of the descriptor.
-  const int duplicate = dup(fd_);
-  if (duplicate < 0) return [] { return static_cast<int>(ANEURALNETWORKS_OP_FAILED); };
-  auto owned = std::make_shared<SyncFenceEvent>(duplicate);
-  return [owned] { return owned->wait(); };
-}
+std::optional<int> SyncFenceEvent::poll() const { return resultOf(fence_.poll(0)); }
 
 }  // namespace weft::runtime

@@ -1,12 +1,16 @@
 // ANeuralNetworksEvent: signalled when an asynchronous execution completes, or when a client's
-// sync fence file descriptor becomes readable.
+// sync fence file descriptor becomes readable. Every event has a sync fence (weft/hal/SyncFence.h)
+// that signals with it, which is how computations that depend on it wait; only the events of
+// startComputeWithDependencies and of createFromSyncFenceFd show theirs to the client
+// (ANeuralNetworksEvent_getSyncFenceFd), as in Android.
 #pragma once
 
 #include <condition_variable>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+
+#include "weft/hal/SyncFence.h"
 
 namespace weft::runtime {
 
@@ -14,15 +18,25 @@ namespace weft::runtime {
 // event the client waits on (either may be freed first).
 class Completion {
  public:
+  // OP_FAILED when the process has no descriptor left for the fence.
+  static nn::Result<std::shared_ptr<Completion>> create();
+
+  // Records the result code and signals the fence (failed for any code but NO_ERROR). Once.
   void signal(int resultCode);
   int wait() const;
   // The result code once signalled.
   std::optional<int> poll() const;
+  const hal::SyncFence& fence() const { return fence_; }
 
  private:
+  Completion(hal::SyncFence fence, hal::FenceSignaller signaller)
+      : fence_(std::move(fence)), signaller_(std::move(signaller)) {}
+
   mutable std::mutex mutex_;
   mutable std::condition_variable signalled_;
   std::optional<int> result_;
+  hal::SyncFence fence_;
+  hal::FenceSignaller signaller_;
 };
 
 class Event {
@@ -32,40 +46,39 @@ class Event {
   virtual int wait() const = 0;
   // The result code if already signalled.
   virtual std::optional<int> poll() const = 0;
-  // A new descriptor of the event's sync fence, or -1 when it has none.
-  virtual int duplicateSyncFenceFd() const { return -1; }
-  // A function that waits like wait() and stays valid after this event is freed (an execution
-  // that depends on the event may outlive it).
-  virtual std::function<int()> makeWaiter() const = 0;
+  // A fence that signals with the event (copies stay valid after the event is freed).
+  virtual hal::SyncFence fence() const = 0;
+  // Whether the client may have the fence (ANeuralNetworksEvent_getSyncFenceFd).
+  virtual bool showsFence() const = 0;
 };
 
+// The event of startCompute (fence hidden) or startComputeWithDependencies (fence shown).
 class ExecutionEvent final : public Event {
  public:
-  explicit ExecutionEvent(std::shared_ptr<const Completion> completion) : completion_(std::move(completion)) {}
+  ExecutionEvent(std::shared_ptr<const Completion> completion, bool showsFence)
+      : completion_(std::move(completion)), showsFence_(showsFence) {}
   int wait() const override { return completion_->wait(); }
   std::optional<int> poll() const override { return completion_->poll(); }
-  std::function<int()> makeWaiter() const override {
-    return [completion = completion_] { return completion->wait(); };
-  }
+  hal::SyncFence fence() const override { return completion_->fence(); }
+  bool showsFence() const override { return showsFence_; }
 
  private:
   std::shared_ptr<const Completion> completion_;
+  bool showsFence_;
 };
 
-// Owns a duplicate of the client's descriptor. Signalled (NO_ERROR) when it polls readable,
-// failed (OP_FAILED) when it reports an error or hang-up without data.
+// The event of a client's descriptor (owns a duplicate of it): signalled (NO_ERROR) when it polls
+// readable, failed (OP_FAILED) when it reports an error or hang-up without data.
 class SyncFenceEvent final : public Event {
  public:
-  explicit SyncFenceEvent(int ownedFd) : fd_(ownedFd) {}
-  ~SyncFenceEvent() override;
+  explicit SyncFenceEvent(hal::SyncFence fence) : fence_(std::move(fence)) {}
   int wait() const override;
   std::optional<int> poll() const override;
-  int duplicateSyncFenceFd() const override;
-  std::function<int()> makeWaiter() const override;
+  hal::SyncFence fence() const override { return fence_; }
+  bool showsFence() const override { return true; }
 
  private:
-  std::optional<int> pollFor(int timeoutMs) const;
-  int fd_;
+  hal::SyncFence fence_;
 };
 
 }  // namespace weft::runtime

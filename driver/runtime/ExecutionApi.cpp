@@ -209,11 +209,12 @@ void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) {
 int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetworksEvent** event) {
   if (event != nullptr) *event = nullptr;
   if (event == nullptr) return reportNull(__func__, "event");
-  if (sync_fence_fd < 0) return reportError(__func__, NN_ERROR(BAD_DATA) << "invalid fd " << sync_fence_fd);
+  // 0 is refused too, as in Android (a sync fence is never standard input).
+  if (sync_fence_fd <= 0) return reportError(__func__, NN_ERROR(BAD_DATA) << "invalid fd " << sync_fence_fd);
   return guarded(__func__, [&, function = __func__]() -> int {
     const int owned = fcntl(sync_fence_fd, F_DUPFD_CLOEXEC, 0);
     if (owned < 0) return reportError(function, NN_ERROR(BAD_DATA) << "cannot duplicate fd " << sync_fence_fd);
-    *event = toHandle(new SyncFenceEvent(owned));
+    *event = toHandle(new SyncFenceEvent(weft::hal::SyncFence::fromOwnedFd(owned)));
     return ANEURALNETWORKS_NO_ERROR;
   });
 }
@@ -222,7 +223,10 @@ int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* 
   if (sync_fence_fd != nullptr) *sync_fence_fd = -1;
   if (event == nullptr) return reportNull(__func__, "event");
   if (sync_fence_fd == nullptr) return reportNull(__func__, "sync_fence_fd");
-  const int fd = fromHandle(event)->duplicateSyncFenceFd();
+  const Event* e = fromHandle(event);
+  // As in Android, startCompute's events have no fence for the client; those of
+  // startComputeWithDependencies and createFromSyncFenceFd do.
+  const int fd = e->showsFence() ? e->fence().duplicate() : -1;
   if (fd < 0) return reportError(__func__, NN_ERROR(BAD_DATA) << "the event is not backed by a sync fence");
   *sync_fence_fd = fd;
   return ANEURALNETWORKS_NO_ERROR;

@@ -58,14 +58,16 @@ nn::Status ExecutionBuilder::checkPreparation(const char* what) const {
 
 nn::Status ExecutionBuilder::checkArgumentType(const nn::Operand& operand, const ANeuralNetworksOperandType* type,
                                                bool allowUnspecified) const {
+  nn::Result<nn::OperandTypeInfo> info = typeInfo(compilation_->model().model, operand.type);
+  if (!info.ok()) return info.error();
   if (type == nullptr) {
-    if (!allowUnspecified && nn::isTensor(operand.type) && !nn::isFullySpecified(operand.type, operand.dimensions)) {
+    if (!allowUnspecified && !hasKnownSize(*info, operand.dimensions)) {
       return NN_ERROR(BAD_DATA) << "the operand's dimensions " << toString(operand.dimensions)
                                 << " are not fully specified: pass a type that specifies them";
     }
     return {};
   }
-  NN_TRY(validateOperandType(*type, allowUnspecified));
+  NN_TRY(validateOperandType(*type, allowUnspecified, nn::isExtension(operand.type) ? &*info : nullptr));
   if (static_cast<nn::OperandType>(type->type) != operand.type || type->scale != operand.scale ||
       type->zeroPoint != operand.zeroPoint) {
     return NN_ERROR(BAD_DATA) << "the type (" << type->type << ", scale " << type->scale << ", zeroPoint "
@@ -98,9 +100,11 @@ nn::Result<Argument> ExecutionBuilder::makeArgument(const nn::Operand& operand, 
     if (!combined.ok()) return combined.error();
     argument.dimensions = std::move(combined).value();
   }
+  nn::Result<nn::OperandTypeInfo> info = typeInfo(compilation_->model().model, operand.type);
+  if (!info.ok()) return info.error();
   uint32_t needed = 0;
-  if (!nn::isTensor(operand.type) || nn::isFullySpecified(operand.type, argument.dimensions)) {
-    const std::optional<uint32_t> size = byteSize(operand.type, argument.dimensions);
+  if (hasKnownSize(*info, argument.dimensions)) {
+    const std::optional<uint32_t> size = byteSize(*info, argument.dimensions);
     if (!size.has_value()) return NN_ERROR(BAD_DATA) << "the operand's size exceeds 4 GiB";
     needed = *size;
   }
@@ -275,8 +279,8 @@ nn::Status ExecutionBuilder::beginComputation(bool needFullySpecifiedOutputs) {
     const Argument& output = outputs_[i];
     if (output.state == Argument::State::kUnspecified) return NN_ERROR(BAD_DATA) << "output " << i << " is not set";
     const nn::OperandType type = main_.operands[main_.outputIndexes[i]].type;
-    if (needFullySpecifiedOutputs && output.hasValue() && nn::isTensor(type) &&
-        !nn::isFullySpecified(type, output.dimensions)) {
+    nn::Result<nn::OperandTypeInfo> info = typeInfo(compilation_->model().model, type);
+    if (needFullySpecifiedOutputs && output.hasValue() && info.ok() && !hasKnownSize(*info, output.dimensions)) {
       return NN_ERROR(BAD_DATA) << "output " << i << " has unspecified dimensions " << toString(output.dimensions)
                                 << "; computations with dependencies need fully specified outputs";
     }
@@ -300,14 +304,15 @@ std::vector<Argument> ExecutionBuilder::argumentsWithMemoryDimensions(const std:
   return result;
 }
 
-nn::Status ExecutionBuilder::runAndComplete(BurstBuilder* burst, hal::OptionalTimePoint deadline,
-                                            uint64_t waitedForDependenciesNs) {
+RunSettings ExecutionBuilder::runSettings(BurstBuilder* burst, hal::OptionalTimePoint deadline) const {
   RunSettings settings;
   settings.deadline = deadline;
   settings.loopTimeout = std::chrono::nanoseconds(loopTimeoutNs_);
   settings.burst = burst;
-  RunResult result = runPlan(compilation_->plan(), argumentsWithMemoryDimensions(inputs_), outputs_, settings);
+  return settings;
+}
 
+nn::Status ExecutionBuilder::complete(RunResult result, uint64_t waitedForDependenciesNs) {
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (outputs_[i].state != Argument::State::kMemory) continue;
     if (result.status.ok()) {
@@ -317,20 +322,21 @@ nn::Status ExecutionBuilder::runAndComplete(BurstBuilder* burst, hal::OptionalTi
     }
   }
 
-  nn::Timing timing = result.timing;
-  if (timing.timeInDriverNs != nn::kNoTiming && timing.timeOnDeviceNs != nn::kNoTiming &&
-      timing.timeInDriverNs < timing.timeOnDeviceNs) {
-    // In-driver time includes on-hardware time; a device that reports otherwise is corrected.
-    timing.timeInDriverNs = timing.timeOnDeviceNs;
+  // In-driver time includes on-hardware time; a device that reports otherwise is corrected.
+  for (nn::Timing* timing : {&result.timing, &result.fencedTiming}) {
+    if (timing->timeInDriverNs != nn::kNoTiming && timing->timeOnDeviceNs != nn::kNoTiming &&
+        timing->timeInDriverNs < timing->timeOnDeviceNs) {
+      timing->timeInDriverNs = timing->timeOnDeviceNs;
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   completion_ = result.status.ok() ? nn::ErrorStatus::NONE : result.status.error().code;
   if (result.status.ok() || completion_ == nn::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
     outputShapes_ = std::move(result.outputShapes);
   }
-  fencedTiming_ = timing;
-  timing_ = timing;
-  timing_.timeInDriverNs = addDurations(timing.timeInDriverNs, waitedForDependenciesNs);
+  fencedTiming_ = result.fencedTiming;
+  timing_ = result.timing;
+  timing_.timeInDriverNs = addDurations(timing_.timeInDriverNs, waitedForDependenciesNs);
   profiles_ = std::move(result.profiles);
   state_ = State::kCompleted;
   return result.status;
@@ -352,7 +358,9 @@ nn::Status ExecutionBuilder::compute(BurstBuilder* burst) {
   NN_TRY(beginComputation(/*needFullySpecifiedOutputs=*/false));
   if (worker_.joinable()) worker_.join();  // a previous asynchronous computation, already completed
   const hal::OptionalTimePoint deadline = deadlineAfter(Clock::now(), timeoutNs_);
-  return runAndComplete(burst, deadline, 0);
+  return complete(runPlan(compilation_->plan(), argumentsWithMemoryDimensions(inputs_), outputs_,
+                          runSettings(burst, deadline)),
+                  0);
 }
 
 nn::Result<std::unique_ptr<Event>> ExecutionBuilder::startCompute(const std::vector<const Event*>& dependencies,
@@ -361,49 +369,76 @@ nn::Result<std::unique_ptr<Event>> ExecutionBuilder::startCompute(const std::vec
   if (durationAfterDependenciesNs > 0 && !compilation_->isExplicitSingleDevice()) {
     return NN_ERROR(BAD_DATA) << "a timeout needs a compilation created by createForDevices with one device";
   }
-  std::vector<std::function<int()>> waiters;
+  std::vector<hal::SyncFence> fences;
   for (size_t i = 0; i < dependencies.size(); ++i) {
     const std::optional<int> state = dependencies[i]->poll();
     if (state.has_value() && *state != ANEURALNETWORKS_NO_ERROR) {
       return NN_ERROR(BAD_DATA) << "dependency " << i << " has already failed (result " << *state << ")";
     }
-    waiters.push_back(dependencies[i]->makeWaiter());
+    fences.push_back(dependencies[i]->fence());
   }
+  nn::Result<std::shared_ptr<Completion>> created = Completion::create();
+  if (!created.ok()) return created.error();
+  std::shared_ptr<Completion> completion = std::move(created).value();
   NN_TRY(beginComputation(/*needFullySpecifiedOutputs=*/withDependencies));
   if (worker_.joinable()) worker_.join();
 
   const Clock::time_point start = Clock::now();
-  const hal::OptionalTimePoint deadline = deadlineAfter(start, timeoutNs_);
-  auto completion = std::make_shared<Completion>();
-  const std::optional<uint64_t> afterDependencies =
-      durationAfterDependenciesNs > 0 ? std::optional<uint64_t>(durationAfterDependenciesNs) : std::nullopt;
-  auto work = [this, completion, waiters = std::move(waiters), start, deadline, afterDependencies] {
-    for (const std::function<int()>& wait : waiters) {
-      if (wait() != ANEURALNETWORKS_NO_ERROR) {
-        completeWithoutRunning(nn::ErrorStatus::OP_FAILED);
-        reportError("ANeuralNetworksExecution_startComputeWithDependencies",
-                    nn::Error{nn::ErrorStatus::OP_FAILED, "a dependency failed; the execution did not run"});
-        completion->signal(ANEURALNETWORKS_OP_FAILED);
-        return;
-      }
-    }
-    const Clock::time_point signalled = Clock::now();
-    hal::OptionalTimePoint effectiveDeadline = deadline;
-    if (const hal::OptionalTimePoint fenced = deadlineAfter(signalled, afterDependencies); fenced.has_value()) {
-      effectiveDeadline = effectiveDeadline.has_value() ? std::min(*effectiveDeadline, *fenced) : *fenced;
-    }
-    const nn::Status status = runAndComplete(nullptr, effectiveDeadline, nanosecondsBetween(start, signalled));
+  const RunSettings settings = runSettings(nullptr, deadlineAfter(start, timeoutNs_));
+  const hal::OptionalDuration afterDependencies =
+      durationAfterDependenciesNs > 0 && durationAfterDependenciesNs <= 1'000'000'000'000'000'000ULL
+          ? hal::OptionalDuration(std::chrono::nanoseconds(durationAfterDependenciesNs))
+          : std::nullopt;
+  // startComputeWithDependencies goes through the devices' fenced execution; where the plan
+  // cannot (a temporary of unknown size), or for startCompute, the runtime runs the plan itself.
+  std::optional<FencedPlanRun> fenced;
+  if (withDependencies) {
+    fenced = startFencedPlan(compilation_->plan(), argumentsWithMemoryDimensions(inputs_), outputs_, settings, fences,
+                             afterDependencies);
+  }
+  auto finish = [this, completion](const nn::Status& status) {
     int code = ANEURALNETWORKS_NO_ERROR;
     if (!status.ok()) code = reportError("ANeuralNetworksEvent_wait (the asynchronous computation)", status.error());
     completion->signal(code);
   };
+  const hal::SyncFence launched = fenced.has_value() ? fenced->fence : hal::SyncFence();
+  std::function<void()> work;
+  if (fenced.has_value()) {
+    work = [this, finish, run = std::move(*fenced)] {
+      run.fence.wait();
+      finish(complete(run.finish(), 0));
+    };
+  } else {
+    work = [this, finish, completion, fences = std::move(fences), start, settings, afterDependencies] {
+      for (const hal::SyncFence& fence : fences) {
+        if (fence.wait() != hal::SyncFence::State::kSignaled) {
+          completeWithoutRunning(nn::ErrorStatus::OP_FAILED);
+          reportError("ANeuralNetworksExecution_startComputeWithDependencies",
+                      nn::Error{nn::ErrorStatus::OP_FAILED, "a dependency failed; the execution did not run"});
+          completion->signal(ANEURALNETWORKS_OP_FAILED);
+          return;
+        }
+      }
+      const Clock::time_point signalled = Clock::now();
+      RunSettings afterSignal = settings;
+      if (afterDependencies.has_value()) {
+        const hal::TimePoint fencedDeadline = signalled + *afterDependencies;
+        afterSignal.deadline = afterSignal.deadline.has_value() ? std::min(*afterSignal.deadline, fencedDeadline)
+                                                                : fencedDeadline;
+      }
+      finish(complete(runPlan(compilation_->plan(), argumentsWithMemoryDimensions(inputs_), outputs_, afterSignal),
+                      nanosecondsBetween(start, signalled)));
+    };
+  }
   try {
     worker_ = std::thread(std::move(work));
   } catch (const std::exception& e) {
+    // A fenced run already launched is waited for here; what it did is not reported.
+    launched.wait();
     completeWithoutRunning(nn::ErrorStatus::OP_FAILED);
     return NN_ERROR(OP_FAILED) << "cannot start a thread for the computation: " << e.what();
   }
-  return std::unique_ptr<Event>(std::make_unique<ExecutionEvent>(completion));
+  return std::unique_ptr<Event>(std::make_unique<ExecutionEvent>(completion, /*showsFence=*/withDependencies));
 }
 
 nn::Status ExecutionBuilder::getDuration(int32_t durationCode, uint64_t* duration) const {

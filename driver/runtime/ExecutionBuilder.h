@@ -80,8 +80,11 @@ class ExecutionBuilder {
   // Checks that a computation may start (state, every argument set, ...) and enters the
   // computation state. Nothing changes when it fails.
   nn::Status beginComputation(bool needFullySpecifiedOutputs);
-  // Runs the plan and completes the execution; returns the computation's status.
-  nn::Status runAndComplete(BurstBuilder* burst, hal::OptionalTimePoint deadline, uint64_t waitedForDependenciesNs);
+  RunSettings runSettings(BurstBuilder* burst, hal::OptionalTimePoint deadline) const;
+  // Records what a computation gave and completes the execution; returns its status.
+  // `waitedForDependenciesNs` is added to the in-driver time of a computation the runtime started
+  // only after its dependencies (the fenced durations leave it out).
+  nn::Status complete(RunResult result, uint64_t waitedForDependenciesNs);
   // Completes a computation that failed before running (a failed dependency, no thread).
   void completeWithoutRunning(nn::ErrorStatus error);
   std::vector<Argument> argumentsWithMemoryDimensions(const std::vector<Argument>& arguments) const;

@@ -8,6 +8,7 @@
 
 #include "Errors.h"
 #include "ModelCopier.h"
+#include "StepPreparation.h"
 
 namespace weft::runtime {
 
@@ -54,6 +55,7 @@ void buildStepModel(const nn::Model& main, size_t begin, size_t end, const std::
                     const std::vector<size_t>& lastConsumerOperation, ExecutionStep& step) {
   auto model = std::make_shared<nn::Model>();
   model->relaxComputationFloat32toFloat16 = main.relaxComputationFloat32toFloat16;
+  model->extensionNameToPrefix = main.extensionNameToPrefix;
   ModelCopier copier(*model);
   const ValueSource values{&main.operandValues, &main.pools};
   auto subgraphIndex = [&](uint32_t k) { return copier.copySubgraph(main, main.referenced[k]); };
@@ -90,6 +92,35 @@ void buildStepModel(const nn::Model& main, size_t begin, size_t end, const std::
     model->main.operations.push_back(std::move(copy));
   }
   step.model = std::move(model);
+}
+
+// What Android's CompilationBuilder::finish does for a partitioned compilation, per step: when a
+// device fails to compile its step for a reason other than the client's model (BAD_DATA and
+// UNEXPECTED_NULL are the client's), the step is compiled on the CPU device instead, which
+// implements every operation. createForDevices never falls back (NNAPI: the client chose the
+// devices). On success `step.device` becomes the CPU device.
+nn::Result<PreparedStep> prepareOnCpuInstead(ExecutionStep& step, const std::vector<const Device*>& devices,
+                                             const PlanOptions& options, const StepSettings& settings,
+                                             const nn::Error& failure) {
+  const auto failed = [&]() -> nn::Error {
+    return nn::ErrorBuilder(failure.code) << "device " << step.device->name() << " failed to compile its "
+                                          << step.clientOperations.size() << " operation(s): " << failure.message;
+  };
+  if (options.explicitDeviceList || step.device->isCpu() || failure.code == nn::ErrorStatus::BAD_DATA ||
+      failure.code == nn::ErrorStatus::UNEXPECTED_NULL) {
+    return failed();
+  }
+  const auto cpu = std::find_if(devices.begin(), devices.end(), [](const Device* d) { return d->isCpu(); });
+  if (cpu == devices.end()) return failed();
+  nn::Result<std::vector<bool>> supported = (*cpu)->hal()->getSupportedOperations(*step.model);
+  if (!supported.ok() || std::find(supported->begin(), supported->end(), false) != supported->end()) {
+    return failed();
+  }
+  nn::Result<PreparedStep> prepared = prepareStep(**cpu, *step.model, settings);
+  if (!prepared.ok()) return failed();
+  logWarning(failed().message + "; they run on " + (*cpu)->name() + " instead");
+  step.device = *cpu;
+  return prepared;
 }
 
 }  // namespace
@@ -171,20 +202,18 @@ nn::Result<ExecutionPlan> ExecutionPlan::create(std::shared_ptr<const FinishedMo
     } else {
       buildStepModel(model, begin, end, producer, lastConsumer, step);
     }
-    for (size_t i = begin; i < end; ++i) {
-      step.clientOperations.push_back(finished->clientOperationIndex[i]);
-      plan.operationDevices_[finished->clientOperationIndex[i]] = step.device;
-    }
+    for (size_t i = begin; i < end; ++i) step.clientOperations.push_back(finished->clientOperationIndex[i]);
     // Each partition is a model of its own to the device: its own cache key.
-    std::optional<hal::CacheRequest> cache = options.cache;
-    if (cache.has_value()) cache->key += fmt::format("-{}", plan.steps_.size());
-    nn::Result<hal::SharedPreparedModel> prepared =
-        step.device->hal()->prepareModel(*step.model, options.preference, options.priority, options.deadline, cache);
+    StepSettings settings{options.preference, options.priority, options.deadline, options.cache};
+    if (settings.cache.has_value()) settings.cache->key += fmt::format("-{}", plan.steps_.size());
+    nn::Result<PreparedStep> prepared = prepareStep(*step.device, *step.model, settings);
     if (!prepared.ok()) {
-      return nn::ErrorBuilder(prepared.error().code) << "device " << step.device->name() << " failed to compile its "
-                                                     << end - begin << " operation(s): " << prepared.error().message;
+      prepared = prepareOnCpuInstead(step, devices, options, settings, prepared.error());
+      if (!prepared.ok()) return prepared.error();
     }
-    step.preparedModel = std::move(prepared).value();
+    step.preparedModel = std::move(prepared->preparedModel);
+    step.cacheUse = prepared->cacheUse;
+    for (uint32_t operation : step.clientOperations) plan.operationDevices_[operation] = step.device;
     plan.steps_.push_back(std::move(step));
     begin = end;
   }

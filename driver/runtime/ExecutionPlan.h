@@ -1,8 +1,9 @@
 // The partitioner: cuts a finished model into steps, each a run of consecutive operations (in
 // run order) on one device, compiled there. Each operation goes to the first device that
 // supports it in preference order (accelerators before the CPU, in list order); IF and WHILE go
-// to the CPU. Values that flow between steps are temporaries the runtime allocates at
-// execution time.
+// to the CPU. A step its device fails to compile is compiled on the CPU device instead, unless
+// the client chose the devices (createForDevices) or the failure is the model's (BAD_DATA).
+// Values that flow between steps are temporaries the runtime allocates at execution time.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,7 @@
 #include "DeviceManager.h"
 #include "ModelBuilder.h"
 #include "weft/hal/IPreparedModel.h"
+#include "weft/runtime/Profile.h"
 
 namespace weft::runtime {
 
@@ -30,6 +32,7 @@ struct ExecutionStep {
   std::vector<StepOperand> inputs;   // in the order of model->main.inputIndexes
   std::vector<StepOperand> outputs;  // in the order of model->main.outputIndexes
   std::vector<uint32_t> clientOperations;  // step operation i -> index in the client's order
+  CacheUse cacheUse = CacheUse::kNotRequested;
 };
 
 struct PlanOptions {
@@ -37,13 +40,14 @@ struct PlanOptions {
   nn::ExecutionPreference preference = nn::ExecutionPreference::FAST_SINGLE_ANSWER;
   nn::Priority priority = nn::Priority::MEDIUM;
   hal::OptionalTimePoint deadline;
-  std::optional<hal::CacheRequest> cache;  // setCaching: the client's directory, key from its token
+  // setCaching: the client's directory, a key from its token, and the token itself
+  std::optional<hal::CacheRequest> cache;
 };
 
 class ExecutionPlan {
  public:
   // BAD_DATA when an operation is supported by none of `devices`; a device's own error when
-  // it fails to compile its step.
+  // it fails to compile its step and the CPU cannot take the step over.
   static nn::Result<ExecutionPlan> create(std::shared_ptr<const FinishedModel> model,
                                           const std::vector<const Device*>& devices, const PlanOptions& options);
 

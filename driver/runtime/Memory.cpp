@@ -95,13 +95,11 @@ nn::Result<std::unique_ptr<RuntimeMemory>> RuntimeMemory::createFromFd(size_t si
 }
 
 nn::Result<std::unique_ptr<RuntimeMemory>> RuntimeMemory::createFromDescription(const MemoryDescription& description) {
-  nn::Operand sized = description.operand;
-  sized.dimensions = description.dimensions;
-  if (!hasKnownSize(sized)) {
+  if (!hasKnownSize(description.typeInfo, description.dimensions)) {
     return NN_ERROR(OP_FAILED) << "memories of unspecified dimensions " << toString(description.dimensions)
                                << " are not supported: their size cannot be known";
   }
-  const std::optional<uint32_t> size = byteSize(description.operand.type, description.dimensions);
+  const std::optional<uint32_t> size = byteSize(description.typeInfo, description.dimensions);
   if (!size.has_value()) return NN_ERROR(BAD_DATA) << "the memory size exceeds 4 GiB";
   auto host = std::make_shared<HostMemory>(*size);
   return std::unique_ptr<RuntimeMemory>(

@@ -35,6 +35,7 @@ struct MemoryRole {
 struct MemoryDescription {
   std::set<MemoryRole> roles;
   nn::Operand operand;
+  nn::OperandTypeInfo typeInfo;  // of operand.type, in its compilations' model
   nn::Dimensions dimensions;
 };
 

@@ -29,8 +29,11 @@ nn::Status MemoryDescBuilder::addRole(const CompilationBuilder& compilation, IoT
                                       float frequency) {
   NN_TRY(checkModifiable());
   const char* what = io == IoType::kInput ? "input" : "output";
-  if (!compilation.isFinished()) return NN_ERROR(BAD_DATA) << "the compilation is not finished";
-  NN_TRY(compilation.checkUsable("a memory role"));
+  // BAD_DATA for an unfinished or failed compilation alike, as in Android (the compilation has no
+  // step to give the role to).
+  if (!compilation.checkUsable("a memory role").ok()) {
+    return NN_ERROR(BAD_DATA) << "the compilation did not finish successfully";
+  }
   const nn::Subgraph& main = compilation.mainSubgraph();
   const std::vector<uint32_t>& list = io == IoType::kInput ? main.inputIndexes : main.outputIndexes;
   if (index >= list.size()) {
@@ -56,7 +59,10 @@ nn::Status MemoryDescBuilder::addRole(const CompilationBuilder& compilation, IoT
   }
   nn::Result<nn::Dimensions> dimensions = combine(description_.dimensions, operand.dimensions);
   if (!dimensions.ok()) return dimensions.error();
+  nn::Result<nn::OperandTypeInfo> info = typeInfo(compilation.model().model, operand.type);
+  if (!info.ok()) return info.error();
   if (!operand_.has_value()) operand_ = operand;
+  description_.typeInfo = *info;
   description_.operand = *operand_;
   description_.dimensions = std::move(dimensions).value();
   description_.roles.insert(role);
@@ -65,7 +71,7 @@ nn::Status MemoryDescBuilder::addRole(const CompilationBuilder& compilation, IoT
 
 nn::Status MemoryDescBuilder::setDimensions(const nn::Dimensions& dimensions) {
   NN_TRY(checkModifiable());
-  if (operand_.has_value() && !nn::isTensor(operand_->type) && !dimensions.empty()) {
+  if (operand_.has_value() && !description_.typeInfo.isTensor && !dimensions.empty()) {
     return NN_ERROR(BAD_DATA) << "the roles are scalars: the rank must be 0";
   }
   nn::Result<nn::Dimensions> combined = combine(description_.dimensions, dimensions);

@@ -112,9 +112,10 @@ int ANeuralNetworksModel_setOperandValueFromModel(ANeuralNetworksModel* model, i
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* model, ANeuralNetworksOperationType type,
                                       uint32_t inputCount, const uint32_t* inputs, uint32_t outputCount,
                                       const uint32_t* outputs) {
+  // As in NNAPI, the arrays must be given even when their count is 0.
   if (model == nullptr) return reportNull(__func__, "model");
-  if (inputs == nullptr && inputCount != 0) return reportNull(__func__, "inputs");
-  if (outputs == nullptr && outputCount != 0) return reportNull(__func__, "outputs");
+  if (inputs == nullptr) return reportNull(__func__, "inputs");
+  if (outputs == nullptr) return reportNull(__func__, "outputs");
   return guarded(__func__, [&, function = __func__]() -> int {
     return toResultCode(function, fromHandle(model)->addOperation(type, inputCount, inputs, outputCount, outputs));
   });
@@ -123,9 +124,10 @@ int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* model, ANeuralNetwor
 int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel* model, uint32_t inputCount,
                                                   const uint32_t* inputs, uint32_t outputCount,
                                                   const uint32_t* outputs) {
+  // As in NNAPI, the arrays must be given even when their count is 0.
   if (model == nullptr) return reportNull(__func__, "model");
-  if (inputs == nullptr && inputCount != 0) return reportNull(__func__, "inputs");
-  if (outputs == nullptr && outputCount != 0) return reportNull(__func__, "outputs");
+  if (inputs == nullptr) return reportNull(__func__, "inputs");
+  if (outputs == nullptr) return reportNull(__func__, "outputs");
   return guarded(__func__, [&, function = __func__]() -> int {
     return toResultCode(function,
                         fromHandle(model)->identifyInputsAndOutputs(inputCount, inputs, outputCount, outputs));
@@ -148,27 +150,40 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(const ANeuralNetworksM
 }
 
 int ANeuralNetworksModel_getExtensionOperandType(ANeuralNetworksModel* model, const char* extensionName,
-                                                 uint16_t, int32_t* type) {
+                                                 uint16_t operandCodeWithinExtension, int32_t* type) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (extensionName == nullptr) return reportNull(__func__, "extensionName");
   if (type == nullptr) return reportNull(__func__, "type");
-  return reportError(__func__, NN_ERROR(BAD_DATA) << "no device supports the extension \"" << extensionName << "\"");
+  return guarded(__func__, [&, function = __func__]() -> int {
+    weft::nn::Result<int32_t> found = fromHandle(model)->getExtensionType(extensionName, operandCodeWithinExtension);
+    if (!found.ok()) return reportError(function, found.error());
+    *type = *found;
+    return ANEURALNETWORKS_NO_ERROR;
+  });
 }
 
-int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel* model, const char* extensionName, uint16_t,
+int ANeuralNetworksModel_getExtensionOperationType(ANeuralNetworksModel* model, const char* extensionName,
+                                                   uint16_t operationCodeWithinExtension,
                                                    ANeuralNetworksOperationType* type) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (extensionName == nullptr) return reportNull(__func__, "extensionName");
   if (type == nullptr) return reportNull(__func__, "type");
-  return reportError(__func__, NN_ERROR(BAD_DATA) << "no device supports the extension \"" << extensionName << "\"");
+  return guarded(__func__, [&, function = __func__]() -> int {
+    weft::nn::Result<int32_t> found = fromHandle(model)->getExtensionType(extensionName, operationCodeWithinExtension);
+    if (!found.ok()) return reportError(function, found.error());
+    *type = *found;
+    return ANEURALNETWORKS_NO_ERROR;
+  });
 }
 
 int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel* model, int32_t index, const void* data,
                                                  size_t length) {
   if (model == nullptr) return reportNull(__func__, "model");
   if (data == nullptr && length != 0) return reportNull(__func__, "data (with a non-zero length)");
-  return toResultCode(__func__,
-                      fromHandle(model)->setOperandExtensionData(static_cast<uint32_t>(index), data, length));
+  return guarded(__func__, [&, function = __func__]() -> int {
+    return toResultCode(function,
+                        fromHandle(model)->setOperandExtensionData(static_cast<uint32_t>(index), data, length));
+  });
 }
 
 }  // extern "C"

@@ -34,6 +34,9 @@ class ModelBuilder {
   nn::Status setOperandValueFromModel(uint32_t index, const ModelBuilder& value);
   nn::Status setOperandSymmPerChannelQuantParams(uint32_t index, const ANeuralNetworksSymmPerChannelQuantParams& params);
   nn::Status setOperandExtensionData(uint32_t index, const void* data, size_t length);
+  // ANeuralNetworksModel_getExtensionOperandType / _getExtensionOperationType: the type of `code`
+  // of `extension` in this model, its prefix assigned on first use (from 1, per model).
+  nn::Result<int32_t> getExtensionType(const char* extension, uint16_t code);
   nn::Status addOperation(ANeuralNetworksOperationType type, uint32_t inputCount, const uint32_t* inputs,
                           uint32_t outputCount, const uint32_t* outputs);
   nn::Status identifyInputsAndOutputs(uint32_t inputCount, const uint32_t* inputs, uint32_t outputCount,
@@ -42,6 +45,9 @@ class ModelBuilder {
   nn::Status finish();
 
   bool isFinished() const { return finished_ != nullptr; }
+  // A finish() that failed makes the model invalid (as in NNAPI: once finish was called, the model
+  // can no longer be modified, and a second finish is BAD_STATE).
+  bool isInvalid() const { return invalid_; }
   // Set once finish() succeeded.
   const std::shared_ptr<const FinishedModel>& finished() const { return finished_; }
 
@@ -52,7 +58,12 @@ class ModelBuilder {
   nn::Status checkCanHoldValue(uint32_t index) const;
   // The model as it stands, with referenced models flattened, operations in `order`.
   std::shared_ptr<FinishedModel> flatten(const std::vector<uint32_t>& order) const;
+  // finish() without its effect: the whole-model checks, then the flattened model.
+  nn::Result<std::shared_ptr<FinishedModel>> validateAndFlatten() const;
   nn::Status validateOperationNow(const nn::Operation& operation) const;
+  // An extension type (operand or operation) may be used: the program is on the allowlist and the
+  // type's prefix names an extension of this model that a device supports.
+  nn::Status checkExtensionType(int32_t type) const;
 
   // The model under construction: operations in the order added; small constant values in
   // operandValues, large ones as POINTER (the client's buffer must outlive the model), memory
@@ -60,6 +71,9 @@ class ModelBuilder {
   nn::Model model_;
   std::vector<std::shared_ptr<const FinishedModel>> referenced_;
   std::shared_ptr<const FinishedModel> finished_;
+  bool invalid_ = false;
+  // identifyInputsAndOutputs succeeded once; NNAPI allows it once per model.
+  bool identified_ = false;
 };
 
 }  // namespace weft::runtime

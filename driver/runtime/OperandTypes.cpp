@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "DeviceManager.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -12,6 +14,15 @@ using nn::OperandType;
 bool isKnownOperandCode(int32_t type) { return type >= ANEURALNETWORKS_FLOAT32 && type <= ANEURALNETWORKS_MODEL; }
 
 namespace {
+
+// The specified (non-zero) dimensions of `dimensions`.
+nn::Dimensions nonZero(const nn::Dimensions& dimensions) {
+  nn::Dimensions known;
+  for (uint32_t d : dimensions) {
+    if (d != 0) known.push_back(d);
+  }
+  return known;
+}
 
 nn::Status checkZeroPointRange(const ANeuralNetworksOperandType& type, int32_t low, int32_t high) {
   if (type.zeroPoint < low || type.zeroPoint > high) {
@@ -61,21 +72,46 @@ nn::Status validateQuantization(const ANeuralNetworksOperandType& type) {
         return NN_ERROR(BAD_DATA) << "TENSOR_INT32 scale " << type.scale << " must be finite and >= 0";
       }
       return {};
-    case OperandType::INT32:
-    case OperandType::UINT32:
-      return {};
     default:
       return checkNoQuantization(type);
   }
 }
 
+// What validateOperandType checks of an extension type: shape rules from its extension, no
+// quantization parameters (Android's validateOperandTypeHelper).
+nn::Status validateExtensionOperandType(const ANeuralNetworksOperandType& type, bool allowUnspecified,
+                                        const nn::OperandTypeInfo* info) {
+  if (info == nullptr) {
+    return NN_ERROR(BAD_DATA) << "operand type " << type.type << " is not a type of an extension of this model "
+                              << "that a device supports";
+  }
+  if ((type.dimensionCount == 0) != (type.dimensions == nullptr)) {
+    return NN_ERROR(BAD_DATA) << "dimensions must be NULL exactly when dimensionCount is 0";
+  }
+  if (!info->isTensor && type.dimensionCount != 0) {
+    return NN_ERROR(BAD_DATA) << "extension operand type " << type.type << " is a scalar: no dimensions";
+  }
+  const nn::Dimensions dimensions = dimensionsOf(type);
+  if (info->isTensor && !allowUnspecified && !hasKnownSize(*info, dimensions)) {
+    return NN_ERROR(BAD_DATA) << "extension operand type " << type.type << " must be fully specified here";
+  }
+  if (!byteSize(*info, nonZero(dimensions)).has_value()) {
+    return NN_ERROR(BAD_DATA) << "extension operand type " << type.type << " " << toString(dimensions)
+                              << " needs more than 4 GiB (NNAPI sizes are 32-bit)";
+  }
+  if (type.scale != 0.0f || type.zeroPoint != 0) {
+    return NN_ERROR(BAD_DATA) << "extension operand types have no scale or zero point (their extension data "
+                              << "says what they mean), got scale " << type.scale << " and zeroPoint "
+                              << type.zeroPoint;
+  }
+  return {};
+}
+
 }  // namespace
 
-nn::Status validateOperandType(const ANeuralNetworksOperandType& type, bool allowUnspecified) {
-  if (isExtensionType(type.type)) {
-    return NN_ERROR(BAD_DATA) << "operand type " << type.type << " is an extension type; no device supports "
-                              << "extensions";
-  }
+nn::Status validateOperandType(const ANeuralNetworksOperandType& type, bool allowUnspecified,
+                               const nn::OperandTypeInfo* extensionInfo) {
+  if (isExtensionType(type.type)) return validateExtensionOperandType(type, allowUnspecified, extensionInfo);
   if (!isKnownOperandCode(type.type)) {
     return NN_ERROR(BAD_DATA) << "invalid operand type " << type.type;
   }
@@ -89,15 +125,23 @@ nn::Status validateOperandType(const ANeuralNetworksOperandType& type, bool allo
       return NN_ERROR(BAD_DATA) << "scalar type " << nn::toString(operandType) << " must have no dimensions, got "
                                 << type.dimensionCount;
     }
-  } else if (!allowUnspecified) {
-    if (type.dimensionCount == 0) {
-      return NN_ERROR(BAD_DATA) << nn::toString(operandType) << " must have a known rank here";
-    }
-    for (uint32_t i = 0; i < type.dimensionCount; ++i) {
-      if (type.dimensions[i] == 0) {
-        return NN_ERROR(BAD_DATA) << nn::toString(operandType) << " dimension " << i
-                                  << " must be specified (non-zero) here";
+  } else {
+    if (!allowUnspecified) {
+      if (type.dimensionCount == 0) {
+        return NN_ERROR(BAD_DATA) << nn::toString(operandType) << " must have a known rank here";
       }
+      for (uint32_t i = 0; i < type.dimensionCount; ++i) {
+        if (type.dimensions[i] == 0) {
+          return NN_ERROR(BAD_DATA) << nn::toString(operandType) << " dimension " << i
+                                    << " must be specified (non-zero) here";
+        }
+      }
+    }
+    // NNAPI sizes are 32-bit: the known dimensions alone must not need more (as Android's
+    // validateTensorDimensions), or every later size computation would wrap.
+    if (!byteSize(operandType, nonZero(dimensionsOf(type))).has_value()) {
+      return NN_ERROR(BAD_DATA) << nn::toString(operandType) << " " << toString(dimensionsOf(type))
+                                << " needs more than 4 GiB (NNAPI sizes are 32-bit)";
     }
   }
   return validateQuantization(type);
@@ -134,6 +178,34 @@ nn::Result<nn::Dimensions> combine(const nn::Dimensions& a, const nn::Dimensions
     if (result[i] == 0) result[i] = b[i];
   }
   return result;
+}
+
+nn::Result<nn::OperandTypeInfo> typeInfo(const nn::Model& model, nn::OperandType type) {
+  const std::optional<nn::OperandTypeInfo> info =
+      nn::operandTypeInfo(type, model.extensionNameToPrefix, DeviceManager::get().extensions());
+  if (!info.has_value()) {
+    return NN_ERROR(BAD_DATA) << "operand type " << static_cast<int32_t>(type) << " is not a type of this model";
+  }
+  return *info;
+}
+
+std::optional<uint32_t> byteSize(const nn::OperandTypeInfo& info, const nn::Dimensions& dimensions) {
+  uint64_t size = info.elementSize;
+  if (!info.isTensor) return static_cast<uint32_t>(size);
+  for (uint32_t d : dimensions) {
+    size *= d;
+    if (size > UINT32_MAX) return std::nullopt;
+  }
+  return static_cast<uint32_t>(size);
+}
+
+bool hasKnownSize(const nn::OperandTypeInfo& info, const nn::Dimensions& dimensions) {
+  if (!info.isTensor) return true;
+  if (dimensions.empty()) return false;
+  for (uint32_t d : dimensions) {
+    if (d == 0) return false;
+  }
+  return true;
 }
 
 bool hasKnownSize(const nn::Operand& operand) {

@@ -18,9 +18,20 @@ inline bool isExtensionType(int32_t type) { return (static_cast<uint32_t>(type) 
 bool isKnownOperandCode(int32_t type);
 
 // The NNAPI rules: a known type; no dimensions for scalars; for tensors, no zero dimension
-// unless `allowUnspecified`; scale > 0 and the zero point's range for quantized types, scale
-// and zero point 0 for the others (TENSOR_INT32 may carry a bias scale); finite scale.
-nn::Status validateOperandType(const ANeuralNetworksOperandType& type, bool allowUnspecified);
+// unless `allowUnspecified` and no more than 4 GiB for the known ones; scale > 0 and the zero
+// point's range for quantized types, scale and zero point 0 for the others (TENSOR_INT32 may
+// carry a bias scale); finite scale. An extension type is judged by `extensionInfo` (what its
+// extension says: tensor or scalar, element size; BAD_DATA when NULL) and has no quantization.
+nn::Status validateOperandType(const ANeuralNetworksOperandType& type, bool allowUnspecified,
+                               const nn::OperandTypeInfo* extensionInfo = nullptr);
+
+// The size rules of `type` in `model`: a base type's own, or for an extension type those of the
+// extension the model's prefix names, as the devices declare it. BAD_DATA when no one defines it.
+nn::Result<nn::OperandTypeInfo> typeInfo(const nn::Model& model, nn::OperandType type);
+// Bytes of a value of `info` with `dimensions`, nullopt beyond 32 bits (or 0 when unknown).
+std::optional<uint32_t> byteSize(const nn::OperandTypeInfo& info, const nn::Dimensions& dimensions);
+// A scalar, or a tensor of known rank without a zero dimension.
+bool hasKnownSize(const nn::OperandTypeInfo& info, const nn::Dimensions& dimensions);
 
 nn::Dimensions dimensionsOf(const ANeuralNetworksOperandType& type);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "OperandTypes.h"
 #include "Progress.h"
@@ -21,13 +22,18 @@ struct Temporary {
 // How many times a step may be rerun to grow its dynamic temporaries.
 constexpr int kMaxStepAttempts = 8;
 
-class PlanRunner {
+// The arguments and settings are copies: a fenced run outlives the call that started it.
+class PlanRunner : public std::enable_shared_from_this<PlanRunner> {
  public:
-  PlanRunner(const ExecutionPlan& plan, const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
+  PlanRunner(const ExecutionPlan& plan, std::vector<Argument> inputs, std::vector<Argument> outputs,
              const RunSettings& settings)
-      : plan_(plan), main_(plan.model().model.main), inputs_(inputs), outputs_(outputs), settings_(settings) {
-    result_.outputShapes.resize(outputs.size());
-    for (size_t i = 0; i < outputs.size(); ++i) result_.outputShapes[i].dimensions = outputs[i].dimensions;
+      : plan_(plan),
+        main_(plan.model().model.main),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)),
+        settings_(settings) {
+    result_.outputShapes.resize(outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i) result_.outputShapes[i].dimensions = outputs_[i].dimensions;
   }
 
   RunResult run() {
@@ -41,6 +47,37 @@ class PlanRunner {
       if (!result_.status.ok()) break;
     }
     return std::move(result_);
+  }
+
+  // The steps as a chain of fenced executions; nullopt when a temporary's size is not known yet.
+  std::optional<FencedPlanRun> startFenced(const std::vector<hal::SyncFence>& waitFor,
+                                           const hal::OptionalDuration& timeoutAfterFences) {
+    const std::vector<ExecutionStep>& steps = plan_.steps();
+    for (const ExecutionStep& step : steps) {
+      for (const StepOperand& operand : step.outputs) {
+        if (!clientHolds(operand) && temporaryFor(operand.mainOperand).length == 0) return std::nullopt;
+      }
+    }
+    std::vector<hal::ExecuteFencedInfoCallback> infos;
+    std::optional<nn::Error> launchError;
+    hal::SyncFence last;  // the fence the next step waits for
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const ExecutionStep& step = steps[i];
+      reportStepStart(step.device->name(), step.clientOperations);
+      nn::Result<hal::FencedExecution> fenced = step.preparedModel->executeFenced(
+          buildRequest(step), i == 0 ? waitFor : std::vector<hal::SyncFence>{last}, nn::MeasureTiming::YES,
+          settings_.deadline, settings_.loopTimeout, i == 0 ? timeoutAfterFences : hal::OptionalDuration());
+      if (!fenced.ok()) {
+        // The steps already launched still run (and use the temporaries): the outcome waits for them.
+        launchError = nn::ErrorBuilder(fenced.error().code) << "device " << step.device->name() << ": "
+                                                            << fenced.error().message;
+        break;
+      }
+      last = fenced->fence;
+      infos.push_back(std::move(fenced->info));
+    }
+    auto self = shared_from_this();
+    return FencedPlanRun{last, [self, infos = std::move(infos), launchError]() { return self->finishFenced(infos, launchError); }};
   }
 
  private:
@@ -88,7 +125,10 @@ class PlanRunner {
     if (inserted) {
       const nn::Operand& operand = main_.operands[mainOperand];
       it->second.dimensions = operand.dimensions;
-      const uint32_t size = hasKnownSize(operand) ? byteSize(operand.type, operand.dimensions).value_or(0) : 0;
+      const nn::Result<nn::OperandTypeInfo> info = typeInfo(plan_.model().model, operand.type);
+      const uint32_t size = info.ok() && hasKnownSize(*info, operand.dimensions)
+                                ? byteSize(*info, operand.dimensions).value_or(0)
+                                : 0;
       it->second.bytes.resize(std::max<uint32_t>(size, 1));
       it->second.length = size;
     }
@@ -154,7 +194,8 @@ class PlanRunner {
         continue;
       }
       const nn::OperandType type = main_.operands[operand.mainOperand].type;
-      const std::optional<uint32_t> size = byteSize(type, shape.dimensions);
+      const nn::Result<nn::OperandTypeInfo> info = typeInfo(plan_.model().model, type);
+      const std::optional<uint32_t> size = info.ok() ? byteSize(*info, shape.dimensions) : std::nullopt;
       if (!size.has_value() || *size <= temporary.length) {
         return NN_ERROR(OP_FAILED) << "device " << step.device->name() << " found temporary operand "
                                    << operand.mainOperand << " too small but reported dimensions "
@@ -169,6 +210,28 @@ class PlanRunner {
       return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "an output buffer is too small for the output's actual size";
     }
     return regrow;
+  }
+
+  // The outcome of a fenced chain once its last fence signalled: the first step's error, else
+  // every step's profile and, for one step, its durations. Outputs are fully specified here.
+  RunResult finishFenced(const std::vector<hal::ExecuteFencedInfoCallback>& infos,
+                         const std::optional<nn::Error>& launchError) {
+    for (size_t i = 0; i < infos.size(); ++i) {
+      const ExecutionStep& step = plan_.steps()[i];
+      nn::Result<hal::FencedExecutionInfo> info = infos[i]();
+      if (!info.ok()) {
+        result_.status = nn::ErrorBuilder(info.error().code) << "device " << step.device->name() << ": "
+                                                             << info.error().message;
+        return std::move(result_);
+      }
+      keepProfile(step, std::move(info->profile));
+      if (plan_.steps().size() == 1) {
+        result_.timing = info->timingLaunched;
+        result_.fencedTiming = info->timingFenced;
+      }
+    }
+    if (launchError.has_value()) result_.status = *launchError;
+    return std::move(result_);
   }
 
   nn::Status runStep(size_t stepIndex) {
@@ -190,7 +253,7 @@ class PlanRunner {
         continue;
       }
       keepProfile(step, std::move(result->profile));
-      if (plan_.steps().size() == 1) result_.timing = result->timing;
+      if (plan_.steps().size() == 1) result_.timing = result_.fencedTiming = result->timing;
       return {};
     }
   }
@@ -207,9 +270,9 @@ class PlanRunner {
 
   const ExecutionPlan& plan_;
   const nn::Subgraph& main_;
-  const std::vector<Argument>& inputs_;
-  const std::vector<Argument>& outputs_;
-  const RunSettings& settings_;
+  const std::vector<Argument> inputs_;
+  const std::vector<Argument> outputs_;
+  const RunSettings settings_;
   std::map<uint32_t, Temporary> temporaries_;
   std::map<const nn::Memory*, uint32_t> pools_;
   RunResult result_;
@@ -219,7 +282,14 @@ class PlanRunner {
 
 RunResult runPlan(const ExecutionPlan& plan, const std::vector<Argument>& inputs, const std::vector<Argument>& outputs,
                   const RunSettings& settings) {
-  return PlanRunner(plan, inputs, outputs, settings).run();
+  return std::make_shared<PlanRunner>(plan, inputs, outputs, settings)->run();
+}
+
+std::optional<FencedPlanRun> startFencedPlan(const ExecutionPlan& plan, const std::vector<Argument>& inputs,
+                                             const std::vector<Argument>& outputs, const RunSettings& settings,
+                                             const std::vector<hal::SyncFence>& waitFor,
+                                             const hal::OptionalDuration& timeoutAfterFences) {
+  return std::make_shared<PlanRunner>(plan, inputs, outputs, settings)->startFenced(waitFor, timeoutAfterFences);
 }
 
 }  // namespace weft::runtime

@@ -4,7 +4,8 @@
 
 #include <mutex>
 
-#include "weft/accel/AcceleratorDevice.h"
+#include "AcceleratorLoader.h"
+#include "DeviceManager.h"
 
 namespace weft::runtime {
 namespace {
@@ -33,11 +34,15 @@ void setProgressListener(std::function<void(const ProgressEvent&)> listener) {
     std::lock_guard<std::mutex> lock(progressMutex());
     progressListener() = std::move(listener);
   }
+  // The accelerator reports through its module, loaded with the devices.
+  (void)DeviceManager::get();
+  const accel::AcceleratorModule* module = loadedAcceleratorModule();
+  if (module == nullptr) return;
   if (!on) {
-    accel::setProgressListener({});
+    module->setProgressListener({});
     return;
   }
-  accel::setProgressListener([](const accel::DeviceProgress& p) {
+  module->setProgressListener([](const accel::DeviceProgress& p) {
     if (auto l = listenerCopy()) {
       ProgressEvent e = currentStep;
       e.deviceCycles = p.cycles;

@@ -10,6 +10,7 @@
 
 #include "ExecutionContext.h"
 #include "ValidationContext.h"
+#include "weft/kernels/Extensions.h"
 #include "weft/kernels/OperationResolver.h"
 #include "weft/kernels/OperationUtils.h"
 
@@ -33,6 +34,7 @@ RunTimeOperand viewOf(const RunTimeOperand& o) {
   v.scale = o.scale;
   v.zeroPoint = o.zeroPoint;
   v.extraParams = o.extraParams;
+  v.extensionElementSize = o.extensionElementSize;
   v.lifetime = o.lifetime;
   v.buffer = o.buffer;
   v.length = o.length;
@@ -134,12 +136,17 @@ Result<std::vector<RunTimeOperand>> Executor::initOperands(const Subgraph& subgr
     r.zeroPoint = o.zeroPoint;
     r.extraParams = o.extraParams;
     r.lifetime = o.lifetime;
+    if (isExtension(o.type)) {
+      const std::optional<OperandTypeInfo> info = operandTypeInfo(model_, o.type);
+      NN_RET_CHECK(info.has_value()) << "operand " << i << " is of an extension type the kernels do not know";
+      r.extensionElementSize = info->elementSize;
+    }
     switch (o.lifetime) {
       case Operand::LifeTime::CONSTANT_COPY:
       case Operand::LifeTime::CONSTANT_REFERENCE:
       case Operand::LifeTime::POINTER: {
         const uint8_t* data = constantData(model_, o);
-        const size_t needed = sizeOfData(o.type, o.dimensions);
+        const size_t needed = r.requiredBytes();
         NN_RET_CHECK(data != nullptr || needed == 0) << "constant operand " << i << " has no valid location";
         NN_RET_CHECK_GE(o.location.length, needed) << "constant operand " << i << " is shorter than its shape";
         // Kernels never write their inputs: the const_cast only lets constants share the field.
@@ -204,10 +211,10 @@ Status Executor::run(const Subgraph& subgraph, std::vector<RunTimeOperand>& oper
 Status Executor::runOperation(const Operation& operation, std::vector<RunTimeOperand>& operands) {
   if (operation.type == OperationType::IF) return runIf(operation, operands);
   if (operation.type == OperationType::WHILE) return runWhile(operation, operands);
-  const OperationRegistration* reg = OperationResolver::get().find(operation.type);
+  const OperationRegistration* reg = OperationResolver::get().find(model_, operation.type);
   NN_RET_CHECK(reg != nullptr && reg->prepare != nullptr && reg->execute != nullptr)
       << toString(operation.type) << " has no kernel";
-  ExecutionContext context(operation, operands, model_.relaxComputationFloat32toFloat16);
+  ExecutionContext context(model_, operation, operands);
   for (uint32_t i = 0; i < context.getNumInputs(); ++i) {
     if (context.isOmittedInput(i)) {
       NN_RET_CHECK(reg->flags.allowOmittedOperand) << reg->name << ": input " << i << " is omitted";
@@ -443,9 +450,10 @@ Status validateSubgraph(const Model& model, const Subgraph& subgraph) {
 
 Status validateOperation(const Model& model, const Subgraph& subgraph, const Operation& operation) {
   const auto typeValue = static_cast<int32_t>(operation.type);
-  NN_RET_CHECK(typeValue >= 0 && typeValue < kNumOperationTypes) << "unknown operation type " << typeValue;
+  NN_RET_CHECK(isExtension(operation.type) || (typeValue >= 0 && typeValue < kNumOperationTypes))
+      << "unknown operation type " << typeValue;
   NN_TRY(checkOperandIndexes(subgraph, operation));
-  const OperationRegistration* reg = OperationResolver::get().find(operation.type);
+  const OperationRegistration* reg = OperationResolver::get().find(model, operation.type);
   if (reg == nullptr || reg->validate == nullptr) {
     return NN_ERROR(BAD_DATA) << toString(operation.type) << " is not supported: it has no registration in the "
                               << "reference kernels";
@@ -478,10 +486,15 @@ Status validateOperation(const Model& model, const Subgraph& subgraph, const Ope
   return {};
 }
 
-Result<std::vector<OutputShape>> executeOnCpu(const Model& model, const Request& request,
-                                              const CpuExecutionOptions& options) {
+Status validateModel(const Model& model) {
   NN_TRY(validateSubgraph(model, model.main));
   for (const Subgraph& subgraph : model.referenced) NN_TRY(validateSubgraph(model, subgraph));
+  return {};
+}
+
+Result<std::vector<OutputShape>> executeOnCpu(const Model& model, const Request& request,
+                                              const CpuExecutionOptions& options) {
+  if (!options.modelValidated) NN_TRY(validateModel(model));
 
   Executor executor(model, options);
   auto init = executor.initOperands(model.main);

@@ -1,5 +1,6 @@
 #include "ExecutionContext.h"
 
+#include "ValidationContext.h"
 #include "weft/kernels/OperationUtils.h"
 
 namespace weft::nn {
@@ -30,8 +31,8 @@ Status setRunTimeShape(RunTimeOperand& operand, const Shape& shape) {
     if (!combined.ok()) return combined.error();
     dims = std::move(combined).value();
   }
-  const size_t bytes = sizeOfData(operand.type, dims);
   operand.dimensions = std::move(dims);
+  const size_t bytes = operand.requiredBytes();
   operand.shapeSet = true;
   if (operand.fixedCapacity) {
     if (bytes > operand.length) {
@@ -45,6 +46,10 @@ Status setRunTimeShape(RunTimeOperand& operand, const Shape& shape) {
   operand.buffer = bytes > 0 ? operand.storage.data() : nullptr;
   operand.length = bytes;
   return {};
+}
+
+OperandType ExecutionContext::extensionOperandType(std::string_view extension, uint16_t code) const {
+  return extensionOperandTypeOf(model_, extension, code);
 }
 
 Status ExecutionContext::setOutputShape(uint32_t index, const Shape& shape) {

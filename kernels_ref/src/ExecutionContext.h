@@ -10,8 +10,8 @@ namespace weft::nn {
 
 class ExecutionContext final : public IOperationExecutionContext {
  public:
-  ExecutionContext(const Operation& operation, std::vector<RunTimeOperand>& operands, bool relaxed)
-      : operation_(operation), operands_(operands), relaxed_(relaxed) {}
+  ExecutionContext(const Model& model, const Operation& operation, std::vector<RunTimeOperand>& operands)
+      : model_(model), operation_(operation), operands_(operands) {}
 
   uint32_t getNumInputs() const override { return static_cast<uint32_t>(operation_.inputs.size()); }
   OperandType getInputType(uint32_t index) const override { return input(index).type; }
@@ -26,16 +26,17 @@ class ExecutionContext final : public IOperationExecutionContext {
   void* getOutputBuffer(uint32_t index) override { return output(index).buffer; }
   bool isOmittedOutput(uint32_t index) const override { return output(index).omitted; }
   Status setOutputShape(uint32_t index, const Shape& shape) override;
-  bool isRelaxed() const override { return relaxed_; }
+  bool isRelaxed() const override { return model_.relaxComputationFloat32toFloat16; }
+  OperandType extensionOperandType(std::string_view extension, uint16_t code) const override;
 
  private:
   const RunTimeOperand& input(uint32_t i) const { return operands_[operation_.inputs.at(i)]; }
   const RunTimeOperand& output(uint32_t i) const { return operands_[operation_.outputs.at(i)]; }
   RunTimeOperand& output(uint32_t i) { return operands_[operation_.outputs.at(i)]; }
 
+  const Model& model_;
   const Operation& operation_;
   std::vector<RunTimeOperand>& operands_;
-  bool relaxed_;
 };
 
 // Gives `operand` the inferred `shape`: checks it against what the model declared, allocates the

@@ -33,8 +33,15 @@ struct RunTimeOperand {
   uint32_t usesLeft = 0;       // consumers still to run (temporaries are freed at 0)
   int32_t subgraphIndex = -1;  // SUBGRAPH operands: index into Model::referenced
 
+  // Bytes of one element of an extension type (its extension's byteSize); 0 for base types, whose
+  // size the type itself gives.
+  uint32_t extensionElementSize = 0;
+
   Shape shape() const { return Shape{type, dimensions, scale, zeroPoint, extraParams}; }
-  size_t requiredBytes() const { return sizeOfData(type, dimensions); }
+  size_t requiredBytes() const {
+    return extensionElementSize != 0 ? size_t{extensionElementSize} * numberOfElements(dimensions)
+                                     : sizeOfData(type, dimensions);
+  }
 };
 
 }  // namespace weft::nn

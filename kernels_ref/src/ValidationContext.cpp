@@ -36,6 +36,18 @@ const void* ValidationContext::getConstantInputBuffer(uint32_t index) const {
   return data;
 }
 
+OperandType extensionOperandTypeOf(const Model& model, std::string_view extension, uint16_t code) {
+  uint32_t prefix = 0xFFFF;
+  for (const ExtensionNameAndPrefix& entry : model.extensionNameToPrefix) {
+    if (entry.name == extension) prefix = entry.prefix;
+  }
+  return static_cast<OperandType>((prefix << kExtensionTypeBits) | code);
+}
+
+OperandType ValidationContext::extensionOperandType(std::string_view extension, uint16_t code) const {
+  return extensionOperandTypeOf(model_, extension, code);
+}
+
 const Subgraph* ValidationContext::getReferencedSubgraph(uint32_t index) const {
   return referencedSubgraph(model_, input(index));
 }

@@ -24,6 +24,7 @@ class ValidationContext final : public IOperationValidationContext {
   OperandType getOutputType(uint32_t index) const override { return output(index).type; }
   Shape getOutputShape(uint32_t index) const override { return shapeOf(output(index)); }
   bool isRelaxed() const override { return model_.relaxComputationFloat32toFloat16; }
+  OperandType extensionOperandType(std::string_view extension, uint16_t code) const override;
   const Subgraph* getReferencedSubgraph(uint32_t index) const override;
 
  private:
@@ -35,6 +36,10 @@ class ValidationContext final : public IOperationValidationContext {
   const Subgraph& subgraph_;
   const Operation& operation_;
 };
+
+// The type `model` gives operand type `code` of `extension`; a type no operand has (prefix 0xFFFF,
+// which no model hands out) when the model does not use the extension.
+OperandType extensionOperandTypeOf(const Model& model, std::string_view extension, uint16_t code);
 
 // Where a constant operand's bytes are (CONSTANT_COPY, CONSTANT_REFERENCE, POINTER), or nullptr
 // when the operand is not a constant or its location is out of bounds.

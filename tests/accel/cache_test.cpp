@@ -37,7 +37,7 @@ class CompilationCacheTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  hal::CacheRequest request(const std::string& key = "00ff-0") const { return {dir_.string(), key}; }
+  hal::CacheRequest request(const std::string& key = "00ff-0") const { return {dir_.string(), key, {}, {}, {}}; }
   std::string file(const std::string& key = "00ff-0") const { return cacheFilePath(request(key)); }
 
   // Prepares `m` on `device` with the cache, runs it, checks it against the CPU reference, and
@@ -143,7 +143,7 @@ TEST_F(CompilationCacheTest, ACacheOfAnotherModelOrConfigurationIsNotUsed) {
 
 TEST_F(CompilationCacheTest, ACacheThatCannotBeWrittenDoesNotFailTheCompilation) {
   auto device = approxDevice("weft8");
-  const hal::CacheRequest nowhere{(dir_ / "missing" / "deeper").string(), "00ff-0"};
+  const hal::CacheRequest nowhere{(dir_ / "missing" / "deeper").string(), "00ff-0", {}, {}, {}};
   auto prepared = device->prepareModel(model_.model, nn::ExecutionPreference::FAST_SINGLE_ANSWER,
                                        nn::Priority::MEDIUM, {}, nowhere);
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;

@@ -19,6 +19,7 @@ namespace {
 
 TEST(Conformance, EveryAcceleratorCaseIsClaimedAndPasses) {
   const auto where = weft::test::findConformanceCorpus();
+  if (!where.dir && weft::test::runningInCi()) FAIL() << where.describeMissing() << " (CI=true: the corpus is required)";
   if (!where.dir) GTEST_SKIP() << where.describeMissing();
   auto device = approxDevice("weft8");
   int passed = 0, claimed = 0, cases = 0;

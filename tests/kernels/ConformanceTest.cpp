@@ -22,14 +22,6 @@
 namespace weft::test {
 namespace {
 
-nn::Status validateModel(const nn::Model& model) {
-  for (const nn::Operation& op : model.main.operations) NN_TRY(nn::validateOperation(model, model.main, op));
-  for (const nn::Subgraph& sg : model.referenced) {
-    for (const nn::Operation& op : sg.operations) NN_TRY(nn::validateOperation(model, sg, op));
-  }
-  return {};
-}
-
 std::string describe(const nn::Error& e) { return std::string(nn::toString(e.code)) + ": " + e.message; }
 
 class CorpusCaseTest : public testing::Test {
@@ -49,7 +41,7 @@ class CorpusCaseTest : public testing::Test {
 
     const nn::Model nnModel = createModel(model);
     TestRequest request(model);
-    const nn::Status validation = validateModel(nnModel);
+    const nn::Status validation = nn::validateModel(nnModel);
     if (model.expectFailure) {
       if (!validation.ok()) return;  // rejected at validation, as it must be
       auto result = nn::executeOnCpu(nnModel, request.request());

@@ -16,6 +16,13 @@ class FakePreparedModel : public hal::IPreparedModel, public std::enable_shared_
     return device_->run(model_, request, measure, deadline);
   }
   nn::Result<hal::SharedBurst> configureExecutionBurst() const override;
+  nn::Result<hal::FencedExecution> executeFenced(const nn::Request& request, const std::vector<hal::SyncFence>& waitFor,
+                                                 nn::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
+                                                 const hal::OptionalDuration& loopTimeout,
+                                                 const hal::OptionalDuration& afterFence) const override {
+    device_->countFencedExecution();
+    return IPreparedModel::executeFenced(request, waitFor, measure, deadline, loopTimeout, afterFence);
+  }
 
  private:
   const FakeDevice* device_;
@@ -61,6 +68,10 @@ nn::Result<hal::SharedPreparedModel> FakeDevice::prepareModel(const nn::Model& m
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (behaviour_.preparationError.has_value()) {
+    ++failedPreparations_;
+    return nn::ErrorBuilder(*behaviour_.preparationError) << name_ << " fails to prepare as told";
+  }
   compiled_.push_back(model);
   cacheRequests_.push_back(cache);
   return hal::SharedPreparedModel(std::make_shared<FakePreparedModel>(this, model));

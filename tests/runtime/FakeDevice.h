@@ -24,6 +24,7 @@ struct FakeDeviceBehaviour {
   std::optional<nn::ErrorStatus> executionError{};  // every execution fails with it
   std::chrono::milliseconds delay{0};               // before running (deadlines)
   bool blockUntilReleased = false;                  // executions wait for release()
+  std::optional<nn::ErrorStatus> preparationError{};  // every prepareModel fails with it
 };
 
 class FakeDevice : public hal::IDevice {
@@ -49,6 +50,10 @@ class FakeDevice : public hal::IDevice {
   std::vector<nn::Model> compiledModels() const;
   std::vector<std::optional<hal::CacheRequest>> cacheRequests() const;
   int executions() const { return executions_; }
+  int failedPreparations() const { return failedPreparations_; }
+  // How many executions came through executeFenced (which then runs them as the HAL's default does).
+  int fencedExecutions() const { return fencedExecutions_; }
+  void countFencedExecution() const { ++fencedExecutions_; }
   // Lets blocked executions go, and waits until one is blocked first when asked.
   void waitUntilBlocked() const;
   void release() const;
@@ -67,6 +72,8 @@ class FakeDevice : public hal::IDevice {
   mutable std::vector<nn::Model> compiled_;
   mutable std::vector<std::optional<hal::CacheRequest>> cacheRequests_;
   mutable std::atomic<int> executions_{0};
+  mutable std::atomic<int> failedPreparations_{0};
+  mutable std::atomic<int> fencedExecutions_{0};
   mutable bool blocked_ = false;
   mutable bool released_ = false;
 };

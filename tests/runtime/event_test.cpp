@@ -2,6 +2,7 @@
 // executions and on sync-fence descriptors), and the FENCED durations.
 #include <gtest/gtest.h>
 
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -78,7 +79,8 @@ TEST_F(Async, FreeingWithoutWaitingIsSafe) {
   }
 }
 
-TEST_F(Async, ExecutionEventsAreNotSyncFences) {
+// As in Android (CTS EventGetSyncFenceFdFromStartCompute): startCompute's events show no fence.
+TEST_F(Async, StartComputesEventsShowNoSyncFence) {
   std::unique_ptr<Execution> execution = prepared(*compilation_, a_, b_, out_);
   Event event;
   ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution->get(), event.out()), kOk);
@@ -157,6 +159,79 @@ TEST_F(Async, FailedSyncFenceFailsTheDependentComputation) {
   EXPECT_EQ(ANeuralNetworksEvent_wait(done.get()), ANEURALNETWORKS_OP_FAILED);
   EXPECT_EQ(out_, std::vector<float>(4, 0.0f));
   close(pipeFds[0]);
+}
+
+// The event of startComputeWithDependencies is a sync fence: a descriptor the client can poll,
+// readable once the computation completed, and usable as another computation's dependency.
+TEST_F(Async, ComputeWithDependenciesGivesAPollableSyncFence) {
+  const int gate = eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(gate, 0);
+  Event dependency, done;
+  ASSERT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(gate, dependency.out()), kOk);
+  std::unique_ptr<Execution> execution = prepared(*compilation_, a_, b_, out_);
+  const ANeuralNetworksEvent* dependencies[] = {dependency.get()};
+  ASSERT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(execution->get(), dependencies, 1, 0, done.out()),
+            kOk);
+  int fd = -1;
+  ASSERT_EQ(ANeuralNetworksEvent_getSyncFenceFd(done.get(), &fd), kOk);
+  ASSERT_GE(fd, 0);
+  pollfd request{fd, POLLIN, 0};
+  EXPECT_EQ(poll(&request, 1, 30), 0) << "readable before the computation could run";
+  const uint64_t one = 1;
+  ASSERT_EQ(write(gate, &one, sizeof(one)), static_cast<ssize_t>(sizeof(one)));
+  ASSERT_EQ(poll(&request, 1, 5000), 1);
+  EXPECT_NE(request.revents & POLLIN, 0);
+  // Readable means completed: the results and the execution's state are there already.
+  EXPECT_EQ(out_, (std::vector<float>{11, 22, 33, 44}));
+  uint32_t rank = 0;
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution->get(), 0, &rank), kOk);
+  EXPECT_EQ(poll(&request, 1, 0), 1) << "a signalled fence stays signalled";
+
+  // The descriptor is a fence like any: a second computation may depend on it.
+  std::vector<float> finalOut(4, 0.0f);
+  std::unique_ptr<Execution> second = prepared(*compilation_, out_, b_, finalOut);
+  Event fromFd, secondDone;
+  ASSERT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(fd, fromFd.out()), kOk);
+  const ANeuralNetworksEvent* onFd[] = {fromFd.get()};
+  ASSERT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(second->get(), onFd, 1, 0, secondDone.out()), kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(secondDone.get()), kOk);
+  EXPECT_EQ(finalOut, (std::vector<float>{21, 42, 63, 84}));
+  close(fd);
+  close(gate);
+}
+
+TEST_F(Async, AFailedComputationsFenceFailsWhatDependsOnIt) {
+  // The first computation misses its deadline (1 ns after its dependency signalled).
+  Compilation onCpu(*model_, {cpuDevice()});
+  ASSERT_EQ(onCpu.finish(), kOk);
+  std::unique_ptr<Execution> first = prepared(onCpu, a_, b_, out_);
+  const int gate = eventfd(0, EFD_CLOEXEC);
+  Event dependency, firstDone;
+  ASSERT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(gate, dependency.out()), kOk);
+  const ANeuralNetworksEvent* dependencies[] = {dependency.get()};
+  ASSERT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(first->get(), dependencies, 1, 1, firstDone.out()),
+            kOk);
+  int fd = -1;
+  ASSERT_EQ(ANeuralNetworksEvent_getSyncFenceFd(firstDone.get(), &fd), kOk);
+  std::vector<float> finalOut(4, 0.0f);
+  std::unique_ptr<Execution> second = prepared(*compilation_, out_, b_, finalOut);
+  Event fromFd, secondDone;
+  ASSERT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(fd, fromFd.out()), kOk);
+  const ANeuralNetworksEvent* onFd[] = {fromFd.get()};
+  ASSERT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(second->get(), onFd, 1, 0, secondDone.out()), kOk);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const uint64_t one = 1;
+  ASSERT_EQ(write(gate, &one, sizeof(one)), static_cast<ssize_t>(sizeof(one)));
+  const int firstResult = ANeuralNetworksEvent_wait(firstDone.get());
+  EXPECT_TRUE(firstResult == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT ||
+              firstResult == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT)
+      << firstResult;
+  pollfd request{fd, POLLIN, 0};
+  EXPECT_EQ(poll(&request, 1, 0), 1) << "a failed computation's fence is signalled too (with its error)";
+  EXPECT_EQ(ANeuralNetworksEvent_wait(secondDone.get()), ANEURALNETWORKS_OP_FAILED);
+  EXPECT_EQ(finalOut, std::vector<float>(4, 0.0f));
+  close(fd);
+  close(gate);
 }
 
 TEST_F(Async, ChainedExecutions) {

@@ -231,8 +231,9 @@ TEST(ModelApi, SetOperandSymmPerChannelQuantParamsChecksEverything) {
   const ANeuralNetworksSymmPerChannelQuantParams good = params(0, 3, scales);
   EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(nullptr, perChannel, &good), kNull);
   EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), perChannel, nullptr), kNull);
+  // A NULL array with a count is BAD_DATA (Android's NN_VALIDATE_NULL_OR_SIZED), not UNEXPECTED_NULL.
   const ANeuralNetworksSymmPerChannelQuantParams nullScales = params(0, 3, nullptr);
-  EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), perChannel, &nullScales), kNull);
+  EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), perChannel, &nullScales), kBadData);
   EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), 9, &good), kBadData);
   EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), plain, &good), kBadData);
   EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), unknownChannel, &good), kBadData);
@@ -247,24 +248,30 @@ TEST(ModelApi, SetOperandSymmPerChannelQuantParamsChecksEverything) {
   EXPECT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), perChannel, &secondDim), kOk);
 }
 
-TEST(ModelApi, PerChannelOperandWithoutParametersFailsFinishUntilSet) {
-  Model model;
-  const uint32_t a = model.addTensor({4});
-  const uint32_t b = model.addTensor({4});
-  const uint32_t act = model.addInt32Constant(0);
-  const uint32_t out = model.addTensor({4});
-  const uint32_t perChannel = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL, {2});
-  const int8_t weights[2] = {1, 2};
-  ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), perChannel, weights, sizeof(weights)), kOk);
-  ASSERT_EQ(model.addOperation(ANEURALNETWORKS_ADD, {a, b, act}, {out}), kOk);
-  ASSERT_EQ(model.identify({a, b}, {out}), kOk);
-  EXPECT_EQ(model.finish(), kBadData);
-  // A failed finish changes nothing: the model can be completed and finished.
-  const float scales[2] = {0.5f, 0.25f};
-  const ANeuralNetworksSymmPerChannelQuantParams params{0, 2, scales};
-  ASSERT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), perChannel, &params), kOk);
-  ASSERT_EQ(model.finish(), kOk);
-  expectAddWorks(model);
+TEST(ModelApi, PerChannelOperandNeedsItsParametersToFinish) {
+  for (bool withParameters : {false, true}) {
+    Model model;
+    const uint32_t a = model.addTensor({4});
+    const uint32_t b = model.addTensor({4});
+    const uint32_t act = model.addInt32Constant(0);
+    const uint32_t out = model.addTensor({4});
+    const uint32_t perChannel = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_SYMM_PER_CHANNEL, {2});
+    const int8_t weights[2] = {1, 2};
+    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), perChannel, weights, sizeof(weights)), kOk);
+    if (withParameters) {
+      const float scales[2] = {0.5f, 0.25f};
+      const ANeuralNetworksSymmPerChannelQuantParams params{0, 2, scales};
+      ASSERT_EQ(ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model.get(), perChannel, &params), kOk);
+    }
+    ASSERT_EQ(model.addOperation(ANEURALNETWORKS_ADD, {a, b, act}, {out}), kOk);
+    ASSERT_EQ(model.identify({a, b}, {out}), kOk);
+    if (!withParameters) {
+      EXPECT_EQ(model.finish(), kBadData);
+      continue;
+    }
+    ASSERT_EQ(model.finish(), kOk);
+    expectAddWorks(model);
+  }
 }
 
 TEST(ModelApi, SetOperandValueFromModelChecksItsArguments) {
@@ -278,7 +285,7 @@ TEST(ModelApi, SetOperandValueFromModelChecksItsArguments) {
   EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromModel(model.get(), reference, nullptr), kNull);
   EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromModel(model.get(), 5, finished->get()), kBadData);
   EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromModel(model.get(), tensor, finished->get()), kBadData);
-  EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromModel(model.get(), reference, unfinished.get()), kBadData);
+  EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromModel(model.get(), reference, unfinished.get()), kBadState);
   EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromModel(model.get(), reference, finished->get()), kOk);
 }
 
@@ -334,9 +341,11 @@ TEST(ModelApi, IdentifyInputsAndOutputsChecksItsArgumentsAndChangesNothing) {
   EXPECT_EQ(model.identify({a, act}, {out}), kBadData);   // a constant
   EXPECT_EQ(model.identify({a, a}, {out}), kBadData);     // twice
   EXPECT_EQ(model.identify({a, b}, {a}), kBadData);       // input and output
-  ASSERT_EQ(model.identify({a}, {out}), kOk);
-  EXPECT_EQ(model.identify({a, b}, {b}), kBadData);       // a failure keeps the previous identification
-  ASSERT_EQ(model.identify({a, b}, {out}), kOk);          // a second call replaces the first
+  // Empty lists must still be arrays (NNAPI): NULL is UNEXPECTED_NULL even with a count of 0.
+  EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 0, nullptr, 1, outs), kNull);
+  EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 2, ins, 0, nullptr), kNull);
+  ASSERT_EQ(model.identify({a, b}, {out}), kOk);          // none of the failures changed anything
+  EXPECT_EQ(model.identify({a, b}, {out}), kBadData);     // NNAPI identifies once
   ASSERT_EQ(model.finish(), kOk);
   expectAddWorks(model);
 }
@@ -355,6 +364,18 @@ TEST(ModelApi, FinishChecksTheGraph) {
     EXPECT_EQ(noOutputs.finish(), kBadData);
   }
   {
+    // "Every model must have at least one input and one output": a model of constants only.
+    Model noInputs;
+    const uint32_t a = noInputs.addFloatTensorConstant({2}, {1, 2});
+    const uint32_t act = noInputs.addInt32Constant(0);
+    const uint32_t out = noInputs.addTensor({2});
+    ASSERT_EQ(noInputs.addOperation(ANEURALNETWORKS_ADD, {a, a, act}, {out}), kOk);
+    const uint32_t outputs[] = {out};
+    const uint32_t none[] = {0};
+    ASSERT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(noInputs.get(), 0, none, 1, outputs), kOk);
+    EXPECT_EQ(noInputs.finish(), kBadData);
+  }
+  {
     // A model output that no operation writes.
     Model model;
     const uint32_t a = model.addTensor({4});
@@ -365,13 +386,24 @@ TEST(ModelApi, FinishChecksTheGraph) {
     ASSERT_EQ(model.addOperation(ANEURALNETWORKS_ADD, {a, b, act}, {out}), kOk);
     ASSERT_EQ(model.identify({a, b}, {out, orphan}), kOk);
     EXPECT_EQ(model.finish(), kBadData);
-    // Still modifiable after the failed finish: drop the orphan from the outputs and make it a
-    // constant (a temporary nobody writes is as invalid as an output nobody writes).
+    // As in NNAPI, finish was called: the model can no longer be modified nor finished.
+    const std::vector<float> zeros(4, 0.0f);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), orphan, zeros.data(), 16), kBadState);
+    EXPECT_EQ(model.finish(), kBadState);
+    Compilation compilation(model);
+    EXPECT_EQ(compilation.createResult(), kBadState);
+  }
+  {
+    // A temporary nobody writes is as invalid as an output nobody writes.
+    Model model;
+    const uint32_t a = model.addTensor({4});
+    const uint32_t b = model.addTensor({4});
+    const uint32_t act = model.addInt32Constant(0);
+    const uint32_t out = model.addTensor({4});
+    model.addTensor({4});
+    ASSERT_EQ(model.addOperation(ANEURALNETWORKS_ADD, {a, b, act}, {out}), kOk);
     ASSERT_EQ(model.identify({a, b}, {out}), kOk);
     EXPECT_EQ(model.finish(), kBadData);
-    const std::vector<float> zeros(4, 0.0f);
-    ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), orphan, zeros.data(), 16), kOk);
-    EXPECT_EQ(model.finish(), kOk);
   }
   {
     // An operand written by two operations.

@@ -18,6 +18,12 @@ using nn::OperationType;
 
 constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
 
+FakeDeviceBehaviour failingToPrepare(std::set<OperationType> supported, nn::ErrorStatus error) {
+  FakeDeviceBehaviour behaviour{std::move(supported)};
+  behaviour.preparationError = error;
+  return behaviour;
+}
+
 class Partition : public ::testing::Test {
  protected:
   void install(FakeDeviceBehaviour behaviour) {
@@ -184,6 +190,84 @@ TEST_F(Partition, OneExplicitDeviceMustSupportEveryOperation) {
   ASSERT_EQ(onlyCpu.finish(), kOk);
   EXPECT_EQ(runtime::getOperationDevices(onlyCpu.get()), (std::vector<std::string>{"weft-cpu", "weft-cpu"}));
   EXPECT_EQ(runAddMul(onlyCpu), (std::vector<float>{22, 44, 66, 88}));
+}
+
+// As Android's CompilationBuilder::finish: a device that fails to prepare its step (for a reason
+// other than the model's) leaves it to the CPU device in a partitioned compilation.
+TEST_F(Partition, AStepTheAcceleratorFailsToPrepareRunsOnTheCpu) {
+  install(failingToPrepare({OperationType::ADD}, nn::ErrorStatus::OP_FAILED));
+  std::unique_ptr<Model> model = makeAddMulModel(4);
+  Compilation compilation(*model);
+  ASSERT_EQ(compilation.finish(), kOk);
+  EXPECT_EQ(fake_->failedPreparations(), 1);
+  EXPECT_EQ(runtime::getOperationDevices(compilation.get()), (std::vector<std::string>{"weft-cpu", "weft-cpu"}));
+  EXPECT_EQ(runAddMul(compilation), (std::vector<float>{22, 44, 66, 88}));
+  EXPECT_EQ(fake_->executions(), 0);
+}
+
+TEST_F(Partition, NoCpuFallbackForExplicitDevicesOrTheModelsOwnErrors) {
+  {
+    // createForDevices: the client chose the devices, so the device's error is the result.
+    install(failingToPrepare({OperationType::ADD, OperationType::MUL}, nn::ErrorStatus::OP_FAILED));
+    std::unique_ptr<Model> model = makeAddMulModel(4);
+    Compilation compilation(*model, {fakeHandle()});
+    EXPECT_EQ(compilation.finish(), ANEURALNETWORKS_OP_FAILED);
+    ANeuralNetworksExecution* execution = nullptr;
+    EXPECT_EQ(ANeuralNetworksExecution_create(compilation.get(), &execution), ANEURALNETWORKS_BAD_STATE);
+  }
+  {
+    // BAD_DATA says the model is wrong; the CPU would not make it right.
+    install(failingToPrepare({OperationType::ADD}, nn::ErrorStatus::BAD_DATA));
+    std::unique_ptr<Model> model = makeAddMulModel(4);
+    Compilation compilation(*model);
+    EXPECT_EQ(compilation.finish(), ANEURALNETWORKS_BAD_DATA);
+  }
+}
+
+// startComputeWithDependencies chains the steps' fenced executions (each waits for the one before
+// on its fence); startCompute runs them from the runtime.
+TEST_F(Partition, ComputeWithDependenciesGoesThroughEachStepsFencedExecution) {
+  install({{OperationType::ADD}});
+  std::unique_ptr<Model> model = makeAddMulModel(4);
+  Compilation compilation(*model);
+  ASSERT_EQ(compilation.finish(), kOk);
+  std::vector<float> a{1, 2, 3, 4}, b{10, 20, 30, 40}, c(4, 2.0f), out(4, 0.0f);
+  for (bool withDependencies : {false, true}) {
+    SCOPED_TRACE(withDependencies);
+    Execution execution(compilation);
+    ASSERT_EQ(execution.setInput(0, a), kOk);
+    ASSERT_EQ(execution.setInput(1, b), kOk);
+    ASSERT_EQ(execution.setInput(2, c), kOk);
+    ASSERT_EQ(execution.setOutput(0, out), kOk);
+    ANeuralNetworksEvent* event = nullptr;
+    ASSERT_EQ(withDependencies
+                  ? ANeuralNetworksExecution_startComputeWithDependencies(execution.get(), nullptr, 0, 0, &event)
+                  : ANeuralNetworksExecution_startCompute(execution.get(), &event),
+              kOk);
+    EXPECT_EQ(ANeuralNetworksEvent_wait(event), kOk);
+    ANeuralNetworksEvent_free(event);
+    EXPECT_EQ(out, (std::vector<float>{22, 44, 66, 88}));
+    EXPECT_EQ(fake_->fencedExecutions(), withDependencies ? 1 : 0);  // the fake runs the first of two steps
+  }
+}
+
+TEST_F(Partition, ATemporaryOfUnknownSizeKeepsFencedComputationsOnTheRuntime) {
+  install({{OperationType::ADD}});
+  std::unique_ptr<Model> model = makeAddMulModel(4, /*unspecifiedTemporary=*/true);
+  Compilation compilation(*model);
+  ASSERT_EQ(compilation.finish(), kOk);
+  std::vector<float> a{1, 2, 3, 4}, b{10, 20, 30, 40}, c(4, 2.0f), out(4, 0.0f);
+  Execution execution(compilation);
+  ASSERT_EQ(execution.setInput(0, a), kOk);
+  ASSERT_EQ(execution.setInput(1, b), kOk);
+  ASSERT_EQ(execution.setInput(2, c), kOk);
+  ASSERT_EQ(execution.setOutput(0, out), kOk);
+  ANeuralNetworksEvent* event = nullptr;
+  ASSERT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(execution.get(), nullptr, 0, 0, &event), kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(event), kOk);
+  ANeuralNetworksEvent_free(event);
+  EXPECT_EQ(out, (std::vector<float>{22, 44, 66, 88}));
+  EXPECT_EQ(fake_->fencedExecutions(), 0);  // as Android: no fenced chain through a dynamic temporary
 }
 
 TEST_F(Partition, ControlFlowRunsOnTheCpu) {

@@ -1,5 +1,7 @@
 #include "ConformanceSummary.h"
 
+#include "Corpus.h"
+
 namespace weft::test {
 
 void OutcomeCounts::add(CaseOutcome outcome) {
@@ -22,7 +24,12 @@ std::map<std::string, CaseRecord>& records() {
 class MissingCorpusTest : public testing::Test {
  public:
   explicit MissingCorpusTest(std::string message) : message_(std::move(message)) {}
-  void TestBody() override { GTEST_SKIP() << message_; }
+  // A developer without the corpus is told and skipped; CI (CI=true) must not turn a missing
+  // corpus into green skips, so there it fails.
+  void TestBody() override {
+    if (runningInCi()) FAIL() << message_ << " (CI=true: the conformance corpus is required)";
+    GTEST_SKIP() << message_;
+  }
 
  private:
   std::string message_;

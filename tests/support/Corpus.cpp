@@ -26,6 +26,11 @@ bool looksLikeCorpus(const fs::path& dir, std::string* why) {
 
 }  // namespace
 
+bool runningInCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && (std::string(ci) == "true" || std::string(ci) == "1");
+}
+
 std::string CorpusLocation::describeMissing() const {
   std::string s = "conformance corpus not found (set WEFT_CONFORMANCE_DIR); tried:";
   for (const std::string& t : tried) s += "\n  " + t;

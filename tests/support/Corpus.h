@@ -14,6 +14,9 @@ namespace weft::test {
 inline constexpr const char* kCorpusVersions[] = {"V1_0", "V1_1", "V1_2", "V1_3", "V1_3_cts_only", "AIDL_V2",
                                                   "AIDL_V3"};
 
+// CI sets CI=true (or 1): a missing corpus is then a failure, not a skip.
+bool runningInCi();
+
 struct CorpusLocation {
   std::optional<std::filesystem::path> dir;  // set when found
   std::vector<std::string> tried;            // every path looked at, with why it was rejected

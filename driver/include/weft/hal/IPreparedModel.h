@@ -1,12 +1,18 @@
 // A compiled model on one device (as NN HAL IPreparedModel).
 #pragma once
 
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "weft/hal/IDevice.h"
+#include "weft/hal/SyncFence.h"
 
 namespace weft::hal {
 
@@ -53,6 +59,21 @@ struct ExecutionResult {
   ExecutionProfile profile;
 };
 
+// What a fenced execution reports once its fence has signalled (NN HAL's ExecuteFencedInfoCallback):
+// the durations counted from the executeFenced call ("launched") and from when every fence it
+// waited for had signalled ("fenced"), as NNAPI's DURATION_* and FENCED_DURATION_* define them,
+// and weft's profile. The execution's error when it failed.
+struct FencedExecutionInfo {
+  nn::Timing timingLaunched;
+  nn::Timing timingFenced;
+  ExecutionProfile profile;
+};
+using ExecuteFencedInfoCallback = std::function<Result<FencedExecutionInfo>()>;
+struct FencedExecution {
+  SyncFence fence;  // signalled when the execution has completed, failed when it failed
+  ExecuteFencedInfoCallback info;
+};
+
 class IPreparedModel {
  public:
   virtual ~IPreparedModel() = default;
@@ -65,6 +86,85 @@ class IPreparedModel {
                                           const OptionalDuration& loopTimeoutDuration) const = 0;
 
   virtual Result<SharedBurst> configureExecutionBurst() const = 0;
+
+  // Starts `request` once every fence of `waitFor` has signalled and returns at once (NN HAL's
+  // executeFenced). The outputs must be fully specified. `timeoutDurationAfterFence` bounds the
+  // execution from when the fences signalled; a failed fence fails the execution. The caller keeps
+  // this prepared model and the request's buffers alive until the returned fence has signalled.
+  //
+  // The default runs execute() on a thread of its own after waiting for the fences; a device with
+  // a queue of its own (hardware that waits for fences itself) overrides it.
+  virtual Result<FencedExecution> executeFenced(const nn::Request& request, const std::vector<SyncFence>& waitFor,
+                                                nn::MeasureTiming measure, const OptionalTimePoint& deadline,
+                                                const OptionalDuration& loopTimeoutDuration,
+                                                const OptionalDuration& timeoutDurationAfterFence) const;
 };
+
+inline Result<FencedExecution> IPreparedModel::executeFenced(const nn::Request& request,
+                                                             const std::vector<SyncFence>& waitFor,
+                                                             nn::MeasureTiming measure,
+                                                             const OptionalTimePoint& deadline,
+                                                             const OptionalDuration& loopTimeoutDuration,
+                                                             const OptionalDuration& timeoutDurationAfterFence) const {
+  using Clock = std::chrono::steady_clock;
+  auto created = FenceSignaller::create();
+  if (!created.ok()) return created.error();
+  const SyncFence fence = created->first;
+  const FenceSignaller signaller = created->second;
+  // Filled by the thread before it signals; read by the callback after the fence signalled (the
+  // mutex orders the two for the memory model, which knows nothing of sockets).
+  struct Outcome {
+    std::mutex mutex;
+    std::optional<Result<FencedExecutionInfo>> value;
+    void set(Result<FencedExecutionInfo> result) {
+      std::lock_guard<std::mutex> lock(mutex);
+      value = std::move(result);
+    }
+  };
+  auto outcome = std::make_shared<Outcome>();
+  const Clock::time_point launched = Clock::now();
+  std::thread([this, request, waitFor, measure, deadline, loopTimeoutDuration, timeoutDurationAfterFence, launched,
+               signaller, outcome] {
+    for (const SyncFence& dependency : waitFor) {
+      if (dependency.wait() != SyncFence::State::kSignaled) {
+        outcome->set(NN_ERROR(OP_FAILED) << "a fence the execution waited for failed");
+        signaller.signal(nn::ErrorStatus::OP_FAILED);
+        return;
+      }
+    }
+    const Clock::time_point fenced = Clock::now();
+    OptionalTimePoint effective = deadline;
+    if (timeoutDurationAfterFence.has_value()) {
+      const TimePoint afterFence = fenced + *timeoutDurationAfterFence;
+      effective = effective.has_value() ? std::min(*effective, afterFence) : afterFence;
+    }
+    Result<ExecutionResult> result = execute(request, measure, effective, loopTimeoutDuration);
+    if (!result.ok()) {
+      const nn::ErrorStatus code = result.error().code;
+      outcome->set(result.error());
+      signaller.signal(code);
+      return;
+    }
+    FencedExecutionInfo info;
+    info.timingFenced = result->timing;
+    info.timingLaunched = result->timing;
+    if (info.timingLaunched.timeInDriverNs != nn::kNoTiming) {
+      // Launched in-driver time also covers the wait for the fences.
+      info.timingLaunched.timeInDriverNs +=
+          static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(fenced - launched).count());
+    }
+    info.profile = std::move(result->profile);
+    outcome->set(std::move(info));
+    signaller.signal(nn::ErrorStatus::NONE);  // last: the thread touches nothing after it
+  }).detach();
+  return FencedExecution{fence, [fence, outcome]() -> Result<FencedExecutionInfo> {
+                           fence.wait();
+                           std::lock_guard<std::mutex> lock(outcome->mutex);
+                           if (!outcome->value.has_value()) {
+                             return NN_ERROR(OP_FAILED) << "the fenced execution ended without a result";
+                           }
+                           return *outcome->value;
+                         }};
+}
 
 }  // namespace weft::hal

@@ -19,10 +19,20 @@ namespace weft::runtime {
 // reference stays valid until the execution computes again or is freed.
 const std::vector<hal::ExecutionProfile>& getExecutionProfiles(const ANeuralNetworksExecution* execution);
 
+// What a step of a compilation with ANeuralNetworksCompilation_setCaching did with the cache.
+enum class CacheUse {
+  kNotRequested,  // the client set no cache
+  kDeviceOwn,     // the device asked for no cache files and keeps its own (weft-accel: tilings)
+  kRestored,      // the device restored its prepared model from the cache files
+  kSaved,         // compiled afresh, the cache files handed to the device to save into
+  kNotSaved,      // compiled afresh; the cache files could not be opened (directory missing, read-only)
+};
+
 // One step of a finished compilation: consecutive operations (in run order) on one device.
 struct CompilationStep {
   std::string device;               // the device's name, e.g. "weft-accel", "weft-cpu"
   std::vector<uint32_t> operations; // client operation indexes
+  CacheUse cache = CacheUse::kNotRequested;
 };
 // The steps of a successfully finished compilation, in execution order; empty otherwise.
 std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilation* compilation);

@@ -18,6 +18,8 @@ struct CpuExecutionOptions {
   // When set, receives the host time each operation of model.main took (prepare + execute),
   // indexed like model.main.operations; for the CPU device's per-operation profile.
   std::vector<uint64_t>* operationNs = nullptr;
+  // validateModel() already accepted the model: executeOnCpu does not check it again.
+  bool modelValidated = false;
 };
 
 // Executes model.main with the request's inputs into its outputs.
@@ -30,6 +32,10 @@ struct CpuExecutionOptions {
 //    execution errors, MISSED_DEADLINE_* on deadline or loop timeout.
 Result<std::vector<OutputShape>> executeOnCpu(const Model& model, const Request& request,
                                               const CpuExecutionOptions& options = {});
+
+// Validates every operation of every subgraph of `model` (what executeOnCpu does first unless told
+// the model was validated already).
+Status validateModel(const Model& model);
 
 // Validates one operation of `subgraph` with its registered validate() (used by the runtime at
 // ANeuralNetworksModel_addOperation and _finish). BAD_DATA with the reason when invalid or when

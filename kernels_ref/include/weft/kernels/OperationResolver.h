@@ -1,10 +1,12 @@
 // How an operation plugs into weft: validation, shape inference and execution side by side in
-// one file (kernels_ref/ops/<Op>.cpp), registered in one list (kernels_ref/src/Operations.def).
+// one file (kernels_ref/ops/<Op>.cpp), registered in one list (weft/nn/Operations.def, kernels_ref/nn/include).
 // Modeled on AOSP's OperationResolver: the runtime validates models with `validate`, the CPU
 // reference device runs `prepare` then `execute`.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "weft/nn/Result.h"
 #include "weft/nn/Types.h"
@@ -29,6 +31,10 @@ class IOperationValidationContext {
   virtual OperandType getOutputType(uint32_t index) const = 0;
   virtual Shape getOutputShape(uint32_t index) const = 0;
   virtual bool isRelaxed() const = 0;  // relaxComputationFloat32toFloat16
+  // The type this model gives operand type `code` of `extension` (its prefix and the code), or a
+  // type no operand has when the model does not use the extension: for extension operations,
+  // which compare their operands' types against it.
+  virtual OperandType extensionOperandType(std::string_view extension, uint16_t code) const = 0;
   // The referenced subgraph a SUBGRAPH input names (IF/WHILE validation), or nullptr.
   virtual const Subgraph* getReferencedSubgraph(uint32_t /*index*/) const { return nullptr; }
 };
@@ -54,6 +60,8 @@ class IOperationExecutionContext {
   // output's buffer is too small (the executor then reports the shape to the client).
   virtual Status setOutputShape(uint32_t index, const Shape& shape) = 0;
   virtual bool isRelaxed() const = 0;
+  // As IOperationValidationContext::extensionOperandType.
+  virtual OperandType extensionOperandType(std::string_view extension, uint16_t code) const = 0;
 
   template <typename T>
   const T* getInputBuffer(uint32_t index) const {
@@ -84,17 +92,32 @@ struct OperationRegistration {
   } flags;
 };
 
+// An operation of a vendor extension (weft/kernels/Extensions.h): found by the extension's name
+// and its code within the extension, since each model gives the extension its own prefix.
+// `operation.type` is unused.
+struct ExtensionOperationRegistration {
+  std::string_view extension;
+  uint16_t code;
+  OperationRegistration operation;
+};
+
 // The one place every operation is found. Control-flow operations (IF, WHILE) are registered
 // for validation; the executor runs them itself.
 class OperationResolver {
  public:
   static const OperationResolver& get();
-  // nullptr when `type` has no registration.
+  // nullptr when `type` has no registration (extension types never have one here).
   const OperationRegistration* find(OperationType type) const;
+  // Operation `type` of `model`: a base operation, or an extension operation through the model's
+  // extension prefixes. nullptr when the kernels implement no such operation.
+  const OperationRegistration* find(const Model& model, OperationType type) const;
+  // Extension operation `code` of `extension`, or nullptr.
+  const OperationRegistration* findExtension(std::string_view extension, uint16_t code) const;
 
  private:
   OperationResolver();
   const OperationRegistration* table_[kNumOperationTypes] = {};
+  std::vector<const ExtensionOperationRegistration*> extensions_;
 };
 
 }  // namespace weft::nn
@@ -110,4 +133,18 @@ class OperationResolver {
                                                     {__VA_ARGS__}};                            \
     return &registration;                                                                      \
   }                                                                                            \
+  }
+
+// Defines the registration of an extension operation (listed in src/ExtensionOperations.def),
+// e.g. NN_REGISTER_EXTENSION_OPERATION(WEFT_MATMUL_INT32, weft_extension::kName,
+//                                      weft_extension::kMatmulInt32, "WEFT_MATMUL_INT32", ...).
+#define NN_REGISTER_EXTENSION_OPERATION(identifier, extensionName, codeWithinExtension, operationName, validateFn, \
+                                        prepareFn, executeFn, ...)                                              \
+  namespace weft::nn {                                                                                          \
+  const ExtensionOperationRegistration* register_extension_##identifier() {                                     \
+    static const ExtensionOperationRegistration registration{                                                   \
+        extensionName, codeWithinExtension,                                                                     \
+        {static_cast<OperationType>(-1), operationName, validateFn, prepareFn, executeFn, {__VA_ARGS__}}};       \
+    return &registration;                                                                                       \
+  }                                                                                                             \
   }

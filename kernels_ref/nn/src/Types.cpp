@@ -74,7 +74,42 @@ bool isFullySpecified(OperandType type, const Dimensions& dims) {
   return true;
 }
 
+bool isExtension(OperandType type) { return getExtensionPrefix(static_cast<int32_t>(type)) != 0; }
+bool isExtension(OperationType type) { return getExtensionPrefix(static_cast<int32_t>(type)) != 0; }
+uint16_t getExtensionPrefix(int32_t type) { return static_cast<uint16_t>(static_cast<uint32_t>(type) >> kExtensionTypeBits); }
+uint16_t getTypeWithinExtension(int32_t type) { return static_cast<uint16_t>(static_cast<uint32_t>(type) & 0xFFFF); }
+
+const std::string* extensionNameOf(const std::vector<ExtensionNameAndPrefix>& prefixes, uint16_t prefix) {
+  for (const ExtensionNameAndPrefix& entry : prefixes) {
+    if (entry.prefix == prefix) return &entry.name;
+  }
+  return nullptr;
+}
+
+std::optional<OperandTypeInfo> baseOperandTypeInfo(OperandType type) {
+  const auto code = static_cast<int32_t>(type);
+  if (code < 0 || code > static_cast<int32_t>(OperandType::SUBGRAPH)) return std::nullopt;
+  return OperandTypeInfo{isTensor(type), static_cast<uint32_t>(sizeOfElement(type))};
+}
+
+std::optional<OperandTypeInfo> operandTypeInfo(OperandType type, const std::vector<ExtensionNameAndPrefix>& prefixes,
+                                               const std::vector<Extension>& extensions) {
+  if (!isExtension(type)) return baseOperandTypeInfo(type);
+  const std::string* name = extensionNameOf(prefixes, getExtensionPrefix(static_cast<int32_t>(type)));
+  if (name == nullptr) return std::nullopt;
+  for (const Extension& extension : extensions) {
+    if (extension.name != *name) continue;
+    for (const Extension::OperandTypeInformation& info : extension.operandTypes) {
+      if (info.type == getTypeWithinExtension(static_cast<int32_t>(type))) {
+        return OperandTypeInfo{info.isTensor, info.byteSize};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 const char* toString(OperandType type) {
+  if (isExtension(type)) return "EXTENSION_OPERAND_TYPE";
   switch (type) {
 #define CASE(x) \
   case OperandType::x: \
@@ -90,11 +125,12 @@ const char* toString(OperandType type) {
 }
 
 const char* toString(OperationType type) {
+  if (isExtension(type)) return "EXTENSION_OPERATION";
   switch (type) {
 #define NN_OPERATION(x) \
   case OperationType::x: \
     return #x;
-#include "../../../kernels_ref/src/Operations.def"
+#include "weft/nn/Operations.def"
 #undef NN_OPERATION
   }
   return "UNKNOWN_OPERATION";

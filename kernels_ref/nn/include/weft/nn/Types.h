@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -240,12 +241,50 @@ class Memory {
 };
 using SharedMemory = std::shared_ptr<Memory>;
 
+// Vendor extensions (NNAPI's extension mechanism). An extension operand or operation type holds
+// in its high 16 bits the prefix its model gave the extension (Model::extensionNameToPrefix, from
+// 1) and in its low 16 bits the code within the extension; base types have prefix 0.
+inline constexpr uint32_t kExtensionTypeBits = 16;
+struct ExtensionNameAndPrefix {
+  std::string name;
+  uint16_t prefix = 0;
+};
+// What a device says of an extension it supports (as NN HAL's Extension).
+struct Extension {
+  struct OperandTypeInformation {
+    uint16_t type = 0;  // the code within the extension
+    bool isTensor = false;
+    uint32_t byteSize = 0;  // of a scalar, or of one element of a tensor
+  };
+  std::string name;
+  std::vector<OperandTypeInformation> operandTypes;
+};
+bool isExtension(OperandType type);
+bool isExtension(OperationType type);
+uint16_t getExtensionPrefix(int32_t type);
+uint16_t getTypeWithinExtension(int32_t type);
+// The extension `prefix` denotes among `prefixes`, or nullptr.
+const std::string* extensionNameOf(const std::vector<ExtensionNameAndPrefix>& prefixes, uint16_t prefix);
+
+// The size rules of an operand type: a scalar of elementSize bytes, or a tensor of such elements.
+struct OperandTypeInfo {
+  bool isTensor = false;
+  uint32_t elementSize = 0;
+};
+// The base types' rules; nullopt for an extension or unknown type.
+std::optional<OperandTypeInfo> baseOperandTypeInfo(OperandType type);
+// The rules of `type` (base or extension) in a model whose extensions have `prefixes`, with
+// `extensions` describing the extensions known; nullopt when nobody defines the type.
+std::optional<OperandTypeInfo> operandTypeInfo(OperandType type, const std::vector<ExtensionNameAndPrefix>& prefixes,
+                                               const std::vector<Extension>& extensions);
+
 struct Model {
   Subgraph main;
   std::vector<Subgraph> referenced;  // IF/WHILE bodies, indexed by SUBGRAPH operands
   std::vector<uint8_t> operandValues;  // CONSTANT_COPY bytes
   std::vector<SharedMemory> pools;     // CONSTANT_REFERENCE memories
   bool relaxComputationFloat32toFloat16 = false;
+  std::vector<ExtensionNameAndPrefix> extensionNameToPrefix;  // the extensions its types use
 };
 
 // One input or output of a request.

@@ -1,0 +1,37 @@
+// The accelerator driver as a module that libneuralnetworks.so loads at run time, the way Android's
+// runtime reaches a vendor's driver: the runtime links no driver or simulator code (no SystemC, no
+// sc_main, no build-tree paths), and an NNAPI program links libneuralnetworks.so alone.
+//
+// The module (libweft-accel.so, driver/accel_module/) holds the accelerator driver (driver/accel)
+// with its device backends (sim/). It exports one C symbol, kAcceleratorModuleEntry, returning
+// the table below. The table passes C++ objects (the HAL interfaces, std::function), so the
+// module and the runtime must come from one build; kAcceleratorModuleAbi changes whenever the
+// table, the HAL headers or the canonical types change in a way a stale module would misread.
+//
+// Where the runtime looks for it (runtime/AcceleratorLoader.h): the file named by
+// WEFT_ACCEL_DRIVER, else libweft-accel.so next to libneuralnetworks.so, else the dynamic loader's
+// search path (LD_LIBRARY_PATH, ...).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "weft/accel/AcceleratorDevice.h"
+
+namespace weft::accel {
+
+inline constexpr uint32_t kAcceleratorModuleAbi = 1;
+inline constexpr const char* kAcceleratorModuleEntry = "weft_accelerator_module";
+inline constexpr const char* kAcceleratorModuleFile = "libweft-accel.so";
+
+struct AcceleratorModule {
+  uint32_t abi = kAcceleratorModuleAbi;
+  // createAcceleratorDevice (AcceleratorDevice.h).
+  nn::Result<hal::SharedDevice> (*createDevice)(const AcceleratorOptions& options) = nullptr;
+  // setProgressListener (AcceleratorDevice.h).
+  void (*setProgressListener)(std::function<void(const DeviceProgress&)> listener) = nullptr;
+};
+
+using AcceleratorModuleEntry = const AcceleratorModule* (*)();
+
+}  // namespace weft::accel

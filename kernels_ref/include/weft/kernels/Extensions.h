@@ -1,0 +1,36 @@
+// The vendor extensions the reference kernels implement (NNAPI extensions: operand and operation
+// types named by an extension and a code within it). Their operations are registered like the
+// others (NN_REGISTER_EXTENSION_OPERATION, OperationResolver.h); their operand types are
+// described here, so that a device running the kernels can declare the extension (hal::IDevice::
+// getSupportedExtensions) and the executor can size their operands.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "weft/nn/Types.h"
+
+namespace weft::nn {
+
+// org.weft.accel, as the public header weft/WeftExtension.h (driver/include) defines it for
+// clients; kernels_ref cannot include that header (it is the driver's), so the values are
+// repeated here and tests/runtime/extension_test.cpp checks that the two agree.
+namespace weft_extension {
+inline constexpr std::string_view kName = "org.weft.accel";
+inline constexpr uint16_t kTensorInt32Accumulator = 0;  // WEFT_TENSOR_INT32_ACCUMULATOR
+inline constexpr uint16_t kMatmulInt32 = 0;             // WEFT_MATMUL_INT32
+struct AccumulatorParams {                              // WeftAccumulatorParams
+  float scale;
+};
+}  // namespace weft_extension
+
+// Every extension the kernels implement, with its operand types.
+const std::vector<Extension>& referenceExtensions();
+
+// The size rules of `type` in `model`: the base types' own, or for an extension type those of
+// the extension the model's prefix names, when the kernels implement it. nullopt otherwise.
+std::optional<OperandTypeInfo> operandTypeInfo(const Model& model, OperandType type);
+
+}  // namespace weft::nn

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (CMake preset `fuzz`: clang-15, ASan + UBSan) and runs each for a
+# bounded time, starting from its seed corpus in tests/fuzz/corpus/<target>/ (new inputs go to
+# build/fuzz/corpus/<target>/, the seeds in the tree stay as they are). Fails on any crash, leak,
+# sanitizer report or timeout, leaving the reproducer in build/fuzz/findings/.
+#   bash scripts/fuzz.sh [seconds per target, default 60]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET="${1:-60}"
+TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer)
+
+cmake --preset fuzz > /dev/null
+cmake --build --preset fuzz --target weft_fuzzers
+
+mkdir -p build/fuzz/findings
+for target in "${TARGETS[@]}"; do
+  work="build/fuzz/corpus/${target}"
+  mkdir -p "${work}"
+  echo "fuzz: ${target} for ${SECONDS_PER_TARGET} s"
+  # close_fd_mask=2: the runtime reports every refused call on stderr; libFuzzer keeps its own.
+  "build/fuzz/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
+    -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/${target}-" \
+    "${work}" "tests/fuzz/corpus/${target}"
+done
+echo "fuzz: ${#TARGETS[@]} targets, ${SECONDS_PER_TARGET} s each, no finding"
