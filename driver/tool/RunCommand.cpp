@@ -13,6 +13,7 @@
 #include <string_view>
 #include <unistd.h>
 
+#include "Estimator.h"
 #include "NetworkModel.h"
 #include "Report.h"
 #include "weft/hw/config.h"
@@ -71,10 +72,12 @@ CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNet
 }
 
 void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
-                const std::vector<runtime::CompilationStep>& steps) {
+                const std::vector<runtime::CompilationStep>& steps, const codesign::Estimator& estimator) {
   for (const auto& profile : runtime::getExecutionProfiles(execution)) {
     report.simulatorWallSeconds += profile.simulatorWallSeconds;
     report.simulatedCycles += profile.simulatedCycles;
+    // The execution's register accesses belong to no one layer: they count in the total only.
+    if (profile.deviceCycles > 0) report.acceleratorEnergy += estimator.energy({}, profile.registerAccesses);
     for (const auto& op : profile.operations) {
       if (op.operationIndex >= report.layers.size()) continue;
       LayerReport& l = report.layers[op.operationIndex];
@@ -100,6 +103,8 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
         l.loadBusy = counter("LOAD_ACTIVE") / cycles;
         l.storeBusy = counter("STORE_ACTIVE") / cycles;
         l.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
+        l.energy = estimator.energy(op.counters, 0);
+        report.acceleratorEnergy += l.energy;
       }
     }
   }
@@ -201,6 +206,9 @@ int runNetwork(const RunOptions& options) {
   report.cols = hwConfig.cols();
   report.clockMHz = hwConfig.clockMHz();
   report.tolerance = options.tolerance;
+  const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
+  report.estimateLines = estimator.describe();
+  report.estimates = estimator.json();
 
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
@@ -240,7 +248,7 @@ int runNetwork(const RunOptions& options) {
     if (!options.quiet) progress.emplace(net);
     report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
   }
-  fillTiming(report, accelExecution.get(), steps);
+  fillTiming(report, accelExecution.get(), steps, estimator);
 
   // The reference run: the same model on the CPU reference device alone.
   if (!options.quiet) fmt::print(stderr, "weft: reference run on {}...\n", deviceName(cpu));

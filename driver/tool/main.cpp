@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--csv", run.csvPath, "CSV report path (default out/<network>-<backend>-<hw>.csv)");
   runCmd->add_option("--tolerance", run.tolerance, "largest accepted |accelerator - reference| per element, quant8 units")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
+  runCmd->add_option("--energy-model", run.energyModelPath,
+                     "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
 
   CLI::App* configsCmd = app.add_subcommand("configs", "list the named hardware configurations");
@@ -74,6 +76,8 @@ int main(int argc, char** argv) {
   layersCmd->add_option("--cache-dir", layers.cacheDir,
                         "keep each layer's compilation here (NNAPI compilation caching): a later run of the same "
                         "layers on the same configuration skips the tiling search");
+  layersCmd->add_option("--energy-model", layers.energyModelPath,
+                        "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
 
   weft::tool::ValidateOptions validate;
