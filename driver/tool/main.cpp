@@ -10,6 +10,7 @@
 #include "Nnapi.h"
 #include "LayersCommand.h"
 #include "RunCommand.h"
+#include "SweepCommand.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
 
@@ -102,7 +103,36 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 100));
   validateCmd->add_flag("--quiet", validate.quiet, "no progress messages");
 
+  weft::tool::SweepOptions sweep;
+  std::string shard;
+  CLI::App* sweepCmd = app.add_subcommand(
+      "sweep", "run workloads on every point of a grid of hardware configurations, in parallel processes, resumable; "
+               "merged into DIR/results.csv and results.jsonl");
+  sweepCmd->add_option("spec", sweep.specPath, "sweep specification (JSON: base, grid, points, workloads, backend)");
+  sweepCmd->add_option("--out", sweep.outDir, "output directory (points/, work/, results.csv, results.jsonl)")
+      ->required();
+  sweepCmd->add_option("--jobs", sweep.jobs, "processes at once (default: every core)")->check(CLI::Range(1, 4096));
+  sweepCmd->add_option("--backend", sweep.backend, "accelerator backend (default: the spec's, else approx)")
+      ->check(CLI::IsMember({"rtl", "approx"}));
+  sweepCmd->add_option("--energy-model", sweep.energyModelPath,
+                       "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  sweepCmd->add_option("--shard", shard, "run only the points i, i+n, i+2n, ... and do not merge (i/n; a Slurm "
+                                         "array task)")
+      ->group("");
+  sweepCmd->add_flag("--collect", sweep.collect, "only merge the point results already in --out (after shards)");
+  sweepCmd->add_flag("--quiet", sweep.quiet, "no progress messages");
+
   CLI11_PARSE(app, argc, argv);
+  if (sweepCmd->parsed()) {
+    if (!shard.empty() && !weft::tool::parseShard(shard, sweep)) {
+      fmt::print(stderr, "weft: error: --shard {}: expected i/n with 0 <= i < n\n", shard);
+      return 2;
+    }
+    if (!sweep.collect && sweep.specPath.empty()) {
+      fmt::print(stderr, "weft: error: sweep needs a specification (or --collect)\n");
+      return 2;
+    }
+  }
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
     reexecWith(backend, hw, argv);
@@ -118,6 +148,7 @@ int main(int argc, char** argv) {
     if (runCmd->parsed()) return weft::tool::runNetwork(run);
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
+    if (sweepCmd->parsed()) return weft::tool::runSweep(sweep);
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;
