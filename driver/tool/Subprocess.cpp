@@ -36,7 +36,10 @@ ChildResult runChild(const std::string& program, const std::vector<std::string>&
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  // A bare name is looked up in PATH (sbatch, squeue), a path is used as it is.
+  const int rc = program.find('/') == std::string::npos
+                     ? posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data())
+                     : posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", program, std::strerror(rc)));
   int status = 0;

@@ -14,6 +14,8 @@
 
 #include "EnergyModel.h"
 #include "Subprocess.h"
+#include "SweepFiles.h"
+#include "SweepSlurm.h"
 #include "SweepResults.h"
 #include "SweepSpec.h"
 
@@ -25,42 +27,12 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Writes through a temporary file and a rename, so a reader (or a rerun after a kill) sees the
-// old file or the whole new one, never a part.
-void writeAtomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + fmt::format(".tmp.{}.{}", getpid(),
-                                                   std::hash<std::thread::id>()(std::this_thread::get_id()));
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
-  }
-  fs::rename(tmp, path);
-}
-
-fs::path pointFile(const std::string& dir, const SweepPoint& p) { return fs::path(dir) / "points" / (p.id + ".json"); }
-
-// A point is done when its file holds a successful result for the same fingerprint.
-bool isDone(const std::string& dir, const SweepPoint& p, const ordered_json& fingerprint) {
-  const fs::path path = pointFile(dir, p);
-  if (!fs::exists(path)) return false;
-  const json j = json::parse(readFile(path.string()), nullptr, false);
-  return j.is_object() && j.value("status", "") == "ok" && j.contains("fingerprint") &&
-         j["fingerprint"] == json::parse(fingerprint.dump());
-}
-
 // Runs one workload of one point in a child `weft` and turns its report into rows.
 ordered_json runWorkload(const SweepPlan& plan, const SweepPoint& point, const SweepWorkload& w,
                          const fs::path& work, const std::string& hwPath, const std::string& energyModelPath) {
   const std::string stem = (work / w.label).string();
+  // Named in results relative to the sweep directory, which may be given relative or absolute.
+  const std::string log = (fs::path("work") / point.id / (w.label + ".log")).string();
   std::vector<std::string> args = {"weft"};
   if (w.kind == SweepWorkload::Kind::kNetwork) {
     args.insert(args.end(), {"run", w.path, "--json", stem + ".json", "--csv", stem + ".csv", "--quiet"});
@@ -76,16 +48,16 @@ ordered_json runWorkload(const SweepPlan& plan, const SweepPoint& point, const S
   const bool referenceMismatch = w.kind == SweepWorkload::Kind::kNetwork && r.exitCode == 1;
   if (r.exitCode != 0 && !referenceMismatch) {
     const std::string why = r.signal != 0 ? fmt::format("killed by signal {}", r.signal) : failureReason(stem + ".log");
-    return failedWorkload(w.label, fmt::format("{} (log: {}.log)", why, stem));
+    return failedWorkload(w.label, fmt::format("{} (log: {})", why, log));
   }
   const json report = json::parse(readFile(stem + ".json"), nullptr, false);
-  if (report.is_discarded()) return failedWorkload(w.label, fmt::format("no report from the run (log: {}.log)", stem));
+  if (report.is_discarded()) return failedWorkload(w.label, fmt::format("no report from the run (log: {})", log));
   ordered_json result = w.kind == SweepWorkload::Kind::kNetwork
                             ? workloadFromRunReport(w.label, report)
                             : workloadFromLayersReport(w.label, report, point.config.clockMHz());
   if (referenceMismatch) {
     result["status"] = "failed";
-    result["error"] = fmt::format("the reference check failed (log: {}.log)", stem);
+    result["error"] = fmt::format("the reference check failed (log: {})", log);
   }
   return result;
 }
@@ -146,35 +118,6 @@ class Progress {
   Clock::time_point start_ = Clock::now();
 };
 
-// Reads every point file of the plan and writes the merged tables; returns the failed points.
-size_t merge(const SweepPlan& plan, const std::string& dir, bool quiet) {
-  std::vector<json> files;
-  std::vector<std::string> missing;
-  size_t failed = 0;
-  for (const auto& p : plan.points) {
-    const fs::path path = pointFile(dir, p);
-    json j = fs::exists(path) ? json::parse(readFile(path.string()), nullptr, false) : json();
-    if (!j.is_object() || !j.contains("workloads")) {
-      missing.push_back(p.id);
-      continue;
-    }
-    failed += j["status"] == "ok" ? 0 : 1;
-    files.push_back(std::move(j));
-  }
-  if (!missing.empty()) {
-    throw std::runtime_error(fmt::format("{} of {} points have no result in {}/points yet (first: {}); run the "
-                                         "sweep (or its missing shards) again",
-                                         missing.size(), plan.points.size(), dir, missing.front()));
-  }
-  writeAtomically(fs::path(dir) / "results.csv", resultsCsv(plan, files));
-  writeAtomically(fs::path(dir) / "results.jsonl", resultsJsonLines(plan, files));
-  if (!quiet) {
-    fmt::print("sweep: {} points x {} workloads on {}, {} failed; results in {}/results.csv and results.jsonl\n",
-               plan.points.size(), plan.workloads.size(), plan.backend, failed, dir);
-  }
-  return failed;
-}
-
 }  // namespace
 
 bool parseShard(const std::string& text, SweepOptions& options) {
@@ -217,6 +160,7 @@ int runSweep(const SweepOptions& options) {
   fs::create_directories(fs::path(dir) / "points");
   fs::create_directories(fs::path(dir) / "work");
   writeAtomically(fs::path(dir) / "plan.json", plan.toJson().dump(2) + "\n");
+  if (options.slurm.enabled) return runSweepOnSlurm(plan, options, energyModelPath);
 
   std::vector<size_t> todo;
   size_t mine = 0;

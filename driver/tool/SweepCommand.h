@@ -11,8 +11,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace weft::tool {
+
+// `--slurm`: the points as one Slurm job array (SweepSlurm.h).
+struct SlurmOptions {
+  bool enabled = false;
+  std::vector<std::string> sbatchArgs;  // extra sbatch options (--partition=..., --time=...)
+  int tasks = 0;                        // array size; 0: one task per point (at most 1000)
+  bool wait = true;                     // false: submit, print the collect command, return
+};
 
 struct SweepOptions {
   std::string specPath;
@@ -22,6 +31,7 @@ struct SweepOptions {
   int jobs = 0;                 // processes at once; 0: every core
   int shardIndex = 0, shardCount = 0;  // shardCount 0: all points, then merge
   bool collect = false;         // only merge DIR's point files (DIR/plan.json says which)
+  SlurmOptions slurm;
   bool quiet = false;
 };
 

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 #include "Network.h"
@@ -120,6 +121,14 @@ int main(int argc, char** argv) {
                                          "array task)")
       ->group("");
   sweepCmd->add_flag("--collect", sweep.collect, "only merge the point results already in --out (after shards)");
+  std::string sbatchArgs;
+  sweepCmd->add_flag("--slurm", sweep.slurm.enabled,
+                     "run the points as one Slurm job array (sbatch --array), wait for it and merge");
+  sweepCmd->add_option("--slurm-args", sbatchArgs, "extra sbatch options, e.g. \"--partition=cpu --time=30\"");
+  sweepCmd->add_option("--slurm-tasks", sweep.slurm.tasks, "array tasks (default: one per point, at most 1000)")
+      ->check(CLI::Range(1, 100000));
+  sweepCmd->add_flag("--no-wait", [&](int64_t) { sweep.slurm.wait = false; },
+                     "with --slurm: submit and return; merge later with --collect");
   sweepCmd->add_flag("--quiet", sweep.quiet, "no progress messages");
 
   CLI11_PARSE(app, argc, argv);
@@ -128,6 +137,8 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "weft: error: --shard {}: expected i/n with 0 <= i < n\n", shard);
       return 2;
     }
+    std::istringstream words(sbatchArgs);
+    for (std::string word; words >> word;) sweep.slurm.sbatchArgs.push_back(word);
     if (!sweep.collect && sweep.specPath.empty()) {
       fmt::print(stderr, "weft: error: sweep needs a specification (or --collect)\n");
       return 2;
