@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Estimator.h"
+#include "HtmlReport.h"
 #include "LayerRunner.h"
 #include "LayerTable.h"
 #include "weft/hw/config.h"
@@ -208,6 +209,7 @@ int runLayers(const LayersOptions& options) {
   writeFile(reportPath, computeReport(runs, hw));
   if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw, estimator));
   fmt::print("reports written to {} and {}{}\n", jsonPath, reportPath, options.csvPath.empty() ? "" : " and " + options.csvPath);
+  if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});
   return 0;
 }
 

@@ -148,7 +148,8 @@ std::string toJson(const RunReport& r) {
   nlohmann::ordered_json j;
   j["network"] = r.network;
   j["backend"] = r.backend;
-  j["hw"] = {{"config", r.hwConfig}, {"rows", r.rows}, {"cols", r.cols}, {"clockMHz", r.clockMHz}};
+  j["hw"] = {{"config", r.hwConfig}, {"rows", r.rows}, {"cols", r.cols}, {"clockMHz", r.clockMHz},
+             {"dramBytesPerCycle", r.dramBytesPerCycle}};
   auto& layers = j["layers"] = nlohmann::ordered_json::array();
   for (const auto& l : r.layers) {
     layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"inputs", l.inputs},

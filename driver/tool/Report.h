@@ -41,6 +41,7 @@ struct RunReport {
   std::string network, backend, hwConfig;
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
+  int64_t dramBytesPerCycle = 0;
   std::vector<LayerReport> layers;
   // NNAPI's own durations of the accelerated run, when NNAPI defines them.
   std::optional<uint64_t> nnapiOnHardwareNs, nnapiInDriverNs;

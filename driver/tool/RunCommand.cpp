@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "Estimator.h"
+#include "HtmlReport.h"
 #include "NetworkModel.h"
 #include "Report.h"
 #include "weft/hw/config.h"
@@ -205,6 +206,7 @@ int runNetwork(const RunOptions& options) {
   report.rows = hwConfig.rows();
   report.cols = hwConfig.cols();
   report.clockMHz = hwConfig.clockMHz();
+  report.dramBytesPerCycle = hwConfig.get(hw::Param::kDramBytesPerCycle);
   report.tolerance = options.tolerance;
   const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
   report.estimateLines = estimator.describe();
@@ -265,6 +267,7 @@ int runNetwork(const RunOptions& options) {
   writeFile(jsonPath, toJson(report));
   writeFile(csvPath, toCsv(report));
   fmt::print("report written to {} and {}\n", jsonPath, csvPath);
+  if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;
   return report.referencePassed ? 0 : 1;
 }
 

@@ -13,8 +13,9 @@ struct ChildResult {
   int signal = 0;
 };
 
-// `program` (a path, or a name looked up in PATH) with `args` (args[0] is its name); `env` entries replace the parent's variables of
-// the same names. Throws std::runtime_error when the child cannot be started.
+// `program` (a path, or a name looked up in PATH) with `args` (args[0] is its name); `env`
+// entries replace the parent's variables of the same names; an empty `logPath` leaves the
+// child our stdout and stderr. Throws std::runtime_error when the child cannot be started.
 ChildResult runChild(const std::string& program, const std::vector<std::string>& args,
                      const std::vector<std::pair<std::string, std::string>>& env, const std::string& logPath);
 

@@ -12,6 +12,7 @@
 #include "LayersCommand.h"
 #include "RunCommand.h"
 #include "SweepCommand.h"
+#include "HtmlReport.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   runCmd->add_option("--energy-model", run.energyModelPath,
                      "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
 
   CLI::App* configsCmd = app.add_subcommand("configs", "list the named hardware configurations");
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
                         "layers on the same configuration skips the tiling search");
   layersCmd->add_option("--energy-model", layers.energyModelPath,
                         "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
 
   weft::tool::ValidateOptions validate;
@@ -131,6 +134,15 @@ int main(int argc, char** argv) {
                      "with --slurm: submit and return; merge later with --collect");
   sweepCmd->add_flag("--quiet", sweep.quiet, "no progress messages");
 
+  weft::tool::HtmlReportOptions report;
+  CLI::App* reportCmd = app.add_subcommand(
+      "report", "one self-contained HTML page (tables, cycle breakdowns, rooflines; for sweeps Pareto views and "
+                "utilization heat maps) from weft run / layers JSON reports and weft sweep directories");
+  reportCmd->add_option("inputs", report.inputs, "JSON reports of weft run or weft layers, weft sweep directories")
+      ->required()->check(CLI::ExistingPath);
+  reportCmd->add_option("--out", report.outPath, "the HTML file (default: DIR/report.html, or the report's .html)");
+  reportCmd->add_option("--plots", report.plotsDir, "also write every plot as .svg and .png in this directory");
+
   CLI11_PARSE(app, argc, argv);
   if (sweepCmd->parsed()) {
     if (!shard.empty() && !weft::tool::parseShard(shard, sweep)) {
@@ -160,6 +172,7 @@ int main(int argc, char** argv) {
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
     if (sweepCmd->parsed()) return weft::tool::runSweep(sweep);
+    if (reportCmd->parsed()) return weft::tool::writeHtmlReport(report);
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;
