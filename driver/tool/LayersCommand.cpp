@@ -66,13 +66,14 @@ std::string computeReport(const std::vector<LayerRun>& runs, const hw::HwConfig&
 std::string csvReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw, const codesign::Estimator& estimator) {
   std::string out =
       "index,layer,operation,shape,cycles,array_rows,stall_cycles,macs,overall_util_pct,mapping_eff_pct,"
-      "dram_read_bytes,dram_write_bytes,simulator_seconds,energy_pj\n";
+      "dram_read_bytes,dram_write_bytes,simulator_seconds,energy_pj,area_um2\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
-    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{:.6f},{:.1f}\n", i, r.name, r.op, r.shape,
-                       r.cycles, r.arrayRows, f.stall, r.macs, f.overall, f.mapping, r.dramReadBytes, r.dramWriteBytes,
-                       r.simulatorSeconds, estimator.energy(r.counters, r.registerAccesses).totalPj());
+    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{:.6f},{:.1f},{:.1f}\n", i, r.name, r.op,
+                       r.shape, r.cycles, r.arrayRows, f.stall, r.macs, f.overall, f.mapping, r.dramReadBytes,
+                       r.dramWriteBytes, r.simulatorSeconds, estimator.energy(r.counters, r.registerAccesses).totalPj(),
+                       estimator.area().totalUm2());
   }
   return out;
 }

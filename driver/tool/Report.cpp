@@ -194,12 +194,15 @@ std::string toCsv(const RunReport& r) {
   std::string out =
       "index,layer,operation,device,unit,cycles,on_hardware_ns,in_driver_ns,macs,peak_ops_per_cycle,utilization,"
       "array_busy,vector_busy,load_busy,store_busy,dram_stall,bound_by,dram_read_bytes,dram_write_bytes,max_error,"
-      "energy_pj\n";
+      "energy_pj,area_um2\n";
+  // The configuration's area on every row, so that rows of several reports can be pooled.
+  const double area = r.estimates.is_object() ? r.estimates.value("areaUm2", 0.0) : 0.0;
   for (const auto& l : r.layers) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{:.1f}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{:.1f},{:.1f}\n",
                        l.index, l.name, l.op, l.device, l.unit, l.cycles, l.onHardwareNs, l.inDriverNs, l.macs,
                        l.peakOpsPerCycle, l.utilization, l.arrayBusy, l.vectorBusy, l.loadBusy, l.storeBusy,
-                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.maxError, l.energy.totalPj());
+                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.maxError, l.energy.totalPj(),
+                       area);
   }
   return out;
 }

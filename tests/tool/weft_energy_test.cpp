@@ -1,6 +1,7 @@
 // Energy and area in `weft run` and `weft layers` reports (driver/codesign), and the
 // --energy-model file: the figures follow the counters the reports hold, and a bad file stops
 // the command before it runs anything.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,7 +16,11 @@ namespace {
 using weft::tool::test::ProcessResult;
 using weft::tool::test::runWeft;
 
-std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_energy_test_" + name; }
+// Per test: ctest runs the tests of this file in parallel processes.
+std::string tempPath(const std::string& name) {
+  return ::testing::TempDir() + "weft_energy_test_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+         "_" + name;
+}
 
 nlohmann::json readJson(const std::string& path) {
   std::ifstream in(path);
@@ -58,7 +63,10 @@ TEST(WeftEnergy, LayersEnergyFollowsTheArrayRowsCounter) {
   std::ifstream in(csv);
   std::string header;
   std::getline(in, header);
-  EXPECT_NE(header.find(",energy_pj"), std::string::npos) << header;
+  EXPECT_NE(header.find(",energy_pj,area_um2"), std::string::npos) << header;
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first.substr(first.rfind(',') + 1), fmt::format("{:.1f}", report["estimates"]["areaUm2"].get<double>()));
   EXPECT_NE(r.output.find("energy uJ"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("area: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("macPj = 2 pJ per MAC: from " + model), std::string::npos) << r.output;
@@ -101,7 +109,7 @@ TEST(WeftEnergy, RunReportsEnergyPerAcceleratedLayerAndInTotal) {
   std::ifstream in(csv);
   std::string header;
   std::getline(in, header);
-  EXPECT_NE(header.find(",energy_pj"), std::string::npos) << header;
+  EXPECT_NE(header.find(",energy_pj,area_um2"), std::string::npos) << header;
 }
 
 // A bad model file is an error naming the file and the key; nothing runs and no report is written.

@@ -20,7 +20,11 @@ namespace fs = std::filesystem;
 using weft::tool::test::ProcessResult;
 using weft::tool::test::runWeft;
 
-std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_report_test_" + name; }
+// Per test: ctest runs the tests of this file in parallel processes.
+std::string tempPath(const std::string& name) {
+  return ::testing::TempDir() + "weft_report_test_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+         "_" + name;
+}
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
