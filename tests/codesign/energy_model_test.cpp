@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "Area.h"
 #include "Energy.h"
+#include "Estimator.h"
 #include "EnergyModel.h"
 
 namespace weft::codesign {
@@ -108,6 +110,38 @@ TEST(Energy, BreakdownsAdd) {
   a += b;
   EXPECT_DOUBLE_EQ(a.totalPj(), 10);
   EXPECT_DOUBLE_EQ(a.dynamicPj(), 8);
+}
+
+}  // namespace
+}  // namespace weft::codesign
+
+namespace weft::codesign {
+namespace {
+
+TEST(Area, SramMacrosCostTheirCapacityAtThePerKiBFigure) {
+  const hw::HwConfig hw = hw::HwConfig::load("weft8");
+  const EnergyModel model = EnergyModel::fromJson(R"({"sramUm2PerKiB": 1000})", "test");
+  const AreaEstimate a = sramArea(model, hw);
+  double kib = 0;
+  for (const auto& m : memories(hw)) kib += static_cast<double>(m.bytes * m.copies) / 1024.0;
+  EXPECT_DOUBLE_EQ(a.sramUm2, kib * 1000);
+  EXPECT_EQ(a.sramParts.size(), memories(hw).size());
+  EXPECT_EQ(a.logicUm2, 0);
+  EXPECT_DOUBLE_EQ(a.totalUm2(), a.sramUm2);
+  EXPECT_NE(a.describe().find("logic not synthesized"), std::string::npos) << a.describe();
+  // Doubling the accumulator's depth adds its capacity again.
+  const AreaEstimate deeper = sramArea(model, hw.with(hw::Param::kAccRows, 2 * hw.accRows()));
+  EXPECT_DOUBLE_EQ(deeper.sramUm2 - a.sramUm2, hw.accRows() * hw.cols() * 4 / 1024.0 * 1000);
+}
+
+TEST(Estimator, EnergyLeaksOverTheWholeArea) {
+  const hw::HwConfig hw = hw::HwConfig::load("weft8");
+  const Estimator e(hw, "");
+  const EnergyBreakdown b = e.energy({{"CYCLES", 1000}}, 0);
+  EXPECT_DOUBLE_EQ(b.leakagePj, 20 * e.area().totalUm2() * 1e-6 * 1000 * hw.cyclePeriodNs());
+  EXPECT_EQ(e.json()["areaUm2"].get<double>(), e.area().totalUm2());
+  EXPECT_EQ(e.json()["energyModel"]["origin"], "defaults");
+  EXPECT_THROW(Estimator(hw, "/nonexistent.json"), ModelError);
 }
 
 }  // namespace
