@@ -12,6 +12,7 @@
 
 #include "Estimator.h"
 #include "HtmlReport.h"
+#include "Trace.h"
 #include "LayerRunner.h"
 #include "LayerTable.h"
 #include "weft/hw/config.h"
@@ -135,6 +136,44 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
   return j.dump(2) + "\n";
 }
 
+// The layers end to end on the device timeline, each with its figures and counters.
+std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
+                        const std::string& backend, const codesign::Estimator& estimator) {
+  std::vector<DeviceSpan> device;
+  std::vector<HostSpan> host;
+  for (const LayerRun& r : runs) {
+    const ArrayFigures f = figures(r, hw);
+    auto counter = [&](const char* name) -> double {
+      for (const auto& [n, v] : r.counters) {
+        if (n == name) return static_cast<double>(v);
+      }
+      return 0;
+    };
+    const double cycles = static_cast<double>(std::max<uint64_t>(1, r.cycles));
+    nlohmann::ordered_json counters = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : r.counters) counters[name] = value;
+    DeviceSpan s;
+    s.name = r.name;
+    s.cycles = r.cycles;
+    s.args = {{"operation", r.op}, {"shape", r.shape}, {"cycles", r.cycles}, {"macs", r.macs},
+              {"overallUtilPct", f.overall}, {"mappingEfficiencyPct", f.mapping},
+              {"dramReadBytes", r.dramReadBytes}, {"dramWriteBytes", r.dramWriteBytes},
+              {"energyPj", estimator.energy(r.counters, r.registerAccesses).totalPj()}, {"counters", counters}};
+    s.arrayBusy = counter("COMPUTE_ACTIVE") / cycles;
+    s.vectorBusy = counter("VECTOR_ACTIVE") / cycles;
+    s.loadBusy = counter("LOAD_ACTIVE") / cycles;
+    s.storeBusy = counter("STORE_ACTIVE") / cycles;
+    s.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
+    s.dramReadBytes = r.dramReadBytes;
+    s.dramWriteBytes = r.dramWriteBytes;
+    device.push_back(std::move(s));
+    host.push_back({"building and compiling", r.name, r.prepareSeconds});
+    host.push_back({"execution (simulation)", r.name, r.executeSeconds});
+  }
+  return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host,
+                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}});
+}
+
 void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
                 const std::string& backend, double wallSeconds, const codesign::Estimator& estimator,
                 std::ostream& out) {
@@ -210,6 +249,10 @@ int runLayers(const LayersOptions& options) {
   writeFile(reportPath, computeReport(runs, hw));
   if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw, estimator));
   fmt::print("reports written to {} and {}{}\n", jsonPath, reportPath, options.csvPath.empty() ? "" : " and " + options.csvPath);
+  if (!options.tracePath.empty()) {
+    writeFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator));
+    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
+  }
   if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});
   return 0;
 }

@@ -56,6 +56,8 @@ struct RunReport {
   // Co-design estimates (driver/codesign): the accelerator's energy (its layers' and the
   // execution's register accesses), the configuration's area and the models' sources.
   codesign::EnergyBreakdown acceleratorEnergy;
+  std::vector<size_t> deviceOrder;  // accelerator layers in the order the device ran them
+  double compileWallSeconds = 0;
   std::vector<std::string> estimateLines;
   nlohmann::ordered_json estimates;
 

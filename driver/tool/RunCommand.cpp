@@ -15,6 +15,7 @@
 
 #include "Estimator.h"
 #include "HtmlReport.h"
+#include "Trace.h"
 #include "NetworkModel.h"
 #include "Report.h"
 #include "weft/hw/config.h"
@@ -105,6 +106,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
         l.storeBusy = counter("STORE_ACTIVE") / cycles;
         l.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
         l.energy = estimator.energy(op.counters, 0);
+        report.deviceOrder.push_back(op.operationIndex);
         report.acceleratorEnergy += l.energy;
       }
     }
@@ -188,6 +190,30 @@ class ProgressDisplay {
   bool shown_ = false;
 };
 
+// The accelerator's layers in device order on the device timeline; compiling, the accelerated
+// and the reference run on the host's.
+std::string runTrace(const RunReport& r) {
+  std::vector<DeviceSpan> device;
+  for (size_t index : r.deviceOrder) {
+    const LayerReport& l = r.layers[index];
+    DeviceSpan s;
+    s.name = l.name;
+    s.cycles = l.cycles;
+    s.args = {{"index", l.index}, {"operation", l.op}, {"unit", l.unit}, {"cycles", l.cycles}, {"macs", l.macs},
+              {"utilization", l.utilization}, {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
+              {"dramWriteBytes", l.dramWriteBytes}, {"energyPj", l.energy.totalPj()}};
+    s.arrayBusy = l.arrayBusy, s.vectorBusy = l.vectorBusy, s.loadBusy = l.loadBusy, s.storeBusy = l.storeBusy;
+    s.dramStall = l.dramStall;
+    s.dramReadBytes = l.dramReadBytes, s.dramWriteBytes = l.dramWriteBytes;
+    device.push_back(std::move(s));
+  }
+  const std::vector<HostSpan> host = {{"compilation", "compile (partition, tiling search)", r.compileWallSeconds},
+                                      {"execution", "accelerated run", r.runWallSeconds},
+                                      {"reference", "reference run (CPU)", r.referenceWallSeconds}};
+  return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host,
+                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}});
+}
+
 std::string envOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
@@ -222,8 +248,10 @@ int runNetwork(const RunOptions& options) {
   check(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), &accelerator, 1, supported.get()),
         "ANeuralNetworksModel_getSupportedOperationsForDevices");
   const bool whole = std::all_of(supported.get(), supported.get() + net.layers.size(), [](bool s) { return s; });
+  const auto compileStart = Clock::now();
   CompilationPtr compilation = compile(model.get(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator}
                                                           : std::vector<ANeuralNetworksDevice*>{});
+  report.compileWallSeconds = std::chrono::duration<double>(Clock::now() - compileStart).count();
   const auto devices = runtime::getOperationDevices(compilation.get());
   const auto steps = runtime::getCompilationSteps(compilation.get());
   for (size_t i = 0; i < net.layers.size(); ++i) {
@@ -267,6 +295,10 @@ int runNetwork(const RunOptions& options) {
   writeFile(jsonPath, toJson(report));
   writeFile(csvPath, toCsv(report));
   fmt::print("report written to {} and {}\n", jsonPath, csvPath);
+  if (!options.tracePath.empty()) {
+    writeFile(options.tracePath, runTrace(report));
+    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
+  }
   if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;
   return report.referencePassed ? 0 : 1;
 }

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   runCmd->add_option("--energy-model", run.energyModelPath,
                      "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  runCmd->add_option("--trace", run.tracePath, "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
 
@@ -82,6 +83,8 @@ int main(int argc, char** argv) {
                         "layers on the same configuration skips the tiling search");
   layersCmd->add_option("--energy-model", layers.energyModelPath,
                         "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  layersCmd->add_option("--trace", layers.tracePath,
+                        "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
 
