@@ -4,15 +4,13 @@
 
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
 #include <unistd.h>
 
 #include "Network.h"
 #include "Nnapi.h"
 #include "LayersCommand.h"
 #include "RunCommand.h"
-#include "SweepCommand.h"
-#include "HtmlReport.h"
+#include "CodesignCli.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
 
@@ -110,55 +108,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 100));
   validateCmd->add_flag("--quiet", validate.quiet, "no progress messages");
 
-  weft::tool::SweepOptions sweep;
-  std::string shard;
-  CLI::App* sweepCmd = app.add_subcommand(
-      "sweep", "run workloads on every point of a grid of hardware configurations, in parallel processes, resumable; "
-               "merged into DIR/results.csv and results.jsonl");
-  sweepCmd->add_option("spec", sweep.specPath, "sweep specification (JSON: base, grid, points, workloads, backend)");
-  sweepCmd->add_option("--out", sweep.outDir, "output directory (points/, work/, results.csv, results.jsonl)")
-      ->required();
-  sweepCmd->add_option("--jobs", sweep.jobs, "processes at once (default: every core)")->check(CLI::Range(1, 4096));
-  sweepCmd->add_option("--backend", sweep.backend, "accelerator backend (default: the spec's, else approx)")
-      ->check(CLI::IsMember({"rtl", "approx"}));
-  sweepCmd->add_option("--energy-model", sweep.energyModelPath,
-                       "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
-  sweepCmd->add_option("--shard", shard, "run only the points i, i+n, i+2n, ... and do not merge (i/n; a Slurm "
-                                         "array task)")
-      ->group("");
-  sweepCmd->add_flag("--collect", sweep.collect, "only merge the point results already in --out (after shards)");
-  std::string sbatchArgs;
-  sweepCmd->add_flag("--slurm", sweep.slurm.enabled,
-                     "run the points as one Slurm job array (sbatch --array), wait for it and merge");
-  sweepCmd->add_option("--slurm-args", sbatchArgs, "extra sbatch options, e.g. \"--partition=cpu --time=30\"");
-  sweepCmd->add_option("--slurm-tasks", sweep.slurm.tasks, "array tasks (default: one per point, at most 1000)")
-      ->check(CLI::Range(1, 100000));
-  sweepCmd->add_flag("--no-wait", [&](int64_t) { sweep.slurm.wait = false; },
-                     "with --slurm: submit and return; merge later with --collect");
-  sweepCmd->add_flag("--quiet", sweep.quiet, "no progress messages");
-
-  weft::tool::HtmlReportOptions report;
-  CLI::App* reportCmd = app.add_subcommand(
-      "report", "one self-contained HTML page (tables, cycle breakdowns, rooflines; for sweeps Pareto views and "
-                "utilization heat maps) from weft run / layers JSON reports and weft sweep directories");
-  reportCmd->add_option("inputs", report.inputs, "JSON reports of weft run or weft layers, weft sweep directories")
-      ->required()->check(CLI::ExistingPath);
-  reportCmd->add_option("--out", report.outPath, "the HTML file (default: DIR/report.html, or the report's .html)");
-  reportCmd->add_option("--plots", report.plotsDir, "also write every plot as .svg and .png in this directory");
+  weft::tool::CodesignCli codesign;  // sweep, report
+  codesign.add(app);
 
   CLI11_PARSE(app, argc, argv);
-  if (sweepCmd->parsed()) {
-    if (!shard.empty() && !weft::tool::parseShard(shard, sweep)) {
-      fmt::print(stderr, "weft: error: --shard {}: expected i/n with 0 <= i < n\n", shard);
-      return 2;
-    }
-    std::istringstream words(sbatchArgs);
-    for (std::string word; words >> word;) sweep.slurm.sbatchArgs.push_back(word);
-    if (!sweep.collect && sweep.specPath.empty()) {
-      fmt::print(stderr, "weft: error: sweep needs a specification (or --collect)\n");
-      return 2;
-    }
-  }
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
     reexecWith(backend, hw, argv);
@@ -174,8 +127,7 @@ int main(int argc, char** argv) {
     if (runCmd->parsed()) return weft::tool::runNetwork(run);
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
-    if (sweepCmd->parsed()) return weft::tool::runSweep(sweep);
-    if (reportCmd->parsed()) return weft::tool::writeHtmlReport(report);
+    if (const auto code = codesign.run()) return *code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;
