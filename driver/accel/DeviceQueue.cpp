@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace weft::accel {
 namespace {
@@ -137,6 +138,29 @@ void DeviceQueue::hardReset() {
   setUpQueue();
 }
 
+std::string DeviceQueue::refusedCommand(uint32_t start, uint64_t n, hw::Error code) {
+  std::optional<std::string> any;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint8_t bytes[hw::kCommandBytes];
+    backend_->readDram(ring_->addr() + (start + i) % ringSize_ * hw::kCommandBytes, bytes, sizeof(bytes));
+    const auto word = hw::CommandWord::fromBytes(bytes);
+    const hw::Error e = hw::checkCommand(word, config());
+    if (e == hw::Error::kNone) continue;
+    const uint64_t opcode = word.get(hw::field::kOpcode);
+    std::string name = "a command of undefined opcode " + std::to_string(opcode);
+    if (hw::isOpcode(opcode)) {
+      name = std::string(hw::opcodeName(static_cast<hw::Opcode>(opcode)));
+      std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+      name = "a " + name;
+    }
+    std::string at = fmt::format(" at command {} of the program ({}, which breaks the rule for {})", i, name,
+                                 hw::toString(e));
+    if (e == code) return at;
+    if (!any) any = std::move(at);
+  }
+  return any.value_or("");
+}
+
 nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& program, uint64_t watchdogCycles,
                                               const ProgressFn& onProgress) {
   const uint64_t n = program.size() / hw::kCommandBytes;
@@ -155,6 +179,7 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
                         (n - first) * hw::kCommandBytes);
   }
   const uint64_t busy0 = readCounter(hw::Counter::kBusy);
+  const uint32_t programStart = tail_;
   tail_ = static_cast<uint32_t>((tail_ + n) % ringSize_);
   writeReg(hw::reg::kRingTail, tail_);  // the doorbell
 
@@ -173,9 +198,10 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
     const uint32_t head = readReg(hw::reg::kRingHead);
     const auto code = static_cast<hw::Error>((status & hw::reg::kStatusErrorMask) >> hw::reg::kStatusErrorLsb);
     softReset();
+    const std::string what = refusedCommand(programStart, n, code);
     return NN_ERROR(OP_FAILED) << fmt::format(
-               "the device halted with error {} ({}) at ring command {}; the device was reset",
-               hw::toString(code), static_cast<int>(code), head);
+               "the device halted with error {} ({}){}; the controller's ring head was at {}; the device was reset",
+               hw::toString(code), static_cast<int>(code), what, head);
   }
   if (!(irqStatus & hw::reg::kIrqStatusDoneMask)) {
     softReset();

@@ -71,6 +71,11 @@ class DeviceQueue {
   bool waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress);
   void softReset();
   void hardReset();
+  // After the controller halted with `code`: which of the n commands from ring index `start`
+  // it refused, found with the field rules it enforces (hw::checkCommand, from hw/spec), as
+  // " at command i of the program (a WINDOW)"; empty when no command breaks a rule (a token
+  // error, say).
+  std::string refusedCommand(uint32_t start, uint64_t n, hw::Error code);
 
   std::unique_ptr<sim::IDeviceBackend> backend_;
   std::shared_ptr<DramAllocator> allocator_;

@@ -30,8 +30,8 @@ struct TensorLayout {
   DataLayout layout = DataLayout::kFlat;  // how the logical order maps onto the bytes
   ImageShape image;                     // physical NHWC dimensions (kFlat: 1 x 1 x 1 x bytes)
   uint32_t haloTop = 0, haloBottom = 0, haloLeft = 0, haloRight = 0;
-  uint8_t fill = 0;                     // every byte no layer writes (the halo): the zero point,
-                                        // or PAD's value
+  uint8_t fill = 0;                     // the interior bytes no layer writes: the zero point, or
+                                        // PAD's value (the halo always holds the zero point)
 
   uint64_t rowStride() const { return uint64_t{image.width + haloLeft + haloRight} * image.channels; }
   uint64_t imageStride() const { return uint64_t{image.height + haloTop + haloBottom} * rowStride(); }

@@ -239,11 +239,12 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   if (!rejected.empty()) return rejected.begin()->second;
 
   CompiledModel out;
-  // Every tensor gets its device buffer, filled with its fill byte (the halo or PAD's border for
-  // good), with Cols bytes of slack: the vector unit's last row of a tensor may read past it.
+  // Every tensor gets its device buffer, filled for good (the halo with the zero point, the
+  // interior with its fill: PAD's border), with Cols bytes of slack: the vector unit's last row
+  // of a tensor may read past it.
   for (const auto& [index, layout] : plan.tensors) {
     std::vector<uint8_t> image = fillImage(layout);
-    image.resize(image.size() + config.cols(), layout.fill);
+    image.resize(image.size() + config.cols(), static_cast<uint8_t>(layout.zeroPoint));
     auto region = allocateAndWrite(queue, image, fmt::format("tensor {}", index));
     if (!region.ok()) return region.error();
     const nn::Operand& o = operands[index];

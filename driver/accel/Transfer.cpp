@@ -22,7 +22,13 @@ void forEachRow(const TensorLayout& t, RowFn f) {
 uint64_t logicalBytes(const TensorLayout& t) { return t.image.elements(); }
 
 std::vector<uint8_t> fillImage(const TensorLayout& t) {
-  return std::vector<uint8_t>(t.bytes(), t.fill);
+  // The halo belongs to the consuming convolution's padding, which NNAPI defines as the zero
+  // point whatever the tensor's own fill (a PAD_V2 border value stays inside the image).
+  std::vector<uint8_t> image(t.bytes(), static_cast<uint8_t>(t.zeroPoint));
+  if (image.empty() || t.fill == image.front()) return image;
+  const uint64_t rowBytes = uint64_t{t.image.width} * t.image.channels;
+  forEachRow(t, [&](uint64_t device, uint32_t, uint32_t) { std::memset(image.data() + device, t.fill, rowBytes); });
+  return image;
 }
 
 // Tensors with a halo or kept NHWC for an NCHW model go through a host image of the whole

@@ -8,6 +8,7 @@
 
 #include "Network.h"
 #include "Nnapi.h"
+#include "BaselinesCommand.h"
 #include "LayersCommand.h"
 #include "RunCommand.h"
 #include "CodesignCli.h"
@@ -108,6 +109,30 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 100));
   validateCmd->add_flag("--quiet", validate.quiet, "no progress messages");
 
+  weft::tool::BaselinesOptions baselines;
+  baselines.dir = std::string(WEFT_SOURCE_DIR) + "/traces/baselines";
+  if (const char* d = std::getenv("WEFT_SCALESIM_DIR"); d != nullptr && *d != '\0') {
+    baselines.scalesimDir = d;
+  } else {
+    baselines.scalesimDir = std::string(WEFT_SOURCE_DIR) + "/../shared/workloads/scalesim";
+  }
+  CLI::App* baselinesCmd = app.add_subcommand(
+      "baselines", "compare every layer's cycles with traces/baselines (bundled networks, regression layers, SCALE-Sim "
+                   "tables at the named configurations), or rewrite them with --update");
+  baselinesCmd->add_flag("--update", baselines.update, "rewrite the baselines from this run");
+  baselinesCmd->add_option("--dir", baselines.dir, "baseline directory")->capture_default_str();
+  baselinesCmd->add_option("--scalesim-dir", baselines.scalesimDir, "SCALE-Sim tables (default $WEFT_SCALESIM_DIR)")
+      ->capture_default_str();
+  baselinesCmd->add_option("--sim", baselines.sim, "the backend that runs the workloads")
+      ->capture_default_str()->check(CLI::IsMember({"approx", "rtl"}));
+  baselinesCmd->add_option("--config", baselines.configs,
+                           "configurations (default: each file's; with --update, weft8 and weft16 too)");
+  baselinesCmd->add_option("--workload", baselines.only, "only these workloads (baseline file names without .json)");
+  baselinesCmd->add_option("--jobs", baselines.jobs, "workers at once (default: one per CPU)")
+      ->check(CLI::Range(1, 256));
+  baselinesCmd->add_option("--work-dir", baselines.workDir, "worker reports (default out/baselines-<pid>)");
+  baselinesCmd->add_flag("--quiet", baselines.quiet, "no progress messages");
+
   weft::tool::CodesignCli codesign;  // sweep, report
   codesign.add(app);
 
@@ -127,6 +152,7 @@ int main(int argc, char** argv) {
     if (runCmd->parsed()) return weft::tool::runNetwork(run);
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
+    if (baselinesCmd->parsed()) return weft::tool::runBaselines(baselines);
     if (const auto code = codesign.run()) return *code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());

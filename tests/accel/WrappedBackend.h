@@ -21,7 +21,8 @@ class WrappedBackend : public sim::IDeviceBackend {
     kNone,
     kBadOpcode,        // the first command of the program gets an undefined opcode
     kDropDoorbell,     // the doorbell never reaches the device: nothing runs
-    kWaitForeverToken  // the first LOAD waits for a compute->load token nobody pushes
+    kWaitForeverToken,  // the first LOAD waits for a compute->load token nobody pushes
+    kEmptyStore         // the first STORE gets count0 = 0: a field rule the controller enforces
   };
   void arm(Fault f) { fault_ = f; }
   // Host time added inside every runUntilInterrupt (a slow simulator).
@@ -68,8 +69,10 @@ class WrappedBackend : public sim::IDeviceBackend {
       const auto op = static_cast<hw::Opcode>(word.get(hw::field::kOpcode));
       if (f == Fault::kBadOpcode) {
         word.set(hw::field::kOpcode, 0xF);
-      } else if (op == hw::Opcode::kLoad) {
+      } else if (f == Fault::kWaitForeverToken && op == hw::Opcode::kLoad) {
         word.set(hw::field::kWait1, 1);
+      } else if (f == Fault::kEmptyStore && op == hw::Opcode::kStore) {
+        word.set(hw::field::store::kCount0, 0);
       } else {
         continue;
       }

@@ -52,8 +52,24 @@ TEST_F(Recovery, DeviceErrorFailsTheExecutionAndTheNextOneWorks) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().code, nn::ErrorStatus::OP_FAILED);
   EXPECT_NE(failed.error().message.find("bad_opcode"), std::string::npos) << failed.error().message;
+  // It names the command the controller refused, as the controller read it.
+  EXPECT_NE(failed.error().message.find("at command 0 of the program (a command of undefined opcode 15"), std::string::npos)
+      << failed.error().message;
   EXPECT_NE(failed.error().message.find("reset"), std::string::npos) << failed.error().message;
   expectNextExecutionWorks();
+  expectNextExecutionWorks();
+}
+
+// A command that breaks a field rule of hw/spec: the error names it, by its place in the
+// program and its opcode, and the rule.
+TEST_F(Recovery, ARefusedCommandIsNamedAndTheNextExecutionWorks) {
+  backend_->arm(WrappedBackend::Fault::kEmptyStore);
+  auto failed = runOnPrepared(*prepared_, model_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, nn::ErrorStatus::OP_FAILED);
+  const std::string& m = failed.error().message;
+  EXPECT_NE(m.find("halted with error bad_length"), std::string::npos) << m;
+  EXPECT_NE(m.find("of the program (a STORE, which breaks the rule for bad_length)"), std::string::npos) << m;
   expectNextExecutionWorks();
 }
 

@@ -19,8 +19,9 @@ namespace {
 constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
 constexpr uint32_t kIn = 16, kOut = 8;
 
-// quant8 FULLY_CONNECTED [1, 16] -> [1, 8] (the accelerator runs it), then RELU (the CPU does):
-// a partitioned compilation has two steps on two devices.
+// quant8 FULLY_CONNECTED [1, 16] -> [1, 8] (the accelerator runs it), then HARD_SWISH (the
+// accelerator has no such operation: the CPU runs it): a partitioned compilation has two steps
+// on two devices.
 std::unique_ptr<Model> makeModel() {
   auto model = std::make_unique<Model>();
   const uint32_t input = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, kIn}, 0.5f, 128);
@@ -36,7 +37,7 @@ std::unique_ptr<Model> makeModel() {
   EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), weights, w.data(), w.size()), kOk);
   EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), bias, b, sizeof(b)), kOk);
   EXPECT_EQ(model->addOperation(ANEURALNETWORKS_FULLY_CONNECTED, {input, weights, bias, act}, {fc}), kOk);
-  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_RELU, {fc}, {out}), kOk);
+  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_HARD_SWISH, {fc}, {out}), kOk);
   EXPECT_EQ(model->identify({input}, {out}), kOk);
   EXPECT_EQ(model->finish(), kOk);
   return model;
@@ -66,7 +67,7 @@ class Stress : public ::testing::Test {
     ASSERT_EQ(cpuOnly_->finish(), kOk);
     partitioned_ = std::make_unique<Compilation>(*model_);
     ASSERT_EQ(partitioned_->finish(), kOk);
-    // Run with WEFT_BACKEND=approx: the accelerator takes the FULLY_CONNECTED, the CPU the RELU.
+    // Run with WEFT_BACKEND=approx: the accelerator takes the FULLY_CONNECTED, the CPU the HARD_SWISH.
     ASSERT_EQ(runtime::getOperationDevices(partitioned_->get()), (std::vector<std::string>{"weft-accel", "weft-cpu"}));
     for (int k = 0; k < kInputs; ++k) {
       Execution execution(*cpuOnly_);

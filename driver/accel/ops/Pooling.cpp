@@ -215,6 +215,7 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
       outDims.push_back(1);
     }
   }
+  if (outDims.empty()) outDims = {1};  // every axis reduced away: one element, as the reference
   NN_TRY(r.checkOutputDims(outDims));
   LoweredOperation lo;
   lo.vector = std::move(layer);

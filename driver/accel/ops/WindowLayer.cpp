@@ -115,7 +115,6 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
     // (Command fields: dimensions and the pixel stride below 4096.)
     constexpr uint32_t kFieldMax = 4095;
     const uint32_t firstChunk = pixelMajor ? std::min(eg, kFieldMax) : 1, firstCols = std::min(out.width, kFieldMax);
-    uint32_t chunk = firstChunk, cols = firstCols, rows = 0;
     auto bandRows = [&](uint32_t nc, uint32_t gc) -> uint32_t {
       const uint64_t boxW = std::min<uint64_t>(spanBound(nc, sw, kw, dw), in.width);
       if (boxW > kFieldMax) return 0;
@@ -127,21 +126,50 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
       }
       return best;
     };
-    while ((rows = bandRows(cols, chunk)) == 0) {
-      if (chunk > 1) {
-        chunk = (chunk + 1) / 2;
-      } else if (cols > 1) {
-        cols = (cols + 1) / 2;
-      } else if (tileBuffers == 2) {
-        tileBuffers = 1;
-        bufRows = config.vecSpadRows() - resident;
-        chunk = firstChunk;
-        cols = firstCols;
-      } else {
+    // Of the chunks and band widths that fit (halving from the largest), the one with the most
+    // output pixels per command: each WINDOW and STORE costs a fixed pipeline fill and a DRAM
+    // write latency, so wide bands of few groups beat many groups of one output row. A chunk
+    // is also a load's bytes per pixel, and DRAM reads run at full bandwidth only when each
+    // request carries latency x bandwidth / requests-in-flight bytes: chunks below that are
+    // taken only when none above it fits. Ties go to the larger chunk, then the wider band.
+    const uint64_t fullRateBytes =
+        ceilDiv(config.get(hw::Param::kDramLatencyCycles) * config.get(hw::Param::kDramBytesPerCycle),
+                config.get(hw::Param::kMaxOutstanding));
+    const uint32_t rateChunk = static_cast<uint32_t>(std::min<uint64_t>(firstChunk, ceilDiv(fullRateBytes, C)));
+    uint32_t chunk = 0, cols = 0, rows = 0;
+    for (;;) {
+      uint64_t bestPixels = 0;
+      bool bestAtRate = false;
+      for (uint32_t gc = firstChunk;; gc = (gc + 1) / 2) {
+        for (uint32_t nc = firstCols;; nc = (nc + 1) / 2) {
+          const uint32_t nr = bandRows(nc, gc);
+          const uint64_t pixels = uint64_t{nr} * nc;
+          const bool atRate = gc >= rateChunk;
+          if (nr > 0 && (atRate > bestAtRate || (atRate == bestAtRate && pixels > bestPixels))) {
+            bestAtRate = atRate;
+            bestPixels = pixels;
+            chunk = gc;
+            cols = nc;
+            rows = nr;
+          }
+          if (nc == 1) break;
+        }
+        if (gc == 1) break;
+      }
+      if (bestPixels > 0) break;
+      if (tileBuffers == 1) {
         return NN_ERROR(BAD_DATA) << describe() << ": one window does not fit the vector scratchpad";
       }
+      tileBuffers = 1;
+      bufRows = config.vecSpadRows() - resident;
     }
 
+    // The accumulator is cut into as many slots as bands fit (two at least, up to kMaxAccSlots):
+    // a band's STORE frees its slot only when its last write is acknowledged, a DRAM latency
+    // after it starts, so small bands with only two slots would leave the vector unit waiting.
+    constexpr uint32_t kMaxAccSlots = 8;
+    const uint32_t accSlots = std::clamp<uint32_t>(config.accRows() / (rows * cols), 2, kMaxAccSlots);
+    const uint32_t accSlotRows = config.accRows() / accSlots;
     uint32_t tileBuf = 0, accBuf = 0;
     for (uint32_t b = 0; b < out.batches; ++b) {
       for (uint32_t oy0 = 0; oy0 < out.height; oy0 += rows) {
@@ -189,14 +217,14 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
               w.inZp = inZp;
               w.wZp = wZp;
               w.wAddr = depthwise() ? (g - e0) * taps() : 0;
-              w.accAddr = accBuf * accHalf;
+              w.accAddr = accBuf * accSlotRows;
               BufferUses uses{{accBuffer(accBuf), true}, {paramBuffer(), false}};
               if (!empty) uses.push_back({vecBuffer(1 + tileBuf), false});
               if (depthwise()) uses.push_back({vecBuffer(0), false});
               cmds.vector(w, uses);
-              NN_TRY(cmds.storeBox(output, PixelBox{b, oy0, nr, ox0, nc}, g, accBuf * accHalf, accBuffer(accBuf),
+              NN_TRY(cmds.storeBox(output, PixelBox{b, oy0, nr, ox0, nc}, g, accBuf * accSlotRows, accBuffer(accBuf),
                                    g - e0, outZp, clamp.min, clamp.max));
-              accBuf ^= 1;
+              accBuf = (accBuf + 1) % accSlots;
               if (depthMultiplier > 1) tileBuf = (tileBuf + 1) % tileBuffers;
             }
             if (depthMultiplier == 1) tileBuf = (tileBuf + 1) % tileBuffers;

@@ -155,9 +155,12 @@ void FunctionalWorker::loop() {
   for (;;) {
     unsigned idle = 0;
     while (head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire)) {
+      if (stop_.load(std::memory_order_relaxed)) return;
       // While the device runs, commands keep coming: wait for them awake (sleeping and waking per
-      // batch would cost the producer a system call each). Between runs, sleep soon.
-      if (running_.load(std::memory_order_relaxed) || ++idle < 2000) {
+      // batch would cost the producer a system call each). Between runs, sleep soon; a run the
+      // host abandoned (a fault, a reset with no drain after it) sleeps after a few milliseconds.
+      ++idle;
+      if ((running_.load(std::memory_order_relaxed) && idle < kAwakeSpins) || idle < 2000) {
         _mm_pause();
         continue;
       }

@@ -63,6 +63,7 @@ class FunctionalWorker {
   FunctionalModel& model_;
   DramStorage& dram_;
   static constexpr size_t kCapacity = 4096, kSnapshots = 64, kBatch = 32;
+  static constexpr unsigned kAwakeSpins = 1u << 20;  // pauses (~ms) the worker waits awake during a run
   std::vector<Entry> queue_;
   std::vector<CounterValues> snapshots_;
   bool threaded_ = false;

@@ -18,12 +18,14 @@ inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
   return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
 }
 
-// x / 2^exponent rounded to nearest, ties away from zero (exponent in [0, 31]).
+// x / 2^exponent rounded to nearest, ties away from zero. Computed in 64 bits so that exponents
+// past 31 (quantized SOFTMAX over long rows reaches 32 and more) stay defined: the result is then 0.
 inline int32_t roundingDivideByPOT(int32_t x, int exponent) {
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+  const int64_t xs = x;
+  const int64_t mask = static_cast<int64_t>((uint64_t{1} << exponent) - 1);
+  const int64_t remainder = xs & mask;
+  const int64_t threshold = (mask >> 1) + (xs < 0 ? 1 : 0);
+  return static_cast<int32_t>((xs >> exponent) + (remainder > threshold ? 1 : 0));
 }
 
 // x * 2^exponent, saturating when exponent > 0 and rounding when exponent < 0.
