@@ -4,8 +4,8 @@
     weft_report.py INPUT... --out REPORT.html [--plots DIR]
 
 An INPUT is a `weft run` or `weft layers` JSON report, or a `weft sweep` directory. The page
-holds, for each report: its per-layer table, a stacked breakdown of where each layer's cycles go
-and a roofline of its configuration; for a sweep: its totals, the Pareto views (cycles against
+holds, for each report: its per-layer table, stacked breakdowns of where each layer's cycles and
+energy go and a roofline of its configuration; for a sweep: its totals, the Pareto views (cycles against
 area and against energy) and utilization heat maps over the grid, and a roofline per
 configuration. Plots are matplotlib figures inlined as SVG; --plots also writes each as .svg and
 .png (for papers). `weft report` and `--html` on `weft run` / `weft layers` run this script.
@@ -54,7 +54,7 @@ def layer_from_run(l):
     return {"name": l["name"], "op": l["operation"], "unit": l["unit"], "cycles": c, "macs": l["macs"],
             "peak": l["peakOpsPerCycle"], "util": l["utilization"], "busy": busy,
             "dram_stall": l["busy"]["dramStall"], "rd": l["dramReadBytes"], "wr": l["dramWriteBytes"],
-            "energy": l.get("energy", {}).get("totalPj", 0.0)}
+            "energy": l.get("energy", {}).get("totalPj", 0.0), "energy_parts": l.get("energy", {})}
 
 
 def layer_from_table(l, rows, cols):
@@ -64,7 +64,8 @@ def layer_from_table(l, rows, cols):
     stall = min(1.0, (k.get("STALL_DRAM_RD", 0) + k.get("STALL_DRAM_WR", 0)) / c) if c else 0
     return {"name": l["name"], "op": l["operation"], "unit": "array", "cycles": c, "macs": l["macs"],
             "peak": rows * cols, "util": l["overallUtilPct"] / 100.0, "busy": busy, "dram_stall": stall,
-            "rd": l["dramReadBytes"], "wr": l["dramWriteBytes"], "energy": l.get("energy", {}).get("totalPj", 0.0)}
+            "rd": l["dramReadBytes"], "wr": l["dramWriteBytes"], "energy": l.get("energy", {}).get("totalPj", 0.0),
+            "energy_parts": l.get("energy", {})}
 
 
 def run_from_report(report, path):
@@ -161,6 +162,32 @@ def breakdown_plot(plots, run):
     ax.legend(fontsize=7, ncol=4, loc="upper right")
     return plots.figure(fig, "breakdown-" + slug(run["title"]),
                         "Stacked per layer: " + "; ".join(f"{n}: {d}" for n, _, d in BREAKDOWN))
+
+
+ENERGY_PARTS = [("macPj", "array MACs", "#2b8cbe"), ("vectorPj", "vector lanes", "#e6550d"),
+                ("scratchpadPj", "scratchpads", "#74c476"), ("accumulatorPj", "accumulator", "#31a354"),
+                ("dramPj", "DRAM", "#de2d26"), ("leakagePj", "leakage", "#969696")]
+
+
+def energy_plot(plots, run):
+    layers = [l for l in run["layers"] if l["cycles"] > 0 and l.get("energy_parts")]
+    if not layers:
+        return ""
+    fig, ax = plt.subplots(figsize=(max(6, 0.28 * len(layers) + 2), 3.4))
+    x = range(len(layers))
+    bottom = [0.0] * len(layers)
+    for key, label, colour in ENERGY_PARTS:
+        values = [l["energy_parts"].get(key, 0.0) * 1e-6 for l in layers]
+        ax.bar(x, values, bottom=bottom, color=colour, label=label, width=0.8)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([l["name"] for l in layers], rotation=90, fontsize=7)
+    ax.set_ylabel("energy (µJ)")
+    ax.set_title(f"Where each layer's energy goes: {run['title']}")
+    ax.legend(fontsize=7, ncol=3, loc="upper right")
+    return plots.figure(fig, "energy-" + slug(run["title"]),
+                        "Stacked per layer: the energy model's parts (the coefficients and their sources are in the "
+                        "report's JSON under estimates); register accesses count in the execution's total only.")
 
 
 def roofline_axes(ax, run):
@@ -311,7 +338,7 @@ def run_section(plots, run):
     return (f"<section><h2>{html.escape(run['title'])}</h2><p>{html.escape(summary)}</p>"
             + table(["layer", "operation", "unit", "cycles", "util %", "DRAM rd B", "DRAM wr B", "energy µJ"], rows,
                     [False, False, False, True, True, True, True, True])
-            + breakdown_plot(plots, run) + roofline_plot(plots, run) + "</section>\n")
+            + breakdown_plot(plots, run) + energy_plot(plots, run) + roofline_plot(plots, run) + "</section>\n")
 
 
 def sweep_section(plots, sweep):

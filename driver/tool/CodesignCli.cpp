@@ -28,6 +28,7 @@ void CodesignCli::add(CLI::App& app) {
       ->check(CLI::Range(1, 100000));
   sweepCmd_->add_flag("--no-wait", [this](int64_t) { sweep_.slurm.wait = false; },
                       "with --slurm: submit and return; merge later with --collect");
+  sweepCmd_->add_flag("--report", sweep_.htmlReport, "after merging, also write DIR/report.html (weft report DIR)");
   sweepCmd_->add_flag("--quiet", sweep_.quiet, "no progress messages");
 
   reportCmd_ = app.add_subcommand(

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "EnergyModel.h"
+#include "HtmlReport.h"
 #include "Subprocess.h"
 #include "SweepFiles.h"
 #include "SweepSlurm.h"
@@ -120,6 +121,12 @@ class Progress {
 
 }  // namespace
 
+int finishSweep(const SweepPlan& plan, const std::string& dir, const SweepOptions& options) {
+  const size_t failed = merge(plan, dir, options.quiet);
+  if (options.htmlReport && writeHtmlReport({{dir}, "", ""}) != 0) return 2;
+  return failed == 0 ? 0 : 1;
+}
+
 bool parseShard(const std::string& text, SweepOptions& options) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos) return false;
@@ -145,7 +152,7 @@ int runSweep(const SweepOptions& options) {
                                    options.outDir, options.outDir));
     }
     const SweepPlan plan = SweepPlan::fromJson(json::parse(readFile(planPath.string())));
-    return merge(plan, options.outDir, options.quiet) == 0 ? 0 : 1;
+    return finishSweep(plan, options.outDir, options);
   }
 
   // Everything is checked before the output directory is touched.
@@ -196,7 +203,7 @@ int runSweep(const SweepOptions& options) {
   for (auto& t : threads) t.join();
 
   if (options.shardCount > 0) return failed == 0 ? 0 : 1;  // the merge is --collect's, once every shard ran
-  return merge(plan, dir, options.quiet) == 0 ? 0 : 1;
+  return finishSweep(plan, dir, options);
 }
 
 }  // namespace weft::tool

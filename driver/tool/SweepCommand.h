@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "SweepSpec.h"
+
 namespace weft::tool {
 
 // `--slurm`: the points as one Slurm job array (SweepSlurm.h).
@@ -32,11 +34,16 @@ struct SweepOptions {
   int shardIndex = 0, shardCount = 0;  // shardCount 0: all points, then merge
   bool collect = false;         // only merge DIR's point files (DIR/plan.json says which)
   SlurmOptions slurm;
+  bool htmlReport = false;      // after merging, also DIR/report.html (weft report DIR)
   bool quiet = false;
 };
 
 // Parses "i/n" (0 <= i < n) into options.shardIndex / shardCount; false when malformed.
 bool parseShard(const std::string& text, SweepOptions& options);
+
+// Merges DIR's points into the results (and DIR/report.html when asked): 0 when every point
+// succeeded, 1 when some failed, 2 when the report could not be written.
+int finishSweep(const SweepPlan& plan, const std::string& dir, const SweepOptions& options);
 
 // Returns the process exit code: 0 when every point succeeded, 1 when some failed (they are in
 // the results with their reasons), 2 for a bad spec or options (nothing written).

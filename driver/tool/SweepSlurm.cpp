@@ -110,7 +110,7 @@ int runSweepOnSlurm(const SweepPlan& plan, const SweepOptions& options, const st
     fmt::print(stderr, "sweep: Slurm job {} finished; {} points written by it\n", jobId,
                pointsWritten(plan, dir.string()) - std::min(before, pointsWritten(plan, dir.string())));
   }
-  return merge(plan, dir.string(), options.quiet) == 0 ? 0 : 1;
+  return finishSweep(plan, dir.string(), options);
 }
 
 }  // namespace weft::tool

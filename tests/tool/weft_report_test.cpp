@@ -80,15 +80,16 @@ TEST(WeftReport, PageFromRunLayersAndSweepRendersEveryPlotWithoutScriptErrors) {
   const std::string spec = tempPath("spec.json");
   std::ofstream(spec) << R"({"grid": {"Rows": [8, 16], "Cols": [8, 16]}, "workloads": [")" + tinyTable() + "\"]}";
   fs::remove_all(sweep);
-  ASSERT_EQ(runWeft("sweep --quiet " + spec + " --out " + sweep).exitCode, 0);
+  ASSERT_EQ(runWeft("sweep --quiet --report " + spec + " --out " + sweep).exitCode, 0);
+  EXPECT_TRUE(fs::exists(sweep + "/report.html"));  // sweep --report
 
   const std::string all = tempPath("all.html"), plots = tempPath("plots");
   fs::remove_all(plots);
   const ProcessResult r = runWeft("report " + run + " " + layers + " " + sweep + " --out " + all + " --plots " + plots);
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  // run and layers: a breakdown and a roofline each; the sweep: two Pareto views, a heat map,
-  // the rooflines of its configurations.
-  EXPECT_NE(r.output.find("(8 plots)"), std::string::npos) << r.output;
+  // run and layers: a cycle and an energy breakdown and a roofline each; the sweep: two Pareto
+  // views, a heat map, the rooflines of its configurations.
+  EXPECT_NE(r.output.find("(10 plots)"), std::string::npos) << r.output;
   const std::string html = readFile(all);
   // Self-contained: nothing fetched from anywhere.
   EXPECT_EQ(html.find("<link"), std::string::npos);
@@ -98,8 +99,8 @@ TEST(WeftReport, PageFromRunLayersAndSweepRendersEveryPlotWithoutScriptErrors) {
 
   const std::string dom = domInBrowser(all);
   ASSERT_EQ(bodyAttribute(dom, "data-checked"), "yes") << "the page's own check did not run:\n" << dom.substr(0, 500);
-  EXPECT_EQ(bodyAttribute(dom, "data-plots"), "8");
-  EXPECT_EQ(bodyAttribute(dom, "data-plots-drawn"), "8");
+  EXPECT_EQ(bodyAttribute(dom, "data-plots"), "10");
+  EXPECT_EQ(bodyAttribute(dom, "data-plots-drawn"), "10");
   EXPECT_EQ(bodyAttribute(dom, "data-script-errors"), "0") << bodyAttribute(dom, "data-error-text");
 
   // The same plots for papers: SVG and PNG files.
@@ -108,8 +109,8 @@ TEST(WeftReport, PageFromRunLayersAndSweepRendersEveryPlotWithoutScriptErrors) {
     svg += e.path().extension() == ".svg" ? 1 : 0;
     png += e.path().extension() == ".png" ? 1 : 0;
   }
-  EXPECT_EQ(svg, 8u);
-  EXPECT_EQ(png, 8u);
+  EXPECT_EQ(svg, 10u);
+  EXPECT_EQ(png, 10u);
 }
 
 // A page that breaks (here: its check script made to throw) is caught by the same check.
