@@ -46,6 +46,53 @@ std::vector<TensorUse> outputsOf(const LoweredOperation& lo) {
   return uses;
 }
 
+// Zero-copy CONCATENATION: an input only the concatenation reads, made by one layer that writes
+// it as an NHWC image, becomes a view of its channels in the output, so that its producer stores
+// it there and the concatenation copies nothing for it. Temporaries and model outputs (the host
+// reads those back pixel by pixel), not model inputs or constants; one level (the output is no view itself,
+// and a tensor that is an output's parent is not made a view).
+void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
+  const auto& operands = model.main.operands;
+  std::map<uint32_t, int> readers, writers;
+  std::map<uint32_t, bool> writtenAsImage;
+  for (const auto& lo : plan.layers) {
+    for (const TensorUse& u : inputsOf(lo)) ++readers[u.operand];
+    for (const TensorUse& u : outputsOf(lo)) {
+      ++writers[u.operand];
+      writtenAsImage[u.operand] = u.layout == DataLayout::kNHWC;
+    }
+  }
+  std::map<uint32_t, bool> isParent;
+  for (auto& lo : plan.layers) {
+    if (!lo.isVector() || lo.type() != nn::OperationType::CONCATENATION) continue;
+    VectorLayer& layer = *lo.vector;
+    const uint32_t outOperand = layer.outputs[0].operand;
+    TensorLayout& out = plan.tensors.at(outOperand);
+    if (out.aliasOf || out.layout != DataLayout::kNHWC) continue;
+    for (size_t i = 0; i < layer.inputs.size(); ++i) {
+      const uint32_t x = layer.inputs[i].operand;
+      const auto channel = layer.channelOffsetInOutput(i);
+      TensorLayout& t = plan.tensors.at(x);
+      const auto life = operands[x].lifetime;
+      const bool temporary = life == nn::Operand::LifeTime::TEMPORARY_VARIABLE ||
+                             life == nn::Operand::LifeTime::SUBGRAPH_OUTPUT;  // read back pixel by pixel
+      if (!channel || !temporary || readers[x] != 1 ||
+          writers[x] != 1 || !writtenAsImage[x] || t.layout != DataLayout::kNHWC || t.hasHalo() || t.aliasOf ||
+          isParent[x] || x == outOperand) {
+        continue;
+      }
+      const nn::Dimensions dims = t.dims;
+      t = out;
+      t.operand = x;
+      t.dims = dims;
+      t.aliasOf = outOperand;
+      t.channelOffset = *channel;
+      layer.inputs[i].inPlace = true;
+      isParent[outOperand] = true;
+    }
+  }
+}
+
 }  // namespace
 
 LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<LoweredOperation>> ops,
@@ -191,11 +238,19 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     }
     plan.layers.push_back(*op);
   }
+  concatenateInPlace(model, plan);
   return plan;
 }
 
 ImageView viewOf(const TensorLayout& t, const ImageShape& s, uint64_t addr) {
   ImageView v;
+  if (t.aliasOf) {  // `addr` is the parent's buffer; the parent's strides
+    v.origin = addr + t.interiorOffset() + t.channelOffset;
+    v.pixelStride = t.image.channels;
+    v.rowStride = t.rowStride();
+    v.imageStride = t.imageStride();
+    return v;
+  }
   if (t.layout == DataLayout::kFlat || !t.hasHalo()) {
     // Dense bytes: the layer's own shape defines the strides.
     v.origin = addr;

@@ -32,6 +32,11 @@ struct TensorLayout {
   uint32_t haloTop = 0, haloBottom = 0, haloLeft = 0, haloRight = 0;
   uint8_t fill = 0;                     // the interior bytes no layer writes: the zero point, or
                                         // PAD's value (the halo always holds the zero point)
+  // A view into another tensor's bytes (a CONCATENATION input written in place): the channels
+  // from channelOffset of `aliasOf`, whose image and halo this layout repeats. It has no
+  // buffer of its own.
+  std::optional<uint32_t> aliasOf;
+  uint32_t channelOffset = 0;
 
   uint64_t rowStride() const { return uint64_t{image.width + haloLeft + haloRight} * image.channels; }
   uint64_t imageStride() const { return uint64_t{image.height + haloTop + haloBottom} * rowStride(); }

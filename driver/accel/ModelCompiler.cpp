@@ -243,6 +243,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   // interior with its fill: PAD's border), with Cols bytes of slack: the vector unit's last row
   // of a tensor may read past it.
   for (const auto& [index, layout] : plan.tensors) {
+    if (layout.aliasOf) continue;  // placed below, in its parent's buffer
     std::vector<uint8_t> image = fillImage(layout);
     image.resize(image.size() + config.cols(), static_cast<uint8_t>(layout.zeroPoint));
     auto region = allocateAndWrite(queue, image, fmt::format("tensor {}", index));
@@ -256,6 +257,9 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       copyToDevice(queue.backend(), layout, region.value()->addr(), bytes);
     }
     out.tensors[index] = PlacedTensor{layout, std::move(region).value()};
+  }
+  for (const auto& [index, layout] : plan.tensors) {
+    if (layout.aliasOf) out.tensors[index] = PlacedTensor{layout, out.tensors.at(*layout.aliasOf).region};
   }
 
   auto snapshots = queue.allocator()->allocate(hw::kSnapshotBytes * (plan.layers.size() + 1), 64,

@@ -1,6 +1,7 @@
 #include "Transfer.h"
 
 #include <cstring>
+#include <stdexcept>
 
 namespace weft::accel {
 namespace {
@@ -19,7 +20,9 @@ void forEachRow(const TensorLayout& t, RowFn f) {
 
 }  // namespace
 
-uint64_t logicalBytes(const TensorLayout& t) { return t.image.elements(); }
+uint64_t logicalBytes(const TensorLayout& t) {
+  return t.aliasOf ? nn::numberOfElements(t.dims) : t.image.elements();  // a view: its own channels (quant8)
+}
 
 std::vector<uint8_t> fillImage(const TensorLayout& t) {
   // The halo belongs to the consuming convolution's padding, which NNAPI defines as the zero
@@ -34,6 +37,7 @@ std::vector<uint8_t> fillImage(const TensorLayout& t) {
 // Tensors with a halo or kept NHWC for an NCHW model go through a host image of the whole
 // region, so that each copy is one DRAM access (a backend call can cost far more than its bytes).
 void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src) {
+  if (t.aliasOf) throw std::logic_error("a tensor written in place in another is never written by the host");
   const ImageShape& s = t.image;
   const uint64_t rowBytes = uint64_t{s.width} * s.channels;
   if (t.layout == DataLayout::kFlat || (t.layout == DataLayout::kNHWC && !t.hasHalo())) {
@@ -59,6 +63,17 @@ void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t 
 void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, uint8_t* dst) {
   const ImageShape& s = t.image;
   const uint64_t rowBytes = uint64_t{s.width} * s.channels;
+  if (t.aliasOf) {  // its channels of each pixel of the parent's image (`addr` is the parent's)
+    const uint32_t channels = t.dims.at(3);
+    std::vector<uint8_t> image(t.bytes());
+    backend.readDram(addr, image.data(), image.size());
+    forEachRow(t, [&](uint64_t device, uint32_t b, uint32_t y) {
+      const uint8_t* row = image.data() + device + t.channelOffset;
+      uint8_t* to = dst + ((uint64_t{b} * s.height + y) * s.width) * channels;
+      for (uint32_t x = 0; x < s.width; ++x) std::memcpy(to + uint64_t{x} * channels, row + uint64_t{x} * s.channels, channels);
+    });
+    return;
+  }
   if (t.layout == DataLayout::kFlat || (t.layout == DataLayout::kNHWC && !t.hasHalo())) {
     backend.readDram(addr, dst, logicalBytes(t));
     return;

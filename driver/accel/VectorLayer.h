@@ -25,6 +25,8 @@ struct LayerTensor {
   ImageShape shape;
   DataLayout layout = DataLayout::kFlat;  // how the operation indexes it (kNCHW: logically NCHW;
                                           // kFlat: as dense bytes, `shape` a view of them)
+  bool inPlace = false;  // already where the layer would copy it (a CONCATENATION input its
+                         // producer wrote into the output: MemoryPlan's zero-copy views)
 };
 
 // Where a vector layer's data are in DRAM.
@@ -53,6 +55,9 @@ class VectorLayer {
   virtual std::string describe() const = 0;
   // The byte an output tensor holds wherever the layer does not write it (PAD's border).
   virtual std::optional<uint8_t> outputFill() const { return std::nullopt; }
+  // The channel of output 0 from which input i is a plain copy of its bytes (same quantization,
+  // same pixels), so that its producer may write it there directly; nullopt otherwise.
+  virtual std::optional<uint32_t> channelOffsetInOutput(size_t /*input*/) const { return std::nullopt; }
 };
 
 }  // namespace weft::accel

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "TextFile.h"
 #include "WorkerProcess.h"
 #include "weft/hw/config.h"
 
@@ -60,14 +61,6 @@ Workload resolve(const std::string& ref, const BaselinesOptions& o) {
   return w;
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct LayerCycles {
   std::string layer;
   uint64_t cycles = 0;
@@ -83,7 +76,7 @@ struct BaselineFile {
 BaselineFile loadBaseline(const std::string& path) {
   BaselineFile b;
   b.path = path;
-  const std::string text = readFile(path);
+  const std::string text = readTextFile(path);
   try {
     const json j = json::parse(text);
     if (j.value("format", 0) != kFormat) throw std::runtime_error(fmt::format("\"format\" is not {}", kFormat));
@@ -151,7 +144,7 @@ Job makeJob(const Workload& w, const std::string& config, const BaselinesOptions
 }
 
 Measured readReport(const Job& job) {
-  const json r = json::parse(readFile(job.reportPath));
+  const json r = json::parse(readTextFile(job.reportPath));
   Measured m;
   for (const auto& l : r.at("layers")) m.push_back({l.at("name").get<std::string>(), l.at("cycles").get<uint64_t>()});
   return m;

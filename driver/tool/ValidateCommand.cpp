@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,23 +13,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "TextFile.h"
+#include "WorkerProcess.h"
 #include "weft/hw/config.h"
-
-extern char** environ;
 
 namespace weft::tool {
 namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read '{}'", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // One hardware point: an array configuration with a DRAM bandwidth.
 struct Point {
@@ -64,39 +53,18 @@ std::vector<Point> points(const ValidateOptions& o, const std::string& dir) {
 }
 
 // Runs `weft layers` in a child process with the given backend and configuration; its table
-// goes to `logPath`, its progress to our stderr.
+// goes to `<stem>.log`, its progress to our stderr.
 void runWorker(const std::string& backend, const Point& p, const std::string& layers, const std::string& stem,
                int repeat, bool quiet) {
-  std::vector<std::string> args = {"weft", "layers", layers, "--json", stem + ".json", "--outputs", stem + ".bin",
-                                   "--compute-report", stem + "-COMPUTE_REPORT.csv", "--repeat",
-                                   std::to_string(repeat)};
-  if (quiet) args.push_back("--quiet");
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "WEFT_BACKEND=", 13) != 0 && std::strncmp(*e, "WEFT_HW=", 8) != 0) env.emplace_back(*e);
-  }
-  env.push_back("WEFT_BACKEND=" + backend);
-  env.push_back("WEFT_HW=" + p.configPath);
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  const std::string log = stem + ".log";
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error(fmt::format("cannot start a worker: {}", std::strerror(rc)));
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error(fmt::format("the {} worker for {} failed (exit status {}); its output is in {} and above",
-                                         backend, p.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log));
-  }
+  WorkerSpec spec;
+  spec.args = {"layers", layers, "--json", stem + ".json", "--outputs", stem + ".bin", "--compute-report",
+               stem + "-COMPUTE_REPORT.csv", "--repeat", std::to_string(repeat)};
+  if (quiet) spec.args.push_back("--quiet");
+  spec.backend = backend;
+  spec.hw = p.configPath;
+  spec.stdoutPath = stem + ".log";
+  spec.what = p.name;
+  weft::tool::runWorker(spec);
 }
 
 struct Side {
@@ -106,8 +74,8 @@ struct Side {
 
 Side loadSide(const std::string& stem) {
   Side s;
-  s.report = json::parse(readFile(stem + ".json"));
-  s.outputs = readFile(stem + ".bin");
+  s.report = json::parse(readTextFile(stem + ".json"));
+  s.outputs = readTextFile(stem + ".bin");
   return s;
 }
 

@@ -92,7 +92,7 @@ void step(ANeuralNetworksModel* model, Input& in, uint32_t& operandCount) {
     case 4: {
       std::vector<float> scales(in.byte() % 9);
       for (float& s : scales) s = in.scale();
-      const ANeuralNetworksSymmPerChannelQuantParams params{in.byte() % 5, static_cast<uint32_t>(scales.size()),
+      const ANeuralNetworksSymmPerChannelQuantParams params{static_cast<uint32_t>(in.byte() % 5), static_cast<uint32_t>(scales.size()),
                                                             scales.empty() ? nullptr : scales.data()};
       ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(model, in.byte() % (operandCount + 1), &params);
       break;

@@ -102,6 +102,44 @@ TEST(WeftRun, GraphNetworkPassesAndReportsEachLayersInputs) {
   for (const auto& layer : report["layers"]) EXPECT_LE(layer["maxError"].get<int>(), 3) << layer["name"];
 }
 
+// Zero-copy CONCATENATION: an input with the output's quantization, read by nothing else, is
+// stored by its producer straight into the output, so the concatenation moves only the other
+// input (requantized through a table); with both quantizations equal it moves no tensor at all.
+TEST(WeftRun, ConcatenationInputsWithTheOutputsQuantizationAreWrittenInPlace) {
+  std::string text;
+  {
+    std::ifstream in(std::string(WEFT_TEST_DIR) + "/small_graph_net.json");
+    std::ostringstream s;
+    s << in.rdbuf();
+    text = s.str();
+  }
+  auto concatReads = [&](const std::string& net, const std::string& tag) {
+    const std::string path = tempPath(tag + "-net.json"), json = tempPath(tag + ".json");
+    std::ofstream(path) << net;
+    const ProcessResult r = runWeft("--backend approx run --quiet " + path + " --json " + json + " --csv " +
+                                    tempPath(tag + ".csv"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
+    std::ifstream in(json);
+    const auto report = nlohmann::json::parse(in);
+    const auto& concat = report["layers"][5];
+    EXPECT_EQ(concat["name"], "concat");
+    EXPECT_EQ(concat["maxError"], 0);
+    return concat["dramReadBytes"].get<uint64_t>();
+  };
+  const uint64_t image = 14 * 14 * 16;  // one input of the concatenation
+  // expand1x1 in place, expand3x3 requantized: one image read, plus the parameter row and table.
+  const uint64_t one = concatReads(text, "one-in-place");
+  EXPECT_GE(one, image);
+  EXPECT_LT(one, 2 * image);
+  // expand3x3 given the output's quantization too: nothing but the parameter row.
+  const std::string from = R"("output": {"scale": 0.013831110671162605, "zeroPoint": 0})";
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), R"("output": {"scale": 0.015237235464155674, "zeroPoint": 0})");
+  EXPECT_LT(concatReads(text, "both-in-place"), image);
+}
+
 TEST(WeftRun, MissingNetworkIsAClearErrorExitCode2) {
   const ProcessResult r = runWeft("--backend approx run /nonexistent/net.json");
   EXPECT_EQ(r.exitCode, 2);

@@ -44,6 +44,7 @@ class CopyLayer final : public VectorLayer {
     size_t lut = 1;
     for (size_t i = 0; i < pieces.size(); ++i) {
       const Piece& p = pieces[i];
+      if (inputs[i].inPlace) continue;  // its producer wrote it into the output
       EltwiseMath m;
       m.kind = p.lut.empty() ? hw::EltKind::kCopy : hw::EltKind::kLut;
       m.aSigned = isSigned;
@@ -65,12 +66,28 @@ class CopyLayer final : public VectorLayer {
     return {};
   }
 
-  uint64_t laneOps() const override { return outputs[0].shape.elements(); }
+  uint64_t laneOps() const override {  // the elements it copies (not those written in place)
+    uint64_t n = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].inPlace) n += inputs[i].shape.elements();
+    }
+    return flatCopy ? outputs[0].shape.elements() : n;
+  }
   std::string describe() const override {
     const ImageShape& s = outputs[0].shape;
     return fmt::format("copy {} piece(s) into {}x{}x{}x{}", pieces.size(), s.batches, s.height, s.width, s.channels);
   }
   std::optional<uint8_t> outputFill() const override { return fill; }
+  std::optional<uint32_t> channelOffsetInOutput(size_t i) const override {
+    if (type != nn::OperationType::CONCATENATION || flatCopy || i >= pieces.size()) return std::nullopt;
+    const Piece& p = pieces[i];
+    const ImageShape& in = inputs[i].shape;
+    const ImageShape& out = outputs[0].shape;
+    const bool channelsOnly = p.offset.batches == 0 && p.offset.height == 0 && p.offset.width == 0 &&
+                              in.batches == out.batches && in.height == out.height && in.width == out.width;
+    if (!p.lut.empty() || !channelsOnly) return std::nullopt;
+    return p.offset.channels;
+  }
 };
 
 // A TENSOR_INT32 parameter of the given rank that a model input gives at execution: checked
