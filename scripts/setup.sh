@@ -9,6 +9,7 @@ PACKAGES=(
   libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   yosys python3-numpy python3-matplotlib
+  slurm-wlm munge chromium
   clang-15 libfuzzer-15-dev
 )
 

@@ -30,6 +30,7 @@ double median(std::vector<double> v) {
 struct Execution {
   uint64_t cycles = 0, arrayRows = 0, readBytes = 0, writeBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;
+  uint64_t registerAccesses = 0;
   double simulatorSeconds = 0, executeSeconds = 0;
 };
 
@@ -49,6 +50,7 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
   const auto& profiles = runtime::getExecutionProfiles(raw);
   for (const auto& p : profiles) {
     e.simulatorSeconds += p.simulatorWallSeconds;
+    e.registerAccesses += p.registerAccesses;
     for (const auto& op : p.operations) {
       e.cycles += op.cycles;
       e.readBytes += op.dramReadBytes;
@@ -128,6 +130,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.dramReadBytes = e.readBytes;
         run.dramWriteBytes = e.writeBytes;
         run.counters = e.counters;
+        run.registerAccesses = e.registerAccesses;
       }
       simulator.push_back(e.simulatorSeconds);
       execute.push_back(e.executeSeconds);

@@ -21,6 +21,7 @@ struct LayerRun {
   uint64_t arrayRows = 0;       // rows the array streamed (ARRAY_ROWS): cycles with the array fed
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter's delta
+  uint64_t registerAccesses = 0;  // the driver's register accesses for the layer's execution
   double simulatorSeconds = 0;  // host time inside the backend: the simulation itself
   double executeSeconds = 0;    // ANeuralNetworksExecution_compute, wall
   double prepareSeconds = 0;    // building the data and the model, compiling it, wall

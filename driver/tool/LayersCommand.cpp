@@ -10,6 +10,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "Estimator.h"
+#include "HtmlReport.h"
+#include "Trace.h"
 #include "LayerRunner.h"
 #include "LayerTable.h"
 #include "weft/hw/config.h"
@@ -61,16 +64,17 @@ std::string computeReport(const std::vector<LayerRun>& runs, const hw::HwConfig&
   return out;
 }
 
-std::string csvReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw) {
+std::string csvReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw, const codesign::Estimator& estimator) {
   std::string out =
       "index,layer,operation,shape,cycles,array_rows,stall_cycles,macs,overall_util_pct,mapping_eff_pct,"
-      "dram_read_bytes,dram_write_bytes,simulator_seconds\n";
+      "dram_read_bytes,dram_write_bytes,simulator_seconds,energy_pj,area_um2\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
-    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{:.6f}\n", i, r.name, r.op, r.shape, r.cycles,
-                       r.arrayRows, f.stall, r.macs, f.overall, f.mapping, r.dramReadBytes, r.dramWriteBytes,
-                       r.simulatorSeconds);
+    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{:.6f},{:.1f},{:.1f}\n", i, r.name, r.op,
+                       r.shape, r.cycles, r.arrayRows, f.stall, r.macs, f.overall, f.mapping, r.dramReadBytes,
+                       r.dramWriteBytes, r.simulatorSeconds, estimator.energy(r.counters, r.registerAccesses).totalPj(),
+                       estimator.area().totalUm2());
   }
   return out;
 }
@@ -86,7 +90,8 @@ nlohmann::ordered_json hwJson(const hw::HwConfig& hw) {
 }
 
 std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
-                       const std::string& backend, double wallSeconds, const std::string& outputsPath) {
+                       const std::string& backend, double wallSeconds, const std::string& outputsPath,
+                       const codesign::Estimator& estimator) {
   nlohmann::ordered_json j;
   j["table"] = table.name;
   j["format"] = table.format;
@@ -112,7 +117,9 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"simulatorSeconds", r.simulatorSeconds},
                                 {"executeSeconds", r.executeSeconds},
                                 {"prepareSeconds", r.prepareSeconds},
-                                {"counters", counters}};
+                                {"counters", counters},
+                                {"registerAccesses", r.registerAccesses},
+                                {"energy", codesign::toJson(estimator.energy(r.counters, r.registerAccesses))}};
     if (!outputsPath.empty()) {
       l["outputOffset"] = offset;
       l["outputBytes"] = r.output.size();
@@ -120,19 +127,63 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
     }
     layers.push_back(std::move(l));
   }
+  codesign::EnergyBreakdown total;
+  for (const LayerRun& r : runs) total += estimator.energy(r.counters, r.registerAccesses);
+  j["energy"] = codesign::toJson(total);
+  j["estimates"] = estimator.json();
   if (!outputsPath.empty()) j["outputs"] = outputsPath;
   j["wallSeconds"] = wallSeconds;
   return j.dump(2) + "\n";
 }
 
+// The layers end to end on the device timeline, each with its figures and counters.
+std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
+                        const std::string& backend, const codesign::Estimator& estimator) {
+  std::vector<DeviceSpan> device;
+  std::vector<HostSpan> host;
+  for (const LayerRun& r : runs) {
+    const ArrayFigures f = figures(r, hw);
+    auto counter = [&](const char* name) -> double {
+      for (const auto& [n, v] : r.counters) {
+        if (n == name) return static_cast<double>(v);
+      }
+      return 0;
+    };
+    const double cycles = static_cast<double>(std::max<uint64_t>(1, r.cycles));
+    nlohmann::ordered_json counters = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : r.counters) counters[name] = value;
+    DeviceSpan s;
+    s.name = r.name;
+    s.cycles = r.cycles;
+    s.args = {{"operation", r.op}, {"shape", r.shape}, {"cycles", r.cycles}, {"macs", r.macs},
+              {"overallUtilPct", f.overall}, {"mappingEfficiencyPct", f.mapping},
+              {"dramReadBytes", r.dramReadBytes}, {"dramWriteBytes", r.dramWriteBytes},
+              {"energyPj", estimator.energy(r.counters, r.registerAccesses).totalPj()}, {"counters", counters}};
+    s.arrayBusy = counter("COMPUTE_ACTIVE") / cycles;
+    s.vectorBusy = counter("VECTOR_ACTIVE") / cycles;
+    s.loadBusy = counter("LOAD_ACTIVE") / cycles;
+    s.storeBusy = counter("STORE_ACTIVE") / cycles;
+    s.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
+    s.dramReadBytes = r.dramReadBytes;
+    s.dramWriteBytes = r.dramWriteBytes;
+    device.push_back(std::move(s));
+    host.push_back({"building and compiling", r.name, r.prepareSeconds});
+    host.push_back({"execution (simulation)", r.name, r.executeSeconds});
+  }
+  return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host,
+                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}});
+}
+
 void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
-                const std::string& backend, double wallSeconds, std::ostream& out) {
+                const std::string& backend, double wallSeconds, const codesign::Estimator& estimator,
+                std::ostream& out) {
   fmt::print(out, "{} ({}, {} layers) on {} ({}x{} @ {:.0f} MHz, DRAM {} B/cycle, {} cycles latency), backend {}\n\n",
              table.name, table.format, runs.size(), hw.name(), hw.rows(), hw.cols(), hw.clockMHz(),
              hw.get(hw::Param::kDramBytesPerCycle), hw.get(hw::Param::kDramLatencyCycles), backend);
-  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>9}\n";
+  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>10} {:>9}\n";
   fmt::print(out, fmt::runtime(row), "#", "layer", "operation", "shape", "cycles", "util%", "map%", "stall", "DRAM rd KiB",
-             "DRAM wr KiB", "sim ms");
+             "DRAM wr KiB", "energy uJ", "sim ms");
+  codesign::EnergyBreakdown energy;
   uint64_t cycles = 0, rows = 0, macs = 0, rd = 0, wr = 0;
   double simulator = 0, prepare = 0, execute = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -140,7 +191,10 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
     const ArrayFigures f = figures(r, hw);
     fmt::print(out, fmt::runtime(row), i, r.name, r.op, r.shape, r.cycles, fmt::format("{:.1f}", f.overall),
                fmt::format("{:.1f}", f.mapping), f.stall, fmt::format("{:.1f}", r.dramReadBytes / 1024.0),
-               fmt::format("{:.1f}", r.dramWriteBytes / 1024.0), fmt::format("{:.3f}", 1e3 * r.simulatorSeconds));
+               fmt::format("{:.1f}", r.dramWriteBytes / 1024.0),
+               fmt::format("{:.3f}", 1e-6 * estimator.energy(r.counters, r.registerAccesses).totalPj()),
+               fmt::format("{:.3f}", 1e3 * r.simulatorSeconds));
+    energy += estimator.energy(r.counters, r.registerAccesses);
     cycles += r.cycles, rows += r.arrayRows, macs += r.macs, rd += r.dramReadBytes, wr += r.dramWriteBytes;
     simulator += r.simulatorSeconds, prepare += r.prepareSeconds, execute += r.executeSeconds;
   }
@@ -148,7 +202,9 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   fmt::print(out, fmt::runtime(row), "", "total", "", "", cycles, fmt::format("{:.1f}", cycles ? 100.0 * macs / (pes * cycles) : 0),
              fmt::format("{:.1f}", rows ? 100.0 * macs / (pes * rows) : 0), cycles - std::min(cycles, rows),
              fmt::format("{:.1f}", rd / 1024.0), fmt::format("{:.1f}", wr / 1024.0),
-             fmt::format("{:.3f}", 1e3 * simulator));
+             fmt::format("{:.3f}", 1e-6 * energy.totalPj()), fmt::format("{:.3f}", 1e3 * simulator));
+  fmt::print(out, "\nenergy: {}\n", codesign::describe(energy));
+  for (const auto& line : estimator.describe()) fmt::print(out, "{}\n", line);
   fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, cycles, simulator,
              simulator > 0 ? cycles / simulator : 0);
   fmt::print(out, "wall time: {:.3f} s (building and compiling {:.3f} s, executing {:.3f} s)\n", wallSeconds, prepare,
@@ -162,6 +218,7 @@ int runLayers(const LayersOptions& options) {
   const LayerTable table = loadLayerTable(options.tablePath);
   const hw::HwConfig hw = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
   const std::string backend = envOr("WEFT_BACKEND", "rtl");
+  const codesign::Estimator estimator(hw, options.energyModelPath);  // a bad model file fails before running
 
   LayerRunOptions run;
   run.repeat = options.repeat;
@@ -178,7 +235,7 @@ int runLayers(const LayersOptions& options) {
   const std::vector<LayerRun> runs = runLayerTable(table, run);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  printTable(table, runs, hw, backend, wall, std::cout);
+  printTable(table, runs, hw, backend, wall, estimator, std::cout);
   if (!options.outputsPath.empty()) {
     std::string bytes;
     for (const LayerRun& r : runs) bytes.append(reinterpret_cast<const char*>(r.output.data()), r.output.size());
@@ -188,10 +245,15 @@ int runLayers(const LayersOptions& options) {
   const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
   const std::string reportPath =
       options.computeReportPath.empty() ? stem + "-COMPUTE_REPORT.csv" : options.computeReportPath;
-  writeFile(jsonPath, jsonReport(table, runs, hw, backend, wall, options.outputsPath));
+  writeFile(jsonPath, jsonReport(table, runs, hw, backend, wall, options.outputsPath, estimator));
   writeFile(reportPath, computeReport(runs, hw));
-  if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw));
+  if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw, estimator));
   fmt::print("reports written to {} and {}{}\n", jsonPath, reportPath, options.csvPath.empty() ? "" : " and " + options.csvPath);
+  if (!options.tracePath.empty()) {
+    writeFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator));
+    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
+  }
+  if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});
   return 0;
 }
 

@@ -12,6 +12,9 @@ struct LayersOptions {
   std::string jsonPath, csvPath, computeReportPath;  // empty: not written
   std::string outputsPath;  // the layers' outputs, concatenated in order (for `weft validate`)
   std::string cacheDir;     // compilation cache (ANeuralNetworksCompilation_setCaching); empty: none
+  std::string tracePath;        // Chrome trace-event timeline (Trace.h); empty: none
+  std::string htmlPath;         // also the HTML report (scripts/weft_report.py); empty: none
+  std::string energyModelPath;  // energy coefficients overriding the defaults (driver/codesign); empty: none
   int repeat = 1;
   bool quiet = false;
 };

@@ -48,11 +48,12 @@ std::string percent(double fraction, bool on) { return on ? fmt::format("{:.0f}"
 void printRow(std::ostream& out, size_t nameWidth, const std::string& index, const std::string& name,
               const std::string& op, const std::string& unit, const std::string& cycles, const std::string& onHw,
               const std::string& inDriver, const std::string& util, const std::array<std::string, 5>& busy,
-              const std::string& bound, const std::string& rd, const std::string& wr, const std::string& err) {
+              const std::string& bound, const std::string& rd, const std::string& wr, const std::string& err,
+              const std::string& energy) {
   fmt::print(out, "{:>3}  {:<{}} {:<18} {:<6} {:>10} {:>10} {:>10} {:>5} {:>4} {:>4} {:>4} {:>4} {:>5} {:<6} {:>10} "
-                  "{:>10} {:>4}\n",
+                  "{:>10} {:>4} {:>9}\n",
              index, name, nameWidth, op, unit, cycles, onHw, inDriver, util, busy[0], busy[1], busy[2], busy[3],
-             busy[4], bound, rd, wr, err);
+             busy[4], bound, rd, wr, err, energy);
 }
 
 }  // namespace
@@ -64,14 +65,15 @@ void printTable(const RunReport& r, std::ostream& out) {
   size_t nameWidth = 14;
   for (const auto& l : r.layers) nameWidth = std::max(nameWidth, l.name.size());
   printRow(out, nameWidth, "#", "layer", "operation", "unit", "cycles", "on-hw us", "in-drv us", "util%",
-           {"arr%", "vec%", "ld%", "st%", "dram%"}, "bound", "DRAM rd KiB", "DRAM wr KiB", "err");
+           {"arr%", "vec%", "ld%", "st%", "dram%"}, "bound", "DRAM rd KiB", "DRAM wr KiB", "err", "energy uJ");
   for (const auto& l : r.layers) {
     const bool on = l.cycles > 0;
     printRow(out, nameWidth, std::to_string(l.index), l.name, l.op, l.unit, std::to_string(l.cycles),
              us(l.onHardwareNs), us(l.inDriverNs), on ? fmt::format("{:.1f}", 100.0 * l.utilization) : "-",
              {percent(l.arrayBusy, on), percent(l.vectorBusy, on), percent(l.loadBusy, on), percent(l.storeBusy, on),
               percent(l.dramStall, on)},
-             boundBy(l), kib(l.dramReadBytes), kib(l.dramWriteBytes), std::to_string(l.maxError));
+             boundBy(l), kib(l.dramReadBytes), kib(l.dramWriteBytes), std::to_string(l.maxError),
+             on ? fmt::format("{:.3f}", 1e-6 * l.energy.totalPj()) : "-");
   }
   // One total per device: device cycles and host time do not add up.
   for (const std::string& device : r.devices()) {
@@ -94,7 +96,8 @@ void printTable(const RunReport& r, std::ostream& out) {
              {busy(&LayerReport::arrayBusy), busy(&LayerReport::vectorBusy), busy(&LayerReport::loadBusy),
               busy(&LayerReport::storeBusy), busy(&LayerReport::dramStall)},
              "", kib(sum(mine, [](const auto& l) { return l.dramReadBytes; })),
-             kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })), std::to_string(worst));
+             kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })), std::to_string(worst),
+             cycles > 0 ? fmt::format("{:.3f}", 1e-6 * r.acceleratorEnergy.totalPj()) : "-");
   }
   // Where the accelerator's cycles went, by the unit each layer ran on.
   uint64_t all = 0;
@@ -119,6 +122,8 @@ void printTable(const RunReport& r, std::ostream& out) {
     fmt::print(out, "\ntime by unit: {}\n", fmt::join(parts, "; "));
   }
   fmt::print(out, "\n");
+  if (all > 0) fmt::print(out, "energy on the accelerator: {}\n", codesign::describe(r.acceleratorEnergy));
+  for (const auto& line : r.estimateLines) fmt::print(out, "{}\n", line);
   if (r.nnapiOnHardwareNs) {
     fmt::print(out, "NNAPI durations: on hardware {} us, in driver {} us\n", us(*r.nnapiOnHardwareNs),
                us(*r.nnapiInDriverNs));
@@ -143,7 +148,8 @@ std::string toJson(const RunReport& r) {
   nlohmann::ordered_json j;
   j["network"] = r.network;
   j["backend"] = r.backend;
-  j["hw"] = {{"config", r.hwConfig}, {"rows", r.rows}, {"cols", r.cols}, {"clockMHz", r.clockMHz}};
+  j["hw"] = {{"config", r.hwConfig}, {"rows", r.rows}, {"cols", r.cols}, {"clockMHz", r.clockMHz},
+             {"dramBytesPerCycle", r.dramBytesPerCycle}};
   auto& layers = j["layers"] = nlohmann::ordered_json::array();
   for (const auto& l : r.layers) {
     layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"inputs", l.inputs},
@@ -154,7 +160,8 @@ std::string toJson(const RunReport& r) {
                       {"busy", {{"array", l.arrayBusy}, {"vector", l.vectorBusy}, {"load", l.loadBusy},
                                 {"store", l.storeBusy}, {"dramStall", l.dramStall}}},
                       {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
-                      {"dramWriteBytes", l.dramWriteBytes}, {"maxError", l.maxError}});
+                      {"dramWriteBytes", l.dramWriteBytes}, {"maxError", l.maxError},
+                      {"energy", codesign::toJson(l.energy)}});
   }
   auto& totals = j["totals"] = nlohmann::ordered_json::object();
   for (const std::string& device : r.devices()) {
@@ -168,6 +175,8 @@ std::string toJson(const RunReport& r) {
     }
     totals[device] = {{"cycles", cycles}, {"onHardwareNs", onHw}, {"inDriverNs", inDriver}, {"macs", macs}};
   }
+  j["acceleratorEnergy"] = codesign::toJson(r.acceleratorEnergy);
+  j["estimates"] = r.estimates;
   if (r.nnapiOnHardwareNs) {
     j["nnapiDurations"] = {{"onHardwareNs", *r.nnapiOnHardwareNs}, {"inDriverNs", *r.nnapiInDriverNs}};
   } else {
@@ -184,12 +193,16 @@ std::string toJson(const RunReport& r) {
 std::string toCsv(const RunReport& r) {
   std::string out =
       "index,layer,operation,device,unit,cycles,on_hardware_ns,in_driver_ns,macs,peak_ops_per_cycle,utilization,"
-      "array_busy,vector_busy,load_busy,store_busy,dram_stall,bound_by,dram_read_bytes,dram_write_bytes,max_error\n";
+      "array_busy,vector_busy,load_busy,store_busy,dram_stall,bound_by,dram_read_bytes,dram_write_bytes,max_error,"
+      "energy_pj,area_um2\n";
+  // The configuration's area on every row, so that rows of several reports can be pooled.
+  const double area = r.estimates.is_object() ? r.estimates.value("areaUm2", 0.0) : 0.0;
   for (const auto& l : r.layers) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{}\n", l.index,
-                       l.name, l.op, l.device, l.unit, l.cycles, l.onHardwareNs, l.inDriverNs, l.macs,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{:.1f},{:.1f}\n",
+                       l.index, l.name, l.op, l.device, l.unit, l.cycles, l.onHardwareNs, l.inDriverNs, l.macs,
                        l.peakOpsPerCycle, l.utilization, l.arrayBusy, l.vectorBusy, l.loadBusy, l.storeBusy,
-                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.maxError);
+                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.maxError, l.energy.totalPj(),
+                       area);
   }
   return out;
 }

@@ -7,6 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "Energy.h"
+#include "Estimator.h"
+
 namespace weft::tool {
 
 struct LayerReport {
@@ -25,6 +30,7 @@ struct LayerReport {
   double arrayBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, dramStall = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
+  codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (driver/codesign)
 };
 
 // The unit whose busy fraction is largest ("array", "vector", "load", "store"): what bounds the
@@ -35,6 +41,7 @@ struct RunReport {
   std::string network, backend, hwConfig;
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
+  int64_t dramBytesPerCycle = 0;
   std::vector<LayerReport> layers;
   // NNAPI's own durations of the accelerated run, when NNAPI defines them.
   std::optional<uint64_t> nnapiOnHardwareNs, nnapiInDriverNs;
@@ -46,6 +53,13 @@ struct RunReport {
   bool referencePassed = false;
   std::string worstLayer, firstFailingLayer;
   int worstError = 0;
+  // Co-design estimates (driver/codesign): the accelerator's energy (its layers' and the
+  // execution's register accesses), the configuration's area and the models' sources.
+  codesign::EnergyBreakdown acceleratorEnergy;
+  std::vector<size_t> deviceOrder;  // accelerator layers in the order the device ran them
+  double compileWallSeconds = 0;
+  std::vector<std::string> estimateLines;
+  nlohmann::ordered_json estimates;
 
   // The devices of the layers, in order of first use.
   std::vector<std::string> devices() const;

@@ -13,6 +13,9 @@
 #include <string_view>
 #include <unistd.h>
 
+#include "Estimator.h"
+#include "HtmlReport.h"
+#include "Trace.h"
 #include "NetworkModel.h"
 #include "Report.h"
 #include "weft/hw/config.h"
@@ -71,10 +74,12 @@ CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNet
 }
 
 void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
-                const std::vector<runtime::CompilationStep>& steps) {
+                const std::vector<runtime::CompilationStep>& steps, const codesign::Estimator& estimator) {
   for (const auto& profile : runtime::getExecutionProfiles(execution)) {
     report.simulatorWallSeconds += profile.simulatorWallSeconds;
     report.simulatedCycles += profile.simulatedCycles;
+    // The execution's register accesses belong to no one layer: they count in the total only.
+    if (profile.deviceCycles > 0) report.acceleratorEnergy += estimator.energy({}, profile.registerAccesses);
     for (const auto& op : profile.operations) {
       if (op.operationIndex >= report.layers.size()) continue;
       LayerReport& l = report.layers[op.operationIndex];
@@ -100,6 +105,9 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
         l.loadBusy = counter("LOAD_ACTIVE") / cycles;
         l.storeBusy = counter("STORE_ACTIVE") / cycles;
         l.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
+        l.energy = estimator.energy(op.counters, 0);
+        report.deviceOrder.push_back(op.operationIndex);
+        report.acceleratorEnergy += l.energy;
       }
     }
   }
@@ -182,6 +190,30 @@ class ProgressDisplay {
   bool shown_ = false;
 };
 
+// The accelerator's layers in device order on the device timeline; compiling, the accelerated
+// and the reference run on the host's.
+std::string runTrace(const RunReport& r) {
+  std::vector<DeviceSpan> device;
+  for (size_t index : r.deviceOrder) {
+    const LayerReport& l = r.layers[index];
+    DeviceSpan s;
+    s.name = l.name;
+    s.cycles = l.cycles;
+    s.args = {{"index", l.index}, {"operation", l.op}, {"unit", l.unit}, {"cycles", l.cycles}, {"macs", l.macs},
+              {"utilization", l.utilization}, {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
+              {"dramWriteBytes", l.dramWriteBytes}, {"energyPj", l.energy.totalPj()}};
+    s.arrayBusy = l.arrayBusy, s.vectorBusy = l.vectorBusy, s.loadBusy = l.loadBusy, s.storeBusy = l.storeBusy;
+    s.dramStall = l.dramStall;
+    s.dramReadBytes = l.dramReadBytes, s.dramWriteBytes = l.dramWriteBytes;
+    device.push_back(std::move(s));
+  }
+  const std::vector<HostSpan> host = {{"compilation", "compile (partition, tiling search)", r.compileWallSeconds},
+                                      {"execution", "accelerated run", r.runWallSeconds},
+                                      {"reference", "reference run (CPU)", r.referenceWallSeconds}};
+  return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host,
+                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}});
+}
+
 std::string envOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
@@ -200,7 +232,11 @@ int runNetwork(const RunOptions& options) {
   report.rows = hwConfig.rows();
   report.cols = hwConfig.cols();
   report.clockMHz = hwConfig.clockMHz();
+  report.dramBytesPerCycle = hwConfig.get(hw::Param::kDramBytesPerCycle);
   report.tolerance = options.tolerance;
+  const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
+  report.estimateLines = estimator.describe();
+  report.estimates = estimator.json();
 
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
@@ -212,8 +248,10 @@ int runNetwork(const RunOptions& options) {
   check(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), &accelerator, 1, supported.get()),
         "ANeuralNetworksModel_getSupportedOperationsForDevices");
   const bool whole = std::all_of(supported.get(), supported.get() + net.layers.size(), [](bool s) { return s; });
+  const auto compileStart = Clock::now();
   CompilationPtr compilation = compile(model.get(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator}
                                                           : std::vector<ANeuralNetworksDevice*>{});
+  report.compileWallSeconds = std::chrono::duration<double>(Clock::now() - compileStart).count();
   const auto devices = runtime::getOperationDevices(compilation.get());
   const auto steps = runtime::getCompilationSteps(compilation.get());
   for (size_t i = 0; i < net.layers.size(); ++i) {
@@ -240,7 +278,7 @@ int runNetwork(const RunOptions& options) {
     if (!options.quiet) progress.emplace(net);
     report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
   }
-  fillTiming(report, accelExecution.get(), steps);
+  fillTiming(report, accelExecution.get(), steps, estimator);
 
   // The reference run: the same model on the CPU reference device alone.
   if (!options.quiet) fmt::print(stderr, "weft: reference run on {}...\n", deviceName(cpu));
@@ -257,6 +295,11 @@ int runNetwork(const RunOptions& options) {
   writeFile(jsonPath, toJson(report));
   writeFile(csvPath, toCsv(report));
   fmt::print("report written to {} and {}\n", jsonPath, csvPath);
+  if (!options.tracePath.empty()) {
+    writeFile(options.tracePath, runTrace(report));
+    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
+  }
+  if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;
   return report.referencePassed ? 0 : 1;
 }
 

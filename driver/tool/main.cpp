@@ -11,6 +11,7 @@
 #include "BaselinesCommand.h"
 #include "LayersCommand.h"
 #include "RunCommand.h"
+#include "CodesignCli.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
 
@@ -54,6 +55,10 @@ int main(int argc, char** argv) {
   runCmd->add_option("--csv", run.csvPath, "CSV report path (default out/<network>-<backend>-<hw>.csv)");
   runCmd->add_option("--tolerance", run.tolerance, "largest accepted |accelerator - reference| per element, quant8 units")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
+  runCmd->add_option("--energy-model", run.energyModelPath,
+                     "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  runCmd->add_option("--trace", run.tracePath, "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
+  runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
 
   CLI::App* configsCmd = app.add_subcommand("configs", "list the named hardware configurations");
@@ -75,6 +80,11 @@ int main(int argc, char** argv) {
   layersCmd->add_option("--cache-dir", layers.cacheDir,
                         "keep each layer's compilation here (NNAPI compilation caching): a later run of the same "
                         "layers on the same configuration skips the tiling search");
+  layersCmd->add_option("--energy-model", layers.energyModelPath,
+                        "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+  layersCmd->add_option("--trace", layers.tracePath,
+                        "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
+  layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
 
   weft::tool::ValidateOptions validate;
@@ -123,6 +133,9 @@ int main(int argc, char** argv) {
   baselinesCmd->add_option("--work-dir", baselines.workDir, "worker reports (default out/baselines-<pid>)");
   baselinesCmd->add_flag("--quiet", baselines.quiet, "no progress messages");
 
+  weft::tool::CodesignCli codesign;  // sweep, report
+  codesign.add(app);
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
@@ -140,6 +153,7 @@ int main(int argc, char** argv) {
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
     if (baselinesCmd->parsed()) return weft::tool::runBaselines(baselines);
+    if (const auto code = codesign.run()) return *code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;

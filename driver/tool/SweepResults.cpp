@@ -1,0 +1,143 @@
+#include "SweepResults.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace weft::tool {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+ordered_json row(const std::string& layer, const std::string& unit, uint64_t cycles, const json& onHwNs,
+                 const json& utilPct, uint64_t rd, uint64_t wr, double energyPj) {
+  return {{"layer", layer},      {"unit", unit},  {"cycles", cycles},        {"onHwNs", onHwNs},
+          {"utilPct", utilPct},  {"dramReadBytes", rd}, {"dramWriteBytes", wr}, {"energyPj", energyPj}};
+}
+
+// The total of accelerator rows: sums, and utilization weighted by each layer's cycles.
+ordered_json totalRow(const ordered_json& rows, double energyPj) {
+  uint64_t cycles = 0, onHw = 0, rd = 0, wr = 0;
+  double weighted = 0;
+  for (const auto& r : rows) {
+    cycles += r["cycles"].get<uint64_t>();
+    if (!r["onHwNs"].is_null()) onHw += r["onHwNs"].get<uint64_t>();
+    if (!r["utilPct"].is_null()) weighted += r["utilPct"].get<double>() * r["cycles"].get<double>();
+    rd += r["dramReadBytes"].get<uint64_t>();
+    wr += r["dramWriteBytes"].get<uint64_t>();
+  }
+  return row("total", "", cycles, onHw, cycles > 0 ? json(weighted / static_cast<double>(cycles)) : json(nullptr), rd,
+             wr, energyPj);
+}
+
+ordered_json workload(const std::string& label, ordered_json rows, double totalEnergyPj, double areaUm2) {
+  rows.push_back(totalRow(rows, totalEnergyPj));
+  return {{"workload", label}, {"status", "ok"}, {"error", ""}, {"areaUm2", areaUm2}, {"rows", rows}};
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string number(const json& v, const char* format) {
+  if (v.is_null()) return "";
+  if (v.is_number_unsigned() || v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  return fmt::format(fmt::runtime(format), v.get<double>());
+}
+
+// Calls f(point index, point file, workload, row) for every row of the table, failed
+// workloads as one row with the reason.
+template <typename F>
+void forEachRow(const SweepPlan& plan, const std::vector<json>& pointFiles, F f) {
+  for (size_t p = 0; p < plan.points.size(); ++p) {
+    for (const auto& w : pointFiles[p]["workloads"]) {
+      if (w["rows"].empty()) {
+        f(p, w, json{{"layer", "total"}, {"unit", ""}, {"cycles", nullptr}, {"onHwNs", nullptr}, {"utilPct", nullptr},
+                     {"dramReadBytes", nullptr}, {"dramWriteBytes", nullptr}, {"energyPj", nullptr}});
+      }
+      for (const auto& r : w["rows"]) f(p, w, r);
+    }
+  }
+}
+
+}  // namespace
+
+ordered_json workloadFromLayersReport(const std::string& label, const json& report, double clockMHz) {
+  ordered_json rows = ordered_json::array();
+  for (const auto& l : report["layers"]) {
+    const uint64_t cycles = l["cycles"].get<uint64_t>();
+    rows.push_back(row(l["name"].get<std::string>(), "array", cycles,
+                       static_cast<uint64_t>(std::llround(static_cast<double>(cycles) * 1000.0 / clockMHz)),
+                       l["overallUtilPct"].get<double>(), l["dramReadBytes"].get<uint64_t>(),
+                       l["dramWriteBytes"].get<uint64_t>(), l["energy"]["totalPj"].get<double>()));
+  }
+  return workload(label, rows, report["energy"]["totalPj"].get<double>(),
+                  report["estimates"]["areaUm2"].get<double>());
+}
+
+ordered_json workloadFromRunReport(const std::string& label, const json& report) {
+  ordered_json rows = ordered_json::array();
+  for (const auto& l : report["layers"]) {
+    const bool accel = l["cycles"].get<uint64_t>() > 0;
+    // A CPU layer's time is the host's, which no two runs share: left out.
+    rows.push_back(row(l["name"].get<std::string>(), l["unit"].get<std::string>(), l["cycles"].get<uint64_t>(),
+                       accel ? json(l["onHardwareNs"].get<uint64_t>()) : json(nullptr),
+                       accel ? json(100.0 * l["utilization"].get<double>()) : json(nullptr),
+                       l["dramReadBytes"].get<uint64_t>(), l["dramWriteBytes"].get<uint64_t>(),
+                       l["energy"]["totalPj"].get<double>()));
+  }
+  return workload(label, rows, report["acceleratorEnergy"]["totalPj"].get<double>(),
+                  report["estimates"]["areaUm2"].get<double>());
+}
+
+ordered_json failedWorkload(const std::string& label, const std::string& error) {
+  return {{"workload", label}, {"status", "failed"}, {"error", error}, {"areaUm2", nullptr},
+          {"rows", ordered_json::array()}};
+}
+
+std::string resultsCsv(const SweepPlan& plan, const std::vector<json>& pointFiles) {
+  std::string out = "point";
+  for (const auto& p : plan.swept) out += "," + p;
+  out += ",backend,workload,layer,unit,status,cycles,on_hw_ns,util_pct,dram_read_bytes,dram_write_bytes,energy_pj,"
+         "area_um2,error\n";
+  forEachRow(plan, pointFiles, [&](size_t p, const json& w, const json& r) {
+    out += csvField(plan.points[p].id);
+    for (const auto& [param, value] : plan.points[p].values) out += fmt::format(",{}", value);
+    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{}\n", plan.backend,
+                       csvField(w["workload"].get<std::string>()), csvField(r["layer"].get<std::string>()),
+                       r["unit"].get<std::string>(), w["status"].get<std::string>(), number(r["cycles"], ""),
+                       number(r["onHwNs"], ""), number(r["utilPct"], "{:.4f}"), number(r["dramReadBytes"], ""),
+                       number(r["dramWriteBytes"], ""), number(r["energyPj"], "{:.1f}"),
+                       number(w["areaUm2"], "{:.1f}"), csvField(w["error"].get<std::string>()));
+  });
+  return out;
+}
+
+std::string resultsJsonLines(const SweepPlan& plan, const std::vector<json>& pointFiles) {
+  std::string out;
+  forEachRow(plan, pointFiles, [&](size_t p, const json& w, const json& r) {
+    ordered_json line = {{"point", plan.points[p].id}};
+    for (const auto& [param, value] : plan.points[p].values) line[param] = value;
+    line["backend"] = plan.backend;
+    line["workload"] = w["workload"];
+    line["layer"] = r["layer"];
+    line["unit"] = r["unit"];
+    line["status"] = w["status"];
+    line["cycles"] = r["cycles"];
+    line["on_hw_ns"] = r["onHwNs"];
+    line["util_pct"] = r["utilPct"];
+    line["dram_read_bytes"] = r["dramReadBytes"];
+    line["dram_write_bytes"] = r["dramWriteBytes"];
+    line["energy_pj"] = r["energyPj"];
+    line["area_um2"] = w["areaUm2"];
+    line["error"] = w["error"];
+    out += line.dump() + "\n";
+  });
+  return out;
+}
+
+}  // namespace weft::tool

@@ -1,0 +1,60 @@
+// Timelines as Chrome trace-event JSON (the format ui.perfetto.dev and chrome://tracing open):
+// `--trace FILE.json` on `weft run` and `weft layers`.
+//
+// What the device side shows is what the hardware's counters say: one slice per accelerator
+// layer on a "layers" track, laid out in device cycles (the span between the snapshot barriers
+// around it, layers end to end in execution order), with the layer's figures as arguments, and
+// counter tracks of the units' busy fractions and DRAM traffic per layer. Both backends give the
+// same counters, so they give the same device timeline. The host side (compiling, building,
+// executing, the reference run) is on a process of its own, in wall time, laid end to end.
+// Per-command slices per unit need the backends to report command starts and completions,
+// which they do not yet.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace weft::tool {
+
+// Builds the traceEvents list: processes and threads get names, slices ("X") and counters ("C")
+// take microseconds.
+class ChromeTrace {
+ public:
+  int process(const std::string& name);
+  int thread(int pid, const std::string& name);
+  void slice(int pid, int tid, const std::string& name, double startUs, double durationUs,
+             const nlohmann::ordered_json& args = nlohmann::ordered_json::object());
+  void counter(int pid, const std::string& name, double atUs, const nlohmann::ordered_json& values);
+  // {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": metadata}
+  std::string dump(const nlohmann::ordered_json& metadata) const;
+
+ private:
+  nlohmann::ordered_json events_ = nlohmann::ordered_json::array();
+  int nextPid_ = 1;
+  int nextTid_ = 1;
+};
+
+// One accelerator layer as the device timeline shows it.
+struct DeviceSpan {
+  std::string name;
+  uint64_t cycles = 0;
+  nlohmann::ordered_json args;  // its figures: operation, unit, MACs, utilization, bytes, energy...
+  // Per-layer averages for the counter tracks: fractions of the layer's cycles and DRAM bytes.
+  double arrayBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, dramStall = 0;
+  uint64_t dramReadBytes = 0, dramWriteBytes = 0;
+};
+
+// One stretch of host work, in wall seconds.
+struct HostSpan {
+  std::string track;  // "compilation", "execution", ...
+  std::string name;
+  double seconds = 0;
+};
+
+// The trace of a run: the device's layers in execution order (clock in MHz turns cycles into
+// time) on process `deviceName`, the host spans end to end on process "host".
+std::string buildTrace(const std::string& deviceName, double clockMHz, const std::vector<DeviceSpan>& device,
+                       const std::vector<HostSpan>& host, const nlohmann::ordered_json& metadata);
+
+}  // namespace weft::tool
