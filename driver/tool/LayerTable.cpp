@@ -10,8 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "JsonFields.h"
+#include "LayerFields.h"
+#include "LayerSpec.h"
 #include "SingleLayer.h"
 
 namespace weft::tool {
@@ -65,6 +68,22 @@ uint32_t positive(const std::string& cell, const std::string& column, const std:
 
 // ---- layer sets ----
 
+// A `networks` entry's "ops": the op names to take (default CONV_2D and FULLY_CONNECTED), or
+// "all".
+std::set<LayerOp> networkOps(const json& n, const std::string& where) {
+  if (!n.contains("ops")) return {LayerOp::kConv2d, LayerOp::kFullyConnected};
+  if (n["ops"] == "all") {
+    std::set<LayerOp> all;
+    // kPadV2 is the last LayerOp.
+    for (int op = 0; op <= static_cast<int>(LayerOp::kPadV2); ++op) all.insert(static_cast<LayerOp>(op));
+    return all;
+  }
+  std::set<LayerOp> ops;
+  for (const auto& name : get<std::vector<std::string>>(n, "ops", where)) ops.insert(parseOp(name, where + " ops"));
+  if (ops.empty()) throw NetworkError(where + ": \"ops\" is empty (list op names, or \"all\")");
+  return ops;
+}
+
 LayerShape shapeFromJson(const json& j, size_t index) {
   LayerShape s;
   s.name = get<std::string>(j, "name", fmt::format("layer set entry {}", index));
@@ -89,7 +108,7 @@ LayerShape shapeFromJson(const json& j, size_t index) {
     s.batch = input[0], s.channels = input[1];
     s.filters = get<uint32_t>(j, "units", where);
   } else {
-    throw NetworkError(fmt::format("{}: op \"{}\" is not CONV_2D or FULLY_CONNECTED", where, op));
+    throw std::logic_error("shapeFromJson: " + op);  // parseLayerSet sends other ops to parseLayerSpec
   }
   s.activation = activationCode(j.value("activation", "NONE"), where);
   s.inputZeroPoint = j.value("inputZeroPoint", 128);
@@ -115,12 +134,13 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
     for (const json& n : doc["networks"]) {
       const std::string where = path + " networks";
       auto net = std::make_shared<Network>(loadNetwork((dir / get<std::string>(n, "path", where)).string()));
-      const auto ops = n.value("ops", std::vector<std::string>{"CONV_2D", "FULLY_CONNECTED"});
+      const auto ops = networkOps(n, where);
+      // Tells apart layers of several networks that share names ("softmax").
+      const std::string prefix = n.contains("prefix") ? get<std::string>(n, "prefix", where) : "";
       for (size_t i = 0; i < net->layers.size(); ++i) {
-        if (std::find(ops.begin(), ops.end(), nnapiName(net->layers[i].op)) == ops.end()) continue;
-        checkRunsAlone(*net, i);  // now, not when the layer's turn comes
+        if (ops.count(net->layers[i].op) == 0) continue;
         const uint64_t seed = 1000 + 16 * table.layers.size();
-        table.layers.push_back({net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
+        table.layers.push_back({prefix + net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
       }
     }
   }
@@ -128,8 +148,15 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
     const json& layers = doc["layers"];
     if (!layers.is_array()) throw NetworkError(path + ": \"layers\" must be an array");
     for (size_t i = 0; i < layers.size(); ++i) {
-      const LayerShape s = shapeFromJson(layers[i], i);
-      table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+      const json& entry = layers[i];
+      const std::string op = entry.is_object() && entry.contains("op") && entry["op"].is_string() ? entry["op"] : "";
+      if (op == "CONV_2D" || op == "FULLY_CONNECTED") {
+        const LayerShape s = shapeFromJson(entry, i);
+        table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+      } else {
+        auto spec = std::make_shared<LayerSpec>(parseLayerSpec(entry, i));
+        table.layers.push_back({spec->network.name, [spec] { return buildLayer(*spec); }});
+      }
     }
   }
   if (table.layers.empty()) throw NetworkError(path + ": the layer set has no layers (\"networks\" and \"layers\" are empty)");
