@@ -801,6 +801,24 @@ TEST(VectorOpsRegression, PadV2ValueStaysOutOfTheNextConvolutionsPadding) {
   expectClaimedAndExact(cb.finish(), "PAD_V2 (value 250, zero point 10) then 3x3 SAME CONV_2D and DEPTHWISE_CONV_2D");
 }
 
+// Loads of one lane group per pixel (count0 1, pixels strided) are one request a pixel: the
+// driver estimated them as merged, 5 times too fast, and the watchdog's budget (twice the
+// estimate) cut a correct 16-image global pool short on weft8 (found at
+// WEFT_VECTOR_OPS_SCALE=4 WEFT_VECTOR_OPS_SEED=7, stream 1 case 3270).
+TEST(VectorOpsRegression, StridedLaneLoadsFitTheWatchdogBudget) {
+  std::mt19937 rng(5);
+  CaseBuilder cb(rng, true);
+  const Tensor in = cb.input({16, 40, 31, 40}, {cb.type(), 0.2f, -39});
+  const Tensor out = cb.result({16, 1, 1, 40}, in.q);
+  cb.operation(OperationType::AVERAGE_POOL_2D,
+               {in.operand, cb.int32(2), cb.int32(4), cb.int32(4), cb.int32(31), cb.int32(40), cb.int32(1)}, out);
+  cb.output(out);
+  Tally tally;
+  runCase(device(0), cb.finish(), "AVERAGE_POOL_2D 40x31 VALID of [16,40,31,40] on weft8", tally);
+  EXPECT_EQ(tally.claimed, 1u);
+  EXPECT_EQ(tally.passed, 1u);
+}
+
 // A DRAM fault under a driver's program (a LOAD past the end of DRAM) fails the execution, and
 // the device is destroyed afterwards.
 TEST(VectorOpsRegression, ADramFaultFailsTheExecution) {
