@@ -20,9 +20,6 @@ namespace {
 using namespace json_fields;
 using namespace layer_data;
 
-constexpr const char* kUnsignedType = "TENSOR_QUANT8_ASYMM";
-constexpr const char* kSignedType = "TENSOR_QUANT8_ASYMM_SIGNED";
-
 bool readsSeveral(LayerOp op) { return inputCount(op).max > 1; }
 
 // The fields an entry of `op` may have besides the common ones.
@@ -51,16 +48,6 @@ std::vector<std::string> opFields(LayerOp op) {
       return {"shape"};
     default:
       return {};
-  }
-}
-
-void rejectUnknownFields(const json& j, const std::set<std::string>& known, const std::string& where) {
-  for (const auto& [key, value] : j.items()) {
-    if (known.count(key) == 0) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw NetworkError(fmt::format("{}: unknown field \"{}\" (this op takes {})", where, key, list));
-    }
   }
 }
 
@@ -250,11 +237,7 @@ LayerSpec parseLayerSpec(const json& j, size_t index) {
   for (const auto& k : opFields(l.op)) known.insert(k);
   rejectUnknownFields(j, known, where);
 
-  const std::string type = j.contains("type") ? get<std::string>(j, "type", where) : kUnsignedType;
-  if (type != kUnsignedType && type != kSignedType) {
-    throw NetworkError(fmt::format("{}: \"type\" \"{}\" is not {} or {}", where, type, kUnsignedType, kSignedType));
-  }
-  const bool isSigned = type == kSignedType;
+  const bool isSigned = signedType(j, where);
   const std::vector<LayerInput> inputs = readInputs(j, l.op, isSigned, where);
   readOpFields(j, l, inputs, isSigned, where);
   l.inputs.clear();

@@ -89,31 +89,39 @@ LayerShape shapeFromJson(const json& j, size_t index) {
   s.name = get<std::string>(j, "name", fmt::format("layer set entry {}", index));
   const std::string where = fmt::format("layer set entry {} ({})", index, s.name);
   const auto op = get<std::string>(j, "op", where);
+  std::set<std::string> known = {"name", "op", "type", "input", "activation", "inputZeroPoint", "weightZeroPoint", "seed"};
+  for (const char* k : op == "CONV_2D" ? std::vector<const char*>{"filters", "kernel", "stride", "padding"}
+                                       : std::vector<const char*>{"units"}) {
+    known.insert(k);
+  }
+  rejectUnknownFields(j, known, where);
   const auto input = dimensions(j, "input", where);
   if (op == "CONV_2D") {
     s.op = LayerOp::kConv2d;
     if (input.size() != 4) throw NetworkError(where + ": a CONV_2D input is [batch, height, width, channels]");
     s.batch = input[0], s.height = input[1], s.width = input[2], s.channels = input[3];
-    s.filters = get<uint32_t>(j, "filters", where);
+    s.filters = static_cast<uint32_t>(integerIn(j, "filters", 1, int64_t{1} << 24, where));
     const auto kernel = dimensions(j, "kernel", where);
     if (kernel.size() != 2) throw NetworkError(where + ": \"kernel\" is [height, width]");
     s.filterH = kernel[0], s.filterW = kernel[1];
-    s.stride = j.value("stride", 1);
-    const std::string padding = j.value("padding", "VALID");
+    s.stride = j.contains("stride") ? static_cast<int>(integerIn(j, "stride", 1, kMaxWindowField, where)) : 1;
+    const std::string padding = j.contains("padding") ? get<std::string>(j, "padding", where) : "VALID";
     if (padding != "SAME" && padding != "VALID") throw NetworkError(where + ": padding must be SAME or VALID");
     s.samePadding = padding == "SAME";
   } else if (op == "FULLY_CONNECTED") {
     s.op = LayerOp::kFullyConnected;
     if (input.size() != 2) throw NetworkError(where + ": a FULLY_CONNECTED input is [batch, inputs]");
     s.batch = input[0], s.channels = input[1];
-    s.filters = get<uint32_t>(j, "units", where);
+    s.filters = static_cast<uint32_t>(integerIn(j, "units", 1, int64_t{1} << 24, where));
   } else {
     throw std::logic_error("shapeFromJson: " + op);  // parseLayerSet sends other ops to parseLayerSpec
   }
-  s.activation = activationCode(j.value("activation", "NONE"), where);
-  s.inputZeroPoint = j.value("inputZeroPoint", 128);
-  s.weightZeroPoint = j.value("weightZeroPoint", 128);
-  s.seed = j.value("seed", uint64_t{1000} + 16 * index);
+  s.isSigned = signedType(j, where);
+  const int32_t lo = s.isSigned ? -128 : 0, mid = lo + 128;
+  s.activation = activationCode(j.contains("activation") ? get<std::string>(j, "activation", where) : "NONE", where);
+  s.inputZeroPoint = j.contains("inputZeroPoint") ? static_cast<int32_t>(integerIn(j, "inputZeroPoint", lo, lo + 255, where)) : mid;
+  s.weightZeroPoint = j.contains("weightZeroPoint") ? static_cast<int32_t>(integerIn(j, "weightZeroPoint", lo, lo + 255, where)) : mid;
+  s.seed = j.contains("seed") ? get<uint64_t>(j, "seed", where) : uint64_t{1000} + 16 * index;
   checkLayerShape(s);  // now, not when the layer's turn comes
   return s;
 }

@@ -26,11 +26,13 @@ Network shapedNetwork(const LayerShape& s) {
       s.filterW == 0 || s.stride < 1) {
     throw NetworkError(where + ": every dimension and the stride must be at least 1");
   }
+  const int32_t lo = s.isSigned ? -128 : 0;
   for (int32_t zp : {s.inputZeroPoint, s.weightZeroPoint}) {
-    if (zp < 0 || zp > 255) throw NetworkError(where + ": zero points must be in [0, 255]");
+    if (zp < lo || zp > lo + 255) throw NetworkError(fmt::format("{}: zero points must be in [{}, {}]", where, lo, lo + 255));
   }
   Network net;
   net.name = s.name;
+  net.isSigned = s.isSigned;
   const bool conv = s.op == LayerOp::kConv2d;
   net.inputShape = conv ? std::vector<uint32_t>{s.batch, s.height, s.width, s.channels}
                         : std::vector<uint32_t>{s.batch, s.channels};
@@ -46,7 +48,7 @@ Network shapedNetwork(const LayerShape& s) {
                        : std::vector<uint32_t>{s.filters, s.channels};
   l.weightQuant = {kWeightScale, s.weightZeroPoint};
   inferShapes(l, {{"input", net.inputShape, net.inputQuant}}, where);
-  l.outputQuant = {static_cast<float>(accumulatorSpread(s) * kInputScale * kWeightScale / kOutputSpread), 128};
+  l.outputQuant = {static_cast<float>(accumulatorSpread(s) * kInputScale * kWeightScale / kOutputSpread), lo + 128};
   net.layers.push_back(std::move(l));
   return net;
 }
@@ -64,7 +66,8 @@ void checkLayerShape(const LayerShape& shape) { shapedNetwork(shape); }
 Network singleLayerNetwork(const LayerShape& s) {
   Network net = shapedNetwork(s);
   Layer& l = net.layers.front();
-  l.weights = drawWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint);
+  l.weights = s.isSigned ? drawSignedWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint)
+                         : drawWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint);
   l.bias = drawBias(s.seed + 2, s.filters, std::clamp<int64_t>(std::llround(accumulatorSpread(s)), 1, int64_t{1} << 30));
   net.input = drawInput(s.seed, elements(net.inputShape));
   return net;

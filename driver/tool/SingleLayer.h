@@ -31,6 +31,7 @@ struct LayerShape {
   int stride = 1;
   bool samePadding = false;  // SCALE-Sim assumes VALID
   int activation = 0;        // ANEURALNETWORKS_FUSED_*
+  bool isSigned = false;     // TENSOR_QUANT8_ASYMM_SIGNED tensors (zero points in [-128, 127])
   int32_t inputZeroPoint = 128, weightZeroPoint = 128;
   uint64_t seed = 1;         // of the input, weights and bias (three consecutive seeds)
 };

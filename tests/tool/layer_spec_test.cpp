@@ -210,6 +210,39 @@ TEST(LayerSet, BadNetworkOpsAndEntriesAreClearErrors) {
       << error(badEntry);
 }
 
+// Convolution and fully-connected entries take a type too, and name unknown fields.
+TEST(LayerSet, SignedConvolutionsAndTheirErrors) {
+  const std::string path = writeSet("conv", R"({"format": 1, "name": "n", "layers": [
+      {"name": "c", "op": "CONV_2D", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [1, 5, 5, 3], "filters": 4, "kernel": [3, 3], "weightZeroPoint": -3},
+      {"name": "f", "op": "FULLY_CONNECTED", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [2, 7], "units": 3}]})");
+  const LayerTable table = loadLayerTable(path);
+  const Network conv = table.layers[0].build();
+  EXPECT_TRUE(conv.isSigned);
+  EXPECT_EQ(conv.inputQuant.zeroPoint, 0);
+  EXPECT_EQ(conv.layers[0].weightQuant.zeroPoint, -3);
+  EXPECT_EQ(conv.layers[0].outputQuant.zeroPoint, 0);
+  int below = 0;  // weights drawn around -3 as int8: about half below it
+  for (uint8_t w : conv.layers[0].weights) below += static_cast<int8_t>(w) < -3;
+  EXPECT_GT(below, 20);
+  EXPECT_LT(below, 88);
+  EXPECT_TRUE(table.layers[1].build().isSigned);
+  auto error = [](const std::string& p) {
+    try {
+      loadLayerTable(p);
+    } catch (const NetworkError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string typo = writeSet("conv_typo", R"({"format": 1, "name": "n", "layers": [
+      {"name": "c", "op": "CONV_2D", "input": [1, 5, 5, 3], "filters": 4, "kernel": [3, 3], "strides": 2}]})");
+  EXPECT_NE(error(typo).find("layer set entry 0 (c): unknown field \"strides\""), std::string::npos) << error(typo);
+  const std::string zp = writeSet("conv_zp", R"({"format": 1, "name": "n", "layers": [
+      {"name": "f", "op": "FULLY_CONNECTED", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [2, 7], "units": 3, "inputZeroPoint": 128}]})");
+  EXPECT_NE(error(zp).find("layer set entry 0 (f): \"inputZeroPoint\" is 128, not in [-128, 127]"), std::string::npos)
+      << error(zp);
+}
+
 // Every vector op's entry builds a model the CPU reference compiles and runs, signed and with
 // several inputs: the operands follow NNAPI's signatures.
 TEST(LayerSet, EntriesRunOnTheReferenceDevice) {
@@ -223,7 +256,9 @@ TEST(LayerSet, EntriesRunOnTheReferenceDevice) {
       {"name": "mean", "op": "MEAN", "input": [1, 3, 3, 4], "axes": [1, 2], "keepDims": true},
       {"name": "pad", "op": "PAD_V2", "input": [1, 2, 2, 1], "paddings": [[0, 0], [1, 1], [1, 1], [0, 0]], "value": 3},
       {"name": "cat", "op": "CONCATENATION", "axis": 1, "inputs": [{"shape": [1, 2, 3]}, {"shape": [1, 1, 3], "scale": 0.3}, {"shape": [1, 4, 3]}]},
-      {"name": "flat", "op": "RESHAPE", "input": [2, 3, 4], "shape": [-1]}]})");
+      {"name": "flat", "op": "RESHAPE", "input": [2, 3, 4], "shape": [-1]},
+      {"name": "conv", "op": "CONV_2D", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [1, 5, 5, 3], "filters": 4, "kernel": [3, 3], "padding": "SAME"},
+      {"name": "fc", "op": "FULLY_CONNECTED", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [2, 7], "units": 3}]})");
   const LayerTable table = loadLayerTable(path);
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
   for (const LayerEntry& entry : table.layers) {
