@@ -801,6 +801,29 @@ TEST(VectorOpsRegression, PadV2ValueStaysOutOfTheNextConvolutionsPadding) {
   expectClaimedAndExact(cb.finish(), "PAD_V2 (value 250, zero point 10) then 3x3 SAME CONV_2D and DEPTHWISE_CONV_2D");
 }
 
+// A padded tensor that a concatenation reads with the output's quantization: PAD_V2's border
+// (its value, not the zero point) and PAD's (the zero point) must survive the concatenation's
+// zero-copy storing of inputs in place (found by ChainsMatchTheReference and
+// SmallGraphsMatchTheReference after 11fde1d).
+TEST(VectorOpsRegression, PaddedInputsOfAConcatenationKeepTheirBorder) {
+  for (bool v2 : {true, false}) {
+    std::mt19937 rng(6);
+    CaseBuilder cb(rng, false);
+    const Quant q{OperandType::TENSOR_QUANT8_ASYMM, 0.17f, 50};
+    const Tensor in = cb.input({1, 1, 4, 3}, q);
+    const Tensor padded = cb.result({1, 6, 4, 3}, q);
+    std::vector<uint32_t> operands = {in.operand, cb.int32Tensor({4, 2}, {0, 0, 3, 2, 0, 0, 0, 0})};
+    if (v2) operands.push_back(cb.int32(27));
+    cb.operation(v2 ? OperationType::PAD_V2 : OperationType::PAD, operands, padded);
+    const Tensor other = cb.input({1, 6, 4, 2}, q);
+    const Tensor cat = cb.result({1, 6, 4, 5}, q);
+    cb.operation(OperationType::CONCATENATION, {padded.operand, other.operand, cb.int32(3)}, cat);
+    cb.output(cat);
+    expectClaimedAndExact(cb.finish(), fmt::format("{} (value 27, zero point 50) then CONCATENATION on channels",
+                                                   v2 ? "PAD_V2" : "PAD"));
+  }
+}
+
 // Loads of one lane group per pixel (count0 1, pixels strided) are one request a pixel: the
 // driver estimated them as merged, 5 times too fast, and the watchdog's budget (twice the
 // estimate) cut a correct 16-image global pool short on weft8 (found at
