@@ -260,9 +260,12 @@ module weft_vector
             end else begin
               i0_q   <= '0;
               pass_q <= pass_q + 1'b1;
-              gap_q  <= (pass_q == 2'd0) ? GapW'(VectorReduceGap - 1)
-                                         : GapW'(VectorReduceGap + SoftmaxRecipCycles - 1);
+              // A gap only between passes: one left after the output pass would outlive the
+              // command and delay the next command's first slot (its start does not clear a
+              // counting gap).
               if (pass_q == 2'd2) issuing_q <= 1'b0;
+              else gap_q <= (pass_q == 2'd0) ? GapW'(VectorReduceGap - 1)
+                                             : GapW'(VectorReduceGap + SoftmaxRecipCycles - 1);
             end
           end
         endcase

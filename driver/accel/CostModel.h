@@ -90,6 +90,14 @@ struct CostModel {
     c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
     c.channelCycles = static_cast<double>(rowsToLoad * bytes) / bytesPerCycle;
   }
+  // A LOAD of `runs` runs (count1 x count2) of `rowsPerRun` (count0) contiguous full rows: a merged
+  // request never spans two runs (rtl/README.md), so strided runs cost a request each at least.
+  template <typename Command>
+  void estimateMergedRuns(Command& c, uint64_t runs, uint64_t rowsPerRun, uint64_t bytes) const {
+    c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes) - 2);
+    c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
+    c.channelCycles = static_cast<double>(runs * rowsPerRun * bytes) / bytesPerCycle;
+  }
   template <typename Command>
   void estimateStore(Command& c, uint64_t rowsToStore, uint64_t bytes) const {
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * storeRowCycles(bytes);

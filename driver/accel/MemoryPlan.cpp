@@ -76,9 +76,11 @@ void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
       const auto life = operands[x].lifetime;
       const bool temporary = life == nn::Operand::LifeTime::TEMPORARY_VARIABLE ||
                              life == nn::Operand::LifeTime::SUBGRAPH_OUTPUT;  // read back pixel by pixel
+      // A tensor whose bytes its producer does not all write (PAD_V2's border: its fill) keeps its
+      // own buffer, or the border would hold the output's fill instead of the pad value.
       if (!channel || !temporary || readers[x] != 1 ||
           writers[x] != 1 || !writtenAsImage[x] || t.layout != DataLayout::kNHWC || t.hasHalo() || t.aliasOf ||
-          isParent[x] || x == outOperand) {
+          t.fill != out.fill || isParent[x] || x == outOperand) {
         continue;
       }
       const nn::Dimensions dims = t.dims;

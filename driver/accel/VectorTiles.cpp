@@ -56,9 +56,9 @@ nn::Status VectorCommands::loadBox(const LaneImage& image, const PixelBox& box, 
     l.dst = hw::Mem::kVec;
     NN_TRY(checkLoad(l));
     PlannedCommand pc{l, {{buffer, true}}};
-    const uint64_t rows = uint64_t{l.count0} * l.count1 * l.count2;
+    const uint64_t runs = uint64_t{l.count1} * l.count2, rows = l.count0 * runs;
     if (cost_.merges(l.rowBytes, C, l.stride0)) {
-      cost_.estimateMergedLoad(pc, rows, l.rowBytes);
+      cost_.estimateMergedRuns(pc, runs, l.count0, l.rowBytes);
     } else {
       cost_.estimateLoad(pc, rows, l.rowBytes);
     }
@@ -107,7 +107,7 @@ nn::Status VectorCommands::loadPlane(const LaneImage& image, const PixelBox& box
   NN_TRY(checkLoad(l));
   PlannedCommand pc{l, {{buffer, true}}};
   if (cost_.merges(l.rowBytes, config_.cols(), l.stride0)) {
-    cost_.estimateMergedLoad(pc, box.pixels(), l.rowBytes);
+    cost_.estimateMergedRuns(pc, box.h, box.w, l.rowBytes);  // one run per image row of the box
   } else {
     cost_.estimateLoad(pc, box.pixels(), l.rowBytes);
   }

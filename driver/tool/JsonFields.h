@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,30 @@ inline int activationCode(const std::string& name, const std::string& where) {
     if (name == kNames[code]) return code;
   }
   throw NetworkError(fmt::format("{}: activation \"{}\" is not NONE, RELU, RELU1 or RELU6", where, name));
+}
+
+// NetworkError naming the first field of `obj` not in `known` (a misspelt optional field would
+// otherwise be a silent default).
+inline void rejectUnknownFields(const json& obj, const std::set<std::string>& known, const std::string& where) {
+  for (const auto& [key, value] : obj.items()) {
+    if (known.count(key) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw NetworkError(fmt::format("{}: unknown field \"{}\" (this op takes {})", where, key, list));
+    }
+  }
+}
+
+// A layer set entry's optional "type": false for TENSOR_QUANT8_ASYMM (the default), true for
+// TENSOR_QUANT8_ASYMM_SIGNED.
+inline bool signedType(const json& obj, const std::string& where) {
+  if (!obj.contains("type")) return false;
+  const auto type = get<std::string>(obj, "type", where);
+  if (type != "TENSOR_QUANT8_ASYMM" && type != "TENSOR_QUANT8_ASYMM_SIGNED") {
+    throw NetworkError(fmt::format("{}: \"type\" \"{}\" is not TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED",
+                                   where, type));
+  }
+  return type == "TENSOR_QUANT8_ASYMM_SIGNED";
 }
 
 }  // namespace weft::tool::json_fields

@@ -32,11 +32,22 @@ constexpr OpInfo kOps[] = {
     {LayerOp::kMean, "MEAN", {1, 1}},
     {LayerOp::kReshape, "RESHAPE", {1, 1}},
     {LayerOp::kSoftmax, "SOFTMAX", {1, 1}},
+    {LayerOp::kSub, "SUB", {2, 2}},
+    {LayerOp::kMul, "MUL", {2, 2}},
+    {LayerOp::kRelu, "RELU", {1, 1}},
+    {LayerOp::kRelu1, "RELU1", {1, 1}},
+    {LayerOp::kRelu6, "RELU6", {1, 1}},
+    {LayerOp::kLogistic, "LOGISTIC", {1, 1}},
+    {LayerOp::kTanh, "TANH", {1, 1}},
+    {LayerOp::kPad, "PAD", {1, 1}},
+    {LayerOp::kPadV2, "PAD_V2", {1, 1}},
 };
 
 const OpInfo& info(LayerOp op) {
   return *std::find_if(std::begin(kOps), std::end(kOps), [op](const OpInfo& i) { return i.op == op; });
 }
+
+}  // namespace
 
 LayerOp parseOp(const std::string& name, const std::string& where) {
   for (const OpInfo& i : kOps) {
@@ -47,11 +58,7 @@ LayerOp parseOp(const std::string& name, const std::string& where) {
   throw NetworkError(fmt::format("{}: op \"{}\" is not one of {}", where, name, known));
 }
 
-// Large enough for any real network, small enough that the shape arithmetic cannot overflow.
-constexpr int64_t kMaxWindowField = 1 << 16;
-
-Padding parsePadding(const json& j, const std::string& where) {
-  const json& p = field(j, "padding", where);
+Padding parsePadding(const json& p, const std::string& where) {
   Padding padding;
   if (p == "SAME" || p == "VALID") {
     padding.scheme = p == "SAME" ? Padding::Scheme::kSame : Padding::Scheme::kValid;
@@ -69,10 +76,30 @@ Padding parsePadding(const json& j, const std::string& where) {
   return padding;
 }
 
+std::vector<int32_t> parsePaddings(const json& j, const std::string& where) {
+  const json& p = field(j, "paddings", where);
+  std::vector<int32_t> out;
+  if (p.is_array()) {
+    for (const json& d : p) {
+      if (!d.is_array() || d.size() != 2) break;
+      for (const json& v : d) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxWindowField) {
+          throw NetworkError(fmt::format("{}: \"paddings\" entries must be integers in [0, {}]", where, kMaxWindowField));
+        }
+        out.push_back(v.get<int32_t>());
+      }
+    }
+    if (out.size() == 2 * p.size() && !p.empty()) return out;
+  }
+  throw NetworkError(where + ": \"paddings\" must be [[before, after], ...], one pair per input dimension");
+}
+
+namespace {
+
 // stride and padding: convolutions and pools.
 void parseWindow(const json& j, Layer& l, const std::string& where) {
   l.stride = static_cast<int>(integerIn(j, "stride", 1, kMaxWindowField, where));
-  l.padding = parsePadding(j, where);
+  l.padding = parsePadding(field(j, "padding", where), where);
 }
 
 void parseWeightShape(const json& j, Layer& l, const std::string& where) {
@@ -98,6 +125,9 @@ Layer parseLayerFields(const json& j, const std::string& where) {
       parseWindow(j, l, where);
       activation();
       parseWeightShape(j, l, where);
+      if (l.op == LayerOp::kDepthwiseConv2d && j.contains("dilation")) {
+        l.dilation = static_cast<int>(integerIn(j, "dilation", 1, kMaxWindowField, where));
+      }
       break;
     case LayerOp::kFullyConnected:
       activation();
@@ -116,7 +146,23 @@ Layer parseLayerFields(const json& j, const std::string& where) {
       break;
     }
     case LayerOp::kAdd:
+    case LayerOp::kSub:
+    case LayerOp::kMul:
       activation();
+      break;
+    case LayerOp::kRelu:
+    case LayerOp::kRelu1:
+    case LayerOp::kRelu6:
+    case LayerOp::kLogistic:
+    case LayerOp::kTanh:
+      break;
+    case LayerOp::kPad:
+      l.paddings = parsePaddings(j, where);
+      break;
+    case LayerOp::kPadV2:
+      l.paddings = parsePaddings(j, where);
+      // In the tensor type's range; inferShapes' caller checks it against the type.
+      l.padValue = static_cast<int32_t>(integerIn(j, "value", -128, 255, where));
       break;
     case LayerOp::kConcatenation:
       // Resolved against the inputs' rank by inferShapes.

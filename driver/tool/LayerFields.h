@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
@@ -15,6 +17,16 @@ struct InputCount {
   size_t min = 1, max = 1;
 };
 InputCount inputCount(LayerOp op);
+
+// Large enough for any real network, small enough that the shape arithmetic cannot overflow.
+constexpr int64_t kMaxWindowField = 1 << 16;
+
+// The op named `name` (NNAPI's spelling); NetworkError lists the known ones.
+LayerOp parseOp(const std::string& name, const std::string& where);
+// "SAME", "VALID" or {"top", "bottom", "left", "right"}.
+Padding parsePadding(const nlohmann::json& padding, const std::string& where);
+// PAD's "paddings": [[before, after], ...], flattened.
+std::vector<int32_t> parsePaddings(const nlohmann::json& layer, const std::string& where);
 
 // A layer's op and op fields; its name, inputs, shapes and data are the caller's.
 Layer parseLayerFields(const nlohmann::json& layer, const std::string& where);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace weft::tool {
 namespace {
 
@@ -29,6 +31,10 @@ uint32_t windowOutput(uint32_t in, uint32_t filter, int stride, const Padding& p
 std::vector<uint32_t> windowOutputShape(const Layer& l, const std::vector<uint32_t>& in, uint32_t filterH,
                                         uint32_t filterW, uint32_t channels, const std::string& where) {
   const Padding& p = l.padding;
+  // A dilated filter covers (f - 1) * d + 1 input pixels.
+  const auto d = static_cast<uint32_t>(l.dilation);
+  filterH = (filterH - 1) * d + 1;
+  filterW = (filterW - 1) * d + 1;
   return {in[0], windowOutput(in[1], filterH, l.stride, p, p.top, p.bottom, where),
           windowOutput(in[2], filterW, l.stride, p, p.left, p.right, where), channels};
 }
@@ -73,6 +79,34 @@ void meanShape(Layer& l, const std::vector<uint32_t>& in, const std::string& whe
   if (l.outputShape.empty()) l.outputShape = {1};  // NNAPI: every axis reduced without keepDims
 }
 
+// NNAPI broadcasting: trailing dimensions aligned, each pair equal or one of them 1.
+void broadcastShape(Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
+  const auto& a = inputs[0].shape;
+  const auto& b = inputs[1].shape;
+  const size_t rank = std::max(a.size(), b.size());
+  l.outputShape.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const uint32_t x = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    const uint32_t y = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (x != y && x != 1 && y != 1) {
+      throw NetworkError(fmt::format("{}: {} inputs '{}' {} and '{}' {} do not broadcast", where, nnapiName(l.op),
+                                     inputs[0].name, shapeText(a), inputs[1].name, shapeText(b)));
+    }
+    l.outputShape[i] = std::max(x, y);
+  }
+}
+
+void padShape(Layer& l, const std::vector<uint32_t>& in, const std::string& where) {
+  if (l.paddings.size() != 2 * in.size()) {
+    throw NetworkError(fmt::format("{}: \"paddings\" has {} pairs for a rank-{} input", where, l.paddings.size() / 2,
+                                   in.size()));
+  }
+  l.outputShape = in;
+  for (size_t d = 0; d < in.size(); ++d) {
+    l.outputShape[d] += static_cast<uint32_t>(l.paddings[2 * d] + l.paddings[2 * d + 1]);
+  }
+}
+
 void reshapeShape(Layer& l, const std::vector<uint32_t>& in, const std::string& where) {
   const auto& target = l.targetShape;
   if (target.empty() || target.size() > 4) throw NetworkError(where + ": \"shape\" must have 1 to 4 dimensions");
@@ -111,9 +145,12 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
       const auto& w = l.weightShape;
       if (w.size() != 4) throw NetworkError(fmt::format("{}: weights need 4 dimensions", where));
       const bool dw = l.op == LayerOp::kDepthwiseConv2d;
-      if (w[3] != in[3] || (dw && w[0] != 1)) {
+      // Depthwise weights are [1, h, w, channels x depth multiplier].
+      if (dw ? (w[0] != 1 || w[3] % in[3] != 0) : w[3] != in[3]) {
         throw NetworkError(fmt::format("{}: weight shape does not match {} input channels", where, in[3]));
       }
+      if (dw) l.depthMultiplier = static_cast<int>(w[3] / in[3]);
+      if (!dw && l.dilation != 1) throw NetworkError(where + ": only DEPTHWISE_CONV_2D takes a dilation here");
       l.outputShape = windowOutputShape(l, in, w[1], w[2], dw ? w[3] : w[0], where);
       const auto& o = l.outputShape;
       l.macs = uint64_t{o[0]} * o[1] * o[2] * o[3] * w[1] * w[2] * (dw ? 1 : w[3]);
@@ -135,11 +172,20 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
       l.outputShape = windowOutputShape(l, in, l.filterH, l.filterW, in[3], where);
       break;
     case LayerOp::kAdd:
-      if (inputs[1].shape != in) {
-        throw NetworkError(fmt::format("{}: ADD inputs '{}' {} and '{}' {} differ in shape", where, inputs[0].name,
-                                       shapeText(in), inputs[1].name, shapeText(inputs[1].shape)));
-      }
+    case LayerOp::kSub:
+    case LayerOp::kMul:
+      broadcastShape(l, inputs, where);
+      break;
+    case LayerOp::kRelu:
+    case LayerOp::kRelu1:
+    case LayerOp::kRelu6:
+    case LayerOp::kLogistic:
+    case LayerOp::kTanh:
       l.outputShape = in;
+      break;
+    case LayerOp::kPad:
+    case LayerOp::kPadV2:
+      padShape(l, in, where);
       break;
     case LayerOp::kConcatenation:
       concatenationShape(l, inputs, where);
@@ -164,27 +210,59 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
   }
 }
 
-void checkQuantization(const Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
-  QuantParams required;
-  switch (l.op) {
+QuantParams fixedOutputQuant(LayerOp op, bool isSigned) {
+  switch (op) {
+    case LayerOp::kSoftmax:
+    case LayerOp::kLogistic:
+      return {1.0f / 256, isSigned ? -128 : 0};
+    case LayerOp::kTanh:
+      return {1.0f / 128, isSigned ? 0 : 128};
+    default:
+      return {};
+  }
+}
+
+bool keepsInputQuant(LayerOp op) {
+  switch (op) {
     case LayerOp::kAveragePool2d:
     case LayerOp::kMaxPool2d:
     case LayerOp::kMean:
     case LayerOp::kReshape:
-      required = inputs.front().quant;
-      break;
-    case LayerOp::kSoftmax:
-      required = {1.0f / 256, 0};
-      break;
+    case LayerOp::kRelu:
+    case LayerOp::kRelu1:
+    case LayerOp::kRelu6:
+    case LayerOp::kPad:
+    case LayerOp::kPadV2:
+      return true;
     default:
-      return;  // any output quantization
+      return false;
+  }
+}
+
+void checkQuantization(const Layer& l, const std::vector<LayerInput>& inputs, bool isSigned, const std::string& where) {
+  const int32_t lo = isSigned ? -128 : 0;
+  if (l.outputQuant.zeroPoint < lo || l.outputQuant.zeroPoint > lo + 255) {
+    throw NetworkError(fmt::format("{}: output zeroPoint {} is outside [{}, {}]", where, l.outputQuant.zeroPoint, lo,
+                                   lo + 255));
+  }
+  if (l.op == LayerOp::kPadV2 && (l.padValue < lo || l.padValue > lo + 255)) {
+    throw NetworkError(fmt::format("{}: PAD_V2 \"value\" {} is outside the tensor type's [{}, {}]", where, l.padValue,
+                                   lo, lo + 255));
+  }
+  QuantParams required;
+  if (keepsInputQuant(l.op)) {
+    required = inputs.front().quant;
+  } else if (l.op == LayerOp::kSoftmax || l.op == LayerOp::kLogistic || l.op == LayerOp::kTanh) {
+    required = fixedOutputQuant(l.op, isSigned);
+  } else {
+    return;  // any output quantization
   }
   if (l.outputQuant.scale != required.scale || l.outputQuant.zeroPoint != required.zeroPoint) {
     throw NetworkError(fmt::format("{}: output scale {} and zeroPoint {} must be {} and {}: NNAPI's {} {}", where,
                                    l.outputQuant.scale, l.outputQuant.zeroPoint, required.scale, required.zeroPoint,
                                    nnapiName(l.op),
-                                   l.op == LayerOp::kSoftmax ? "outputs probabilities in 1/256 steps"
-                                                             : "keeps its input's quantization"));
+                                   keepsInputQuant(l.op) ? "keeps its input's quantization"
+                                                         : "has a fixed output quantization"));
   }
 }
 

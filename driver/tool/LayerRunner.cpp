@@ -38,8 +38,11 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
   ANeuralNetworksExecution* raw = nullptr;
   check(ANeuralNetworksExecution_create(compilation, &raw), "ANeuralNetworksExecution_create");
   ExecutionPtr execution(raw);
-  check(ANeuralNetworksExecution_setInput(raw, 0, nullptr, net.input.data(), net.input.size()),
-        "ANeuralNetworksExecution_setInput");
+  for (size_t i = 0; i < net.inputCount(); ++i) {
+    const auto& data = net.inputData(i);
+    check(ANeuralNetworksExecution_setInput(raw, static_cast<int32_t>(i), nullptr, data.data(), data.size()),
+          "ANeuralNetworksExecution_setInput");
+  }
   check(ANeuralNetworksExecution_setOutput(raw, 0, nullptr, output.data(), output.size()),
         "ANeuralNetworksExecution_setOutput");
   check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
@@ -98,7 +101,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     LayerRun run;
     run.name = table.layers[i].name;
     run.op = nnapiName(layer.op);
-    run.shape = describeShape(layer);
+    run.shape = describeShape(net, layer);
     run.macs = layer.macs;
 
     ModelPtr model = buildModel(net);

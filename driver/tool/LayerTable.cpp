@@ -10,8 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "JsonFields.h"
+#include "LayerFields.h"
+#include "LayerSpec.h"
 #include "SingleLayer.h"
 
 namespace weft::tool {
@@ -65,36 +68,60 @@ uint32_t positive(const std::string& cell, const std::string& column, const std:
 
 // ---- layer sets ----
 
+// A `networks` entry's "ops": the op names to take (default CONV_2D and FULLY_CONNECTED), or
+// "all".
+std::set<LayerOp> networkOps(const json& n, const std::string& where) {
+  if (!n.contains("ops")) return {LayerOp::kConv2d, LayerOp::kFullyConnected};
+  if (n["ops"] == "all") {
+    std::set<LayerOp> all;
+    // kPadV2 is the last LayerOp.
+    for (int op = 0; op <= static_cast<int>(LayerOp::kPadV2); ++op) all.insert(static_cast<LayerOp>(op));
+    return all;
+  }
+  std::set<LayerOp> ops;
+  for (const auto& name : get<std::vector<std::string>>(n, "ops", where)) ops.insert(parseOp(name, where + " ops"));
+  if (ops.empty()) throw NetworkError(where + ": \"ops\" is empty (list op names, or \"all\")");
+  return ops;
+}
+
 LayerShape shapeFromJson(const json& j, size_t index) {
   LayerShape s;
   s.name = get<std::string>(j, "name", fmt::format("layer set entry {}", index));
   const std::string where = fmt::format("layer set entry {} ({})", index, s.name);
   const auto op = get<std::string>(j, "op", where);
+  std::set<std::string> known = {"name", "op", "type", "input", "activation", "inputZeroPoint", "weightZeroPoint", "seed"};
+  for (const char* k : op == "CONV_2D" ? std::vector<const char*>{"filters", "kernel", "stride", "padding"}
+                                       : std::vector<const char*>{"units"}) {
+    known.insert(k);
+  }
+  rejectUnknownFields(j, known, where);
   const auto input = dimensions(j, "input", where);
   if (op == "CONV_2D") {
     s.op = LayerOp::kConv2d;
     if (input.size() != 4) throw NetworkError(where + ": a CONV_2D input is [batch, height, width, channels]");
     s.batch = input[0], s.height = input[1], s.width = input[2], s.channels = input[3];
-    s.filters = get<uint32_t>(j, "filters", where);
+    s.filters = static_cast<uint32_t>(integerIn(j, "filters", 1, int64_t{1} << 24, where));
     const auto kernel = dimensions(j, "kernel", where);
     if (kernel.size() != 2) throw NetworkError(where + ": \"kernel\" is [height, width]");
     s.filterH = kernel[0], s.filterW = kernel[1];
-    s.stride = j.value("stride", 1);
-    const std::string padding = j.value("padding", "VALID");
+    s.stride = j.contains("stride") ? static_cast<int>(integerIn(j, "stride", 1, kMaxWindowField, where)) : 1;
+    const std::string padding = j.contains("padding") ? get<std::string>(j, "padding", where) : "VALID";
     if (padding != "SAME" && padding != "VALID") throw NetworkError(where + ": padding must be SAME or VALID");
     s.samePadding = padding == "SAME";
   } else if (op == "FULLY_CONNECTED") {
     s.op = LayerOp::kFullyConnected;
     if (input.size() != 2) throw NetworkError(where + ": a FULLY_CONNECTED input is [batch, inputs]");
     s.batch = input[0], s.channels = input[1];
-    s.filters = get<uint32_t>(j, "units", where);
+    s.filters = static_cast<uint32_t>(integerIn(j, "units", 1, int64_t{1} << 24, where));
   } else {
-    throw NetworkError(fmt::format("{}: op \"{}\" is not CONV_2D or FULLY_CONNECTED", where, op));
+    throw std::logic_error("shapeFromJson: " + op);  // parseLayerSet sends other ops to parseLayerSpec
   }
-  s.activation = activationCode(j.value("activation", "NONE"), where);
-  s.inputZeroPoint = j.value("inputZeroPoint", 128);
-  s.weightZeroPoint = j.value("weightZeroPoint", 128);
-  s.seed = j.value("seed", uint64_t{1000} + 16 * index);
+  s.isSigned = signedType(j, where);
+  const int32_t lo = s.isSigned ? -128 : 0, mid = lo + 128;
+  s.activation = activationCode(j.contains("activation") ? get<std::string>(j, "activation", where) : "NONE", where);
+  s.inputZeroPoint = j.contains("inputZeroPoint") ? static_cast<int32_t>(integerIn(j, "inputZeroPoint", lo, lo + 255, where)) : mid;
+  s.weightZeroPoint = j.contains("weightZeroPoint") ? static_cast<int32_t>(integerIn(j, "weightZeroPoint", lo, lo + 255, where)) : mid;
+  s.seed = j.contains("seed") ? get<uint64_t>(j, "seed", where) : uint64_t{1000} + 16 * index;
   checkLayerShape(s);  // now, not when the layer's turn comes
   return s;
 }
@@ -115,12 +142,13 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
     for (const json& n : doc["networks"]) {
       const std::string where = path + " networks";
       auto net = std::make_shared<Network>(loadNetwork((dir / get<std::string>(n, "path", where)).string()));
-      const auto ops = n.value("ops", std::vector<std::string>{"CONV_2D", "FULLY_CONNECTED"});
+      const auto ops = networkOps(n, where);
+      // Tells apart layers of several networks that share names ("softmax").
+      const std::string prefix = n.contains("prefix") ? get<std::string>(n, "prefix", where) : "";
       for (size_t i = 0; i < net->layers.size(); ++i) {
-        if (std::find(ops.begin(), ops.end(), nnapiName(net->layers[i].op)) == ops.end()) continue;
-        checkRunsAlone(*net, i);  // now, not when the layer's turn comes
+        if (ops.count(net->layers[i].op) == 0) continue;
         const uint64_t seed = 1000 + 16 * table.layers.size();
-        table.layers.push_back({net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
+        table.layers.push_back({prefix + net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
       }
     }
   }
@@ -128,8 +156,15 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
     const json& layers = doc["layers"];
     if (!layers.is_array()) throw NetworkError(path + ": \"layers\" must be an array");
     for (size_t i = 0; i < layers.size(); ++i) {
-      const LayerShape s = shapeFromJson(layers[i], i);
-      table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+      const json& entry = layers[i];
+      const std::string op = entry.is_object() && entry.contains("op") && entry["op"].is_string() ? entry["op"] : "";
+      if (op == "CONV_2D" || op == "FULLY_CONNECTED") {
+        const LayerShape s = shapeFromJson(entry, i);
+        table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+      } else {
+        auto spec = std::make_shared<LayerSpec>(parseLayerSpec(entry, i));
+        table.layers.push_back({spec->network.name, [spec] { return buildLayer(*spec); }});
+      }
     }
   }
   if (table.layers.empty()) throw NetworkError(path + ": the layer set has no layers (\"networks\" and \"layers\" are empty)");

@@ -26,6 +26,12 @@ std::vector<uint8_t> drawWeights(uint64_t seed, size_t n, int32_t zeroPoint) {
   return w;
 }
 
+std::vector<uint8_t> drawSignedWeights(uint64_t seed, size_t n, int32_t zeroPoint) {
+  std::vector<uint8_t> w = drawWeights(seed, n, zeroPoint + 128);
+  for (auto& v : w) v ^= 0x80;
+  return w;
+}
+
 std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound) {
   Splitmix64 rng(seed);
   std::vector<int32_t> b(n);
@@ -40,17 +46,27 @@ std::vector<uint8_t> drawInput(uint64_t seed, size_t n) {
   return v;
 }
 
-const std::string& Network::sourceName(int source) const {
-  static const std::string kInput = "input";
-  return source == kNetworkInput ? kInput : layers.at(static_cast<size_t>(source)).name;
+namespace {
+// The position among the network's inputs of a source below 0.
+size_t inputPosition(int source) { return static_cast<size_t>(kNetworkInput - source); }
+}  // namespace
+
+std::string Network::sourceName(int source) const {
+  if (source >= 0) return layers.at(static_cast<size_t>(source)).name;
+  const size_t i = inputPosition(source);
+  return i == 0 ? "input" : fmt::format("input{}", i);
 }
 
 const std::vector<uint32_t>& Network::sourceShape(int source) const {
-  return source == kNetworkInput ? inputShape : layers.at(static_cast<size_t>(source)).outputShape;
+  if (source >= 0) return layers.at(static_cast<size_t>(source)).outputShape;
+  const size_t i = inputPosition(source);
+  return i == 0 ? inputShape : extraInputs.at(i - 1).shape;
 }
 
 const QuantParams& Network::sourceQuant(int source) const {
-  return source == kNetworkInput ? inputQuant : layers.at(static_cast<size_t>(source)).outputQuant;
+  if (source >= 0) return layers.at(static_cast<size_t>(source)).outputQuant;
+  const size_t i = inputPosition(source);
+  return i == 0 ? inputQuant : extraInputs.at(i - 1).quant;
 }
 
 namespace {
@@ -145,7 +161,7 @@ Layer parseLayer(const json& j, const Network& net, const Names& names, size_t i
   std::vector<LayerInput> inputs;
   for (int s : l.inputs) inputs.push_back({net.sourceName(s), net.sourceShape(s), net.sourceQuant(s)});
   inferShapes(l, inputs, at);
-  checkQuantization(l, inputs, at);
+  checkQuantization(l, inputs, /*isSigned=*/false, at);
   drawLayerData(l, j, at);
   return l;
 }

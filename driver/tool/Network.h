@@ -2,6 +2,7 @@
 // of layers listed in execution order, with its integer weights regenerated from the seeds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -21,12 +22,15 @@ struct QuantParams {
 
 enum class LayerOp {
   kConv2d, kDepthwiseConv2d, kFullyConnected, kAveragePool2d, kMaxPool2d,
-  kAdd, kConcatenation, kMean, kReshape, kSoftmax
+  kAdd, kConcatenation, kMean, kReshape, kSoftmax,
+  kSub, kMul, kRelu, kRelu1, kRelu6, kLogistic, kTanh, kPad, kPadV2
 };
 const char* nnapiName(LayerOp op);
 
-// What a layer reads: an earlier layer's output (its index) or the network's input.
+// What a layer reads: an earlier layer's output (its index) or one of the network's inputs:
+// kNetworkInput is the first (bundled networks have no other), networkInput(i) any of them.
 constexpr int kNetworkInput = -1;
+constexpr int networkInput(size_t i) { return kNetworkInput - static_cast<int>(i); }
 
 // NNAPI's implicit padding schemes, or explicit sizes (its explicit-padding signatures).
 struct Padding {
@@ -40,6 +44,8 @@ struct Layer {
   LayerOp op = LayerOp::kConv2d;
   std::vector<int> inputs = {kNetworkInput};  // in operand order: layer indices or kNetworkInput
   int stride = 1;
+  int dilation = 1;                   // DEPTHWISE_CONV_2D, both directions
+  int depthMultiplier = 1;            // DEPTHWISE_CONV_2D: weight channels / input channels
   Padding padding;
   int activation = 0;                 // ANEURALNETWORKS_FUSED_*
   std::vector<uint32_t> weightShape;  // OHWI (conv), 1HWC (depthwise), [units, inputs] (FC)
@@ -52,10 +58,19 @@ struct Layer {
   std::vector<int32_t> axes;          // MEAN, as written (negative counts from the end)
   bool keepDims = false;              // MEAN
   std::vector<int32_t> targetShape;   // RESHAPE, as written (one entry may be -1)
+  std::vector<int32_t> paddings;      // PAD, PAD_V2: before and after for each input dimension
+  int32_t padValue = 0;               // PAD_V2, quantized (the tensor type's range)
   QuantParams outputQuant;
   std::vector<uint32_t> inputShape;   // the first input's
   std::vector<uint32_t> outputShape;  // NHWC (or [N, C] after a FC)
   uint64_t macs = 0;                  // multiply-accumulates of the layer
+};
+
+// A network input after the first (layer sets' ADD or CONCATENATION layers read several).
+struct ExtraInput {
+  std::vector<uint32_t> shape;
+  QuantParams quant;
+  std::vector<uint8_t> data;
 };
 
 struct Network {
@@ -63,10 +78,18 @@ struct Network {
   std::vector<uint32_t> inputShape;
   QuantParams inputQuant;
   std::vector<uint8_t> input;  // the deterministic input, regenerated from its seed
+  std::vector<ExtraInput> extraInputs;  // networkInput(1), networkInput(2)...: "input1", "input2"...
+  // Every quant8 tensor is TENSOR_QUANT8_ASYMM_SIGNED (zero points in [-128, 127], the bytes
+  // read as int8) rather than TENSOR_QUANT8_ASYMM. Bundled networks are unsigned.
+  bool isSigned = false;
   std::vector<Layer> layers;
 
-  // What a Layer::inputs entry names: "input" or the layer's name, its shape and quantization.
-  const std::string& sourceName(int source) const;
+  size_t inputCount() const { return 1 + extraInputs.size(); }
+  // The bytes of network input i (0: `input`).
+  const std::vector<uint8_t>& inputData(size_t i) const { return i == 0 ? input : extraInputs.at(i - 1).data; }
+
+  // What a Layer::inputs entry names: "input" ("input1"...) or the layer's name, its shape and quantization.
+  std::string sourceName(int source) const;
   const std::vector<uint32_t>& sourceShape(int source) const;
   const QuantParams& sourceQuant(int source) const;
 };
@@ -80,6 +103,9 @@ Network parseNetwork(const std::string& text, const std::string& origin);
 // descriptions define (layer sets, SCALE-Sim tables).
 std::vector<uint8_t> drawInput(uint64_t seed, size_t n);
 std::vector<uint8_t> drawWeights(uint64_t seed, size_t n, int32_t zeroPoint);
+// The same weights for a signed tensor (zero point in [-128, 127]): drawn as unsigned ones
+// around zeroPoint + 128, then shifted by -128 (the byte's top bit flipped).
+std::vector<uint8_t> drawSignedWeights(uint64_t seed, size_t n, int32_t zeroPoint);
 std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound);
 
 // A tensor a layer reads, as shape inference and the quantization rules see it.

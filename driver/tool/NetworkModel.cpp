@@ -36,8 +36,20 @@ class ModelWriter {
           "ANeuralNetworksModel_setOperandValue");
     return index;
   }
+  uint32_t boolScalar(bool value) {
+    const uint8_t byte = value ? 1 : 0;
+    const uint32_t index = tensor(ANEURALNETWORKS_BOOL, {});
+    check(ANeuralNetworksModel_setOperandValue(model_, static_cast<int32_t>(index), &byte, 1),
+          "ANeuralNetworksModel_setOperandValue");
+    return index;
+  }
   uint32_t int32Vector(const std::vector<int32_t>& values) {
     return constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(values.size())}, 0, 0, values.data(),
+                    values.size() * sizeof(int32_t));
+  }
+  // PAD's paddings: [rank, 2].
+  uint32_t int32Pairs(const std::vector<int32_t>& values) {
+    return constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(values.size() / 2), 2}, 0, 0, values.data(),
                     values.size() * sizeof(int32_t));
   }
   void operation(int32_t type, const std::vector<uint32_t>& inputs, uint32_t output, const std::string& layer) {
@@ -50,6 +62,10 @@ class ModelWriter {
   ANeuralNetworksModel* model_;
   uint32_t next_ = 0;
 };
+
+int32_t quant8Type(const Network& net) {
+  return net.isSigned ? ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED : ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+}
 
 // The padding operands of NNAPI's implicit (scheme) or explicit (left, right, top, bottom) signature.
 std::vector<uint32_t> paddingOperands(ModelWriter& w, const Padding& p) {
@@ -74,7 +90,7 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
     case LayerOp::kConv2d:
     case LayerOp::kDepthwiseConv2d:
     case LayerOp::kFullyConnected: {
-      in.push_back(w.constant(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, l.weightShape, l.weightQuant.scale,
+      in.push_back(w.constant(quant8Type(net), l.weightShape, l.weightQuant.scale,
                               l.weightQuant.zeroPoint, l.weights.data(), l.weights.size()));
       // NNAPI requires bias scale == input scale * weight scale, computed in float.
       in.push_back(w.constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(l.bias.size())},
@@ -86,8 +102,11 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
       }
       append(in, paddingOperands(w, l.padding));
       append(in, {w.int32Scalar(l.stride), w.int32Scalar(l.stride)});
-      if (l.op == LayerOp::kDepthwiseConv2d) in.push_back(w.int32Scalar(1));  // depth multiplier
+      if (l.op == LayerOp::kDepthwiseConv2d) in.push_back(w.int32Scalar(l.depthMultiplier));
       in.push_back(w.int32Scalar(l.activation));
+      if (l.dilation != 1) {  // the optional layout (NHWC) and dilation (width, height) operands
+        append(in, {w.boolScalar(false), w.int32Scalar(l.dilation), w.int32Scalar(l.dilation)});
+      }
       return l.op == LayerOp::kConv2d ? ANEURALNETWORKS_CONV_2D : ANEURALNETWORKS_DEPTHWISE_CONV_2D;
     }
     case LayerOp::kAveragePool2d:
@@ -97,8 +116,21 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
                   w.int32Scalar(static_cast<int32_t>(l.filterH)), w.int32Scalar(l.activation)});
       return l.op == LayerOp::kMaxPool2d ? ANEURALNETWORKS_MAX_POOL_2D : ANEURALNETWORKS_AVERAGE_POOL_2D;
     case LayerOp::kAdd:
+    case LayerOp::kSub:
+    case LayerOp::kMul:
       in.push_back(w.int32Scalar(l.activation));
-      return ANEURALNETWORKS_ADD;
+      return l.op == LayerOp::kAdd ? ANEURALNETWORKS_ADD : l.op == LayerOp::kSub ? ANEURALNETWORKS_SUB : ANEURALNETWORKS_MUL;
+    case LayerOp::kRelu: return ANEURALNETWORKS_RELU;
+    case LayerOp::kRelu1: return ANEURALNETWORKS_RELU1;
+    case LayerOp::kRelu6: return ANEURALNETWORKS_RELU6;
+    case LayerOp::kLogistic: return ANEURALNETWORKS_LOGISTIC;
+    case LayerOp::kTanh: return ANEURALNETWORKS_TANH;
+    case LayerOp::kPad:
+      in.push_back(w.int32Pairs(l.paddings));
+      return ANEURALNETWORKS_PAD;
+    case LayerOp::kPadV2:
+      append(in, {w.int32Pairs(l.paddings), w.int32Scalar(l.padValue)});
+      return ANEURALNETWORKS_PAD_V2;
     case LayerOp::kConcatenation:
       in.push_back(w.int32Scalar(l.axis));
       return ANEURALNETWORKS_CONCATENATION;
@@ -123,20 +155,26 @@ ModelPtr buildModel(const Network& net) {
   ModelPtr model(raw);
   ModelWriter w(raw);
 
-  const uint32_t input = w.tensor(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, net.inputShape, net.inputQuant.scale,
-                                  net.inputQuant.zeroPoint);
+  std::vector<uint32_t> inputs;  // the operand of each network input
+  for (size_t i = 0; i < net.inputCount(); ++i) {
+    const int source = networkInput(i);
+    inputs.push_back(w.tensor(quant8Type(net), net.sourceShape(source), net.sourceQuant(source).scale,
+                              net.sourceQuant(source).zeroPoint));
+  }
   std::vector<uint32_t> outputs;  // the operand of each layer's output, by layer index
   for (const Layer& l : net.layers) {
     std::vector<uint32_t> in;
-    for (int source : l.inputs) in.push_back(source == kNetworkInput ? input : outputs.at(static_cast<size_t>(source)));
-    const uint32_t out = w.tensor(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, l.outputShape, l.outputQuant.scale,
-                                  l.outputQuant.zeroPoint);
+    for (int source : l.inputs) {
+      in.push_back(source < 0 ? inputs.at(static_cast<size_t>(kNetworkInput - source))
+                              : outputs.at(static_cast<size_t>(source)));
+    }
+    const uint32_t out = w.tensor(quant8Type(net), l.outputShape, l.outputQuant.scale, l.outputQuant.zeroPoint);
     const int32_t type = appendParameters(w, net, l, in);
     w.operation(type, in, out, l.name);
     outputs.push_back(out);
   }
-  check(ANeuralNetworksModel_identifyInputsAndOutputs(raw, 1, &input, static_cast<uint32_t>(outputs.size()),
-                                                      outputs.data()),
+  check(ANeuralNetworksModel_identifyInputsAndOutputs(raw, static_cast<uint32_t>(inputs.size()), inputs.data(),
+                                                      static_cast<uint32_t>(outputs.size()), outputs.data()),
         "ANeuralNetworksModel_identifyInputsAndOutputs");
   check(ANeuralNetworksModel_finish(raw), "ANeuralNetworksModel_finish");
   return model;

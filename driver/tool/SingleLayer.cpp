@@ -1,6 +1,7 @@
 #include "SingleLayer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,13 +9,7 @@
 namespace weft::tool {
 namespace {
 
-// With inputs and weights drawn as traces/README.md draws them, (x - zp) and (w - zp) have a
-// standard deviation of about 74, so an accumulator of K products has one of about
-// 74 * 74 * sqrt(K). Scaling that to ~40 output steps keeps most outputs off the clamp.
-constexpr double kOperandSpread = 74.0;
-constexpr double kOutputSpread = 40.0;
-constexpr float kInputScale = 1.0f / 128;
-constexpr float kWeightScale = 1.0f / 256;
+using namespace layer_data;
 
 double accumulatorSpread(const LayerShape& s) {
   const double k = s.op == LayerOp::kConv2d ? double(s.filterH) * s.filterW * s.channels : double(s.channels);
@@ -31,11 +26,13 @@ Network shapedNetwork(const LayerShape& s) {
       s.filterW == 0 || s.stride < 1) {
     throw NetworkError(where + ": every dimension and the stride must be at least 1");
   }
+  const int32_t lo = s.isSigned ? -128 : 0;
   for (int32_t zp : {s.inputZeroPoint, s.weightZeroPoint}) {
-    if (zp < 0 || zp > 255) throw NetworkError(where + ": zero points must be in [0, 255]");
+    if (zp < lo || zp > lo + 255) throw NetworkError(fmt::format("{}: zero points must be in [{}, {}]", where, lo, lo + 255));
   }
   Network net;
   net.name = s.name;
+  net.isSigned = s.isSigned;
   const bool conv = s.op == LayerOp::kConv2d;
   net.inputShape = conv ? std::vector<uint32_t>{s.batch, s.height, s.width, s.channels}
                         : std::vector<uint32_t>{s.batch, s.channels};
@@ -51,7 +48,7 @@ Network shapedNetwork(const LayerShape& s) {
                        : std::vector<uint32_t>{s.filters, s.channels};
   l.weightQuant = {kWeightScale, s.weightZeroPoint};
   inferShapes(l, {{"input", net.inputShape, net.inputQuant}}, where);
-  l.outputQuant = {static_cast<float>(accumulatorSpread(s) * kInputScale * kWeightScale / kOutputSpread), 128};
+  l.outputQuant = {static_cast<float>(accumulatorSpread(s) * kInputScale * kWeightScale / kOutputSpread), lo + 128};
   net.layers.push_back(std::move(l));
   return net;
 }
@@ -69,49 +66,71 @@ void checkLayerShape(const LayerShape& shape) { shapedNetwork(shape); }
 Network singleLayerNetwork(const LayerShape& s) {
   Network net = shapedNetwork(s);
   Layer& l = net.layers.front();
-  l.weights = drawWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint);
+  l.weights = s.isSigned ? drawSignedWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint)
+                         : drawWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint);
   l.bias = drawBias(s.seed + 2, s.filters, std::clamp<int64_t>(std::llround(accumulatorSpread(s)), 1, int64_t{1} << 30));
   net.input = drawInput(s.seed, elements(net.inputShape));
   return net;
 }
 
-void checkRunsAlone(const Network& network, size_t index) {
-  const Layer& layer = network.layers.at(index);
-  if (layer.inputs.size() != 1) {
-    throw NetworkError(fmt::format("layer {} of {} reads {} tensors; only a layer with one input runs alone",
-                                   layer.name, network.name, layer.inputs.size()));
-  }
-}
-
 Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed) {
-  checkRunsAlone(network, index);
-  const Layer& layer = network.layers[index];
+  const Layer& layer = network.layers.at(index);
   Network net;
   net.name = layer.name;
   net.description = fmt::format("layer {} of {}", layer.name, network.name);
-  net.inputShape = layer.inputShape;
-  net.inputQuant = network.sourceQuant(layer.inputs.front());
-  net.input = drawInput(inputSeed, elements(net.inputShape));
+  net.isSigned = network.isSigned;
   net.layers.push_back(layer);
-  net.layers.back().inputs = {kNetworkInput};
+  Layer& alone = net.layers.back();
+  // Each tensor the layer reads becomes an input of its own (an ADD of two layers, a
+  // CONCATENATION of several), with that tensor's shape and quantization and its own data.
+  alone.inputs.clear();
+  for (size_t k = 0; k < layer.inputs.size(); ++k) {
+    const int source = layer.inputs[k];
+    const auto& shape = network.sourceShape(source);
+    auto data = drawInput(inputSeed + k, elements(shape));
+    if (k == 0) {
+      net.inputShape = shape;
+      net.inputQuant = network.sourceQuant(source);
+      net.input = std::move(data);
+    } else {
+      net.extraInputs.push_back({shape, network.sourceQuant(source), std::move(data)});
+    }
+    alone.inputs.push_back(networkInput(k));
+  }
   return net;
 }
 
-std::string describeShape(const Layer& l) {
+namespace {
+
+std::string dimsText(const std::vector<uint32_t>& dims) { return fmt::format("{}", fmt::join(dims, "x")); }
+
+const char* paddingText(const Padding& p) {
+  return p.scheme == Padding::Scheme::kValid ? "v" : p.scheme == Padding::Scheme::kExplicit ? "p" : "";
+}
+
+}  // namespace
+
+std::string describeShape(const Network& net, const Layer& l) {
   const auto& in = l.inputShape;
   const auto& w = l.weightShape;
   if ((l.op == LayerOp::kConv2d || l.op == LayerOp::kDepthwiseConv2d) && in.size() == 4 && w.size() == 4) {
     const std::string batch = in[0] > 1 ? fmt::format("{}x", in[0]) : "";
-    const char* padding = l.padding.scheme == Padding::Scheme::kValid      ? "v"
-                          : l.padding.scheme == Padding::Scheme::kExplicit ? "p"
-                                                                           : "";
-    return fmt::format("{}{}x{}x{} {}x{}/{}{} -> {}", batch, in[1], in[2], in[3], w[1], w[2], l.stride, padding,
-                       l.outputShape.back());
+    const std::string dilation = l.dilation > 1 ? fmt::format(" d{}", l.dilation) : "";
+    return fmt::format("{}{}x{}x{} {}x{}/{}{}{} -> {}", batch, in[1], in[2], in[3], w[1], w[2], l.stride,
+                       paddingText(l.padding), dilation, l.outputShape.back());
   }
   if (l.op == LayerOp::kFullyConnected && w.size() == 2) {
     return fmt::format("{}x{} -> {}", l.outputShape.front(), w[1], w[0]);
   }
-  return nnapiName(l.op);
+  if ((l.op == LayerOp::kAveragePool2d || l.op == LayerOp::kMaxPool2d) && in.size() == 4) {
+    const std::string batch = in[0] > 1 ? fmt::format("{}x", in[0]) : "";
+    return fmt::format("{}{}x{}x{} {}x{}/{}{}", batch, in[1], in[2], in[3], l.filterH, l.filterW, l.stride,
+                       paddingText(l.padding));
+  }
+  // Everything else by its tensors: "1x8x8x3 + 3 -> 1x8x8x3".
+  std::string text;
+  for (int source : l.inputs) text += (text.empty() ? "" : " + ") + dimsText(net.sourceShape(source));
+  return fmt::format("{} -> {}", text, dimsText(l.outputShape));
 }
 
 }  // namespace weft::tool

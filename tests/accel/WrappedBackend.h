@@ -22,7 +22,8 @@ class WrappedBackend : public sim::IDeviceBackend {
     kBadOpcode,        // the first command of the program gets an undefined opcode
     kDropDoorbell,     // the doorbell never reaches the device: nothing runs
     kWaitForeverToken,  // the first LOAD waits for a compute->load token nobody pushes
-    kEmptyStore         // the first STORE gets count0 = 0: a field rule the controller enforces
+    kEmptyStore,        // the first STORE gets count0 = 0: a field rule the controller enforces
+    kLoadPastDram       // the first LOAD reads beyond the end of DRAM (a DRAM fault)
   };
   void arm(Fault f) { fault_ = f; }
   // Host time added inside every runUntilInterrupt (a slow simulator).
@@ -73,6 +74,8 @@ class WrappedBackend : public sim::IDeviceBackend {
         word.set(hw::field::kWait1, 1);
       } else if (f == Fault::kEmptyStore && op == hw::Opcode::kStore) {
         word.set(hw::field::store::kCount0, 0);
+      } else if (f == Fault::kLoadPastDram && op == hw::Opcode::kLoad) {
+        word.set(hw::field::load::kDramAddr, inner_->dramBytes() + 4096);
       } else {
         continue;
       }

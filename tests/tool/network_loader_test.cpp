@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"layer 0 (a)", "'b', listed after it"}},
         BadFile{"AddShapes",
                 graph(conv("a", 6) + "," + layer("s", "ADD", R"("inputs": ["a", "input"], )" + kAdd)),
-                {"layer 1 (s)", "'a' [1, 8, 8, 6]", "'input' [1, 8, 8, 4]", "differ in shape"}},
+                {"layer 1 (s)", "'a' [1, 8, 8, 6]", "'input' [1, 8, 8, 4]", "do not broadcast"}},
         BadFile{"AddNeedsTwo", graph(conv("a", 4) + "," + layer("s", "ADD", kAdd)),
                 {"layer 1 (s)", "ADD takes 2 input(s), \"inputs\" names 1"}},
         BadFile{"ConcatenationShapes",

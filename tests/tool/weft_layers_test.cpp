@@ -1,5 +1,6 @@
 // `weft validate` and `weft layers` (alias `scalesim`) as a user runs them. The first test is the
-// regression guard of the approx model against the RTL: a dozen small layers at 8x8 on two DRAM
+// regression guard of the approx model against the RTL: two dozen small layers (convolutions and
+// every vector-unit operation family) at 8x8 on two DRAM
 // bandwidths must give identical outputs, cycles within the contract (mean |error| <= 0.5 %,
 // every layer <= 2 %) and identical performance counters, so that a change to either the RTL or
 // the model that makes them drift fails here. Speed is not asserted (benchmarks, not tests).
@@ -39,7 +40,7 @@ TEST(WeftValidate, RegressionSetAt8x8MatchesTheRtl) {
   for (const auto& c : report["configurations"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
     const auto& s = c["summary"];
-    EXPECT_EQ(s["layers"].get<size_t>(), 13u);
+    EXPECT_EQ(s["layers"].get<size_t>(), 25u);
     EXPECT_EQ(s["outputsIdentical"], s["layers"]) << "outputs must be bit-identical on every layer";
     // The model follows the RTL cycle for cycle, so every performance counter agrees too.
     EXPECT_EQ(s["countersIdentical"], s["layers"]) << "a counter drifted";

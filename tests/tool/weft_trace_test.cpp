@@ -41,7 +41,7 @@ json processEvents(const json& trace, const std::string& prefix) {
   return events;
 }
 
-// The regression layer set (13 layers at 8x8) on both backends: identical device timelines.
+// The regression layer set (25 layers at 8x8) on both backends: identical device timelines.
 TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
   const std::string layers = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
   json traces[2];
@@ -56,7 +56,7 @@ TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
   const json rtl = processEvents(traces[0], "weft-accel"), approx = processEvents(traces[1], "weft-accel");
   size_t slices = 0;
   for (const auto& e : rtl) slices += e["ph"] == "X" ? 1 : 0;
-  EXPECT_EQ(slices, 13u);
+  EXPECT_EQ(slices, 25u);
   EXPECT_EQ(rtl, approx);
   EXPECT_EQ(traces[0]["otherData"]["backend"], "rtl");
   EXPECT_EQ(traces[1]["otherData"]["backend"], "approx");
