@@ -9,6 +9,7 @@
 #include "ExecutionParameters.h"
 #include "ModelCompiler.h"
 #include "PreparedModel.h"
+#include "weft/kernels/Extensions.h"
 
 namespace weft::accel {
 
@@ -37,6 +38,17 @@ Device::Device(std::shared_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {
                  nn::OperandType::TENSOR_FLOAT16}) {
     capabilities_.operandPerformance.emplace_back(t, none);
   }
+}
+
+const std::vector<nn::Extension>& Device::getSupportedExtensions() const {
+  static const std::vector<nn::Extension> kExtensions = [] {
+    std::vector<nn::Extension> ours;
+    for (const nn::Extension& e : nn::referenceExtensions()) {
+      if (e.name == nn::weft_extension::kName) ours.push_back(e);
+    }
+    return ours;
+  }();
+  return kExtensions;
 }
 
 nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& model) const {

@@ -21,6 +21,9 @@ class Device : public hal::IDevice, public std::enable_shared_from_this<Device> 
   int64_t getFeatureLevel() const override { return nn::kFeatureLevel4; }
   nn::DeviceType getType() const override { return nn::DeviceType::ACCELERATOR; }
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
+  // org.weft.accel (weft/WeftExtension.h), described exactly as the CPU reference describes it:
+  // the runtime disables an extension that two devices describe differently.
+  const std::vector<nn::Extension>& getSupportedExtensions() const override;
   nn::Result<std::vector<bool>> getSupportedOperations(const nn::Model& model) const override;
   nn::Result<hal::SharedPreparedModel> prepareModel(const nn::Model& model, nn::ExecutionPreference preference,
                                                     nn::Priority priority,

@@ -209,7 +209,7 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Lowe
                        g.padBottom, g.padRight}) {
       f.add(v);
     }
-    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2);
+    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2 | uint64_t{g.rawAccumulators} << 3);
     view(where[l].input);
     view(where[l].output);
     f.add(chunks[l].size());
@@ -279,7 +279,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     if (plan.layers[l].isVector()) continue;
     const GemmLayer& layer = plan.layers[l].layer;
     placements[l].input = placeOf(layer.inputOperand, layer.input);
-    placements[l].output = placeOf(layer.outputOperand, layer.output);
+    placements[l].output = withElementBytes(placeOf(layer.outputOperand, layer.output), layer.outputElementBytes());
     chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
   }
   out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks);

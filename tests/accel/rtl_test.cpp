@@ -54,6 +54,18 @@ TEST(Rtl, RandomFullyConnectedLayersMatchTheReference) {
   }
 }
 
+// org.weft.accel's matmul: the RTL's raw32 stores write the accumulators the reference sums.
+TEST(Rtl, WeftMatmulInt32MatchesTheReference) {
+  auto device = rtlDevice("weft8");
+  std::mt19937 rng(3150);
+  for (int i = 0; i < 3; ++i) {
+    MatmulCase c = randomMatmulCase(rng, 20, 40);
+    c.accumulatorOutput = i % 2 == 0;
+    const OpModel m = makeMatmulModel(c, rng);
+    expectBitExact(*device, m, c);
+  }
+}
+
 TEST(Rtl, TimingFollowsTheBusyCounter) {
   auto device = rtlDevice("weft8");
   std::mt19937 rng(3200);
