@@ -82,7 +82,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
   std::shared_ptr<CompiledModel> compiled;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());
-    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr);
+    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr, deadline);
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
   }

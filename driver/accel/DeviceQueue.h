@@ -6,6 +6,11 @@
 // when the controller halts on an error (STATUS.error) a soft reset; either way the execution
 // fails with a clear code and the queue is set up again so that the next program runs.
 //
+// A deadline (NNAPI's execution timeout) bounds the wait in host time as the watchdog bounds it
+// in device cycles: the simulation is then advanced in slices of a few milliseconds, and when
+// the deadline passes before the interrupt the device gets the watchdog's hard reset and the
+// execution fails with MISSED_DEADLINE_TRANSIENT; the queue is set up again, as after the watchdog.
+//
 // Every register access and interrupt is counted (the modeled interaction time of
 // ANEURALNETWORKS_DURATION_IN_DRIVER) and the host time spent inside the backend (the
 // simulator) is measured so that it can be excluded from the driver's own time.
@@ -16,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "DramAllocator.h"
@@ -51,9 +57,11 @@ class DeviceQueue {
   // `onProgress`, when set, is called with the cycles since the doorbell every
   // kProgressIntervalCycles while the program runs (the run is then advanced in such slices,
   // which changes nothing the device does).
+  // `deadline`, when set, stops the run as described above.
   using ProgressFn = std::function<void(uint64_t cyclesSinceDoorbell)>;
+  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles,
-                                   const ProgressFn& onProgress = {});
+                                   const ProgressFn& onProgress = {}, const Deadline& deadline = std::nullopt);
 
   // Backend calls, metered (register accesses counted, time inside the simulator measured).
   uint32_t readReg(uint32_t addr);
@@ -68,7 +76,9 @@ class DeviceQueue {
   nn::Status checkIdentity();
   nn::Status ensureRing(uint64_t commands);
   void setUpQueue();
-  bool waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress);
+  // How a wait for the interrupt ended.
+  enum class WaitEnd { kInterrupt, kWatchdog, kDeadline };
+  WaitEnd waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress, const Deadline& deadline);
   void softReset();
   void hardReset();
   // After the controller halted with `code`: which of the n commands from ring index `start`

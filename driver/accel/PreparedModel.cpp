@@ -67,7 +67,8 @@ PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model
   }
 }
 
-nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request) const {
+nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request,
+                                                                            const hal::OptionalTimePoint& deadline) const {
   constexpr size_t kKept = 8;
   std::vector<std::vector<uint8_t>> values;
   std::string key;
@@ -97,7 +98,7 @@ nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(cons
   std::shared_ptr<const CompiledModel> compiled;
   {
     std::lock_guard<std::mutex> device(queue_->mutex());
-    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr);
+    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr, deadline);
     if (!c.ok()) {
       return nn::Error{c.error().code, "compiling for the parameters this execution gives: " + c.error().message};
     }
@@ -114,7 +115,7 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   const auto t0 = Clock::now();
   std::shared_ptr<const CompiledModel> compiled = compiled_;
   if (compiled == nullptr) {
-    auto c = compiledFor(request);
+    auto c = compiledFor(request, deadline);
     if (!c.ok()) return c.error();
     compiled = std::move(c).value();
   }
@@ -160,6 +161,9 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   }
 
   std::lock_guard<std::mutex> lock(queue_->mutex());
+  if (deadline && Clock::now() > *deadline) {  // it passed while another execution had the device
+    return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed while waiting for the device";
+  }
   auto& backend = queue_->backend();
   ExecutionMeasurements m;
   m.copyTime.assign(cm.operations.size(), std::chrono::nanoseconds(0));
@@ -180,7 +184,7 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
                               cm.operations.size()});
     };
   }
-  auto submitted = queue_->run(cm.program, cm.watchdogCycles, onProgress);
+  auto submitted = queue_->run(cm.program, cm.watchdogCycles, onProgress, deadline);
   if (!submitted.ok()) return submitted.error();
   m.submission = submitted.value();
   const auto snapshots = readSnapshots(backend, cm);

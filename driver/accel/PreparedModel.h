@@ -32,7 +32,9 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
 
  private:
   // The compilation for this request's parameter values: kept, or made now.
-  nn::Result<std::shared_ptr<const CompiledModel>> compiledFor(const nn::Request& request) const;
+  // Past `deadline` (the execution's), the compilation stops with MISSED_DEADLINE_PERSISTENT.
+  nn::Result<std::shared_ptr<const CompiledModel>> compiledFor(const nn::Request& request,
+                                                               const hal::OptionalTimePoint& deadline) const;
 
   std::shared_ptr<DeviceQueue> queue_;
   std::shared_ptr<const CompiledModel> compiled_;

@@ -384,10 +384,11 @@ nn::Result<RunResult> runOnCpu(const OpModel& m) {
   return result;
 }
 
-nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m, nn::MeasureTiming measure) {
+nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m, nn::MeasureTiming measure,
+                                    const hal::OptionalTimePoint& deadline) {
   RunResult result;
   const nn::Request r = makeRequest(m, result.outputs);
-  auto e = prepared.execute(r, measure, {}, {});
+  auto e = prepared.execute(r, measure, deadline, {});
   if (!e.ok()) return e.error();
   for (const auto& s : e.value().outputShapes) {
     if (!s.isSufficient) return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "the test's output buffer is too small";

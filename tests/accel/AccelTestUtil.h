@@ -102,7 +102,8 @@ struct RunResult {
 // The CPU reference (the oracle).
 nn::Result<RunResult> runOnCpu(const OpModel& m);
 nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m,
-                                    nn::MeasureTiming measure = nn::MeasureTiming::YES);
+                                    nn::MeasureTiming measure = nn::MeasureTiming::YES,
+                                    const hal::OptionalTimePoint& deadline = std::nullopt);
 nn::Result<hal::SharedPreparedModel> prepare(const hal::IDevice& device, const nn::Model& model);
 
 // The process's accelerator on the approx backend with the given configuration (tests in one

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -157,6 +158,81 @@ TEST(Accelerator, DurationsFromTheSimulatedDevice) {
   ASSERT_EQ(profiles.size(), 1u);
   EXPECT_EQ(profiles[0].device, "weft-accel");
   EXPECT_GT(profiles[0].simulatedCycles, 0u);
+}
+
+}  // namespace
+}  // namespace weft::test
+
+namespace weft::test {
+namespace {
+
+// `layers` SAME 3x3 convolutions, `channels` -> `channels`, on a 1 x size x size image. Finished.
+// The constants live as long as the test (NNAPI keeps references to large values).
+std::unique_ptr<Model> makeConvChainModel(uint32_t layers, uint32_t size, uint32_t channels,
+                                          std::vector<std::vector<uint8_t>>& keep) {
+  auto model = std::make_unique<Model>();
+  const std::vector<uint32_t> image{1, size, size, channels};
+  uint32_t x = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, image, 0.5f, 128);
+  const uint32_t input = x;
+  const uint32_t same = model->addInt32Constant(ANEURALNETWORKS_PADDING_SAME);
+  const uint32_t one = model->addInt32Constant(1);
+  const uint32_t none = model->addInt32Constant(ANEURALNETWORKS_FUSED_NONE);
+  for (uint32_t l = 0; l < layers; ++l) {
+    keep.emplace_back(size_t{channels} * 9 * channels);
+    for (size_t i = 0; i < keep.back().size(); ++i) keep.back()[i] = static_cast<uint8_t>((i * 97 + l * 13) % 251);
+    const uint32_t filter =
+        model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {channels, 3, 3, channels}, 0.01f, 128);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), static_cast<int32_t>(filter), keep.back().data(),
+                                                   keep.back().size()),
+              kOk);
+    keep.emplace_back(size_t{channels} * 4, 0);
+    const uint32_t bias = model->addOperand(ANEURALNETWORKS_TENSOR_INT32, {channels}, 0.005f, 0);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), static_cast<int32_t>(bias), keep.back().data(),
+                                                   keep.back().size()),
+              kOk);
+    const uint32_t y = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, image, 0.5f, 128);
+    EXPECT_EQ(model->addOperation(ANEURALNETWORKS_CONV_2D, {x, filter, bias, same, one, one, none}, {y}), kOk);
+    x = y;
+  }
+  EXPECT_EQ(model->identify({input}, {x}), kOk);
+  EXPECT_EQ(model->finish(), kOk);
+  return model;
+}
+
+int computeWithTimeout(const Compilation& compilation, const std::vector<uint8_t>& input, std::vector<uint8_t>& output,
+                       uint64_t timeoutNs) {
+  Execution execution(compilation);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size()), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output.data(), output.size()), kOk);
+  if (timeoutNs > 0) EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), timeoutNs), kOk);
+  return execution.compute();
+}
+
+// ANeuralNetworksExecution_setTimeout on the accelerator is enforced while the simulation runs:
+// MISSED_DEADLINE_TRANSIENT soon after the timeout, and the next execution runs whole, exact.
+TEST(Accelerator, AnExecutionTimeoutStopsTheDeviceAndTheNextExecutionWorks) {
+  const ANeuralNetworksDevice* accel = accelerator();
+  if (accel == nullptr) GTEST_SKIP() << "no accelerator device (WEFT_BACKEND=approx, or build the RTL)";
+  std::vector<std::vector<uint8_t>> keep;
+  auto model = makeConvChainModel(/*layers=*/6, /*size=*/56, /*channels=*/64, keep);  // some 10 M cycles
+  Compilation onAccelerator(*model, {accel});
+  ASSERT_EQ(onAccelerator.finish(), kOk);
+  std::vector<uint8_t> input(56 * 56 * 64);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>((i * 31) % 256);
+  std::vector<uint8_t> expected(input.size()), output(input.size());
+  ASSERT_EQ(computeWithTimeout(onAccelerator, input, expected, 0), kOk);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(computeWithTimeout(onAccelerator, input, output, 2'000'000), ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.002 + 0.2);
+
+  ASSERT_EQ(computeWithTimeout(onAccelerator, input, output, 60'000'000'000), kOk);
+  EXPECT_EQ(output, expected);
+  Compilation onCpu(*model, {cpuDevice()});
+  ASSERT_EQ(onCpu.finish(), kOk);
+  std::vector<uint8_t> reference(input.size());
+  ASSERT_EQ(computeWithTimeout(onCpu, input, reference, 0), kOk);
+  EXPECT_EQ(output, reference);
 }
 
 }  // namespace
