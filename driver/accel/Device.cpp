@@ -9,6 +9,7 @@
 #include "ExecutionParameters.h"
 #include "ModelCompiler.h"
 #include "PreparedModel.h"
+#include "PreparedModelCache.h"
 #include "weft/kernels/Extensions.h"
 
 namespace weft::accel {
@@ -80,11 +81,22 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     cached = readTilingCache(cachePath, &rejected);
   }
   std::shared_ptr<CompiledModel> compiled;
+  const bool cacheFiles = cache.has_value() && !cache->modelCache.empty();
+  nn::Result<CacheImage> image = NN_ERROR(OP_FAILED) << "not captured";
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());
     auto c = compileModel(model, *queue_, cached ? &*cached : nullptr, deadline);
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
+    // The device images as compiled, read back before any execution can change them.
+    if (cacheFiles) image = captureForCache(*compiled, model, *queue_);
+  }
+  if (cacheFiles) {
+    // Best effort: a cache that cannot be written only costs the next compilation its time.
+    const nn::Status saved = image.ok() ? writeCache(*image, *cache) : nn::Status(image.error());
+    if (!saved.ok() && std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
+      std::fprintf(stderr, "[cache] the prepared model was not saved: %s\n", saved.error().message.c_str());
+    }
   }
   if (cache.has_value() && !compiled->tilingsFromCache) {
     if (cached.has_value()) rejected = "made for other layers or another configuration, or names no candidate";
@@ -96,6 +108,29 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
   }
   return std::static_pointer_cast<const hal::IPreparedModel>(
       std::make_shared<PreparedModel>(queue_, model, std::move(compiled)));
+}
+
+hal::NumberOfCacheFiles Device::getNumberOfCacheFilesNeeded() const { return kAcceleratorCacheFiles; }
+
+nn::Result<hal::SharedPreparedModel> Device::prepareModelFromCache(const hal::OptionalTimePoint& deadline,
+                                                                   const std::vector<hal::SharedCacheFile>& modelCache,
+                                                                   const std::vector<hal::SharedCacheFile>& dataCache,
+                                                                   const hal::CacheToken& token) const {
+  if (deadline && std::chrono::steady_clock::now() > *deadline) {
+    return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
+  }
+  // Read and checked off the device; only placing it needs the device.
+  auto parsed = readCache(modelCache, dataCache, token, queue_->config());
+  if (!parsed.ok()) return NN_ERROR(BAD_DATA) << "weft-accel: " << parsed.error().message;
+  nn::Result<RestoredPreparation> restored = NN_ERROR(OP_FAILED) << "not placed";
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex());
+    restored = placeCache(**parsed, *queue_);
+  }
+  if (!restored.ok()) return nn::Error{restored.error().code, "weft-accel: " + restored.error().message};
+  auto compiled = std::make_shared<const CompiledModel>(std::move(restored->compiled));
+  return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(
+      queue_, std::move(restored->inputs), std::move(restored->outputs), std::move(compiled)));
 }
 
 nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,

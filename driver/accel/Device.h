@@ -29,6 +29,12 @@ class Device : public hal::IDevice, public std::enable_shared_from_this<Device> 
                                                     nn::Priority priority,
                                                     const hal::OptionalTimePoint& deadline,
                                                     const std::optional<hal::CacheRequest>& cache) const override;
+  // The whole prepared model through the runtime's cache files (PreparedModelCache.h).
+  hal::NumberOfCacheFiles getNumberOfCacheFilesNeeded() const override;
+  nn::Result<hal::SharedPreparedModel> prepareModelFromCache(const hal::OptionalTimePoint& deadline,
+                                                             const std::vector<hal::SharedCacheFile>& modelCache,
+                                                             const std::vector<hal::SharedCacheFile>& dataCache,
+                                                             const hal::CacheToken& token) const override;
   nn::Result<hal::SharedBuffer> allocate(const hal::BufferDesc& desc,
                                          const std::vector<hal::SharedPreparedModel>& preparedModels,
                                          const std::vector<hal::BufferRole>& inputRoles,

@@ -231,6 +231,12 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Lowe
 
 }  // namespace
 
+std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::HwConfig& config) {
+  std::vector<uint8_t> image = fillImage(layout);
+  image.resize(image.size() + config.cols(), static_cast<uint8_t>(layout.zeroPoint));
+  return image;
+}
+
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const TilingChoices* replay,
                                        const DeviceQueue::Deadline& deadline) {
   const hw::HwConfig& config = queue.config();
@@ -256,9 +262,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   // of a tensor may read past it.
   for (const auto& [index, layout] : plan.tensors) {
     if (layout.aliasOf) continue;  // placed below, in its parent's buffer
-    std::vector<uint8_t> image = fillImage(layout);
-    image.resize(image.size() + config.cols(), static_cast<uint8_t>(layout.zeroPoint));
-    auto region = allocateAndWrite(queue, image, fmt::format("tensor {}", index));
+    auto region = allocateAndWrite(queue, initialTensorImage(layout, config), fmt::format("tensor {}", index));
     if (!region.ok()) return region.error();
     const nn::Operand& o = operands[index];
     if (isConstant(o)) {  // a constant activation: its value is written now, once

@@ -64,6 +64,11 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
                                        const TilingChoices* replay = nullptr,
                                        const DeviceQueue::Deadline& deadline = std::nullopt);
 
+// A tensor's device buffer as preparation writes it before any constant value: the whole region
+// at its fill (the zero point, PAD's value inside), with Cols bytes of slack the vector unit's last
+// row may read.
+std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::HwConfig& config);
+
 // The support of each operation of `model` (getSupportedOperations) on `config`: the lowering,
 // the vector layers' tiling and the memory plan must all accept it. Reasons for unsupported
 // operations go to `reasons`.

@@ -67,6 +67,11 @@ PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model
   }
 }
 
+PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
+                             std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)), inputOperands_(std::move(inputOperands)),
+      outputOperands_(std::move(outputOperands)) {}
+
 nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request,
                                                                             const hal::OptionalTimePoint& deadline) const {
   constexpr size_t kKept = 8;

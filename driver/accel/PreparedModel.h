@@ -21,6 +21,10 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
   // `compiled` is null when the model has execution parameters: it is compiled per execution.
   PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
                 std::shared_ptr<const CompiledModel> compiled);
+  // A compilation restored from a cache (PreparedModelCache.h): no model, only its inputs and
+  // outputs.
+  PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
+                std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled);
 
   nn::Result<hal::ExecutionResult> execute(const nn::Request& request, nn::MeasureTiming measure,
                                            const hal::OptionalTimePoint& deadline,
@@ -44,7 +48,6 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
   mutable std::mutex specializationsMutex_;
   mutable std::list<std::pair<std::string, std::shared_ptr<const CompiledModel>>> specializations_;
   std::vector<uint32_t> inputOperands_, outputOperands_;
-  std::vector<nn::Operand> inputDecl_;  // declared model inputs, to check request dimensions
 };
 
 }  // namespace weft::accel
