@@ -8,6 +8,7 @@
 
 #include "ExecutionParameters.h"
 #include "ModelCompiler.h"
+#include "DeviceBuffer.h"
 #include "PreparedModel.h"
 #include "PreparedModelCache.h"
 #include "weft/kernels/Extensions.h"
@@ -133,10 +134,51 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModelFromCache(const hal::Op
       queue_, std::move(restored->inputs), std::move(restored->outputs), std::move(compiled)));
 }
 
-nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
-                                               const std::vector<hal::BufferRole>&,
-                                               const std::vector<hal::BufferRole>&) const {
-  return NN_ERROR(OP_FAILED) << "weft-accel has no device buffers; use host memory";
+nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc& desc,
+                                               const std::vector<hal::SharedPreparedModel>& preparedModels,
+                                               const std::vector<hal::BufferRole>& inputRoles,
+                                               const std::vector<hal::BufferRole>& outputRoles) const {
+  // Every role names an input or output of a model prepared here (compiled once, not per
+  // execution) whose tensor the device keeps; they all agree on the tensor. The buffer takes the
+  // layout of the first role's tensor, input roles first (DeviceBuffer.h): the one a chain's
+  // consumer reads in place.
+  if (inputRoles.empty() && outputRoles.empty()) return NN_ERROR(BAD_DATA) << "a device buffer needs a role";
+  std::optional<TensorLayout> layout;
+  for (const auto* roles : {&inputRoles, &outputRoles}) {
+    const bool input = roles == &inputRoles;
+    for (const hal::BufferRole& role : *roles) {
+      if (role.modelIndex >= preparedModels.size()) {
+        return NN_ERROR(BAD_DATA) << "a role names prepared model " << role.modelIndex << " of "
+                                  << preparedModels.size();
+      }
+      const auto* prepared = dynamic_cast<const PreparedModel*>(preparedModels[role.modelIndex].get());
+      if (prepared == nullptr || prepared->queue() != queue_ || !prepared->isCompiled()) {
+        return NN_ERROR(BAD_DATA) << "a role's model was not prepared on weft-accel, or is compiled per execution";
+      }
+      const auto& operands = input ? prepared->inputOperands() : prepared->outputOperands();
+      if (role.ioIndex >= operands.size()) {
+        return NN_ERROR(BAD_DATA) << "a role names " << (input ? "input " : "output ") << role.ioIndex << " of "
+                                  << operands.size();
+      }
+      auto tensor = prepared->compiled().tensors.find(operands[role.ioIndex]);
+      if (tensor == prepared->compiled().tensors.end()) {
+        return NN_ERROR(BAD_DATA) << "a role's input is read by no operation of its model";
+      }
+      const TensorLayout& t = tensor->second.layout;
+      if (layout && (layout->type != t.type || layout->zeroPoint != t.zeroPoint || layout->dims != t.dims)) {
+        return NN_ERROR(BAD_DATA) << "the roles disagree on the tensor's type or dimensions";
+      }
+      if (!layout) layout = t;
+    }
+  }
+  const auto& dims = desc.dimensions;
+  bool compatible = dims.empty() || dims.size() == layout->dims.size();
+  for (size_t d = 0; compatible && d < dims.size(); ++d) compatible = dims[d] == 0 || dims[d] == layout->dims[d];
+  if (!compatible) return NN_ERROR(BAD_DATA) << "the descriptor's dimensions are not the roles'";
+  std::lock_guard<std::mutex> lock(queue_->mutex());
+  auto buffer = DeviceBuffer::create(queue_, *layout);
+  if (!buffer.ok()) return buffer.error();
+  return std::static_pointer_cast<const hal::IBuffer>(std::move(buffer).value());
 }
 
 }  // namespace weft::accel

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "Burst.h"
+#include "DeviceBuffer.h"
+#include "ProgramRelocation.h"
 #include "ExecutionParameters.h"
 #include "Profiling.h"
 #include "Progress.h"
@@ -42,6 +44,23 @@ nn::Result<Buffer> argumentBuffer(const nn::Request& request, const nn::RequestA
       break;
   }
   return NN_ERROR(BAD_DATA) << what << " " << index << " has no value";
+}
+
+// The device buffer of this device an argument lies in, used in place; nullptr for any other.
+const DeviceBuffer* deviceBufferOf(const nn::Request& request, const nn::RequestArgument& a, const DeviceQueue* queue) {
+  if (a.lifetime != nn::RequestArgument::LifeTime::POOL || a.location.poolIndex >= request.pools.size()) return nullptr;
+  const auto* buffer = dynamic_cast<const DeviceBuffer*>(request.pools[a.location.poolIndex].get());
+  return buffer != nullptr && buffer->queue() == queue ? buffer : nullptr;
+}
+
+// A device buffer serves the whole tensor or nothing.
+nn::Status checkWholeBuffer(const DeviceBuffer& buffer, const nn::RequestArgument& a, const TensorLayout& t,
+                            const char* what, size_t i) {
+  if (a.location.offset != 0 || (a.location.length != 0 && a.location.length != buffer.size()) ||
+      buffer.size() < logicalBytes(t)) {
+    return NN_ERROR(BAD_DATA) << what << " " << i << " uses part of a device buffer, or one too small";
+  }
+  return {};
 }
 
 // The request's dimensions, where given, must be the model's.
@@ -132,11 +151,18 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   }
   // Validate every argument before touching the device.
   std::vector<Buffer> inputs(inputOperands_.size()), outputs(outputOperands_.size());
+  std::vector<const DeviceBuffer*> inputBuffers(inputOperands_.size()), outputBuffers(outputOperands_.size());
   hal::ExecutionResult result;
   bool sufficient = true;
   for (size_t i = 0; i < inputOperands_.size(); ++i) {
     auto it = cm.tensors.find(inputOperands_[i]);
     if (it == cm.tensors.end()) continue;  // an input no operation reads
+    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.inputs[i], queue_.get())) {
+      NN_TRY(checkWholeBuffer(*buffer, request.inputs[i], it->second.layout, "input", i));
+      NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
+      inputBuffers[i] = buffer;
+      continue;
+    }
     auto b = argumentBuffer(request, request.inputs[i], "input", i);
     if (!b.ok()) return b.error();
     NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
@@ -152,6 +178,13 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
       return NN_ERROR(BAD_DATA) << "output " << i << " is not computed by the prepared model";
     }
     const TensorLayout& t = it->second.layout;
+    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.outputs[i], queue_.get())) {
+      NN_TRY(checkWholeBuffer(*buffer, request.outputs[i], t, "output", i));
+      NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
+      result.outputShapes.push_back(nn::OutputShape{t.dims, true});
+      outputBuffers[i] = buffer;
+      continue;
+    }
     auto b = argumentBuffer(request, request.outputs[i], "output", i);
     if (!b.ok()) return b.error();
     NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
@@ -174,12 +207,42 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   m.copyTime.assign(cm.operations.size(), std::chrono::nanoseconds(0));
   m.statsBefore = backend.stats();
   // Host copies are charged to the operation that reads (inputs) or writes (outputs) them.
+  uint64_t hostCopyBytes = 0;
+  // Device buffers kept in the tensor's own layout are used in place: the program's addresses of
+  // the tensor move to the buffer (ProgramRelocation.h). Others go through the host.
+  ProgramRelocation inPlace;
+  for (size_t i = 0; i < inputOperands_.size(); ++i) {
+    const DeviceBuffer* buffer = inputBuffers[i];
+    if (buffer == nullptr) continue;
+    const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
+    hostCopyBytes += buffer->prepareForDeviceRead();
+    if (sameDeviceLayout(buffer->layout(), t.layout)) {
+      inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
+      continue;
+    }
+    std::vector<uint8_t> bytes(logicalBytes(buffer->layout()));
+    copyFromDevice(backend, buffer->layout(), buffer->region()->addr(), bytes.data());
+    copyToDevice(backend, t.layout, t.region->addr(), bytes.data());
+    hostCopyBytes += 2 * bytes.size();
+  }
+  for (size_t i = 0; i < outputOperands_.size(); ++i) {
+    const DeviceBuffer* buffer = outputBuffers[i];
+    if (buffer == nullptr) continue;
+    const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
+    if (sameDeviceLayout(buffer->layout(), t.layout)) inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
+  }
   for (size_t i = 0; i < inputOperands_.size(); ++i) {
     if (inputs[i].data == nullptr) continue;
     const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
     const auto c0 = Clock::now();
     copyToDevice(backend, t.layout, t.region->addr(), inputs[i].data);
+    hostCopyBytes += logicalBytes(t.layout);
     m.copyTime[cm.firstReader.at(inputOperands_[i])] += Clock::now() - c0;
+  }
+  std::vector<uint8_t> relocated;
+  if (!inPlace.empty()) {
+    relocated = cm.program;
+    NN_TRY(inPlace.apply(relocated, /*everyAddressMoves=*/false));
   }
   DeviceQueue::ProgressFn onProgress;
   if (auto listener = progressListener()) {
@@ -189,13 +252,26 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
                               cm.operations.size()});
     };
   }
-  auto submitted = queue_->run(cm.program, cm.watchdogCycles, onProgress, deadline);
+  auto submitted = queue_->run(inPlace.empty() ? cm.program : relocated, cm.watchdogCycles, onProgress, deadline);
+  for (const DeviceBuffer* buffer : outputBuffers) {
+    if (buffer != nullptr) buffer->deviceWrote();  // or half-wrote, when the run failed
+  }
   if (!submitted.ok()) return submitted.error();
   m.submission = submitted.value();
   const auto snapshots = readSnapshots(backend, cm);
   for (size_t i = 0; i < outputOperands_.size(); ++i) {
     const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
+    if (const DeviceBuffer* buffer = outputBuffers[i]) {
+      if (!sameDeviceLayout(buffer->layout(), t.layout)) {  // through the host, into its layout
+        std::vector<uint8_t> bytes(logicalBytes(t.layout));
+        copyFromDevice(backend, t.layout, t.region->addr(), bytes.data());
+        copyToDevice(backend, buffer->layout(), buffer->region()->addr(), bytes.data());
+        hostCopyBytes += 2 * bytes.size();
+      }
+      continue;
+    }
     const auto c0 = Clock::now();
+    hostCopyBytes += logicalBytes(t.layout);
     copyFromDevice(backend, t.layout, t.region->addr(), outputs[i].data);
     auto producer = cm.producer.find(outputOperands_[i]);
     if (producer != cm.producer.end()) m.copyTime[producer->second] += Clock::now() - c0;
@@ -203,6 +279,7 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   m.statsAfter = backend.stats();
   m.wallTime = Clock::now() - t0;
   result.profile = makeProfile(cm, snapshots, m, queue_->config(), std::string(sim::toString(backend.kind())));
+  result.profile.hostCopyBytes = hostCopyBytes;
   result.timing = makeTiming(result.profile, measure);
   return result;
 }

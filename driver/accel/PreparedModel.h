@@ -31,8 +31,12 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
                                            const hal::OptionalDuration& loopTimeoutDuration) const override;
   nn::Result<hal::SharedBurst> configureExecutionBurst() const override;
 
-  // The compilation of a model without execution parameters.
+  // The compilation of a model without execution parameters (null for one with them).
   const CompiledModel& compiled() const { return *compiled_; }
+  bool isCompiled() const { return compiled_ != nullptr; }
+  const std::shared_ptr<DeviceQueue>& queue() const { return queue_; }
+  const std::vector<uint32_t>& inputOperands() const { return inputOperands_; }
+  const std::vector<uint32_t>& outputOperands() const { return outputOperands_; }
 
  private:
   // The compilation for this request's parameter values: kept, or made now.

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ModelAccess.h"
+#include "ProgramRelocation.h"
 #include "weft/hal/CacheFiles.h"
 #include "weft/nn/Sha256.h"
 
@@ -261,49 +262,6 @@ nn::Result<std::shared_ptr<ParsedCache>> readCache(const std::vector<hal::Shared
   return parsed;
 }
 
-namespace {
-
-// Old region start -> (bytes, new start): where a program address moves.
-class Relocation {
- public:
-  void add(uint64_t from, uint64_t bytes, uint64_t to) { regions_[from] = {bytes, to}; }
-
-  nn::Result<uint64_t> moved(uint64_t addr) const {
-    auto it = regions_.upper_bound(addr);
-    if (it == regions_.begin()) return NN_ERROR(BAD_DATA) << fmt::format("address {:#x} lies in no region", addr);
-    --it;
-    if (addr - it->first >= it->second.first) {
-      return NN_ERROR(BAD_DATA) << fmt::format("address {:#x} lies in no region", addr);
-    }
-    return it->second.second + (addr - it->first);
-  }
-
-  // Every DRAM address of the program moved with its region.
-  nn::Status apply(std::vector<uint8_t>& program) const {
-    for (size_t at = 0; at < program.size(); at += hw::kCommandBytes) {
-      hw::CommandWord word = hw::CommandWord::fromBytes(&program[at]);
-      const auto opcode = static_cast<hw::Opcode>(word.get(hw::field::kOpcode));
-      std::optional<hw::Field> field;
-      if (opcode == hw::Opcode::kLoad) field = hw::field::load::kDramAddr;
-      if (opcode == hw::Opcode::kStore) field = hw::field::store::kDramAddr;
-      if (opcode == hw::Opcode::kBarrier && word.get(hw::field::barrier::kSnapshot) != 0) {
-        field = hw::field::barrier::kDramAddr;
-      }
-      if (!field) continue;
-      auto addr = moved(word.get(*field));
-      if (!addr.ok()) return NN_ERROR(BAD_DATA) << "command " << at / hw::kCommandBytes << ": " << addr.error().message;
-      word.set(*field, *addr);
-      word.toBytes(&program[at]);
-    }
-    return {};
-  }
-
- private:
-  std::map<uint64_t, std::pair<uint64_t, uint64_t>> regions_;
-};
-
-}  // namespace
-
 nn::Result<RestoredPreparation> placeCache(const ParsedCache& cache, DeviceQueue& queue) {
   const hw::HwConfig& config = queue.config();
   RestoredPreparation out;
@@ -311,7 +269,7 @@ nn::Result<RestoredPreparation> placeCache(const ParsedCache& cache, DeviceQueue
   out.outputs = cache.outputs;
   CompiledModel& c = out.compiled;
   c = cache.compiled;
-  Relocation relocation;
+  ProgramRelocation relocation;
   auto place = [&](const RegionRecord& record, const std::vector<uint8_t>* image,
                    const std::string& what) -> nn::Result<SharedRegion> {
     NN_RET_CHECK(record.bytes > 0 && record.bytes <= queue.allocator()->bytesFree())
@@ -347,7 +305,7 @@ nn::Result<RestoredPreparation> placeCache(const ParsedCache& cache, DeviceQueue
   auto snapshots = place(cache.snapshots, nullptr, "snapshot records");
   if (!snapshots.ok()) return snapshots.error();
   c.snapshots = std::move(snapshots).value();
-  NN_TRY(relocation.apply(c.program));
+  NN_TRY(relocation.apply(c.program, /*everyAddressMoves=*/true));
   c.tilingsFromCache = true;
   return out;
 }
