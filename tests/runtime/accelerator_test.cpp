@@ -3,6 +3,9 @@
 // claims must run there, the rest on the CPU, and the results must match a CPU-only compilation.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -166,10 +169,10 @@ TEST(Accelerator, DurationsFromTheSimulatedDevice) {
 namespace weft::test {
 namespace {
 
-// `layers` SAME 3x3 convolutions, `channels` -> `channels`, on a 1 x size x size image. Finished.
+// `layers` SAME kernel x kernel convolutions, `channels` -> `channels`, on a 1 x size x size image. Finished.
 // The constants live as long as the test (NNAPI keeps references to large values).
 std::unique_ptr<Model> makeConvChainModel(uint32_t layers, uint32_t size, uint32_t channels,
-                                          std::vector<std::vector<uint8_t>>& keep) {
+                                          std::vector<std::vector<uint8_t>>& keep, uint32_t kernel = 3) {
   auto model = std::make_unique<Model>();
   const std::vector<uint32_t> image{1, size, size, channels};
   uint32_t x = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, image, 0.5f, 128);
@@ -178,10 +181,10 @@ std::unique_ptr<Model> makeConvChainModel(uint32_t layers, uint32_t size, uint32
   const uint32_t one = model->addInt32Constant(1);
   const uint32_t none = model->addInt32Constant(ANEURALNETWORKS_FUSED_NONE);
   for (uint32_t l = 0; l < layers; ++l) {
-    keep.emplace_back(size_t{channels} * 9 * channels);
+    keep.emplace_back(size_t{channels} * kernel * kernel * channels);
     for (size_t i = 0; i < keep.back().size(); ++i) keep.back()[i] = static_cast<uint8_t>((i * 97 + l * 13) % 251);
     const uint32_t filter =
-        model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {channels, 3, 3, channels}, 0.01f, 128);
+        model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {channels, kernel, kernel, channels}, 0.01f, 128);
     EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), static_cast<int32_t>(filter), keep.back().data(),
                                                    keep.back().size()),
               kOk);
@@ -233,6 +236,67 @@ TEST(Accelerator, AnExecutionTimeoutStopsTheDeviceAndTheNextExecutionWorks) {
   std::vector<uint8_t> reference(input.size());
   ASSERT_EQ(computeWithTimeout(onCpu, input, reference, 0), kOk);
   EXPECT_EQ(output, reference);
+}
+
+// A memory from a descriptor whose roles are on the accelerator lives in its DRAM: a tensor passed
+// from one execution to the next is never copied through the host (the profiles' hostCopyBytes),
+// and ANeuralNetworksMemory_copy still sees its bytes.
+TEST(Accelerator, AMemoryFromADescriptorKeepsAChainedTensorOnTheDevice) {
+  const ANeuralNetworksDevice* accel = accelerator();
+  if (accel == nullptr) GTEST_SKIP() << "no accelerator device (WEFT_BACKEND=approx, or build the RTL)";
+  std::vector<std::vector<uint8_t>> keep;
+  auto first = makeConvChainModel(1, 10, 12, keep);
+  auto second = makeConvChainModel(1, 10, 12, keep, /*kernel=*/1);  // reads the image as first writes it
+  Compilation a(*first, {accel}), b(*second, {accel});
+  ASSERT_EQ(a.finish(), kOk);
+  ASSERT_EQ(b.finish(), kOk);
+  ANeuralNetworksMemoryDesc* desc = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_create(&desc), kOk);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc, a.get(), 0, 1.0f), kOk);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc, b.get(), 0, 1.0f), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc), kOk);
+  ANeuralNetworksMemory* memory = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc, &memory), kOk);
+  ANeuralNetworksMemoryDesc_free(desc);
+
+  std::vector<uint8_t> input(10 * 10 * 12), output(input.size()), middle(input.size());
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>((i * 17) % 256);
+  Execution ea(a);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(ea.get(), 0, nullptr, input.data(), input.size()), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(ea.get(), 0, nullptr, memory, 0, 0), kOk);
+  ASSERT_EQ(ea.compute(), kOk);
+  Execution eb(b);
+  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(eb.get(), 0, nullptr, memory, 0, 0), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(eb.get(), 0, nullptr, output.data(), output.size()), kOk);
+  ASSERT_EQ(eb.compute(), kOk);
+  const auto& pa = runtime::getExecutionProfiles(ea.get());
+  const auto& pb = runtime::getExecutionProfiles(eb.get());
+  ASSERT_EQ(pa.size(), 1u);
+  ASSERT_EQ(pb.size(), 1u);
+  EXPECT_EQ(pa[0].hostCopyBytes, input.size());   // its input in, its output stayed on the device
+  EXPECT_EQ(pb[0].hostCopyBytes, output.size());  // its input was there, its output out
+
+  // The same chain on the CPU, through host vectors.
+  Compilation ca(*first, {cpuDevice()}), cb(*second, {cpuDevice()});
+  ASSERT_EQ(ca.finish(), kOk);
+  ASSERT_EQ(cb.finish(), kOk);
+  std::vector<uint8_t> expectedMiddle(input.size()), expected(input.size());
+  ASSERT_EQ(computeWithTimeout(ca, input, expectedMiddle, 0), kOk);
+  ASSERT_EQ(computeWithTimeout(cb, expectedMiddle, expected, 0), kOk);
+  EXPECT_EQ(output, expected);
+
+  // ANeuralNetworksMemory_copy reads the device's bytes.
+  const int fd = memfd_create("weft-accel-memory-test", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(middle.size())), 0);
+  ANeuralNetworksMemory* host = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(middle.size(), PROT_READ | PROT_WRITE, fd, 0, &host), kOk);
+  ASSERT_EQ(ANeuralNetworksMemory_copy(memory, host), kOk);
+  ASSERT_EQ(pread(fd, middle.data(), middle.size(), 0), static_cast<ssize_t>(middle.size()));
+  EXPECT_EQ(middle, expectedMiddle);
+  ANeuralNetworksMemory_free(host);
+  close(fd);
+  ANeuralNetworksMemory_free(memory);
 }
 
 }  // namespace
