@@ -8,7 +8,18 @@
 namespace weft::accel {
 
 nn::Result<std::shared_ptr<DeviceBuffer>> DeviceBuffer::create(std::shared_ptr<DeviceQueue> queue,
-                                                               const TensorLayout& layout) {
+                                                               const TensorLayout& role) {
+  // A view into another tensor (a zero-copy CONCATENATION input) has no bytes of its own to
+  // mirror: the buffer keeps its values dense, and every use goes through the host.
+  TensorLayout layout = role;
+  if (role.aliasOf) {
+    layout.aliasOf.reset();
+    layout.channelOffset = 0;
+    layout.layout = DataLayout::kFlat;
+    layout.image = ImageShape{1, 1, 1, static_cast<uint32_t>(logicalBytes(role))};
+    layout.haloTop = layout.haloBottom = layout.haloLeft = layout.haloRight = 0;
+    layout.fill = static_cast<uint8_t>(role.zeroPoint);
+  }
   const std::vector<uint8_t> image = initialTensorImage(layout, queue->config());
   auto region = queue->allocator()->allocate(image.size(), 64, "a device buffer");
   if (!region.ok()) return region.error();
@@ -79,6 +90,7 @@ void DeviceBuffer::deviceWrote() const {
 }
 
 bool sameDeviceLayout(const TensorLayout& a, const TensorLayout& b) {
+  if (a.aliasOf || b.aliasOf) return false;  // a view's region is its parent's
   auto shape = [](const ImageShape& s) { return std::make_tuple(s.batches, s.height, s.width, s.channels); };
   return a.type == b.type && a.zeroPoint == b.zeroPoint && a.dims == b.dims && a.layout == b.layout &&
          shape(a.image) == shape(b.image) && a.haloTop == b.haloTop && a.haloBottom == b.haloBottom &&

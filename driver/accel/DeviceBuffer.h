@@ -23,8 +23,9 @@ namespace weft::accel {
 
 class DeviceBuffer final : public hal::IBuffer, public nn::Memory, public std::enable_shared_from_this<DeviceBuffer> {
  public:
-  // Allocates and initializes the region (fill and halo). Caller holds queue->mutex().
-  static nn::Result<std::shared_ptr<DeviceBuffer>> create(std::shared_ptr<DeviceQueue> queue, const TensorLayout& layout);
+  // Allocates and initializes the region (fill and halo) for a tensor kept as `role` (dense
+  // when that is a view into another tensor). Caller holds queue->mutex().
+  static nn::Result<std::shared_ptr<DeviceBuffer>> create(std::shared_ptr<DeviceQueue> queue, const TensorLayout& role);
 
   // nn::Memory: the coherent host mapping (takes the device's mutex: never call it holding it).
   uint8_t* data() override;
