@@ -13,6 +13,8 @@
 #include "DeadlineModels.h"
 #include "PreparedModel.h"
 #include "PreparedModelCache.h"
+#include "Device.h"
+#include "weft/hal/CacheFiles.h"
 
 namespace weft::accel::test {
 namespace {
@@ -178,6 +180,43 @@ TEST(PreparedModelCache, RestoringCostsAFractionOfCompiling) {
   const double restoreSeconds = std::chrono::duration<double>(Clock::now() - t1).count();
   ASSERT_TRUE(restored.ok()) << restored.error().message;
   EXPECT_LT(restoreSeconds, compileSeconds / 3) << "compile " << compileSeconds << " s, restore " << restoreSeconds;
+}
+
+// The integrity check refuses any altered file (the runtime's suite flips every bit). Behind it,
+// the payload parser must not crash or allocate without bound on any bytes either: payloads
+// altered and framed again with a valid digest are read and, when they parse, placed.
+TEST(PreparedModelCache, PayloadsAlteredBehindAValidDigestNeverCrashTheParser) {
+  std::mt19937 rng(8);
+  const OpModel m = makeConvChain(2, 6, 8, rng);
+  Files files;
+  auto device = freshDevice();
+  ASSERT_TRUE(prepareWithCache(*device, m.model, files).ok());
+  const hal::CacheFileFormat format{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 1};
+  auto model = hal::unframeCacheFile(format, 1, files.token, hal::readCacheFile(*files.model[0]).value(), "model");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const std::vector<uint8_t> original = model.value();
+  const auto& queue = std::static_pointer_cast<const Device>(device)->queue();
+  const uint64_t inUse = queue->allocator()->bytesInUse();
+  auto attempt = [&](const std::vector<uint8_t>& payload) {
+    Files altered;
+    altered.token = files.token;
+    altered.data = files.data;
+    ASSERT_TRUE(hal::writeCacheFile(*altered.model[0], hal::frameCacheFile(format, 1, files.token, payload)).ok());
+    auto parsed = readCache(altered.model, altered.data, altered.token, queue->config());
+    if (!parsed.ok()) return;
+    std::lock_guard<std::mutex> lock(queue->mutex());
+    (void)placeCache(**parsed, *queue);  // accepted or refused, never a crash
+  };
+  for (size_t i = 0; i < original.size(); i += std::max<size_t>(1, original.size() / 200)) {
+    std::vector<uint8_t> payload = original;
+    payload[i] ^= 0xFF;
+    attempt(payload);
+    payload = original;
+    payload.resize(i);
+    attempt(payload);
+  }
+  // Whatever was placed and dropped gave its DRAM back.
+  EXPECT_EQ(queue->allocator()->bytesInUse(), inUse);
 }
 
 TEST(PreparedModelCache, APassedDeadlineRestoresNothing) {
