@@ -58,7 +58,7 @@ nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& mo
 }
 
 nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference,
-                                                          nn::Priority, const hal::OptionalTimePoint& deadline,
+                                                          nn::Priority priority, const hal::OptionalTimePoint& deadline,
                                                           const std::optional<hal::CacheRequest>& cache) const {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
     return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
@@ -71,7 +71,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   if (!executionParameters(model).empty()) {  // compiled by each execution (ExecutionParameters.h)
-    return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(queue_, model, nullptr));
+    return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(queue_, model, nullptr, priority));
   }
   // A cache gives the tilings (CompilationCache.h); one that cannot be trusted is ignored, and
   // rewritten with what this compilation chooses.
@@ -90,7 +90,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
     // The device images as compiled, read back before any execution can change them.
-    if (cacheFiles) image = captureForCache(*compiled, model, *queue_);
+    if (cacheFiles) image = captureForCache(*compiled, model, priority, *queue_);
   }
   if (cacheFiles) {
     // Best effort: a cache that cannot be written only costs the next compilation its time.
@@ -108,7 +108,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   return std::static_pointer_cast<const hal::IPreparedModel>(
-      std::make_shared<PreparedModel>(queue_, model, std::move(compiled)));
+      std::make_shared<PreparedModel>(queue_, model, std::move(compiled), priority));
 }
 
 hal::NumberOfCacheFiles Device::getNumberOfCacheFilesNeeded() const { return kAcceleratorCacheFiles; }
@@ -131,7 +131,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModelFromCache(const hal::Op
   if (!restored.ok()) return nn::Error{restored.error().code, "weft-accel: " + restored.error().message};
   auto compiled = std::make_shared<const CompiledModel>(std::move(restored->compiled));
   return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(
-      queue_, std::move(restored->inputs), std::move(restored->outputs), std::move(compiled)));
+      queue_, std::move(restored->inputs), std::move(restored->outputs), std::move(compiled), restored->priority));
 }
 
 nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc& desc,

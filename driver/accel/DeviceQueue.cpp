@@ -148,6 +148,32 @@ DeviceQueue::WaitEnd DeviceQueue::waitForInterrupt(uint64_t maxCycles, const Pro
   return WaitEnd::kInterrupt;
 }
 
+nn::Result<DeviceQueue::ExecutionTurn> DeviceQueue::waitForTurn(nn::Priority priority, const Deadline& deadline) {
+  std::unique_lock<std::mutex> line(lineMutex_);
+  const std::pair<int32_t, uint64_t> place{-static_cast<int32_t>(priority), arrivals_++};
+  line_.insert(place);
+  auto myTurn = [&] { return !executing_ && *line_.begin() == place; };
+  const bool turn = deadline ? lineChanged_.wait_until(line, *deadline, myTurn) : (lineChanged_.wait(line, myTurn), true);
+  line_.erase(place);
+  if (!turn) {
+    lineChanged_.notify_all();  // the next in line may be first now
+    return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed while waiting for the device";
+  }
+  executing_ = true;
+  line.unlock();
+  return ExecutionTurn(this, std::unique_lock<std::mutex>(mutex_));
+}
+
+DeviceQueue::ExecutionTurn::~ExecutionTurn() {
+  if (queue_ == nullptr) return;
+  if (device_.owns_lock()) device_.unlock();
+  {
+    std::lock_guard<std::mutex> line(queue_->lineMutex_);
+    queue_->executing_ = false;
+  }
+  queue_->lineChanged_.notify_all();
+}
+
 void DeviceQueue::softReset() {
   writeReg(hw::reg::kCtrl, hw::reg::kCtrlSoftResetMask);
   setUpQueue();

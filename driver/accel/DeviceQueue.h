@@ -17,11 +17,14 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "DramAllocator.h"
@@ -51,6 +54,25 @@ class DeviceQueue {
   const std::shared_ptr<DramAllocator>& allocator() const { return allocator_; }
   // One execution at a time on the device.
   std::mutex& mutex() { return mutex_; }
+
+  // An execution's turn on the device: its place in the line released, mutex() held.
+  class ExecutionTurn {
+   public:
+    ExecutionTurn(DeviceQueue* queue, std::unique_lock<std::mutex> device)
+        : queue_(queue), device_(std::move(device)) {}
+    ExecutionTurn(ExecutionTurn&& o) noexcept : queue_(o.queue_), device_(std::move(o.device_)) { o.queue_ = nullptr; }
+    ExecutionTurn& operator=(ExecutionTurn&&) = delete;
+    ~ExecutionTurn();
+
+   private:
+    DeviceQueue* queue_;
+    std::unique_lock<std::mutex> device_;
+  };
+  // Executions wait for the device in NNAPI priority order (HIGH, MEDIUM, LOW), equal priorities
+  // in arrival order, as on the CPU device; one whose deadline passes while it waits leaves the
+  // line with MISSED_DEADLINE_TRANSIENT without running. Compilations and buffer mappings take
+  // mutex() directly, between executions.
+  nn::Result<ExecutionTurn> waitForTurn(nn::Priority priority, const std::optional<std::chrono::steady_clock::time_point>& deadline);
 
   // Runs `commands` (32 bytes each, ending with an interrupting barrier). The watchdog fires
   // after `watchdogCycles` device cycles without the interrupt. Caller holds mutex().
@@ -90,6 +112,12 @@ class DeviceQueue {
   std::unique_ptr<sim::IDeviceBackend> backend_;
   std::shared_ptr<DramAllocator> allocator_;
   std::mutex mutex_;
+  // The line of executions waiting for the device: (-priority, arrival), first is next.
+  std::mutex lineMutex_;
+  std::condition_variable lineChanged_;
+  std::set<std::pair<int32_t, uint64_t>> line_;
+  uint64_t arrivals_ = 0;
+  bool executing_ = false;
   SharedRegion ring_;
   uint32_t ringSize_ = 0;  // commands
   uint32_t tail_ = 0;      // the driver's copy of RING_TAIL (== RING_HEAD between programs)

@@ -77,8 +77,8 @@ nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& ac
 }  // namespace
 
 PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
-                             std::shared_ptr<const CompiledModel> compiled)
-    : queue_(std::move(queue)), compiled_(std::move(compiled)),
+                             std::shared_ptr<const CompiledModel> compiled, nn::Priority priority)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)), priority_(priority),
       inputOperands_(model.main.inputIndexes), outputOperands_(model.main.outputIndexes) {
   if (compiled_ == nullptr) {
     model_ = model;
@@ -87,8 +87,10 @@ PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model
 }
 
 PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
-                             std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled)
-    : queue_(std::move(queue)), compiled_(std::move(compiled)), inputOperands_(std::move(inputOperands)),
+                             std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled,
+                             nn::Priority priority)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)), priority_(priority),
+      inputOperands_(std::move(inputOperands)),
       outputOperands_(std::move(outputOperands)) {}
 
 nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request,
@@ -198,8 +200,10 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
     return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed before the device was started";
   }
 
-  std::lock_guard<std::mutex> lock(queue_->mutex());
-  if (deadline && Clock::now() > *deadline) {  // it passed while another execution had the device
+  // The device by priority (DeviceQueue::waitForTurn); the deadline bounds the wait.
+  auto turn = queue_->waitForTurn(priority_, deadline);
+  if (!turn.ok()) return turn.error();
+  if (deadline && Clock::now() > *deadline) {  // it passed while a compilation had the device
     return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed while waiting for the device";
   }
   auto& backend = queue_->backend();

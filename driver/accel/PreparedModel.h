@@ -19,12 +19,14 @@ namespace weft::accel {
 class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from_this<PreparedModel> {
  public:
   // `compiled` is null when the model has execution parameters: it is compiled per execution.
+  // Its executions wait for the device with `priority` (DeviceQueue::waitForTurn).
   PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
-                std::shared_ptr<const CompiledModel> compiled);
+                std::shared_ptr<const CompiledModel> compiled, nn::Priority priority = nn::Priority::MEDIUM);
   // A compilation restored from a cache (PreparedModelCache.h): no model, only its inputs and
   // outputs.
   PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
-                std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled);
+                std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled,
+                nn::Priority priority = nn::Priority::MEDIUM);
 
   nn::Result<hal::ExecutionResult> execute(const nn::Request& request, nn::MeasureTiming measure,
                                            const hal::OptionalTimePoint& deadline,
@@ -46,6 +48,7 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
 
   std::shared_ptr<DeviceQueue> queue_;
   std::shared_ptr<const CompiledModel> compiled_;
+  nn::Priority priority_;
   // Execution parameters: the model, which of its inputs they are, compilations by value.
   nn::Model model_;
   std::vector<uint32_t> parameters_;

@@ -97,16 +97,19 @@ nn::Result<std::vector<uint8_t>> readBack(DeviceQueue& queue, const DramRegion& 
 struct ParsedCache {
   CompiledModel compiled;  // regions not placed yet; the program has the addresses it was compiled for
   std::vector<uint32_t> inputs, outputs;
+  nn::Priority priority = nn::Priority::MEDIUM;
   std::vector<std::pair<uint32_t, RegionRecord>> tensors;  // operand -> its region
   std::vector<RegionRecord> constants;
   RegionRecord snapshots;
 };
 
-nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::Model& model, DeviceQueue& queue) {
+nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::Model& model, nn::Priority priority,
+                                       DeviceQueue& queue) {
   hal::PayloadWriter m, data;
   const nn::Sha256Digest config = configDigest(queue.config());
   writeIndexes(m, model.main.inputIndexes);
   writeIndexes(m, model.main.outputIndexes);
+  m.u32(static_cast<uint32_t>(priority));
   m.u64(compiled.tensors.size());
   for (const auto& [operand, placed] : compiled.tensors) {
     writeLayout(m, placed.layout);
@@ -192,6 +195,9 @@ nn::Result<std::shared_ptr<ParsedCache>> readCache(const std::vector<hal::Shared
   CompiledModel& c = parsed->compiled;
   parsed->inputs = readIndexes(r);
   parsed->outputs = readIndexes(r);
+  const auto priority = static_cast<int32_t>(r.u32());
+  NN_RET_CHECK(!r.ok() || priority == 90 || priority == 100 || priority == 110) << "the model cache names no priority";
+  parsed->priority = static_cast<nn::Priority>(priority);
   hal::PayloadReader d(*data);
   auto contents = [&](RegionRecord& region) {
     const uint8_t* p = d.bytes(region.bytes);
@@ -267,6 +273,7 @@ nn::Result<RestoredPreparation> placeCache(const ParsedCache& cache, DeviceQueue
   RestoredPreparation out;
   out.inputs = cache.inputs;
   out.outputs = cache.outputs;
+  out.priority = cache.priority;
   CompiledModel& c = out.compiled;
   c = cache.compiled;
   ProgramRelocation relocation;

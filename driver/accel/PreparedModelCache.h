@@ -5,7 +5,7 @@
 // One model file and one data file in the framing every device shares (weft/hal/CacheFiles.h:
 // magic "WEFTACC\n", version, kind, token, SHA-256). The model file holds the SHA-256 of the
 // configuration (another array, other memories: another program) and of the data file, the
-// model's inputs and outputs, every tensor's layout and DRAM region, the constant regions, the
+// model's inputs and outputs and its priority, every tensor's layout and DRAM region, the constant regions, the
 // snapshot region, the program (ring order, with the DRAM addresses it was compiled for), the
 // per-operation records and the tiling choices. The data file holds the bytes of the constant
 // regions (weights, parameter rows, lookup tables) and of constant tensors; every other tensor
@@ -34,6 +34,7 @@ inline constexpr hal::NumberOfCacheFiles kAcceleratorCacheFiles{1, 1};
 struct RestoredPreparation {
   CompiledModel compiled;
   std::vector<uint32_t> inputs, outputs;  // the model's input and output operands
+  nn::Priority priority = nn::Priority::MEDIUM;  // its executions' (DeviceQueue::waitForTurn)
 };
 
 // The two payloads of a cache, taken from a fresh compilation. Caller holds queue.mutex(): the
@@ -41,7 +42,8 @@ struct RestoredPreparation {
 struct CacheImage {
   std::vector<uint8_t> model, data;
 };
-nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::Model& model, DeviceQueue& queue);
+nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::Model& model, nn::Priority priority,
+                                       DeviceQueue& queue);
 
 // Writes the image into the request's files (one of each kind). An error says why nothing usable
 // was written; the compilation does not fail for it.
