@@ -189,12 +189,12 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTil
   const uint32_t stores = merge ? 1 : box.nb;
   for (uint32_t i = 0; i < stores; ++i) {
     hw::StoreCmd s;
-    s.mode = hw::StoreMode::kRequant8;
-    s.rowBytes = std::min<uint32_t>(C_, l_.n() - n0);
+    s.mode = l_.rawAccumulators ? hw::StoreMode::kRaw32 : hw::StoreMode::kRequant8;
+    s.rowBytes = std::min<uint32_t>(C_, l_.n() - n0);  // columns, whatever their width
     s.paramRow = tile - epochFirstTile;
     s.accAddr = acc + i * perImage;
     s.dramAddr = v.origin + uint64_t{box.b0 + i} * v.imageStride + uint64_t{box.oh0} * v.rowStride +
-                 uint64_t{box.ow0} * v.pixelStride + n0;
+                 uint64_t{box.ow0} * v.pixelStride + uint64_t{n0} * l_.outputElementBytes();
     s.count0 = box.now;
     s.stride0 = static_cast<uint32_t>(v.pixelStride);
     s.count1 = merge ? box.noh * box.nb : box.noh;
@@ -205,7 +205,7 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTil
     const uint64_t rows = uint64_t{s.count0} * s.count1;
     PlannedCommand pc{s, {{bufferId(BufferKind::kAccumulator, accBuffer), false},
                           {bufferId(BufferKind::kParams, 0), false}}};
-    cost_.estimateStore(pc, rows, s.rowBytes);
+    cost_.estimateStore(pc, rows, uint64_t{s.rowBytes} * l_.outputElementBytes());
     out_.add(std::move(pc));
   }
   return {};

@@ -8,7 +8,10 @@
 
 #include "ExecutionParameters.h"
 #include "ModelCompiler.h"
+#include "DeviceBuffer.h"
 #include "PreparedModel.h"
+#include "PreparedModelCache.h"
+#include "weft/kernels/Extensions.h"
 
 namespace weft::accel {
 
@@ -39,12 +42,23 @@ Device::Device(std::shared_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {
   }
 }
 
+const std::vector<nn::Extension>& Device::getSupportedExtensions() const {
+  static const std::vector<nn::Extension> kExtensions = [] {
+    std::vector<nn::Extension> ours;
+    for (const nn::Extension& e : nn::referenceExtensions()) {
+      if (e.name == nn::weft_extension::kName) ours.push_back(e);
+    }
+    return ours;
+  }();
+  return kExtensions;
+}
+
 nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& model) const {
   return supportedOperations(model, queue_->config(), nullptr);
 }
 
 nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference,
-                                                          nn::Priority, const hal::OptionalTimePoint& deadline,
+                                                          nn::Priority priority, const hal::OptionalTimePoint& deadline,
                                                           const std::optional<hal::CacheRequest>& cache) const {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
     return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
@@ -57,7 +71,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   if (!executionParameters(model).empty()) {  // compiled by each execution (ExecutionParameters.h)
-    return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(queue_, model, nullptr));
+    return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(queue_, model, nullptr, priority));
   }
   // A cache gives the tilings (CompilationCache.h); one that cannot be trusted is ignored, and
   // rewritten with what this compilation chooses.
@@ -68,11 +82,22 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     cached = readTilingCache(cachePath, &rejected);
   }
   std::shared_ptr<CompiledModel> compiled;
+  const bool cacheFiles = cache.has_value() && !cache->modelCache.empty();
+  nn::Result<CacheImage> image = NN_ERROR(OP_FAILED) << "not captured";
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());
-    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr);
+    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr, deadline);
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
+    // The device images as compiled, read back before any execution can change them.
+    if (cacheFiles) image = captureForCache(*compiled, model, priority, *queue_);
+  }
+  if (cacheFiles) {
+    // Best effort: a cache that cannot be written only costs the next compilation its time.
+    const nn::Status saved = image.ok() ? writeCache(*image, *cache) : nn::Status(image.error());
+    if (!saved.ok() && std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
+      std::fprintf(stderr, "[cache] the prepared model was not saved: %s\n", saved.error().message.c_str());
+    }
   }
   if (cache.has_value() && !compiled->tilingsFromCache) {
     if (cached.has_value()) rejected = "made for other layers or another configuration, or names no candidate";
@@ -83,13 +108,77 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   return std::static_pointer_cast<const hal::IPreparedModel>(
-      std::make_shared<PreparedModel>(queue_, model, std::move(compiled)));
+      std::make_shared<PreparedModel>(queue_, model, std::move(compiled), priority));
 }
 
-nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
-                                               const std::vector<hal::BufferRole>&,
-                                               const std::vector<hal::BufferRole>&) const {
-  return NN_ERROR(OP_FAILED) << "weft-accel has no device buffers; use host memory";
+hal::NumberOfCacheFiles Device::getNumberOfCacheFilesNeeded() const { return kAcceleratorCacheFiles; }
+
+nn::Result<hal::SharedPreparedModel> Device::prepareModelFromCache(const hal::OptionalTimePoint& deadline,
+                                                                   const std::vector<hal::SharedCacheFile>& modelCache,
+                                                                   const std::vector<hal::SharedCacheFile>& dataCache,
+                                                                   const hal::CacheToken& token) const {
+  if (deadline && std::chrono::steady_clock::now() > *deadline) {
+    return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the preparation deadline has passed";
+  }
+  // Read and checked off the device; only placing it needs the device.
+  auto parsed = readCache(modelCache, dataCache, token, queue_->config());
+  if (!parsed.ok()) return NN_ERROR(BAD_DATA) << "weft-accel: " << parsed.error().message;
+  nn::Result<RestoredPreparation> restored = NN_ERROR(OP_FAILED) << "not placed";
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex());
+    restored = placeCache(**parsed, *queue_);
+  }
+  if (!restored.ok()) return nn::Error{restored.error().code, "weft-accel: " + restored.error().message};
+  auto compiled = std::make_shared<const CompiledModel>(std::move(restored->compiled));
+  return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(
+      queue_, std::move(restored->inputs), std::move(restored->outputs), std::move(compiled), restored->priority));
+}
+
+nn::Result<hal::SharedBuffer> Device::allocate(const hal::BufferDesc& desc,
+                                               const std::vector<hal::SharedPreparedModel>& preparedModels,
+                                               const std::vector<hal::BufferRole>& inputRoles,
+                                               const std::vector<hal::BufferRole>& outputRoles) const {
+  // Every role names an input or output of a model prepared here (compiled once, not per
+  // execution) whose tensor the device keeps; they all agree on the tensor. The buffer takes the
+  // layout of the first role's tensor, input roles first (DeviceBuffer.h): the one a chain's
+  // consumer reads in place.
+  if (inputRoles.empty() && outputRoles.empty()) return NN_ERROR(BAD_DATA) << "a device buffer needs a role";
+  std::optional<TensorLayout> layout;
+  for (const auto* roles : {&inputRoles, &outputRoles}) {
+    const bool input = roles == &inputRoles;
+    for (const hal::BufferRole& role : *roles) {
+      if (role.modelIndex >= preparedModels.size()) {
+        return NN_ERROR(BAD_DATA) << "a role names prepared model " << role.modelIndex << " of "
+                                  << preparedModels.size();
+      }
+      const auto* prepared = dynamic_cast<const PreparedModel*>(preparedModels[role.modelIndex].get());
+      if (prepared == nullptr || prepared->queue() != queue_ || !prepared->isCompiled()) {
+        return NN_ERROR(BAD_DATA) << "a role's model was not prepared on weft-accel, or is compiled per execution";
+      }
+      const auto& operands = input ? prepared->inputOperands() : prepared->outputOperands();
+      if (role.ioIndex >= operands.size()) {
+        return NN_ERROR(BAD_DATA) << "a role names " << (input ? "input " : "output ") << role.ioIndex << " of "
+                                  << operands.size();
+      }
+      auto tensor = prepared->compiled().tensors.find(operands[role.ioIndex]);
+      if (tensor == prepared->compiled().tensors.end()) {
+        return NN_ERROR(BAD_DATA) << "a role's input is read by no operation of its model";
+      }
+      const TensorLayout& t = tensor->second.layout;
+      if (layout && (layout->type != t.type || layout->zeroPoint != t.zeroPoint || layout->dims != t.dims)) {
+        return NN_ERROR(BAD_DATA) << "the roles disagree on the tensor's type or dimensions";
+      }
+      if (!layout) layout = t;
+    }
+  }
+  const auto& dims = desc.dimensions;
+  bool compatible = dims.empty() || dims.size() == layout->dims.size();
+  for (size_t d = 0; compatible && d < dims.size(); ++d) compatible = dims[d] == 0 || dims[d] == layout->dims[d];
+  if (!compatible) return NN_ERROR(BAD_DATA) << "the descriptor's dimensions are not the roles'";
+  std::lock_guard<std::mutex> lock(queue_->mutex());
+  auto buffer = DeviceBuffer::create(queue_, *layout);
+  if (!buffer.ok()) return buffer.error();
+  return std::static_pointer_cast<const hal::IBuffer>(std::move(buffer).value());
 }
 
 }  // namespace weft::accel

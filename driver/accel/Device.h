@@ -21,11 +21,20 @@ class Device : public hal::IDevice, public std::enable_shared_from_this<Device> 
   int64_t getFeatureLevel() const override { return nn::kFeatureLevel4; }
   nn::DeviceType getType() const override { return nn::DeviceType::ACCELERATOR; }
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
+  // org.weft.accel (weft/WeftExtension.h), described exactly as the CPU reference describes it:
+  // the runtime disables an extension that two devices describe differently.
+  const std::vector<nn::Extension>& getSupportedExtensions() const override;
   nn::Result<std::vector<bool>> getSupportedOperations(const nn::Model& model) const override;
   nn::Result<hal::SharedPreparedModel> prepareModel(const nn::Model& model, nn::ExecutionPreference preference,
                                                     nn::Priority priority,
                                                     const hal::OptionalTimePoint& deadline,
                                                     const std::optional<hal::CacheRequest>& cache) const override;
+  // The whole prepared model through the runtime's cache files (PreparedModelCache.h).
+  hal::NumberOfCacheFiles getNumberOfCacheFilesNeeded() const override;
+  nn::Result<hal::SharedPreparedModel> prepareModelFromCache(const hal::OptionalTimePoint& deadline,
+                                                             const std::vector<hal::SharedCacheFile>& modelCache,
+                                                             const std::vector<hal::SharedCacheFile>& dataCache,
+                                                             const hal::CacheToken& token) const override;
   nn::Result<hal::SharedBuffer> allocate(const hal::BufferDesc& desc,
                                          const std::vector<hal::SharedPreparedModel>& preparedModels,
                                          const std::vector<hal::BufferRole>& inputRoles,

@@ -106,23 +106,72 @@ void DeviceQueue::setUpQueue() {
   writeReg(hw::reg::kCtrl, hw::reg::kCtrlEnableMask);
 }
 
-bool DeviceQueue::waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress) {
+DeviceQueue::WaitEnd DeviceQueue::waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress,
+                                                   const Deadline& deadline) {
   bool irq = false;
-  if (!onProgress) {
+  if (!onProgress && !deadline) {
     ScopedMeter m(backendTime_);
     irq = backend_->runUntilInterrupt(maxCycles);
   } else {
+    // Slices: the progress interval, and with a deadline short enough in host time that the
+    // deadline is seen promptly. The simulators' speeds differ by two orders of magnitude, so the
+    // slice adapts to the measured cycles per second, aiming at kDeadlineSlice of wall time.
+    constexpr auto kDeadlineSlice = std::chrono::milliseconds(2);
+    constexpr uint64_t kMinSliceCycles = 256;
+    uint64_t slice = deadline ? kMinSliceCycles : kProgressIntervalCycles;
+    uint64_t nextProgress = kProgressIntervalCycles;
     const uint64_t start = backend_->cycle();
     for (uint64_t elapsed = 0; !irq && elapsed < maxCycles; elapsed = backend_->cycle() - start) {
+      if (deadline && Clock::now() >= *deadline) return WaitEnd::kDeadline;
+      const uint64_t cycles = std::min({slice, maxCycles - elapsed, onProgress ? nextProgress - elapsed : maxCycles});
+      const auto t0 = Clock::now();
       {
         ScopedMeter m(backendTime_);
-        irq = backend_->runUntilInterrupt(std::min(kProgressIntervalCycles, maxCycles - elapsed));
+        irq = backend_->runUntilInterrupt(cycles);
       }
-      onProgress(backend_->cycle() - start);
+      if (deadline) {
+        const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+        const double wanted = std::chrono::duration<double>(kDeadlineSlice).count();
+        const double scaled = took > 0 ? static_cast<double>(cycles) * wanted / took : 4.0 * static_cast<double>(slice);
+        slice = std::clamp<uint64_t>(static_cast<uint64_t>(std::min(scaled, 4.0 * static_cast<double>(slice))),
+                                     kMinSliceCycles, kProgressIntervalCycles);
+      }
+      const uint64_t now = backend_->cycle() - start;
+      if (onProgress && (now >= nextProgress || irq)) {
+        onProgress(now);
+        nextProgress = now + kProgressIntervalCycles;
+      }
     }
   }
-  if (irq) ++interrupts_;
-  return irq;
+  if (!irq) return WaitEnd::kWatchdog;
+  ++interrupts_;
+  return WaitEnd::kInterrupt;
+}
+
+nn::Result<DeviceQueue::ExecutionTurn> DeviceQueue::waitForTurn(nn::Priority priority, const Deadline& deadline) {
+  std::unique_lock<std::mutex> line(lineMutex_);
+  const std::pair<int32_t, uint64_t> place{-static_cast<int32_t>(priority), arrivals_++};
+  line_.insert(place);
+  auto myTurn = [&] { return !executing_ && *line_.begin() == place; };
+  const bool turn = deadline ? lineChanged_.wait_until(line, *deadline, myTurn) : (lineChanged_.wait(line, myTurn), true);
+  line_.erase(place);
+  if (!turn) {
+    lineChanged_.notify_all();  // the next in line may be first now
+    return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed while waiting for the device";
+  }
+  executing_ = true;
+  line.unlock();
+  return ExecutionTurn(this, std::unique_lock<std::mutex>(mutex_));
+}
+
+DeviceQueue::ExecutionTurn::~ExecutionTurn() {
+  if (queue_ == nullptr) return;
+  if (device_.owns_lock()) device_.unlock();
+  {
+    std::lock_guard<std::mutex> line(queue_->lineMutex_);
+    queue_->executing_ = false;
+  }
+  queue_->lineChanged_.notify_all();
 }
 
 void DeviceQueue::softReset() {
@@ -162,7 +211,7 @@ std::string DeviceQueue::refusedCommand(uint32_t start, uint64_t n, hw::Error co
 }
 
 nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& program, uint64_t watchdogCycles,
-                                              const ProgressFn& onProgress) {
+                                              const ProgressFn& onProgress, const Deadline& deadline) {
   const uint64_t n = program.size() / hw::kCommandBytes;
   if (n == 0 || program.size() % hw::kCommandBytes != 0) {
     return NN_ERROR(BAD_DATA) << "a program is a non-empty sequence of 32-byte commands";
@@ -183,8 +232,17 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   tail_ = static_cast<uint32_t>((tail_ + n) % ringSize_);
   writeReg(hw::reg::kRingTail, tail_);  // the doorbell
 
-  const bool irq = waitForInterrupt(watchdogCycles, onProgress);
-  if (!irq) {
+  const WaitEnd end = waitForInterrupt(watchdogCycles, onProgress, deadline);
+  if (end == WaitEnd::kDeadline) {
+    // The device is stopped the way the watchdog stops it: nothing of this program runs on.
+    const uint32_t head = readReg(hw::reg::kRingHead);
+    hardReset();
+    return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << fmt::format(
+               "the execution deadline passed while the device ran; the controller was at command {} of "
+               "the ring; the device was reset",
+               head);
+  }
+  if (end == WaitEnd::kWatchdog) {
     const uint32_t head = readReg(hw::reg::kRingHead);
     hardReset();
     return NN_ERROR(OP_FAILED) << fmt::format(

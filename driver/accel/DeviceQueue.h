@@ -6,16 +6,25 @@
 // when the controller halts on an error (STATUS.error) a soft reset; either way the execution
 // fails with a clear code and the queue is set up again so that the next program runs.
 //
+// A deadline (NNAPI's execution timeout) bounds the wait in host time as the watchdog bounds it
+// in device cycles: the simulation is then advanced in slices of a few milliseconds, and when
+// the deadline passes before the interrupt the device gets the watchdog's hard reset and the
+// execution fails with MISSED_DEADLINE_TRANSIENT; the queue is set up again, as after the watchdog.
+//
 // Every register access and interrupt is counted (the modeled interaction time of
 // ANEURALNETWORKS_DURATION_IN_DRIVER) and the host time spent inside the backend (the
 // simulator) is measured so that it can be excluded from the driver's own time.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "DramAllocator.h"
@@ -46,14 +55,35 @@ class DeviceQueue {
   // One execution at a time on the device.
   std::mutex& mutex() { return mutex_; }
 
+  // An execution's turn on the device: its place in the line released, mutex() held.
+  class ExecutionTurn {
+   public:
+    ExecutionTurn(DeviceQueue* queue, std::unique_lock<std::mutex> device)
+        : queue_(queue), device_(std::move(device)) {}
+    ExecutionTurn(ExecutionTurn&& o) noexcept : queue_(o.queue_), device_(std::move(o.device_)) { o.queue_ = nullptr; }
+    ExecutionTurn& operator=(ExecutionTurn&&) = delete;
+    ~ExecutionTurn();
+
+   private:
+    DeviceQueue* queue_;
+    std::unique_lock<std::mutex> device_;
+  };
+  // Executions wait for the device in NNAPI priority order (HIGH, MEDIUM, LOW), equal priorities
+  // in arrival order, as on the CPU device; one whose deadline passes while it waits leaves the
+  // line with MISSED_DEADLINE_TRANSIENT without running. Compilations and buffer mappings take
+  // mutex() directly, between executions.
+  nn::Result<ExecutionTurn> waitForTurn(nn::Priority priority, const std::optional<std::chrono::steady_clock::time_point>& deadline);
+
   // Runs `commands` (32 bytes each, ending with an interrupting barrier). The watchdog fires
   // after `watchdogCycles` device cycles without the interrupt. Caller holds mutex().
   // `onProgress`, when set, is called with the cycles since the doorbell every
   // kProgressIntervalCycles while the program runs (the run is then advanced in such slices,
   // which changes nothing the device does).
+  // `deadline`, when set, stops the run as described above.
   using ProgressFn = std::function<void(uint64_t cyclesSinceDoorbell)>;
+  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles,
-                                   const ProgressFn& onProgress = {});
+                                   const ProgressFn& onProgress = {}, const Deadline& deadline = std::nullopt);
 
   // Backend calls, metered (register accesses counted, time inside the simulator measured).
   uint32_t readReg(uint32_t addr);
@@ -68,7 +98,9 @@ class DeviceQueue {
   nn::Status checkIdentity();
   nn::Status ensureRing(uint64_t commands);
   void setUpQueue();
-  bool waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress);
+  // How a wait for the interrupt ended.
+  enum class WaitEnd { kInterrupt, kWatchdog, kDeadline };
+  WaitEnd waitForInterrupt(uint64_t maxCycles, const ProgressFn& onProgress, const Deadline& deadline);
   void softReset();
   void hardReset();
   // After the controller halted with `code`: which of the n commands from ring index `start`
@@ -80,6 +112,12 @@ class DeviceQueue {
   std::unique_ptr<sim::IDeviceBackend> backend_;
   std::shared_ptr<DramAllocator> allocator_;
   std::mutex mutex_;
+  // The line of executions waiting for the device: (-priority, arrival), first is next.
+  std::mutex lineMutex_;
+  std::condition_variable lineChanged_;
+  std::set<std::pair<int32_t, uint64_t>> line_;
+  uint64_t arrivals_ = 0;
+  bool executing_ = false;
   SharedRegion ring_;
   uint32_t ringSize_ = 0;  // commands
   uint32_t tail_ = 0;      // the driver's copy of RING_TAIL (== RING_HEAD between programs)

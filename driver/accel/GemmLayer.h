@@ -47,11 +47,16 @@ struct GemmLayer {
   // weight and parameter images before the layer runs (RuntimeOperands.h). `weights` then
   // holds the zero point, the columns' bias 0.
   std::optional<uint32_t> runtimeWeights, runtimeBias;
+  // The STORE writes the int32 accumulators unrequantized (raw32 mode, four bytes a column: the
+  // org.weft.accel matmul); the columns' multipliers, shifts, outZp and clamp are then unused.
+  bool rawAccumulators = false;
 
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }
   uint64_t m() const { return output.pixels(); }
   uint64_t macs() const { return m() * n() * k(); }
+  // Bytes the STORE writes per output element.
+  uint32_t outputElementBytes() const { return rawAccumulators ? 4 : 1; }
 };
 
 }  // namespace weft::accel

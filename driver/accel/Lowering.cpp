@@ -49,7 +49,7 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
   }
   OperationReader r(model, index);
   NN_TRY(r.checkIndexes());
-  const LowerFn lower = familyOf(r.op().type);
+  const LowerFn lower = isWeftMatmulInt32(model, r.op().type) ? lowerWeftMatmulInt32 : familyOf(r.op().type);
   if (lower == nullptr) {
     return NN_ERROR(BAD_DATA) << nn::toString(r.op().type) << " is not supported by the accelerator";
   }

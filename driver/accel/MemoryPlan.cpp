@@ -2,10 +2,19 @@
 
 #include <algorithm>
 
+#include "weft/kernels/Extensions.h"
+
 namespace weft::accel {
 namespace {
 
-TensorLayout flatLayout(const nn::Operand& o, uint32_t index, const nn::Dimensions& dims) {
+// Bytes of a tensor of `o`'s type: an extension type (org.weft.accel's accumulators) has the
+// element size its extension declares.
+uint64_t tensorBytes(const nn::Model& model, const nn::Operand& o, const nn::Dimensions& dims) {
+  const auto info = nn::operandTypeInfo(model, o.type);
+  return uint64_t{info ? info->elementSize : 0} * nn::numberOfElements(dims);
+}
+
+TensorLayout flatLayout(const nn::Model& model, const nn::Operand& o, uint32_t index, const nn::Dimensions& dims) {
   TensorLayout t;
   t.operand = index;
   t.type = o.type;
@@ -13,7 +22,7 @@ TensorLayout flatLayout(const nn::Operand& o, uint32_t index, const nn::Dimensio
   t.fill = static_cast<uint8_t>(o.zeroPoint);
   t.dims = dims;
   t.layout = DataLayout::kFlat;
-  t.image = ImageShape{1, 1, 1, static_cast<uint32_t>(nn::sizeOfData(o.type, dims))};
+  t.image = ImageShape{1, 1, 1, static_cast<uint32_t>(tensorBytes(model, o, dims))};
   return t;
 }
 
@@ -172,7 +181,7 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
   }
   LayoutPlan plan;
   for (const auto& [index, layout] : imageLayout) {
-    TensorLayout t = flatLayout(operands[index], index, dims.at(index));
+    TensorLayout t = flatLayout(model, operands[index], index, dims.at(index));
     if (t.dims.size() == 4) {
       t.layout = layout;
       t.image = imageOf(t.dims, layout);
@@ -225,7 +234,7 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     for (const TensorUse& u : outputsOf(*op)) uses.push_back(u);
     for (const TensorUse& u : uses) {
       if (plan.tensors.count(u.operand) == 0) {
-        plan.tensors[u.operand] = flatLayout(operands[u.operand], u.operand, dims.at(u.operand));
+        plan.tensors[u.operand] = flatLayout(model, operands[u.operand], u.operand, dims.at(u.operand));
       }
     }
     if (op->isVector()) {

@@ -61,11 +61,20 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
 // by an older compiler then name other tilings, so its caches must not match.
 constexpr uint64_t kTilingRevision = 1;
 
+nn::Status checkDeadline(const DeviceQueue::Deadline& deadline, uint32_t operationIndex) {
+  if (deadline && std::chrono::steady_clock::now() > *deadline) {
+    return NN_ERROR(MISSED_DEADLINE_PERSISTENT) << "the compilation deadline passed while compiling operation "
+                                                << operationIndex;
+  }
+  return {};
+}
+
 // The tiling whose scheduled program is shortest among the analytically best candidates, or
 // the candidate `replay` names when there is one; its index goes to *chosen.
 nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
                                 const LayerPlacement& where, const hw::HwConfig& config,
-                                std::optional<uint32_t> replay, uint32_t* chosen) {
+                                std::optional<uint32_t> replay, uint32_t* chosen,
+                                const DeviceQueue::Deadline& deadline) {
   constexpr size_t kShapes = 6;
   auto ranked = rankTilings(layer, chunks, config, kShapes);
   if (ranked.empty()) {
@@ -98,6 +107,8 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   std::atomic<size_t> next{0};
   auto evaluate = [&] {
     for (size_t i = next++; i < count; i = next++) {
+      status[i] = checkDeadline(deadline, layer.operationIndex);
+      if (!status[i].ok()) continue;
       ScheduleEstimator estimator(config);
       status[i] = generateCommands(layer, ranked[i], where, config, estimator);
       ranked[i].estimatedCycles = estimator.cycles();
@@ -209,7 +220,7 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Lowe
                        g.padBottom, g.padRight}) {
       f.add(v);
     }
-    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2);
+    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2 | uint64_t{g.rawAccumulators} << 3);
     view(where[l].input);
     view(where[l].output);
     f.add(chunks[l].size());
@@ -220,7 +231,14 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Lowe
 
 }  // namespace
 
-nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const TilingChoices* replay) {
+std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::HwConfig& config) {
+  std::vector<uint8_t> image = fillImage(layout);
+  image.resize(image.size() + config.cols(), static_cast<uint8_t>(layout.zeroPoint));
+  return image;
+}
+
+nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const TilingChoices* replay,
+                                       const DeviceQueue::Deadline& deadline) {
   const hw::HwConfig& config = queue.config();
   const auto& operands = model.main.operands;
   auto order = dependencyOrder(model);
@@ -244,9 +262,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   // of a tensor may read past it.
   for (const auto& [index, layout] : plan.tensors) {
     if (layout.aliasOf) continue;  // placed below, in its parent's buffer
-    std::vector<uint8_t> image = fillImage(layout);
-    image.resize(image.size() + config.cols(), static_cast<uint8_t>(layout.zeroPoint));
-    auto region = allocateAndWrite(queue, image, fmt::format("tensor {}", index));
+    auto region = allocateAndWrite(queue, initialTensorImage(layout, config), fmt::format("tensor {}", index));
     if (!region.ok()) return region.error();
     const nn::Operand& o = operands[index];
     if (isConstant(o)) {  // a constant activation: its value is written now, once
@@ -279,7 +295,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     if (plan.layers[l].isVector()) continue;
     const GemmLayer& layer = plan.layers[l].layer;
     placements[l].input = placeOf(layer.inputOperand, layer.input);
-    placements[l].output = placeOf(layer.outputOperand, layer.output);
+    placements[l].output = withElementBytes(placeOf(layer.outputOperand, layer.output), layer.outputElementBytes());
     chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
   }
   out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks);
@@ -296,6 +312,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   commands.push_back(PlannedCommand{start, {}});
   for (size_t l = 0; l < layerCount; ++l) {
     const LoweredOperation& lo = plan.layers[l];
+    NN_TRY(checkDeadline(deadline, lo.operationIndex()));
     const size_t firstCommand = commands.size();
     CompiledOperation op;
     op.operationIndex = lo.operationIndex();
@@ -330,7 +347,8 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       LayerPlacement& where = placements[l];
       uint32_t chosen = 0;
       auto tiling = bestTiling(layer, chunks[l], where, config,
-                               replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen);
+                               replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen,
+                               deadline);
       if (!tiling.ok()) return tiling.error();
       if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
       out.tilings.tilings.push_back(chosen);

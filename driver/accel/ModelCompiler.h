@@ -57,8 +57,17 @@ struct CompiledModel {
 // `replay`, from a compilation cache (CompilationCache.h), gives the layers' tilings when it
 // was made for these layers on this configuration; a layer whose index names no candidate,
 // or a cache made for something else, is searched for as without one.
+// `deadline` (NNAPI's compilation timeout) is checked between layers and between the tiling
+// candidates a layer's search schedules: past it, MISSED_DEADLINE_PERSISTENT (the same
+// compilation would take as long again) and nothing of the compilation is kept.
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue,
-                                       const TilingChoices* replay = nullptr);
+                                       const TilingChoices* replay = nullptr,
+                                       const DeviceQueue::Deadline& deadline = std::nullopt);
+
+// A tensor's device buffer as preparation writes it before any constant value: the whole region
+// at its fill (the zero point, PAD's value inside), with Cols bytes of slack the vector unit's last
+// row may read.
+std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::HwConfig& config);
 
 // The support of each operation of `model` (getSupportedOperations) on `config`: the lowering,
 // the vector layers' tiling and the memory plan must all accept it. Reasons for unsupported

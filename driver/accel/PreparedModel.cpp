@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "Burst.h"
+#include "DeviceBuffer.h"
+#include "ProgramRelocation.h"
 #include "ExecutionParameters.h"
 #include "Profiling.h"
 #include "Progress.h"
@@ -44,6 +46,23 @@ nn::Result<Buffer> argumentBuffer(const nn::Request& request, const nn::RequestA
   return NN_ERROR(BAD_DATA) << what << " " << index << " has no value";
 }
 
+// The device buffer of this device an argument lies in, used in place; nullptr for any other.
+const DeviceBuffer* deviceBufferOf(const nn::Request& request, const nn::RequestArgument& a, const DeviceQueue* queue) {
+  if (a.lifetime != nn::RequestArgument::LifeTime::POOL || a.location.poolIndex >= request.pools.size()) return nullptr;
+  const auto* buffer = dynamic_cast<const DeviceBuffer*>(request.pools[a.location.poolIndex].get());
+  return buffer != nullptr && buffer->queue() == queue ? buffer : nullptr;
+}
+
+// A device buffer serves the whole tensor or nothing.
+nn::Status checkWholeBuffer(const DeviceBuffer& buffer, const nn::RequestArgument& a, const TensorLayout& t,
+                            const char* what, size_t i) {
+  if (a.location.offset != 0 || (a.location.length != 0 && a.location.length != buffer.size()) ||
+      buffer.size() < logicalBytes(t)) {
+    return NN_ERROR(BAD_DATA) << what << " " << i << " uses part of a device buffer, or one too small";
+  }
+  return {};
+}
+
 // The request's dimensions, where given, must be the model's.
 nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& actual, const char* what, size_t i) {
   if (given.empty()) return {};
@@ -58,8 +77,8 @@ nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& ac
 }  // namespace
 
 PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
-                             std::shared_ptr<const CompiledModel> compiled)
-    : queue_(std::move(queue)), compiled_(std::move(compiled)),
+                             std::shared_ptr<const CompiledModel> compiled, nn::Priority priority)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)), priority_(priority),
       inputOperands_(model.main.inputIndexes), outputOperands_(model.main.outputIndexes) {
   if (compiled_ == nullptr) {
     model_ = model;
@@ -67,7 +86,15 @@ PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model
   }
 }
 
-nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request) const {
+PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
+                             std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled,
+                             nn::Priority priority)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)), priority_(priority),
+      inputOperands_(std::move(inputOperands)),
+      outputOperands_(std::move(outputOperands)) {}
+
+nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(const nn::Request& request,
+                                                                            const hal::OptionalTimePoint& deadline) const {
   constexpr size_t kKept = 8;
   std::vector<std::vector<uint8_t>> values;
   std::string key;
@@ -97,7 +124,7 @@ nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(cons
   std::shared_ptr<const CompiledModel> compiled;
   {
     std::lock_guard<std::mutex> device(queue_->mutex());
-    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr);
+    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr, deadline);
     if (!c.ok()) {
       return nn::Error{c.error().code, "compiling for the parameters this execution gives: " + c.error().message};
     }
@@ -114,7 +141,7 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   const auto t0 = Clock::now();
   std::shared_ptr<const CompiledModel> compiled = compiled_;
   if (compiled == nullptr) {
-    auto c = compiledFor(request);
+    auto c = compiledFor(request, deadline);
     if (!c.ok()) return c.error();
     compiled = std::move(c).value();
   }
@@ -126,11 +153,18 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   }
   // Validate every argument before touching the device.
   std::vector<Buffer> inputs(inputOperands_.size()), outputs(outputOperands_.size());
+  std::vector<const DeviceBuffer*> inputBuffers(inputOperands_.size()), outputBuffers(outputOperands_.size());
   hal::ExecutionResult result;
   bool sufficient = true;
   for (size_t i = 0; i < inputOperands_.size(); ++i) {
     auto it = cm.tensors.find(inputOperands_[i]);
     if (it == cm.tensors.end()) continue;  // an input no operation reads
+    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.inputs[i], queue_.get())) {
+      NN_TRY(checkWholeBuffer(*buffer, request.inputs[i], it->second.layout, "input", i));
+      NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
+      inputBuffers[i] = buffer;
+      continue;
+    }
     auto b = argumentBuffer(request, request.inputs[i], "input", i);
     if (!b.ok()) return b.error();
     NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
@@ -146,6 +180,13 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
       return NN_ERROR(BAD_DATA) << "output " << i << " is not computed by the prepared model";
     }
     const TensorLayout& t = it->second.layout;
+    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.outputs[i], queue_.get())) {
+      NN_TRY(checkWholeBuffer(*buffer, request.outputs[i], t, "output", i));
+      NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
+      result.outputShapes.push_back(nn::OutputShape{t.dims, true});
+      outputBuffers[i] = buffer;
+      continue;
+    }
     auto b = argumentBuffer(request, request.outputs[i], "output", i);
     if (!b.ok()) return b.error();
     NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
@@ -159,18 +200,53 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
     return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed before the device was started";
   }
 
-  std::lock_guard<std::mutex> lock(queue_->mutex());
+  // The device by priority (DeviceQueue::waitForTurn); the deadline bounds the wait.
+  auto turn = queue_->waitForTurn(priority_, deadline);
+  if (!turn.ok()) return turn.error();
+  if (deadline && Clock::now() > *deadline) {  // it passed while a compilation had the device
+    return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed while waiting for the device";
+  }
   auto& backend = queue_->backend();
   ExecutionMeasurements m;
   m.copyTime.assign(cm.operations.size(), std::chrono::nanoseconds(0));
   m.statsBefore = backend.stats();
   // Host copies are charged to the operation that reads (inputs) or writes (outputs) them.
+  uint64_t hostCopyBytes = 0;
+  // Device buffers kept in the tensor's own layout are used in place: the program's addresses of
+  // the tensor move to the buffer (ProgramRelocation.h). Others go through the host.
+  ProgramRelocation inPlace;
+  for (size_t i = 0; i < inputOperands_.size(); ++i) {
+    const DeviceBuffer* buffer = inputBuffers[i];
+    if (buffer == nullptr) continue;
+    const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
+    hostCopyBytes += buffer->prepareForDeviceRead();
+    if (sameDeviceLayout(buffer->layout(), t.layout)) {
+      inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
+      continue;
+    }
+    std::vector<uint8_t> bytes(logicalBytes(buffer->layout()));
+    copyFromDevice(backend, buffer->layout(), buffer->region()->addr(), bytes.data());
+    copyToDevice(backend, t.layout, t.region->addr(), bytes.data());
+    hostCopyBytes += 2 * bytes.size();
+  }
+  for (size_t i = 0; i < outputOperands_.size(); ++i) {
+    const DeviceBuffer* buffer = outputBuffers[i];
+    if (buffer == nullptr) continue;
+    const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
+    if (sameDeviceLayout(buffer->layout(), t.layout)) inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
+  }
   for (size_t i = 0; i < inputOperands_.size(); ++i) {
     if (inputs[i].data == nullptr) continue;
     const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
     const auto c0 = Clock::now();
     copyToDevice(backend, t.layout, t.region->addr(), inputs[i].data);
+    hostCopyBytes += logicalBytes(t.layout);
     m.copyTime[cm.firstReader.at(inputOperands_[i])] += Clock::now() - c0;
+  }
+  std::vector<uint8_t> relocated;
+  if (!inPlace.empty()) {
+    relocated = cm.program;
+    NN_TRY(inPlace.apply(relocated, /*everyAddressMoves=*/false));
   }
   DeviceQueue::ProgressFn onProgress;
   if (auto listener = progressListener()) {
@@ -180,13 +256,26 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
                               cm.operations.size()});
     };
   }
-  auto submitted = queue_->run(cm.program, cm.watchdogCycles, onProgress);
+  auto submitted = queue_->run(inPlace.empty() ? cm.program : relocated, cm.watchdogCycles, onProgress, deadline);
+  for (const DeviceBuffer* buffer : outputBuffers) {
+    if (buffer != nullptr) buffer->deviceWrote();  // or half-wrote, when the run failed
+  }
   if (!submitted.ok()) return submitted.error();
   m.submission = submitted.value();
   const auto snapshots = readSnapshots(backend, cm);
   for (size_t i = 0; i < outputOperands_.size(); ++i) {
     const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
+    if (const DeviceBuffer* buffer = outputBuffers[i]) {
+      if (!sameDeviceLayout(buffer->layout(), t.layout)) {  // through the host, into its layout
+        std::vector<uint8_t> bytes(logicalBytes(t.layout));
+        copyFromDevice(backend, t.layout, t.region->addr(), bytes.data());
+        copyToDevice(backend, buffer->layout(), buffer->region()->addr(), bytes.data());
+        hostCopyBytes += 2 * bytes.size();
+      }
+      continue;
+    }
     const auto c0 = Clock::now();
+    hostCopyBytes += logicalBytes(t.layout);
     copyFromDevice(backend, t.layout, t.region->addr(), outputs[i].data);
     auto producer = cm.producer.find(outputOperands_[i]);
     if (producer != cm.producer.end()) m.copyTime[producer->second] += Clock::now() - c0;
@@ -194,6 +283,7 @@ nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& reque
   m.statsAfter = backend.stats();
   m.wallTime = Clock::now() - t0;
   result.profile = makeProfile(cm, snapshots, m, queue_->config(), std::string(sim::toString(backend.kind())));
+  result.profile.hostCopyBytes = hostCopyBytes;
   result.timing = makeTiming(result.profile, measure);
   return result;
 }

@@ -19,30 +19,42 @@ namespace weft::accel {
 class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from_this<PreparedModel> {
  public:
   // `compiled` is null when the model has execution parameters: it is compiled per execution.
+  // Its executions wait for the device with `priority` (DeviceQueue::waitForTurn).
   PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
-                std::shared_ptr<const CompiledModel> compiled);
+                std::shared_ptr<const CompiledModel> compiled, nn::Priority priority = nn::Priority::MEDIUM);
+  // A compilation restored from a cache (PreparedModelCache.h): no model, only its inputs and
+  // outputs.
+  PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
+                std::vector<uint32_t> outputOperands, std::shared_ptr<const CompiledModel> compiled,
+                nn::Priority priority = nn::Priority::MEDIUM);
 
   nn::Result<hal::ExecutionResult> execute(const nn::Request& request, nn::MeasureTiming measure,
                                            const hal::OptionalTimePoint& deadline,
                                            const hal::OptionalDuration& loopTimeoutDuration) const override;
   nn::Result<hal::SharedBurst> configureExecutionBurst() const override;
 
-  // The compilation of a model without execution parameters.
+  // The compilation of a model without execution parameters (null for one with them).
   const CompiledModel& compiled() const { return *compiled_; }
+  bool isCompiled() const { return compiled_ != nullptr; }
+  const std::shared_ptr<DeviceQueue>& queue() const { return queue_; }
+  const std::vector<uint32_t>& inputOperands() const { return inputOperands_; }
+  const std::vector<uint32_t>& outputOperands() const { return outputOperands_; }
 
  private:
   // The compilation for this request's parameter values: kept, or made now.
-  nn::Result<std::shared_ptr<const CompiledModel>> compiledFor(const nn::Request& request) const;
+  // Past `deadline` (the execution's), the compilation stops with MISSED_DEADLINE_PERSISTENT.
+  nn::Result<std::shared_ptr<const CompiledModel>> compiledFor(const nn::Request& request,
+                                                               const hal::OptionalTimePoint& deadline) const;
 
   std::shared_ptr<DeviceQueue> queue_;
   std::shared_ptr<const CompiledModel> compiled_;
+  nn::Priority priority_;
   // Execution parameters: the model, which of its inputs they are, compilations by value.
   nn::Model model_;
   std::vector<uint32_t> parameters_;
   mutable std::mutex specializationsMutex_;
   mutable std::list<std::pair<std::string, std::shared_ptr<const CompiledModel>>> specializations_;
   std::vector<uint32_t> inputOperands_, outputOperands_;
-  std::vector<nn::Operand> inputDecl_;  // declared model inputs, to check request dimensions
 };
 
 }  // namespace weft::accel

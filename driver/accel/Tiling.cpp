@@ -74,7 +74,7 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
   const uint32_t nK = static_cast<uint32_t>(p.chunks.size());
   const uint32_t groups = ceilDiv(p.nTiles, p.tilesPerGroup);
   const uint32_t epochs = ceilDiv(p.nTiles, p.tilesPerEpoch);
-  const uint32_t storeBytes = std::min<uint32_t>(cost.cols, layer.n());
+  const uint32_t storeBytes = std::min<uint32_t>(cost.cols, layer.n()) * layer.outputElementBytes();
   // Per output pixel: load-unit and channel cycles of its im2col rows, array cycles.
   double rowLoad = 0, rowChannel = 0;
   for (const KChunk& c : p.chunks) {

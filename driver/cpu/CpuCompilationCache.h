@@ -1,8 +1,7 @@
 // The CPU device's compilation cache. Its prepared model is the model itself, so the cache is the
 // model serialized (weft/nn/ModelSerialization.h): the structure in the one model-cache file, the
-// constants in the one data-cache file. Each file is
-//   magic "WEFTCPU\n" | format version | kind (model or data) | token | payload size | payload |
-//   SHA-256 of everything before it
+// constants in the one data-cache file. Each file has the framing every device shares
+// (weft/hal/CacheFiles.h: magic "WEFTCPU\n", format version, kind, token, payload, SHA-256)
 // and the model payload starts with the SHA-256 of the data payload, which binds the two files.
 // A file is trusted only when all of that holds: a flipped bit, a truncated or extended file, the
 // two files swapped, or files of another model (another token) are refused.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "DeviceMemory.h"
 #include "OperandTypes.h"
 
 namespace weft::runtime {
@@ -101,9 +102,11 @@ nn::Result<std::unique_ptr<RuntimeMemory>> RuntimeMemory::createFromDescription(
   }
   const std::optional<uint32_t> size = byteSize(description.typeInfo, description.dimensions);
   if (!size.has_value()) return NN_ERROR(BAD_DATA) << "the memory size exceeds 4 GiB";
-  auto host = std::make_shared<HostMemory>(*size);
+  // On the device when the roles' device offers a buffer (DeviceMemory.h), on the host otherwise.
+  nn::SharedMemory memory = allocateOnDevice(description, *size);
+  if (memory == nullptr) memory = std::make_shared<HostMemory>(*size);
   return std::unique_ptr<RuntimeMemory>(
-      new RuntimeMemory(std::move(host), true, true, std::make_unique<MemoryDescription>(description)));
+      new RuntimeMemory(std::move(memory), true, true, std::make_unique<MemoryDescription>(description)));
 }
 
 nn::Status RuntimeMemory::validateForConstant(size_t offset, size_t length) const {

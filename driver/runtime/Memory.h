@@ -1,7 +1,8 @@
 // ANeuralNetworksMemory: bytes shared between the client, the model and executions. Either a
-// mapping of a client file descriptor (createFromFd) or host memory allocated for the roles of
-// a memory descriptor (createFromDesc), which also tracks whether it holds valid data and its
-// current dimensions.
+// mapping of a client file descriptor (createFromFd) or memory for the roles of a memory
+// descriptor (createFromDesc: the roles' device's own buffer when it offers one, DeviceMemory.h,
+// host memory otherwise), which also tracks whether it holds valid data and its current
+// dimensions.
 #pragma once
 
 #include <memory>
@@ -43,8 +44,9 @@ class RuntimeMemory {
  public:
   // Maps [offset, offset + size) of a duplicate of `fd` with `protect` (PROT_* bits).
   static nn::Result<std::unique_ptr<RuntimeMemory>> createFromFd(size_t size, int protect, int fd, size_t offset);
-  // Host memory of the description's byte size, uninitialized (OP_FAILED when the dimensions
-  // are not fully specified: the size cannot be known).
+  // Memory of the description's byte size, uninitialized: a device buffer or host memory
+  // (DeviceMemory.h). OP_FAILED when the dimensions are not fully specified: the size cannot be
+  // known.
   static nn::Result<std::unique_ptr<RuntimeMemory>> createFromDescription(const MemoryDescription& description);
 
   const nn::SharedMemory& memory() const { return memory_; }

@@ -199,6 +199,50 @@ OpModel makeFcModel(const FcCase& c, std::mt19937& rng) {
   return m;
 }
 
+std::string MatmulCase::describe() const {
+  return fmt::format("matmul [{}, {}] x [{}, {}]^T lhs {}(s{} z{}) rhs {}(s{} z{}){}{}", m, k, n, k, typeName(lhs.type),
+                     lhs.scale, lhs.zeroPoint, typeName(rhs.type), rhs.scale, rhs.zeroPoint,
+                     rhsAtExecution ? " rhs at execution" : "", accumulatorOutput ? " -> accumulator" : " -> int32");
+}
+
+nn::OperationType weftMatmulType() {
+  return static_cast<nn::OperationType>(uint32_t{kWeftPrefix} << nn::kExtensionTypeBits | 0);
+}
+nn::OperandType weftAccumulatorType() {
+  return static_cast<nn::OperandType>(uint32_t{kWeftPrefix} << nn::kExtensionTypeBits | 0);
+}
+
+OpModel makeMatmulModel(const MatmulCase& c, std::mt19937& rng) {
+  ModelBuilder b;
+  OpModel m;
+  const uint32_t lhs = b.input(c.lhs.type, {c.m, c.k}, c.lhs.scale, c.lhs.zeroPoint);
+  m.inputs.push_back(randomBytes(rng, size_t{c.m} * c.k));
+  uint32_t rhs = 0;
+  auto rhsBytes = randomBytes(rng, size_t{c.n} * c.k);
+  if (c.rhsAtExecution) {
+    rhs = b.input(c.rhs.type, {c.n, c.k}, c.rhs.scale, c.rhs.zeroPoint);
+    m.inputs.push_back(std::move(rhsBytes));
+  } else {
+    rhs = b.constant(c.rhs.type, {c.n, c.k}, rhsBytes.data(), rhsBytes.size(), c.rhs.scale, c.rhs.zeroPoint);
+  }
+  uint32_t out = 0;
+  if (c.accumulatorOutput) {
+    out = b.tensor(weftAccumulatorType(), {c.m, c.n});
+    const float scale = c.lhs.scale * c.rhs.scale;
+    std::vector<uint8_t> params(sizeof(scale));
+    std::memcpy(params.data(), &scale, sizeof(scale));
+    b.operand(out).extraParams = params;
+  } else {
+    out = b.tensor(OperandType::TENSOR_INT32, {c.m, c.n});
+  }
+  b.output(out);
+  b.operation(weftMatmulType(), {lhs, rhs}, {out});
+  m.model = b.build();
+  m.model.extensionNameToPrefix = {{"org.weft.accel", kWeftPrefix}};
+  m.outputBytes.push_back(size_t{c.m} * c.n * 4);
+  return m;
+}
+
 namespace {
 
 // Scales such that in * w / out spans small and large multipliers (a few above 1).
@@ -214,6 +258,21 @@ void randomScales(std::mt19937& rng, float& in, float& w, float& out, uint32_t k
 Quant quantOfType(std::mt19937& rng, OperandType t, float scale) { return Quant{t, scale, randomZeroPoint(rng, t)}; }
 
 }  // namespace
+
+MatmulCase randomMatmulCase(std::mt19937& rng, uint32_t maxRows, uint32_t maxSize) {
+  auto pick = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+  auto type = [&] { return rng() % 2 ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM; };
+  MatmulCase c;
+  c.m = pick(1, maxRows);
+  c.n = pick(1, maxSize);
+  c.k = pick(1, maxSize);
+  // Each input its own type, signedness and zero point: the array reads them independently.
+  c.lhs = quantOfType(rng, type(), 0.25f);
+  c.rhs = quantOfType(rng, type(), 0.5f);
+  c.rhsAtExecution = rng() % 4 == 0;
+  c.accumulatorOutput = rng() % 2 == 0;
+  return c;
+}
 
 ConvCase randomConvCase(std::mt19937& rng, uint32_t maxSpatial, uint32_t maxChannels) {
   auto pick = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
@@ -325,10 +384,11 @@ nn::Result<RunResult> runOnCpu(const OpModel& m) {
   return result;
 }
 
-nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m, nn::MeasureTiming measure) {
+nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m, nn::MeasureTiming measure,
+                                    const hal::OptionalTimePoint& deadline) {
   RunResult result;
   const nn::Request r = makeRequest(m, result.outputs);
-  auto e = prepared.execute(r, measure, {}, {});
+  auto e = prepared.execute(r, measure, deadline, {});
   if (!e.ok()) return e.error();
   for (const auto& s : e.value().outputShapes) {
     if (!s.isSufficient) return NN_ERROR(OUTPUT_INSUFFICIENT_SIZE) << "the test's output buffer is too small";

@@ -66,6 +66,19 @@ struct FcCase {
   std::string describe() const;
 };
 
+// org.weft.accel's WEFT_MATMUL_INT32 (weft/WeftExtension.h): lhs [m, k] x rhs [n, k] -> int32.
+struct MatmulCase {
+  uint32_t m = 4, n = 4, k = 8;
+  Quant lhs, rhs;
+  bool rhsAtExecution = false;  // rhs a model input instead of a constant
+  bool accumulatorOutput = false;  // WEFT_TENSOR_INT32_ACCUMULATOR (with its scale) or TENSOR_INT32
+  std::string describe() const;
+};
+// The model's prefix for org.weft.accel, and the extension types it makes.
+inline constexpr uint16_t kWeftPrefix = 1;
+nn::OperationType weftMatmulType();
+nn::OperandType weftAccumulatorType();
+
 // A model with one operation and its input values (random bytes of the input type).
 struct OpModel {
   nn::Model model;
@@ -74,10 +87,12 @@ struct OpModel {
 };
 OpModel makeConvModel(const ConvCase& c, std::mt19937& rng);
 OpModel makeFcModel(const FcCase& c, std::mt19937& rng);
+OpModel makeMatmulModel(const MatmulCase& c, std::mt19937& rng);
 
 // Random cases with valid quantization (scales such that multipliers are representable).
 ConvCase randomConvCase(std::mt19937& rng, uint32_t maxSpatial, uint32_t maxChannels);
 FcCase randomFcCase(std::mt19937& rng, uint32_t maxBatch, uint32_t maxSize);
+MatmulCase randomMatmulCase(std::mt19937& rng, uint32_t maxRows, uint32_t maxSize);
 
 // Results of one run: the output bytes and, for device runs, the execution result.
 struct RunResult {
@@ -87,7 +102,8 @@ struct RunResult {
 // The CPU reference (the oracle).
 nn::Result<RunResult> runOnCpu(const OpModel& m);
 nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m,
-                                    nn::MeasureTiming measure = nn::MeasureTiming::YES);
+                                    nn::MeasureTiming measure = nn::MeasureTiming::YES,
+                                    const hal::OptionalTimePoint& deadline = std::nullopt);
 nn::Result<hal::SharedPreparedModel> prepare(const hal::IDevice& device, const nn::Model& model);
 
 // The process's accelerator on the approx backend with the given configuration (tests in one

@@ -7,6 +7,7 @@
 
 #include "../../driver/accel/PreparedModel.h"
 #include "AccelTestUtil.h"
+#include "DeadlineModels.h"
 #include "WrappedBackend.h"
 #include "weft/accel/AcceleratorDevice.h"
 
@@ -54,6 +55,18 @@ TEST(Rtl, RandomFullyConnectedLayersMatchTheReference) {
   }
 }
 
+// org.weft.accel's matmul: the RTL's raw32 stores write the accumulators the reference sums.
+TEST(Rtl, WeftMatmulInt32MatchesTheReference) {
+  auto device = rtlDevice("weft8");
+  std::mt19937 rng(3150);
+  for (int i = 0; i < 3; ++i) {
+    MatmulCase c = randomMatmulCase(rng, 20, 40);
+    c.accumulatorOutput = i % 2 == 0;
+    const OpModel m = makeMatmulModel(c, rng);
+    expectBitExact(*device, m, c);
+  }
+}
+
 TEST(Rtl, TimingFollowsTheBusyCounter) {
   auto device = rtlDevice("weft8");
   std::mt19937 rng(3200);
@@ -96,6 +109,39 @@ TEST(Rtl, DeviceErrorIsRecovered) {
   auto ok = runOnPrepared(*prepared.value(), m);
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_EQ(firstMismatch(ok.value().outputs[0], cpu.value().outputs[0]), -1);
+}
+
+// A deadline on the RTL: the simulation is stopped when it passes, the device hard reset, and the
+// next execution runs whole with the same outputs.
+TEST(Rtl, AnExecutionPastItsDeadlineIsStoppedAndTheNextOneWorks) {
+  using Clock = std::chrono::steady_clock;
+  auto wrapped = std::make_unique<WrappedBackend>(sim::createBackend(sim::BackendKind::kRtl, hw::HwConfig::load("weft8")));
+  WrappedBackend* backend = wrapped.get();
+  auto device = deviceOn(std::move(wrapped));
+  std::mt19937 rng(3400);
+  const OpModel big = makeConvChain(/*layers=*/3, /*size=*/32, /*channels=*/32, rng);  // ~0.45 M cycles
+  auto prepared = prepare(*device, big.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto before = runOnPrepared(*prepared.value(), big);
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  const uint64_t programCycles = before.value().execution->profile.deviceCycles;
+
+  const uint64_t cycle0 = backend->cycle();
+  const auto t0 = Clock::now();
+  auto missed = runOnPrepared(*prepared.value(), big, nn::MeasureTiming::NO, Clock::now() + std::chrono::milliseconds(20));
+  const double missedSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  ASSERT_FALSE(missed.ok());
+  EXPECT_EQ(missed.error().code, nn::ErrorStatus::MISSED_DEADLINE_TRANSIENT) << missed.error().message;
+  EXPECT_EQ(backend->hardResets(), 1u);
+  EXPECT_LT(missedSeconds, 0.02 + 0.2);
+  EXPECT_LT(backend->cycle() - cycle0, programCycles / 2) << "of " << programCycles;
+
+  auto after = runOnPrepared(*prepared.value(), big);
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  EXPECT_EQ(firstMismatch(after.value().outputs[0], before.value().outputs[0]), -1);
+  auto cpu = runOnCpu(big);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+  EXPECT_EQ(firstMismatch(after.value().outputs[0], cpu.value().outputs[0]), -1);
 }
 
 // Utilization of a large layer on the default configuration, from the RTL's counters.

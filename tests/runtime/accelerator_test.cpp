@@ -3,7 +3,11 @@
 // claims must run there, the rest on the CPU, and the results must match a CPU-only compilation.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -157,6 +161,142 @@ TEST(Accelerator, DurationsFromTheSimulatedDevice) {
   ASSERT_EQ(profiles.size(), 1u);
   EXPECT_EQ(profiles[0].device, "weft-accel");
   EXPECT_GT(profiles[0].simulatedCycles, 0u);
+}
+
+}  // namespace
+}  // namespace weft::test
+
+namespace weft::test {
+namespace {
+
+// `layers` SAME kernel x kernel convolutions, `channels` -> `channels`, on a 1 x size x size image. Finished.
+// The constants live as long as the test (NNAPI keeps references to large values).
+std::unique_ptr<Model> makeConvChainModel(uint32_t layers, uint32_t size, uint32_t channels,
+                                          std::vector<std::vector<uint8_t>>& keep, uint32_t kernel = 3) {
+  auto model = std::make_unique<Model>();
+  const std::vector<uint32_t> image{1, size, size, channels};
+  uint32_t x = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, image, 0.5f, 128);
+  const uint32_t input = x;
+  const uint32_t same = model->addInt32Constant(ANEURALNETWORKS_PADDING_SAME);
+  const uint32_t one = model->addInt32Constant(1);
+  const uint32_t none = model->addInt32Constant(ANEURALNETWORKS_FUSED_NONE);
+  for (uint32_t l = 0; l < layers; ++l) {
+    keep.emplace_back(size_t{channels} * kernel * kernel * channels);
+    for (size_t i = 0; i < keep.back().size(); ++i) keep.back()[i] = static_cast<uint8_t>((i * 97 + l * 13) % 251);
+    const uint32_t filter =
+        model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {channels, kernel, kernel, channels}, 0.01f, 128);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), static_cast<int32_t>(filter), keep.back().data(),
+                                                   keep.back().size()),
+              kOk);
+    keep.emplace_back(size_t{channels} * 4, 0);
+    const uint32_t bias = model->addOperand(ANEURALNETWORKS_TENSOR_INT32, {channels}, 0.005f, 0);
+    EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), static_cast<int32_t>(bias), keep.back().data(),
+                                                   keep.back().size()),
+              kOk);
+    const uint32_t y = model->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, image, 0.5f, 128);
+    EXPECT_EQ(model->addOperation(ANEURALNETWORKS_CONV_2D, {x, filter, bias, same, one, one, none}, {y}), kOk);
+    x = y;
+  }
+  EXPECT_EQ(model->identify({input}, {x}), kOk);
+  EXPECT_EQ(model->finish(), kOk);
+  return model;
+}
+
+int computeWithTimeout(const Compilation& compilation, const std::vector<uint8_t>& input, std::vector<uint8_t>& output,
+                       uint64_t timeoutNs) {
+  Execution execution(compilation);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size()), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output.data(), output.size()), kOk);
+  if (timeoutNs > 0) EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), timeoutNs), kOk);
+  return execution.compute();
+}
+
+// ANeuralNetworksExecution_setTimeout on the accelerator is enforced while the simulation runs:
+// MISSED_DEADLINE_TRANSIENT soon after the timeout, and the next execution runs whole, exact.
+TEST(Accelerator, AnExecutionTimeoutStopsTheDeviceAndTheNextExecutionWorks) {
+  const ANeuralNetworksDevice* accel = accelerator();
+  if (accel == nullptr) GTEST_SKIP() << "no accelerator device (WEFT_BACKEND=approx, or build the RTL)";
+  std::vector<std::vector<uint8_t>> keep;
+  auto model = makeConvChainModel(/*layers=*/6, /*size=*/56, /*channels=*/64, keep);  // some 10 M cycles
+  Compilation onAccelerator(*model, {accel});
+  ASSERT_EQ(onAccelerator.finish(), kOk);
+  std::vector<uint8_t> input(56 * 56 * 64);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>((i * 31) % 256);
+  std::vector<uint8_t> expected(input.size()), output(input.size());
+  ASSERT_EQ(computeWithTimeout(onAccelerator, input, expected, 0), kOk);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(computeWithTimeout(onAccelerator, input, output, 2'000'000), ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.002 + 0.2);
+
+  ASSERT_EQ(computeWithTimeout(onAccelerator, input, output, 60'000'000'000), kOk);
+  EXPECT_EQ(output, expected);
+  Compilation onCpu(*model, {cpuDevice()});
+  ASSERT_EQ(onCpu.finish(), kOk);
+  std::vector<uint8_t> reference(input.size());
+  ASSERT_EQ(computeWithTimeout(onCpu, input, reference, 0), kOk);
+  EXPECT_EQ(output, reference);
+}
+
+// A memory from a descriptor whose roles are on the accelerator lives in its DRAM: a tensor passed
+// from one execution to the next is never copied through the host (the profiles' hostCopyBytes),
+// and ANeuralNetworksMemory_copy still sees its bytes.
+TEST(Accelerator, AMemoryFromADescriptorKeepsAChainedTensorOnTheDevice) {
+  const ANeuralNetworksDevice* accel = accelerator();
+  if (accel == nullptr) GTEST_SKIP() << "no accelerator device (WEFT_BACKEND=approx, or build the RTL)";
+  std::vector<std::vector<uint8_t>> keep;
+  auto first = makeConvChainModel(1, 10, 12, keep);
+  auto second = makeConvChainModel(1, 10, 12, keep, /*kernel=*/1);  // reads the image as first writes it
+  Compilation a(*first, {accel}), b(*second, {accel});
+  ASSERT_EQ(a.finish(), kOk);
+  ASSERT_EQ(b.finish(), kOk);
+  ANeuralNetworksMemoryDesc* desc = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_create(&desc), kOk);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc, a.get(), 0, 1.0f), kOk);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc, b.get(), 0, 1.0f), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc), kOk);
+  ANeuralNetworksMemory* memory = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc, &memory), kOk);
+  ANeuralNetworksMemoryDesc_free(desc);
+
+  std::vector<uint8_t> input(10 * 10 * 12), output(input.size()), middle(input.size());
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>((i * 17) % 256);
+  Execution ea(a);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(ea.get(), 0, nullptr, input.data(), input.size()), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(ea.get(), 0, nullptr, memory, 0, 0), kOk);
+  ASSERT_EQ(ea.compute(), kOk);
+  Execution eb(b);
+  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(eb.get(), 0, nullptr, memory, 0, 0), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(eb.get(), 0, nullptr, output.data(), output.size()), kOk);
+  ASSERT_EQ(eb.compute(), kOk);
+  const auto& pa = runtime::getExecutionProfiles(ea.get());
+  const auto& pb = runtime::getExecutionProfiles(eb.get());
+  ASSERT_EQ(pa.size(), 1u);
+  ASSERT_EQ(pb.size(), 1u);
+  EXPECT_EQ(pa[0].hostCopyBytes, input.size());   // its input in, its output stayed on the device
+  EXPECT_EQ(pb[0].hostCopyBytes, output.size());  // its input was there, its output out
+
+  // The same chain on the CPU, through host vectors.
+  Compilation ca(*first, {cpuDevice()}), cb(*second, {cpuDevice()});
+  ASSERT_EQ(ca.finish(), kOk);
+  ASSERT_EQ(cb.finish(), kOk);
+  std::vector<uint8_t> expectedMiddle(input.size()), expected(input.size());
+  ASSERT_EQ(computeWithTimeout(ca, input, expectedMiddle, 0), kOk);
+  ASSERT_EQ(computeWithTimeout(cb, expectedMiddle, expected, 0), kOk);
+  EXPECT_EQ(output, expected);
+
+  // ANeuralNetworksMemory_copy reads the device's bytes.
+  const int fd = memfd_create("weft-accel-memory-test", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(middle.size())), 0);
+  ANeuralNetworksMemory* host = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(middle.size(), PROT_READ | PROT_WRITE, fd, 0, &host), kOk);
+  ASSERT_EQ(ANeuralNetworksMemory_copy(memory, host), kOk);
+  ASSERT_EQ(pread(fd, middle.data(), middle.size(), 0), static_cast<ssize_t>(middle.size()));
+  EXPECT_EQ(middle, expectedMiddle);
+  ANeuralNetworksMemory_free(host);
+  close(fd);
+  ANeuralNetworksMemory_free(memory);
 }
 
 }  // namespace

@@ -125,6 +125,53 @@ CacheModel quantModel() {
           }};
 }
 
+// A quant8 CONV_2D 3x3 (SAME, 3 -> 4 channels) on a 1x4x4x3 image, then ADD of a constant
+// 1x4x4x4 tensor: several layers, a constant activation. Checked against a CPU-only compilation.
+std::unique_ptr<Model> buildConvAdd() {
+  auto model = std::make_unique<Model>();
+  constexpr int32_t kQuant = ANEURALNETWORKS_TENSOR_QUANT8_ASYMM;
+  const uint32_t input = model->addOperand(kQuant, {1, 4, 4, 3}, 0.5f, 128);
+  const uint32_t filter = model->addOperand(kQuant, {4, 3, 3, 3}, 0.25f, 120);
+  const uint32_t bias = model->addOperand(ANEURALNETWORKS_TENSOR_INT32, {4}, 0.125f, 0);
+  const uint32_t same = model->addInt32Constant(ANEURALNETWORKS_PADDING_SAME);
+  const uint32_t one = model->addInt32Constant(1);
+  const uint32_t none = model->addInt32Constant(0);
+  const uint32_t conv = model->addOperand(kQuant, {1, 4, 4, 4}, 2.0f, 100);
+  const uint32_t addend = model->addOperand(kQuant, {1, 4, 4, 4}, 1.0f, 7);
+  const uint32_t out = model->addOperand(kQuant, {1, 4, 4, 4}, 3.0f, 90);
+  static std::vector<uint8_t> f(4 * 27), c(64);
+  for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<uint8_t>(100 + (i * 37) % 50);
+  for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<uint8_t>((i * 53) % 256);
+  const int32_t b[4] = {40, -30, 20, 0};
+  EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), filter, f.data(), f.size()), kOk);
+  EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), bias, b, sizeof(b)), kOk);
+  EXPECT_EQ(ANeuralNetworksModel_setOperandValue(model->get(), addend, c.data(), c.size()), kOk);
+  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_CONV_2D, {input, filter, bias, same, one, one, none}, {conv}), kOk);
+  EXPECT_EQ(model->addOperation(ANEURALNETWORKS_ADD, {conv, addend, none}, {out}), kOk);
+  EXPECT_EQ(model->identify({input}, {out}), kOk);
+  EXPECT_EQ(model->finish(), kOk);
+  return model;
+}
+
+CacheModel convAddModel() {
+  return {"quant8_conv_add", buildConvAdd, [](const Compilation& compilation) {
+            std::vector<uint8_t> input(48);
+            for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>((i * 29) % 256);
+            auto run = [&](const Compilation& c) {
+              Execution execution(c);
+              std::vector<uint8_t> out(64, 0);
+              EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size()), kOk);
+              EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, out.data(), out.size()), kOk);
+              EXPECT_EQ(execution.compute(), kOk);
+              return out;
+            };
+            const std::unique_ptr<Model> reference = buildConvAdd();
+            Compilation onCpu(*reference, {cpuDevice()});
+            ASSERT_EQ(onCpu.finish(), kOk);
+            EXPECT_EQ(run(compilation), run(onCpu));
+          }};
+}
+
 struct Param {
   const char* device;
   CacheModel (*model)();
@@ -289,10 +336,11 @@ TEST_P(CompilationCaching, AnotherModelsOrTokensFilesAreRefused) {
   Model* otherModel = nullptr;
   std::unique_ptr<Model> different = std::make_unique<Model>();
   {
-    const uint32_t a = different->addTensor({2});
-    const uint32_t b = different->addTensor({2});
+    // Quant8, so that every device of the suite runs it.
+    const uint32_t a = different->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 2, 2, 8}, 0.5f, 10);
+    const uint32_t b = different->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 2, 2, 8}, 0.5f, 10);
     const uint32_t act = different->addInt32Constant(0);
-    const uint32_t out = different->addTensor({2});
+    const uint32_t out = different->addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {1, 2, 2, 8}, 0.5f, 10);
     ASSERT_EQ(different->addOperation(ANEURALNETWORKS_SUB, {a, b, act}, {out}), kOk);
     ASSERT_EQ(different->identify({a, b}, {out}), kOk);
     ASSERT_EQ(different->finish(), kOk);
@@ -330,10 +378,12 @@ std::string paramName(const ::testing::TestParamInfo<Param>& info) {
   return name;
 }
 
-// The accelerator joins with {"weft-accel", quantModel} once it caches through the runtime
-// (getNumberOfCacheFilesNeeded / prepareModelFromCache).
+// Both devices cache through the runtime (getNumberOfCacheFilesNeeded / prepareModelFromCache);
+// the accelerator on the approx backend (CMakeLists.txt).
 INSTANTIATE_TEST_SUITE_P(Devices, CompilationCaching,
-                         ::testing::Values(Param{"weft-cpu", floatModel}, Param{"weft-cpu", quantModel}), paramName);
+                         ::testing::Values(Param{"weft-cpu", floatModel}, Param{"weft-cpu", quantModel},
+                                           Param{"weft-accel", quantModel}, Param{"weft-accel", convAddModel}),
+                         paramName);
 
 }  // namespace
 }  // namespace weft::test

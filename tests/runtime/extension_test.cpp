@@ -1,5 +1,5 @@
 // The org.weft.accel extension through the NNAPI C API (weft/WeftExtension.h): device support,
-// per-model types, extension data, WEFT_MATMUL_INT32 on the CPU device against a plain loop, its
+// per-model types, extension data, WEFT_MATMUL_INT32 on both devices against a plain loop, its
 // validation, and the allowlist. Run with WEFT_EXTENSIONS_ALLOWLIST naming a file that lists this
 // program (the "allowed." tests) or one that does not (the "refused." tests), see CMakeLists.txt.
 #include <gtest/gtest.h>
@@ -146,6 +146,47 @@ TEST(Extension, MatmulOnTheCpuMatchesThePlainLoop) {
   }
 }
 
+// The accelerator (approx backend here, see CMakeLists.txt) declares the extension too and runs
+// the matmul on its array, its STORE writing the accumulators raw: the same numbers.
+const ANeuralNetworksDevice* acceleratorDevice() {
+  const ANeuralNetworksDevice* accel = findDevice("weft-accel");
+  EXPECT_NE(accel, nullptr) << "the accelerator driver module did not load";
+  return accel;
+}
+
+TEST(Extension, TheAcceleratorSupportsOrgWeftAccel) {
+  const ANeuralNetworksDevice* accel = acceleratorDevice();
+  ASSERT_NE(accel, nullptr);
+  bool supported = false;
+  ASSERT_EQ(ANeuralNetworksDevice_getExtensionSupport(accel, WEFT_EXTENSION_NAME, &supported), kOk);
+  EXPECT_TRUE(supported);
+  ASSERT_EQ(ANeuralNetworksDevice_getExtensionSupport(accel, "com.example.fibonacci", &supported), kOk);
+  EXPECT_FALSE(supported);
+}
+
+TEST(Extension, MatmulOnTheAcceleratorMatchesThePlainLoop) {
+  const ANeuralNetworksDevice* accel = acceleratorDevice();
+  ASSERT_NE(accel, nullptr);
+  for (bool accumulatorOutput : {false, true}) {
+    for (int32_t rhsType : {ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED}) {
+      SCOPED_TRACE(::testing::Message() << "accumulator " << accumulatorOutput << " rhs type " << rhsType);
+      Problem p;
+      p.rhsType = rhsType;
+      p.rhsZeroPoint = rhsType == ANEURALNETWORKS_TENSOR_QUANT8_ASYMM ? 200 : -1;
+      const WeftAccumulatorParams params{p.lhsScale * p.rhsScale};
+      std::unique_ptr<Model> model =
+          makeMatmulModel(p, accumulatorOutput, accumulatorOutput ? &params : nullptr, sizeof(params));
+      ASSERT_EQ(model->finish(), kOk);
+      bool supported = false;
+      ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model->get(), &accel, 1, &supported), kOk);
+      EXPECT_TRUE(supported);
+      Compilation onAccelerator(*model, {accel});
+      ASSERT_EQ(onAccelerator.finish(), kOk);
+      EXPECT_EQ(run(onAccelerator, p), p.expected());
+    }
+  }
+}
+
 TEST(Extension, TheDeviceValidatesTheOperation) {
   // Each variant breaks one rule of WEFT_MATMUL_INT32; the CPU device then claims no support and
   // compilation fails as for any unsupported operation.
@@ -174,12 +215,15 @@ TEST(Extension, TheDeviceValidatesTheOperation) {
     SCOPED_TRACE(v.what);
     std::unique_ptr<Model> model = makeMatmulModel(v.problem, v.accumulator, v.data, v.length);
     ASSERT_EQ(model->finish(), kOk);  // the runtime leaves extension operations to the devices
-    Compilation compilation(*model, {cpuDevice()});
-    EXPECT_EQ(compilation.finish(), kBadData);
-    bool supported = true;
-    const ANeuralNetworksDevice* cpu = cpuDevice();
-    ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model->get(), &cpu, 1, &supported), kOk);
-    EXPECT_FALSE(supported);
+    // Both devices judge it by the same rules (the reference kernel's validation).
+    for (const ANeuralNetworksDevice* device : {cpuDevice(), acceleratorDevice()}) {
+      ASSERT_NE(device, nullptr);
+      Compilation compilation(*model, {device});
+      EXPECT_EQ(compilation.finish(), kBadData);
+      bool supported = true;
+      ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model->get(), &device, 1, &supported), kOk);
+      EXPECT_FALSE(supported);
+    }
   }
   {
     SCOPED_TRACE("K of lhs and rhs differ");
@@ -275,9 +319,13 @@ TEST(Extension, AnIfBranchMayUseTheExtension) {
 // This program is not on the allowlist: Android's documented failure, BAD_DATA for any extension
 // operand or operation; querying the extension still works.
 TEST(ExtensionRefused, AddingExtensionOperandsOrOperationsIsBadData) {
-  bool supported = false;
-  ASSERT_EQ(ANeuralNetworksDevice_getExtensionSupport(cpuDevice(), WEFT_EXTENSION_NAME, &supported), kOk);
-  EXPECT_TRUE(supported);
+  for (const char* device : {"weft-cpu", "weft-accel"}) {
+    SCOPED_TRACE(device);
+    ASSERT_NE(findDevice(device), nullptr);
+    bool supported = false;
+    ASSERT_EQ(ANeuralNetworksDevice_getExtensionSupport(findDevice(device), WEFT_EXTENSION_NAME, &supported), kOk);
+    EXPECT_TRUE(supported);
+  }
   Model model;
   const int32_t accumulator = accumulatorType(model);
   const ANeuralNetworksOperationType matmul = matmulType(model);

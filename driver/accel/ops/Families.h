@@ -13,6 +13,10 @@ using LowerFn = nn::Result<LoweredOperation> (*)(const OperationReader& reader, 
 // The array (GemmLayer).
 nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues);
+// org.weft.accel's WEFT_MATMUL_INT32 (ops/WeftMatmul.cpp): an extension operation, whose type
+// differs per model (its prefix), so it is found by isWeftMatmulInt32 rather than by the table.
+bool isWeftMatmulInt32(const nn::Model& model, nn::OperationType type);
+nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint32_t index, bool withValues);
 // The vector unit (VectorLayer).
 nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t index, bool withValues);

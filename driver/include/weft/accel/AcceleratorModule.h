@@ -20,7 +20,7 @@
 
 namespace weft::accel {
 
-inline constexpr uint32_t kAcceleratorModuleAbi = 1;
+inline constexpr uint32_t kAcceleratorModuleAbi = 2;  // 2: IBuffer::asMemory, ExecutionProfile::hostCopyBytes
 inline constexpr const char* kAcceleratorModuleEntry = "weft_accelerator_module";
 inline constexpr const char* kAcceleratorModuleFile = "libweft-accel.so";
 

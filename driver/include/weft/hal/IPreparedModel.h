@@ -51,6 +51,7 @@ struct ExecutionProfile {
   uint64_t overheadCycles = 0;       // device cycles outside every operation
   uint64_t registerAccesses = 0;
   uint64_t interrupts = 0;
+  uint64_t hostCopyBytes = 0;        // bytes copied between host memory and device DRAM
 };
 
 struct ExecutionResult {

@@ -1,0 +1,79 @@
+// WEFT_MATMUL_INT32 of the org.weft.accel extension (weft/WeftExtension.h) on the systolic array:
+// lhs [M, K] times rhs [N, K] transposed into int32 accumulators. It is the GEMM of a
+// FULLY_CONNECTED layer (lhs as M pixels of K channels, rhs as its weights) whose STORE writes the
+// accumulators raw (hw::StoreMode::kRaw32) with a zero bias: exactly the reference kernel's sum,
+// since the array subtracts each input's zero point and reads each input's signedness on its own.
+#include "Families.h"
+#include "weft/kernels/CpuExecutor.h"
+#include "weft/kernels/Extensions.h"
+
+namespace weft::accel {
+namespace {
+
+// A tensor whose value exists only at execution: a model input or another operation's output.
+bool givenAtExecution(const nn::Operand& o) {
+  return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT || o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
+}
+
+}  // namespace
+
+bool isWeftMatmulInt32(const nn::Model& model, nn::OperationType type) {
+  if (!nn::isExtension(type)) return false;
+  const std::string* name = nn::extensionNameOf(model.extensionNameToPrefix, nn::getExtensionPrefix(static_cast<int32_t>(type)));
+  return name != nullptr && *name == nn::weft_extension::kName &&
+         nn::getTypeWithinExtension(static_cast<int32_t>(type)) == nn::weft_extension::kMatmulInt32;
+}
+
+nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint32_t index, bool withValues) {
+  // The operand rules are the reference kernel's, so that both devices accept the same models.
+  if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
+    return r.fail("{}", valid.error().message);
+  }
+  const nn::Operand& lhs = r.input(0);
+  const nn::Operand& rhs = r.input(1);
+  // What the array adds to that: shapes known at preparation, M within the command fields.
+  if (lhs.dimensions.size() != 2 || !nn::isFullySpecified(lhs.type, lhs.dimensions)) {
+    return r.fail("lhs must be a fully specified [M, K] tensor");
+  }
+  if (rhs.dimensions.size() != 2 || !nn::isFullySpecified(rhs.type, rhs.dimensions)) {
+    return r.fail("rhs must be a fully specified [N, K] tensor");
+  }
+  const uint32_t rows = lhs.dimensions[0], depth = lhs.dimensions[1], columns = rhs.dimensions[0];
+  if (rows > 0xFFFF) return r.fail("M = {} is larger than 65535", rows);
+  const bool rhsConstant = isConstant(rhs);
+  if (!rhsConstant && !givenAtExecution(rhs)) return r.fail("rhs has no value");
+  if (rhsConstant && (rhs.location.length < uint64_t{columns} * depth || constantBytes(r.model(), rhs) == nullptr)) {
+    return r.fail("rhs value is shorter than its shape");
+  }
+  auto dims = r.checkOutputDims({rows, columns});
+  if (!dims.ok()) return dims.error();
+
+  LoweredOperation lo;
+  GemmLayer& layer = lo.layer;
+  layer.operationIndex = index;
+  layer.type = r.op().type;
+  layer.inputOperand = r.op().inputs[0];
+  layer.outputOperand = r.op().outputs[0];
+  layer.input = ImageShape{1, rows, 1, depth};
+  layer.output = ImageShape{1, rows, 1, columns};
+  layer.inZp = lhs.zeroPoint;
+  layer.wZp = rhs.zeroPoint;
+  layer.inSigned = isSignedType(lhs.type);
+  layer.wSigned = isSignedType(rhs.type);
+  layer.columns.assign(columns, hw::ColumnParams{});  // bias 0: raw32 stores acc + bias
+  layer.rawAccumulators = true;
+  if (!rhsConstant) layer.runtimeWeights = r.op().inputs[1];
+  if (withValues) {
+    if (rhsConstant) {
+      const uint8_t* bytes = constantBytes(r.model(), rhs);
+      layer.weights.assign(bytes, bytes + uint64_t{columns} * depth);
+    } else {
+      layer.weights.assign(uint64_t{columns} * depth, static_cast<uint8_t>(rhs.zeroPoint));
+    }
+  }
+  lo.inputLayout = lo.outputLayout = DataLayout::kFlat;
+  lo.outputDims = {rows, columns};
+  return lo;
+}
+
+}  // namespace weft::accel
