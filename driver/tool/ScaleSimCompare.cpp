@@ -56,10 +56,7 @@ ScaleSimComparison compareWithScaleSim(const ScaleSimReport& report, const std::
     l.cyclesRatio = double(l.weft.cycles) / double(s.totalCycles);
     const double implied = s.overallUtilPct / 100 * double(s.totalCycles) * pes;
     if (l.weft.macs > 0 && std::abs(implied - double(l.weft.macs)) > kMacTolerance * double(l.weft.macs)) {
-      c.warnings.push_back(fmt::format(
-          "layer {} ({}): SCALE-Sim's cycles and utilization imply {:.0f} MACs on a {}x{} array, weft's layer has {}: "
-          "is the report for this table and array size?",
-          s.id, l.weft.name, implied, rows, cols, l.weft.macs));
+      c.macMismatches.push_back({s.id, l.weft.name, implied, l.weft.macs});
     }
     c.scalesimCycles += s.totalCycles;
     c.weftCycles += l.weft.cycles;
@@ -79,7 +76,7 @@ ScaleSimComparison compareWithScaleSim(const ScaleSimReport& report, const std::
 void printComparison(const ScaleSimComparison& c, std::ostream& out) {
   fmt::print(out, "\nweft ({}, {}x{}, {} backend) beside SCALE-Sim ({}): {} of the table's {} layers\n\n", c.hw,
              c.rows, c.cols, c.backend, c.reportPath, c.layers.size(), c.tableLayers);
-  const char* row = "{:>3}  {:<16} {:>16} {:>6} {:>12} {:>6} {:>14}  {}\n";
+  const char* row = "{:>3}  {:<16} {:>16} {:>6} {:>12} {:>6}  {:>14}  {}\n";
   fmt::print(out, fmt::runtime(row), "#", "layer", "SCALE-Sim cycles", "util%", "weft cycles", "util%", "weft/SCALE-Sim",
              "faster");
   for (const ComparedLayer& l : c.layers) {
@@ -94,7 +91,18 @@ void printComparison(const ScaleSimComparison& c, std::ostream& out) {
     fmt::print(out, "\n{} of the table's layers not in SCALE-Sim's report (not compared, not in the totals): {}\n",
                c.missing.size(), fmt::join(names, ", "));
   }
-  for (const std::string& w : c.warnings) fmt::print(out, "warning: {}\n", w);
+  if (!c.macMismatches.empty()) {
+    fmt::print(out, "\nMAC counts differ on {} layer{} (SCALE-Sim's: its utilization x cycles x {} PEs):\n",
+               c.macMismatches.size(), c.macMismatches.size() == 1 ? "" : "s", c.rows * c.cols);
+    for (const MacMismatch& m : c.macMismatches) {
+      fmt::print(out, "{:>3}  {:<16} SCALE-Sim {:.0f}, weft {} ({:+.1f} %)\n", m.index, m.name, m.scalesimMacs,
+                 m.weftMacs, 100 * (m.scalesimMacs / double(m.weftMacs) - 1));
+    }
+    fmt::print(out,
+               "SCALE-Sim gives a convolution ceil((H - Fh + S) / S) output rows and columns, weft (NNAPI's VALID "
+               "padding) floor((H - Fh) / S) + 1,\nso a strided layer may differ by a row and a column; more than "
+               "that means a report of another table or array size.\n");
+  }
 }
 
 std::string comparisonCsv(const ScaleSimComparison& c) {
@@ -148,7 +156,11 @@ nlohmann::ordered_json comparisonJson(const ScaleSimComparison& c) {
   j["total"] = {{"scalesimCycles", c.scalesimCycles}, {"weftCycles", c.weftCycles},
                 {"scalesimOverallUtilPct", c.scalesimUtilPct}, {"weftOverallUtilPct", c.weftUtilPct},
                 {"cyclesRatio", c.cyclesRatio}, {"faster", fasterOf(c.cyclesRatio)}};
-  j["warnings"] = c.warnings;
+  auto& mismatches = j["macMismatches"] = nlohmann::ordered_json::array();
+  for (const MacMismatch& m : c.macMismatches) {
+    mismatches.push_back(
+        {{"index", m.index}, {"name", m.name}, {"scalesimMacs", m.scalesimMacs}, {"weftMacs", m.weftMacs}});
+  }
   return j;
 }
 

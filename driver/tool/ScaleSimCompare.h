@@ -30,6 +30,13 @@ struct ComparedLayer {
   double cyclesRatio = 0;  // weft cycles / SCALE-Sim cycles: below 1, weft is faster
 };
 
+struct MacMismatch {
+  size_t index = 0;
+  std::string name;
+  double scalesimMacs = 0;  // SCALE-Sim's utilization x cycles x weft's PEs
+  uint64_t weftMacs = 0;
+};
+
 struct ScaleSimComparison {
   std::string reportPath, table, hw, backend;
   unsigned rows = 0, cols = 0;  // weft's array
@@ -41,8 +48,10 @@ struct ScaleSimComparison {
   uint64_t scalesimCycles = 0, weftCycles = 0;
   double scalesimUtilPct = 0, weftUtilPct = 0, cyclesRatio = 0;
   // Layers whose SCALE-Sim cycles and utilization imply another MAC count than weft's layer
-  // has on weft's array: a report of another table, or of another array size.
-  std::vector<std::string> warnings;
+  // has on weft's array. SCALE-Sim's convolutions have ceil((H - Fh + S) / S) output rows and
+  // columns, weft's (NNAPI VALID padding) floor((H - Fh) / S) + 1, so a strided layer can
+  // differ by a row and a column; more than that means a report of another table or array size.
+  std::vector<MacMismatch> macMismatches;
 };
 
 // `weft` holds every layer of the table, in order; the report's LayerIDs index it.

@@ -97,8 +97,8 @@ class RowReader {
   }
 
   [[noreturn]] void fail(size_t index, const std::string& column, const std::string& what) const {
-    throw ScaleSimReportError(
-        fmt::format("{}: line {}, column {} ('{}'): {}", source_, line_, index + 1, column, what));
+    const std::string named = column.empty() ? "" : fmt::format(" ('{}')", column);
+    throw ScaleSimReportError(fmt::format("{}: line {}, column {}{}: {}", source_, line_, index + 1, named, what));
   }
 
   // A finite, non-negative number as Python's str() writes it ("56.01", "100.0", "5e-05").
@@ -168,6 +168,16 @@ ScaleSimReport parseComputeReport(const std::string& text, const std::string& so
   }
   if (where.empty()) throw ScaleSimReportError(fmt::format("{}: empty, not a SCALE-Sim COMPUTE_REPORT.csv", source));
 
+  // Cells past the header's last named column would be read as nothing; a decimal comma
+  // ("51,6") is the usual cause, and it shifts every later cell of the row.
+  size_t headerCells = 0;
+  {
+    const auto cells = splitCells(line);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (!cells[i].empty()) headerCells = i + 1;
+    }
+  }
+
   ScaleSimReport report;
   report.path = source;
   std::map<size_t, size_t> lineOfId;
@@ -177,6 +187,12 @@ ScaleSimReport parseComputeReport(const std::string& text, const std::string& so
     const auto cells = splitCells(line);
     if (allEmpty(cells)) continue;
     const RowReader row(source, lineNo, cells);
+    for (size_t i = headerCells; i < cells.size(); ++i) {
+      if (!cells[i].empty()) {
+        row.fail(i, "",
+                 fmt::format("'{}' beyond the header's {} columns (a decimal comma?)", cells[i], headerCells));
+      }
+    }
     auto column = [&](Column c) { return where.count(c) != 0 ? std::optional<size_t>(where.at(c)) : std::nullopt; };
 
     ScaleSimLayer layer;
@@ -223,7 +239,7 @@ ScaleSimReport parseComputeReport(const std::string& text, const std::string& so
 
 ScaleSimReport loadComputeReport(const std::string& path, const std::vector<std::string>& tableNames) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScaleSimReportError(fmt::format("cannot read SCALE-Sim report '{}'", path));
+  if (!in) throw ScaleSimReportError(fmt::format("{}: cannot read it (SCALE-Sim's COMPUTE_REPORT.csv)", path));
   std::ostringstream s;
   s << in.rdbuf();
   return parseComputeReport(s.str(), path, tableNames);
