@@ -164,6 +164,23 @@ TEST(WeftScaleSimCompare, BomCrlfAndPaddedCellsGiveTheSameComparison) {
   }
 }
 
+// The table may have been through the same editor as the report.
+TEST(WeftScaleSimCompare, ATableWithBomAndCrlfRunsTheSameLayers) {
+  const std::string table = tempPath("tiny.csv");  // the same stem, so the same table name
+  std::istringstream in(readText(kDir + "tiny.csv"));
+  std::string line, text = "\xEF\xBB\xBF";
+  while (std::getline(in, line)) text += line + "\r\n";
+  std::ofstream(table, std::ios::binary) << text;
+  const Outputs plain = outputs("table_plain"), windows = outputs("table_windows");
+  const std::string report = kDir + "tiny_COMPUTE_REPORT.csv";
+  const ProcessResult a = compare(kDir + "tiny.csv", report, plain);
+  const ProcessResult b = compare(table, report, windows);
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  EXPECT_EQ(readText(plain.csv), readText(windows.csv));
+  EXPECT_EQ(readText(plain.computeReport), readText(windows.computeReport));
+}
+
 // SCALE-Sim runs are often cut short: the layers the report has are compared, the rest named.
 TEST(WeftScaleSimCompare, AShortReportComparesTheLayersItHas) {
   const std::string shortReport = tempPath("short.csv");
