@@ -32,6 +32,7 @@ std::string csvCell(const std::optional<T>& v) {
 }  // namespace
 
 std::string fasterOf(double cyclesRatio) {
+  if (!(cyclesRatio > 0) || !std::isfinite(cyclesRatio)) return "-";  // a layer weft measured no cycles for
   if (cyclesRatio == 1) return "same";
   return cyclesRatio < 1 ? fmt::format("weft {:.2f}x", 1 / cyclesRatio) : fmt::format("SCALE-Sim {:.2f}x", cyclesRatio);
 }

@@ -58,7 +58,8 @@ struct ScaleSimComparison {
 ScaleSimComparison compareWithScaleSim(const ScaleSimReport& report, const std::vector<WeftLayerFigures>& weft,
                                        unsigned rows, unsigned cols);
 
-// "weft 1.25x", "SCALE-Sim 1.25x" (how many times fewer cycles the faster one takes) or "same".
+// "weft 1.25x", "SCALE-Sim 1.25x" (how many times fewer cycles the faster one takes), "same", or
+// "-" for no ratio (0 weft cycles).
 std::string fasterOf(double cyclesRatio);
 
 void printComparison(const ScaleSimComparison& c, std::ostream& out);

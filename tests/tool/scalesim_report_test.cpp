@@ -229,6 +229,7 @@ TEST(ScaleSimCompare, FasterNamesTheSimulatorWithFewerCycles) {
   EXPECT_EQ(fasterOf(0.5), "weft 2.00x");
   EXPECT_EQ(fasterOf(1.25), "SCALE-Sim 1.25x");
   EXPECT_EQ(fasterOf(1.0), "same");
+  EXPECT_EQ(fasterOf(0.0), "-");
 }
 
 }  // namespace
