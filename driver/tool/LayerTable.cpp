@@ -182,7 +182,8 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
 LayerTable parseScaleSimTable(const std::string& text, const std::string& name) {
   LayerTable table;
   table.name = name;
-  std::istringstream in(text);
+  // A table saved by a Windows editor or a spreadsheet starts with a UTF-8 byte-order mark.
+  std::istringstream in(text.rfind("\xEF\xBB\xBF", 0) == 0 ? text.substr(3) : text);
   std::string line;
   size_t lineNo = 0;
   enum class Kind { kUnknown, kConv, kGemm } kind = Kind::kUnknown;

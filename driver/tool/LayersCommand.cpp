@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "Estimator.h"
@@ -15,6 +16,8 @@
 #include "Trace.h"
 #include "LayerRunner.h"
 #include "LayerTable.h"
+#include "ScaleSimCompare.h"
+#include "ScaleSimReport.h"
 #include "weft/hw/config.h"
 
 namespace weft::tool {
@@ -211,6 +214,16 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
              execute);
 }
 
+// weft's figures for --compare-to, in SCALE-Sim's terms (the COMPUTE_REPORT form's).
+std::vector<WeftLayerFigures> weftFigures(const std::vector<LayerRun>& runs, const hw::HwConfig& hw) {
+  std::vector<WeftLayerFigures> out;
+  for (const LayerRun& r : runs) {
+    const ArrayFigures f = figures(r, hw);
+    out.push_back({r.name, r.cycles, f.stall, r.macs, f.overall, f.mapping});
+  }
+  return out;
+}
+
 }  // namespace
 
 int runLayers(const LayersOptions& options) {
@@ -219,6 +232,12 @@ int runLayers(const LayersOptions& options) {
   const hw::HwConfig hw = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
   const std::string backend = envOr("WEFT_BACKEND", "rtl");
   const codesign::Estimator estimator(hw, options.energyModelPath);  // a bad model file fails before running
+  std::optional<ScaleSimReport> scalesim;  // read before running, so that a bad one writes nothing
+  if (!options.compareToPath.empty()) {
+    std::vector<std::string> names;
+    for (const LayerEntry& l : table.layers) names.push_back(l.name);
+    scalesim = loadComputeReport(options.compareToPath, names);
+  }
 
   LayerRunOptions run;
   run.repeat = options.repeat;
@@ -249,6 +268,16 @@ int runLayers(const LayersOptions& options) {
   writeFile(reportPath, computeReport(runs, hw));
   if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw, estimator));
   fmt::print("reports written to {} and {}{}\n", jsonPath, reportPath, options.csvPath.empty() ? "" : " and " + options.csvPath);
+  if (scalesim) {
+    ScaleSimComparison c = compareWithScaleSim(*scalesim, weftFigures(runs, hw), hw.rows(), hw.cols());
+    c.table = table.name, c.hw = hw.name(), c.backend = backend;
+    printComparison(c, std::cout);
+    const std::string csv = options.compareCsvPath.empty() ? stem + "-vs-scalesim.csv" : options.compareCsvPath;
+    const std::string json = options.compareJsonPath.empty() ? stem + "-vs-scalesim.json" : options.compareJsonPath;
+    writeFile(csv, comparisonCsv(c));
+    writeFile(json, comparisonJson(c).dump(2) + "\n");
+    fmt::print("comparison written to {} and {}\n", csv, json);
+  }
   if (!options.tracePath.empty()) {
     writeFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);

@@ -15,6 +15,9 @@ struct LayersOptions {
   std::string tracePath;        // Chrome trace-event timeline (Trace.h); empty: none
   std::string htmlPath;         // also the HTML report (scripts/weft_report.py); empty: none
   std::string energyModelPath;  // energy coefficients overriding the defaults (driver/codesign); empty: none
+  // SCALE-Sim's COMPUTE_REPORT.csv for the same table, set beside weft's figures
+  // (ScaleSimCompare.h); empty: no comparison. Its CSV and JSON forms: empty, beside the reports.
+  std::string compareToPath, compareCsvPath, compareJsonPath;
   int repeat = 1;
   bool quiet = false;
 };

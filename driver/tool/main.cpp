@@ -86,6 +86,15 @@ int main(int argc, char** argv) {
                         "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
+  CLI::Option* compareTo = layersCmd->add_option("--compare-to", layers.compareToPath,
+                        "SCALE-Sim v2's COMPUTE_REPORT.csv for the same table: print its cycles and utilization "
+                        "beside weft's, per layer and in total, with weft cycles / SCALE-Sim cycles");
+  layersCmd->add_option("--compare-csv", layers.compareCsvPath,
+                        "with --compare-to: the comparison as CSV (default out/<table>-<backend>-<hw>-vs-scalesim.csv)")
+      ->needs(compareTo);
+  layersCmd->add_option("--compare-json", layers.compareJsonPath,
+                        "with --compare-to: the comparison as JSON (default out/<table>-<backend>-<hw>-vs-scalesim.json)")
+      ->needs(compareTo);
 
   weft::tool::ValidateOptions validate;
   validate.layersPath = std::string(WEFT_SOURCE_DIR) + "/traces/validation/layers.json";
