@@ -179,6 +179,11 @@ void DeviceQueue::softReset() {
   setUpQueue();
 }
 
+void DeviceQueue::resetAfterFault() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  hardReset();
+}
+
 void DeviceQueue::hardReset() {
   {
     ScopedMeter m(backendTime_);

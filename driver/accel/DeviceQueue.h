@@ -85,6 +85,9 @@ class DeviceQueue {
   nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles,
                                    const ProgressFn& onProgress = {}, const Deadline& deadline = std::nullopt);
 
+  // After a simulator fault escaped an execution: takes mutex() and hard-resets the device.
+  void resetAfterFault();
+
   // Backend calls, metered (register accesses counted, time inside the simulator measured).
   uint32_t readReg(uint32_t addr);
   void writeReg(uint32_t addr, uint32_t value);

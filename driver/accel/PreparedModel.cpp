@@ -138,6 +138,18 @@ nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(cons
 nn::Result<hal::ExecutionResult> PreparedModel::execute(const nn::Request& request, nn::MeasureTiming measure,
                                                         const hal::OptionalTimePoint& deadline,
                                                         const hal::OptionalDuration&) const {
+  try {
+    return executeOnDevice(request, measure, deadline);
+  } catch (const std::exception& e) {
+    // The device's state is unknown after a fault: reset it, as the watchdog does, so that the
+    // next execution works; this one fails and says why.
+    queue_->resetAfterFault();
+    return NN_ERROR(OP_FAILED) << "the simulated device failed: " << e.what() << "; the device was reset";
+  }
+}
+
+nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Request& request, nn::MeasureTiming measure,
+                                                                const hal::OptionalTimePoint& deadline) const {
   const auto t0 = Clock::now();
   std::shared_ptr<const CompiledModel> compiled = compiled_;
   if (compiled == nullptr) {

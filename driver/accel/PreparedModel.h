@@ -41,6 +41,10 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
   const std::vector<uint32_t>& outputOperands() const { return outputOperands_; }
 
  private:
+  // execute() without its guard: a simulator fault (a DRAM access out of range, say) surfaces
+  // as an exception here; execute() turns it into OP_FAILED and resets the device.
+  nn::Result<hal::ExecutionResult> executeOnDevice(const nn::Request& request, nn::MeasureTiming measure,
+                                                   const hal::OptionalTimePoint& deadline) const;
   // The compilation for this request's parameter values: kept, or made now.
   // Past `deadline` (the execution's), the compilation stops with MISSED_DEADLINE_PERSISTENT.
   nn::Result<std::shared_ptr<const CompiledModel>> compiledFor(const nn::Request& request,

@@ -73,6 +73,22 @@ TEST_F(Recovery, ARefusedCommandIsNamedAndTheNextExecutionWorks) {
   expectNextExecutionWorks();
 }
 
+// A fault inside the simulator (here a LOAD past the end of DRAM, which no field rule can see)
+// fails the execution with OP_FAILED instead of escaping as an exception, and the device is
+// reset for the next one.
+TEST_F(Recovery, ASimulatorFaultFailsTheExecutionAndTheNextOneWorks) {
+  backend_->arm(WrappedBackend::Fault::kLoadPastDram);
+  const uint64_t resets = backend_->hardResets();
+  auto failed = runOnPrepared(*prepared_, model_);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, nn::ErrorStatus::OP_FAILED);
+  EXPECT_NE(failed.error().message.find("the simulated device failed"), std::string::npos) << failed.error().message;
+  EXPECT_NE(failed.error().message.find("reset"), std::string::npos) << failed.error().message;
+  EXPECT_GT(backend_->hardResets(), resets);
+  expectNextExecutionWorks();
+  expectNextExecutionWorks();
+}
+
 TEST_F(Recovery, LostDoorbellTripsTheWatchdogAndTheNextExecutionWorks) {
   backend_->arm(WrappedBackend::Fault::kDropDoorbell);
   auto failed = runOnPrepared(*prepared_, model_);
