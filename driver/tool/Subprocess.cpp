@@ -15,8 +15,9 @@ extern char** environ;
 
 namespace weft::tool {
 
-ChildResult runChild(const std::string& program, const std::vector<std::string>& args,
-                     const std::vector<std::pair<std::string, std::string>>& env, const std::string& logPath) {
+pid_t startChild(const std::string& program, const std::vector<std::string>& args,
+                 const std::vector<std::pair<std::string, std::string>>& env, const std::string& logPath,
+                 bool stderrToLog) {
   std::vector<std::string> envStrings;
   for (char** e = environ; *e != nullptr; ++e) {
     bool replaced = false;
@@ -35,7 +36,7 @@ ChildResult runChild(const std::string& program, const std::vector<std::string>&
   posix_spawn_file_actions_init(&actions);
   if (!logPath.empty()) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    if (stderrToLog) posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   }
   pid_t pid = 0;
   // A bare name is looked up in PATH (sbatch, squeue), a path is used as it is.
@@ -44,6 +45,10 @@ ChildResult runChild(const std::string& program, const std::vector<std::string>&
                      : posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", program, std::strerror(rc)));
+  return pid;
+}
+
+ChildResult waitChild(pid_t pid, const std::string& program) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for {}: {}", program, std::strerror(errno)));
@@ -52,6 +57,11 @@ ChildResult runChild(const std::string& program, const std::vector<std::string>&
   if (WIFEXITED(status)) r.exitCode = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
+}
+
+ChildResult runChild(const std::string& program, const std::vector<std::string>& args,
+                     const std::vector<std::pair<std::string, std::string>>& env, const std::string& logPath) {
+  return waitChild(startChild(program, args, env, logPath), program);
 }
 
 std::string failureReason(const std::string& logPath) {
