@@ -29,6 +29,8 @@ double median(std::vector<double> v) {
 
 struct Execution {
   uint64_t cycles = 0, arrayRows = 0, readBytes = 0, writeBytes = 0;
+  std::string unit;
+  uint64_t peakOps = 0, unitOps = 0, vectorSlots = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;
   uint64_t registerAccesses = 0;
   double simulatorSeconds = 0, executeSeconds = 0;
@@ -59,8 +61,14 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
       e.readBytes += op.dramReadBytes;
       e.writeBytes += op.dramWriteBytes;
       e.counters = op.counters;
+      if (op.peakOpsPerCycle > 0) {
+        e.unit = op.unit;
+        e.peakOps = op.peakOpsPerCycle;
+        e.unitOps = op.macs;
+      }
       for (const auto& [name, value] : op.counters) {
         if (name == "ARRAY_ROWS") e.arrayRows = value;
+        if (name == "VECTOR_SLOTS") e.vectorSlots = value;
       }
     }
   }
@@ -130,6 +138,10 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
       if (r == 0) {
         run.cycles = e.cycles;
         run.arrayRows = e.arrayRows;
+        run.vectorSlots = e.vectorSlots;
+        if (!e.unit.empty()) run.unit = e.unit;
+        run.peakOpsPerCycle = e.peakOps;
+        if (run.unit == "vector" && e.unitOps > 0) run.macs = e.unitOps;
         run.dramReadBytes = e.readBytes;
         run.dramWriteBytes = e.writeBytes;
         run.counters = e.counters;

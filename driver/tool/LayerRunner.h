@@ -19,6 +19,11 @@ struct LayerRun {
   uint64_t macs = 0;
   uint64_t cycles = 0;          // the layer's device cycles (between its snapshot barriers)
   uint64_t arrayRows = 0;       // rows the array streamed (ARRAY_ROWS): cycles with the array fed
+  // The unit the layer ran on ("array" or "vector"), its peak operations a cycle, and the slots
+  // the vector unit issued (VECTOR_SLOTS). For a vector layer `macs` counts lane operations.
+  std::string unit = "array";
+  uint64_t peakOpsPerCycle = 0;
+  uint64_t vectorSlots = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter's delta
   uint64_t registerAccesses = 0;  // the driver's register accesses for the layer's execution

@@ -43,17 +43,21 @@ void writeFile(const std::string& path, const std::string& text) {
 //   overall util      MACs / (R * C * cycles);
 //   mapping eff.      MACs / (R * C * rows streamed): how much of the array the tiling fills;
 //   compute util      MACs / (R * C * (cycles - stall cycles)), which is the mapping efficiency.
+// A layer of the vector unit is measured the same way against its unit: one slot a cycle of
+// Cols lane operations (VECTOR_SLOTS for the rows, lane operations for the MACs).
 struct ArrayFigures {
   uint64_t stall = 0;
   double overall = 0, mapping = 0;
 };
 
 ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
-  const double pes = double(hw.rows()) * hw.cols();
+  const bool vector = r.unit == "vector";
+  const double pes = vector ? double(r.peakOpsPerCycle > 0 ? r.peakOpsPerCycle : hw.cols()) : double(hw.rows()) * hw.cols();
+  const uint64_t rows = vector ? r.vectorSlots : r.arrayRows;
   ArrayFigures f;
-  f.stall = r.cycles > r.arrayRows ? r.cycles - r.arrayRows : 0;
+  f.stall = r.cycles > rows ? r.cycles - rows : 0;
   f.overall = r.cycles > 0 ? 100.0 * r.macs / (pes * r.cycles) : 0;
-  f.mapping = r.arrayRows > 0 ? 100.0 * r.macs / (pes * r.arrayRows) : 0;
+  f.mapping = rows > 0 ? 100.0 * r.macs / (pes * rows) : 0;
   return f;
 }
 
