@@ -3,17 +3,38 @@
 #   weft_rtl_plugin(<target> KEY <rtl key> BUS_BYTES <n> PARAMS <-GName=value ...>
 #                   OUTPUT_DIR <dir> [TRACE])
 #
-# produces <dir>/weft_rtl_<key>.so (weft_rtl_<key>_trace.so with TRACE). Used for the default
+# produces <dir>/weft_rtl_<key>_<digest>.so (..._trace.so with TRACE). Used for the default
 # configurations by rtl/CMakeLists.txt and, for any other configuration, by the on-demand
 # project in sim/rtl_plugin/.
+#
+# <digest> (weft_rtl_digest) fingerprints the RTL sources, the generated package and the plugin
+# adapter: a plugin built from other RTL has another name, so an edited RTL is never simulated
+# by a stale model (on-demand plugins outlive the build that made them).
 include_guard(GLOBAL)
+
+# Sets <out> to the first 12 hex digits of a SHA-256 over the RTL plugin's inputs, and makes
+# the calling project reconfigure when one of them changes.
+function(weft_rtl_digest out)
+  set(_files ${WEFT_RTL_SOURCES} ${WEFT_SOURCE_DIR}/sim/rtl_plugin/adapter.cpp
+             ${WEFT_SOURCE_DIR}/sim/include/weft/sim/rtl_plugin_abi.h)
+  set(_all "")
+  foreach(_f IN LISTS _files)
+    file(SHA256 ${_f} _h)
+    string(APPEND _all ${_h})
+  endforeach()
+  string(SHA256 _digest "${_all}")
+  string(SUBSTRING ${_digest} 0 12 _digest)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_files})
+  set(${out} ${_digest} PARENT_SCOPE)
+endfunction()
 
 function(weft_rtl_plugin target)
   cmake_parse_arguments(A "TRACE" "KEY;BUS_BYTES;OUTPUT_DIR" "PARAMS" ${ARGN})
   if(NOT WEFT_RTL_SOURCES)
     message(FATAL_ERROR "weft_rtl_plugin: WEFT_RTL_SOURCES is empty (include rtl/sources.cmake)")
   endif()
-  set(_name weft_rtl_${A_KEY})
+  weft_rtl_digest(_digest)
+  set(_name weft_rtl_${A_KEY}_${_digest})
   set(_trace_args)
   set(_trace 0)
   if(A_TRACE)

@@ -57,6 +57,9 @@ module weft_compute
   typedef struct packed {
     logic [RowAw-1:0]    in_addr;
     logic [GemmMRowsW-1:0] m_rows;
+    logic [GemmMGroupsW-1:0] m_groups;
+    logic [RowAw-1:0]    in_stride0;
+    logic [RowAw-1:0]    in_stride1;
     logic [RowAw-1:0]    acc_addr;
     logic [8:0]          in_zp;
     logic                in_signed;
@@ -94,6 +97,9 @@ module weft_compute
   always_comb begin
     new_job.in_addr    = head.in_addr;
     new_job.m_rows     = head.m_rows;
+    new_job.m_groups   = head.m_groups;
+    new_job.in_stride0 = RowAw'(head.in_stride0);
+    new_job.in_stride1 = RowAw'(head.in_stride1);
     new_job.acc_addr   = head.acc_addr;
     new_job.in_zp      = head.in_zp[8:0];
     new_job.in_signed  = head.in_signed;
@@ -175,24 +181,37 @@ module weft_compute
   assign w_o = wb_q;
 
   // ---------------------------------------------------------------- streamer
-  logic [GemmMRowsW-1:0] i_q;
-  logic                  issue, last;
-  row_meta_t             row_q;
-  logic [PipeW-1:0]      pipe_q;
+  // Row i of group g reads input row in_addr + g*in_stride1 + i*in_stride0 (running offsets,
+  // no multiplier) and writes accumulator row acc_addr + g*m_rows + i.
+  logic [GemmMRowsW-1:0]   i_q;
+  logic [GemmMGroupsW-1:0] g_q;
+  logic [RowAw-1:0]        in_off_q, grp_off_q, acc_off_q;
+  logic                    issue, last_in_group, last;
+  row_meta_t               row_q;
+  logic [PipeW-1:0]        pipe_q;
 
-  assign issue  = !sq_empty;
-  assign last   = (i_q == job.m_rows - 1'b1);
-  assign sq_pop = issue && last;
+  assign issue         = !sq_empty;
+  assign last_in_group = (i_q == job.m_rows - 1'b1);
+  assign last          = last_in_group && (g_q == job.m_groups - 1'b1);
+  assign sq_pop        = issue && last;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       i_q       <= '0;
+      g_q       <= '0;
+      in_off_q  <= '0;
+      grp_off_q <= '0;
+      acc_off_q <= '0;
       row_q     <= '0;
       pipe_q    <= '0;
       users_q   <= '{default: '0};
       drain_q   <= '{default: '0};
     end else if (clr_i) begin
       i_q       <= '0;
+      g_q       <= '0;
+      in_off_q  <= '0;
+      grp_off_q <= '0;
+      acc_off_q <= '0;
       row_q     <= '0;
       pipe_q    <= '0;
       users_q   <= '{default: '0};
@@ -200,13 +219,17 @@ module weft_compute
     end else begin
       row_q.acc.valid <= issue;
       if (issue) begin
-        i_q                  <= last ? '0 : i_q + 1'b1;
-        row_q.in_addr        <= job.in_addr + RowAw'(i_q);
+        i_q                  <= last_in_group ? '0 : i_q + 1'b1;
+        g_q                  <= last ? '0 : (last_in_group ? g_q + 1'b1 : g_q);
+        in_off_q             <= last_in_group ? '0 : in_off_q + job.in_stride0;
+        grp_off_q            <= last ? '0 : (last_in_group ? grp_off_q + job.in_stride1 : grp_off_q);
+        acc_off_q            <= last ? '0 : acc_off_q + 1'b1;
+        row_q.in_addr        <= job.in_addr + grp_off_q + in_off_q;
         row_q.in_zp          <= job.in_zp;
         row_q.in_signed      <= job.in_signed;
         row_q.k_rows         <= job.k_rows;
         row_q.wsel           <= job.wsel;
-        row_q.acc.acc_addr   <= job.acc_addr + RowAw'(i_q);
+        row_q.acc.acc_addr   <= job.acc_addr + acc_off_q;
         row_q.acc.accumulate <= job.accumulate;
         row_q.acc.last       <= last;
         row_q.acc.sig        <= job.sig;

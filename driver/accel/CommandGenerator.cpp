@@ -9,6 +9,7 @@ namespace weft::accel {
 namespace {
 
 constexpr uint32_t kMaxCount = 0xFFFF;  // 16-bit count fields
+constexpr uint32_t kPaddingRows = 64;     // rows of paddingImage(): a merged request's worth
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
@@ -41,8 +42,14 @@ class Emitter {
   void loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
   nn::Status loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow, uint32_t buffer,
                         uint32_t firstChunkInBuffer);
+  nn::Status loadWindow(const MBox& box, uint32_t spadRow, uint32_t buffer);
+  void loadRows(uint32_t spadRow, uint64_t dram, uint32_t rows, uint32_t runs, uint64_t runStride, uint32_t buffer);
+  void loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer);
   void gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
             uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
+  void windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uint32_t inBuffer, uint32_t wRow,
+                   uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
+  void addGemm(hw::GemmCmd g, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch);
   nn::Status store(const MBox& box, uint32_t tile, uint32_t epochFirstTile, uint32_t acc, uint32_t accBuffer);
 
   const GemmLayer& l_;
@@ -152,26 +159,139 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
   return {};
 }
 
+// A box's input tile for the windowed mode (Tiling.h): per image, tile row ty, column tx and
+// channel block b at spad row spadRow + i * tile.rowsPerImage() + (ty * tile.width + tx) * blocks + b.
+// Pixels inside the image come from DRAM a tile row at a time (whole rows: merged requests),
+// pixels in the padding from paddingImage().
+nn::Status Emitter::loadWindow(const MBox& box, uint32_t spadRow, uint32_t buffer) {
+  const ImageView& v = at_.input;
+  const WindowTile tile = windowTile(l_, box, R_);
+  const uint32_t pixelRows = tile.blocks;
+  if (v.rowStride > 0xFFFFFFFFull) {
+    return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": input strides exceed the LOAD fields";
+  }
+  const int64_t y0 = int64_t{box.oh0} * l_.strideH - l_.padTop;
+  const int64_t x0 = int64_t{box.ow0} * l_.strideW - l_.padLeft;
+  const int64_t left = std::clamp<int64_t>(-x0, 0, tile.width);
+  const int64_t right = std::clamp<int64_t>(x0 + tile.width - int64_t{l_.input.width}, 0, tile.width - left);
+  const uint32_t inside = static_cast<uint32_t>(tile.width - left - right);
+  const uint32_t rowRows = tile.width * pixelRows;
+  auto inImage = [&](int64_t iy) { return iy >= 0 && iy < int64_t{l_.input.height}; };
+  for (uint32_t i = 0; i < box.nb; ++i) {
+    const uint32_t base = spadRow + static_cast<uint32_t>(i * tile.rowsPerImage());
+    const uint64_t image = v.origin + uint64_t{box.b0 + i} * v.imageStride;
+    uint32_t ty = 0;
+    while (ty < tile.height) {
+      const int64_t iy = y0 + ty;
+      // A run of tile rows of the same kind: all padding, or image rows.
+      uint32_t run = 1;
+      while (ty + run < tile.height && inImage(iy + run) == inImage(iy)) ++run;
+      const uint32_t first = base + ty * rowRows;
+      if (!inImage(iy) || inside == 0) {
+        loadPadding(first, run * rowRows, buffer);
+      } else if (left == 0 && right == 0) {
+        loadRows(first, image + uint64_t(iy) * v.rowStride + uint64_t(x0) * v.pixelStride, rowRows, run, v.rowStride,
+                 buffer);
+      } else {
+        // Each row: its left padding, its pixels, its right padding (one run with the next
+        // row's left padding).
+        for (uint32_t r = 0; r < run; ++r) {
+          const uint32_t rowStart = first + r * rowRows;
+          if (left > 0 && r == 0) loadPadding(rowStart, static_cast<uint32_t>(left) * pixelRows, buffer);
+          loadRows(rowStart + static_cast<uint32_t>(left) * pixelRows,
+                   image + uint64_t(iy + r) * v.rowStride + uint64_t(x0 + left) * v.pixelStride, inside * pixelRows,
+                   1, 0, buffer);
+          const uint32_t pad = static_cast<uint32_t>(right + (r + 1 < run ? left : 0)) * pixelRows;
+          if (pad > 0) loadPadding(rowStart + static_cast<uint32_t>(left + inside) * pixelRows, pad, buffer);
+        }
+      }
+      ty += run;
+    }
+  }
+  return {};
+}
+
+// `runs` runs of `rows` contiguous full input rows, `runStride` bytes apart in DRAM, into
+// consecutive scratchpad rows.
+void Emitter::loadRows(uint32_t spadRow, uint64_t dram, uint32_t rows, uint32_t runs, uint64_t runStride,
+                       uint32_t buffer) {
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kIn;
+  c.rowBytes = R_;
+  c.spadAddr = spadRow;
+  c.dramAddr = dram;
+  c.count0 = rows;
+  c.stride0 = R_;
+  c.count1 = runs;
+  c.stride1 = static_cast<uint32_t>(runStride);
+  c.count2 = 1;
+  PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
+  if (cost_.merges(R_, R_, R_)) {
+    cost_.estimateMergedRuns(pc, runs, rows, R_);
+  } else {
+    cost_.estimateLoad(pc, uint64_t{rows} * runs, R_);
+  }
+  out_.add(std::move(pc));
+}
+
+// `rows` scratchpad rows of the input zero point: whole copies of paddingImage(), then the rest.
+void Emitter::loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer) {
+  const uint32_t copies = rows / kPaddingRows, rest = rows % kPaddingRows;
+  if (copies > 0) loadRows(spadRow, at_.padding, kPaddingRows, copies, 0, buffer);
+  if (rest > 0) loadRows(spadRow + copies * kPaddingRows, at_.padding, rest, 1, 0, buffer);
+}
+
 void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
                    uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch) {
   hw::GemmCmd g;
   g.accumulate = chunk > 0;
-  g.inSigned = l_.inSigned;
-  g.wSigned = l_.wSigned;
   g.kRows = p_.chunks[chunk].bytes;
   g.wAddr = wRow;
   g.inAddr = inRow;
   g.mRows = box.rows();
   g.accAddr = acc;
+  addGemm(g, inBuffer, wBuffer, accBuffer, firstOfEpoch);
+}
+
+// The GEMMs of one chunk (a filter tap and channel block) over a windowed box: one per image,
+// its rows walking the tap's window across the tile, output row by output row.
+void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uint32_t inBuffer, uint32_t wRow,
+                          uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch) {
+  const WindowTile tile = windowTile(l_, box, R_);
+  const KChunk& k = p_.chunks[chunk];
+  const uint32_t c = l_.input.channels;
+  const uint32_t tap = k.kBegin / c, block = (k.kBegin % c) / R_;
+  const uint32_t fh = tap / l_.filterW, fw = tap % l_.filterW;
+  const uint32_t tapRow = ((fh * l_.dilationH) * tile.width + fw * l_.dilationW) * tile.blocks + block;
+  for (uint32_t i = 0; i < box.nb; ++i) {
+    hw::GemmCmd g;
+    g.accumulate = chunk > 0;
+    g.kRows = k.bytes;
+    g.wAddr = wRow;
+    g.inAddr = tileRow + static_cast<uint32_t>(i * tile.rowsPerImage()) + tapRow;
+    g.mRows = box.now;
+    g.mGroups = box.noh;
+    g.inStride0 = l_.strideW * tile.blocks;
+    g.inStride1 = l_.strideH * tile.width * tile.blocks;
+    g.accAddr = acc + i * box.noh * box.now;
+    g.keepWeights = i > 0;  // the images of a box share the tap's weights
+    addGemm(g, inBuffer, wBuffer, accBuffer, firstOfEpoch && i == 0);
+  }
+}
+
+void Emitter::addGemm(hw::GemmCmd g, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch) {
+  g.inSigned = l_.inSigned;
+  g.wSigned = l_.wSigned;
   g.inZp = l_.inZp;
   g.wZp = l_.wZp;
+  const uint64_t rows = uint64_t{g.mRows} * g.mGroups;
   PlannedCommand pc{g, {{bufferId(BufferKind::kInput, inBuffer), false},
                         {bufferId(BufferKind::kWeight, wBuffer), false},
                         {bufferId(BufferKind::kAccumulator, accBuffer), true}}};
   // The first GEMM of an epoch orders the parameter load before every store of the epoch.
   if (firstOfEpoch) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
-  pc.busyCycles = cost_.gemmBusyCycles(box.rows());
-  pc.doneCycles = cost_.gemmDoneCycles(box.rows(), g.kRows);
+  pc.busyCycles = cost_.gemmBusyCycles(rows);
+  pc.doneCycles = cost_.gemmDoneCycles(rows, g.keepWeights ? 0 : g.kRows);
   out_.add(std::move(pc));
 }
 
@@ -220,6 +340,12 @@ nn::Status Emitter::run() {
   uint32_t largestLoad = 0;
   for (const ChunkGroup& g : p_.inputLoads) largestLoad = std::max(largestLoad, g.count);
   inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK : largestLoad) * Mt;
+  if (p_.inputMode == InputMode::kWindowed) {
+    inRegionRows_ = 0;
+    for (const MBox& b : p_.boxes) {
+      inRegionRows_ = std::max<uint32_t>(inRegionRows_, static_cast<uint32_t>(windowTile(l_, b, R_).rowsPerImage() * b.nb));
+    }
+  }
   const uint32_t groupTiles = p_.tilesPerGroup * nK;  // weight tiles of a full group
   // A GEMM per (tile, chunk, box) and a STORE per (tile, box), plus the loads: reserved at
   // once rather than copied as the vector grows.
@@ -256,7 +382,7 @@ nn::Status Emitter::run() {
     for (const auto& [b, g] : pairs) {
       const MBox& box = p_.boxes[b];
       const uint32_t boxRows = box.rows();
-      const bool newBox = p_.inputMode == InputMode::kResident && residentBox != b;
+      const bool newBox = p_.inputMode != InputMode::kStreamed && residentBox != b;
       if (newBox) {
         inBuffer = inUse++ % p_.inSlots;
         residentBox = b;
@@ -284,6 +410,8 @@ nn::Status Emitter::run() {
           inId = inBuf;
           firstInBuf = cg.first;
           NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, firstInBuf));
+        } else if (newBox && p_.inputMode == InputMode::kWindowed) {
+          NN_TRY(loadWindow(box, inRegionBase(inBuf), inId));
         } else if (newBox) {
           NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, 0));
         }
@@ -308,7 +436,11 @@ nn::Status Emitter::run() {
           const uint32_t inRow = inRow0 + (c - firstInBuf) * boxRows;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
-            gemm(box, c, inRow, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+            if (p_.inputMode == InputMode::kWindowed) {
+              windowGemms(box, c, inRow0, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+            } else {
+              gemm(box, c, inRow, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+            }
             firstGemm = false;
             if (c + 1 == nK) NN_TRY(store(box, g * p_.tilesPerGroup + j, firstTile, acc, accId(accBuffer, j)));
           }
@@ -344,6 +476,11 @@ std::vector<uint8_t> weightImage(const GemmLayer& l, const TilePlan& p, const hw
     }
   }
   return image;
+}
+
+std::vector<uint8_t> paddingImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {
+  if (p.inputMode != InputMode::kWindowed) return {};
+  return std::vector<uint8_t>(size_t{kPaddingRows} * config.rows(), static_cast<uint8_t>(l.inZp));
 }
 
 std::vector<uint8_t> paramImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {

@@ -21,6 +21,7 @@ struct LayerPlacement {
   ImageView input, output;
   uint64_t weights = 0;  // weightImage() bytes
   uint64_t params = 0;   // paramImage() bytes
+  uint64_t padding = 0;  // paddingImage() bytes (windowed inputs only)
 };
 
 // Weight tiles of Rows x Cols bytes: for each group, for each chunk, for each tile of the
@@ -32,6 +33,10 @@ uint64_t weightTileOffset(const TilePlan& plan, uint32_t tile, uint32_t chunk, c
 
 // One parameter row (9 x Cols bytes: bias, multiplier, shift) per n-tile.
 std::vector<uint8_t> paramImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
+
+// Rows of the input zero point that a windowed input tile's padding pixels are loaded from
+// (x - zero point is 0, so padding adds nothing); empty unless the plan is windowed.
+std::vector<uint8_t> paddingImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
 
 // The layer's commands, without tokens, in program order into `out`. Epochs after the first
 // start with a plain barrier. BAD_DATA when a stride does not fit its command field; the sink

@@ -59,7 +59,7 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
 
 // Bump when the candidates rankTilings() returns, or their order, change: cached indices made
 // by an older compiler then name other tilings, so its caches must not match.
-constexpr uint64_t kTilingRevision = 1;
+constexpr uint64_t kTilingRevision = 2;
 
 nn::Status checkDeadline(const DeviceQueue::Deadline& deadline, uint32_t operationIndex) {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
@@ -76,7 +76,7 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
                                 std::optional<uint32_t> replay, uint32_t* chosen,
                                 const DeviceQueue::Deadline& deadline) {
   constexpr size_t kShapes = 6;
-  auto ranked = rankTilings(layer, chunks, config, kShapes);
+  auto ranked = rankTilings(layer, chunks, where.input, config, kShapes);
   if (ranked.empty()) {
     return NN_ERROR(OP_FAILED) << "no tiling of operation " << layer.operationIndex << " (M " << layer.m()
                                << ", N " << layer.n() << ", K " << layer.k()
@@ -204,7 +204,7 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Lowe
                               const std::vector<LayerPlacement>& where,
                               const std::vector<std::vector<KChunk>>& chunks) {
   Fnv64 f;
-  f.add(kTilingRevision).add(config.toJson()).add(layers.size());
+  f.add(kTilingRevision).add(config.toJson()).add(layers.size()).add(static_cast<uint64_t>(inputChoice()));
   auto shape = [&](const ImageShape& s) { f.add(s.batches).add(s.height).add(s.width).add(s.channels); };
   auto view = [&](const ImageView& v) { f.add(v.pixelStride).add(v.rowStride).add(v.imageStride); };
   for (size_t l = 0; l < layers.size(); ++l) {
@@ -363,6 +363,13 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       where.params = params.value()->addr();
       out.constants.push_back(std::move(weights).value());
       out.constants.push_back(std::move(params).value());
+      if (tp.inputMode == InputMode::kWindowed) {
+        auto padding = allocateAndWrite(queue, paddingImage(layer, tp, config),
+                                        fmt::format("input padding of operation {}", layer.operationIndex));
+        if (!padding.ok()) return padding.error();
+        where.padding = padding.value()->addr();
+        out.constants.push_back(std::move(padding).value());
+      }
       if (layer.runtimeWeights || layer.runtimeBias) {
         // The filter and bias of this execution go into those images first; the barrier keeps
         // the layer's loads behind the copies' stores.

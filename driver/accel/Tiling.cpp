@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <limits>
 #include <tuple>
 
@@ -82,14 +84,25 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
     rowChannel += cost.requestCycles(c.bytes);
   }
   double load = 0, channel = 0, compute = 0, store = 0, commands = 0, stall = 0;
-  const uint32_t inputPasses = p.inputMode == InputMode::kResident ? epochs : groups;
+  const uint32_t inputPasses = p.inputMode == InputMode::kStreamed ? groups : epochs;
   for (const MBox& b : p.boxes) {
     const double rows = b.rows();
-    load += inputPasses * (rows * rowLoad + 2.0 * p.inputLoads.size());
-    channel += inputPasses * rows * rowChannel;
-    commands += inputPasses * (b.nb == 1 ? p.inputLoads.size() : nK);
-    compute += double(nK) * p.nTiles * cost.gemmBusyCycles(b.rows());
-    commands += double(nK) * p.nTiles;
+    if (p.inputMode == InputMode::kWindowed) {
+      // The tile once per box, a LOAD or two per tile row, merged requests; a GEMM per image.
+      const WindowTile tile = windowTile(layer, b, cost.rows);
+      const uint64_t tileRows = tile.rowsPerImage() * b.nb;
+      load += inputPasses * (cost.mergedLoadBusyCycles(tileRows, cost.rows) + 4.0 * b.nb * tile.height);
+      channel += inputPasses * double(tileRows * cost.rows) / cost.bytesPerCycle;
+      commands += inputPasses * 2.0 * b.nb * tile.height;
+      compute += double(nK) * p.nTiles * b.nb * cost.gemmBusyCycles(uint64_t{b.noh} * b.now);
+      commands += double(nK) * p.nTiles * b.nb;
+    } else {
+      load += inputPasses * (rows * rowLoad + 2.0 * p.inputLoads.size());
+      channel += inputPasses * rows * rowChannel;
+      commands += inputPasses * (b.nb == 1 ? p.inputLoads.size() : nK);
+      compute += double(nK) * p.nTiles * cost.gemmBusyCycles(b.rows());
+      commands += double(nK) * p.nTiles;
+    }
     store += p.nTiles * (rows * cost.storeRowCycles(storeBytes) + 4);
     commands += double(p.nTiles) * b.nb;
     if (p.accBuffers == 1) stall += groups * (cost.latency + 4);
@@ -113,6 +126,36 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
 }
 
 }  // namespace
+
+InputChoice inputChoice() {
+  const char* v = std::getenv("WEFT_ACCEL_INPUT_MODE");
+  if (v == nullptr) return InputChoice::kAny;
+  const std::string_view mode(v);
+  if (mode == "windowed") return InputChoice::kWindowed;
+  if (mode == "im2col") return InputChoice::kIm2col;
+  return InputChoice::kAny;
+}
+
+WindowTile windowTile(const GemmLayer& l, const MBox& box, unsigned rows) {
+  WindowTile t;
+  t.height = (box.noh - 1) * l.strideH + (l.filterH - 1) * l.dilationH + 1;
+  t.width = (box.now - 1) * l.strideW + (l.filterW - 1) * l.dilationW + 1;
+  t.blocks = ceilDiv(l.input.channels, rows);
+  return t;
+}
+
+bool windowable(const GemmLayer& l, const ImageView& input, unsigned rows) {
+  return l.input.channels % rows == 0 && input.pixelStride == l.input.channels;
+}
+
+std::vector<KChunk> windowChunks(const GemmLayer& l, unsigned rows) {
+  std::vector<KChunk> chunks;
+  const uint32_t c = l.input.channels;
+  for (uint32_t tap = 0; tap < l.filterH * l.filterW; ++tap) {
+    for (uint32_t b = 0; b < c; b += rows) chunks.push_back({0, std::min<uint32_t>(rows, c - b), tap * c + b});
+  }
+  return chunks;
+}
 
 std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, unsigned rows) {
   // Runs: contiguous byte ranges of the window, in K order.
@@ -168,7 +211,67 @@ bool sameCommands(const TilePlan& a, const TilePlan& b) {
 
 }  // namespace
 
-std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+namespace {
+
+// The windowed candidates: boxes shrunk until two tiles (one computing, the next loading) fit
+// the input scratchpad, or one when the layer is a single box.
+void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std::vector<TilePlan>& plans) {
+  const CostModel cost(config);
+  const unsigned R = config.rows(), C = config.cols();
+  const std::vector<KChunk> chunks = windowChunks(layer, R);
+  const uint32_t nK = static_cast<uint32_t>(chunks.size());
+  const uint32_t nTiles = ceilDiv(layer.n(), C);
+  const uint64_t spad = config.inSpadRows();
+  auto tileRows = [&](const std::vector<MBox>& boxes) {
+    uint64_t most = 0;
+    for (const MBox& b : boxes) most = std::max(most, windowTile(layer, b, R).rowsPerImage() * b.nb);
+    return most;
+  };
+  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
+    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
+    if (perEpoch == 0) break;
+    for (uint32_t accBuffers : {2u, 1u}) {
+      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
+      uint64_t rowsPerTile = std::min<uint64_t>({config.accRows() / (uint64_t{accBuffers} * ng), layer.m(), kMaxCount});
+      std::vector<MBox> boxes;
+      uint32_t slots = 2;
+      while (rowsPerTile > 0) {
+        boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+        const uint64_t need = tileRows(boxes);
+        if (boxes.size() == 1 && need <= spad) slots = 1;
+        if (slots * need <= spad) break;
+        rowsPerTile = std::min(rowsPerTile - 1, rowsPerTile * spad / (2 * need));
+      }
+      if (rowsPerTile == 0) continue;
+      for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kStreamed}) {
+        const uint64_t wRowsNeeded = wm == WeightMode::kResidentEpoch ? uint64_t{nK} * perEpoch * R : 2ull * ng * R;
+        if (wRowsNeeded > config.wSpadRows()) continue;
+        TilePlan p;
+        p.chunks = chunks;
+        p.boxes = boxes;
+        for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
+        p.inputLoads = {{0, nK}};
+        p.nTiles = nTiles;
+        p.tilesPerGroup = ng;
+        p.tilesPerEpoch = perEpoch;
+        p.order = LoopOrder::kBoxesOuter;
+        p.inputMode = InputMode::kWindowed;
+        p.weightMode = wm;
+        p.accBuffers = accBuffers;
+        p.inSlots = slots;
+        if (wm == WeightMode::kStreamed) {
+          p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(8, config.wSpadRows() / (uint64_t{ng} * R)));
+        }
+        p.estimatedCycles = estimate(layer, p, cost);
+        plans.push_back(std::move(p));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks, const ImageView& input,
                                   const hw::HwConfig& config, size_t shapes) {
   const CostModel cost(config);
   const unsigned R = config.rows(), C = config.cols();
@@ -268,6 +371,16 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
       }
     }
   }
+  if (windowable(layer, input, R)) addWindowedTilings(layer, config, plans);
+  // WEFT_ACCEL_INPUT_MODE keeps only one way of feeding the array, when that way applies.
+  const InputChoice choice = inputChoice();
+  if (choice != InputChoice::kAny) {
+    std::vector<TilePlan> kept;
+    for (auto& p : plans) {
+      if ((p.inputMode == InputMode::kWindowed) == (choice == InputChoice::kWindowed)) kept.push_back(std::move(p));
+    }
+    if (!kept.empty()) plans = std::move(kept);
+  }
   std::stable_sort(plans.begin(), plans.end(),
                    [](const TilePlan& a, const TilePlan& b) { return a.estimatedCycles < b.estimatedCycles; });
   // Keep every input-load size of the best `shapes` distinct shapes: the analytic estimate
@@ -287,20 +400,11 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
   return ranked;
 }
 
-nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
-                                  const hw::HwConfig& config) {
-  auto ranked = rankTilings(layer, chunks, config, 1);
-  if (ranked.empty()) {
-    return NN_ERROR(OP_FAILED) << "no tiling of layer " << layer.operationIndex << " (M " << layer.m()
-                               << ", N " << layer.n() << ", K " << layer.k()
-                               << ") fits the configuration's memories";
-  }
-  return std::move(ranked.front());
-}
-
 std::string TilePlan::describe() const {
   auto orderName = order == LoopOrder::kBoxesOuter ? "boxes-outer" : "groups-outer";
-  auto inName = inputMode == InputMode::kResident ? "resident" : "streamed";
+  auto inName = inputMode == InputMode::kResident   ? "resident"
+                : inputMode == InputMode::kWindowed ? "windowed"
+                                                    : "streamed";
   auto wName = weightMode == WeightMode::kResidentEpoch   ? "resident"
                : weightMode == WeightMode::kResidentGroup ? "resident-per-group"
                                                           : "streamed";

@@ -15,8 +15,11 @@
 //    for outer in (boxes | groups): for inner in (groups | boxes):      (order)
 //      for input-load in K: [LOAD inputs] for chunk: [LOAD weights] for n in group: GEMM
 //      STORE the group
-// Inputs are either resident (all K chunks of a box loaded once, reused by every group) or
-// streamed per group; weights are resident for the epoch, resident per group, or streamed per
+// Inputs are either resident (all K chunks of a box loaded once, reused by every group),
+// streamed per group, or windowed: the box's receptive field (its input tile, padding included)
+// is loaded once, pixel by pixel, and each chunk's GEMM walks its filter tap over the tile with
+// strided input rows, so the windows are generated on chip and each input byte crosses the DRAM
+// bus once per box instead of once per tap; weights are resident for the epoch, resident per group, or streamed per
 // chunk. Every buffer is double-buffered (or deeper) so that load, compute and store overlap.
 // rankTilings() enumerates the combinations that fit and ranks them with an analytic cost
 // model; the compiler then schedules the best few and keeps the one whose timeline is shortest
@@ -29,6 +32,7 @@
 
 #include "CostModel.h"
 #include "GemmLayer.h"
+#include "ImageView.h"
 #include "weft/hw/config.h"
 #include "weft/nn/Result.h"
 
@@ -54,7 +58,7 @@ struct MBox {
 };
 
 enum class LoopOrder { kBoxesOuter, kGroupsOuter };
-enum class InputMode { kResident, kStreamed };
+enum class InputMode { kResident, kStreamed, kWindowed };
 enum class WeightMode { kResidentEpoch, kResidentGroup, kStreamed };
 
 struct TilePlan {
@@ -77,6 +81,28 @@ struct TilePlan {
   std::string describe() const;
 };
 
+// The input tile a windowed box reads, per image: `height` x `width` pixels of `blocks` rows
+// each (a pixel's channels, Rows bytes a row, channel blocks fastest), padding included.
+struct WindowTile {
+  uint32_t height = 0, width = 0, blocks = 0;
+  uint64_t rowsPerImage() const { return uint64_t{height} * width * blocks; }
+};
+WindowTile windowTile(const GemmLayer& layer, const MBox& box, unsigned rows);
+
+// Whether the windowed input mode applies: channels a multiple of Rows (whole scratchpad rows,
+// which the DMA fetches with merged requests) held densely in the input view.
+bool windowable(const GemmLayer& layer, const ImageView& input, unsigned rows);
+
+// How the candidates may feed the array: from the environment variable WEFT_ACCEL_INPUT_MODE,
+// "windowed" (on-chip windows wherever the layer is windowable) or "im2col" (DMA-gathered
+// windows only); unset or anything else leaves the choice to the search. For comparing the two
+// dataflows on the same hardware, and for tests that must reach one of them.
+enum class InputChoice { kAny, kWindowed, kIm2col };
+InputChoice inputChoice();
+
+// The K chunks of the windowed mode: one per filter tap and block of Rows channels, in K order.
+std::vector<KChunk> windowChunks(const GemmLayer& layer, unsigned rows);
+
 // The K chunks of a layer whose input view has the given pixel and row strides.
 std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
                            unsigned rows);
@@ -84,11 +110,9 @@ std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_
 // Every tiling that fits `config`'s memories, fastest first by the analytic estimate, keeping
 // the `shapes` best distinct shapes (all their input-load sizes). Empty when none fits, which
 // only a pathological configuration can cause.
-std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks,
+// `input` is the layer's input view (it decides whether the windowed mode applies).
+std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks, const ImageView& input,
                                   const hw::HwConfig& config, size_t shapes);
 
-// The analytically fastest tiling; OP_FAILED (saying what is too big) when none fits.
-nn::Result<TilePlan> chooseTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
-                                  const hw::HwConfig& config);
 
 }  // namespace weft::accel

@@ -545,7 +545,7 @@ def cpp_header(params, micro, isa, regs, configs):
             else:
                 ctype = ("int64_t" if f["width"] > 32 else "int32_t") if f.get("signed") else \
                         ("uint64_t" if f["width"] > 32 else "uint32_t")
-                w(f"  {ctype} {lower_camel(f['name'])} = 0;")
+                w(f"  {ctype} {lower_camel(f['name'])} = {f.get('init', 0)};")
         w("")
         w("  CommandWord encode() const {")
         w("    CommandWord c;")

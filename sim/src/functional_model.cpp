@@ -189,8 +189,21 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
 
 void FunctionalModel::gemm(const hw::GemmCmd& c) {
   if (!c.keepWeights) engine_.preload(&w_[size_t{c.wAddr} * cols_], cols_, c.kRows, c.wSigned, c.wZp);
-  engine_.stream(&in_[size_t{c.inAddr} * rows_], c.mRows, c.inSigned, c.inZp, &acc_[size_t{c.accAddr} * cols_],
-                 c.accumulate);
+  const uint32_t total = c.mRows * c.mGroups;
+  const uint8_t* in = &in_[size_t{c.inAddr} * rows_];
+  if (c.inStride0 != 1 || c.mGroups > 1) {
+    // A strided GEMM (on-chip windows): gather its rows, then stream them as one block.
+    gathered_.resize(size_t{total} * rows_ + GemmEngine::kInputPadding);
+    uint8_t* dst = gathered_.data();
+    for (uint32_t g = 0; g < c.mGroups; ++g) {
+      for (uint32_t i = 0; i < c.mRows; ++i, dst += rows_) {
+        const size_t row = size_t{c.inAddr} + size_t{g} * c.inStride1 + size_t{i} * c.inStride0;
+        std::memcpy(dst, &in_[row * rows_], rows_);
+      }
+    }
+    in = gathered_.data();
+  }
+  engine_.stream(in, total, c.inSigned, c.inZp, &acc_[size_t{c.accAddr} * cols_], c.accumulate);
 }
 
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {

@@ -48,7 +48,9 @@ std::mutex& loadMutex() {
 }  // namespace
 
 std::string RtlPlugin::fileName(const hw::HwConfig& config, bool trace) {
-  return fmt::format("weft_rtl_{}{}.so", config.rtlKey(), trace ? "_trace" : "");
+  // WEFT_RTL_DIGEST: the RTL this program was built with (cmake/WeftRtl.cmake); a plugin of
+  // other RTL has another name and is rebuilt rather than loaded.
+  return fmt::format("weft_rtl_{}_{}{}.so", config.rtlKey(), WEFT_RTL_DIGEST, trace ? "_trace" : "");
 }
 
 std::vector<std::string> RtlPlugin::searchDirs() {

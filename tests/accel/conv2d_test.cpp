@@ -1,9 +1,12 @@
 // CONV_2D on the accelerator (approx backend) against the CPU reference, bit-exact: randomized
 // shapes smaller and larger than the array and not multiples of it, explicit / SAME / VALID
-// padding, strides, dilation, NHWC and NCHW, fused activations, uint8 / int8 / per-channel.
+// padding, strides, dilation, NHWC and NCHW, fused activations, uint8 / int8 / per-channel;
+// and the same with every windowable layer forced onto on-chip windows (Tiling.h).
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include "AccelTestUtil.h"
+#include "PreparedModel.h"
 
 namespace weft::accel::test {
 namespace {
@@ -25,6 +28,37 @@ TEST_P(ConvRandom, MatchesTheCpuReferenceBitExactOnWeft8) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(Seeds, ConvRandom, ::testing::Range(0, 10));
+
+// Random convolutions whose channels are whole scratchpad rows, compiled with
+// WEFT_ACCEL_INPUT_MODE=windowed: padding on every side, strides, dilation, batches, signed
+// and per-channel tensors through the windowed tile loads and strided GEMMs.
+class ConvWindowed : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { setenv("WEFT_ACCEL_INPUT_MODE", "windowed", 1); }
+  void TearDown() override { unsetenv("WEFT_ACCEL_INPUT_MODE"); }
+};
+
+TEST_P(ConvWindowed, MatchesTheCpuReferenceBitExact) {
+  auto device = approxDevice(GetParam());
+  const uint32_t rows = std::string(GetParam()) == "weft8" ? 8 : 16;
+  std::mt19937 rng(77);
+  int windowed = 0;
+  for (int i = 0; i < 16; ++i) {
+    ConvCase c = randomConvCase(rng, 18, 40);
+    c.inChannels = rows * (1 + rng() % 3);
+    c.nchw = false;
+    SCOPED_TRACE(c.describe());
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExactOnDevice(*device, m, c.describe());
+    if (HasFatalFailure()) return;
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok());
+    const auto& op = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0);
+    windowed += op.tiling.find("inputs windowed") != std::string::npos;
+  }
+  EXPECT_EQ(windowed, 16) << "every layer here is windowable";
+}
+INSTANTIATE_TEST_SUITE_P(Configurations, ConvWindowed, ::testing::Values("weft8", "weft16"));
 
 ConvCase basic(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t f) {
   ConvCase c;

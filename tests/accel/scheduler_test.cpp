@@ -62,7 +62,7 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
   for (const Shape& shape : kShapes) {
     SCOPED_TRACE(shape.name);
     const GemmLayer layer = convLayer(shape);
-    const auto ranked = rankTilings(layer, chunksOf(layer, config), config, 6);
+    const auto ranked = rankTilings(layer, chunksOf(layer, config), placement(layer).input, config, 6);
     ASSERT_FALSE(ranked.empty());
     for (size_t i = 0; i < ranked.size(); ++i) {
       SCOPED_TRACE(ranked[i].describe());
@@ -89,7 +89,7 @@ TEST(Tiling, CandidatesAreDistinct) {
   // A 7x7 kernel over 3 channels: no two chunks can share a load, so every requested
   // load size groups them alike; each grouping must be scheduled once, not once per size.
   const GemmLayer layer = convLayer({"7x7/2 rgb", 64, 64, 3, 7, 2, 64});
-  const auto ranked = rankTilings(layer, chunksOf(layer, config), config, 6);
+  const auto ranked = rankTilings(layer, chunksOf(layer, config), placement(layer).input, config, 6);
   for (size_t i = 0; i < ranked.size(); ++i) {
     for (size_t j = i + 1; j < ranked.size(); ++j) {
       const bool same = ranked[i].describe() == ranked[j].describe() && ranked[i].wSlots == ranked[j].wSlots;
@@ -101,7 +101,7 @@ TEST(Tiling, CandidatesAreDistinct) {
 TEST(CommandGenerator, AStrideTooWideIsBadDataAndLeavesTheProgramAsItWas) {
   const auto config = hw::HwConfig::load("weft8");
   const GemmLayer layer = convLayer(kShapes[1]);
-  const auto ranked = rankTilings(layer, chunksOf(layer, config), config, 1);
+  const auto ranked = rankTilings(layer, chunksOf(layer, config), placement(layer).input, config, 1);
   ASSERT_FALSE(ranked.empty());
   LayerPlacement where = placement(layer);
   where.output.pixelStride = 1u << 24;  // past the STORE's 24-bit field

@@ -45,11 +45,12 @@ class Reference {
         for (unsigned n = 0; n < C; ++n)
           pe[r * C + n] = operand(w[(size_t{g.wAddr} + r) * C + n], g.wSigned) - g.wZp;
     }
-    for (uint32_t m = 0; m < g.mRows; ++m)
+    for (uint32_t m = 0; m < g.mRows * g.mGroups; ++m)
       for (unsigned n = 0; n < C; ++n) {
+        const size_t inRow = size_t{g.inAddr} + size_t{m / g.mRows} * g.inStride1 + size_t{m % g.mRows} * g.inStride0;
         uint32_t sum = g.accumulate ? static_cast<uint32_t>(acc[(size_t{g.accAddr} + m) * C + n]) : 0;
         for (unsigned r = 0; r < k; ++r) {
-          const int32_t x = operand(in[(size_t{g.inAddr} + m) * R + r], g.inSigned) - g.inZp;
+          const int32_t x = operand(in[inRow * R + r], g.inSigned) - g.inZp;
           sum += static_cast<uint32_t>(x * pe[r * C + n]);
         }
         acc[(size_t{g.accAddr} + m) * C + n] = static_cast<int32_t>(sum);

@@ -73,11 +73,26 @@ class GemmTiles {
       gm.kRows = uniform(1, R);
       gm.mRows = m;
       gm.accAddr = accAddr;
-      gm.inAddr = uniform(0, cfg.inSpadRows() - m);
+      // Strided GEMMs (on-chip windows): the m rows as groups walking the scratchpad.
+      uint32_t span = m;
+      if (coin(50)) {
+        gm.mGroups = 1;
+        for (uint32_t d = uniform(1, 8); d > 1; --d) {
+          if (m % d == 0) {
+            gm.mGroups = d;
+            break;
+          }
+        }
+        gm.mRows = m / gm.mGroups;
+        gm.inStride0 = uniform(0, 3);
+        gm.inStride1 = uniform(0, 4 * gm.mRows);
+        span = (gm.mGroups - 1) * gm.inStride1 + (gm.mRows - 1) * gm.inStride0 + 1;
+      }
+      gm.inAddr = uniform(0, cfg.inSpadRows() - span);
       gm.wAddr = uniform(0, cfg.wSpadRows() - gm.kRows);
       gm.inZp = zeroPoint(gm.inSigned);
       gm.wZp = zeroPoint(gm.wSigned);
-      cmds.push_back(loadRandom(hw::Mem::kIn, gm.inAddr, m, uniform(1, R)));
+      cmds.push_back(loadRandom(hw::Mem::kIn, gm.inAddr, span, uniform(1, R)));
       if (!gm.keepWeights) {
         cmds.push_back(loadRandom(hw::Mem::kW, gm.wAddr, gm.kRows, uniform(1, C)));
       } else {
@@ -175,7 +190,8 @@ class GemmTiles {
                             " acc row " + std::to_string(st.accAddr + i1 * st.count0 + i0) +
                             " byte " + std::to_string(addr - a) + "; gemms:";
             for (const auto& g : stores_[k].gemms)
-              d += " [m " + std::to_string(g.mRows) + " k " + std::to_string(g.kRows) + " acc " +
+              d += " [m " + std::to_string(g.mRows) + "x" + std::to_string(g.mGroups) + " strides " +
+                   std::to_string(g.inStride0) + "/" + std::to_string(g.inStride1) + " k " + std::to_string(g.kRows) + " acc " +
                    std::to_string(g.accAddr) + (g.accumulate ? " +" : "") + (g.keepWeights ? " keep" : "") +
                    " in_zp " + std::to_string(g.inZp) + (g.inSigned ? "s" : "u") + " w_zp " +
                    std::to_string(g.wZp) + (g.wSigned ? "s" : "u") + "]";

@@ -161,7 +161,11 @@ TEST_P(BackendTest, SnapshotCountersAccountForTheProgram) {
         rdBytes += uint64_t{l.rowBytes} * l.count0 * l.count1 * l.count2;
         break;
       }
-      case hw::Opcode::kGemm: rows += hw::GemmCmd::decode(c).mRows; break;
+      case hw::Opcode::kGemm: {
+        const auto g = hw::GemmCmd::decode(c);
+        rows += uint64_t{g.mRows} * g.mGroups;
+        break;
+      }
       case hw::Opcode::kStore: {
         const auto s = hw::StoreCmd::decode(c);
         wrBytes += uint64_t{s.rowBytes} * s.count0 * s.count1;

@@ -46,7 +46,7 @@ void ComputeUnit::start(uint64_t t) {
     preloadFreeFrom_ = t + g.kRows;  // row 0 read in cycle t, the others one a cycle
   }
   const uint64_t first = anyIssued_ ? std::max(t + 1, lastIssue_ + 1) : t + 1;
-  const uint64_t last = first + g.mRows - 1;
+  const uint64_t last = first + uint64_t{g.mRows} * g.mGroups - 1;
   lastIssue_ = last;
   anyIssued_ = true;
   bufFreeFrom_[buf] = last + c.cols();

@@ -369,7 +369,7 @@ bool Engine::advanceCompute(uint64_t lim) {
     t = std::max({t, visible, tokens});
     if (t >= lim) break;
     const auto kRows = static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows));
-    const auto mRows = static_cast<uint32_t>(c.word.get(hw::field::gemm::kMRows));
+    const uint64_t mRows = c.word.get(hw::field::gemm::kMRows) * c.word.get(hw::field::gemm::kMGroups);
     const int8_t signals[2] = {c.signals[0], c.signals[1]};
     if (s.undo.size() == s.undo.capacity()) s.undo.pop();
     s.undo.push() = {t, s.lastBuf, s.anyIssued};

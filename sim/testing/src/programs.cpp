@@ -138,6 +138,12 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       g.keepWeights = keep;
       g.inAddr = inAddr;
       g.mRows = m;
+      if (uni(0, 1)) {  // the same m rows as strided groups, reading only rows the tile loaded
+        g.mRows = li.count0 * li.count1;
+        g.mGroups = li.count2;
+        g.inStride0 = static_cast<uint32_t>(uni(0, 1));
+        g.inStride1 = static_cast<uint32_t>(uni(0, g.mRows));
+      }
       g.accAddr = accAddr;
       g.accumulate = part > 0;
       g.inSigned = uni(0, 1);

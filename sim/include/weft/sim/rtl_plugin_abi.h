@@ -1,7 +1,7 @@
 /* The C ABI between a verilated weft_top and the code that drives it.
  *
  * Verilator fixes parameters at verilation time, so every RTL configuration (hw::HwConfig::rtlKey)
- * is its own build: a shared object `weft_rtl_<key>.so` exporting `weft_rtl_plugin()`. Everything
+ * is its own build: a shared object `weft_rtl_<key>_<RTL digest>.so` exporting `weft_rtl_plugin()`. Everything
  * that steps the RTL (the SystemC harness, the kernel-free RTL tests, the harness benchmark) goes
  * through this ABI, so one build of a configuration serves all of them and new configurations
  * can be built on demand without relinking anything.

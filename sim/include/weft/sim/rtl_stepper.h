@@ -35,13 +35,14 @@ class RtlPluginError : public std::runtime_error {
 // thread-local state that must not be unloaded), so loading the same file twice is free.
 class RtlPlugin {
  public:
-  // Finds weft_rtl_<config.rtlKey()>[_trace].so in the build's RTL directory
+  // Finds weft_rtl_<config.rtlKey()>_<RTL digest>[_trace].so in the build's RTL directory
   // (WEFT_RTL_BUILD_DIR), then in each directory of the colon-separated env WEFT_RTL_DIR,
   // and checks its ABI version, key and bus width. Throws RtlPluginError naming every path
   // searched when it is missing or does not match.
   static const RtlPlugin& load(const hw::HwConfig& config, bool trace = false);
 
-  // The file name the configuration's plugin has, e.g. "weft_rtl_Rows16_..._TokenDepth16.so".
+  // The file name the configuration's plugin has, e.g. "weft_rtl_Rows16_..._TokenDepth16_3f9c0a1b2c4d.so":
+  // the RTL parameters and a digest of the RTL sources (cmake/WeftRtl.cmake).
   static std::string fileName(const hw::HwConfig& config, bool trace = false);
   // The directories searched, in order.
   static std::vector<std::string> searchDirs();
