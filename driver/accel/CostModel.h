@@ -27,8 +27,6 @@ struct CostModel {
 
   unsigned rows, cols, busBytes;
   double bytesPerCycle, latency, burst, maxOutstanding;
-  // Commands the controller has in flight from DRAM at once.
-  double fetchesInFlight = 4;
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
 
@@ -75,8 +73,13 @@ struct CostModel {
   double gemmDoneCycles(uint64_t mRows, uint64_t kRows) const {
     return std::max(gemmBusyCycles(mRows), static_cast<double>(kRows)) + rows + cols + gemmFixedCycles;
   }
-  // Controller cycles per command fetched from the ring.
-  double fetchCycles() const { return (latency + 2 * beats(32) + 2) / fetchesInFlight; }
+  // Controller cycles per command fetched from the ring: the fetch unit (rtl/weft_fetch.sv)
+  // keeps FetchSlots commands in requests of half of them, so FetchSlots commands arrive per
+  // round trip plus half of them in beats.
+  double fetchCycles() const {
+    constexpr double slots = hw::micro::kFetchSlots;
+    return std::max(beats(32), (latency + slots / 2 * beats(32) + 2) / slots);
+  }
 
   template <typename Command>
   void estimateLoad(Command& c, uint64_t rowsToLoad, uint64_t bytes) const {
