@@ -111,6 +111,8 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     run.op = nnapiName(layer.op);
     run.shape = describeShape(net, layer);
     run.macs = layer.macs;
+    run.minDramBytes = layer.weights.size() + 4 * layer.bias.size();
+    for (size_t k = 0; k < net.inputCount(); ++k) run.minDramBytes += net.inputData(k).size();
 
     ModelPtr model = buildModel(net);
     ANeuralNetworksCompilation* rawCompilation = nullptr;
@@ -130,6 +132,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     size_t outputBytes = 1;
     for (uint32_t d : layer.outputShape) outputBytes *= d;
     std::vector<uint8_t> output(outputBytes);
+    run.minDramBytes += outputBytes;
     std::vector<double> simulator, execute;
     for (int r = 0; r < std::max(1, options.repeat); ++r) {
       // Device figures are the first execution's: a later one starts from another position in

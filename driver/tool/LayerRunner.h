@@ -25,6 +25,9 @@ struct LayerRun {
   uint64_t peakOpsPerCycle = 0;
   uint64_t vectorSlots = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
+  // The least DRAM traffic the layer can have: every tensor it reads (inputs, weights, bias)
+  // and writes, once.
+  uint64_t minDramBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter's delta
   uint64_t registerAccesses = 0;  // the driver's register accesses for the layer's execution
   double simulatorSeconds = 0;  // host time inside the backend: the simulation itself

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -45,9 +46,16 @@ void writeFile(const std::string& path, const std::string& text) {
 //   compute util      MACs / (R * C * (cycles - stall cycles)), which is the mapping efficiency.
 // A layer of the vector unit is measured the same way against its unit: one slot a cycle of
 // Cols lane operations (VECTOR_SLOTS for the rows, lane operations for the MACs).
+//
+// Against the machine's limits: the compute bound is MACs / peak operations a cycle, the
+// bandwidth bound the layer's least DRAM traffic (its tensors once) / DRAM bytes a cycle. A
+// layer is compute-bound when its compute bound is the larger (arithmetic intensity above the
+// machine's balance point); `overBound` is cycles / the larger bound (1.00 = at the limit).
 struct ArrayFigures {
   uint64_t stall = 0;
   double overall = 0, mapping = 0;
+  double computeBound = 0, bandwidthBound = 0, overBound = 0;
+  const char* boundBy() const { return computeBound >= bandwidthBound ? "compute" : "memory"; }
 };
 
 ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
@@ -58,6 +66,10 @@ ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
   f.stall = r.cycles > rows ? r.cycles - rows : 0;
   f.overall = r.cycles > 0 ? 100.0 * r.macs / (pes * r.cycles) : 0;
   f.mapping = rows > 0 ? 100.0 * r.macs / (pes * rows) : 0;
+  f.computeBound = r.macs / pes;
+  f.bandwidthBound = double(r.minDramBytes) / double(hw.get(hw::Param::kDramBytesPerCycle));
+  const double bound = std::max(f.computeBound, f.bandwidthBound);
+  f.overBound = bound > 0 ? r.cycles / bound : 0;
   return f;
 }
 
@@ -74,13 +86,15 @@ std::string computeReport(const std::vector<LayerRun>& runs, const hw::HwConfig&
 std::string csvReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw, const codesign::Estimator& estimator) {
   std::string out =
       "index,layer,operation,shape,cycles,array_rows,stall_cycles,macs,overall_util_pct,mapping_eff_pct,"
-      "dram_read_bytes,dram_write_bytes,simulator_seconds,energy_pj,area_um2\n";
+      "dram_read_bytes,dram_write_bytes,min_dram_bytes,compute_bound_cycles,bandwidth_bound_cycles,bound_by,"
+      "cycles_over_bound,simulator_seconds,energy_pj,area_um2\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
-    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{:.6f},{:.1f},{:.1f}\n", i, r.name, r.op,
-                       r.shape, r.cycles, r.arrayRows, f.stall, r.macs, f.overall, f.mapping, r.dramReadBytes,
-                       r.dramWriteBytes, r.simulatorSeconds, estimator.energy(r.counters, r.registerAccesses).totalPj(),
+    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{},{:.0f},{:.0f},{},{:.4f},{:.6f},{:.1f},{:.1f}\n", i,
+                       r.name, r.op, r.shape, r.cycles, r.arrayRows, f.stall, r.macs, f.overall, f.mapping,
+                       r.dramReadBytes, r.dramWriteBytes, r.minDramBytes, f.computeBound, f.bandwidthBound,
+                       f.boundBy(), f.overBound, r.simulatorSeconds, estimator.energy(r.counters, r.registerAccesses).totalPj(),
                        estimator.area().totalUm2());
   }
   return out;
@@ -121,6 +135,11 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"mappingEfficiencyPct", f.mapping},
                                 {"dramReadBytes", r.dramReadBytes},
                                 {"dramWriteBytes", r.dramWriteBytes},
+                                {"minDramBytes", r.minDramBytes},
+                                {"computeBoundCycles", f.computeBound},
+                                {"bandwidthBoundCycles", f.bandwidthBound},
+                                {"boundBy", f.boundBy()},
+                                {"cyclesOverBound", f.overBound},
                                 {"simulatorSeconds", r.simulatorSeconds},
                                 {"executeSeconds", r.executeSeconds},
                                 {"prepareSeconds", r.prepareSeconds},
@@ -187,28 +206,34 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   fmt::print(out, "{} ({}, {} layers) on {} ({}x{} @ {:.0f} MHz, DRAM {} B/cycle, {} cycles latency), backend {}\n\n",
              table.name, table.format, runs.size(), hw.name(), hw.rows(), hw.cols(), hw.clockMHz(),
              hw.get(hw::Param::kDramBytesPerCycle), hw.get(hw::Param::kDramLatencyCycles), backend);
-  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>10} {:>9}\n";
+  // "bound" is what limits the layer at best (compute or memory) and "x bound" its cycles over
+  // that limit; "min KiB" is the least DRAM traffic (every tensor once).
+  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>9} {:>7} {:>7} {:>10} {:>9}\n";
   fmt::print(out, fmt::runtime(row), "#", "layer", "operation", "shape", "cycles", "util%", "map%", "stall", "DRAM rd KiB",
-             "DRAM wr KiB", "energy uJ", "sim ms");
+             "DRAM wr KiB", "min KiB", "bound", "x bound", "energy uJ", "sim ms");
   codesign::EnergyBreakdown energy;
-  uint64_t cycles = 0, rows = 0, macs = 0, rd = 0, wr = 0;
+  uint64_t cycles = 0, rows = 0, macs = 0, rd = 0, wr = 0, minBytes = 0;
+  double bounds = 0;
   double simulator = 0, prepare = 0, execute = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
     fmt::print(out, fmt::runtime(row), i, r.name, r.op, r.shape, r.cycles, fmt::format("{:.1f}", f.overall),
                fmt::format("{:.1f}", f.mapping), f.stall, fmt::format("{:.1f}", r.dramReadBytes / 1024.0),
-               fmt::format("{:.1f}", r.dramWriteBytes / 1024.0),
+               fmt::format("{:.1f}", r.dramWriteBytes / 1024.0), fmt::format("{:.1f}", r.minDramBytes / 1024.0),
+               f.boundBy(), fmt::format("{:.2f}", f.overBound),
                fmt::format("{:.3f}", 1e-6 * estimator.energy(r.counters, r.registerAccesses).totalPj()),
                fmt::format("{:.3f}", 1e3 * r.simulatorSeconds));
     energy += estimator.energy(r.counters, r.registerAccesses);
     cycles += r.cycles, rows += r.arrayRows, macs += r.macs, rd += r.dramReadBytes, wr += r.dramWriteBytes;
+    minBytes += r.minDramBytes, bounds += std::max(f.computeBound, f.bandwidthBound);
     simulator += r.simulatorSeconds, prepare += r.prepareSeconds, execute += r.executeSeconds;
   }
   const double pes = double(hw.rows()) * hw.cols();
   fmt::print(out, fmt::runtime(row), "", "total", "", "", cycles, fmt::format("{:.1f}", cycles ? 100.0 * macs / (pes * cycles) : 0),
              fmt::format("{:.1f}", rows ? 100.0 * macs / (pes * rows) : 0), cycles - std::min(cycles, rows),
              fmt::format("{:.1f}", rd / 1024.0), fmt::format("{:.1f}", wr / 1024.0),
+             fmt::format("{:.1f}", minBytes / 1024.0), "", fmt::format("{:.2f}", bounds > 0 ? cycles / bounds : 0),
              fmt::format("{:.3f}", 1e-6 * energy.totalPj()), fmt::format("{:.3f}", 1e3 * simulator));
   fmt::print(out, "\nenergy: {}\n", codesign::describe(energy));
   for (const auto& line : estimator.describe()) fmt::print(out, "{}\n", line);

@@ -40,6 +40,14 @@ std::string boundBy(const LayerReport& l) {
   return std::max_element(std::begin(busy), std::end(busy))->second;
 }
 
+double cyclesOverBound(const LayerReport& l, int64_t dramBytesPerCycle) {
+  if (l.cycles == 0 || l.peakOpsPerCycle == 0) return 0;
+  const double compute = static_cast<double>(l.macs) / static_cast<double>(l.peakOpsPerCycle);
+  const double bandwidth = dramBytesPerCycle > 0 ? static_cast<double>(l.minDramBytes) / dramBytesPerCycle : 0;
+  const double bound = std::max(compute, bandwidth);
+  return bound > 0 ? static_cast<double>(l.cycles) / bound : 0;
+}
+
 namespace {
 
 std::string percent(double fraction, bool on) { return on ? fmt::format("{:.0f}", 100.0 * fraction) : "-"; }
@@ -48,12 +56,12 @@ std::string percent(double fraction, bool on) { return on ? fmt::format("{:.0f}"
 void printRow(std::ostream& out, size_t nameWidth, const std::string& index, const std::string& name,
               const std::string& op, const std::string& unit, const std::string& cycles, const std::string& onHw,
               const std::string& inDriver, const std::string& util, const std::array<std::string, 5>& busy,
-              const std::string& bound, const std::string& rd, const std::string& wr, const std::string& err,
-              const std::string& energy) {
+              const std::string& bound, const std::string& rd, const std::string& wr, const std::string& minimum,
+              const std::string& overBound, const std::string& err, const std::string& energy) {
   fmt::print(out, "{:>3}  {:<{}} {:<18} {:<6} {:>10} {:>10} {:>10} {:>5} {:>4} {:>4} {:>4} {:>4} {:>5} {:<6} {:>10} "
-                  "{:>10} {:>4} {:>9}\n",
+                  "{:>10} {:>9} {:>7} {:>4} {:>9}\n",
              index, name, nameWidth, op, unit, cycles, onHw, inDriver, util, busy[0], busy[1], busy[2], busy[3],
-             busy[4], bound, rd, wr, err, energy);
+             busy[4], bound, rd, wr, minimum, overBound, err, energy);
 }
 
 }  // namespace
@@ -65,14 +73,16 @@ void printTable(const RunReport& r, std::ostream& out) {
   size_t nameWidth = 14;
   for (const auto& l : r.layers) nameWidth = std::max(nameWidth, l.name.size());
   printRow(out, nameWidth, "#", "layer", "operation", "unit", "cycles", "on-hw us", "in-drv us", "util%",
-           {"arr%", "vec%", "ld%", "st%", "dram%"}, "bound", "DRAM rd KiB", "DRAM wr KiB", "err", "energy uJ");
+           {"arr%", "vec%", "ld%", "st%", "dram%"}, "bound", "DRAM rd KiB", "DRAM wr KiB", "min KiB", "x bound",
+           "err", "energy uJ");
   for (const auto& l : r.layers) {
     const bool on = l.cycles > 0;
     printRow(out, nameWidth, std::to_string(l.index), l.name, l.op, l.unit, std::to_string(l.cycles),
              us(l.onHardwareNs), us(l.inDriverNs), on ? fmt::format("{:.1f}", 100.0 * l.utilization) : "-",
              {percent(l.arrayBusy, on), percent(l.vectorBusy, on), percent(l.loadBusy, on), percent(l.storeBusy, on),
               percent(l.dramStall, on)},
-             boundBy(l), kib(l.dramReadBytes), kib(l.dramWriteBytes), std::to_string(l.maxError),
+             boundBy(l), kib(l.dramReadBytes), kib(l.dramWriteBytes), kib(l.minDramBytes),
+             on ? fmt::format("{:.2f}", cyclesOverBound(l, r.dramBytesPerCycle)) : "-", std::to_string(l.maxError),
              on ? fmt::format("{:.3f}", 1e-6 * l.energy.totalPj()) : "-");
   }
   // One total per device: device cycles and host time do not add up.
@@ -96,7 +106,8 @@ void printTable(const RunReport& r, std::ostream& out) {
              {busy(&LayerReport::arrayBusy), busy(&LayerReport::vectorBusy), busy(&LayerReport::loadBusy),
               busy(&LayerReport::storeBusy), busy(&LayerReport::dramStall)},
              "", kib(sum(mine, [](const auto& l) { return l.dramReadBytes; })),
-             kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })), std::to_string(worst),
+             kib(sum(mine, [](const auto& l) { return l.dramWriteBytes; })),
+             kib(sum(mine, [](const auto& l) { return l.minDramBytes; })), "", std::to_string(worst),
              cycles > 0 ? fmt::format("{:.3f}", 1e-6 * r.acceleratorEnergy.totalPj()) : "-");
   }
   // Where the accelerator's cycles went, by the unit each layer ran on.
@@ -160,7 +171,8 @@ std::string toJson(const RunReport& r) {
                       {"busy", {{"array", l.arrayBusy}, {"vector", l.vectorBusy}, {"load", l.loadBusy},
                                 {"store", l.storeBusy}, {"dramStall", l.dramStall}}},
                       {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
-                      {"dramWriteBytes", l.dramWriteBytes}, {"maxError", l.maxError},
+                      {"dramWriteBytes", l.dramWriteBytes}, {"minDramBytes", l.minDramBytes},
+                      {"cyclesOverBound", cyclesOverBound(l, r.dramBytesPerCycle)}, {"maxError", l.maxError},
                       {"energy", codesign::toJson(l.energy)}});
   }
   auto& totals = j["totals"] = nlohmann::ordered_json::object();
@@ -193,15 +205,16 @@ std::string toJson(const RunReport& r) {
 std::string toCsv(const RunReport& r) {
   std::string out =
       "index,layer,operation,device,unit,cycles,on_hardware_ns,in_driver_ns,macs,peak_ops_per_cycle,utilization,"
-      "array_busy,vector_busy,load_busy,store_busy,dram_stall,bound_by,dram_read_bytes,dram_write_bytes,max_error,"
-      "energy_pj,area_um2\n";
+      "array_busy,vector_busy,load_busy,store_busy,dram_stall,bound_by,dram_read_bytes,dram_write_bytes,min_dram_bytes,"
+      "cycles_over_bound,max_error,energy_pj,area_um2\n";
   // The configuration's area on every row, so that rows of several reports can be pooled.
   const double area = r.estimates.is_object() ? r.estimates.value("areaUm2", 0.0) : 0.0;
   for (const auto& l : r.layers) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{:.1f},{:.1f}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{:.4f},{},{:.1f},{:.1f}\n",
                        l.index, l.name, l.op, l.device, l.unit, l.cycles, l.onHardwareNs, l.inDriverNs, l.macs,
                        l.peakOpsPerCycle, l.utilization, l.arrayBusy, l.vectorBusy, l.loadBusy, l.storeBusy,
-                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.maxError, l.energy.totalPj(),
+                       l.dramStall, boundBy(l), l.dramReadBytes, l.dramWriteBytes, l.minDramBytes,
+                       cyclesOverBound(l, r.dramBytesPerCycle), l.maxError, l.energy.totalPj(),
                        area);
   }
   return out;

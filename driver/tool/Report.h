@@ -29,6 +29,7 @@ struct LayerReport {
   // waiting on DRAM (read and write stall cycles, capped at all of them).
   double arrayBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, dramStall = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
+  uint64_t minDramBytes = 0;    // the least DRAM traffic: every tensor the layer reads and writes, once
   int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
   codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (driver/codesign)
 };
@@ -36,6 +37,11 @@ struct LayerReport {
 // The unit whose busy fraction is largest ("array", "vector", "load", "store"): what bounds the
 // layer; "-" off the accelerator.
 std::string boundBy(const LayerReport& layer);
+
+// The layer's cycles over the larger of its limits, accelerator layers only (0 otherwise): the
+// compute bound (macs / peakOpsPerCycle) and the bandwidth bound (minDramBytes / DRAM bytes a
+// cycle). 1.00 is a layer at its limit.
+double cyclesOverBound(const LayerReport& layer, int64_t dramBytesPerCycle);
 
 struct RunReport {
   std::string network, backend, hwConfig;

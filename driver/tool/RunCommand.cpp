@@ -262,7 +262,16 @@ int runNetwork(const RunOptions& options) {
     row.op = nnapiName(l.op);
     row.device = i < devices.size() ? devices[i] : "?";
     row.macs = l.macs;
-    for (int source : l.inputs) row.inputs.push_back(net.sourceName(source));
+    auto elements = [](const std::vector<uint32_t>& shape) {
+      uint64_t n = 1;
+      for (uint32_t d : shape) n *= d;
+      return n;
+    };
+    row.minDramBytes = l.weights.size() + 4 * l.bias.size() + elements(l.outputShape);
+    for (int source : l.inputs) {
+      row.inputs.push_back(net.sourceName(source));
+      row.minDramBytes += elements(net.sourceShape(source));
+    }
     report.layers.push_back(std::move(row));
   }
   if (!options.quiet) {

@@ -6,6 +6,7 @@
 // the model that makes them drift fails here. Speed is not asserted (benchmarks, not tests).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -169,6 +170,39 @@ TEST(WeftScaleSim, BadTablesAreClearErrors) {
 // A vector-unit layer is measured against the vector unit (one slot a cycle of Cols lane
 // operations), not the array it never used: a depthwise layer that keeps the unit busy reports
 // high utilization and few stall cycles; a convolution beside it is still measured on the array.
+// Each layer against its limits: the least DRAM traffic is its tensors once, the compute
+// bound MACs over the array, and no layer beats the larger bound.
+TEST(WeftLayers, ReportsTheComputeAndBandwidthBounds) {
+  const std::string layers = tempPath("bounds.json"), json = tempPath("bounds_report.json"), csv = tempPath("bounds.csv");
+  std::ofstream(layers) << R"({"format": 1, "name": "bounds", "layers": [
+    {"name": "conv", "op": "CONV_2D", "input": [1, 8, 8, 16], "filters": 16, "kernel": [3, 3], "stride": 1, "padding": "SAME"},
+    {"name": "fc", "op": "FULLY_CONNECTED", "input": [1, 512], "units": 1000}]})";
+  const ProcessResult r = runWeft("--backend approx --hw weft16 layers " + layers + " --quiet --json " + json +
+                                  " --csv " + csv + " --compute-report " + tempPath("bounds_cr.csv"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto report = readJson(json);
+  const auto& conv = report["layers"][0];
+  // input 8x8x16, weights 16x3x3x16, bias 16 int32, output 8x8x16
+  EXPECT_EQ(conv["minDramBytes"].get<uint64_t>(), 1024u + 2304u + 64u + 1024u);
+  EXPECT_DOUBLE_EQ(conv["computeBoundCycles"].get<double>(), 64.0 * 16 * 144 / 256);
+  EXPECT_DOUBLE_EQ(conv["bandwidthBoundCycles"].get<double>(), 4416.0 / 16);
+  EXPECT_EQ(conv["boundBy"], "compute");
+  const auto& fc = report["layers"][1];
+  EXPECT_EQ(fc["minDramBytes"].get<uint64_t>(), 512u + 512000u + 4000u + 1000u);
+  EXPECT_EQ(fc["boundBy"], "memory");  // a batch of one reads every weight for two MACs a byte
+  for (const auto& l : report["layers"]) {
+    const double bound = std::max(l["computeBoundCycles"].get<double>(), l["bandwidthBoundCycles"].get<double>());
+    EXPECT_GE(l["cycles"].get<double>(), bound) << l["name"];
+    EXPECT_NEAR(l["cyclesOverBound"].get<double>(), l["cycles"].get<double>() / bound, 1e-9);
+  }
+  EXPECT_NE(r.output.find("x bound"), std::string::npos) << r.output;
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_NE(header.find("min_dram_bytes,compute_bound_cycles,bandwidth_bound_cycles,bound_by,cycles_over_bound"),
+            std::string::npos) << header;
+}
+
 TEST(WeftLayers, VectorLayersAreMeasuredAgainstTheVectorUnit) {
   const std::string layers = tempPath("vector_util.json"), json = tempPath("vector_util_report.json");
   std::ofstream(layers) << R"({"format": 1, "name": "vector-util", "layers": [
