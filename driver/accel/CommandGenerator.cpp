@@ -271,8 +271,9 @@ void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uin
     g.inAddr = tileRow + static_cast<uint32_t>(i * tile.rowsPerImage()) + tapRow;
     g.mRows = box.now;
     g.mGroups = box.noh;
-    g.inStride0 = l_.strideW * tile.blocks;
-    g.inStride1 = l_.strideH * tile.width * tile.blocks;
+    // A stride that never applies (one column, one row) is 0: it may not fit its field.
+    g.inStride0 = box.now > 1 ? l_.strideW * tile.blocks : 0;
+    g.inStride1 = box.noh > 1 ? l_.strideH * tile.width * tile.blocks : 0;
     g.accAddr = acc + i * box.noh * box.now;
     g.keepWeights = i > 0;  // the images of a box share the tap's weights
     addGemm(g, inBuffer, wBuffer, accBuffer, firstOfEpoch && i == 0);

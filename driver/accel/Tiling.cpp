@@ -222,9 +222,15 @@ void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std:
   const uint32_t nK = static_cast<uint32_t>(chunks.size());
   const uint32_t nTiles = ceilDiv(layer.n(), C);
   const uint64_t spad = config.inSpadRows();
+  // The most scratchpad rows a box's tile takes; too many when a tile row exceeds a LOAD's
+  // 16-bit count.
   auto tileRows = [&](const std::vector<MBox>& boxes) {
     uint64_t most = 0;
-    for (const MBox& b : boxes) most = std::max(most, windowTile(layer, b, R).rowsPerImage() * b.nb);
+    for (const MBox& b : boxes) {
+      const WindowTile t = windowTile(layer, b, R);
+      if (uint64_t{t.width} * t.blocks > kMaxCount) return std::numeric_limits<uint64_t>::max() / 4;
+      most = std::max(most, t.rowsPerImage() * b.nb);
+    }
     return most;
   };
   for (uint32_t ng = 1; ng <= nTiles; ++ng) {
@@ -384,17 +390,25 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
   std::stable_sort(plans.begin(), plans.end(),
                    [](const TilePlan& a, const TilePlan& b) { return a.estimatedCycles < b.estimatedCycles; });
   // Keep every input-load size of the best `shapes` distinct shapes: the analytic estimate
-  // cannot tell them apart, the scheduler's timeline can.
+  // cannot tell them apart, the scheduler's timeline can. The windowed shapes are a family of
+  // their own with half as many places: the estimate ranks the two ways of feeding the array
+  // less reliably against each other than within each, so the best of both reach the timeline.
   auto shapeOf = [](const TilePlan& p) {
     return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.order, p.inputMode, p.weightMode, p.rowsPerTile);
   };
   std::vector<decltype(shapeOf(plans[0]))> kept;
+  size_t keptOf[2] = {0, 0};
+  const size_t limitOf[2] = {shapes, std::max<size_t>(1, shapes / 2)};
   std::vector<TilePlan> ranked;
   for (auto& p : plans) {
     const auto key = shapeOf(p);
+    const size_t family = p.inputMode == InputMode::kWindowed ? 1 : 0;
     const bool known = std::find(kept.begin(), kept.end(), key) != kept.end();
-    if (!known && kept.size() >= shapes) continue;
-    if (!known) kept.push_back(key);
+    if (!known && keptOf[family] >= limitOf[family]) continue;
+    if (!known) {
+      kept.push_back(key);
+      ++keptOf[family];
+    }
     ranked.push_back(std::move(p));
   }
   return ranked;
