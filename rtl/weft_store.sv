@@ -1,11 +1,11 @@
 // Store unit: executes STORE commands in order.
 //
-// Front end: starts a command (tokens, room in the completion queue), reads its parameter row
-// (one cycle) into the parameter buffer the previous command does not use, then issues one
-// accumulator row a cycle while the row buffer has room. Rows flow through the accumulator
+// Front end: starts a command (tokens, room in the completion queue), then issues one tile (an
+// accumulator row and its parameter row, read together) a cycle while the row buffer has room,
+// the tiles of an output row consecutively. Tiles flow through the accumulator and parameter
 // read (1 cycle) and the two post-processing stages into the row buffer (weft_wr_fifo), which
-// issues one DRAM write request and its beats per row. A command completes when DRAM has
-// acknowledged its last row; later commands may run meanwhile.
+// issues one DRAM write request per output row once all its tiles are in, then their beats. A
+// command completes when DRAM has acknowledged its last row; later commands may run meanwhile.
 module weft_store
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -59,7 +59,10 @@ module weft_store
 
   // ---------------------------------------------------------------- front end
   logic                   busy_q, sel_q, raw_q, latch_q;
-  logic [RowAw-1:0]       acc_row_q;
+  logic [RowAw-1:0]       acc_row_q, acc_tile_q;   // the row's first tile, the tile issued
+  logic [RowAw-1:0]       param_q, tile_stride_q;
+  logic [StoreTilesW-1:0] t_q, tiles_q;
+  logic [ReqBytesW-1:0]   tile_bytes_q, last_bytes_q;  // bytes of a full tile (Cols columns), of the last
   logic [StoreCount0W-1:0] i0_q, i1_q, c0_q, c1_q;
   logic [DramAw-1:0]      addr0_q, addr1_q;
   logic [StoreStride0W-1:0] stride0_q;
@@ -67,9 +70,10 @@ module weft_store
   logic [ReqBytesW-1:0]   nbytes_q;
 
   logic cq_full, cq_empty, fifo_room;
-  logic tok_ok, start, issue, last0, last_row;
+  logic tok_ok, start, issue, last_tile, last0, last_row;
+  assign last_tile = (t_q == tiles_q - 1'b1);
   assign last0    = (i0_q == c0_q - 1'b1);
-  assign last_row = last0 && (i1_q == c1_q - 1'b1);
+  assign last_row = last_tile && last0 && (i1_q == c1_q - 1'b1);
   assign issue    = busy_q && fifo_room;
   assign tok_ok   = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
   assign start    = cmd_valid_i && tok_ok && !cq_full && (!busy_q || (issue && last_row));
@@ -77,10 +81,10 @@ module weft_store
   assign cmd_pop_o     = start;
   assign wait_pop_o    = {start && head.wait1, start && head.wait0};
   assign sig_rsv_o     = {start && head.signal1, start && head.signal0};
-  assign param_re_o    = start;
-  assign param_raddr_o = head.param_row;
+  assign param_re_o    = issue;
+  assign param_raddr_o = param_q + RowAw'(t_q);
   assign acc_re_o      = issue;
-  assign acc_raddr_o   = acc_row_q;
+  assign acc_raddr_o   = acc_tile_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -103,10 +107,20 @@ module weft_store
 
   always_ff @(posedge clk_i) begin
     if (start) begin
+      logic [ReqBytesW-1:0] tile_bytes, last_bytes;
+      tile_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(4 * Cols) : ReqBytesW'(Cols);
+      last_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(head.row_bytes) << 2 : ReqBytesW'(head.row_bytes);
       raw_q     <= (head.mode == StoreModeRaw32);
-      nbytes_q  <= (head.mode == StoreModeRaw32) ? ReqBytesW'(head.row_bytes) << 2
-                                                 : ReqBytesW'(head.row_bytes);
-      acc_row_q <= head.acc_addr;
+      // A row's request: every tile but the last whole, the last row_bytes columns.
+      nbytes_q  <= ReqBytesW'((32'(head.tiles) - 32'd1) * 32'(tile_bytes)) + last_bytes;
+      tile_bytes_q  <= tile_bytes;
+      last_bytes_q  <= last_bytes;
+      acc_row_q     <= head.acc_addr;
+      acc_tile_q    <= head.acc_addr;
+      param_q       <= head.param_row;
+      tile_stride_q <= head.tile_acc_stride;
+      tiles_q       <= head.tiles;
+      t_q           <= '0;
       c0_q      <= head.count0;
       c1_q      <= head.count1;
       i0_q      <= '0;
@@ -115,8 +129,13 @@ module weft_store
       stride1_q <= head.stride1;
       addr0_q   <= head.dram_addr;
       addr1_q   <= head.dram_addr;
+    end else if (issue && !last_tile) begin
+      t_q        <= t_q + 1'b1;
+      acc_tile_q <= acc_tile_q + tile_stride_q;
     end else if (issue) begin
-      acc_row_q <= acc_row_q + 1'b1;
+      t_q        <= '0;
+      acc_row_q  <= acc_row_q + 1'b1;
+      acc_tile_q <= acc_row_q + 1'b1;
       if (!last0) begin
         i0_q    <= i0_q + 1'b1;
         addr0_q <= addr0_q + DramAw'(stride0_q);
@@ -129,12 +148,11 @@ module weft_store
     end
   end
 
-  // ---------------------------------------------------------------- parameter buffers
-  // Two buffers: a command's parameters load in the cycle after it starts, while rows of the
-  // previous command (the other buffer) are still in the pipeline.
-  logic [31:0] bias_q [2][Cols];
-  logic [31:0] mult_q [2][Cols];
-  logic [7:0]  shift_q [2][Cols];
+  // ---------------------------------------------------------------- command buffers
+  // Two buffers of the command-wide settings: a command's load in the cycle after it starts,
+  // while tiles of the previous command (the other buffer) are still in the pipeline. The
+  // per-column parameters (bias, multiplier, shift) come with each tile from the parameter
+  // memory, read beside its accumulator row.
   logic [15:0] out_zp_q [2];
   logic [15:0] clamp_min_q [2];
   logic [15:0] clamp_max_q [2];
@@ -155,21 +173,21 @@ module weft_store
       clamp_min_q[sel_q] <= new_clamp_min_q;
       clamp_max_q[sel_q] <= new_clamp_max_q;
       mode_raw_q[sel_q]  <= raw_q;
-      for (int unsigned c = 0; c < Cols; c++) begin
-        bias_q[sel_q][c]  <= param_rdata_i[32 * c +: 32];
-        mult_q[sel_q][c]  <= param_rdata_i[32 * (Cols + c) +: 32];
-        shift_q[sel_q][c] <= param_rdata_i[64 * Cols + 8 * c +: 8];
-      end
     end
   end
 
   // ---------------------------------------------------------------- row pipeline
+  // A tile in the pipeline, with its row's request (addr, nbytes, ntiles: read from the row's
+  // first tile).
   typedef struct packed {
-    logic                 valid;
-    logic                 sel;
-    logic                 raw;
-    logic [DramAw-1:0]    addr;
-    logic [ReqBytesW-1:0] nbytes;
+    logic                   valid;
+    logic                   sel;
+    logic                   raw;
+    logic                   last;
+    logic [DramAw-1:0]      addr;
+    logic [ReqBytesW-1:0]   nbytes;
+    logic [ReqBytesW-1:0]   tbytes;   // this tile's bytes within the request
+    logic [StoreTilesW-1:0] ntiles;
   } row_t;
 
   row_t p0_q, p1_q, p2_q;  // acc read, post-processing stage 1, stage 2
@@ -188,8 +206,11 @@ module weft_store
       if (issue) begin
         p0_q.sel    <= sel_q;
         p0_q.raw    <= raw_q;
+        p0_q.last   <= last_tile;
         p0_q.addr   <= addr0_q;
         p0_q.nbytes <= nbytes_q;
+        p0_q.tbytes <= last_tile ? last_bytes_q : tile_bytes_q;
+        p0_q.ntiles <= tiles_q;
       end
       p1_q <= p0_q;
       p2_q <= p1_q;
@@ -203,9 +224,9 @@ module weft_store
       .en1_i      (p0_q.valid),
       .en2_i      (p1_q.valid),
       .acc_i      (acc_rdata_i[c]),
-      .bias_i     (bias_q[p0_q.sel][c]),
-      .mult_i     (mult_q[p0_q.sel][c]),
-      .shift_i    (shift_q[p0_q.sel][c]),
+      .bias_i     (param_rdata_i[32 * c +: 32]),
+      .mult_i     (param_rdata_i[32 * (Cols + c) +: 32]),
+      .shift_i    (param_rdata_i[64 * Cols + 8 * c +: 8]),
       .raw_i      (mode_raw_q[p1_q.sel]),
       .out_zp_i   (out_zp_q[p1_q.sel]),
       .clamp_min_i(clamp_min_q[p1_q.sel]),
@@ -225,8 +246,11 @@ module weft_store
     .clk_i, .rst_ni, .clr_i,
     .push_i          (p2_q.valid),
     .raw_i           (p2_q.raw),
+    .last_i          (p2_q.last),
     .addr_i          (p2_q.addr),
     .nbytes_i        (p2_q.nbytes),
+    .tbytes_i        (p2_q.tbytes),
+    .ntiles_i        (p2_q.ntiles),
     .row_i           (pp_out),
     .used_o          (fifo_used),
     .wr_req_valid_o,

@@ -1,9 +1,12 @@
-// Row buffer of the store unit and its DRAM write channel. Each row is one write request
-// (address, bytes) followed by its data beats; requests run ahead of data, and a row's beats
-// start in the cycle after its request is accepted. The row is popped with its last beat.
+// Row buffer of the store unit and its DRAM write channel. Entries are tiles; the tiles of one
+// output row make one write request (address, bytes) followed by their data beats, in order.
+// A request becomes valid once its last tile is in (so its beats never wait for data);
+// requests run ahead of data, and a request's beats start in the cycle after its acceptance.
+// A tile is popped with its last beat.
 //
-// A soft reset drops the rows not yet requested but still sends the beats of every accepted
-// request, which DRAM is owed (their acknowledgements are dropped by weft_wr_mux).
+// A soft reset drops the tiles whose request was not yet accepted (including a row still
+// coming in) but still sends the beats of every accepted request, which DRAM is owed (their
+// acknowledgements are dropped by weft_wr_mux).
 module weft_wr_fifo
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -12,43 +15,51 @@ module weft_wr_fifo
   parameter int unsigned BusBytes = DefaultBusBytes,
   localparam int unsigned CntW    = $clog2(StoreFifoDepth + 1)
 ) (
-  input  logic                  clk_i,
-  input  logic                  rst_ni,
-  input  logic                  clr_i,
-  // rows from the post-processing pipeline
-  input  logic                  push_i,
-  input  logic                  raw_i,
-  input  logic [DramAw-1:0]     addr_i,
-  input  logic [ReqBytesW-1:0]  nbytes_i,
-  input  logic [31:0]           row_i [Cols],
-  output logic [CntW-1:0]       used_o,
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  input  logic                   clr_i,
+  // tiles from the post-processing pipeline; the first of a row carries the row's request
+  input  logic                   push_i,
+  input  logic                   raw_i,
+  input  logic                   last_i,
+  input  logic [DramAw-1:0]      addr_i,
+  input  logic [ReqBytesW-1:0]   nbytes_i,
+  input  logic [ReqBytesW-1:0]   tbytes_i,
+  input  logic [StoreTilesW-1:0] ntiles_i,
+  input  logic [31:0]            row_i [Cols],
+  output logic [CntW-1:0]        used_o,
   // DRAM write channel
-  output logic                  wr_req_valid_o,
-  output logic [DramAw-1:0]     wr_req_addr_o,
-  output logic [ReqBytesW-1:0]  wr_req_bytes_o,
-  input  logic                  wr_req_accept_i,
-  output logic                  wr_data_valid_o,
-  output logic [BusBytes*8-1:0] wr_data_o,
-  output logic                  wr_data_last_o,
-  input  logic                  wr_data_accept_i
+  output logic                   wr_req_valid_o,
+  output logic [DramAw-1:0]      wr_req_addr_o,
+  output logic [ReqBytesW-1:0]   wr_req_bytes_o,
+  input  logic                   wr_req_accept_i,
+  output logic                   wr_data_valid_o,
+  output logic [BusBytes*8-1:0]  wr_data_o,
+  output logic                   wr_data_last_o,
+  input  logic                   wr_data_accept_i
 );
   localparam int unsigned PtrW = $clog2(StoreFifoDepth);
   localparam int unsigned RowBeats = (4 * Cols + BusBytes - 1) / BusBytes;
   localparam int unsigned RowBits = RowBeats * BusBytes * 8;
   localparam int unsigned BeatW = (RowBeats > 1) ? $clog2(RowBeats) : 1;
 
-  logic [RowBits-1:0]   data_q  [StoreFifoDepth];
-  logic [DramAw-1:0]    addr_q  [StoreFifoDepth];
-  logic [ReqBytesW-1:0] bytes_q [StoreFifoDepth];
-  logic [PtrW-1:0]      wr_ptr_q, req_ptr_q, rd_ptr_q;
-  logic [CntW-1:0]      used_q, unreq_q;  // rows held, rows not yet requested
-  logic [BeatW-1:0]     beat_q;
+  logic [RowBits-1:0]     data_q   [StoreFifoDepth];
+  logic [DramAw-1:0]      addr_q   [StoreFifoDepth];
+  logic [ReqBytesW-1:0]   bytes_q  [StoreFifoDepth];  // the row's request (first tile)
+  logic [ReqBytesW-1:0]   tbytes_q [StoreFifoDepth];  // the tile's own bytes
+  logic [StoreTilesW-1:0] ntiles_q [StoreFifoDepth];  // tiles of the row (first tile)
+  logic                   last_q   [StoreFifoDepth];
+  logic [PtrW-1:0]        wr_ptr_q, req_ptr_q, rd_ptr_q;
+  logic [CntW-1:0]        used_q, unreq_q, ready_q;  // tiles held, tiles not yet requested, whole rows not yet requested
+  logic [BeatW-1:0]       beat_q;
 
-  logic push, pop;
-  assign push = push_i && !clr_i;
-  assign pop  = wr_data_accept_i && wr_data_last_o;
+  logic push, tile_end, pop, accept;
+  assign push     = push_i && !clr_i;
+  assign tile_end = (32'(beat_q) + 1) * BusBytes >= 32'(tbytes_q[rd_ptr_q]);
+  assign pop      = wr_data_accept_i && tile_end;
+  assign accept = wr_req_accept_i;
 
-  // Packs a post-processed row: one byte a column (requant8) or four (raw32).
+  // Packs a post-processed tile: one byte a column (requant8) or four (raw32).
   always_ff @(posedge clk_i) begin
     if (push) begin
       logic [RowBits-1:0] row;
@@ -57,17 +68,21 @@ module weft_wr_fifo
         if (raw_i) row[32 * c +: 32] = row_i[c];
         else       row[8 * c +: 8]   = row_i[c][7:0];
       end
-      data_q[wr_ptr_q]  <= row;
-      addr_q[wr_ptr_q]  <= addr_i;
-      bytes_q[wr_ptr_q] <= nbytes_i;
+      data_q[wr_ptr_q]   <= row;
+      addr_q[wr_ptr_q]   <= addr_i;
+      bytes_q[wr_ptr_q]  <= nbytes_i;
+      tbytes_q[wr_ptr_q] <= tbytes_i;
+      ntiles_q[wr_ptr_q] <= ntiles_i;
+      last_q[wr_ptr_q]   <= last_i;
     end
   end
 
   logic [PtrW-1:0] req_ptr_d;
-  logic [CntW-1:0] used_d, unreq_d;
-  assign req_ptr_d = req_ptr_q + PtrW'(wr_req_accept_i);
+  logic [CntW-1:0] used_d, unreq_d, ready_d;
+  assign req_ptr_d = req_ptr_q + (accept ? PtrW'(ntiles_q[req_ptr_q]) : '0);
   assign used_d    = used_q + CntW'(push) - CntW'(pop);
-  assign unreq_d   = unreq_q + CntW'(push) - CntW'(wr_req_accept_i);
+  assign unreq_d   = unreq_q + CntW'(push) - (accept ? CntW'(ntiles_q[req_ptr_q]) : '0);
+  assign ready_d   = ready_q + CntW'(push && last_i) - CntW'(accept);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -76,31 +91,31 @@ module weft_wr_fifo
       rd_ptr_q  <= '0;
       used_q    <= '0;
       unreq_q   <= '0;
+      ready_q   <= '0;
       beat_q    <= '0;
     end else begin
       req_ptr_q <= req_ptr_d;
       if (pop) rd_ptr_q <= rd_ptr_q + 1'b1;
-      if (wr_data_accept_i) beat_q <= wr_data_last_o ? '0 : beat_q + 1'b1;
+      if (wr_data_accept_i) beat_q <= pop ? '0 : beat_q + 1'b1;
       if (clr_i) begin
         wr_ptr_q <= req_ptr_d;
         used_q   <= used_d - unreq_d;
         unreq_q  <= '0;
+        ready_q  <= '0;
       end else begin
         if (push) wr_ptr_q <= wr_ptr_q + 1'b1;
         used_q  <= used_d;
         unreq_q <= unreq_d;
+        ready_q <= ready_d;
       end
     end
   end
 
-  logic [ReqBytesW-1:0] rd_bytes;
-  assign rd_bytes = bytes_q[rd_ptr_q];
-
   assign used_o          = used_q;
-  assign wr_req_valid_o  = (unreq_q != '0);
+  assign wr_req_valid_o  = (ready_q != '0);
   assign wr_req_addr_o   = addr_q[req_ptr_q];
   assign wr_req_bytes_o  = bytes_q[req_ptr_q];
   assign wr_data_valid_o = (used_q != unreq_q);
   assign wr_data_o       = data_q[rd_ptr_q][32'(beat_q) * BusBytes * 8 +: BusBytes * 8];
-  assign wr_data_last_o  = (32'(beat_q) + 1) * BusBytes >= 32'(rd_bytes);
+  assign wr_data_last_o  = tile_end && last_q[rd_ptr_q];
 endmodule

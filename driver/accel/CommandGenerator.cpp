@@ -50,7 +50,8 @@ class Emitter {
   void windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uint32_t inBuffer, uint32_t wRow,
                    uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
   void addGemm(hw::GemmCmd g, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch);
-  nn::Status store(const MBox& box, uint32_t tile, uint32_t epochFirstTile, uint32_t acc, uint32_t accBuffer);
+  nn::Status store(const MBox& box, uint32_t tile, uint32_t tiles, uint32_t epochFirstTile, uint32_t acc,
+                   const std::vector<uint32_t>& accBuffers);
 
   const GemmLayer& l_;
   const TilePlan& p_;
@@ -296,8 +297,10 @@ void Emitter::addGemm(hw::GemmCmd g, uint32_t inBuffer, uint32_t wBuffer, uint32
   out_.add(std::move(pc));
 }
 
-nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTile, uint32_t acc,
-                          uint32_t accBuffer) {
+// The STOREs of `tiles` consecutive n-tiles from `tile` on (accumulator rows Mt apart from
+// `acc`): one request per output pixel covering all of them (weft_store's tiles).
+nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t tiles, uint32_t epochFirstTile, uint32_t acc,
+                          const std::vector<uint32_t>& accBuffers) {
   const ImageView& v = at_.output;
   if (v.pixelStride >= (1u << 24) || v.rowStride > 0xFFFFFFFFull) {
     return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": output strides exceed the STORE fields";
@@ -311,7 +314,9 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTil
   for (uint32_t i = 0; i < stores; ++i) {
     hw::StoreCmd s;
     s.mode = l_.rawAccumulators ? hw::StoreMode::kRaw32 : hw::StoreMode::kRequant8;
-    s.rowBytes = std::min<uint32_t>(C_, l_.n() - n0);  // columns, whatever their width
+    s.rowBytes = std::min<uint32_t>(C_, l_.n() - (tile + tiles - 1) * C_);  // the last tile's columns
+    s.tiles = tiles;
+    s.tileAccStride = tiles > 1 ? p_.rowsPerTile : 0;
     s.paramRow = tile - epochFirstTile;
     s.accAddr = acc + i * perImage;
     s.dramAddr = v.origin + uint64_t{box.b0 + i} * v.imageStride + uint64_t{box.oh0} * v.rowStride +
@@ -324,9 +329,9 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t epochFirstTil
     s.clampMin = l_.clamp.min;
     s.clampMax = l_.clamp.max;
     const uint64_t rows = uint64_t{s.count0} * s.count1;
-    PlannedCommand pc{s, {{bufferId(BufferKind::kAccumulator, accBuffer), false},
-                          {bufferId(BufferKind::kParams, 0), false}}};
-    cost_.estimateStore(pc, rows, uint64_t{s.rowBytes} * l_.outputElementBytes());
+    PlannedCommand pc{s, {{bufferId(BufferKind::kParams, 0), false}}};
+    for (uint32_t id : accBuffers) pc.uses.push_back({bufferId(BufferKind::kAccumulator, id), false});
+    cost_.estimateStore(pc, rows, (uint64_t{tiles - 1} * C_ + s.rowBytes) * l_.outputElementBytes(), tiles);
     out_.add(std::move(pc));
   }
   return {};
@@ -359,6 +364,11 @@ nn::Status Emitter::run() {
     return p_.accBuffers > 1 ? buffer : buffer * p_.tilesPerGroup + j;
   };
 
+  // A pixel's channels of a whole group leave in one write request when a tile is whole beats
+  // and the group fits the store's row buffer (weft_store's tiles). With one accumulator buffer
+  // each tile is its own dependency and its STORE its own (so the next group can start early).
+  const bool mergeStores = p_.tilesPerGroup > 1 && p_.accBuffers > 1 && C_ % cost_.busBytes == 0 &&
+                           p_.tilesPerGroup <= hw::micro::kStoreFifoDepth;
   uint32_t inUse = 0, wUse = 0, accUse = 0;
   const uint32_t nEpochs = ceilDiv(p_.nTiles, p_.tilesPerEpoch);
   for (uint32_t e = 0; e < nEpochs; ++e) {
@@ -437,13 +447,20 @@ nn::Status Emitter::run() {
           const uint32_t inRow = inRow0 + (c - firstInBuf) * boxRows;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
+            const uint32_t tile = g * p_.tilesPerGroup + j;
             if (p_.inputMode == InputMode::kWindowed) {
               windowGemms(box, c, inRow0, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
             } else {
               gemm(box, c, inRow, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
             }
             firstGemm = false;
-            if (c + 1 == nK) NN_TRY(store(box, g * p_.tilesPerGroup + j, firstTile, acc, accId(accBuffer, j)));
+            if (c + 1 < nK) continue;
+            if (!mergeStores) {
+              NN_TRY(store(box, tile, 1, firstTile, acc, {accId(accBuffer, j)}));
+            } else if (j + 1 == gTiles) {
+              // The group's tiles in one STORE, after the last of them: a request per pixel.
+              NN_TRY(store(box, g * p_.tilesPerGroup, gTiles, firstTile, accBase(accBuffer), {accId(accBuffer, 0)}));
+            }
           }
         }
       }

@@ -101,10 +101,13 @@ struct CostModel {
     c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
     c.channelCycles = static_cast<double>(runs * rowsPerRun * bytes) / bytesPerCycle;
   }
+  // A STORE of rows of `bytes` bytes in `tiles` column tiles: the unit issues a tile a cycle
+  // and writes a request a row.
   template <typename Command>
-  void estimateStore(Command& c, uint64_t rowsToStore, uint64_t bytes) const {
-    c.busyCycles = 4 + static_cast<double>(rowsToStore) * storeRowCycles(bytes);
-    c.doneCycles = storeCycles(rowsToStore, bytes);
+  void estimateStore(Command& c, uint64_t rowsToStore, uint64_t bytes, uint32_t tiles = 1) const {
+    const double perRow = std::max(static_cast<double>(tiles), storeRowCycles(bytes));
+    c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
+    c.doneCycles = c.busyCycles + latency;
     c.channelCycles = transferCycles(rowsToStore, bytes);
   }
 };

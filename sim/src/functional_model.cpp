@@ -207,29 +207,34 @@ void FunctionalModel::gemm(const hw::GemmCmd& c) {
 }
 
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
-  const uint8_t* prow = &param_[size_t{c.paramRow} * config_.paramRowBytes()];
-  for (uint32_t n = 0; n < c.rowBytes; ++n) {
-    bias_[n] = readLe32(prow + 4 * n);
-    multiplier_[n] = readLe32(prow + 4 * cols_ + 4 * n);
-    const int shift = static_cast<int8_t>(prow[8 * cols_ + n]);
-    left_[n] = requantLeft(shift);
-    right_[n] = requantRight(shift);
-  }
-  const RequantColumns columns{bias_.data(), multiplier_.data(), left_.data(), right_.data()};
   const bool raw = c.mode == hw::StoreMode::kRaw32;
-  const uint32_t bytes = raw ? 4 * c.rowBytes : c.rowBytes;
+  const uint32_t e = raw ? 4 : 1;
+  // A row: tiles - 1 whole tiles of Cols columns, then row_bytes columns of the last.
+  const uint32_t bytes = e * ((c.tiles - 1) * cols_ + c.rowBytes);
   checkPattern(dram, c.dramAddr, patternEnd(c.dramAddr, c.count0, c.stride0, c.count1, c.stride1, 1, 0, bytes));
-  const int32_t* acc = &acc_[size_t{c.accAddr} * cols_];
-  for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
-    uint8_t* out = dram.data() + c.dramAddr + uint64_t{i1} * c.stride1;
-    for (uint32_t i0 = 0; i0 < c.count0; ++i0, acc += cols_, out += c.stride0) {
-      if (raw) {
-        for (uint32_t n = 0; n < c.rowBytes; ++n) {
-          const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(bias_[n]);
-          std::memcpy(out + 4 * n, &v, 4);
+  for (uint32_t t = 0; t < c.tiles; ++t) {
+    const uint32_t columnsOfTile = t + 1 == c.tiles ? c.rowBytes : cols_;
+    const uint8_t* prow = &param_[size_t{c.paramRow + t} * config_.paramRowBytes()];
+    for (uint32_t n = 0; n < columnsOfTile; ++n) {
+      bias_[n] = readLe32(prow + 4 * n);
+      multiplier_[n] = readLe32(prow + 4 * cols_ + 4 * n);
+      const int shift = static_cast<int8_t>(prow[8 * cols_ + n]);
+      left_[n] = requantLeft(shift);
+      right_[n] = requantRight(shift);
+    }
+    const RequantColumns columns{bias_.data(), multiplier_.data(), left_.data(), right_.data()};
+    const int32_t* acc = &acc_[(size_t{c.accAddr} + size_t{t} * c.tileAccStride) * cols_];
+    for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
+      uint8_t* out = dram.data() + c.dramAddr + uint64_t{i1} * c.stride1 + uint64_t{t} * cols_ * e;
+      for (uint32_t i0 = 0; i0 < c.count0; ++i0, acc += cols_, out += c.stride0) {
+        if (raw) {
+          for (uint32_t n = 0; n < columnsOfTile; ++n) {
+            const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(bias_[n]);
+            std::memcpy(out + 4 * n, &v, 4);
+          }
+        } else {
+          requantizeRow(acc, columns, columnsOfTile, c.outZp, c.clampMin, c.clampMax, out);
         }
-      } else {
-        requantizeRow(acc, columns, c.rowBytes, c.outZp, c.clampMin, c.clampMax, out);
       }
     }
   }

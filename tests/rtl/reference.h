@@ -67,21 +67,25 @@ class Reference {
   }
 
   void store(const hw::StoreCmd& s, uint8_t* dram) const {
-    size_t row = s.accAddr;
-    for (uint32_t i1 = 0; i1 < s.count1; ++i1)
-      for (uint32_t i0 = 0; i0 < s.count0; ++i0, ++row) {
-        uint8_t* out = dram + s.dramAddr + uint64_t{i1} * s.stride1 + uint64_t{i0} * s.stride0;
-        for (unsigned n = 0; n < s.rowBytes; ++n) {
-          const auto p = columnParams(s.paramRow, n);
-          const int32_t a = acc[row * C + n];
-          if (s.mode == hw::StoreMode::kRaw32) {
-            const uint32_t v = static_cast<uint32_t>(a) + static_cast<uint32_t>(p.bias);
-            std::memcpy(out + 4 * n, &v, 4);
-          } else {
-            out[n] = static_cast<uint8_t>(hw::postprocess(a, p, s.outZp, s.clampMin, s.clampMax));
+    const unsigned e = s.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+    for (uint32_t t = 0; t < s.tiles; ++t) {
+      const unsigned columns = t + 1 == s.tiles ? s.rowBytes : C;
+      size_t row = s.accAddr + size_t{t} * s.tileAccStride;
+      for (uint32_t i1 = 0; i1 < s.count1; ++i1)
+        for (uint32_t i0 = 0; i0 < s.count0; ++i0, ++row) {
+          uint8_t* out = dram + s.dramAddr + uint64_t{i1} * s.stride1 + uint64_t{i0} * s.stride0 + uint64_t{t} * C * e;
+          for (unsigned n = 0; n < columns; ++n) {
+            const auto p = columnParams(s.paramRow + t, n);
+            const int32_t a = acc[row * C + n];
+            if (s.mode == hw::StoreMode::kRaw32) {
+              const uint32_t v = static_cast<uint32_t>(a) + static_cast<uint32_t>(p.bias);
+              std::memcpy(out + 4 * n, &v, 4);
+            } else {
+              out[n] = static_cast<uint8_t>(hw::postprocess(a, p, s.outZp, s.clampMin, s.clampMax));
+            }
           }
         }
-      }
+    }
   }
 
   unsigned R, C, P;

@@ -51,12 +51,18 @@ std::vector<BadCase> badCases() {
       {"gemm_m_rows_zero", E::kBadLength, [](const hw::HwConfig&) { auto g = goodGemm(); g.mRows = 0; return g.encode(); }},
       {"store_row_bytes", E::kBadLength, [](const hw::HwConfig& c) { auto s = goodStore(); s.rowBytes = c.cols() + 1; return s.encode(); }},
       {"store_count_zero", E::kBadLength, [](const hw::HwConfig&) { auto s = goodStore(); s.count1 = 0; return s.encode(); }},
+      {"store_tiles_zero", E::kBadLength, [](const hw::HwConfig&) { auto s = goodStore(); s.tiles = 0; return s.encode(); }},
+      {"store_tiles_past_row_buffer", E::kBadLength, [](const hw::HwConfig& c) { auto s = goodStore(); s.tiles = hw::micro::kStoreFifoDepth + 1; s.stride0 = 4 * c.cols() * s.tiles; return s.encode(); }},
+      {"gemm_groups_zero", E::kBadLength, [](const hw::HwConfig&) { auto g = goodGemm(); g.mGroups = 0; return g.encode(); }},
       {"load_range", E::kBadAddress, [](const hw::HwConfig& c) { auto l = goodLoad(); l.spadAddr = c.inSpadRows() - 1; return l.encode(); }},
       {"load_w_range", E::kBadAddress, [](const hw::HwConfig& c) { auto l = goodLoad(); l.dst = hw::Mem::kW; l.count0 = 3; l.count1 = 5; l.count2 = 7; l.spadAddr = c.wSpadRows() - 104; return l.encode(); }},
       {"gemm_acc_range", E::kBadAddress, [](const hw::HwConfig& c) { auto g = goodGemm(); g.accAddr = c.accRows() - 1; return g.encode(); }},
       {"gemm_w_range", E::kBadAddress, [](const hw::HwConfig& c) { auto g = goodGemm(); g.wAddr = c.wSpadRows() - 1; return g.encode(); }},
       {"store_param_row", E::kBadAddress, [](const hw::HwConfig& c) { auto s = goodStore(); s.paramRow = c.paramRows(); return s.encode(); }},
       {"store_acc_range", E::kBadAddress, [](const hw::HwConfig& c) { auto s = goodStore(); s.accAddr = c.accRows() - 1; return s.encode(); }},
+      {"store_tile_acc_range", E::kBadAddress, [](const hw::HwConfig& c) { auto s = goodStore(); s.tiles = 2; s.stride0 = 8 * c.cols(); s.tileAccStride = c.accRows() - 1; return s.encode(); }},
+      {"store_tiles_past_params", E::kBadAddress, [](const hw::HwConfig& c) { auto s = goodStore(); s.tiles = 2; s.stride0 = 8 * c.cols(); s.paramRow = c.paramRows() - 1; return s.encode(); }},
+      {"gemm_strided_in_range", E::kBadAddress, [](const hw::HwConfig& c) { auto g = goodGemm(); g.mGroups = 2; g.inStride1 = c.inSpadRows() - 1; return g.encode(); }},
   };
 }
 

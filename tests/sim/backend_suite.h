@@ -168,7 +168,8 @@ TEST_P(BackendTest, SnapshotCountersAccountForTheProgram) {
       }
       case hw::Opcode::kStore: {
         const auto s = hw::StoreCmd::decode(c);
-        wrBytes += uint64_t{s.rowBytes} * s.count0 * s.count1;
+        const uint64_t e = s.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+        wrBytes += (uint64_t{s.tiles - 1} * config.cols() + s.rowBytes) * e * s.count0 * s.count1;
         break;
       }
       default: break;

@@ -347,9 +347,12 @@ void Engine::applySoftReset(uint64_t t) {
   while (!store_.rows.empty() && store_.rows.back().request >= t) store_.rows.popBack();
   store_.window.clear();
   for (size_t i = 0; i < store_.rows.size(); ++i) {
-    store_.rows.at(i).owner = kNever;
-    if (store_.window.size() == store_.window.capacity()) store_.window.pop();
-    store_.window.push() = store_.rows.at(i).lastBeat;
+    StoreRow& row = store_.rows.at(i);
+    row.owner = kNever;
+    for (uint32_t k = 0; k < row.tiles; ++k) {
+      if (store_.window.size() == store_.window.capacity()) store_.window.pop();
+      store_.window.push() = row.tileLeaves(k, beats(row.bytes));
+    }
   }
   store_.inFlight.clear();
   store_.lastIssue = t;

@@ -231,6 +231,11 @@ class Engine final {
     uint32_t bytes;
     uint64_t request, lastBeat;
     uint64_t owner;  // store number since the last reset; kNever: orphaned by a soft reset
+    uint32_t tiles, tileBeats;  // the row buffer entries it took, and the beats of each but the last
+    // When tile k leaves the row buffer: with its last beat.
+    uint64_t tileLeaves(uint32_t k, uint64_t requestBeats) const {
+      return k + 1 == tiles ? lastBeat : lastBeat + 1 - requestBeats + uint64_t{k + 1} * tileBeats - 1;
+    }
   };
   struct StoreCmdState {
     uint64_t number, start, rowsLeft;
@@ -240,7 +245,7 @@ class Engine final {
   struct StoreState {
     uint64_t lastIssue = 0;
     bool anyStarted = false;
-    Ring<uint64_t> window;         // last beats of the newest storeFifoDepth rows
+    Ring<uint64_t> window;         // when the newest storeFifoDepth row-buffer entries (tiles) leave
     Ring<StoreRow> rows{256};      // planned writes the DRAM has not seen yet, in beat order
     Ring<StoreCmdState> inFlight;  // started, completion not known yet
     std::array<uint64_t, 64> doneOf{};  // completion of store n (mod 64), kNever until known

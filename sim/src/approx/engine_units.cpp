@@ -455,21 +455,30 @@ bool Engine::advanceStore(uint64_t lim) {
     startCommand(u, c, t, visible, st.reservations);
     s.doneOf[number % s.doneOf.size()] = kNever;
     if (u.openSince == kNever) u.openSince = t + 1;
-    // Rows: one a cycle from the cycle after the start while the row window has room; each
-    // row's write request storeIssueToRequest cycles after its issue, its beats on the port.
-    const uint32_t bytes = cmd.rowBytes * (cmd.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    // Tiles: one a cycle from the cycle after the start while the row buffer has room (a tile
+    // issues once the tile storeFifoDepth before it has left); a row's write request
+    // storeIssueToRequest cycles after its last tile's issue, its beats on the port, each tile
+    // leaving the buffer with its last beat.
+    const uint32_t e = cmd.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+    const uint32_t tileBytes = cols_ * e;
+    const uint32_t bytes = (cmd.tiles - 1) * tileBytes + cmd.rowBytes * e;
     const size_t window = timing_.storeFifoDepth;
     uint64_t issue = s.anyStarted ? std::max(t, s.lastIssue) : t;
     for (uint32_t i1 = 0; i1 < cmd.count1; ++i1) {
       for (uint32_t i0 = 0; i0 < cmd.count0; ++i0) {
-        issue += 1;
-        if (s.window.size() >= window) issue = std::max(issue, s.window.front() + 1);
+        for (uint32_t k = 0; k < cmd.tiles; ++k) {
+          issue += 1;
+          if (s.window.size() + k >= window) issue = std::max(issue, s.window.at(s.window.size() + k - window) + 1);
+        }
         const WriteSlot slot = writePlan(issue + timing_.storeIssueToRequest, bytes);
         if (s.rows.size() == s.rows.capacity()) growRows();
-        s.rows.push() = {cmd.dramAddr + uint64_t{i1} * cmd.stride1 + uint64_t{i0} * cmd.stride0, bytes,
-                         slot.request, slot.lastBeat, number};
-        if (s.window.size() == window) s.window.pop();
-        s.window.push() = slot.lastBeat;
+        const StoreRow& row = s.rows.push() = {cmd.dramAddr + uint64_t{i1} * cmd.stride1 + uint64_t{i0} * cmd.stride0,
+                                               bytes, slot.request, slot.lastBeat, number, cmd.tiles,
+                                               static_cast<uint32_t>(beats(tileBytes))};
+        for (uint32_t k = 0; k < cmd.tiles; ++k) {
+          if (s.window.size() == window) s.window.pop();
+          s.window.push() = row.tileLeaves(k, beats(bytes));
+        }
       }
     }
     s.lastIssue = issue;

@@ -77,7 +77,7 @@ void FunctionalWorker::wakeWorker() {
 void FunctionalWorker::execute(const hw::CommandWord& word) {
   if (threaded_ && static_cast<hw::Opcode>(word.get(hw::field::kOpcode)) == hw::Opcode::kStore) {
     const auto c = hw::StoreCmd::decode(word);
-    const uint64_t bytes = uint64_t{c.rowBytes} * (c.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    const uint64_t bytes = (uint64_t{c.tiles - 1} * model_.config().cols() + c.rowBytes) * (c.mode == hw::StoreMode::kRaw32 ? 4 : 1);
     noteWrite(c.dramAddr, c.dramAddr + uint64_t{c.count1 - 1} * c.stride1 + uint64_t{c.count0 - 1} * c.stride0 + bytes);
   }
   push({word, Kind::kCommand, 0});

@@ -56,20 +56,29 @@ void StoreUnit::start(uint64_t t) {
   const hw::CommandWord word = front_.start(t);
   const auto s = hw::StoreCmd::decode(word);
   const uint64_t n = uint64_t{s.count0} * s.count1;
-  const uint32_t bytes = s.rowBytes * (s.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+  const uint32_t e = s.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+  const uint32_t tileBytes = m_.config.cols() * e;
+  const uint32_t bytes = (s.tiles - 1) * tileBytes + s.rowBytes * e;
   const size_t window = m_.timing.storeFifoDepth;
   const uint64_t seq = nextSeq_++;
   inFlight_.push_back({word, seq, n, kNever});
   uint64_t issue = anyStarted_ ? std::max(t, lastIssue_) : t;
+  auto beats = [&](uint64_t b) { return (b + m_.config.busBytes() - 1) / m_.config.busBytes(); };
   for (uint64_t j = 0; j < n; ++j) {
-    // One row a cycle from the cycle after the start, while the window has room.
-    issue += 1;
-    if (window_.size() >= window) issue = std::max(issue, window_[window_.size() - window] + 1);
+    // One tile a cycle from the cycle after the start, while the row buffer has room (the
+    // tile `window` entries back has left it); the row's request once its last tile is in.
+    for (uint32_t k = 0; k < s.tiles; ++k) {
+      issue += 1;
+      if (window_.size() + k >= window) issue = std::max(issue, window_[window_.size() + k - window] + 1);
+    }
     const auto slot = m_.writePort.plan(issue + m_.timing.storeIssueToRequest, bytes);
     const uint64_t i0 = j % s.count0, i1 = j / s.count0;
-    rows_.push_back({s.dramAddr + i1 * s.stride1 + i0 * s.stride0, bytes, slot.request, slot.lastBeat, seq});
-    window_.push_back(slot.lastBeat);
-    if (window_.size() > window) window_.pop_front();
+    rows_.push_back({s.dramAddr + i1 * s.stride1 + i0 * s.stride0, bytes, slot.request, slot.lastBeat, seq, s.tiles,
+                     static_cast<uint32_t>(beats(tileBytes))});
+    for (uint32_t k = 0; k < s.tiles; ++k) {
+      window_.push_back(rows_.back().tileLeaves(k, beats(bytes)));
+      if (window_.size() > window) window_.pop_front();
+    }
   }
   lastIssue_ = issue;
   anyStarted_ = true;
@@ -97,7 +106,11 @@ void StoreUnit::softReset(uint64_t t) {
   while (!rows_.empty() && rows_.back().request >= t) rows_.pop_back();
   for (Row& r : rows_) r.seq = kNever;
   window_.clear();
-  for (const Row& r : rows_) window_.push_back(r.lastBeat);
+  const uint32_t bus = m_.config.busBytes();
+  for (const Row& r : rows_) {
+    for (uint32_t k = 0; k < r.tiles; ++k) window_.push_back(r.tileLeaves(k, (r.bytes + bus - 1) / bus));
+  }
+  while (window_.size() > m_.timing.storeFifoDepth) window_.pop_front();
   lastIssue_ = t;
   m_.writePort.rewind(rows_.empty() ? kNever : rows_.back().request,
                       rows_.empty() ? t : rows_.back().lastBeat);

@@ -57,6 +57,11 @@ class StoreUnit final : public Agent {
     uint32_t bytes;
     uint64_t request, lastBeat;
     uint64_t seq;  // owning command; kNever for a row orphaned by a soft reset
+    uint32_t tiles, tileBeats;  // the row buffer entries it took, and the beats of each but the last
+    // When tile k leaves the row buffer: with its last beat.
+    uint64_t tileLeaves(uint32_t k, uint64_t requestBeats) const {
+      return k + 1 == tiles ? lastBeat : lastBeat + 1 - requestBeats + uint64_t{k + 1} * tileBeats - 1;
+    }
   };
   uint64_t startFrom() const;
   void start(uint64_t t);
@@ -66,7 +71,7 @@ class StoreUnit final : public Agent {
   UnitFront front_;
   std::deque<InFlight> inFlight_;
   std::deque<Row> rows_;             // planned, not yet written to DRAM, in beat order
-  std::deque<uint64_t> window_;      // last beats of the newest storeFifoDepth rows
+  std::deque<uint64_t> window_;      // when the newest storeFifoDepth row-buffer entries (tiles) leave
   uint64_t nextSeq_ = 0;
   uint64_t lastIssue_ = 0;           // issue cycle of the newest planned row
   bool anyStarted_ = false;

@@ -170,11 +170,20 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
     s.rowBytes = static_cast<uint32_t>(uni(1, C));
     s.paramRow = static_cast<uint32_t>(uni(0, cfg.paramRows() - 1));
     s.accAddr = accAddr;
-    const uint32_t rowOut = s.rowBytes * (s.mode == hw::StoreMode::kRaw32 ? 4 : 1);
-    s.count0 = m;
+    // Rows of several column tiles (one request a row), where whole tiles are whole beats. Every
+    // tile reads rows this tile's GEMMs wrote (the accumulator holds older programs' rows too).
+    uint32_t rows = m;
+    const int64_t paramsLeft = int64_t{cfg.paramRows()} - s.paramRow;
+    if (C % cfg.busBytes() == 0 && m > 1 && paramsLeft >= 2 && uni(0, 2) == 0) {
+      s.tiles = static_cast<uint32_t>(uni(2, std::min<int64_t>(3, paramsLeft)));
+      s.tileAccStride = static_cast<uint32_t>(uni(0, (m - 1) / (s.tiles - 1)));
+      rows = m - (s.tiles - 1) * s.tileAccStride;
+    }
+    const uint32_t rowOut = ((s.tiles - 1) * C + s.rowBytes) * (s.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    s.count0 = rows;
     s.count1 = 1;
-    if (m % 2 == 0 && uni(0, 1)) {
-      s.count0 = m / 2;
+    if (rows % 2 == 0 && uni(0, 1)) {
+      s.count0 = rows / 2;
       s.count1 = 2;
     }
     s.stride0 = rowOut + static_cast<uint32_t>(uni(0, 8));

@@ -26,6 +26,7 @@ using CounterValues = std::array<uint64_t, hw::kNumCounters>;
 class FunctionalModel {
  public:
   explicit FunctionalModel(const hw::HwConfig& config);
+  const hw::HwConfig& config() const { return config_; }
 
   // The error the controller raises for `cmd` before executing it (hw::Error::kNone if valid).
   hw::Error check(const hw::CommandWord& cmd) const;
