@@ -292,6 +292,7 @@ ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config)
 ScheduleEstimator::~ScheduleEstimator() = default;
 
 void ScheduleEstimator::add(PlannedCommand&& command) {
+  channel_ += command.channelCycles;
   if (command.isBarrier()) {
     t_ = cycles() + cost_->latency;  // draining and the snapshot write
     segment_ = std::make_unique<Segment>(*cost_, t_);

@@ -50,12 +50,16 @@ class ScheduleEstimator final : public CommandSink {
   ~ScheduleEstimator() override;
   void add(PlannedCommand&& command) override;
   double cycles() const;
+  // The DRAM channel occupancy of every command added (its bursts, whoever waits for them):
+  // the compiler's measure of a tiling's DRAM traffic, which dominates the device's energy.
+  double channelCycles() const { return channel_; }
 
  private:
   struct Segment;
   std::unique_ptr<CostModel> cost_;
   std::unique_ptr<Segment> segment_;  // since the last barrier
   double t_ = 0;                      // when that segment started
+  double channel_ = 0;
 };
 
 }  // namespace weft::accel

@@ -57,7 +57,7 @@ nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& mo
   return supportedOperations(model, queue_->config(), nullptr);
 }
 
-nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference,
+nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference preference,
                                                           nn::Priority priority, const hal::OptionalTimePoint& deadline,
                                                           const std::optional<hal::CacheRequest>& cache) const {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
@@ -71,7 +71,8 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   if (!executionParameters(model).empty()) {  // compiled by each execution (ExecutionParameters.h)
-    return std::static_pointer_cast<const hal::IPreparedModel>(std::make_shared<PreparedModel>(queue_, model, nullptr, priority));
+    return std::static_pointer_cast<const hal::IPreparedModel>(
+        std::make_shared<PreparedModel>(queue_, model, nullptr, priority, preference));
   }
   // A cache gives the tilings (CompilationCache.h); one that cannot be trusted is ignored, and
   // rewritten with what this compilation chooses.
@@ -86,7 +87,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
   nn::Result<CacheImage> image = NN_ERROR(OP_FAILED) << "not captured";
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());
-    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr, deadline);
+    auto c = compileModel(model, *queue_, cached ? &*cached : nullptr, deadline, preference);
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
     // The device images as compiled, read back before any execution can change them.
@@ -108,7 +109,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   return std::static_pointer_cast<const hal::IPreparedModel>(
-      std::make_shared<PreparedModel>(queue_, model, std::move(compiled), priority));
+      std::make_shared<PreparedModel>(queue_, model, std::move(compiled), priority, preference));
 }
 
 hal::NumberOfCacheFiles Device::getNumberOfCacheFilesNeeded() const { return kAcceleratorCacheFiles; }

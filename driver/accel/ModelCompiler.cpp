@@ -74,7 +74,7 @@ nn::Status checkDeadline(const DeviceQueue::Deadline& deadline, uint32_t operati
 nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk>& chunks,
                                 const LayerPlacement& where, const hw::HwConfig& config,
                                 std::optional<uint32_t> replay, uint32_t* chosen,
-                                const DeviceQueue::Deadline& deadline) {
+                                const DeviceQueue::Deadline& deadline, double slack) {
   constexpr size_t kShapes = 6;
   auto ranked = rankTilings(layer, chunks, where.input, config, kShapes);
   if (ranked.empty()) {
@@ -104,6 +104,7 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   // a second thread takes every other one when there is enough to share (a thread costs tens
   // of microseconds). Each result lands in its own slot: the choice does not depend on timing.
   std::vector<nn::Status> status(count);
+  std::vector<double> channel(count, 0);
   std::atomic<size_t> next{0};
   auto evaluate = [&] {
     for (size_t i = next++; i < count; i = next++) {
@@ -112,6 +113,7 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
       ScheduleEstimator estimator(config);
       status[i] = generateCommands(layer, ranked[i], where, config, estimator);
       ranked[i].estimatedCycles = estimator.cycles();
+      channel[i] = estimator.channelCycles();
     }
   };
   constexpr uint64_t kGemmsWorthAThread = 20000;
@@ -127,11 +129,18 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   for (size_t i = 0; i < count; ++i) {
     NN_TRY(status[i]);
     if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
-      std::fprintf(stderr, "[tiling] candidate %zu: %s\n", i, ranked[i].describe().c_str());
+      std::fprintf(stderr, "[tiling] candidate %zu: %s, DRAM channel %.0f cycles\n", i, ranked[i].describe().c_str(),
+                   channel[i]);
     }
     if (i == 0 || ranked[i].estimatedCycles < bestCycles) {
       best = i;
       bestCycles = ranked[i].estimatedCycles;
+    }
+  }
+  // The preference's trade: the least DRAM traffic within `slack` of the fastest.
+  if (slack > 0) {
+    for (size_t i = 0; i < count; ++i) {
+      if (ranked[i].estimatedCycles <= bestCycles * (1 + slack) && channel[i] < channel[best]) best = i;
     }
   }
   *chosen = static_cast<uint32_t>(best);
@@ -202,9 +211,10 @@ namespace {
 // geometry, views and K chunks (never the weights' values, which the search does not read).
 std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<LoweredOperation>& layers,
                               const std::vector<LayerPlacement>& where,
-                              const std::vector<std::vector<KChunk>>& chunks) {
+                              const std::vector<std::vector<KChunk>>& chunks, nn::ExecutionPreference preference) {
   Fnv64 f;
   f.add(kTilingRevision).add(config.toJson()).add(layers.size()).add(static_cast<uint64_t>(inputChoice()));
+  f.add(static_cast<uint64_t>(preference));  // the same candidates, chosen by another measure
   auto shape = [&](const ImageShape& s) { f.add(s.batches).add(s.height).add(s.width).add(s.channels); };
   auto view = [&](const ImageView& v) { f.add(v.pixelStride).add(v.rowStride).add(v.imageStride); };
   for (size_t l = 0; l < layers.size(); ++l) {
@@ -237,8 +247,17 @@ std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::Hw
   return image;
 }
 
+double tilingSlack(nn::ExecutionPreference preference) {
+  switch (preference) {
+    case nn::ExecutionPreference::LOW_POWER: return 0.15;
+    case nn::ExecutionPreference::SUSTAINED_SPEED: return 0.05;
+    case nn::ExecutionPreference::FAST_SINGLE_ANSWER: return 0;
+  }
+  return 0;
+}
+
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const TilingChoices* replay,
-                                       const DeviceQueue::Deadline& deadline) {
+                                       const DeviceQueue::Deadline& deadline, nn::ExecutionPreference preference) {
   const hw::HwConfig& config = queue.config();
   const auto& operands = model.main.operands;
   auto order = dependencyOrder(model);
@@ -298,7 +317,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     placements[l].output = withElementBytes(placeOf(layer.outputOperand, layer.output), layer.outputElementBytes());
     chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
   }
-  out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks);
+  out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks, preference);
   const bool replaying = replay != nullptr && replay->fingerprint == out.tilings.fingerprint &&
                          replay->tilings.size() == layerCount;
   out.tilingsFromCache = replaying;
@@ -348,7 +367,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       uint32_t chosen = 0;
       auto tiling = bestTiling(layer, chunks[l], where, config,
                                replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen,
-                               deadline);
+                               deadline, tilingSlack(preference));
       if (!tiling.ok()) return tiling.error();
       if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
       out.tilings.tilings.push_back(chosen);

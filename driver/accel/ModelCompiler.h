@@ -60,9 +60,19 @@ struct CompiledModel {
 // `deadline` (NNAPI's compilation timeout) is checked between layers and between the tiling
 // candidates a layer's search schedules: past it, MISSED_DEADLINE_PERSISTENT (the same
 // compilation would take as long again) and nothing of the compilation is kept.
+// `preference` (NNAPI's execution preference) is what each layer's tiling search minimises
+// (tilingObjective below).
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue,
                                        const TilingChoices* replay = nullptr,
-                                       const DeviceQueue::Deadline& deadline = std::nullopt);
+                                       const DeviceQueue::Deadline& deadline = std::nullopt,
+                                       nn::ExecutionPreference preference = nn::ExecutionPreference::FAST_SINGLE_ANSWER);
+
+// How a preference picks among a layer's scheduled tiling candidates: the one with the least
+// DRAM channel time (its traffic, in bursts: most of the device's energy) among those within
+// `slack` of the fastest. FAST_SINGLE_ANSWER: slack 0, the fastest. SUSTAINED_SPEED: 2 %, the
+// leanest of the practically fastest (a device kept busy pays for its traffic all the time).
+// LOW_POWER: 15 %, trading a little time for less DRAM traffic.
+double tilingSlack(nn::ExecutionPreference preference);
 
 // A tensor's device buffer as preparation writes it before any constant value: the whole region
 // at its fill (the zero point, PAD's value inside), with Cols bytes of slack the vector unit's last

@@ -77,8 +77,9 @@ nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& ac
 }  // namespace
 
 PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
-                             std::shared_ptr<const CompiledModel> compiled, nn::Priority priority)
-    : queue_(std::move(queue)), compiled_(std::move(compiled)), priority_(priority),
+                             std::shared_ptr<const CompiledModel> compiled, nn::Priority priority,
+                             nn::ExecutionPreference preference)
+    : queue_(std::move(queue)), compiled_(std::move(compiled)), priority_(priority), preference_(preference),
       inputOperands_(model.main.inputIndexes), outputOperands_(model.main.outputIndexes) {
   if (compiled_ == nullptr) {
     model_ = model;
@@ -124,7 +125,7 @@ nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(cons
   std::shared_ptr<const CompiledModel> compiled;
   {
     std::lock_guard<std::mutex> device(queue_->mutex());
-    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr, deadline);
+    auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr, deadline, preference_);
     if (!c.ok()) {
       return nn::Error{c.error().code, "compiling for the parameters this execution gives: " + c.error().message};
     }

@@ -19,9 +19,11 @@ namespace weft::accel {
 class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from_this<PreparedModel> {
  public:
   // `compiled` is null when the model has execution parameters: it is compiled per execution.
-  // Its executions wait for the device with `priority` (DeviceQueue::waitForTurn).
+  // Its executions wait for the device with `priority` (DeviceQueue::waitForTurn); a model
+  // compiled per execution is compiled for `preference` (compileModel).
   PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
-                std::shared_ptr<const CompiledModel> compiled, nn::Priority priority = nn::Priority::MEDIUM);
+                std::shared_ptr<const CompiledModel> compiled, nn::Priority priority = nn::Priority::MEDIUM,
+                nn::ExecutionPreference preference = nn::ExecutionPreference::FAST_SINGLE_ANSWER);
   // A compilation restored from a cache (PreparedModelCache.h): no model, only its inputs and
   // outputs.
   PreparedModel(std::shared_ptr<DeviceQueue> queue, std::vector<uint32_t> inputOperands,
@@ -53,6 +55,7 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
   std::shared_ptr<DeviceQueue> queue_;
   std::shared_ptr<const CompiledModel> compiled_;
   nn::Priority priority_;
+  nn::ExecutionPreference preference_ = nn::ExecutionPreference::FAST_SINGLE_ANSWER;
   // Execution parameters: the model, which of its inputs they are, compilations by value.
   nn::Model model_;
   std::vector<uint32_t> parameters_;

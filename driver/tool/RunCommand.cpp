@@ -59,7 +59,8 @@ double execute(ANeuralNetworksCompilation* compilation, const Network& net, Outp
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNetworksDevice*>& devices) {
+CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNetworksDevice*>& devices,
+                       int32_t preference = ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER) {
   ANeuralNetworksCompilation* raw = nullptr;
   if (devices.empty()) {
     check(ANeuralNetworksCompilation_create(model, &raw), "ANeuralNetworksCompilation_create");
@@ -69,6 +70,7 @@ CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNet
           "ANeuralNetworksCompilation_createForDevices");
   }
   CompilationPtr compilation(raw);
+  check(ANeuralNetworksCompilation_setPreference(raw, preference), "ANeuralNetworksCompilation_setPreference");
   check(ANeuralNetworksCompilation_finish(raw), "ANeuralNetworksCompilation_finish");
   return compilation;
 }
@@ -250,7 +252,8 @@ int runNetwork(const RunOptions& options) {
   const bool whole = std::all_of(supported.get(), supported.get() + net.layers.size(), [](bool s) { return s; });
   const auto compileStart = Clock::now();
   CompilationPtr compilation = compile(model.get(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator}
-                                                          : std::vector<ANeuralNetworksDevice*>{});
+                                                          : std::vector<ANeuralNetworksDevice*>{},
+                                       options.preference);
   report.compileWallSeconds = std::chrono::duration<double>(Clock::now() - compileStart).count();
   const auto devices = runtime::getOperationDevices(compilation.get());
   const auto steps = runtime::getCompilationSteps(compilation.get());

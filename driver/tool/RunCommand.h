@@ -13,6 +13,9 @@ struct RunOptions {
   std::string htmlPath;           // also the HTML report (scripts/weft_report.py); empty: none
   std::string energyModelPath;    // energy coefficients overriding the defaults (driver/codesign); empty: none
   int tolerance = 3;              // DESIGN.md: quant8 atol 3 for whole MobileNet-style networks
+  // ANeuralNetworksCompilation_setPreference for the accelerated compilation:
+  // ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER (1), _SUSTAINED_SPEED (2) or _LOW_POWER (0).
+  int32_t preference = 1;
   bool quiet = false;
 };
 

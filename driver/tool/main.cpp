@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <map>
 #include <iostream>
 #include <unistd.h>
 
@@ -60,6 +61,13 @@ int main(int argc, char** argv) {
   runCmd->add_option("--trace", run.tracePath, "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
+  const std::map<std::string, int32_t> preferences = {
+      {"fast", 1}, {"sustained", 2}, {"low-power", 0}};
+  runCmd->add_option("--preference", run.preference,
+                     "NNAPI execution preference of the compilation: fast (the fastest tiling), sustained (the "
+                     "least DRAM traffic within 2 % of it) or low-power (within 15 %); driver/accel/README.md")
+      ->transform(CLI::CheckedTransformer(preferences, CLI::ignore_case))
+      ->default_str("fast");
 
   CLI::App* configsCmd = app.add_subcommand("configs", "list the named hardware configurations");
 
