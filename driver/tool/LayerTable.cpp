@@ -105,9 +105,7 @@ LayerShape shapeFromJson(const json& j, size_t index) {
     if (kernel.size() != 2) throw NetworkError(where + ": \"kernel\" is [height, width]");
     s.filterH = kernel[0], s.filterW = kernel[1];
     s.stride = j.contains("stride") ? static_cast<int>(integerIn(j, "stride", 1, kMaxWindowField, where)) : 1;
-    const std::string padding = j.contains("padding") ? get<std::string>(j, "padding", where) : "VALID";
-    if (padding != "SAME" && padding != "VALID") throw NetworkError(where + ": padding must be SAME or VALID");
-    s.samePadding = padding == "SAME";
+    s.padding = j.contains("padding") ? parsePadding(j["padding"], where) : Padding{Padding::Scheme::kValid};
   } else if (op == "FULLY_CONNECTED") {
     s.op = LayerOp::kFullyConnected;
     if (input.size() != 2) throw NetworkError(where + ": a FULLY_CONNECTED input is [batch, inputs]");

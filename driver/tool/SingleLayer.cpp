@@ -42,7 +42,7 @@ Network shapedNetwork(const LayerShape& s) {
   l.name = s.name;
   l.op = s.op;
   l.stride = s.stride;
-  l.padding.scheme = s.samePadding ? Padding::Scheme::kSame : Padding::Scheme::kValid;
+  l.padding = s.padding;
   l.activation = s.activation;
   l.weightShape = conv ? std::vector<uint32_t>{s.filters, s.filterH, s.filterW, s.channels}
                        : std::vector<uint32_t>{s.filters, s.channels};

@@ -29,7 +29,7 @@ struct LayerShape {
   uint32_t batch = 1, height = 1, width = 1, channels = 1;
   uint32_t filters = 1, filterH = 1, filterW = 1;
   int stride = 1;
-  bool samePadding = false;  // SCALE-Sim assumes VALID
+  Padding padding{Padding::Scheme::kValid};  // VALID unless given (SCALE-Sim assumes VALID)
   int activation = 0;        // ANEURALNETWORKS_FUSED_*
   bool isSigned = false;     // TENSOR_QUANT8_ASYMM_SIGNED tensors (zero points in [-128, 127])
   int32_t inputZeroPoint = 128, weightZeroPoint = 128;

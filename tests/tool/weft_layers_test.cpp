@@ -203,6 +203,31 @@ TEST(WeftLayers, ReportsTheComputeAndBandwidthBounds) {
             std::string::npos) << header;
 }
 
+// A CONV_2D of a layer set takes explicit padding like a depthwise layer; a bad one is refused
+// before anything runs.
+TEST(WeftLayers, ConvolutionsTakeExplicitPadding) {
+  const std::string layers = tempPath("explicit.json"), json = tempPath("explicit_report.json");
+  std::ofstream(layers) << R"({"format": 1, "name": "explicit", "layers": [
+    {"name": "c", "op": "CONV_2D", "input": [1, 9, 8, 16], "filters": 5, "kernel": [3, 3], "stride": 2,
+     "padding": {"top": 0, "bottom": 2, "left": 2, "right": 1}}]})";
+  const ProcessResult r = runWeft("--backend approx --hw weft8 layers " + layers + " --quiet --json " + json +
+                                  " --compute-report " + tempPath("explicit_cr.csv"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto report = readJson(json);
+  const auto& c = report["layers"][0];
+  // (9 + 0 + 2 - 3) / 2 + 1 = 5 rows, (8 + 2 + 1 - 3) / 2 + 1 = 5 columns, 5 filters of 3x3x16
+  EXPECT_EQ(c["macs"].get<uint64_t>(), 5u * 5 * 5 * 144);
+  EXPECT_NE(c["shape"].get<std::string>().find("3x3/2p"), std::string::npos) << c["shape"];
+
+  const std::string bad = tempPath("explicit_bad.json");
+  std::ofstream(bad) << R"({"format": 1, "name": "bad", "layers": [
+    {"name": "c", "op": "CONV_2D", "input": [1, 9, 8, 16], "filters": 5, "kernel": [3, 3], "padding": {"top": 1}}]})";
+  const ProcessResult b = runWeft("--backend approx layers " + bad + " --quiet --json " + tempPath("explicit_bad_report.json"));
+  EXPECT_EQ(b.exitCode, 2) << b.output;
+  EXPECT_NE(b.output.find("padding"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find("bottom"), std::string::npos) << b.output;
+}
+
 TEST(WeftLayers, VectorLayersAreMeasuredAgainstTheVectorUnit) {
   const std::string layers = tempPath("vector_util.json"), json = tempPath("vector_util_report.json");
   std::ofstream(layers) << R"({"format": 1, "name": "vector-util", "layers": [
