@@ -48,6 +48,7 @@ hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<
     const bool vector = op.unit == hw::Unit::kVector;
     o.unit = vector ? "vector" : "array";
     o.peakOpsPerCycle = vector ? config.cols() : uint64_t{config.rows()} * config.cols();
+    o.mapping = op.tiling;
     o.dramReadBytes = after[hw::Counter::kDmaRdBytes] - before[hw::Counter::kDmaRdBytes];
     o.dramWriteBytes = after[hw::Counter::kDmaWrBytes] - before[hw::Counter::kDmaWrBytes];
     for (size_t c = 0; c < hw::kNumCounters; ++c) {

@@ -31,6 +31,7 @@ struct Execution {
   uint64_t cycles = 0, arrayRows = 0, readBytes = 0, writeBytes = 0;
   std::string unit;
   uint64_t peakOps = 0, unitOps = 0, vectorSlots = 0;
+  std::string mapping;
   std::vector<std::pair<std::string, uint64_t>> counters;
   uint64_t registerAccesses = 0;
   double simulatorSeconds = 0, executeSeconds = 0;
@@ -63,6 +64,7 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
       e.counters = op.counters;
       if (op.peakOpsPerCycle > 0) {
         e.unit = op.unit;
+        e.mapping = op.mapping;
         e.peakOps = op.peakOpsPerCycle;
         e.unitOps = op.macs;
       }
@@ -144,6 +146,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.vectorSlots = e.vectorSlots;
         if (!e.unit.empty()) run.unit = e.unit;
         run.peakOpsPerCycle = e.peakOps;
+        run.mapping = e.mapping;
         if (run.unit == "vector" && e.unitOps > 0) run.macs = e.unitOps;
         run.dramReadBytes = e.readBytes;
         run.dramWriteBytes = e.writeBytes;

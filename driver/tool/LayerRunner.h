@@ -22,6 +22,7 @@ struct LayerRun {
   // The unit the layer ran on ("array" or "vector"), its peak operations a cycle, and the slots
   // the vector unit issued (VECTOR_SLOTS). For a vector layer `macs` counts lane operations.
   std::string unit = "array";
+  std::string mapping;  // the compiler's tiling of the layer (its input mode, boxes, groups, buffers)
   uint64_t peakOpsPerCycle = 0;
   uint64_t vectorSlots = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;

@@ -140,6 +140,7 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"bandwidthBoundCycles", f.bandwidthBound},
                                 {"boundBy", f.boundBy()},
                                 {"cyclesOverBound", f.overBound},
+                                {"mapping", r.mapping},
                                 {"simulatorSeconds", r.simulatorSeconds},
                                 {"executeSeconds", r.executeSeconds},
                                 {"prepareSeconds", r.prepareSeconds},

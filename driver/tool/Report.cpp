@@ -172,7 +172,8 @@ std::string toJson(const RunReport& r) {
                                 {"store", l.storeBusy}, {"dramStall", l.dramStall}}},
                       {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
                       {"dramWriteBytes", l.dramWriteBytes}, {"minDramBytes", l.minDramBytes},
-                      {"cyclesOverBound", cyclesOverBound(l, r.dramBytesPerCycle)}, {"maxError", l.maxError},
+                      {"cyclesOverBound", cyclesOverBound(l, r.dramBytesPerCycle)}, {"mapping", l.mapping},
+                      {"maxError", l.maxError},
                       {"energy", codesign::toJson(l.energy)}});
   }
   auto& totals = j["totals"] = nlohmann::ordered_json::object();

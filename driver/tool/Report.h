@@ -25,6 +25,7 @@ struct LayerReport {
   std::string unit = "cpu";     // where it ran: "array", "vector" or "cpu"
   uint64_t peakOpsPerCycle = 0; // that unit's peak rate of `macs`
   double utilization = 0;       // macs / (peakOpsPerCycle * cycles), accelerator layers only
+  std::string mapping;          // the compiler's tiling of an accelerator layer
   // Where the layer's cycles go (fractions of them): each unit busy with a command, and the DMA
   // waiting on DRAM (read and write stall cycles, capped at all of them).
   double arrayBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, dramStall = 0;

@@ -94,6 +94,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       if (op.cycles > 0 && op.peakOpsPerCycle > 0) {
         l.unit = op.unit;
         l.peakOpsPerCycle = op.peakOpsPerCycle;
+        l.mapping = op.mapping;
         const double cycles = static_cast<double>(op.cycles);
         l.utilization = static_cast<double>(l.macs) / (static_cast<double>(op.peakOpsPerCycle) * cycles);
         auto counter = [&](std::string_view name) -> double {

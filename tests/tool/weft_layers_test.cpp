@@ -187,6 +187,8 @@ TEST(WeftLayers, ReportsTheComputeAndBandwidthBounds) {
   EXPECT_DOUBLE_EQ(conv["computeBoundCycles"].get<double>(), 64.0 * 16 * 144 / 256);
   EXPECT_DOUBLE_EQ(conv["bandwidthBoundCycles"].get<double>(), 4416.0 / 16);
   EXPECT_EQ(conv["boundBy"], "compute");
+  // How the compiler mapped it: 16 channels on a 16-row array are fed from on-chip windows.
+  EXPECT_NE(conv["mapping"].get<std::string>().find("inputs windowed"), std::string::npos) << conv["mapping"];
   const auto& fc = report["layers"][1];
   EXPECT_EQ(fc["minDramBytes"].get<uint64_t>(), 512u + 512000u + 4000u + 1000u);
   EXPECT_EQ(fc["boundBy"], "memory");  // a batch of one reads every weight for two MACs a byte
