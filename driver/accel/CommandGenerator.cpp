@@ -43,7 +43,8 @@ class Emitter {
   nn::Status loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow, uint32_t buffer,
                         uint32_t firstChunkInBuffer);
   nn::Status loadWindow(const MBox& box, uint32_t spadRow, uint32_t buffer);
-  void loadRows(uint32_t spadRow, uint64_t dram, uint32_t rows, uint32_t runs, uint64_t runStride, uint32_t buffer);
+  void loadFullRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows,
+                    uint32_t runs = 1, uint64_t runStride = 0);
   void loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer);
   void gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
             uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
@@ -62,22 +63,33 @@ class Emitter {
   CommandSink& out_;
 };
 
-void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
+// `runs` runs of `rows` contiguous full rows of memory `dst`, `runStride` bytes apart in DRAM,
+// into consecutive rows from `spadRow`, writing buffer `use`: the load unit merges each run's
+// rows into large requests when they are whole beats.
+void Emitter::loadFullRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow,
+                           uint32_t rows, uint32_t runs, uint64_t runStride) {
   hw::LoadCmd c;
-  c.dst = hw::Mem::kParam;
-  c.rowBytes = 9 * C_;
-  c.spadAddr = 0;
-  c.dramAddr = at_.params + uint64_t{firstTile} * 9 * C_;
-  c.count0 = tiles;
-  c.stride0 = 9 * C_;
-  c.count1 = c.count2 = 1;
-  PlannedCommand pc{c, {{bufferId(BufferKind::kParams, 0), true}}};
-  if (cost_.merges(9 * C_, 9 * C_, 9 * C_)) {
-    cost_.estimateMergedLoad(pc, tiles, 9 * C_);
+  c.dst = dst;
+  c.rowBytes = rowBytes;
+  c.spadAddr = spadRow;
+  c.dramAddr = dram;
+  c.count0 = rows;
+  c.stride0 = rowBytes;
+  c.count1 = runs;
+  c.stride1 = static_cast<uint32_t>(runStride);
+  c.count2 = 1;
+  PlannedCommand pc{c, {{use, true}}};
+  if (cost_.merges(rowBytes, rowBytes, rowBytes)) {
+    cost_.estimateMergedRuns(pc, runs, rows, rowBytes);
   } else {
-    cost_.estimateLoad(pc, tiles, 9 * C_);
+    cost_.estimateLoad(pc, uint64_t{rows} * runs, rowBytes);
   }
   out_.add(std::move(pc));
+}
+
+void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
+  loadFullRows(hw::Mem::kParam, bufferId(BufferKind::kParams, 0), 9 * C_, at_.params + uint64_t{firstTile} * 9 * C_, 0,
+               tiles);
 }
 
 // `tiles` weight tiles stored contiguously at `dram`, into rows from `spadRow`: one i0 run of
@@ -87,21 +99,7 @@ void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, u
   uint64_t rows = uint64_t{tiles} * R_;
   while (rows > 0) {
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(rows, kMaxCount / R_ * R_));
-    hw::LoadCmd c;
-    c.dst = hw::Mem::kW;
-    c.rowBytes = C_;
-    c.spadAddr = spadRow;
-    c.dramAddr = dram;
-    c.count0 = n;
-    c.stride0 = C_;
-    c.count1 = c.count2 = 1;
-    PlannedCommand pc{c, {{bufferId(BufferKind::kWeight, buffer), true}}};
-    if (cost_.merges(C_, C_, C_)) {
-      cost_.estimateMergedLoad(pc, n, C_);
-    } else {
-      cost_.estimateLoad(pc, n, C_);
-    }
-    out_.add(std::move(pc));
+    loadFullRows(hw::Mem::kW, bufferId(BufferKind::kWeight, buffer), C_, dram, spadRow, n);
     rows -= n;
     dram += uint64_t{n} * C_;
     spadRow += n;
@@ -191,17 +189,17 @@ nn::Status Emitter::loadWindow(const MBox& box, uint32_t spadRow, uint32_t buffe
       if (!inImage(iy) || inside == 0) {
         loadPadding(first, run * rowRows, buffer);
       } else if (left == 0 && right == 0) {
-        loadRows(first, image + uint64_t(iy) * v.rowStride + uint64_t(x0) * v.pixelStride, rowRows, run, v.rowStride,
-                 buffer);
+        loadFullRows(hw::Mem::kIn, bufferId(BufferKind::kInput, buffer), R_,
+                     image + uint64_t(iy) * v.rowStride + uint64_t(x0) * v.pixelStride, first, rowRows, run, v.rowStride);
       } else {
         // Each row: its left padding, its pixels, its right padding (one run with the next
         // row's left padding).
         for (uint32_t r = 0; r < run; ++r) {
           const uint32_t rowStart = first + r * rowRows;
           if (left > 0 && r == 0) loadPadding(rowStart, static_cast<uint32_t>(left) * pixelRows, buffer);
-          loadRows(rowStart + static_cast<uint32_t>(left) * pixelRows,
-                   image + uint64_t(iy + r) * v.rowStride + uint64_t(x0 + left) * v.pixelStride, inside * pixelRows,
-                   1, 0, buffer);
+          loadFullRows(hw::Mem::kIn, bufferId(BufferKind::kInput, buffer), R_,
+                       image + uint64_t(iy + r) * v.rowStride + uint64_t(x0 + left) * v.pixelStride,
+                       rowStart + static_cast<uint32_t>(left) * pixelRows, inside * pixelRows);
           const uint32_t pad = static_cast<uint32_t>(right + (r + 1 < run ? left : 0)) * pixelRows;
           if (pad > 0) loadPadding(rowStart + static_cast<uint32_t>(left + inside) * pixelRows, pad, buffer);
         }
@@ -212,34 +210,12 @@ nn::Status Emitter::loadWindow(const MBox& box, uint32_t spadRow, uint32_t buffe
   return {};
 }
 
-// `runs` runs of `rows` contiguous full input rows, `runStride` bytes apart in DRAM, into
-// consecutive scratchpad rows.
-void Emitter::loadRows(uint32_t spadRow, uint64_t dram, uint32_t rows, uint32_t runs, uint64_t runStride,
-                       uint32_t buffer) {
-  hw::LoadCmd c;
-  c.dst = hw::Mem::kIn;
-  c.rowBytes = R_;
-  c.spadAddr = spadRow;
-  c.dramAddr = dram;
-  c.count0 = rows;
-  c.stride0 = R_;
-  c.count1 = runs;
-  c.stride1 = static_cast<uint32_t>(runStride);
-  c.count2 = 1;
-  PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
-  if (cost_.merges(R_, R_, R_)) {
-    cost_.estimateMergedRuns(pc, runs, rows, R_);
-  } else {
-    cost_.estimateLoad(pc, uint64_t{rows} * runs, R_);
-  }
-  out_.add(std::move(pc));
-}
-
 // `rows` scratchpad rows of the input zero point: whole copies of paddingImage(), then the rest.
 void Emitter::loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer) {
   const uint32_t copies = rows / kPaddingRows, rest = rows % kPaddingRows;
-  if (copies > 0) loadRows(spadRow, at_.padding, kPaddingRows, copies, 0, buffer);
-  if (rest > 0) loadRows(spadRow + copies * kPaddingRows, at_.padding, rest, 1, 0, buffer);
+  const uint32_t use = bufferId(BufferKind::kInput, buffer);
+  if (copies > 0) loadFullRows(hw::Mem::kIn, use, R_, at_.padding, spadRow, kPaddingRows, copies, 0);
+  if (rest > 0) loadFullRows(hw::Mem::kIn, use, R_, at_.padding, spadRow + copies * kPaddingRows, rest);
 }
 
 void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
