@@ -55,10 +55,13 @@ void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
   for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
     for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++r) {
       const uint8_t* a = vecRow(c.aAddr + i1 * c.aStride1 + i0 * c.aStride0);
-      const uint8_t* b = vecRow(c.bAddr + i1 * c.bStride1 + i0 * c.bStride0);
+      // Only add and mul read b; the controller checks b's rows for those kinds alone, so a
+      // copy's or lut's b_addr may lie anywhere.
+      const bool readsB = c.kind == hw::EltKind::kAdd || c.kind == hw::EltKind::kMul;
+      const uint8_t* b = readsB ? vecRow(c.bAddr + i1 * c.bStride1 + i0 * c.bStride0) : nullptr;
       int32_t* out = &acc_[size_t{c.accAddr + r} * cols_];
       for (uint32_t l = 0; l < cols_; ++l) {
-        const uint8_t ab = a[c.aBcast ? 0 : l], bb = b[c.bBcast ? 0 : l];
+        const uint8_t ab = a[c.aBcast ? 0 : l], bb = readsB ? b[c.bBcast ? 0 : l] : 0;
         const int32_t x = vec::operand(ab, c.aSigned, c.aZp), y = vec::operand(bb, c.bSigned, c.bZp);
         switch (c.kind) {
           case hw::EltKind::kAdd:
