@@ -7,18 +7,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
-TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer)
+TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer)
 
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz --target weft_fuzzers
 
 mkdir -p build/fuzz/findings
+# Reports with file and line numbers.
+if [[ -z "${ASAN_SYMBOLIZER_PATH:-}" ]] && command -v llvm-symbolizer > /dev/null; then
+  export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer)"
+fi
 for target in "${TARGETS[@]}"; do
   work="build/fuzz/corpus/${target}"
   mkdir -p "${work}"
   echo "fuzz: ${target} for ${SECONDS_PER_TARGET} s"
   # close_fd_mask=2: the runtime reports every refused call on stderr; libFuzzer keeps its own.
-  "build/fuzz/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
+  # WEFT_FUZZ_SEED_DIR: the targets that can (programs, accelerator caches) first write seeds made
+  # by the current code next to the ones in the tree, so a format change never leaves them stale.
+  WEFT_FUZZ_SEED_DIR="${work}" "build/fuzz/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
     -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/${target}-" \
     "${work}" "tests/fuzz/corpus/${target}"
 done
