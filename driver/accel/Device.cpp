@@ -71,6 +71,14 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
     }
   }
   if (!executionParameters(model).empty()) {  // compiled by each execution (ExecutionParameters.h)
+    if (cache.has_value() && !cache->modelCache.empty()) {
+      // The cache holds the model itself; best effort, as below.
+      auto image = captureModelForCache(model, priority, preference, queue_->config());
+      const nn::Status saved = image.ok() ? writeCache(*image, *cache) : nn::Status(image.error());
+      if (!saved.ok() && std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
+        std::fprintf(stderr, "[cache] the model was not saved: %s\n", saved.error().message.c_str());
+      }
+    }
     return std::static_pointer_cast<const hal::IPreparedModel>(
         std::make_shared<PreparedModel>(queue_, model, nullptr, priority, preference));
   }
@@ -124,6 +132,10 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModelFromCache(const hal::Op
   // Read and checked off the device; only placing it needs the device.
   auto parsed = readCache(modelCache, dataCache, token, queue_->config());
   if (!parsed.ok()) return NN_ERROR(BAD_DATA) << "weft-accel: " << parsed.error().message;
+  if (const CachedModel* cached = perExecutionModel(**parsed)) {
+    return std::static_pointer_cast<const hal::IPreparedModel>(
+        std::make_shared<PreparedModel>(queue_, cached->model, nullptr, cached->priority, cached->preference));
+  }
   nn::Result<RestoredPreparation> restored = NN_ERROR(OP_FAILED) << "not placed";
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());

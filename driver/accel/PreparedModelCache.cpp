@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 
+#include "ExecutionParameters.h"
 #include "ModelAccess.h"
 #include "ProgramRelocation.h"
 #include "weft/hal/CacheFiles.h"
+#include "weft/nn/ModelSerialization.h"
 #include "weft/nn/Sha256.h"
 
 namespace weft::accel {
@@ -15,7 +19,9 @@ namespace weft::accel {
 namespace {
 
 // Changes whenever the layout of either payload changes.
-constexpr hal::CacheFileFormat kFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 1};
+constexpr hal::CacheFileFormat kFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 2};
+// What the model records hold (their first byte).
+enum class CacheForm : uint8_t { kCompiled = 0, kCompiledPerExecution = 1 };
 enum class FileKind : uint32_t { kModel = 1, kData = 2 };
 constexpr uint32_t kMaxRank = 8;
 
@@ -95,6 +101,7 @@ nn::Result<std::vector<uint8_t>> readBack(DeviceQueue& queue, const DramRegion& 
 }  // namespace
 
 struct ParsedCache {
+  std::optional<CachedModel> perExecution;  // the form kCompiledPerExecution: the model, no program
   CompiledModel compiled;  // regions not placed yet; the program has the addresses it was compiled for
   std::vector<uint32_t> inputs, outputs;
   nn::Priority priority = nn::Priority::MEDIUM;
@@ -106,7 +113,7 @@ struct ParsedCache {
 nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::Model& model, nn::Priority priority,
                                        DeviceQueue& queue) {
   hal::PayloadWriter m, data;
-  const nn::Sha256Digest config = configDigest(queue.config());
+  m.u8(static_cast<uint8_t>(CacheForm::kCompiled));
   writeIndexes(m, model.main.inputIndexes);
   writeIndexes(m, model.main.outputIndexes);
   m.u32(static_cast<uint32_t>(priority));
@@ -142,13 +149,34 @@ nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::
   m.string(compiled.tilings.fingerprint);
   writeIndexes(m, compiled.tilings.tilings);
 
+  return sealCacheImage(queue.config(), m.data(), std::move(data.data()));
+}
+
+nn::Result<CacheImage> captureModelForCache(const nn::Model& model, nn::Priority priority,
+                                            nn::ExecutionPreference preference, const hw::HwConfig& config) {
+  auto serialized = nn::serializeModel(model);
+  if (!serialized.ok()) return serialized.error();
+  hal::PayloadWriter m;
+  m.u8(static_cast<uint8_t>(CacheForm::kCompiledPerExecution));
+  m.u32(static_cast<uint32_t>(priority)).u32(static_cast<uint32_t>(preference));
+  m.u64(serialized->structure.size()).bytes(serialized->structure.data(), serialized->structure.size());
+  return sealCacheImage(config, m.data(), std::move(serialized->constants));
+}
+
+const CachedModel* perExecutionModel(const ParsedCache& cache) {
+  return cache.perExecution.has_value() ? &*cache.perExecution : nullptr;
+}
+
+CacheImage sealCacheImage(const hw::HwConfig& config, const std::vector<uint8_t>& modelRecords,
+                          std::vector<uint8_t> data) {
   // The digests open the model payload: the configuration it is for, the data file it goes with.
-  const nn::Sha256Digest dataDigest = nn::sha256(data.data());
+  const nn::Sha256Digest configSum = configDigest(config);
+  const nn::Sha256Digest dataDigest = nn::sha256(data);
   CacheImage image;
-  image.model.assign(config.begin(), config.end());
+  image.model.assign(configSum.begin(), configSum.end());
   image.model.insert(image.model.end(), dataDigest.begin(), dataDigest.end());
-  image.model.insert(image.model.end(), m.data().begin(), m.data().end());
-  image.data = std::move(data.data());
+  image.model.insert(image.model.end(), modelRecords.begin(), modelRecords.end());
+  image.data = std::move(data);
   return image;
 }
 
@@ -180,25 +208,53 @@ nn::Result<std::shared_ptr<ParsedCache>> readCache(const std::vector<hal::Shared
   if (!model.ok()) return model.error();
   auto data = hal::unframeCacheFile(kFormat, static_cast<uint32_t>(FileKind::kData), token, *dataFile, "the data cache");
   if (!data.ok()) return data.error();
+  return parseCacheImage(CacheImage{std::move(model).value(), std::move(data).value()}, config);
+}
 
-  hal::PayloadReader r(*model);
+nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image, const hw::HwConfig& config) {
+  hal::PayloadReader r(image.model);
   const uint8_t* digests = r.bytes(2 * sizeof(nn::Sha256Digest));
   NN_RET_CHECK(digests != nullptr) << "the model cache is too short";
   const nn::Sha256Digest config0 = configDigest(config);
   NN_RET_CHECK(std::memcmp(digests, config0.data(), config0.size()) == 0)
       << "the cache was made for another hardware configuration";
-  const nn::Sha256Digest data0 = nn::sha256(*data);
+  const nn::Sha256Digest data0 = nn::sha256(image.data);
   NN_RET_CHECK(std::memcmp(digests + config0.size(), data0.data(), data0.size()) == 0)
       << "the data cache is not the one the model cache was saved with";
 
   auto parsed = std::make_shared<ParsedCache>();
+  const auto form = static_cast<CacheForm>(r.u8());
+  if (r.ok() && form == CacheForm::kCompiledPerExecution) {
+    CachedModel cached;
+    const auto priority = static_cast<int32_t>(r.u32());
+    const auto preference = static_cast<int32_t>(r.u32());
+    NN_RET_CHECK(r.ok() && (priority == 90 || priority == 100 || priority == 110)) << "the model cache names no priority";
+    NN_RET_CHECK(preference >= 0 && preference <= 2) << "the model cache names no execution preference";
+    cached.priority = static_cast<nn::Priority>(priority);
+    cached.preference = static_cast<nn::ExecutionPreference>(preference);
+    const uint64_t structureBytes = r.count(1);
+    const uint8_t* structure = r.bytes(structureBytes);
+    NN_RET_CHECK(structure != nullptr && r.atEnd()) << "the model cache is malformed";
+    auto model = nn::deserializeModel(std::vector<uint8_t>(structure, structure + structureBytes), image.data);
+    if (!model.ok()) return NN_ERROR(BAD_DATA) << "the cached model: " << model.error().message;
+    cached.model = std::move(model).value();
+    // It must still be a model that runs here, and one with execution parameters (anything else
+    // is cached as its program).
+    const auto supported = supportedOperations(cached.model, config, nullptr);
+    NN_RET_CHECK(std::all_of(supported.begin(), supported.end(), [](bool b) { return b; }) &&
+                 !executionParameters(cached.model).empty())
+        << "the cached model is not one weft-accel compiles per execution";
+    parsed->perExecution = std::move(cached);
+    return parsed;
+  }
+  NN_RET_CHECK(r.ok() && form == CacheForm::kCompiled) << "the model cache holds no form weft-accel knows";
   CompiledModel& c = parsed->compiled;
   parsed->inputs = readIndexes(r);
   parsed->outputs = readIndexes(r);
   const auto priority = static_cast<int32_t>(r.u32());
   NN_RET_CHECK(!r.ok() || priority == 90 || priority == 100 || priority == 110) << "the model cache names no priority";
   parsed->priority = static_cast<nn::Priority>(priority);
-  hal::PayloadReader d(*data);
+  hal::PayloadReader d(image.data);
   auto contents = [&](RegionRecord& region) {
     const uint8_t* p = d.bytes(region.bytes);
     if (p != nullptr) region.contents.assign(p, p + region.bytes);
@@ -269,6 +325,7 @@ nn::Result<std::shared_ptr<ParsedCache>> readCache(const std::vector<hal::Shared
 }
 
 nn::Result<RestoredPreparation> placeCache(const ParsedCache& cache, DeviceQueue& queue) {
+  NN_RET_CHECK(!cache.perExecution.has_value()) << "a cached model compiled per execution has nothing to place";
   const hw::HwConfig& config = queue.config();
   RestoredPreparation out;
   out.inputs = cache.inputs;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 
 #include "AccelTestUtil.h"
 #include "DeadlineModels.h"
@@ -191,7 +192,7 @@ TEST(PreparedModelCache, PayloadsAlteredBehindAValidDigestNeverCrashTheParser) {
   Files files;
   auto device = freshDevice();
   ASSERT_TRUE(prepareWithCache(*device, m.model, files).ok());
-  const hal::CacheFileFormat format{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 1};
+  const hal::CacheFileFormat format{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 2};
   auto model = hal::unframeCacheFile(format, 1, files.token, hal::readCacheFile(*files.model[0]).value(), "model");
   ASSERT_TRUE(model.ok()) << model.error().message;
   const std::vector<uint8_t> original = model.value();
@@ -217,6 +218,72 @@ TEST(PreparedModelCache, PayloadsAlteredBehindAValidDigestNeverCrashTheParser) {
   }
   // Whatever was placed and dropped gave its DRAM back.
   EXPECT_EQ(queue->allocator()->bytesInUse(), inUse);
+}
+
+// PAD whose paddings are a model input: compiled by each execution (ExecutionParameters.h).
+OpModel padWithPaddingsInput(const std::vector<int32_t>& paddings) {
+  ModelBuilder b;
+  const uint32_t in = b.input(nn::OperandType::TENSOR_QUANT8_ASYMM, {1, 3, 4, 10}, 0.5f, 7);
+  const uint32_t given = b.input(nn::OperandType::TENSOR_INT32, {4, 2}, 0, 0);
+  const uint32_t out = b.tensor(nn::OperandType::TENSOR_QUANT8_ASYMM, {1, 5, 5, 10}, 0.5f, 7);
+  b.operation(nn::OperationType::PAD, {in, given}, {out});
+  b.output(out);
+  OpModel m;
+  m.model = b.build();
+  std::vector<uint8_t> input(3 * 4 * 10), values(4 * paddings.size());
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(5 * i + 2);
+  std::memcpy(values.data(), paddings.data(), values.size());
+  m.inputs = {input, values};
+  m.outputBytes = {5 * 5 * 10};
+  return m;
+}
+
+// A model with execution parameters has no program to keep: its cache holds the model, and the
+// restored prepared model compiles each execution as the original does, bit-exactly.
+TEST(PreparedModelCache, AModelWithExecutionParametersIsCachedAsTheModel) {
+  Files files;
+  files.token[3] = 0x17;
+  const OpModel first = padWithPaddingsInput({0, 0, 1, 1, 0, 1, 0, 0});
+  ASSERT_TRUE(prepareWithCache(*freshDevice(), first.model, files).ok());
+  auto restored = freshDevice()->prepareModelFromCache({}, files.model, files.data, files.token);
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  EXPECT_FALSE(std::static_pointer_cast<const PreparedModel>(restored.value())->isCompiled());
+  for (const auto& paddings : {std::vector<int32_t>{0, 0, 1, 1, 0, 1, 0, 0}, std::vector<int32_t>{0, 0, 2, 0, 1, 0, 0, 0}}) {
+    const OpModel m = padWithPaddingsInput(paddings);
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    auto run = runOnPrepared(*restored.value(), m);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(firstMismatch(run.value().outputs[0], cpu.value().outputs[0]), -1);
+  }
+}
+
+// That form is trusted no more than the other: a model without execution parameters, or one the
+// device cannot run, is refused even behind valid digests.
+TEST(PreparedModelCache, ACachedModelMustBeOneCompiledPerExecution) {
+  const hw::HwConfig config = hw::HwConfig::load("weft8");
+  std::mt19937 rng(5);
+  const OpModel plain = makeConvChain(1, 6, 8, rng);
+  auto image = captureModelForCache(plain.model, nn::Priority::MEDIUM, nn::ExecutionPreference::LOW_POWER, config);
+  ASSERT_TRUE(image.ok()) << image.error().message;
+  auto parsed = parseCacheImage(*image, config);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.error().message.find("per execution"), std::string::npos) << parsed.error().message;
+
+  const OpModel pad = padWithPaddingsInput({0, 0, 1, 1, 0, 1, 0, 0});
+  image = captureModelForCache(pad.model, nn::Priority::HIGH, nn::ExecutionPreference::LOW_POWER, config);
+  ASSERT_TRUE(image.ok()) << image.error().message;
+  parsed = parseCacheImage(*image, config);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const CachedModel* cached = perExecutionModel(**parsed);
+  ASSERT_NE(cached, nullptr);
+  EXPECT_EQ(cached->priority, nn::Priority::HIGH);
+  EXPECT_EQ(cached->preference, nn::ExecutionPreference::LOW_POWER);
+  // It has no program to place.
+  auto device = freshDevice();
+  const auto& queue = std::static_pointer_cast<const Device>(device)->queue();
+  std::lock_guard<std::mutex> lock(queue->mutex());
+  EXPECT_FALSE(placeCache(**parsed, *queue).ok());
 }
 
 TEST(PreparedModelCache, APassedDeadlineRestoresNothing) {
