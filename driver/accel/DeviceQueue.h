@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "DramAllocator.h"
+#include "FencedQueue.h"
 #include "weft/nn/Result.h"
 #include "weft/accel/AcceleratorDevice.h"
 #include "weft/sim/backend.h"
@@ -85,6 +86,9 @@ class DeviceQueue {
   nn::Result<SubmissionReport> run(const std::vector<uint8_t>& commands, uint64_t watchdogCycles,
                                    const ProgressFn& onProgress = {}, const Deadline& deadline = std::nullopt);
 
+  // The executions waiting for fences (executeFenced), started by the device's own thread.
+  FencedQueue& fenced() { return fenced_; }
+
   // After a simulator fault escaped an execution: takes mutex() and hard-resets the device.
   void resetAfterFault();
 
@@ -127,6 +131,8 @@ class DeviceQueue {
   std::chrono::nanoseconds backendTime_{0};
   uint64_t registerAccesses_ = 0;
   uint64_t interrupts_ = 0;
+  // Last: destroyed first, its thread joined while everything it may use still exists.
+  FencedQueue fenced_;
 };
 
 }  // namespace weft::accel

@@ -301,6 +301,19 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
   return result;
 }
 
+nn::Result<hal::FencedExecution> PreparedModel::executeFenced(const nn::Request& request,
+                                                              const std::vector<hal::SyncFence>& waitFor,
+                                                              nn::MeasureTiming measure,
+                                                              const hal::OptionalTimePoint& deadline,
+                                                              const hal::OptionalDuration& loopTimeoutDuration,
+                                                              const hal::OptionalDuration& timeoutDurationAfterFence) const {
+  auto pending = hal::makeFencedExecution(*this, request, measure, deadline, loopTimeoutDuration,
+                                          timeoutDurationAfterFence);
+  if (!pending.ok()) return pending.error();
+  NN_TRY(queue_->fenced().submit(waitFor, priority_, std::move(pending->start)));
+  return std::move(pending->execution);
+}
+
 nn::Result<hal::SharedBurst> PreparedModel::configureExecutionBurst() const {
   return std::static_pointer_cast<const hal::IBurst>(std::make_shared<Burst>(shared_from_this()));
 }

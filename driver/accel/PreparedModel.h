@@ -34,6 +34,12 @@ class PreparedModel : public hal::IPreparedModel, public std::enable_shared_from
                                            const hal::OptionalTimePoint& deadline,
                                            const hal::OptionalDuration& loopTimeoutDuration) const override;
   nn::Result<hal::SharedBurst> configureExecutionBurst() const override;
+  // Queued on the device's FencedQueue, which starts it once `waitFor` has signalled (no thread
+  // of its own per execution), in this model's priority.
+  nn::Result<hal::FencedExecution> executeFenced(const nn::Request& request, const std::vector<hal::SyncFence>& waitFor,
+                                                 nn::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
+                                                 const hal::OptionalDuration& loopTimeoutDuration,
+                                                 const hal::OptionalDuration& timeoutDurationAfterFence) const override;
 
   // The compilation of a model without execution parameters (null for one with them).
   const CompiledModel& compiled() const { return *compiled_; }

@@ -348,8 +348,6 @@ FcCase randomFcCase(std::mt19937& rng, uint32_t maxBatch, uint32_t maxSize) {
   return c;
 }
 
-namespace {
-
 nn::Request makeRequest(const OpModel& m, std::vector<std::vector<uint8_t>>& outputs) {
   nn::Request r;
   for (const auto& in : m.inputs) {
@@ -370,8 +368,6 @@ nn::Request makeRequest(const OpModel& m, std::vector<std::vector<uint8_t>>& out
   }
   return r;
 }
-
-}  // namespace
 
 nn::Result<RunResult> runOnCpu(const OpModel& m) {
   RunResult result;

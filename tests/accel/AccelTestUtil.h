@@ -99,6 +99,8 @@ struct RunResult {
   std::vector<std::vector<uint8_t>> outputs;
   std::optional<hal::ExecutionResult> execution;
 };
+// A request with m's inputs (pointers into m) and `outputs` sized by m.outputBytes.
+nn::Request makeRequest(const OpModel& m, std::vector<std::vector<uint8_t>>& outputs);
 // The CPU reference (the oracle).
 nn::Result<RunResult> runOnCpu(const OpModel& m);
 nn::Result<RunResult> runOnPrepared(const hal::IPreparedModel& prepared, const OpModel& m,

@@ -95,25 +95,33 @@ class IPreparedModel {
   // this prepared model and the request's buffers alive until the returned fence has signalled.
   //
   // The default runs execute() on a thread of its own after waiting for the fences; a device with
-  // a queue of its own (hardware that waits for fences itself) overrides it.
+  // a queue of its own (hardware that waits for fences itself) overrides it, with
+  // makeFencedExecution below doing the rest.
   virtual Result<FencedExecution> executeFenced(const nn::Request& request, const std::vector<SyncFence>& waitFor,
                                                 nn::MeasureTiming measure, const OptionalTimePoint& deadline,
                                                 const OptionalDuration& loopTimeoutDuration,
                                                 const OptionalDuration& timeoutDurationAfterFence) const;
 };
 
-inline Result<FencedExecution> IPreparedModel::executeFenced(const nn::Request& request,
-                                                             const std::vector<SyncFence>& waitFor,
-                                                             nn::MeasureTiming measure,
-                                                             const OptionalTimePoint& deadline,
-                                                             const OptionalDuration& loopTimeoutDuration,
-                                                             const OptionalDuration& timeoutDurationAfterFence) const {
+// What every fenced execution shares, whoever waits for its fences: the fence it returns and the
+// info callback, and `start`, which runs `model.execute` once the fences have been waited for
+// (true: all signalled; false: one failed, and the execution fails without running), fills what
+// the callback returns, and signals the fence. `start` is called once, on any thread; the timing
+// it reports counts the launched durations from this call and the fenced ones from `start`.
+struct PendingFencedExecution {
+  FencedExecution execution;
+  std::function<void(bool fencesSignalled)> start;
+};
+inline Result<PendingFencedExecution> makeFencedExecution(const IPreparedModel& model, const nn::Request& request,
+                                                          nn::MeasureTiming measure, const OptionalTimePoint& deadline,
+                                                          const OptionalDuration& loopTimeoutDuration,
+                                                          const OptionalDuration& timeoutDurationAfterFence) {
   using Clock = std::chrono::steady_clock;
   auto created = FenceSignaller::create();
   if (!created.ok()) return created.error();
   const SyncFence fence = created->first;
   const FenceSignaller signaller = created->second;
-  // Filled by the thread before it signals; read by the callback after the fence signalled (the
+  // Filled by `start` before it signals; read by the callback after the fence signalled (the
   // mutex orders the two for the memory model, which knows nothing of sockets).
   struct Outcome {
     std::mutex mutex;
@@ -125,14 +133,12 @@ inline Result<FencedExecution> IPreparedModel::executeFenced(const nn::Request& 
   };
   auto outcome = std::make_shared<Outcome>();
   const Clock::time_point launched = Clock::now();
-  std::thread([this, request, waitFor, measure, deadline, loopTimeoutDuration, timeoutDurationAfterFence, launched,
-               signaller, outcome] {
-    for (const SyncFence& dependency : waitFor) {
-      if (dependency.wait() != SyncFence::State::kSignaled) {
-        outcome->set(NN_ERROR(OP_FAILED) << "a fence the execution waited for failed");
-        signaller.signal(nn::ErrorStatus::OP_FAILED);
-        return;
-      }
+  auto start = [&model, request, measure, deadline, loopTimeoutDuration, timeoutDurationAfterFence, launched,
+                signaller, outcome](bool fencesSignalled) {
+    if (!fencesSignalled) {
+      outcome->set(NN_ERROR(OP_FAILED) << "a fence the execution waited for failed");
+      signaller.signal(nn::ErrorStatus::OP_FAILED);
+      return;
     }
     const Clock::time_point fenced = Clock::now();
     OptionalTimePoint effective = deadline;
@@ -140,7 +146,7 @@ inline Result<FencedExecution> IPreparedModel::executeFenced(const nn::Request& 
       const TimePoint afterFence = fenced + *timeoutDurationAfterFence;
       effective = effective.has_value() ? std::min(*effective, afterFence) : afterFence;
     }
-    Result<ExecutionResult> result = execute(request, measure, effective, loopTimeoutDuration);
+    Result<ExecutionResult> result = model.execute(request, measure, effective, loopTimeoutDuration);
     if (!result.ok()) {
       const nn::ErrorStatus code = result.error().code;
       outcome->set(result.error());
@@ -157,16 +163,34 @@ inline Result<FencedExecution> IPreparedModel::executeFenced(const nn::Request& 
     }
     info.profile = std::move(result->profile);
     outcome->set(std::move(info));
-    signaller.signal(nn::ErrorStatus::NONE);  // last: the thread touches nothing after it
+    signaller.signal(nn::ErrorStatus::NONE);  // last: `start` touches nothing after it
+  };
+  FencedExecution execution{fence, [fence, outcome]() -> Result<FencedExecutionInfo> {
+                              fence.wait();
+                              std::lock_guard<std::mutex> lock(outcome->mutex);
+                              if (!outcome->value.has_value()) {
+                                return NN_ERROR(OP_FAILED) << "the fenced execution ended without a result";
+                              }
+                              return *outcome->value;
+                            }};
+  return PendingFencedExecution{std::move(execution), std::move(start)};
+}
+
+inline Result<FencedExecution> IPreparedModel::executeFenced(const nn::Request& request,
+                                                             const std::vector<SyncFence>& waitFor,
+                                                             nn::MeasureTiming measure,
+                                                             const OptionalTimePoint& deadline,
+                                                             const OptionalDuration& loopTimeoutDuration,
+                                                             const OptionalDuration& timeoutDurationAfterFence) const {
+  auto pending = makeFencedExecution(*this, request, measure, deadline, loopTimeoutDuration, timeoutDurationAfterFence);
+  if (!pending.ok()) return pending.error();
+  std::thread([waitFor, start = std::move(pending->start)] {
+    for (const SyncFence& dependency : waitFor) {
+      if (dependency.wait() != SyncFence::State::kSignaled) return start(false);
+    }
+    start(true);
   }).detach();
-  return FencedExecution{fence, [fence, outcome]() -> Result<FencedExecutionInfo> {
-                           fence.wait();
-                           std::lock_guard<std::mutex> lock(outcome->mutex);
-                           if (!outcome->value.has_value()) {
-                             return NN_ERROR(OP_FAILED) << "the fenced execution ended without a result";
-                           }
-                           return *outcome->value;
-                         }};
+  return std::move(pending->execution);
 }
 
 }  // namespace weft::hal
