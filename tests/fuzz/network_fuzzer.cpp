@@ -7,8 +7,14 @@
 // The format allows tensors of up to 2^31 elements, which the parser draws in full: a fuzz input
 // naming such shapes would measure the allocator, not the parser, so inputs whose "shape" lists
 // total more than kMaxElements are skipped before parsing.
+//
+// Run with WEFT_BACKEND=approx (scripts/fuzz.sh sets it): libneuralnetworks.so reads it when it
+// loads, and its default accelerator, the RTL in SystemC, does not run under AddressSanitizer
+// (SystemC switches stacks under it; the verilated plugin is not instrumented).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -44,6 +50,15 @@ uint64_t shapeElements(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  const char* backend = std::getenv("WEFT_BACKEND");
+  if (backend == nullptr || std::string(backend) != "approx") {
+    std::fprintf(stderr, "network_fuzzer: run with WEFT_BACKEND=approx (scripts/fuzz.sh sets it)\n");
+    std::exit(2);
+  }
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
