@@ -294,6 +294,21 @@ TEST(Accelerator, AMemoryFromADescriptorKeepsAChainedTensorOnTheDevice) {
   ASSERT_EQ(ANeuralNetworksMemory_copy(memory, host), kOk);
   ASSERT_EQ(pread(fd, middle.data(), middle.size(), 0), static_cast<ssize_t>(middle.size()));
   EXPECT_EQ(middle, expectedMiddle);
+
+  // And writes them: other bytes copied in from the file feed the second model on the device.
+  // The copy lands on the buffer's host side; the next execution that reads the buffer moves
+  // it to DRAM once (counted there), then its output crosses back.
+  for (size_t i = 0; i < middle.size(); ++i) middle[i] = static_cast<uint8_t>((i * 29 + 5) % 256);
+  ASSERT_EQ(pwrite(fd, middle.data(), middle.size(), 0), static_cast<ssize_t>(middle.size()));
+  ASSERT_EQ(ANeuralNetworksMemory_copy(host, memory), kOk);
+  Execution again(b);
+  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(again.get(), 0, nullptr, memory, 0, 0), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(again.get(), 0, nullptr, output.data(), output.size()), kOk);
+  ASSERT_EQ(again.compute(), kOk);
+  ASSERT_EQ(runtime::getExecutionProfiles(again.get()).size(), 1u);
+  EXPECT_EQ(runtime::getExecutionProfiles(again.get())[0].hostCopyBytes, middle.size() + output.size());
+  ASSERT_EQ(computeWithTimeout(cb, middle, expected, 0), kOk);
+  EXPECT_EQ(output, expected);
   ANeuralNetworksMemory_free(host);
   close(fd);
   ANeuralNetworksMemory_free(memory);
