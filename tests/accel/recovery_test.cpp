@@ -5,6 +5,7 @@
 
 #include "AccelTestUtil.h"
 #include "WrappedBackend.h"
+#include "weft/hal/IBurst.h"
 
 namespace weft::accel::test {
 namespace {
@@ -107,6 +108,52 @@ TEST_F(Recovery, HungProgramTripsTheWatchdogAndTheNextExecutionWorks) {
   EXPECT_EQ(backend_->hardResets(), 1u);
   expectNextExecutionWorks();
   expectNextExecutionWorks();
+}
+
+// A reset in the middle of a burst (a hung program, the watchdog's hard reset) fails that one
+// execution; the burst goes on bit-exactly, and another model resident on the device, whose
+// constants the reset must not touch, still gives its reference results.
+TEST_F(Recovery, AResetDuringABurstFailsOnlyThatExecution) {
+  std::mt19937 rng(21);
+  FcCase c;
+  c.inputDims = {4, 33};
+  c.units = 19;
+  c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 120};
+  c.weights = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.125f, 131};
+  c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 8.0f, 90};
+  const OpModel other = makeFcModel(c, rng);
+  auto otherCpu = runOnCpu(other);
+  ASSERT_TRUE(otherCpu.ok()) << otherCpu.error().message;
+  auto otherPrepared = prepare(*device_, other.model);
+  ASSERT_TRUE(otherPrepared.ok()) << otherPrepared.error().message;
+
+  auto burst = prepared_->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok()) << burst.error().message;
+  auto runInBurst = [&]() -> nn::Result<std::vector<uint8_t>> {
+    std::vector<std::vector<uint8_t>> outputs;
+    auto e = burst.value()->execute(makeRequest(model_, outputs), nn::MeasureTiming::NO, {}, {});
+    if (!e.ok()) return e.error();
+    return outputs[0];
+  };
+  for (int i = 0; i < 2; ++i) {
+    auto ok = runInBurst();
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(firstMismatch(ok.value(), expected_), -1);
+  }
+  backend_->arm(WrappedBackend::Fault::kWaitForeverToken);
+  auto failed = runInBurst();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, nn::ErrorStatus::OP_FAILED);
+  EXPECT_NE(failed.error().message.find("watchdog"), std::string::npos) << failed.error().message;
+  EXPECT_EQ(backend_->hardResets(), 1u);
+  for (int i = 0; i < 2; ++i) {
+    auto ok = runInBurst();
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(firstMismatch(ok.value(), expected_), -1);
+  }
+  auto otherRun = runOnPrepared(*otherPrepared.value(), other);
+  ASSERT_TRUE(otherRun.ok()) << otherRun.error().message;
+  EXPECT_EQ(firstMismatch(otherRun.value().outputs[0], otherCpu.value().outputs[0]), -1);
 }
 
 }  // namespace
