@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -23,12 +26,55 @@ inline const json& field(const json& obj, const char* key, const std::string& wh
   return obj.at(key);
 }
 
+// A field of type T. Numbers must fit T: nlohmann converts with a plain cast, which wraps a
+// negative number into an unsigned type and is undefined behaviour for a number out of an
+// integer's or a float's range (2e20 for an int, 1e300 for a float). An integer field takes an
+// integral floating-point number too (128.0), as hand-written files have them.
 template <typename T>
 T get(const json& obj, const char* key, const std::string& where) {
-  try {
-    return field(obj, key, where).get<T>();
-  } catch (const json::exception& e) {
-    throw NetworkError(fmt::format("{}: \"{}\" has the wrong type ({})", where, key, e.what()));
+  const json& v = field(obj, key, where);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    auto outOfRange = [&] {
+      return NetworkError(fmt::format("{}: \"{}\" must be an integer in [{}, {}]", where, key,
+                                      std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    };
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) throw outOfRange();
+      return static_cast<T>(u);
+    }
+    if (v.is_number_integer()) {
+      const int64_t n = v.get<int64_t>();
+      if (n < 0 ? (!std::is_signed_v<T> || n < static_cast<int64_t>(std::numeric_limits<T>::min()))
+                : static_cast<uint64_t>(n) > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+        throw outOfRange();
+      }
+      return static_cast<T>(n);
+    }
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      // Compared as doubles: the bounds of a 64-bit T round to powers of two, so `<` is exact.
+      if (!(d == std::floor(d) && d >= static_cast<double>(std::numeric_limits<T>::min()) &&
+            d < std::ldexp(1.0, std::numeric_limits<T>::digits))) {
+        throw outOfRange();
+      }
+      return static_cast<T>(d);
+    }
+    throw NetworkError(fmt::format("{}: \"{}\" must be an integer", where, key));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!v.is_number()) throw NetworkError(fmt::format("{}: \"{}\" must be a number", where, key));
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || std::fabs(d) > static_cast<double>(std::numeric_limits<T>::max())) {
+      throw NetworkError(fmt::format("{}: \"{}\" is {}, out of the range of a {}-bit float", where, key, d,
+                                     8 * sizeof(T)));
+    }
+    return static_cast<T>(d);
+  } else {
+    try {
+      return v.get<T>();
+    } catch (const json::exception& e) {
+      throw NetworkError(fmt::format("{}: \"{}\" has the wrong type ({})", where, key, e.what()));
+    }
   }
 }
 
