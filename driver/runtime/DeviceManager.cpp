@@ -72,9 +72,9 @@ std::vector<nn::Extension> collectExtensions(const std::vector<const Device*>& d
 nn::Result<accel::AcceleratorOptions> acceleratorOptionsFrom(const EnvironmentSettings& settings) {
   accel::AcceleratorOptions options;
   if (settings.backend.has_value()) {
-    if (*settings.backend != "rtl" && *settings.backend != "approx") {
+    if (*settings.backend != "rtl" && *settings.backend != "approx" && *settings.backend != "timing") {
       return NN_ERROR(BAD_DATA) << "WEFT_BACKEND=\"" << *settings.backend
-                                << "\" is not valid; accepted values: rtl, approx";
+                                << "\" is not valid; accepted values: rtl, approx, timing";
     }
     options.backend = *settings.backend;
   }

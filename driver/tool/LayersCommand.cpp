@@ -261,6 +261,9 @@ int runLayers(const LayersOptions& options) {
   const LayerTable table = loadLayerTable(options.tablePath);
   const hw::HwConfig hw = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
   const std::string backend = envOr("WEFT_BACKEND", "rtl");
+  if (backend == "timing" && !options.outputsPath.empty()) {
+    throw std::invalid_argument("--outputs: the timing backend computes no outputs; use --backend approx or rtl");
+  }
   const codesign::Estimator estimator(hw, options.energyModelPath);  // a bad model file fails before running
   std::optional<ScaleSimReport> scalesim;  // read before running, so that a bad one writes nothing
   if (!options.compareToPath.empty()) {

@@ -58,6 +58,7 @@ struct RunReport {
   double runWallSeconds = 0, referenceWallSeconds = 0;
   int tolerance = 0;
   bool referencePassed = false;
+  bool referenceChecked = true;  // false on the timing backend, which computes no outputs
   std::string worstLayer, firstFailingLayer;
   int worstError = 0;
   // Co-design estimates (driver/codesign): the accelerator's energy (its layers' and the

@@ -201,8 +201,8 @@ SweepPlan parseSweepSpec(const std::string& text, const std::string& path, const
     if (!spec["backend"].is_string()) throw SweepError(fmt::format("{}: \"backend\" must be a string", path));
     plan.backend = spec["backend"].get<std::string>();
   }
-  if (plan.backend != "approx" && plan.backend != "rtl") {
-    throw SweepError(fmt::format("{}: backend \"{}\" is not approx or rtl", path, plan.backend));
+  if (plan.backend != "approx" && plan.backend != "rtl" && plan.backend != "timing") {
+    throw SweepError(fmt::format("{}: backend \"{}\" is not approx, rtl or timing", path, plan.backend));
   }
 
   // The points: every combination of the grid, then the listed points, each over the base.

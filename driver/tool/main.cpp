@@ -44,8 +44,10 @@ int main(int argc, char** argv) {
   CLI::App app{"weft: NNAPI on a simulated systolic-array accelerator"};
   app.require_subcommand(1);
   std::string backend, hw;
-  app.add_option("--backend", backend, "accelerator backend: rtl or approx (default: $WEFT_BACKEND, else rtl)")
-      ->check(CLI::IsMember({"rtl", "approx"}));
+  app.add_option("--backend", backend,
+                 "accelerator backend: rtl, approx, or timing (approx without computing outputs: same cycles and "
+                 "counters, no reference check) (default: $WEFT_BACKEND, else rtl)")
+      ->check(CLI::IsMember({"rtl", "approx", "timing"}));
   app.add_option("--hw", hw, "hardware configuration: a name of hw/configs or a JSON file (default: $WEFT_HW, else weft16)");
 
   weft::tool::RunOptions run;

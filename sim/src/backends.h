@@ -8,7 +8,9 @@
 
 namespace weft::sim {
 
-std::unique_ptr<IDeviceBackend> makeApproxBackend(const hw::HwConfig& config, const BackendOptions& options);
+// computesData false: the `timing` backend (the data path off, BackendKind::kTiming).
+std::unique_ptr<IDeviceBackend> makeApproxBackend(const hw::HwConfig& config, const BackendOptions& options,
+                                                  bool computesData);
 std::unique_ptr<IDeviceBackend> makeRtlBackend(const hw::HwConfig& config, const BackendOptions& options);
 
 // Adds the wall time and the device cycles of one simulating call to BackendStats, also when

@@ -1,5 +1,7 @@
 // The approx backend: the IDeviceBackend contract at both named configurations and at an odd
 // one no RTL build exists for, then the timing model's first-order behaviour.
+#include <fmt/format.h>
+
 #include "backend_suite.h"
 #include "weft/sim/functional_model.h"
 
@@ -162,6 +164,72 @@ TEST_P(ApproxFormulas, LoneStoreOfSingleBeatRowsTakesRowsPlusFivePlusLatency) {
 INSTANTIATE_TEST_SUITE_P(Approx, ApproxFormulas, ::testing::Values(kOddConfig, R"({"name": "wide", "base": "weft16",
   "params": {"Rows": 32, "Cols": 24, "BusBytes": 64, "MaxOutstanding": 5}})", R"({"name": "narrow", "base": "weft8",
   "params": {"Rows": 3, "Cols": 40, "BusBytes": 8, "CmdQueueDepth": 4}})"));
+
+// The timing backend is the approx engine without its data path: the same interrupts, cycles,
+// counters and snapshot records on every program, while no command writes a byte of output.
+struct TimingRun {
+  uint32_t irq = 0;
+  uint64_t cycle = 0;
+  std::vector<uint32_t> registers;
+  std::vector<uint8_t> outputs, snapshot;
+};
+TimingRun runTimed(BackendKind kind, const hw::HwConfig& config, const testing::Program& p) {
+  auto device = createBackend(kind, config);
+  EXPECT_EQ(device->kind(), kind);
+  testing::ProgramLayout layout;
+  testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
+  ring.init();
+  testing::writeInputs(*device, p);
+  ring.submit(p.commands);
+  TimingRun r;
+  r.irq = ring.runToInterrupt(100'000'000);
+  r.cycle = device->cycle();
+  for (size_t c = 0; c < hw::kNumCounters; ++c) {
+    r.registers.push_back(device->readReg(hw::counterAddr(static_cast<hw::Counter>(c))));
+    r.registers.push_back(device->readReg(hw::counterAddr(static_cast<hw::Counter>(c)) + 4));
+  }
+  r.registers.push_back(device->readReg(hw::reg::kStatus));
+  r.outputs = testing::deviceOutputs(*device, p);
+  r.snapshot.resize(hw::kSnapshotBytes);
+  device->readDram(p.snapshotAddr, r.snapshot.data(), r.snapshot.size());
+  return r;
+}
+
+TEST(TimingBackend, SameTimingCountersAndSnapshotsAsApproxButNoOutputs) {
+  for (const char* name : {"weft8", "weft16"}) {
+    const hw::HwConfig config = hw::HwConfig::load(name);
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      const testing::Program gemms = testing::randomProgram(config, seed, 3);
+      const testing::Program vector = testing::randomVectorProgram(config, seed, 20, /*withGemms=*/true);
+      for (const testing::Program* p : {&gemms, &vector}) {
+        SCOPED_TRACE(fmt::format("{} seed {} {}", name, seed, p == &gemms ? "gemm program" : "vector program"));
+        const TimingRun approx = runTimed(BackendKind::kApprox, config, *p);
+        const TimingRun timing = runTimed(BackendKind::kTiming, config, *p);
+        EXPECT_EQ(approx.irq, hw::reg::kIrqStatusDoneMask);
+        EXPECT_EQ(timing.irq, approx.irq);
+        EXPECT_EQ(timing.cycle, approx.cycle);
+        EXPECT_EQ(timing.registers, approx.registers);
+        EXPECT_EQ(timing.snapshot, approx.snapshot);
+        EXPECT_NE(approx.outputs, std::vector<uint8_t>(approx.outputs.size(), 0));
+        EXPECT_EQ(timing.outputs, std::vector<uint8_t>(timing.outputs.size(), 0)) << "a command wrote data";
+      }
+    }
+  }
+}
+
+TEST(TimingBackend, IsNamedAndRunsOnTheFlowEngineOnly) {
+  EXPECT_EQ(parseBackendKind("timing"), BackendKind::kTiming);
+  EXPECT_EQ(toString(BackendKind::kTiming), "timing");
+  try {
+    (void)parseBackendKind("fast");
+    FAIL() << "an unknown backend was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rtl, approx, timing"), std::string::npos) << e.what();
+  }
+  setenv("WEFT_APPROX_ENGINE", "reference", 1);
+  EXPECT_THROW((void)createBackend(BackendKind::kTiming, hw::HwConfig::load("weft8")), std::invalid_argument);
+  unsetenv("WEFT_APPROX_ENGINE");
+}
 
 }  // namespace
 }  // namespace weft::sim

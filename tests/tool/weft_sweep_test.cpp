@@ -232,8 +232,7 @@ TEST(WeftSweep, BadSpecificationsFailBeforeAnythingIsWritten) {
        "workloads[0]: 'missing.csv' is neither a bundled network (mobilenet_v1_224_quant"},
       {R"({"grid": {"Rows": [8]}, "workloads": []})", "\"workloads\" must be a non-empty list"},
       {R"({"grid": {"Rows": [8]}, "workloads": ["tiny.csv", "tiny.csv"]})", "a second workload named 'tiny'"},
-      {R"({"grid": {"Rows": [8]}, "workloads": ["tiny.csv"], "backend": "fpga"})", "backend \"fpga\" is not approx or "
-                                                                                  "rtl"},
+      {R"({"grid": {"Rows": [8]}, "workloads": ["tiny.csv"], "backend": "fpga"})", "backend \"fpga\" is not approx, rtl or timing"},
   };
   for (const auto& [text, needle] : cases) {
     const std::string spec = writeSpec("bad", text), out = tempPath("bad_out");

@@ -167,6 +167,39 @@ TEST(WeftRun, LowPowerPreferenceMovesFewerDramBytesWithinItsSlack) {
   EXPECT_TRUE(low["referenceCheck"]["passed"].get<bool>());
 }
 
+// The timing backend: every layer's cycles, counters and DRAM traffic as on approx, without
+// outputs, so the reference check is not run (and said so) and the run succeeds.
+TEST(WeftRun, TheTimingBackendReportsApproxTimingWithoutAReferenceCheck) {
+  auto run = [&](const std::string& backend) {
+    const std::string json = tempPath("timing-" + backend + ".json");
+    const ProcessResult r = runWeft("--backend " + backend + " --hw weft8 run " + kNet + " --quiet --json " + json +
+                                    " --csv " + tempPath("timing-" + backend + ".csv"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    std::ifstream in(json);
+    return std::make_pair(r.output, nlohmann::json::parse(in));
+  };
+  const auto [approxText, approx] = run("approx");
+  const auto [timingText, timing] = run("timing");
+  EXPECT_EQ(timing["backend"], "timing");
+  ASSERT_EQ(timing["layers"].size(), approx["layers"].size());
+  for (size_t i = 0; i < approx["layers"].size(); ++i) {
+    for (const char* field : {"cycles", "dramReadBytes", "dramWriteBytes", "busy"}) {
+      EXPECT_EQ(timing["layers"][i][field], approx["layers"][i][field]) << approx["layers"][i]["name"] << " " << field;
+    }
+  }
+  EXPECT_TRUE(approx["referenceCheck"]["run"].get<bool>());
+  EXPECT_FALSE(timing["referenceCheck"]["run"].get<bool>());
+  EXPECT_NE(timingText.find("reference check: not run (the timing backend computes no outputs)"), std::string::npos)
+      << timingText;
+}
+
+TEST(WeftLayers, TheTimingBackendRefusesToWriteOutputs) {
+  const ProcessResult r = runWeft("--backend timing --hw weft8 layers " + std::string(WEFT_TEST_DIR) +
+                                  "/scalesim/tiny.csv --quiet --outputs " + tempPath("timing.bin"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("the timing backend computes no outputs"), std::string::npos) << r.output;
+}
+
 TEST(WeftRun, AnUnknownPreferenceIsRefused) {
   const ProcessResult r = runWeft("--backend approx run " + kNet + " --preference fastest");
   EXPECT_NE(r.exitCode, 0);

@@ -21,10 +21,13 @@ namespace {
 template <typename Device>
 class ApproxBackend final : public IDeviceBackend {
  public:
-  explicit ApproxBackend(const hw::HwConfig& config)
-      : config_(config), device_(config), capture_(approx::CaptureWriter::fromEnvironment(config)) {}
+  ApproxBackend(const hw::HwConfig& config, bool computesData)
+      : config_(config),
+        kind_(computesData ? BackendKind::kApprox : BackendKind::kTiming),
+        device_(config, computesData),
+        capture_(approx::CaptureWriter::fromEnvironment(config)) {}
 
-  BackendKind kind() const override { return BackendKind::kApprox; }
+  BackendKind kind() const override { return kind_; }
   const hw::HwConfig& config() const override { return config_; }
 
   uint32_t readReg(uint32_t addr) override {
@@ -81,6 +84,7 @@ class ApproxBackend final : public IDeviceBackend {
   CycleFn cycleFn() const { return {&device_}; }
 
   hw::HwConfig config_;
+  BackendKind kind_;
   mutable std::mutex mutex_;
   Device device_;
   BackendStats stats_;
@@ -89,15 +93,16 @@ class ApproxBackend final : public IDeviceBackend {
 
 }  // namespace
 
-std::unique_ptr<IDeviceBackend> makeApproxBackend(const hw::HwConfig& config, const BackendOptions& options) {
+std::unique_ptr<IDeviceBackend> makeApproxBackend(const hw::HwConfig& config, const BackendOptions& options,
+                                                  bool computesData) {
   if (!options.tracePath.empty()) {
     throw std::invalid_argument(
         "waveform tracing (tracePath) needs the rtl backend; the approx backend has no signals to trace");
   }
   const char* engine = std::getenv("WEFT_APPROX_ENGINE");
   const std::string name = engine != nullptr ? engine : "";
-  if (name.empty() || name == "flow") return std::make_unique<ApproxBackend<approx::Engine>>(config);
-  if (name == "reference") return std::make_unique<ApproxBackend<approx::ApproxDevice>>(config);
+  if (name.empty() || name == "flow") return std::make_unique<ApproxBackend<approx::Engine>>(config, computesData);
+  if (name == "reference") return std::make_unique<ApproxBackend<approx::ApproxDevice>>(config, computesData);
   throw std::invalid_argument("WEFT_APPROX_ENGINE='" + name + "' is not one of flow (the default) or reference");
 }
 

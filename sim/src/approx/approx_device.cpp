@@ -21,6 +21,12 @@ ApproxDevice::ApproxDevice(const hw::HwConfig& config, const ApproxTiming& timin
       // order (the engine's token queues assume it).
       agents_{&fetcher_, &decoder_, &load_, &compute_, &store_, &vector_} {}
 
+ApproxDevice::ApproxDevice(const hw::HwConfig& config, bool computesData) : ApproxDevice(config) {
+  if (!computesData) {
+    throw std::invalid_argument("the timing backend runs on the flow engine only (unset WEFT_APPROX_ENGINE=reference)");
+  }
+}
+
 // ---- time ----
 
 bool ApproxDevice::runTo(uint64_t limit, bool stopAtIrq) {

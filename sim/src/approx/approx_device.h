@@ -21,6 +21,9 @@ namespace weft::sim::approx {
 class ApproxDevice final : public CounterSource {
  public:
   explicit ApproxDevice(const hw::HwConfig& config, const ApproxTiming& timing = {});
+  // As the backend makes it: the reference agents always compute data (computesData false, the
+  // timing backend, is the flow engine's alone and throws std::invalid_argument here).
+  ApproxDevice(const hw::HwConfig& config, bool computesData);
 
   // One register-bus access (a cycle each, like weft_csr behind RtlStepper).
   uint32_t readReg(uint32_t addr);

@@ -6,13 +6,13 @@
 
 namespace weft::sim::approx {
 
-Engine::Engine(const hw::HwConfig& config, const ApproxTiming& timing)
+Engine::Engine(const hw::HwConfig& config, const ApproxTiming& timing, bool computesData)
     : config_(config),
       timing_(timing),
       dram_(std::make_unique<DramStorage>(config.dramBytes())),
       dramModel_(*dram_, DramTiming::fromConfig(config)),
       functional_(config),
-      worker_(functional_, *dram_, FunctionalWorker::threadedByEnvironment()),
+      worker_(functional_, *dram_, FunctionalWorker::threadedByEnvironment(), computesData),
       rows_(config.rows()),
       cols_(config.cols()),
       busBytes_(config.busBytes()),

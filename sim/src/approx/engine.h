@@ -44,7 +44,10 @@ struct FlowCmd {
 
 class Engine final {
  public:
-  explicit Engine(const hw::HwConfig& config, const ApproxTiming& timing = {});
+  explicit Engine(const hw::HwConfig& config, const ApproxTiming& timing = {}, bool computesData = true);
+  // computesData false: the timing backend (BackendKind::kTiming); the data path runs only the
+  // snapshot barriers (FunctionalWorker).
+  Engine(const hw::HwConfig& config, bool computesData) : Engine(config, ApproxTiming{}, computesData) {}
 
   uint32_t readReg(uint32_t addr);
   void writeReg(uint32_t addr, uint32_t value);

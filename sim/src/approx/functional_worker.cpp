@@ -18,9 +18,10 @@ bool FunctionalWorker::threadedByEnvironment() {
   throw std::invalid_argument("WEFT_APPROX_THREADS='" + s + "' is not 1 (data path inline) or 2 (on its own thread)");
 }
 
-FunctionalWorker::FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded)
+FunctionalWorker::FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded, bool computesData)
     : model_(model), dram_(dram), queue_(kCapacity), snapshots_(kSnapshots) {
-  threaded_ = threaded;
+  threaded_ = threaded && computesData;  // snapshots alone are not worth a thread
+  computesData_ = computesData;
   if (threaded) thread_ = std::thread([this] { loop(); });
 }
 
@@ -75,6 +76,7 @@ void FunctionalWorker::wakeWorker() {
 }
 
 void FunctionalWorker::execute(const hw::CommandWord& word) {
+  if (!computesData_) return;  // the timing backend: no command moves or computes data
   if (threaded_ && static_cast<hw::Opcode>(word.get(hw::field::kOpcode)) == hw::Opcode::kStore) {
     const auto c = hw::StoreCmd::decode(word);
     const uint64_t bytes = (uint64_t{c.tiles - 1} * model_.config().cols() + c.rowBytes) * (c.mode == hw::StoreMode::kRaw32 ? 4 : 1);

@@ -24,7 +24,9 @@ class FunctionalWorker {
   // machine has two CPUs or more); another value is an error naming these.
   static bool threadedByEnvironment();
 
-  FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded);
+  // computesData false (the timing backend): execute() drops its command, so nothing moves or
+  // computes data; snapshots and token resets still run, in order.
+  FunctionalWorker(FunctionalModel& model, DramStorage& dram, bool threaded, bool computesData = true);
   ~FunctionalWorker();
   FunctionalWorker(const FunctionalWorker&) = delete;
   FunctionalWorker& operator=(const FunctionalWorker&) = delete;
@@ -38,6 +40,7 @@ class FunctionalWorker {
   // A hardware reset: drains, drops a pending fault, and runs commands again.
   void reset();
   bool threaded() const { return threaded_; }
+  bool computesData() const { return computesData_; }
   // Whether commands handed over since the last drain() may still write [addr, addr + bytes):
   // the controller's own reads of DRAM (the command ring) wait for them then.
   bool mayWrite(uint64_t addr, uint64_t bytes) const;
@@ -67,6 +70,7 @@ class FunctionalWorker {
   std::vector<Entry> queue_;
   std::vector<CounterValues> snapshots_;
   bool threaded_ = false;
+  bool computesData_ = true;
   // producer only
   alignas(64) uint64_t pushed_ = 0;  // entries written, published or not
   uint64_t snapshotsPushed_ = 0;

@@ -12,7 +12,9 @@
 namespace weft::accel {
 
 struct AcceleratorOptions {
-  std::string backend = "rtl";     // WEFT_BACKEND: "rtl" or "approx"
+  // WEFT_BACKEND: "rtl", "approx" or "timing" (approx without its data path: outputs are not
+  // computed; sim::BackendKind::kTiming).
+  std::string backend = "rtl";
   std::string hwConfig = "weft16"; // WEFT_HW: a named configuration of hw/configs or a file path
 };
 

@@ -1,7 +1,7 @@
 // The accelerator as the driver sees it: registers, DRAM and an interrupt line.
 //
 // Two backends implement it: `rtl`, the verilated RTL inside the SystemC harness (the truth),
-// and `approx`, the cycle-approximate model (fast). The driver programs both the same way:
+// and `approx`, the cycle-approximate model (fast), also as `timing` (approx without data). The driver programs both the same way:
 // it places a command program and data in DRAM, writes the ring registers, rings the doorbell
 // and waits for the interrupt; nothing above this interface knows which one it talks to.
 #pragma once
@@ -16,10 +16,14 @@
 
 namespace weft::sim {
 
-enum class BackendKind { kRtl, kApprox };
+// kTiming is the approximate model without its data path: the same cycles, counters and
+// snapshot records as kApprox (its timing never depends on data), but no LOAD, GEMM, vector
+// command or STORE moves or computes a byte, so outputs are not computed and DRAM faults of
+// such commands are not detected. For sweeps and baselines, where only timing is read.
+enum class BackendKind { kRtl, kApprox, kTiming };
 
 std::string_view toString(BackendKind kind);
-// "rtl" or "approx"; anything else throws std::invalid_argument naming the accepted values.
+// "rtl", "approx" or "timing"; anything else throws std::invalid_argument naming the accepted values.
 BackendKind parseBackendKind(std::string_view name);
 
 struct BackendOptions {
