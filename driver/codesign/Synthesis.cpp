@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,9 @@ namespace {
 constexpr double kInv = 0.532, kBuf = 0.798, kNand2 = 0.798, kNor2 = 0.798, kAnd2 = 1.064, kOr2 = 1.064;
 constexpr double kXor2 = 1.596, kXnor2 = 1.596, kMux2 = 1.862, kAoi21 = 1.064, kOai21 = 1.064, kAoi22 = 1.330;
 constexpr double kOai22 = 1.330, kDff = 4.522, kDffr = 5.320, kDffrs = 6.384, kDlh = 2.394;
+constexpr double kFa = 4.256, kHa = 2.660;
+// Bumped when price() changes, so cached results are priced again.
+constexpr const char* kPricing = "coarse-nangate45-v1";
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -146,6 +151,16 @@ struct CacheKey {
   std::string fileName() const { return fmt::format("logic_{}_{}_{}.json", rtlKey, rtlDigest, flow); }
 };
 
+LogicArea finish(LogicArea a);
+
+nlohmann::ordered_json toJson(const LogicArea& a) {
+  nlohmann::ordered_json cells = nlohmann::ordered_json::object(), um2 = nlohmann::ordered_json::object();
+  for (const auto& [type, n] : a.cellsByType) cells[type] = n;
+  for (const auto& [type, x] : a.um2ByType) um2[type] = x;
+  return {{"um2", a.um2}, {"cells", a.cells}, {"srams", a.srams}, {"uncounted", a.uncounted},
+          {"cellsByType", cells}, {"um2ByType", um2}};
+}
+
 std::optional<LogicArea> readCache(const std::string& path, const CacheKey& key) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
@@ -154,8 +169,16 @@ std::optional<LogicArea> readCache(const std::string& path, const CacheKey& key)
     if (doc.at("rtlKey") != key.rtlKey || doc.at("rtlDigest") != key.rtlDigest || doc.at("flow") != key.flow) {
       return std::nullopt;
     }
-    LogicArea a = parseStat(doc.at("stat").dump());
-    if (!a.synthesized) return std::nullopt;
+    const auto& l = doc.at("logic");
+    LogicArea a;
+    a.um2 = l.at("um2").get<double>();
+    a.cells = l.at("cells").get<uint64_t>();
+    a.srams = l.at("srams").get<uint64_t>();
+    a.uncounted = l.at("uncounted").get<uint64_t>();
+    for (const auto& [type, n] : l.at("cellsByType").items()) a.cellsByType[type] = n.get<uint64_t>();
+    for (const auto& [type, x] : l.at("um2ByType").items()) a.um2ByType[type] = x.get<double>();
+    a = finish(a);
+    if (!a.synthesized || !(a.um2 > 0)) return std::nullopt;
     a.fromCache = true;
     return a;
   } catch (const std::exception&) {
@@ -240,66 +263,213 @@ std::string dissolvePackages(const std::vector<std::string>& sources) {
   return out;
 }
 
-std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const std::string& statJson) {
+std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const std::string& netlist) {
   std::string chparam = "chparam";
   for (const auto& p : hw.verilatorParams()) {  // -GName=value
     const auto eq = p.find('=');
     chparam += fmt::format(" -set {} {}", p.substr(2, eq - 2), p.substr(eq + 1));
   }
   return fmt::format(
-      "# weft_top logic for configuration {} (driver/codesign/README.md)\n"
+      "# weft_top logic for configuration {} (driver/codesign/README.md): yosys's coarse-grained\n"
+      "# synthesis (synth up to fine:), priced per cell by Synthesis.cpp.\n"
       "read_verilog -sv {}\n"
       "{} weft_top\n"
       "synth -top weft_top -run begin:fine\n"
-      "# The SRAM model counts these memories; they stay $mem_v2 cells and are not mapped.\n"
+      "# The SRAM model counts these memories; they stay $mem_v2 cells. Other memories become flops.\n"
       "setattr -set weft_sram 1 {}\n"
       "memory_map t:$mem_v2 a:weft_sram %d\n"
       "opt -fast\n"
-      "techmap\n"
-      "opt -fast\n"
-      "abc -fast\n"
-      "opt -fast\n"
-      "tee -q -o {} stat -json -top weft_top\n",
-      hw.name(), source, chparam, kSramSelection, statJson);
+      "maccmap -unmap\n"
+      "opt_clean\n"
+      "write_rtlil {}\n",
+      hw.name(), source, chparam, kSramSelection, netlist);
 }
 
-LogicArea parseStat(const std::string& statJson) {
-  LogicArea a;
-  nlohmann::json doc;
+namespace {
+
+struct Cell {
+  std::string type;
+  std::map<std::string, int64_t> params;
+  int64_t p(const char* name) const {
+    auto it = params.find(name);
+    return it == params.end() ? 0 : it->second;
+  }
+};
+
+// A parameter value of an RTLIL file: decimal, or a sized binary constant (32'0101).
+std::optional<int64_t> paramValue(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  if (const auto q = v.find('\''); q != std::string::npos) {
+    int64_t x = 0;
+    for (size_t i = q + 1; i < v.size(); ++i) {
+      if (v[i] != '0' && v[i] != '1') return std::nullopt;
+      x = (x << 1) | (v[i] - '0');
+      if (x > (int64_t{1} << 40)) return std::nullopt;
+    }
+    return x;
+  }
   try {
-    doc = nlohmann::json::parse(statJson);
+    size_t used = 0;
+    const int64_t x = std::stoll(v, &used);
+    return used == v.size() ? std::optional<int64_t>(x) : std::nullopt;
   } catch (const std::exception&) {
-    a.note = "yosys stat output is not JSON";
-    return a;
+    return std::nullopt;
   }
-  if (!doc.is_object() || !doc.contains("design") || !doc["design"].contains("num_cells_by_type")) {
-    a.note = "yosys stat output has no design cell counts";
-    return a;
-  }
-  for (const auto& [type, count] : doc["design"]["num_cells_by_type"].items()) {
-    if (!count.is_number_unsigned()) continue;
-    const uint64_t n = count.get<uint64_t>();
-    a.cellsByType[type] = n;
-    if (type.rfind("$mem", 0) == 0) {
-      a.srams += n;
-      continue;
-    }
-    const double um2 = cellUm2(type);
-    if (um2 < 0) {
-      a.uncounted += n;
-      continue;
-    }
-    a.cells += n;
-    a.um2 += um2 * static_cast<double>(n);
-  }
+}
+
+LogicArea finish(LogicArea a) {
   a.synthesized = a.cells > 0;
   if (!a.synthesized) {
-    a.note = "yosys stat output counts no standard cells";
+    a.note = "the synthesized netlist has no logic cells";
     return a;
   }
-  a.note = fmt::format("yosys synthesis of weft_top, {} cells at NanGate 45 nm areas", a.cells);
+  a.note = fmt::format("yosys coarse synthesis of weft_top, {} cells at NanGate 45 nm gate areas", a.cells);
   if (a.uncounted > 0) a.note += fmt::format(", {} cells of unknown types not counted", a.uncounted);
   return a;
+}
+
+int64_t ceilLog2(int64_t n) {
+  int64_t l = 0;
+  while ((int64_t{1} << l) < n) ++l;
+  return l;
+}
+
+struct Price {
+  double um2 = 0;
+  bool known = true;
+  bool sram = false;
+};
+
+// Gate equivalents of one coarse cell, NanGate 45 nm X1 areas (README.md).
+Price price(const Cell& c) {
+  const int64_t a = c.p("A_WIDTH"), b = c.p("B_WIDTH"), y = c.p("Y_WIDTH"), w = c.p("WIDTH"), s = c.p("S_WIDTH");
+  const std::string& t = c.type;
+  const double fa = kFa;
+  if (t == "$mem_v2" || t == "$mem") return {0, true, true};
+  if (t == "$not") return {y * kInv};
+  if (t == "$pos" || t == "$buf") return {0};
+  if (t == "$neg") return {y * kHa};
+  if (t == "$and" || t == "$or") return {y * kAnd2};
+  if (t == "$xor" || t == "$xnor" || t == "$bweqx") return {y * kXor2};
+  if (t == "$reduce_and" || t == "$reduce_or" || t == "$reduce_bool" || t == "$logic_not") {
+    return {std::max<int64_t>(a - 1, 0) * kNand2};
+  }
+  if (t == "$reduce_xor" || t == "$reduce_xnor") return {std::max<int64_t>(a - 1, 0) * kXor2};
+  if (t == "$logic_and" || t == "$logic_or") return {std::max<int64_t>(a + b - 2, 0) * kNand2 + kAnd2};
+  if (t == "$eq" || t == "$ne" || t == "$eqx" || t == "$nex") {
+    const int64_t n = std::max(a, b);
+    return {n * kXnor2 + std::max<int64_t>(n - 1, 0) * kNand2};
+  }
+  if (t == "$lt" || t == "$le" || t == "$gt" || t == "$ge") return {std::max(a, b) * (kXnor2 + kAoi21)};
+  if (t == "$add" || t == "$sub" || t == "$alu") return {y * fa};
+  if (t == "$mul") {
+    // An array multiplier: an AND2 and a full adder per partial-product bit below Y_WIDTH.
+    int64_t bits = 0;
+    for (int64_t i = 0; i < a; ++i) bits += std::max<int64_t>(0, std::min(b, y - i));
+    return {bits * (kAnd2 + fa)};
+  }
+  if (t == "$div" || t == "$mod" || t == "$divfloor" || t == "$modfloor") {
+    return {a * b * (fa + kMux2)};  // restoring array divider: A_WIDTH rows of a B_WIDTH subtract and mux
+  }
+  if (t == "$shl" || t == "$shr" || t == "$sshl" || t == "$sshr" || t == "$shift" || t == "$shiftx") {
+    return {y * std::min(b, std::max<int64_t>(ceilLog2(a), 1)) * kMux2};  // a log shifter
+  }
+  if (t == "$mux") return {w * kMux2};
+  if (t == "$pmux") return {w * s * kAnd2};  // one-hot AND-OR
+  if (t == "$bmux") return {w * ((int64_t{1} << std::min<int64_t>(s, 30)) - 1) * kMux2};
+  if (t == "$demux") return {w * (int64_t{1} << std::min<int64_t>(s, 30)) * kAnd2};
+  // Registers: WIDTH flops; an enable is a MUX2 in front, a synchronous reset an AND2.
+  if (t == "$dff" || t == "$ff") return {w * kDff};
+  if (t == "$dffe") return {w * (kDff + kMux2)};
+  if (t == "$adff") return {w * kDffr};
+  if (t == "$adffe") return {w * (kDffr + kMux2)};
+  if (t == "$sdff") return {w * (kDff + kAnd2)};
+  if (t == "$sdffe" || t == "$sdffce") return {w * (kDff + kAnd2 + kMux2)};
+  if (t == "$dffsr" || t == "$aldff") return {w * kDffrs};
+  if (t == "$dffsre" || t == "$aldffe") return {w * (kDffrs + kMux2)};
+  if (t == "$dlatch") return {w * kDlh};
+  if (t == "$adlatch" || t == "$dlatchsr") return {w * (kDlh + kAnd2)};
+  if (t.rfind("$_", 0) == 0) {
+    const double g = cellUm2(t);
+    return g < 0 ? Price{0, false} : Price{g};
+  }
+  return {0, false};
+}
+
+}  // namespace
+
+LogicArea parseNetlist(const std::string& rtlil) {
+  LogicArea a;
+  std::map<std::string, std::vector<Cell>> modules;
+  std::string top, module, pendingAttr;
+  std::vector<Cell>* cells = nullptr;
+  Cell* cell = nullptr;
+  std::istringstream in(rtlil);
+  bool topNext = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string kw;
+    words >> kw;
+    if (kw == "attribute") {
+      std::string name, value;
+      words >> name >> value;
+      if (cells == nullptr && name == "\\top" && value != "0") topNext = true;
+    } else if (kw == "module") {
+      words >> module;
+      cells = &modules[module];
+      if (topNext) top = module;
+      topNext = false;
+    } else if (kw == "cell" && cells != nullptr) {
+      std::string type;
+      words >> type;
+      cells->push_back({type, {}});
+      cell = &cells->back();
+    } else if (kw == "parameter" && cell != nullptr) {
+      std::string name, value;
+      words >> name >> value;
+      if (auto v = paramValue(value)) cell->params[name.substr(1)] = *v;
+    } else if (kw == "end") {
+      if (cell != nullptr) {
+        cell = nullptr;
+      } else {
+        cells = nullptr;
+      }
+    }
+  }
+  if (top.empty()) {
+    a.note = "the netlist has no top module";
+    return a;
+  }
+  // Cells of the whole hierarchy: a submodule's cells once per instance.
+  std::map<std::string, std::pair<uint64_t, double>> byType;  // type -> (count, um2)
+  std::function<void(const std::string&, uint64_t, int)> walk = [&](const std::string& m, uint64_t copies,
+                                                                    int depth) {
+    if (depth > 64) return;
+    for (const Cell& c : modules[m]) {
+      if (modules.count(c.type) != 0) {
+        walk(c.type, copies, depth + 1);
+        continue;
+      }
+      const Price p = price(c);
+      if (p.sram) {
+        a.srams += copies;
+      } else if (!p.known) {
+        a.uncounted += copies;
+      } else {
+        a.cells += copies;
+      }
+      auto& [n, um2] = byType[c.type];
+      n += copies;
+      um2 += p.um2 * static_cast<double>(copies);
+    }
+  };
+  walk(top, 1, 0);
+  for (const auto& [type, v] : byType) {
+    a.cellsByType[type] = v.first;
+    a.um2ByType[type] = v.second;
+    a.um2 += v.second;
+  }
+  return finish(a);
 }
 
 LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
@@ -312,7 +482,7 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
     fail.note = "logic not synthesized (this build does not know its RTL sources)";
     return fail;
   }
-  const CacheKey key{hw.rtlKey(), setup.rtlDigest, fnv1a(yosysScript(hw, "<source>", "<stat>"))};
+  const CacheKey key{hw.rtlKey(), setup.rtlDigest, fnv1a(yosysScript(hw, "<source>", "<netlist>") + kPricing)};
   const std::string memoKey = setup.yosys + "|" + setup.cacheDir + "/" + key.fileName();
   {
     std::lock_guard<std::mutex> lock(memoMutex());
@@ -349,7 +519,7 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
     fail.note = "logic not synthesized (cannot create a work directory for yosys)";
     return remember(fail);
   }
-  const std::string source = work + "/weft_top.sv", script = work + "/synth.ys", stat = work + "/stat.json",
+  const std::string source = work + "/weft_top.sv", script = work + "/synth.ys", netlist = work + "/weft_top.il",
                     log = work + "/yosys.log";
   try {
     std::ofstream(source) << dissolvePackages(setup.sources);
@@ -358,9 +528,9 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
     fs::remove_all(work, ec);
     return remember(fail);
   }
-  std::ofstream(script) << yosysScript(hw, source, stat);
+  std::ofstream(script) << yosysScript(hw, source, netlist);
   const int rc = run({setup.yosys, "-q", "-s", script}, log);
-  LogicArea a = rc == 0 ? parseStat(readFile(stat)) : LogicArea{};
+  LogicArea a = rc == 0 ? parseNetlist(readFile(netlist)) : LogicArea{};
   if (!a.synthesized) {
     // Keep the log where the note points.
     const std::string kept = cached ? (fs::path(setup.cacheDir) / (key.fileName() + ".log")).string()
@@ -377,7 +547,7 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
                                   {"rtlDigest", key.rtlDigest},
                                   {"flow", key.flow},
                                   {"config", hw.name()},
-                                  {"stat", nlohmann::json::parse(readFile(stat))}};
+                                  {"logic", toJson(a)}};
     writeAtomically(cachePath, doc.dump(1) + "\n");
   }
   fs::remove_all(work, ec);

@@ -13,7 +13,8 @@
 namespace weft::codesign {
 
 // um^2 of one cell of a yosys gate-level type ($_AND_, $_DFFE_PN0P_, ...); a negative value for
-// a type the table does not know. The table and its sources are in README.md.
+// a type the table does not know. The table and its sources are in README.md; coarse cells
+// ($alu, $mul, $dffe, ...) are priced by their widths in gates of this table.
 double cellUm2(const std::string& type);
 
 // Where synthesis finds its inputs and keeps its results.
@@ -34,9 +35,10 @@ struct LogicArea {
   uint64_t cells = 0;         // the standard cells counted
   uint64_t uncounted = 0;     // cells of types the table does not know (not in um2)
   uint64_t srams = 0;         // memories left to the SRAM model
-  std::map<std::string, uint64_t> cellsByType;  // all of weft_top, as yosys `stat` counts them
+  std::map<std::string, uint64_t> cellsByType;  // all of weft_top's cells by yosys type
+  std::map<std::string, double> um2ByType;
   bool fromCache = false;
-  std::string note;           // "yosys 0.23 synth of weft_top (12345 cells, NanGate 45 nm areas)"
+  std::string note;           // where um2 comes from, or why there is none
 };
 
 // The logic of `hw`'s weft_top: from the cache when a result for the same RTL, parameters and
@@ -48,16 +50,17 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup);
 // the next synthesizeLogic() goes to the cache file again (tests).
 void forgetSynthesisResults();
 
-// The yosys script for `hw`, reading the single source file `source` (the RTL with its packages
-// dissolved into the compilation unit: yosys 0.23 has no `import`).
-std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const std::string& statJson);
+// The yosys script for `hw`: reads the single source file `source` (the RTL with its packages
+// dissolved into the compilation unit: yosys 0.23 has no `import`), synthesizes to coarse cells
+// and writes them as RTLIL to `netlist`.
+std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const std::string& netlist);
 
 // The RTL sources as one file for yosys 0.23: package/endpackage and import lines dropped and
 // `pkg::` prefixes removed, so the packages' declarations land in the compilation unit.
 std::string dissolvePackages(const std::vector<std::string>& sources);
 
-// Cell counts and area from `stat -json -top weft_top` output; synthesized = false with a note
-// when the text is not such a report.
-LogicArea parseStat(const std::string& statJson);
+// Cell counts and area of the top module's hierarchy in an RTLIL netlist, each coarse cell
+// priced by its parameters (README.md); synthesized = false with a note when there is none.
+LogicArea parseNetlist(const std::string& rtlil);
 
 }  // namespace weft::codesign

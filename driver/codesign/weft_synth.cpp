@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
       fmt::print("  logic {:.1f} um^2 ({:.4f} mm^2), {} standard cells, {} memories left to the SRAM model{}\n",
                  a.um2, a.um2 * 1e-6, a.cells, a.srams, a.fromCache ? " (cached)" : "");
       for (const auto& [type, n] : a.cellsByType) {
-        const double um2 = cellUm2(type);
-        fmt::print("  {:<16} {:>9} {}\n", type, n, um2 < 0 ? std::string("-") : fmt::format("{:.3f} um^2", um2));
+        const auto it = a.um2ByType.find(type);
+        fmt::print("  {:<14} {:>8} cells {:>12.1f} um^2\n", type, n, it == a.um2ByType.end() ? 0.0 : it->second);
       }
     } catch (const std::exception& e) {
       fmt::print(stderr, "{}: {}\n", argv[i], e.what());
