@@ -270,7 +270,7 @@ std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const
     chparam += fmt::format(" -set {} {}", p.substr(2, eq - 2), p.substr(eq + 1));
   }
   return fmt::format(
-      "# weft_top logic for configuration {} (driver/codesign/README.md): yosys's coarse-grained\n"
+      "# The logic of weft_top at {} (driver/codesign/README.md): yosys's coarse-grained\n"
       "# synthesis (synth up to fine:), priced per cell by Synthesis.cpp.\n"
       "read_verilog -sv {}\n"
       "{} weft_top\n"
@@ -282,7 +282,7 @@ std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const
       "maccmap -unmap\n"
       "opt_clean\n"
       "write_rtlil {}\n",
-      hw.name(), source, chparam, kSramSelection, netlist);
+      hw.rtlKey(), source, chparam, kSramSelection, netlist);
 }
 
 namespace {

@@ -191,6 +191,17 @@ TEST_F(FakeYosys, TheCacheSavesTheSecondRun) {
   EXPECT_EQ(calls(), 1);
 }
 
+TEST_F(FakeYosys, ConfigurationsWithTheSameRtlParametersShareTheResult) {
+  const auto hw = hw::HwConfig::load("weft8");
+  const auto faster = hw.with(hw::Param::kClockMHz, static_cast<int64_t>(2 * hw.clockMHz()));  // not an RTL parameter
+  ASSERT_EQ(faster.rtlKey(), hw.rtlKey());
+  synthesizeLogic(hw, setup_);
+  forgetSynthesisResults();
+  EXPECT_TRUE(synthesizeLogic(faster, setup_).fromCache);
+  EXPECT_EQ(calls(), 1);
+  EXPECT_EQ(cacheFiles().size(), 1u);
+}
+
 TEST_F(FakeYosys, ConcurrentCallersSynthesizeOnce) {
   const auto hw = hw::HwConfig::load("weft16");
   std::vector<double> areas(4);
