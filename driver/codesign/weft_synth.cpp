@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
         status = 1;
         continue;
       }
-      fmt::print("  logic {:.1f} um^2 ({:.4f} mm^2), {} standard cells, {} memories left to the SRAM model{}\n",
+      fmt::print("  logic {:.1f} um^2 ({:.4f} mm^2), {} cells, {} memories left to the SRAM model{}\n",
                  a.um2, a.um2 * 1e-6, a.cells, a.srams, a.fromCache ? " (cached)" : "");
       for (const auto& [type, n] : a.cellsByType) {
         const auto it = a.um2ByType.find(type);
