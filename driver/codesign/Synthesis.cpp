@@ -529,6 +529,10 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
     return remember(fail);
   }
   std::ofstream(script) << yosysScript(hw, source, netlist);
+  std::fprintf(stderr,
+               "weft: synthesizing the logic of configuration '%s' with yosys for its area (under a minute, once per "
+               "RTL parameter set; WEFT_YOSYS=none skips it)\n",
+               hw.name().c_str());
   const int rc = run({setup.yosys, "-q", "-s", script}, log);
   LogicArea a = rc == 0 ? parseNetlist(readFile(netlist)) : LogicArea{};
   if (!a.synthesized) {
