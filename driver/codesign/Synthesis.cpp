@@ -104,6 +104,15 @@ std::string lastLine(const std::string& path) {
   return last;
 }
 
+// The first "... is implicitly declared" warning of a yosys log, or "".
+std::string implicitDeclaration(const std::string& log) {
+  std::ifstream in(log);
+  for (std::string l; std::getline(in, l);) {
+    if (l.find("is implicitly declared") != std::string::npos) return l;
+  }
+  return "";
+}
+
 // Holds an exclusive lock on a file for its lifetime (one synthesis per key at a time, across
 // processes and threads).
 class FileLock {
@@ -535,6 +544,13 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
                hw.name().c_str());
   const int rc = run({setup.yosys, "-q", "-s", script}, log);
   LogicArea a = rc == 0 ? parseNetlist(readFile(netlist)) : LogicArea{};
+  // yosys 0.23 reads some constructs it does not support as a new implicit wire, with only a
+  // warning (rtl/README.md): such a netlist is wrong, so it counts as a failure.
+  const std::string misread = rc == 0 ? implicitDeclaration(log) : std::string();
+  if (!misread.empty()) {
+    a.synthesized = false;
+    a.note = "yosys misread the RTL (" + misread + "; rtl/README.md lists what yosys 0.23 reads)";
+  }
   if (!a.synthesized) {
     // Keep the log where the note points.
     const std::string kept = cached ? (fs::path(setup.cacheDir) / (key.fileName() + ".log")).string()

@@ -263,6 +263,21 @@ TEST_F(FakeYosys, AFailingYosysMeansSramOnlyWithTheError) {
   EXPECT_EQ(calls(), 1);  // the failure is remembered too: a sweep does not retry every point
 }
 
+TEST_F(FakeYosys, AnImplicitlyDeclaredIdentifierIsAFailure) {
+  // What yosys 0.23 says when it reads `arr[i].field` as a new wire (rtl/README.md).
+  const std::string good = write("yosys", 0);
+  std::ofstream(dir_ / "misreading-yosys")
+      << "#!/bin/sh\necho \"x.sv:3: Warning: Identifier col_q[0].valid is implicitly declared.\"\n"
+      << "exec '" << good << "' \"$@\"\n";
+  ::chmod((dir_ / "misreading-yosys").c_str(), 0755);
+  setup_.yosys = (dir_ / "misreading-yosys").string();
+  const LogicArea a = synthesizeLogic(hw::HwConfig::load("weft8"), setup_);
+  EXPECT_FALSE(a.synthesized);
+  EXPECT_NE(a.note.find("misread"), std::string::npos) << a.note;
+  EXPECT_NE(a.note.find("implicitly declared"), std::string::npos) << a.note;
+  EXPECT_TRUE(cacheFiles().empty());
+}
+
 TEST_F(FakeYosys, LogicAddsToTheSramArea) {
   const auto hw = hw::HwConfig::load("weft8");
   const EnergyModel model;
