@@ -1,6 +1,6 @@
 // Logic area of a configuration from yosys synthesis of the whole weft_top (README.md): the
-// cell counts of a generic `synth` turned into um^2 by a per-cell table (NanGate 45 nm Open
-// Cell Library), the SRAM macros left to the per-KiB model, cached per RTL parameter set.
+// coarse cells of `synth -run begin:fine` priced by their widths in NanGate 45 nm Open Cell
+// Library gates, the SRAM macros left to the per-KiB model, cached per RTL parameter set.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +31,8 @@ struct SynthesisSetup {
 
 struct LogicArea {
   bool synthesized = false;   // false: um2 is 0 and note says why
-  double um2 = 0;             // the standard cells, by cellUm2()
-  uint64_t cells = 0;         // the standard cells counted
+  double um2 = 0;             // the logic: the cells' prices summed
+  uint64_t cells = 0;         // the cells priced (coarse cells: an $alu is one, a $dffe of any width one)
   uint64_t uncounted = 0;     // cells of types the table does not know (not in um2)
   uint64_t srams = 0;         // memories left to the SRAM model
   std::map<std::string, uint64_t> cellsByType;  // all of weft_top's cells by yosys type
