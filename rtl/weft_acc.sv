@@ -23,25 +23,31 @@ module weft_acc
   input  logic             clr_i,
   input  logic             en_i,
   input  acc_meta_t        meta_i,
-  input  logic [31:0]      psum_i [Cols],
+  input  logic [Cols*32-1:0] psum_i,      // column c in bits [c*32 +: 32]
   output logic             done_o,
   output logic [1:0]       done_sig_o,
   // vector unit write port
   input  logic             vec_we_i,
   input  logic [RowAw-1:0] vec_addr_i,
-  input  logic [31:0]      vec_data_i [Cols],
+  input  logic [Cols*32-1:0] vec_data_i,
   // store read port
   input  logic             rd_en_i,
   input  logic [RowAw-1:0] rd_addr_i,
-  output logic [31:0]      rd_data_o [Cols]
+  output logic [Cols*32-1:0] rd_data_o
 );
   localparam int unsigned Aw = $clog2(AccRows);
 
   logic [31:0] bank_q [Cols][AccRows];
   acc_meta_t   meta_q;
-  acc_meta_t   col_q [Cols];
   logic [31:0] old_q [Cols];
   logic [31:0] rd_q  [Cols];
+  // The write-back descriptor at column c, one array per acc_meta_t field (yosys 0.23 cannot
+  // select a member of an array element; rtl/README.md).
+  logic             col_valid_q [Cols];
+  logic [RowAw-1:0] col_addr_q  [Cols];
+  logic             col_accum_q [Cols];
+  logic             col_last_q  [Cols];
+  logic [1:0]       col_sig_q   [Cols];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni)    meta_q <= '0;
@@ -50,38 +56,63 @@ module weft_acc
   end
 
   for (genvar c = 0; c < Cols; c++) begin : g_col
-    acc_meta_t in;
-    logic [31:0] wdata;
+    // The descriptor arriving from the left (meta_q for column 0).
+    logic             in_valid, in_accum, in_last;
+    logic [RowAw-1:0] in_addr;
+    logic [1:0]       in_sig;
+    logic [RowAw-1:0] addr;  // col_addr_q[c]
+    logic [31:0]      wdata;
     if (c == 0) begin : g_first
-      assign in = meta_q;
+      assign in_valid = meta_q.valid;
+      assign in_addr  = meta_q.acc_addr;
+      assign in_accum = meta_q.accumulate;
+      assign in_last  = meta_q.last;
+      assign in_sig   = meta_q.sig;
     end else begin : g_next
-      assign in = col_q[c-1];
+      assign in_valid = col_valid_q[c-1];
+      assign in_addr  = col_addr_q[c-1];
+      assign in_accum = col_accum_q[c-1];
+      assign in_last  = col_last_q[c-1];
+      assign in_sig   = col_sig_q[c-1];
     end
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni)    col_q[c] <= '0;
-      else if (clr_i) col_q[c].valid <= 1'b0;
-      else if (en_i)  col_q[c] <= in;
+      if (!rst_ni) begin
+        col_valid_q[c] <= 1'b0;
+        col_addr_q[c]  <= '0;
+        col_accum_q[c] <= 1'b0;
+        col_last_q[c]  <= 1'b0;
+        col_sig_q[c]   <= '0;
+      end else if (clr_i) begin
+        col_valid_q[c] <= 1'b0;
+      end else if (en_i) begin
+        col_valid_q[c] <= in_valid;
+        col_addr_q[c]  <= in_addr;
+        col_accum_q[c] <= in_accum;
+        col_last_q[c]  <= in_last;
+        col_sig_q[c]   <= in_sig;
+      end
     end
 
+    assign addr = col_addr_q[c];
     always_ff @(posedge clk_i) begin
       if (en_i) begin
-        if (col_q[c].valid) bank_q[c][col_q[c].acc_addr[Aw-1:0]] <= wdata;
-        if (in.valid) begin
-          old_q[c] <= (col_q[c].valid && col_q[c].acc_addr == in.acc_addr)
-                      ? wdata : bank_q[c][in.acc_addr[Aw-1:0]];
+        if (col_valid_q[c]) bank_q[c][addr[Aw-1:0]] <= wdata;
+        if (in_valid) begin
+          old_q[c] <= (col_valid_q[c] && addr == in_addr)
+                      ? wdata : bank_q[c][in_addr[Aw-1:0]];
         end
       end
-      if (vec_we_i) bank_q[c][vec_addr_i[Aw-1:0]] <= vec_data_i[c];
+      if (vec_we_i) bank_q[c][vec_addr_i[Aw-1:0]] <= vec_data_i[c*32 +: 32];
       if (rd_en_i) rd_q[c] <= bank_q[c][rd_addr_i[Aw-1:0]];
     end
 
-    assign wdata = psum_i[c] + (col_q[c].accumulate ? old_q[c] : 32'd0);
+    assign wdata = psum_i[c*32 +: 32] + (col_accum_q[c] ? old_q[c] : 32'd0);
+    assign rd_data_o[c*32 +: 32] = rd_q[c];
   end
 
-  assign done_o          = col_q[Cols-1].valid && col_q[Cols-1].last;
-  assign done_sig_o      = col_q[Cols-1].sig;
-  assign rd_data_o       = rd_q;
+  assign done_o          = col_valid_q[Cols-1] && col_last_q[Cols-1];
+  assign done_sig_o      = col_sig_q[Cols-1];
 
   logic unused;
   assign unused = ^{rd_addr_i, vec_addr_i, meta_q.last, meta_q.sig};

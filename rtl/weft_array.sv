@@ -10,18 +10,18 @@ module weft_array
 ) (
   input  logic        clk_i,
   input  logic        en_i,
-  input  operand_t    x_i [Rows],
-  input  logic        sel_i [Rows],
-  input  logic [1:0]  w_row_we_i [Rows],
-  input  operand_t    w_i [Cols],
-  output logic [31:0] psum_o [Cols]
+  input  logic [Rows*OperandW-1:0] x_i,         // lane r in bits [r*OperandW +: OperandW]
+  input  logic [Rows-1:0]          sel_i,
+  input  logic [Rows*2-1:0]        w_row_we_i,  // row r in bits [r*2 +: 2]
+  input  logic [Cols*OperandW-1:0] w_i,         // column c in bits [c*OperandW +: OperandW]
+  output logic [Cols*32-1:0]       psum_o       // column c in bits [c*32 +: 32]
 );
   operand_t    x    [Rows][Cols+1];
   logic        sel  [Rows][Cols+1];
   logic [31:0] psum [Rows+1][Cols];
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
-    assign x[r][0]   = x_i[r];
+    assign x[r][0]   = x_i[r*OperandW +: OperandW];
     assign sel[r][0] = sel_i[r];
     for (genvar c = 0; c < Cols; c++) begin : g_col
       weft_pe u_pe (
@@ -30,8 +30,8 @@ module weft_array
         .x_i   (x[r][c]),
         .sel_i (sel[r][c]),
         .psum_i(psum[r][c]),
-        .w_we_i(w_row_we_i[r]),
-        .w_i   (w_i[c]),
+        .w_we_i(w_row_we_i[r*2 +: 2]),
+        .w_i   (w_i[c*OperandW +: OperandW]),
         .x_o   (x[r][c+1]),
         .sel_o (sel[r][c+1]),
         .psum_o(psum[r+1][c])
@@ -41,7 +41,7 @@ module weft_array
 
   for (genvar c = 0; c < Cols; c++) begin : g_out
     assign psum[0][c] = '0;
-    assign psum_o[c]  = psum[Rows][c];
+    assign psum_o[c*32 +: 32] = psum[Rows][c];
   end
 
   // The operands leaving the right edge are not used.

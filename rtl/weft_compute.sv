@@ -33,8 +33,8 @@ module weft_compute
   output logic [RowAw-1:0]  w_raddr_o,
   input  logic [Cols*8-1:0] w_rdata_i,
   // weight writes into the PEs: per array row, one enable per buffer
-  output logic [1:0]        w_row_we_o [Rows],
-  output operand_t          w_o [Cols],
+  output logic [Rows*2-1:0] w_row_we_o,  // row r in bits [r*2 +: 2]
+  output logic [Cols*OperandW-1:0] w_o,  // column c in bits [c*OperandW +: OperandW]
   // rows entering the array
   output row_meta_t         row_o,
   output logic              pipe_en_o,
@@ -70,7 +70,7 @@ module weft_compute
   } job_t;
 
   gemm_cmd_t head;
-  assign head = gemm_cmd_t'(cmd_i);
+  assign head = cmd_i;
 
   // ---------------------------------------------------------------- preloader
   logic          last_buf_q;         // buffer holding the most recent weights
@@ -109,7 +109,7 @@ module weft_compute
     new_job.sig        = {head.signal1, head.signal0};
   end
 
-  weft_fifo #(.Width($bits(job_t)), .Depth(StreamQueueDepth)) u_stream_q (
+  weft_fifo #(.Width($bits(new_job)), .Depth(StreamQueueDepth)) u_stream_q (
     .clk_i, .rst_ni, .clr_i,
     .push_i (start),
     .wdata_i(new_job),
@@ -175,10 +175,12 @@ module weft_compute
   end
 
   for (genvar r = 0; r < Rows; r++) begin : g_row_we
-    assign w_row_we_o[r] = {wb_valid_q && wb_buf_q && wb_row_q == RowIdxW'(r),
+    assign w_row_we_o[r*2 +: 2] = {wb_valid_q && wb_buf_q && wb_row_q == RowIdxW'(r),
                             wb_valid_q && !wb_buf_q && wb_row_q == RowIdxW'(r)};
   end
-  assign w_o = wb_q;
+  for (genvar c = 0; c < Cols; c++) begin : g_w
+    assign w_o[c*OperandW +: OperandW] = wb_q[c];
+  end
 
   // ---------------------------------------------------------------- streamer
   // Row i of group g reads input row in_addr + g*in_stride1 + i*in_stride0 (running offsets,
@@ -204,8 +206,10 @@ module weft_compute
       acc_off_q <= '0;
       row_q     <= '0;
       pipe_q    <= '0;
-      users_q   <= '{default: '0};
-      drain_q   <= '{default: '0};
+      users_q[0] <= '0;
+      users_q[1] <= '0;
+      drain_q[0] <= '0;
+      drain_q[1] <= '0;
     end else if (clr_i) begin
       i_q       <= '0;
       g_q       <= '0;
@@ -214,8 +218,10 @@ module weft_compute
       acc_off_q <= '0;
       row_q     <= '0;
       pipe_q    <= '0;
-      users_q   <= '{default: '0};
-      drain_q   <= '{default: '0};
+      users_q[0] <= '0;
+      users_q[1] <= '0;
+      drain_q[0] <= '0;
+      drain_q[1] <= '0;
     end else begin
       row_q.acc.valid <= issue;
       if (issue) begin

@@ -23,7 +23,7 @@ module weft_counters
   input  logic                 stall_dram_rd_i,
   input  logic                 stall_dram_wr_i,
   input  logic [2:0]           retired_i,      // commands completed this cycle
-  output logic [63:0]          cnt_o [NumCounters]
+  output logic [NumCounters*64-1:0] cnt_o  // counter i in bits [i*64 +: 64]
 );
   logic [63:0] inc [NumCounters];
   logic [63:0] cnt_q [NumCounters];
@@ -55,7 +55,6 @@ module weft_counters
       if (!rst_ni) cnt_q[i] <= '0;
       else         cnt_q[i] <= cnt_q[i] + inc[i];
     end
+    assign cnt_o[i*64 +: 64] = cnt_q[i];
   end
-
-  assign cnt_o = cnt_q;
 endmodule

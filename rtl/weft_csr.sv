@@ -41,7 +41,7 @@ module weft_csr
   input  logic [7:0]  error_i,
   input  logic        irq_done_i,    // a BARRIER with irq completed this cycle
   input  logic        irq_error_i,   // the controller halted this cycle
-  input  logic [63:0] cnt_i [NumCounters],
+  input  logic [NumCounters*64-1:0] cnt_i,  // counter i in bits [i*64 +: 64]
   output logic        irq_o
 );
   localparam logic [11:0] CounterEnd = RegCounterBase + 12'(8 * NumCounters);
@@ -131,7 +131,7 @@ module weft_csr
           default: begin
             if (reg_addr_i >= RegCounterBase && reg_addr_i < CounterEnd && reg_addr_i[1:0] == 2'b00) begin
               rdata_q <= reg_addr_i[2] ? cnt_hi_q[cnt_index(reg_addr_i[11:3])]
-                                       : cnt_i[cnt_index(reg_addr_i[11:3])][31:0];
+                                       : cnt_i[cnt_index(reg_addr_i[11:3])*64 +: 32];
             end else begin
               rdata_q <= '0;
             end
@@ -144,7 +144,7 @@ module weft_csr
   // Reading a counter's LO half latches its HI half for the following HI read.
   always_ff @(posedge clk_i) begin
     if (rd && reg_addr_i >= RegCounterBase && reg_addr_i < CounterEnd && reg_addr_i[2:0] == 3'b000) begin
-      cnt_hi_q[cnt_index(reg_addr_i[11:3])] <= cnt_i[cnt_index(reg_addr_i[11:3])][63:32];
+      cnt_hi_q[cnt_index(reg_addr_i[11:3])] <= cnt_i[cnt_index(reg_addr_i[11:3])*64 + 32 +: 32];
     end
   end
 
@@ -152,7 +152,7 @@ module weft_csr
   function automatic int unsigned cnt_index(logic [8:0] dword);
     logic [8:0] idx;
     idx = dword - RegCounterBase[11:3];
-    return 32'(idx);
+    cnt_index = 32'(idx);
   endfunction
 
   assign enable_o    = enable_q;

@@ -35,7 +35,7 @@ module weft_ctrl
   input  logic [NumFifoUnits-1:0] full_i,
   // every queue empty, every unit idle, every DRAM write acknowledged
   input  logic                  drained_i,
-  input  logic [63:0]           cnt_i [NumCounters],
+  input  logic [NumCounters*64-1:0] cnt_i,  // counter i in bits [i*64 +: 64]
   // snapshot writes
   output logic                  snap_active_o,
   output logic                  wr_req_valid_o,
@@ -61,9 +61,9 @@ module weft_ctrl
   error_e dec_err_q, error_q;
 
   barrier_cmd_t bar;
-  opcode_e      op;
-  assign bar = barrier_cmd_t'(dec_q);
-  assign op  = opcode_e'(dec_q[HdrOpcodeLsb +: HdrOpcodeW]);
+  logic [HdrOpcodeW-1:0] op;
+  assign bar = dec_q;
+  assign op  = dec_q[HdrOpcodeLsb +: HdrOpcodeW];
 
   logic ok, dispatch, nop_done, bar_done, bad, leave, load_next, halt_ring;
   int unsigned dec_unit;
@@ -164,7 +164,7 @@ module weft_ctrl
       logic [SnapW-1:0] rec;
       rec = '0;
       rec[63:0] = 64'(bar.tag);
-      for (int unsigned i = 0; i < NumCounters; i++) rec[64 * (i + 1) +: 64] = cnt_i[i];
+      for (int unsigned i = 0; i < NumCounters; i++) rec[64 * (i + 1) +: 64] = cnt_i[64 * i +: 64];
       snap_q <= rec;
     end else if (state_q == BarData && wr_data_accept_i) begin
       snap_q <= snap_q >> (BusBytes * 8);

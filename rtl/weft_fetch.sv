@@ -69,7 +69,7 @@ module weft_fetch
   function automatic logic [31:0] next_idx(logic [31:0] idx, logic [31:0] step, logic [31:0] size);
     logic [31:0] sum;
     sum = idx + step;
-    return (sum >= size) ? sum - size : sum;
+    next_idx = (sum >= size) ? sum - size : sum;
   endfunction
 
   // ---------------------------------------------------------------- data
@@ -92,7 +92,7 @@ module weft_fetch
 
     always_ff @(posedge clk_i) begin
       if (beat_valid_i) begin
-        if (BeatsPerCmd == 1) slot_q[wr_ptr_q] <= cmd_t'(beat_data_i);
+        if (BeatsPerCmd == 1) slot_q[wr_ptr_q] <= CmdBits'(beat_data_i);
         else slot_q[wr_ptr_q][beat_q * BusBytes * 8 +: BusBytes * 8] <= beat_data_i;
       end
     end

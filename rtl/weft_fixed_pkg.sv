@@ -7,11 +7,11 @@ package weft_fixed_pkg;
   // case (both operands INT32_MIN); srdhm_round() finishes it. Split so a pipeline can register
   // the product.
   function automatic logic signed [63:0] srdhm_product(logic [31:0] a, logic [31:0] b);
-    return 64'(signed'(a)) * 64'(signed'(b));
+    srdhm_product = $signed({{32{a[31]}}, a}) * $signed({{32{b[31]}}, b});
   endfunction
 
   function automatic logic srdhm_saturates(logic [31:0] a, logic [31:0] b);
-    return a == 32'h8000_0000 && b == 32'h8000_0000;
+    srdhm_saturates = a == 32'h8000_0000 && b == 32'h8000_0000;
   endfunction
 
   // (ab + nudge) / 2^31 rounded toward zero, like C++ integer division (gemmlowp).
@@ -22,11 +22,11 @@ package weft_fixed_pkg;
     /* verilator lint_on UNUSEDSIGNAL */
     nudged   = ab + ((ab >= 0) ? 64'sd1073741824 : -64'sd1073741823);
     quotient = (nudged + ((nudged < 0) ? 64'sd2147483647 : 64'sd0)) >>> 31;
-    return saturates ? 32'h7fff_ffff : quotient[31:0];
+    srdhm_round = saturates ? 32'h7fff_ffff : quotient[31:0];
   endfunction
 
   function automatic logic [31:0] srdhm(logic [31:0] a, logic [31:0] b);
-    return srdhm_round(srdhm_product(a, b), srdhm_saturates(a, b));
+    srdhm = srdhm_round(srdhm_product(a, b), srdhm_saturates(a, b));
   endfunction
 
   // x / 2^e rounded to nearest, ties away from zero, for e in [0, 63] (gemmlowp's
@@ -36,21 +36,21 @@ package weft_fixed_pkg;
     /* verilator lint_off UNUSEDSIGNAL */
     logic signed [63:0] q;  // the quotient fits 32 bits
     /* verilator lint_on UNUSEDSIGNAL */
-    xs   = 64'(signed'(x));
+    xs   = $signed({{32{x[31]}}, x});
     mask = (64'sd1 <<< e) - 64'sd1;
     rem  = xs & mask;
     thr  = (mask >>> 1) + ((xs < 0) ? 64'sd1 : 64'sd0);
     q    = (xs >>> e) + ((rem > thr) ? 64'sd1 : 64'sd0);
-    return q[31:0];
+    rdbpot = q[31:0];
   endfunction
 
   // x * 2^e saturated to int32, for e in 1..30 (SaturatingRoundingMultiplyByPOT<e>).
   function automatic logic [31:0] sat_shl(logic [31:0] x, int unsigned e);
     logic signed [31:0] thr;
-    thr = signed'((32'd1 << (31 - e)) - 32'd1);
-    if (signed'(x) > thr) return 32'h7fff_ffff;
-    if (signed'(x) < -thr) return 32'h8000_0000;
-    return x << e;
+    thr = $signed((32'd1 << (31 - e)) - 32'd1);
+    if ($signed(x) > thr) sat_shl = 32'h7fff_ffff;
+    else if ($signed(x) < -thr) sat_shl = 32'h8000_0000;
+    else sat_shl = x << e;
   endfunction
 
   // (a + b) / 2 rounded to nearest, ties away from zero.
@@ -59,27 +59,27 @@ package weft_fixed_pkg;
     /* verilator lint_off UNUSEDSIGNAL */
     logic signed [63:0] half;
     /* verilator lint_on UNUSEDSIGNAL */
-    sum  = 64'(signed'(a)) + 64'(signed'(b));
+    sum  = $signed({{32{a[31]}}, a}) + $signed({{32{b[31]}}, b});
     half = (sum + ((sum >= 0) ? 64'sd1 : -64'sd1)) / 64'sd2;
-    return half[31:0];
+    rounding_half_sum = half[31:0];
   endfunction
 
-  // Leading zeros of a 32-bit word (32 for zero).
+  // Leading zeros of a 32-bit word (32 for zero): the highest set bit is the last one found.
   function automatic logic [5:0] clz32(logic [31:0] x);
-    for (int i = 31; i >= 0; i--) begin
-      if (x[i]) return 6'(31 - i);
+    clz32 = 6'd32;
+    for (int i = 0; i < 32; i++) begin
+      if (x[i]) clz32 = 6'd31 - i[5:0];
     end
-    return 6'd32;
   endfunction
 
   // The STORE's requantization (postproc.h requantize): shift saturated to [-31, 31],
   // v << left (wrapping), srdhm by the multiplier, rounding divide by 2^right.
   function automatic logic [31:0] requantize(logic [31:0] v, logic [31:0] mult, logic [5:0] shift);
     logic signed [5:0] s;
-    s = signed'(shift);
+    s = $signed(shift);
     if (s == -6'sd32) s = -6'sd31;
-    if (s > 6'sd0) return srdhm(v << s[4:0], mult);
-    return rdbpot(srdhm(v, mult), 6'(-s));
+    if (s > 6'sd0) requantize = srdhm(v << s[4:0], mult);
+    else requantize = rdbpot(srdhm(v, mult), -s);
   endfunction
 
 endpackage

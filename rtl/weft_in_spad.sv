@@ -23,16 +23,25 @@ module weft_in_spad
   input  logic [Rows*8-1:0] wr_data_i,
   // rows entering the array
   input  row_meta_t         row_i,
-  output operand_t          x_o [Rows],
-  output logic              sel_o [Rows],
+  output logic [Rows*OperandW-1:0] x_o,  // lane r in bits [r*OperandW +: OperandW]
+  output logic [Rows-1:0]   sel_o,
   output acc_meta_t         acc_o
 );
   localparam int unsigned Aw = $clog2(InSpadRows);
 
   logic [7:0] bank_q [Rows][InSpadRows];
-  row_meta_t  lane_q [Rows];  // lane_q[0] is row_i
   operand_t   x_q [Rows];
   logic       sel_q [Rows];
+  // The row at lane r (lane 0: row_i), one array per row_meta_t field the lanes read (yosys
+  // 0.23 cannot select a member of an array element; rtl/README.md). lane_acc_q carries the
+  // write-back descriptor to the last lane; its valid bit is lane_valid_q.
+  logic                  lane_valid_q  [Rows];
+  logic [RowAw-1:0]      lane_addr_q   [Rows];
+  logic [8:0]            lane_zp_q     [Rows];
+  logic                  lane_signed_q [Rows];
+  logic [GemmKRowsW-1:0] lane_k_q      [Rows];
+  logic                  lane_wsel_q   [Rows];
+  acc_meta_t             lane_acc_q    [Rows];
 
   always_ff @(posedge clk_i) begin
     if (wr_en_i) begin
@@ -40,29 +49,58 @@ module weft_in_spad
     end
   end
 
-  assign lane_q[0] = row_i;
+  assign lane_valid_q[0]  = row_i.acc.valid;
+  assign lane_addr_q[0]   = row_i.in_addr;
+  assign lane_zp_q[0]     = row_i.in_zp;
+  assign lane_signed_q[0] = row_i.in_signed;
+  assign lane_k_q[0]      = row_i.k_rows;
+  assign lane_wsel_q[0]   = row_i.wsel;
+  assign lane_acc_q[0]    = row_i.acc;
   for (genvar r = 1; r < Rows; r++) begin : g_lane
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni)    lane_q[r] <= '0;
-      else if (clr_i) lane_q[r].acc.valid <= 1'b0;
-      else if (en_i)  lane_q[r] <= lane_q[r-1];
-    end
-  end
-
-  for (genvar r = 0; r < Rows; r++) begin : g_read
-    always_ff @(posedge clk_i) begin
-      if (en_i) begin
-        x_q[r]   <= (lane_q[r].acc.valid && 32'(lane_q[r].k_rows) > r)
-                    ? to_operand(bank_q[r][lane_q[r].in_addr[Aw-1:0]], lane_q[r].in_signed, lane_q[r].in_zp)
-                    : operand_t'(0);
-        sel_q[r] <= lane_q[r].wsel;
+      if (!rst_ni) begin
+        lane_valid_q[r]  <= 1'b0;
+        lane_addr_q[r]   <= '0;
+        lane_zp_q[r]     <= '0;
+        lane_signed_q[r] <= 1'b0;
+        lane_k_q[r]      <= '0;
+        lane_wsel_q[r]   <= 1'b0;
+        lane_acc_q[r]    <= '0;
+      end else if (clr_i) begin
+        lane_valid_q[r]  <= 1'b0;
+      end else if (en_i) begin
+        lane_valid_q[r]  <= lane_valid_q[r-1];
+        lane_addr_q[r]   <= lane_addr_q[r-1];
+        lane_zp_q[r]     <= lane_zp_q[r-1];
+        lane_signed_q[r] <= lane_signed_q[r-1];
+        lane_k_q[r]      <= lane_k_q[r-1];
+        lane_wsel_q[r]   <= lane_wsel_q[r-1];
+        lane_acc_q[r]    <= lane_acc_q[r-1];
       end
     end
   end
 
-  assign x_o   = x_q;
-  assign sel_o = sel_q;
-  assign acc_o = lane_q[Rows-1].acc;
+  for (genvar r = 0; r < Rows; r++) begin : g_read
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [RowAw-1:0] addr;  // lane_addr_q[r]; the bits past Aw are not used
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign addr = lane_addr_q[r];
+    always_ff @(posedge clk_i) begin
+      if (en_i) begin
+        x_q[r]   <= (lane_valid_q[r] && 32'(lane_k_q[r]) > r)
+                    ? to_operand(bank_q[r][addr[Aw-1:0]], lane_signed_q[r], lane_zp_q[r])
+                    : '0;
+        sel_q[r] <= lane_wsel_q[r];
+      end
+    end
+    assign x_o[r*OperandW +: OperandW] = x_q[r];
+    assign sel_o[r] = sel_q[r];
+  end
+
+  always_comb begin
+    acc_o       = lane_acc_q[Rows-1];
+    acc_o.valid = lane_valid_q[Rows-1];
+  end
 
   logic unused;
   assign unused = ^{wr_addr_i};

@@ -53,7 +53,7 @@ module weft_load
 );
   // ---------------------------------------------------------------- front end
   load_cmd_t head;
-  assign head = load_cmd_t'(cmd_i);
+  assign head = cmd_i;
 
   // Rows per merged request for each destination, and beats per destination row.
   localparam int unsigned InRowBytes    = Rows;
@@ -67,8 +67,8 @@ module weft_load
 
   // Rows of row_size bytes in one merged request: 1 unless rows are whole beats.
   function automatic int unsigned max_rows(int unsigned row_size);
-    if (row_size % BusBytes != 0 || row_size > LoadMaxReqBytes) return 1;
-    return LoadMaxReqBytes / row_size;
+    if (row_size % BusBytes != 0 || row_size > LoadMaxReqBytes) max_rows = 1;
+    else max_rows = LoadMaxReqBytes / row_size;
   endfunction
 
   logic                     busy_q, merge_q;
@@ -201,7 +201,7 @@ module weft_load
     for (int unsigned j = 0; j < BusBytes; j++) begin
       out[j*8 +: 8] = (32'(beat) * BusBytes + j < 32'(row_bytes)) ? data[j*8 +: 8] : 8'h00;
     end
-    return out;
+    beat_bytes = out;
   endfunction
 
   // A row ends with its row_beats-th beat; a merged request carries several rows.

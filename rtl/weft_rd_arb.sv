@@ -76,7 +76,7 @@ module weft_rd_arb
   assign load_beat_o  = mem_data_valid_i && !drop && !tag_o.is_fetch;
 
   function automatic logic [PtrW-1:0] inc(logic [PtrW-1:0] p);
-    return (p == PtrW'(MaxOutstanding - 1)) ? '0 : p + 1'b1;
+    inc = (p == PtrW'(MaxOutstanding - 1)) ? '0 : p + 1'b1;
   endfunction
 
   assign outstanding_d = outstanding_q + CntW'(accept) - CntW'(done);

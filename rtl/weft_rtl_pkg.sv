@@ -14,8 +14,10 @@ package weft_rtl_pkg;
   // Bytes of a snapshot record: the tag and every counter, 64 bits each.
   localparam int unsigned SnapshotBytes = 8 * (1 + NumCounters);
 
-  // Operand of a PE: an 8-bit value minus an 8-bit zero point.
-  typedef logic signed [8:0] operand_t;
+  // Operand of a PE: an 8-bit value minus an 8-bit zero point. Ports carry a lane's operands
+  // flattened (lane i in bits [i*OperandW +: OperandW]).
+  localparam int unsigned OperandW = 9;
+  typedef logic signed [OperandW-1:0] operand_t;
 
   // What happens with one GEMM row when it leaves the array.
   typedef struct packed {
@@ -51,7 +53,7 @@ package weft_rtl_pkg;
   // A unit's token handshake: the head's header bits against its two wait queues (a token
   // available) and its two signal queues (room to reserve).
   function automatic logic tokens_ok(cmd_t c, logic [1:0] avail, logic [1:0] space);
-    return (!c[HdrWait0Lsb] || avail[0]) && (!c[HdrWait1Lsb] || avail[1])
+    tokens_ok = (!c[HdrWait0Lsb] || avail[0]) && (!c[HdrWait1Lsb] || avail[1])
         && (!c[HdrSignal0Lsb] || space[0]) && (!c[HdrSignal1Lsb] || space[1]);
   endfunction
 
@@ -59,7 +61,7 @@ package weft_rtl_pkg;
   function automatic operand_t to_operand(logic [7:0] b, logic is_signed, logic [8:0] zp);
     logic [8:0] ext;
     ext = {is_signed & b[7], b};
-    return operand_t'(ext - zp);
+    to_operand = ext - zp;
   endfunction
 
 endpackage

@@ -34,7 +34,7 @@ module weft_store
   // accumulator read port (registered read)
   output logic                  acc_re_o,
   output logic [RowAw-1:0]      acc_raddr_o,
-  input  logic [31:0]           acc_rdata_i [Cols],
+  input  logic [Cols*32-1:0]    acc_rdata_i,  // column c in bits [c*32 +: 32]
   // DRAM writes
   output logic                  wr_req_valid_o,
   output logic [DramAw-1:0]     wr_req_addr_o,
@@ -55,7 +55,7 @@ module weft_store
   localparam int unsigned NReqW = StoreCount0W + StoreCount1W + 1;
 
   store_cmd_t head;
-  assign head = store_cmd_t'(cmd_i);
+  assign head = cmd_i;
 
   // ---------------------------------------------------------------- front end
   logic                   busy_q, sel_q, raw_q, latch_q;
@@ -217,13 +217,13 @@ module weft_store
     end
   end
 
-  logic [31:0] pp_out [Cols];
+  logic [Cols*32-1:0] pp_out;  // column c in bits [c*32 +: 32]
   for (genvar c = 0; c < Cols; c++) begin : g_pp
     weft_postproc u_pp (
       .clk_i,
       .en1_i      (p0_q.valid),
       .en2_i      (p1_q.valid),
-      .acc_i      (acc_rdata_i[c]),
+      .acc_i      (acc_rdata_i[c*32 +: 32]),
       .bias_i     (param_rdata_i[32 * c +: 32]),
       .mult_i     (param_rdata_i[32 * (Cols + c) +: 32]),
       .shift_i    (param_rdata_i[64 * Cols + 8 * c +: 8]),
@@ -231,7 +231,7 @@ module weft_store
       .out_zp_i   (out_zp_q[p1_q.sel]),
       .clamp_min_i(clamp_min_q[p1_q.sel]),
       .clamp_max_i(clamp_max_q[p1_q.sel]),
-      .out_o      (pp_out[c])
+      .out_o      (pp_out[c*32 +: 32])
     );
   end
 
@@ -276,7 +276,7 @@ module weft_store
   assign cq_in.sig  = {head.signal1, head.signal0};
   assign complete   = wr_ack_i && !cq_empty && (acks_q + 1'b1 == cq_head.nreq);
 
-  weft_fifo #(.Width($bits(pending_t)), .Depth(StoreCmdsInFlight)) u_cq (
+  weft_fifo #(.Width($bits(cq_in)), .Depth(StoreCmdsInFlight)) u_cq (
     .clk_i, .rst_ni, .clr_i,
     .push_i (start),
     .wdata_i(cq_in),

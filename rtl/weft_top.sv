@@ -54,7 +54,7 @@ module weft_top
   logic [39:0] ring_base;
   logic [31:0] ring_size, ring_tail, ring_head;
   logic [7:0]  error;
-  logic [63:0] cnt [NumCounters];
+  logic [NumCounters*64-1:0] cnt;  // counter i in bits [i*64 +: 64]
 
   weft_csr #(
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
@@ -314,8 +314,8 @@ module weft_top
     .rdata_o(vs_b_rdata)
   );
 
-  logic [7:0]  lut_idx  [Cols];
-  logic [31:0] lut_data [Cols];
+  logic [Cols*8-1:0]  lut_idx;   // lane l in bits [l*8 +: 8]
+  logic [Cols*32-1:0] lut_data;  // lane l in bits [l*32 +: 32]
 
   weft_vec_lut #(.Cols(Cols)) u_vec_lut (
     .clk_i,
@@ -328,7 +328,7 @@ module weft_top
 
   logic             vc_acc_we;
   logic [RowAw-1:0] vc_acc_addr;
-  logic [31:0]      vc_acc_data [Cols];
+  logic [Cols*32-1:0] vc_acc_data;
   logic             vc_active, vc_stall_tok, vc_slot, vc_retire;
 
   weft_vector #(.Cols(Cols)) u_vector (
@@ -360,8 +360,8 @@ module weft_top
   );
 
   // ---------------------------------------------------------------- compute
-  logic [1:0] w_row_we [Rows];
-  operand_t   w_bus [Cols];
+  logic [Rows*2-1:0]        w_row_we;  // row r in bits [r*2 +: 2]
+  logic [Cols*OperandW-1:0] w_bus;     // column c in bits [c*OperandW +: OperandW]
   row_meta_t  row;
   logic       pipe_en, gemm_done;
   logic [1:0] gemm_done_sig;
@@ -393,10 +393,10 @@ module weft_top
     .idle_o         (cp_idle)
   );
 
-  operand_t    x [Rows];
-  logic        x_sel [Rows];
+  logic [Rows*OperandW-1:0] x;  // lane r in bits [r*OperandW +: OperandW]
+  logic [Rows-1:0]          x_sel;
   acc_meta_t   acc_meta;
-  logic [31:0] psum [Cols];
+  logic [Cols*32-1:0] psum;  // column c in bits [c*32 +: 32]
 
   weft_in_spad #(.Rows(Rows), .InSpadRows(InSpadRows)) u_in_spad (
     .clk_i, .rst_ni, .clr_i(clr),
@@ -422,7 +422,7 @@ module weft_top
 
   logic acc_re;
   logic [RowAw-1:0] acc_raddr;
-  logic [31:0] acc_rdata [Cols];
+  logic [Cols*32-1:0] acc_rdata;
 
   weft_acc #(.Cols(Cols), .AccRows(AccRows)) u_acc (
     .clk_i, .rst_ni, .clr_i(clr),

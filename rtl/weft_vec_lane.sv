@@ -59,7 +59,7 @@ module weft_vec_lane
   assign is_smx = (op_i == OpSoftmax);
 
   function automatic logic [31:0] ext(logic [7:0] v, logic is_signed);
-    return is_signed ? 32'(signed'(v)) : 32'(v);
+    ext = is_signed ? 32'(signed'(v)) : 32'(v);
   endfunction
 
   // The type's minimum as a raw value: 0 unsigned, -128 signed.
@@ -120,8 +120,8 @@ module weft_vec_lane
   function automatic logic [5:0] right_of(logic [5:0] shift);
     logic signed [5:0] s;
     s = signed'(shift);
-    if (s >= 6'sd0) return 6'd0;
-    return (s == -6'sd32) ? 6'd31 : 6'(-s);
+    if (s >= 6'sd0) right_of = 6'd0;
+    else right_of = (s == -6'sd32) ? 6'd31 : 6'(-s);
   endfunction
 
   logic [31:0] red_q, v2_q;

@@ -12,8 +12,8 @@ module weft_vec_lut
   input  logic               we_i,
   input  logic [RowAw-1:0]   waddr_i,
   input  logic [Cols*32-1:0] wdata_i,
-  input  logic [7:0]         idx_i  [Cols],
-  output logic [31:0]        data_o [Cols]
+  input  logic [Cols*8-1:0]  idx_i,   // lane l in bits [l*8 +: 8]
+  output logic [Cols*32-1:0] data_o   // lane l in bits [l*32 +: 32]
 );
   localparam int unsigned LutRows = (LutEntries + Cols - 1) / Cols;
   localparam int unsigned Aw = (LutRows > 1) ? $clog2(LutRows) : 1;
@@ -27,8 +27,8 @@ module weft_vec_lut
   for (genvar l = 0; l < Cols; l++) begin : g_read
     logic [Cols*32-1:0] row;
     /* verilator lint_off WIDTH */
-    assign row       = row_q[Aw'(32'(idx_i[l]) / Cols)];
-    assign data_o[l] = row[(32'(idx_i[l]) % Cols) * 32 +: 32];
+    assign row       = row_q[Aw'(32'(idx_i[l*8 +: 8]) / Cols)];
+    assign data_o[l*32 +: 32] = row[(32'(idx_i[l*8 +: 8]) % Cols) * 32 +: 32];
     /* verilator lint_on WIDTH */
   end
 

@@ -46,12 +46,12 @@ module weft_vector
   output logic [RowAw-1:0]   b_raddr_o,
   input  logic [Cols*8-1:0]  b_rdata_i,
   // lookup table
-  output logic [7:0]         lut_idx_o  [Cols],
-  input  logic [31:0]        lut_data_i [Cols],
+  output logic [Cols*8-1:0]  lut_idx_o,   // lane l in bits [l*8 +: 8]
+  input  logic [Cols*32-1:0] lut_data_i,  // lane l in bits [l*32 +: 32]
   // accumulator write port
   output logic               acc_we_o,
   output logic [RowAw-1:0]   acc_addr_o,
-  output logic [31:0]        acc_data_o [Cols],
+  output logic [Cols*32-1:0] acc_data_o,  // lane l in bits [l*32 +: 32]
   // status
   output logic               active_o,
   output logic               stall_token_o,
@@ -77,9 +77,9 @@ module weft_vector
   window_cmd_t  win;
   eltwise_cmd_t elt;
   softmax_cmd_t smx;
-  assign win = window_cmd_t'(cmd_q);
-  assign elt = eltwise_cmd_t'(cmd_q);
-  assign smx = softmax_cmd_t'(cmd_q);
+  assign win = cmd_q;
+  assign elt = cmd_q;
+  assign smx = cmd_q;
 
   // Operand settings of the lanes, one form for every opcode.
   logic [1:0]  kind_q;
@@ -88,37 +88,39 @@ module weft_vector
   logic [LaneW-1:0] amap_q [Cols];  // lane l reads byte amap_q[l] of row a
   logic [LaneW-1:0] bmap_q [Cols];
 
+  // The incoming command in each opcode's view.
+  /* verilator lint_off UNUSEDSIGNAL */
+  window_cmd_t  in_win;
+  eltwise_cmd_t in_elt;
+  softmax_cmd_t in_smx;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign in_win = cmd_i;
+  assign in_elt = cmd_i;
+  assign in_smx = cmd_i;
+
   always_ff @(posedge clk_i) begin
     if (start) begin
-      /* verilator lint_off UNUSEDSIGNAL */
-      window_cmd_t  w;
-      eltwise_cmd_t e;
-      softmax_cmd_t x;
-      /* verilator lint_on UNUSEDSIGNAL */
-      w = window_cmd_t'(cmd_i);
-      e = eltwise_cmd_t'(cmd_i);
-      x = softmax_cmd_t'(cmd_i);
       cmd_q <= cmd_i;
       op_q  <= cmd_i[HdrOpcodeLsb +: HdrOpcodeW];
       sig_q <= {cmd_i[HdrSignal1Lsb], cmd_i[HdrSignal0Lsb]};
       unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
         OpWindow: begin
-          kind_q     <= w.kind;
-          a_signed_q <= w.in_signed;
-          a_zp_q     <= w.in_zp;
-          b_signed_q <= w.w_signed;
-          b_zp_q     <= w.w_zp;
+          kind_q     <= in_win.kind;
+          a_signed_q <= in_win.in_signed;
+          a_zp_q     <= in_win.in_zp;
+          b_signed_q <= in_win.w_signed;
+          b_zp_q     <= in_win.w_zp;
         end
         OpEltwise: begin
-          kind_q     <= e.kind;
-          a_signed_q <= e.a_signed;
-          a_zp_q     <= e.a_zp;
-          b_signed_q <= e.b_signed;
-          b_zp_q     <= e.b_zp;
+          kind_q     <= in_elt.kind;
+          a_signed_q <= in_elt.a_signed;
+          a_zp_q     <= in_elt.a_zp;
+          b_signed_q <= in_elt.b_signed;
+          b_zp_q     <= in_elt.b_zp;
         end
         default: begin
           kind_q     <= '0;
-          a_signed_q <= x.in_signed;
+          a_signed_q <= in_smx.in_signed;
           a_zp_q     <= '0;
           b_signed_q <= 1'b0;
           b_zp_q     <= '0;
@@ -126,11 +128,11 @@ module weft_vector
       endcase
       for (int unsigned l = 0; l < Cols; l++) begin
         unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
-          OpWindow:  amap_q[l] <= LaneW'((32'(w.phase) + l) / 32'(w.dm));  // dm >= 1 (checked)
-          OpEltwise: amap_q[l] <= e.a_bcast ? '0 : LaneW'(l);
+          OpWindow:  amap_q[l] <= LaneW'((32'(in_win.phase) + l) / 32'(in_win.dm));  // dm >= 1 (checked)
+          OpEltwise: amap_q[l] <= in_elt.a_bcast ? '0 : LaneW'(l);
           default:   amap_q[l] <= LaneW'(l);
         endcase
-        bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && e.b_bcast) ? '0 : LaneW'(l);
+        bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.b_bcast) ? '0 : LaneW'(l);
       end
     end
   end
@@ -164,6 +166,60 @@ module weft_vector
   assign issue  = busy_q && issuing_q && gap_q == '0;
   assign slot_o = issue;
 
+  // The record of the slot issuing this cycle, and where each opcode's loops stand: a window's
+  // last tap (win_lk) of its last output pixel (win_lp), an eltwise's last element (elt_lp), a
+  // softmax pass's last row (smx_lr).
+  vslot_t slot;
+  logic   win_lk, win_lp, elt_lp, smx_lr;
+  logic signed [31:0] win_y, win_x;  // window: the tap's input pixel
+  assign win_y  = signed'(32'(i1_q) * 32'(win.s_h)) + 32'(signed'(win.y_off)) + signed'(32'(ky_q) * 32'(win.d_h));
+  assign win_x  = signed'(32'(i0_q) * 32'(win.s_w)) + 32'(signed'(win.x_off)) + signed'(32'(kx_q) * 32'(win.d_w));
+  assign win_lk = (kx_q == win.k_w - 1'b1) && (ky_q == win.k_h - 1'b1);
+  assign win_lp = (32'(i0_q) == 32'(win.out_w) - 1) && (32'(i1_q) == 32'(win.out_h) - 1);
+  assign elt_lp = (i0_q == elt.count0 - 1'b1) && (i1_q == elt.count1 - 1'b1);
+  assign smx_lr = (i0_q == smx.count - 1'b1);
+
+  always_comb begin
+    slot = '0;
+    slot.valid = 1'b1;
+    unique case (op_q)
+      OpWindow: begin
+        slot.ok      = win_y >= 0 && win_y < signed'(32'(win.tile_h)) && win_x >= 0 && win_x < signed'(32'(win.tile_w));
+        slot.read_a  = slot.ok;
+        slot.read_b  = (win.kind == WinKindDwconv);
+        slot.a_addr  = RowAw'(32'(win.in_addr) + 32'(win_y) * 32'(win.row_stride) + 32'(win_x) * 32'(win.pix_stride));
+        slot.b_addr  = RowAw'(32'(win.w_addr) + 32'(ky_q) * 32'(win.k_w) + 32'(kx_q));
+        slot.first   = (kx_q == '0 && ky_q == '0);
+        slot.write   = win_lk;
+        slot.last_of_cmd = win_lk && win_lp;
+        slot.wr_addr = RowAw'(32'(win.acc_addr) + 32'(i1_q) * 32'(win.out_w) + 32'(i0_q));
+      end
+      OpEltwise: begin
+        slot.ok      = 1'b1;
+        slot.read_a  = 1'b1;
+        slot.read_b  = (elt.kind == EltKindAdd || elt.kind == EltKindMul);
+        slot.a_addr  = RowAw'(32'(elt.a_addr) + 32'(i1_q) * 32'(elt.a_stride1) + 32'(i0_q) * 32'(elt.a_stride0));
+        slot.b_addr  = RowAw'(32'(elt.b_addr) + 32'(i1_q) * 32'(elt.b_stride1) + 32'(i0_q) * 32'(elt.b_stride0));
+        slot.first   = 1'b1;
+        slot.write   = 1'b1;
+        slot.last_of_cmd = elt_lp;
+        slot.wr_addr = RowAw'(32'(elt.acc_addr) + 32'(row_q));
+      end
+      default: begin  // softmax
+        slot.ok       = 1'b1;
+        slot.read_a   = 1'b1;
+        slot.a_addr   = RowAw'(32'(smx.in_addr) + 32'(i0_q) * 32'(smx.stride));
+        slot.first    = (i0_q == '0);
+        slot.pass     = pass_q;
+        slot.pass_end = smx_lr;
+        slot.last_row = smx_lr;
+        slot.write    = (pass_q == 2'd2);
+        slot.last_of_cmd = (pass_q == 2'd2) && smx_lr;
+        slot.wr_addr  = RowAw'(32'(smx.acc_addr) + 32'(i0_q));
+      end
+    endcase
+  end
+
   // The slot the counters describe is computed at the edge that ends its issue cycle (so the
   // address arithmetic costs nothing while the unit is idle) and lands in p1_q.
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -194,27 +250,9 @@ module weft_vector
       if (gap_q != '0) gap_q <= gap_q - 1'b1;
       p1_q.valid <= issue;
       if (issue) begin
-        vslot_t s;
-        s = '0;
-        s.valid = 1'b1;
         unique case (op_q)
           OpWindow: begin
-            logic signed [31:0] y, x;
-            logic lk, lp;
-            y = signed'(32'(i1_q) * 32'(win.s_h)) + 32'(signed'(win.y_off)) + signed'(32'(ky_q) * 32'(win.d_h));
-            x = signed'(32'(i0_q) * 32'(win.s_w)) + 32'(signed'(win.x_off)) + signed'(32'(kx_q) * 32'(win.d_w));
-            s.ok      = y >= 0 && y < signed'(32'(win.tile_h)) && x >= 0 && x < signed'(32'(win.tile_w));
-            s.read_a  = s.ok;
-            s.read_b  = (win.kind == WinKindDwconv);
-            s.a_addr  = RowAw'(32'(win.in_addr) + 32'(y) * 32'(win.row_stride) + 32'(x) * 32'(win.pix_stride));
-            s.b_addr  = RowAw'(32'(win.w_addr) + 32'(ky_q) * 32'(win.k_w) + 32'(kx_q));
-            s.first   = (kx_q == '0 && ky_q == '0);
-            lk        = (kx_q == win.k_w - 1'b1) && (ky_q == win.k_h - 1'b1);
-            lp        = (32'(i0_q) == 32'(win.out_w) - 1) && (32'(i1_q) == 32'(win.out_h) - 1);
-            s.write   = lk;
-            s.last_of_cmd   = lk && lp;
-            s.wr_addr = RowAw'(32'(win.acc_addr) + 32'(i1_q) * 32'(win.out_w) + 32'(i0_q));
-            if (!lk) begin
+            if (!win_lk) begin
               if (kx_q != win.k_w - 1'b1) kx_q <= kx_q + 1'b1;
               else begin kx_q <= '0; ky_q <= ky_q + 1'b1; end
             end else begin
@@ -223,39 +261,16 @@ module weft_vector
               if (32'(i0_q) != 32'(win.out_w) - 1) i0_q <= i0_q + 1'b1;
               else begin i0_q <= '0; i1_q <= i1_q + 1'b1; end
             end
-            if (s.last_of_cmd) issuing_q <= 1'b0;
+            if (slot.last_of_cmd) issuing_q <= 1'b0;
           end
           OpEltwise: begin
-            logic lp;
-            s.ok      = 1'b1;
-            s.read_a  = 1'b1;
-            s.read_b  = (elt.kind == EltKindAdd || elt.kind == EltKindMul);
-            s.a_addr  = RowAw'(32'(elt.a_addr) + 32'(i1_q) * 32'(elt.a_stride1) + 32'(i0_q) * 32'(elt.a_stride0));
-            s.b_addr  = RowAw'(32'(elt.b_addr) + 32'(i1_q) * 32'(elt.b_stride1) + 32'(i0_q) * 32'(elt.b_stride0));
-            s.first   = 1'b1;
-            s.write   = 1'b1;
-            lp        = (i0_q == elt.count0 - 1'b1) && (i1_q == elt.count1 - 1'b1);
-            s.last_of_cmd   = lp;
-            s.wr_addr = RowAw'(32'(elt.acc_addr) + 32'(row_q));
             row_q <= row_q + 1'b1;
             if (i0_q != elt.count0 - 1'b1) i0_q <= i0_q + 1'b1;
             else begin i0_q <= '0; i1_q <= i1_q + 1'b1; end
-            if (lp) issuing_q <= 1'b0;
+            if (elt_lp) issuing_q <= 1'b0;
           end
           default: begin  // softmax
-            logic lr;
-            lr         = (i0_q == smx.count - 1'b1);
-            s.ok       = 1'b1;
-            s.read_a   = 1'b1;
-            s.a_addr   = RowAw'(32'(smx.in_addr) + 32'(i0_q) * 32'(smx.stride));
-            s.first    = (i0_q == '0);
-            s.pass     = pass_q;
-            s.pass_end = lr;
-            s.last_row = lr;
-            s.write    = (pass_q == 2'd2);
-            s.last_of_cmd    = (pass_q == 2'd2) && lr;
-            s.wr_addr  = RowAw'(32'(smx.acc_addr) + 32'(i0_q));
-            if (!lr) begin
+            if (!smx_lr) begin
               i0_q <= i0_q + 1'b1;
             end else begin
               i0_q   <= '0;
@@ -269,7 +284,7 @@ module weft_vector
             end
           end
         endcase
-        p1_q <= s;
+        p1_q <= slot;
       end
     end
   end
@@ -338,8 +353,8 @@ module weft_vector
       .b_i          (b_byte),
       .ok1_i        (ok1),
       .pass1_i      (p2_q.pass),
-      .lut_idx_o    (lut_idx_o[l]),
-      .lut_data_i   (lut_data_i[l]),
+      .lut_idx_o    (lut_idx_o[l*8 +: 8]),
+      .lut_data_i   (lut_data_i[l*32 +: 32]),
       .op2_en_i     (p3_q.valid),
       .first2_i     (p3_q.first),
       .pass2_i      (p3_q.pass),
@@ -407,7 +422,9 @@ module weft_vector
   assign done       = wr_valid_q && wr_final_q;
   assign acc_we_o   = wr_valid_q;
   assign acc_addr_o = wr_addr_q;
-  assign acc_data_o = result;
+  for (genvar l = 0; l < Cols; l++) begin : g_acc_data
+    assign acc_data_o[l*32 +: 32] = result[l];
+  end
 
   assign sig_push_o    = done ? sig_q : 2'b00;
   assign retire_o      = done;

@@ -26,7 +26,7 @@ module weft_wr_fifo
   input  logic [ReqBytesW-1:0]   nbytes_i,
   input  logic [ReqBytesW-1:0]   tbytes_i,
   input  logic [StoreTilesW-1:0] ntiles_i,
-  input  logic [31:0]            row_i [Cols],
+  input  logic [Cols*32-1:0]     row_i,  // column c in bits [c*32 +: 32]
   output logic [CntW-1:0]        used_o,
   // DRAM write channel
   output logic                   wr_req_valid_o,
@@ -65,8 +65,8 @@ module weft_wr_fifo
       logic [RowBits-1:0] row;
       row = '0;
       for (int unsigned c = 0; c < Cols; c++) begin
-        if (raw_i) row[32 * c +: 32] = row_i[c];
-        else       row[8 * c +: 8]   = row_i[c][7:0];
+        if (raw_i) row[32 * c +: 32] = row_i[32 * c +: 32];
+        else       row[8 * c +: 8]   = row_i[32 * c +: 8];
       end
       data_q[wr_ptr_q]   <= row;
       addr_q[wr_ptr_q]   <= addr_i;

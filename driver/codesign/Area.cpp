@@ -22,4 +22,12 @@ AreaEstimate sramArea(const EnergyModel& model, const hw::HwConfig& hw) {
   return a;
 }
 
+AreaEstimate estimateArea(const EnergyModel& model, const hw::HwConfig& hw, const SynthesisSetup& setup) {
+  AreaEstimate a = sramArea(model, hw);
+  const LogicArea logic = synthesizeLogic(hw, setup);
+  a.logicUm2 = logic.synthesized ? logic.um2 : 0;
+  a.logicNote = logic.note;
+  return a;
+}
+
 }  // namespace weft::codesign

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "EnergyModel.h"
+#include "Synthesis.h"
 #include "weft/hw/config.h"
 
 namespace weft::codesign {
@@ -23,5 +24,9 @@ struct AreaEstimate {
 
 // The SRAM part of `hw`'s area; logicUm2 0 with a note saying the logic is not included.
 AreaEstimate sramArea(const EnergyModel& model, const hw::HwConfig& hw);
+
+// SRAM plus the logic from yosys synthesis (synthesizeLogic(): cached, and SRAM only with a
+// note saying why when yosys is missing or fails).
+AreaEstimate estimateArea(const EnergyModel& model, const hw::HwConfig& hw, const SynthesisSetup& setup);
 
 }  // namespace weft::codesign

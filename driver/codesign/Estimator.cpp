@@ -6,7 +6,7 @@ namespace weft::codesign {
 
 Estimator::Estimator(const hw::HwConfig& hw, const std::string& energyModelPath)
     : hw_(hw), model_(energyModelPath.empty() ? EnergyModel() : EnergyModel::load(energyModelPath)),
-      area_(sramArea(model_, hw)) {}
+      area_(estimateArea(model_, hw, SynthesisSetup::fromBuild())) {}
 
 EnergyBreakdown Estimator::energy(const Counters& counters, uint64_t registerAccesses) const {
   return estimateEnergy(model_, hw_, counters, registerAccesses, area_.totalUm2());

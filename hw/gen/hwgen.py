@@ -100,7 +100,7 @@ def validate_rules(params, micro, isa):
                 if c["error"] not in errors or c["error"] in ("none", "bad_opcode", "bad_ring"):
                     raise SpecError(f"opcode {op['name']}: a check cannot raise {c['error']}")
                 rules.CppTranslator(scope, op["name"]).expr(c["if"])
-                rules.SvTranslator(scope, "v").expr(c["if"])
+                rules.SvTranslator(scope, op["name"]).expr(c["if"])
         scope = rule_scope(params, micro, isa, [])
         for m in isa["memories"]:
             rules.CppTranslator(scope, "").expr(m["row_bytes"])
@@ -172,8 +172,8 @@ def sv_units(isa, w):
         w("    unique case ({unit[2:0], port[0]})")
         for u in fifo:
             for port, q in enumerate(u[key]):
-                w(f"      {{3'd{u['index']}, 1'b{port}}}: return Tok{camel(q)};  // {u['name']}")
-        w("      default: return 0;")
+                w(f"      {{3'd{u['index']}, 1'b{port}}}: tok_{kind}_queue = Tok{camel(q)};  // {u['name']}")
+        w(f"      default: tok_{kind}_queue = 0;")
         w("    endcase")
         w("  endfunction")
         w("  /* verilator lint_on UNUSEDSIGNAL */")
@@ -183,8 +183,8 @@ def sv_units(isa, w):
     w("    unique case (op)")
     for op in isa["opcodes"]:
         unit = next(u for u in isa["units"] if u["name"] == op["unit"])
-        w(f"      4'd{op['value']}: return Unit{camel(unit['name'])};")
-    w(f"      default: return UnitControl;")
+        w(f"      4'd{op['value']}: unit_of = Unit{camel(unit['name'])};")
+    w("      default: unit_of = UnitControl;")
     w("    endcase")
     w("  endfunction")
     w("")
@@ -199,23 +199,20 @@ def sv_checks(params, micro, isa, w):
     w("  /* verilator lint_off UNUSEDSIGNAL */")
     w("  function automatic error_e check_command(cmd_t c, " +
       ", ".join(f"int unsigned {n}" for n in rtl) + ");")
-    for op in isa["opcodes"]:
-        if op["checks"]:
-            w(f"    {op['name']}_cmd_t {op['name']}_v;")
-    for op in isa["opcodes"]:
-        if op["checks"]:
-            w(f"    {op['name']}_v = {op['name']}_cmd_t'(c);")
     w("    unique case (c[HdrOpcodeLsb +: HdrOpcodeW])")
     for op in isa["opcodes"]:
         w(f"      Op{camel(op['name'])}: begin")
-        sv = rules.SvTranslator(rule_scope(params, micro, isa, op["fields"]), f"{op['name']}_v")
+        sv = rules.SvTranslator(rule_scope(params, micro, isa, op["fields"]), op["name"])
+        first = True
         for error in order:
             for c in op["checks"]:
                 if c["error"] == error:
-                    w(f"        if ({sv.expr(c['if'])} != 64'sd0) return Error{camel(error)};  // {c['if']}")
-        w("        return ErrorNone;")
+                    w(f"        {'if' if first else 'else if'} ({sv.expr(c['if'])} != 64'sd0) "
+                      f"check_command = Error{camel(error)};  // {c['if']}")
+                    first = False
+        w(f"        {'' if first else 'else '}check_command = ErrorNone;")
         w("      end")
-    w("      default: return ErrorBadOpcode;")
+    w("      default: check_command = ErrorBadOpcode;")
     w("    endcase")
     w("  endfunction")
     w("  /* verilator lint_on UNUSEDSIGNAL */")

@@ -13,6 +13,7 @@ The same expression becomes SystemVerilog (the controller's decode) and C++ (the
 the hardware and its models cannot disagree about what a command may hold.
 """
 import ast
+import re
 
 
 class RuleError(Exception):
@@ -117,31 +118,35 @@ class _Translator:
 
 
 class SvTranslator(_Translator):
-    """SystemVerilog: fields of the opcode's packed-struct view `view`, 64-bit signed arithmetic.
-    Every sub-expression is a longint (a condition is 0 or 1), so no operator mixes widths."""
+    """SystemVerilog: fields sliced from the command `c` of opcode `opname`, 64-bit signed
+    arithmetic. Every sub-expression is 64 bits signed (a condition is 0 or 1), so no operator
+    mixes widths. Extensions are explicit concatenations, not casts, so that yosys 0.23 reads
+    them (rtl/README.md)."""
     AND, OR = "&&", "||"
 
     def truth(self, e):
         return f"({e} != 64'sd0)"
 
     def boolean(self, e):
-        return f"longint'({e})"
+        return f"$signed({{63'd0, {e}}})"
 
-    def __init__(self, scope, view):
+    def __init__(self, scope, opname):
         super().__init__(scope)
-        self.view = view
+        self.prefix = "".join(p[:1].upper() + p[1:].lower() for p in re.split(r"[_\s]+", opname) if p)
 
     def number(self, v):
         return f"64'sd{v}" if v >= 0 else f"(-64'sd{-v})"
 
     def field(self, f):
-        ref = f"{self.view}.{f['name']}"
+        name = self.prefix + "".join(p[:1].upper() + p[1:].lower() for p in f["name"].split("_") if p)
+        ref = f"c[{name}Lsb +: {name}W]"
+        pad = 64 - f["width"]
         if f.get("signed"):
-            return f"longint'(signed'({ref}))"
-        return f"longint'({{1'b0, {ref}}})"
+            return f"$signed({{{{{pad}{{c[{name}Lsb + {f['width'] - 1}]}}}}, {ref}}})"
+        return f"$signed({{{pad}'d0, {ref}}})"
 
     def param(self, name):
-        return f"longint'({name})"
+        return f"$signed({{32'd0, {name}}})"
 
 
 class CppTranslator(_Translator):
