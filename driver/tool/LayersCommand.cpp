@@ -168,7 +168,11 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
                         const std::string& backend, const codesign::Estimator& estimator) {
   std::vector<DeviceSpan> device;
   std::vector<HostSpan> host;
+  std::vector<DeviceCommands> commands;
+  uint64_t at = 0;
   for (const LayerRun& r : runs) {
+    if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands});
+    at += r.cycles;
     const ArrayFigures f = figures(r, hw);
     auto counter = [&](const char* name) -> double {
       for (const auto& [n, v] : r.counters) {
@@ -198,7 +202,8 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
     host.push_back({"execution (simulation)", r.name, r.executeSeconds});
   }
   return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host,
-                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}});
+                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}},
+                    commands);
 }
 
 void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
@@ -281,6 +286,8 @@ int runLayers(const LayersOptions& options) {
       fmt::print(stderr, "[{:>3}/{}] {}\n", i + 1, n, name);
     };
   }
+  // A trace shows every command: the device records per-command timelines (DeviceQueue).
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
   const std::vector<LayerRun> runs = runLayerTable(table, run);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

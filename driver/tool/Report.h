@@ -11,6 +11,7 @@
 
 #include "Energy.h"
 #include "Estimator.h"
+#include "Trace.h"
 
 namespace weft::tool {
 
@@ -46,6 +47,8 @@ double cyclesOverBound(const LayerReport& layer, int64_t dramBytesPerCycle);
 
 struct RunReport {
   std::string network, backend, hwConfig;
+  // The accelerator executions' per-command timelines (only with --trace), for the trace.
+  std::vector<DeviceCommands> commands;
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
   int64_t dramBytesPerCycle = 0;

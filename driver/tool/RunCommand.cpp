@@ -82,6 +82,14 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
     report.simulatedCycles += profile.simulatedCycles;
     // The execution's register accesses belong to no one layer: they count in the total only.
     if (profile.deviceCycles > 0) report.acceleratorEnergy += estimator.energy({}, profile.registerAccesses);
+    if (!profile.commands.empty()) {
+      // Its first layer starts where the layers laid out so far end.
+      DeviceCommands c;
+      for (size_t index : report.deviceOrder) c.atCycle += report.layers[index].cycles;
+      c.cols = report.cols;
+      c.commands = profile.commands;
+      report.commands.push_back(std::move(c));
+    }
     for (const auto& op : profile.operations) {
       if (op.operationIndex >= report.layers.size()) continue;
       LayerReport& l = report.layers[op.operationIndex];
@@ -214,7 +222,8 @@ std::string runTrace(const RunReport& r) {
                                       {"execution", "accelerated run", r.runWallSeconds},
                                       {"reference", "reference run (CPU)", r.referenceWallSeconds}};
   return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host,
-                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}});
+                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}},
+                    r.commands);
 }
 
 std::string envOr(const char* name, const char* fallback) {
@@ -241,6 +250,8 @@ int runNetwork(const RunOptions& options) {
   report.estimateLines = estimator.describe();
   report.estimates = estimator.json();
 
+  // A trace shows every command: the device records per-command timelines (DeviceQueue).
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
   ModelPtr model = buildModel(net);

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "weft/hal/IPreparedModel.h"
+
 namespace weft::tool {
 
 // Builds the traceEvents list: processes and threads get names, slices ("X") and counters ("C")
@@ -52,9 +54,20 @@ struct HostSpan {
   double seconds = 0;
 };
 
+// One execution's per-command timelines (hal::CommandProfile, program order), placed on the
+// device timeline: the start of its first BARRIER (the snapshot that opens its first layer)
+// lands at cycle `atCycle`, where that layer's slice begins.
+struct DeviceCommands {
+  uint64_t atCycle = 0;
+  uint32_t cols = 0;  // the array's columns (a STORE's row bytes)
+  std::vector<hal::CommandProfile> commands;
+};
+
 // The trace of a run: the device's layers in execution order (clock in MHz turns cycles into
-// time) on process `deviceName`, the host spans end to end on process "host".
+// time) on process `deviceName`, with the executions' command timelines when there are any,
+// and the host spans end to end on process "host".
 std::string buildTrace(const std::string& deviceName, double clockMHz, const std::vector<DeviceSpan>& device,
-                       const std::vector<HostSpan>& host, const nlohmann::ordered_json& metadata);
+                       const std::vector<HostSpan>& host, const nlohmann::ordered_json& metadata,
+                       const std::vector<DeviceCommands>& commands = {});
 
 }  // namespace weft::tool
