@@ -170,6 +170,7 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
   std::vector<HostSpan> host;
   std::vector<DeviceCommands> commands;
   uint64_t at = 0;
+  double hostAt = 0;
   for (const LayerRun& r : runs) {
     if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands});
     at += r.cycles;
@@ -198,8 +199,12 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
     s.dramReadBytes = r.dramReadBytes;
     s.dramWriteBytes = r.dramWriteBytes;
     device.push_back(std::move(s));
-    host.push_back({"building and compiling", r.name, r.prepareSeconds});
-    host.push_back({"execution (simulation)", r.name, r.executeSeconds});
+    // Each layer's building and compiling, then its execution, with the simulator's share of it.
+    const double built = hostAt + r.prepareSeconds;
+    host.push_back({"building and compiling", r.name, r.prepareSeconds, hostAt});
+    host.push_back({"execution", r.name, r.executeSeconds, built});
+    host.push_back({"simulation", r.name, std::min(r.simulatorSeconds, r.executeSeconds), built});
+    hostAt = built + r.executeSeconds;
   }
   return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host,
                     {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}},

@@ -68,6 +68,8 @@ struct RunReport {
   codesign::EnergyBreakdown acceleratorEnergy;
   std::vector<size_t> deviceOrder;  // accelerator layers in the order the device ran them
   double compileWallSeconds = 0;
+  // The host side for the trace: NNAPI calls, compilation steps and simulation, in wall time.
+  std::vector<HostSpan> hostSpans;
   std::vector<std::string> estimateLines;
   nlohmann::ordered_json estimates;
 

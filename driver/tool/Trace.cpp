@@ -217,8 +217,9 @@ std::string buildTrace(const std::string& deviceName, double clockMHz, const std
   for (const HostSpan& s : host) {
     auto [it, added] = tracks.emplace(s.track, 0);
     if (added) it->second = trace.thread(hostPid, s.track);
-    trace.slice(hostPid, it->second, s.name, at * 1e6, s.seconds * 1e6);
-    at += s.seconds;
+    const double start = s.start >= 0 ? s.start : at;
+    trace.slice(hostPid, it->second, s.name, start * 1e6, s.seconds * 1e6);
+    at = std::max(at, start + s.seconds);
   }
   return trace.dump(metadata);
 }

@@ -49,9 +49,10 @@ struct DeviceSpan {
 
 // One stretch of host work, in wall seconds.
 struct HostSpan {
-  std::string track;  // "compilation", "execution", ...
+  std::string track;  // "NNAPI calls", "compilation", "simulation", ...
   std::string name;
   double seconds = 0;
+  double start = -1;  // seconds from the trace's origin; negative: where the previous span ended
 };
 
 // One execution's per-command timelines (hal::CommandProfile, program order), placed on the

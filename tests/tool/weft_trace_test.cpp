@@ -153,12 +153,20 @@ TEST(WeftTrace, RunTraceLaysTheAcceleratorLayersEndToEnd) {
   EXPECT_EQ(cycles, reported);
   EXPECT_EQ(counters, (std::set<std::string>{"unit busy %", "DRAM stall %", "DRAM bytes/cycle", "command FIFO entries",
                                              "token queue tokens", "DMA bytes of running commands"}));
-  // The host side: compiling, the accelerated run and the reference run, each on its track.
+  // The host side: the NNAPI calls, the compilation's partitioning and device steps, the
+  // simulator's time and the reference run, each on its track.
   std::set<std::string> threads;
-  for (const auto& e : processEvents(t, "host")) {
+  const json host = processEvents(t, "host");
+  for (const auto& e : host) {
     if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
   }
-  EXPECT_EQ(threads, (std::set<std::string>{"compilation", "execution", "reference"}));
+  EXPECT_EQ(threads, (std::set<std::string>{"NNAPI calls", "compilation", "simulation", "reference"}));
+  std::set<std::string> calls;
+  for (const auto& e : host) {
+    if (e["ph"] == "X" && e["name"].get<std::string>().rfind("ANeuralNetworks", 0) == 0) calls.insert(e["name"]);
+  }
+  EXPECT_TRUE(calls.count("ANeuralNetworksExecution_compute (accelerated)"));
+  EXPECT_TRUE(calls.count("ANeuralNetworksCompilation_create/finish (accelerated)"));
 }
 
 // A whole network in one execution: the same command timelines from both backends, and every
