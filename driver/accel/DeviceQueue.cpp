@@ -242,7 +242,10 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
     backend_->recordCommands(traceCommands);
     recordingCommands_ = traceCommands;
   }
-  if (traceCommands) backend_->takeCommandEvents();  // whatever an earlier run left
+  if (traceCommands) {  // whatever an earlier run left
+    backend_->takeCommandEvents();
+    backend_->takeDramEvents();
+  }
   const uint64_t busy0 = readCounter(hw::Counter::kBusy);
   const uint32_t programStart = tail_;
   tail_ = static_cast<uint32_t>((tail_ + n) % ringSize_);
@@ -291,6 +294,7 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   if (traceCommands) {
     r.commands = backend_->takeCommandEvents();
     if (r.commands.size() > n) r.commands.resize(n);
+    r.dram = backend_->takeDramEvents();
   }
   return r;
 }

@@ -43,6 +43,7 @@ struct SubmissionReport {
   // Per-command timelines of the program, in program order, when WEFT_COMMAND_TRACE=1
   // (sim/include/weft/sim/command_events.h; `weft run|layers --trace` sets it); else empty.
   std::vector<sim::CommandEvent> commands;
+  std::vector<sim::DramEvent> dram;  // its DRAM requests, likewise
 };
 
 class DeviceQueue {

@@ -316,6 +316,10 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
     std::memcpy(c.word.data(), program.data() + i * hw::kCommandBytes, hw::kCommandBytes);
     result.profile.commands.push_back(c);
   }
+  result.profile.dramRequests.reserve(m.submission.dram.size());
+  for (const sim::DramEvent& d : m.submission.dram) {
+    result.profile.dramRequests.push_back({d.issue, d.done, d.bytes, d.write != 0});
+  }
   result.timing = makeTiming(result.profile, measure);
   return result;
 }

@@ -36,6 +36,7 @@ struct Execution {
   uint64_t registerAccesses = 0;
   double simulatorSeconds = 0, executeSeconds = 0;
   std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;
 };
 
 Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& net, std::vector<uint8_t>& output) {
@@ -59,6 +60,7 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
     e.simulatorSeconds += p.simulatorWallSeconds;
     e.registerAccesses += p.registerAccesses;
     e.commands.insert(e.commands.end(), p.commands.begin(), p.commands.end());
+    e.dram.insert(e.dram.end(), p.dramRequests.begin(), p.dramRequests.end());
     for (const auto& op : p.operations) {
       e.cycles += op.cycles;
       e.readBytes += op.dramReadBytes;
@@ -155,6 +157,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.counters = e.counters;
         run.registerAccesses = e.registerAccesses;
         run.commands = e.commands;
+        run.dram = e.dram;
       }
       simulator.push_back(e.simulatorSeconds);
       execute.push_back(e.executeSeconds);

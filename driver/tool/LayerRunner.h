@@ -38,6 +38,7 @@ struct LayerRun {
   std::vector<uint8_t> output;
   // Its program's per-command timelines (the first execution's; only when WEFT_COMMAND_TRACE=1).
   std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;
 };
 
 struct LayerRunOptions {

@@ -172,7 +172,7 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
   uint64_t at = 0;
   double hostAt = 0;
   for (const LayerRun& r : runs) {
-    if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands});
+    if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands, r.dram});
     at += r.cycles;
     const ArrayFigures f = figures(r, hw);
     auto counter = [&](const char* name) -> double {

@@ -88,6 +88,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       for (size_t index : report.deviceOrder) c.atCycle += report.layers[index].cycles;
       c.cols = report.cols;
       c.commands = profile.commands;
+      c.dram = profile.dramRequests;
       report.commands.push_back(std::move(c));
     }
     for (const auto& op : profile.operations) {

@@ -90,6 +90,59 @@ uint64_t commandDramBytes(const hal::CommandProfile& c, uint32_t cols) {
   return 0;
 }
 
+// DRAM requests in flight (from acceptance through the last read beat or the write
+// acknowledgement), as averages over windows of W cycles: a network makes hundreds of thousands
+// of requests, so the tracks hold at most about kDramWindows samples per execution.
+template <typename At>
+void dramCounters(ChromeTrace& trace, int dev, const At& at, const std::vector<hal::DramRequestProfile>& dram) {
+  if (dram.empty()) return;
+  constexpr uint64_t kDramWindows = 4000;
+  struct Step {
+    uint64_t cycle;
+    int series;  // 0 read, 1 write
+    int64_t bytes, requests;
+  };
+  std::vector<Step> steps;
+  steps.reserve(2 * dram.size());
+  uint64_t first = kNone, last = 0;
+  for (const hal::DramRequestProfile& d : dram) {
+    const int series = d.write ? 1 : 0;
+    steps.push_back({d.issue, series, static_cast<int64_t>(d.bytes), 1});
+    steps.push_back({d.done + 1, series, -static_cast<int64_t>(d.bytes), -1});
+    first = std::min(first, d.issue);
+    last = std::max(last, d.done + 1);
+  }
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.cycle < b.cycle; });
+  const uint64_t window = std::max<uint64_t>(16, (last - first + kDramWindows - 1) / kDramWindows);
+  int64_t bytes[2] = {0, 0}, requests[2] = {0, 0};
+  size_t i = 0;
+  for (uint64_t w = first; w < last; w += window) {
+    // Integrate the step functions over [w, w + window).
+    double bytesSum[2] = {0, 0}, requestsSum[2] = {0, 0};
+    const uint64_t end = w + window;
+    uint64_t t = w;
+    const auto accumulate = [&](uint64_t until) {
+      for (int k = 0; k < 2; ++k) {
+        bytesSum[k] += static_cast<double>(bytes[k]) * static_cast<double>(until - t);
+        requestsSum[k] += static_cast<double>(requests[k]) * static_cast<double>(until - t);
+      }
+      t = until;
+    };
+    for (; i < steps.size() && steps[i].cycle < end; ++i) {
+      accumulate(std::max(t, steps[i].cycle));
+      bytes[steps[i].series] += steps[i].bytes;
+      requests[steps[i].series] += steps[i].requests;
+    }
+    accumulate(end);
+    const double n = static_cast<double>(window);
+    trace.counter(dev, "DRAM bytes in flight", at(w), {{"read", bytesSum[0] / n}, {"write", bytesSum[1] / n}});
+    trace.counter(dev, "DRAM requests in flight", at(w),
+                  {{"read", requestsSum[0] / n}, {"write", requestsSum[1] / n}});
+  }
+  trace.counter(dev, "DRAM bytes in flight", at(last), {{"read", 0}, {"write", 0}});
+  trace.counter(dev, "DRAM requests in flight", at(last), {{"read", 0}, {"write", 0}});
+}
+
 // Per-command slices on one track per unit plus the controller's, and counter tracks of the
 // unit FIFOs, the token queues and the DMA bytes of running commands, all from the events.
 void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::vector<DeviceCommands>& executions) {
@@ -154,13 +207,14 @@ void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::ve
       }
     }
     std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.cycle < b.cycle; });
-    const char* counterNames[3] = {"command FIFO entries", "token queue tokens", "DMA bytes of running commands"};
-    std::vector<std::vector<std::string>> series(3);
+    constexpr int kCounters = 3;
+    const char* counterNames[kCounters] = {"command FIFO entries", "token queue tokens", "DMA bytes of running commands"};
+    std::vector<std::vector<std::string>> series(kCounters);
     for (const char* u : kUnitTracks) series[0].emplace_back(u);
     for (const auto& q : hw::kTokenQueues) series[1].emplace_back(q.name);
     series[2] = {"LOAD (read)", "STORE (write)"};
-    std::vector<std::vector<int64_t>> value(3);
-    for (int k = 0; k < 3; ++k) value[k].assign(series[k].size(), 0);
+    std::vector<std::vector<int64_t>> value(kCounters);
+    for (int k = 0; k < kCounters; ++k) value[k].assign(series[k].size(), 0);
     const auto emit = [&](int k, double ts) {
       ordered_json v = ordered_json::object();
       for (size_t i = 0; i < series[k].size(); ++i) v[series[k][i]] = value[k][i];
@@ -168,15 +222,16 @@ void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::ve
     };
     for (size_t i = 0; i < changes.size();) {
       const uint64_t cycle = changes[i].cycle;
-      bool touched[3] = {false, false, false};
+      bool touched[kCounters] = {};
       for (; i < changes.size() && changes[i].cycle == cycle; ++i) {
         value[changes[i].counter][changes[i].series] += changes[i].delta;
         touched[changes[i].counter] = true;
       }
-      for (int k = 0; k < 3; ++k) {
+      for (int k = 0; k < kCounters; ++k) {
         if (touched[k]) emit(k, at(cycle));
       }
     }
+    dramCounters(trace, dev, at, ex.dram);
   }
 }
 

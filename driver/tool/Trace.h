@@ -16,7 +16,10 @@
 //     slice shows the wait for the machine to drain and its snapshot write).
 //   * Counter tracks derived from those events: "command FIFO entries" per unit, "token queue
 //     tokens" per dependency queue (popped at a start, pushed at a completion) and "DMA bytes of
-//     running commands" (a LOAD's or STORE's bytes while it runs).
+//     running commands" (a LOAD's or STORE's bytes while it runs); and from the device's DRAM
+//     requests (recorded with them): "DRAM bytes in flight" and "DRAM requests in flight", read
+//     and write, each request from its acceptance through its last read beat or its write
+//     acknowledgement, averaged over windows (at most about 4000 a program, at least 16 cycles).
 // An execution's commands are placed so that its first BARRIER's start (the snapshot opening
 // its first layer) is where that layer's slice begins. Both backends give the same counters
 // and the same command events, so they give the same device process, event for event.
@@ -79,6 +82,7 @@ struct DeviceCommands {
   uint64_t atCycle = 0;
   uint32_t cols = 0;  // the array's columns (a STORE's row bytes)
   std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;  // its DRAM requests
 };
 
 // The trace of a run: the device's layers in execution order (clock in MHz turns cycles into

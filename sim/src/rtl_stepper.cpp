@@ -282,12 +282,14 @@ void RtlStepper::serveRequests() {
     const uint64_t first = dram_.read(addr, r.data.data(), bytes, cycle_);
     r.firstCycle = std::max({first, cycle_ + 1, lastReadBeat_ + 1});
     lastReadBeat_ = r.firstCycle + r.beats - 1;
+    if (log_.enabled()) log_.dram(false, cycle_, lastReadBeat_, bytes);
   }
   if (*ports_.mem_wr_req_valid_o) {
     Write& w = writes_.pushBack();
     w.addr = *ports_.mem_wr_req_addr_o;
     w.bytes = *ports_.mem_wr_req_bytes_o;
     w.filled = 0;
+    w.issue = cycle_;
     w.data.resize(size_t{w.bytes} + busBytes_);
   }
   if (*ports_.mem_wr_data_valid_o) {
@@ -307,6 +309,7 @@ void RtlStepper::serveRequests() {
       const uint64_t at = std::max({done, cycle_ + 1, lastAck_ + 1});
       acks_.pushBack() = at;
       lastAck_ = at;
+      if (log_.enabled()) log_.dram(true, w.issue, at, w.bytes);
       writes_.popFront();
     }
   }

@@ -91,6 +91,7 @@ TEST(RtlVersusApprox, CommandTimelinesAreIdentical) {
   programs.push_back(testing::randomVectorProgram(config, 410, 24, false));
   programs.push_back(testing::randomVectorProgram(config, 411, 24, true));
   std::array<std::vector<std::vector<CommandEvent>>, 2> events;
+  std::array<std::vector<std::vector<DramEvent>>, 2> dram;
   for (int b = 0; b < 2; ++b) {
     auto device = createBackend(b == 0 ? BackendKind::kRtl : BackendKind::kApprox, config);
     EXPECT_TRUE(device->takeCommandEvents().empty());  // off by default
@@ -103,10 +104,20 @@ TEST(RtlVersusApprox, CommandTimelinesAreIdentical) {
       ring.submit(p.commands);
       EXPECT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
       events[b].push_back(device->takeCommandEvents());
+      dram[b].push_back(device->takeDramEvents());
     }
   }
   for (size_t i = 0; i < programs.size(); ++i) {
     SCOPED_TRACE(fmt::format("program {} (tag {})", i, programs[i].tag));
+    // Every DRAM request, from acceptance to last beat or acknowledgement.
+    ASSERT_FALSE(dram[0][i].empty());
+    ASSERT_EQ(dram[0][i].size(), dram[1][i].size());
+    for (size_t d = 0; d < dram[0][i].size(); ++d) {
+      const DramEvent &r = dram[0][i][d], &a = dram[1][i][d];
+      ASSERT_EQ(r, a) << "DRAM request " << d << ": rtl " << (r.write ? "write" : "read") << " " << r.bytes << " B "
+                      << r.issue << ".." << r.done << ", approx " << (a.write ? "write" : "read") << " " << a.bytes
+                      << " B " << a.issue << ".." << a.done;
+    }
     const auto &rtl = events[0][i], &approx = events[1][i];
     ASSERT_EQ(rtl.size(), programs[i].commands.size());
     ASSERT_EQ(approx.size(), rtl.size());

@@ -107,7 +107,8 @@ TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
         EXPECT_GE(e["args"]["complete"].get<uint64_t>(), e["args"]["start"].get<uint64_t>());
       }
     }
-    for (const char* c : {"command FIFO entries", "token queue tokens", "DMA bytes of running commands"}) {
+    for (const char* c : {"command FIFO entries", "token queue tokens", "DMA bytes of running commands",
+                          "DRAM bytes in flight", "DRAM requests in flight"}) {
       EXPECT_TRUE(counters.count(c)) << c;
     }
     ASSERT_EQ(rtl.size(), approx.size());
@@ -152,7 +153,8 @@ TEST(WeftTrace, RunTraceLaysTheAcceleratorLayersEndToEnd) {
   EXPECT_EQ(slices, accelerated);
   EXPECT_EQ(cycles, reported);
   EXPECT_EQ(counters, (std::set<std::string>{"unit busy %", "DRAM stall %", "DRAM bytes/cycle", "command FIFO entries",
-                                             "token queue tokens", "DMA bytes of running commands"}));
+                                             "token queue tokens", "DMA bytes of running commands",
+                                             "DRAM bytes in flight", "DRAM requests in flight"}));
   // The host side: the NNAPI calls, the compilation's partitioning and device steps, the
   // simulator's time and the reference run, each on its track.
   std::set<std::string> threads;

@@ -83,6 +83,11 @@ class ApproxBackend final : public IDeviceBackend {
     if constexpr (std::is_same_v<Device, approx::Engine>) return device_.commandLog().take();
     return {};
   }
+  std::vector<DramEvent> takeDramEvents() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if constexpr (std::is_same_v<Device, approx::Engine>) return device_.commandLog().takeDram();
+    return {};
+  }
 
  private:
   // Reads the cycle count for StatsScope (the lock is held).

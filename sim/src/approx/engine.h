@@ -292,6 +292,7 @@ inline uint64_t Engine::readAccept(uint64_t addr, uint32_t bytes, uint64_t t) {
     rp_.full = true;
   }
   rp_.acceptFrom = t + 1;
+  if (log_.enabled()) log_.dram(false, t, rp_.lastBeat, bytes);
   return rp_.lastBeat;
 }
 

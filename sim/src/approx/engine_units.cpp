@@ -168,6 +168,7 @@ void Engine::decoderEvent(uint64_t t) {
     return;
   }
   barrierAt_ = writeFinish(b.dramAddr, hw::kSnapshotBytes, t);  // its acknowledgement
+  if (log_.enabled()) log_.dram(true, snapRequest_, barrierAt_, hw::kSnapshotBytes);
   phase_ = Phase::kAck;
 }
 
@@ -508,6 +509,7 @@ bool Engine::storeWrite() {
   const StoreRow r = s.rows.front();
   s.rows.pop();
   const uint64_t ack = writeFinish(r.addr, r.bytes, r.lastBeat);
+  if (log_.enabled()) log_.dram(true, r.request, ack, r.bytes);
   batchWrBytes_ += r.bytes;
   ++batchWrReqs_;
   batchWrCycle_ = r.request;  // counted at the request, as DMA_WR_* are

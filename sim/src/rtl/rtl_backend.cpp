@@ -102,6 +102,17 @@ class RtlBackend final : public IDeviceBackend {
     }
     return events;
   }
+  std::vector<DramEvent> takeDramEvents() override {
+    std::vector<DramEvent> events;
+    SimulationThread::instance().run([&] {
+      if (CommandLog* log = system_.device().commandLog()) events = log->takeDram();
+    });
+    for (DramEvent& e : events) {
+      e.issue -= base_;
+      e.done -= base_;
+    }
+    return events;
+  }
 
  private:
   // Bounds, checked on the caller's thread: the simulation thread never unwinds an exception

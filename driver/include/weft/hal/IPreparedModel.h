@@ -49,6 +49,14 @@ struct CommandProfile {
   uint64_t complete = 0;    // its unit retired it
   std::array<uint64_t, 4> word{};  // the command as executed (hw::CommandWord)
 };
+// One DRAM request of the device during the program (recorded with CommandProfile): outstanding
+// from the cycle the port accepted it through its last read beat or its write acknowledgement.
+struct DramRequestProfile {
+  uint64_t issue = 0;
+  uint64_t done = 0;
+  uint32_t bytes = 0;
+  bool write = false;
+};
 struct ExecutionProfile {
   std::string device;
   std::string backend;             // "rtl", "approx" or "" (CPU)
@@ -68,6 +76,7 @@ struct ExecutionProfile {
   uint64_t interrupts = 0;
   uint64_t hostCopyBytes = 0;        // bytes copied between host memory and device DRAM
   std::vector<CommandProfile> commands;  // per-command timelines (see CommandProfile), else empty
+  std::vector<DramRequestProfile> dramRequests;  // likewise, by issue cycle
 };
 
 struct ExecutionResult {

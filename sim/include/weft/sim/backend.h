@@ -76,6 +76,8 @@ class IDeviceBackend {
   // Backends without them (test doubles) record nothing.
   virtual void recordCommands(bool on) { (void)on; }
   virtual std::vector<CommandEvent> takeCommandEvents() { return {}; }
+  // The device's DRAM requests (DramEvent) recorded with them, since the previous take.
+  virtual std::vector<DramEvent> takeDramEvents() { return {}; }
 };
 
 // Creates the backend of `kind` for `config`. The rtl backend loads (or builds on demand) the

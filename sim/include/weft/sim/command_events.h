@@ -7,6 +7,7 @@
 // (IDeviceBackend::recordCommands) and then costs one predictable branch per event site.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -37,6 +38,25 @@ struct CommandEvent {
            complete == o.complete && unit == o.unit && opcode == o.opcode;
   }
   bool operator!=(const CommandEvent& o) const { return !(*this == o); }
+};
+
+// One DRAM request of the device (fetch, LOAD, STORE row, snapshot), outstanding from the cycle
+// the port accepted it through the cycle of its last read beat or its write acknowledgement.
+struct DramEvent {
+  uint64_t issue = 0;
+  uint64_t done = 0;
+  uint32_t bytes = 0;
+  uint8_t write = 0;  // 0: read, 1: write
+
+  bool operator==(const DramEvent& o) const {
+    return issue == o.issue && done == o.done && bytes == o.bytes && write == o.write;
+  }
+  bool operator<(const DramEvent& o) const {
+    if (issue != o.issue) return issue < o.issue;
+    if (write != o.write) return write < o.write;
+    if (done != o.done) return done < o.done;
+    return bytes < o.bytes;
+  }
 };
 
 // The recorder. Commands go through decode one at a time and through each unit in order, so
@@ -91,6 +111,17 @@ class CommandLog {
     running_[u].pop_front();
     if (CommandEvent* e = find(seq)) e->complete = cycle;
   }
+  void dram(bool write, uint64_t issue, uint64_t done, uint32_t bytes) {
+    dram_.push_back({issue, done, bytes, static_cast<uint8_t>(write)});
+  }
+  // The DRAM requests recorded since the last take, by issue cycle (reads before writes).
+  std::vector<DramEvent> takeDram() {
+    std::vector<DramEvent> out;
+    out.swap(dram_);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
   // A soft or hardware reset at cycle t: queued and running work is dropped; times recorded
   // at or after t (a model may plan ahead) did not happen.
   void reset(uint64_t t) {
@@ -99,6 +130,8 @@ class CommandLog {
         if (*c != kNoCycle && *c >= t) *c = kNoCycle;
       }
     }
+    dram_.erase(std::remove_if(dram_.begin(), dram_.end(), [t](const DramEvent& d) { return d.issue >= t; }),
+                dram_.end());
     for (auto& q : queued_) q.clear();
     for (auto& q : running_) q.clear();
     inDecode_ = kNoCycle;
@@ -120,6 +153,7 @@ class CommandLog {
 
   bool enabled_ = false;
   std::vector<CommandEvent> events_;
+  std::vector<DramEvent> dram_;
   uint64_t base_ = 0, nextSeq_ = 0;
   uint64_t inDecode_ = kNoCycle;
   std::array<std::deque<uint64_t>, hw::kNumFifoUnits> queued_, running_;

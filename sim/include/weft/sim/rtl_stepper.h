@@ -106,7 +106,7 @@ class RtlStepper {
   };
   struct Write {
     std::vector<uint8_t> data;
-    uint64_t addr = 0;
+    uint64_t addr = 0, issue = 0;
     uint32_t bytes = 0, filled = 0;
   };
   // A ring of reusable slots that grows (rarely) instead of allocating per element.
