@@ -542,4 +542,17 @@ module weft_top
 
   logic unused;
   assign unused = ^{rd_idle, w_raddr, param_raddr, ld_wr_addr, vs_a_raddr, vs_b_raddr};
+
+  // Observation only (drives nothing): this cycle's command handshakes, which the simulation
+  // harness reads to build per-command timelines (sim/README.md "Command timelines").
+  //   [0] a command enters decode   [4:1] dispatch per unit   [8:5] FIFO pop (start) per unit
+  //   [12:9] retire per unit        [13] controller retire    [14] soft reset
+  //   [15] the BARRIER in decode finds the machine drained and executes
+  //   [19:16] opcode of the command entering decode
+  logic obs_bar_go;
+  logic [19:0] obs_cmd_events /*verilator public_flat_rd*/;
+  assign obs_bar_go = ctrl_busy && !snap_sel && !halted && drained &&
+                      disp_cmd[HdrOpcodeLsb +: HdrOpcodeW] == HdrOpcodeW'(OpBarrier);
+  assign obs_cmd_events = {fetched[HdrOpcodeLsb +: HdrOpcodeW], obs_bar_go, clr, ctrl_retire,
+                           vc_retire, st_retire, cp_retire, ld_retire, q_pop, disp, fetched_pop};
 endmodule

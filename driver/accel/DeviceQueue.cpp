@@ -1,5 +1,8 @@
 #include "DeviceQueue.h"
 
+#include <cstdlib>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -232,6 +235,17 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
     backend_->writeDram(ring_->addr(), program.data() + first * hw::kCommandBytes,
                         (n - first) * hw::kCommandBytes);
   }
+  // Per-command timelines, opt-in: the backend records from the doorbell on.
+  const char* traceEnv = std::getenv("WEFT_COMMAND_TRACE");
+  const bool traceCommands = traceEnv != nullptr && std::string_view(traceEnv) == "1";
+  if (traceCommands != recordingCommands_) {
+    backend_->recordCommands(traceCommands);
+    recordingCommands_ = traceCommands;
+  }
+  if (traceCommands) {  // whatever an earlier run left
+    backend_->takeCommandEvents();
+    backend_->takeDramEvents();
+  }
   const uint64_t busy0 = readCounter(hw::Counter::kBusy);
   const uint32_t programStart = tail_;
   tail_ = static_cast<uint32_t>((tail_ + n) % ringSize_);
@@ -277,6 +291,11 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   r.registerAccesses = registerAccesses_ - accesses0;
   r.interrupts = interrupts_ - interrupts0;
   r.backendTime = backendTime_ - backend0;
+  if (traceCommands) {
+    r.commands = backend_->takeCommandEvents();
+    if (r.commands.size() > n) r.commands.resize(n);
+    r.dram = backend_->takeDramEvents();
+  }
   return r;
 }
 

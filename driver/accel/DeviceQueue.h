@@ -41,6 +41,10 @@ struct SubmissionReport {
   uint64_t registerAccesses = 0;
   uint64_t interrupts = 0;
   std::chrono::nanoseconds backendTime{0};  // host time inside backend calls
+  // Per-command timelines of the program, in program order, when WEFT_COMMAND_TRACE=1
+  // (sim/include/weft/sim/command_events.h; `weft run|layers --trace` sets it); else empty.
+  std::vector<sim::CommandEvent> commands;
+  std::vector<sim::DramEvent> dram;  // its DRAM requests, likewise
 };
 
 class DeviceQueue {
@@ -117,6 +121,7 @@ class DeviceQueue {
   std::string refusedCommand(uint32_t start, uint64_t n, hw::Error code);
 
   std::unique_ptr<sim::IDeviceBackend> backend_;
+  bool recordingCommands_ = false;
   std::shared_ptr<DramAllocator> allocator_;
   std::mutex mutex_;
   // The line of executions waiting for the device: (-priority, arrival), first is next.

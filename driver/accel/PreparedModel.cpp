@@ -1,5 +1,7 @@
 #include "PreparedModel.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -269,7 +271,8 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
                               cm.operations.size()});
     };
   }
-  auto submitted = queue_->run(inPlace.empty() ? cm.program : relocated, cm.watchdogCycles, onProgress, deadline);
+  const std::vector<uint8_t>& program = inPlace.empty() ? cm.program : relocated;
+  auto submitted = queue_->run(program, cm.watchdogCycles, onProgress, deadline);
   for (const DeviceBuffer* buffer : outputBuffers) {
     if (buffer != nullptr) buffer->deviceWrote();  // or half-wrote, when the run failed
   }
@@ -297,6 +300,26 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
   m.wallTime = Clock::now() - t0;
   result.profile = makeProfile(cm, snapshots, m, queue_->config(), std::string(sim::toString(backend.kind())));
   result.profile.hostCopyBytes = hostCopyBytes;
+  // Per-command timelines (opt-in): the events in program order, with the commands as executed.
+  const auto& events = m.submission.commands;
+  result.profile.commands.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const sim::CommandEvent& e = events[i];
+    hal::CommandProfile c;
+    c.index = static_cast<uint32_t>(i);
+    c.unit = e.unit;
+    c.opcode = e.opcode;
+    c.decode = e.decode;
+    c.dispatch = e.dispatch;
+    c.start = e.start;
+    c.complete = e.complete;
+    std::memcpy(c.word.data(), program.data() + i * hw::kCommandBytes, hw::kCommandBytes);
+    result.profile.commands.push_back(c);
+  }
+  result.profile.dramRequests.reserve(m.submission.dram.size());
+  for (const sim::DramEvent& d : m.submission.dram) {
+    result.profile.dramRequests.push_back({d.issue, d.done, d.bytes, d.write != 0});
+  }
   result.timing = makeTiming(result.profile, measure);
   return result;
 }

@@ -1,5 +1,7 @@
 #include "ExecutionPlan.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -206,11 +208,13 @@ nn::Result<ExecutionPlan> ExecutionPlan::create(std::shared_ptr<const FinishedMo
     // Each partition is a model of its own to the device: its own cache key.
     StepSettings settings{options.preference, options.priority, options.deadline, options.cache};
     if (settings.cache.has_value()) settings.cache->key += fmt::format("-{}", plan.steps_.size());
+    const auto prepareStart = std::chrono::steady_clock::now();
     nn::Result<PreparedStep> prepared = prepareStep(*step.device, *step.model, settings);
     if (!prepared.ok()) {
       prepared = prepareOnCpuInstead(step, devices, options, settings, prepared.error());
       if (!prepared.ok()) return prepared.error();
     }
+    step.prepareSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - prepareStart).count();
     step.preparedModel = std::move(prepared->preparedModel);
     step.cacheUse = prepared->cacheUse;
     for (uint32_t operation : step.clientOperations) plan.operationDevices_[operation] = step.device;

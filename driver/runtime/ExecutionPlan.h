@@ -33,6 +33,7 @@ struct ExecutionStep {
   std::vector<StepOperand> outputs;  // in the order of model->main.outputIndexes
   std::vector<uint32_t> clientOperations;  // step operation i -> index in the client's order
   CacheUse cacheUse = CacheUse::kNotRequested;
+  double prepareSeconds = 0;  // wall time of the device's prepareModel (or cache restore)
 };
 
 struct PlanOptions {

@@ -17,7 +17,7 @@ std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilatio
   std::vector<CompilationStep> steps;
   if (compilation == nullptr || !fromHandle(compilation)->checkUsable("").ok()) return steps;
   for (const ExecutionStep& step : fromHandle(compilation)->plan().steps()) {
-    steps.push_back(CompilationStep{step.device->name(), step.clientOperations, step.cacheUse});
+    steps.push_back(CompilationStep{step.device->name(), step.clientOperations, step.cacheUse, step.prepareSeconds});
   }
   return steps;
 }

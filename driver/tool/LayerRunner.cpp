@@ -35,6 +35,8 @@ struct Execution {
   std::vector<std::pair<std::string, uint64_t>> counters;
   uint64_t registerAccesses = 0;
   double simulatorSeconds = 0, executeSeconds = 0;
+  std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;
 };
 
 Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& net, std::vector<uint8_t>& output) {
@@ -57,6 +59,8 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
   for (const auto& p : profiles) {
     e.simulatorSeconds += p.simulatorWallSeconds;
     e.registerAccesses += p.registerAccesses;
+    e.commands.insert(e.commands.end(), p.commands.begin(), p.commands.end());
+    e.dram.insert(e.dram.end(), p.dramRequests.begin(), p.dramRequests.end());
     for (const auto& op : p.operations) {
       e.cycles += op.cycles;
       e.readBytes += op.dramReadBytes;
@@ -152,6 +156,8 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.dramWriteBytes = e.writeBytes;
         run.counters = e.counters;
         run.registerAccesses = e.registerAccesses;
+        run.commands = e.commands;
+        run.dram = e.dram;
       }
       simulator.push_back(e.simulatorSeconds);
       execute.push_back(e.executeSeconds);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "LayerTable.h"
+#include "weft/hal/IPreparedModel.h"
 
 namespace weft::tool {
 
@@ -35,6 +36,9 @@ struct LayerRun {
   double executeSeconds = 0;    // ANeuralNetworksExecution_compute, wall
   double prepareSeconds = 0;    // building the data and the model, compiling it, wall
   std::vector<uint8_t> output;
+  // Its program's per-command timelines (the first execution's; only when WEFT_COMMAND_TRACE=1).
+  std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;
 };
 
 struct LayerRunOptions {

@@ -168,7 +168,12 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
                         const std::string& backend, const codesign::Estimator& estimator) {
   std::vector<DeviceSpan> device;
   std::vector<HostSpan> host;
+  std::vector<DeviceCommands> commands;
+  uint64_t at = 0;
+  double hostAt = 0;
   for (const LayerRun& r : runs) {
+    if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands, r.dram});
+    at += r.cycles;
     const ArrayFigures f = figures(r, hw);
     auto counter = [&](const char* name) -> double {
       for (const auto& [n, v] : r.counters) {
@@ -194,11 +199,16 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
     s.dramReadBytes = r.dramReadBytes;
     s.dramWriteBytes = r.dramWriteBytes;
     device.push_back(std::move(s));
-    host.push_back({"building and compiling", r.name, r.prepareSeconds});
-    host.push_back({"execution (simulation)", r.name, r.executeSeconds});
+    // Each layer's building and compiling, then its execution, with the simulator's share of it.
+    const double built = hostAt + r.prepareSeconds;
+    host.push_back({"building and compiling", r.name, r.prepareSeconds, hostAt});
+    host.push_back({"execution", r.name, r.executeSeconds, built});
+    host.push_back({"simulation", r.name, std::min(r.simulatorSeconds, r.executeSeconds), built});
+    hostAt = built + r.executeSeconds;
   }
   return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host,
-                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}});
+                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}},
+                    commands);
 }
 
 void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
@@ -284,6 +294,8 @@ int runLayers(const LayersOptions& options) {
       fmt::print(stderr, "[{:>3}/{}] {}\n", i + 1, n, name);
     };
   }
+  // A trace shows every command: the device records per-command timelines (DeviceQueue).
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
   const std::vector<LayerRun> runs = runLayerTable(table, run);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

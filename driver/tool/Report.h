@@ -11,6 +11,7 @@
 
 #include "Energy.h"
 #include "Estimator.h"
+#include "Trace.h"
 
 namespace weft::tool {
 
@@ -46,6 +47,8 @@ double cyclesOverBound(const LayerReport& layer, int64_t dramBytesPerCycle);
 
 struct RunReport {
   std::string network, backend, hwConfig;
+  // The accelerator executions' per-command timelines (only with --trace), for the trace.
+  std::vector<DeviceCommands> commands;
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
   int64_t dramBytesPerCycle = 0;
@@ -66,6 +69,8 @@ struct RunReport {
   codesign::EnergyBreakdown acceleratorEnergy;
   std::vector<size_t> deviceOrder;  // accelerator layers in the order the device ran them
   double compileWallSeconds = 0;
+  // The host side for the trace: NNAPI calls, compilation steps and simulation, in wall time.
+  std::vector<HostSpan> hostSpans;
   std::vector<std::string> estimateLines;
   nlohmann::ordered_json estimates;
 

@@ -82,6 +82,15 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
     report.simulatedCycles += profile.simulatedCycles;
     // The execution's register accesses belong to no one layer: they count in the total only.
     if (profile.deviceCycles > 0) report.acceleratorEnergy += estimator.energy({}, profile.registerAccesses);
+    if (!profile.commands.empty()) {
+      // Its first layer starts where the layers laid out so far end.
+      DeviceCommands c;
+      for (size_t index : report.deviceOrder) c.atCycle += report.layers[index].cycles;
+      c.cols = report.cols;
+      c.commands = profile.commands;
+      c.dram = profile.dramRequests;
+      report.commands.push_back(std::move(c));
+    }
     for (const auto& op : profile.operations) {
       if (op.operationIndex >= report.layers.size()) continue;
       LayerReport& l = report.layers[op.operationIndex];
@@ -210,11 +219,10 @@ std::string runTrace(const RunReport& r) {
     s.dramReadBytes = l.dramReadBytes, s.dramWriteBytes = l.dramWriteBytes;
     device.push_back(std::move(s));
   }
-  const std::vector<HostSpan> host = {{"compilation", "compile (partition, tiling search)", r.compileWallSeconds},
-                                      {"execution", "accelerated run", r.runWallSeconds},
-                                      {"reference", "reference run (CPU)", r.referenceWallSeconds}};
+  const std::vector<HostSpan>& host = r.hostSpans;
   return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host,
-                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}});
+                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}},
+                    r.commands);
 }
 
 std::string envOr(const char* name, const char* fallback) {
@@ -241,15 +249,26 @@ int runNetwork(const RunOptions& options) {
   report.estimateLines = estimator.describe();
   report.estimates = estimator.json();
 
+  // A trace shows every command: the device records per-command timelines (DeviceQueue).
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
+  const auto origin = Clock::now();
+  const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin).count(); };
+  auto& host = report.hostSpans;
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
+  const auto buildStart = Clock::now();
   ModelPtr model = buildModel(net);
+  host.push_back({"NNAPI calls", "ANeuralNetworksModel_* (build the model)", since(Clock::now()) - since(buildStart),
+                  since(buildStart)});
 
   // The accelerated run: on the accelerator alone when it supports every layer (a single-device
   // compilation, for which NNAPI reports durations), else on every device, partitioned.
   std::unique_ptr<bool[]> supported(new bool[std::max<size_t>(1, net.layers.size())]);
+  const auto supportedStart = Clock::now();
   check(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), &accelerator, 1, supported.get()),
         "ANeuralNetworksModel_getSupportedOperationsForDevices");
+  host.push_back({"NNAPI calls", "ANeuralNetworksModel_getSupportedOperationsForDevices",
+                  since(Clock::now()) - since(supportedStart), since(supportedStart)});
   const bool whole = std::all_of(supported.get(), supported.get() + net.layers.size(), [](bool s) { return s; });
   const auto compileStart = Clock::now();
   CompilationPtr compilation = compile(model.get(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator}
@@ -258,6 +277,23 @@ int runNetwork(const RunOptions& options) {
   report.compileWallSeconds = std::chrono::duration<double>(Clock::now() - compileStart).count();
   const auto devices = runtime::getOperationDevices(compilation.get());
   const auto steps = runtime::getCompilationSteps(compilation.get());
+  {
+    // Inside the compilation: the partitioning, then each step's device compilation, in order.
+    const double start = since(compileStart);
+    host.push_back({"NNAPI calls", "ANeuralNetworksCompilation_create/finish (accelerated)", report.compileWallSeconds,
+                    start});
+    double prepared = 0;
+    for (const auto& step : steps) prepared += step.prepareSeconds;
+    double at = start + std::max(0.0, report.compileWallSeconds - prepared);
+    host.push_back({"compilation", "partitioning, plan", std::max(0.0, report.compileWallSeconds - prepared), start});
+    for (const auto& step : steps) {
+      host.push_back({"compilation",
+                      fmt::format("{}: prepareModel ({} operations{})", step.device, step.operations.size(),
+                                  step.device == deviceName(accelerator) ? ": lowering, tiling search, program" : ""),
+                      step.prepareSeconds, at});
+      at += step.prepareSeconds;
+    }
+  }
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
     LayerReport row;
@@ -289,7 +325,18 @@ int runNetwork(const RunOptions& options) {
   {
     std::optional<ProgressDisplay> progress;
     if (!options.quiet) progress.emplace(net);
+    const auto runStart = Clock::now();
     report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
+    host.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute (accelerated)", report.runWallSeconds,
+                    since(runStart)});
+    // The host time inside the device backend (the simulator), per accelerator step, in order.
+    double at = since(runStart);
+    for (const auto& profile : runtime::getExecutionProfiles(accelExecution.get())) {
+      if (profile.simulatorWallSeconds <= 0) continue;
+      host.push_back({"simulation", fmt::format("{} backend ({} operations)", profile.backend, profile.operations.size()),
+                      profile.simulatorWallSeconds, at});
+      at += profile.simulatorWallSeconds;
+    }
   }
   fillTiming(report, accelExecution.get(), steps, estimator);
 
@@ -298,10 +345,17 @@ int runNetwork(const RunOptions& options) {
   report.referenceChecked = report.backend != "timing";
   if (report.referenceChecked) {
     if (!options.quiet) fmt::print(stderr, "weft: reference run on {}...\n", deviceName(cpu));
+    const auto refCompileStart = Clock::now();
     CompilationPtr refCompilation = compile(model.get(), {cpu});
+    host.push_back({"NNAPI calls", "ANeuralNetworksCompilation_create/finish (reference)",
+                    since(Clock::now()) - since(refCompileStart), since(refCompileStart)});
     Outputs refOut = allocateOutputs(net);
     ExecutionPtr refExecution;
+    const auto refStart = Clock::now();
     report.referenceWallSeconds = execute(refCompilation.get(), net, refOut, false, refExecution);
+    host.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute (reference)", report.referenceWallSeconds,
+                    since(refStart)});
+    host.push_back({"reference", "reference run (CPU)", report.referenceWallSeconds, since(refStart)});
     compare(report, accelOut, refOut);
   }
 

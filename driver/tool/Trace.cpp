@@ -1,7 +1,12 @@
 #include "Trace.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <map>
+
+#include "weft/hw/command_word.h"
+#include "weft/hw/generated.h"
 
 namespace weft::tool {
 
@@ -31,11 +36,210 @@ void ChromeTrace::counter(int pid, const std::string& name, double atUs, const o
 }
 
 std::string ChromeTrace::dump(const ordered_json& metadata) const {
-  return ordered_json{{"traceEvents", events_}, {"displayTimeUnit", "ns"}, {"otherData", metadata}}.dump(1) + "\n";
+  // Per-command timelines make large files: one line per event then, not per key.
+  if (events_.size() <= 10000) {
+    return ordered_json{{"traceEvents", events_}, {"displayTimeUnit", "ns"}, {"otherData", metadata}}.dump(1) + "\n";
+  }
+  std::string out = "{\"traceEvents\": [\n";
+  for (size_t i = 0; i < events_.size(); ++i) out += events_[i].dump() + (i + 1 < events_.size() ? ",\n" : "\n");
+  out += "],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": " + metadata.dump() + "\n}\n";
+  return out;
 }
 
+namespace {
+
+constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+// The track of each unit's commands (hw::Unit order; control is the controller's track).
+constexpr std::array<const char*, hw::kNumFifoUnits> kUnitTracks = {
+    "load (DMA in)", "compute (array)", "store (post-processing, DMA out)", "vector"};
+
+// A command's decoded fields, as arguments.
+ordered_json commandArgs(const hal::CommandProfile& c) {
+  hw::CommandWord word;
+  word.words() = c.word;
+  ordered_json fields = ordered_json::object();
+  fields["wait0"] = word.get(hw::field::kWait0);
+  fields["wait1"] = word.get(hw::field::kWait1);
+  fields["signal0"] = word.get(hw::field::kSignal0);
+  fields["signal1"] = word.get(hw::field::kSignal1);
+  for (const auto& f : hw::kOpcodeFields) {
+    if (static_cast<uint8_t>(f.op) != c.opcode) continue;
+    if (f.field.isSigned) {
+      fields[std::string(f.name)] = word.getSigned(f.field);
+    } else {
+      fields[std::string(f.name)] = word.get(f.field);
+    }
+  }
+  return fields;
+}
+
+// DRAM bytes a LOAD reads or a STORE writes.
+uint64_t commandDramBytes(const hal::CommandProfile& c, uint32_t cols) {
+  hw::CommandWord word;
+  word.words() = c.word;
+  if (c.opcode == static_cast<uint8_t>(hw::Opcode::kLoad)) {
+    const auto l = hw::LoadCmd::decode(word);
+    return uint64_t{l.rowBytes} * l.count0 * l.count1 * l.count2;
+  }
+  if (c.opcode == static_cast<uint8_t>(hw::Opcode::kStore)) {
+    const auto st = hw::StoreCmd::decode(word);
+    const uint64_t e = st.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+    return e * ((uint64_t{st.tiles} - 1) * cols + st.rowBytes) * st.count0 * st.count1;
+  }
+  return 0;
+}
+
+// DRAM requests in flight (from acceptance through the last read beat or the write
+// acknowledgement), as averages over windows of W cycles: a network makes hundreds of thousands
+// of requests, so the tracks hold at most about kDramWindows samples per execution.
+template <typename At>
+void dramCounters(ChromeTrace& trace, int dev, const At& at, const std::vector<hal::DramRequestProfile>& dram) {
+  if (dram.empty()) return;
+  constexpr uint64_t kDramWindows = 4000;
+  struct Step {
+    uint64_t cycle;
+    int series;  // 0 read, 1 write
+    int64_t bytes, requests;
+  };
+  std::vector<Step> steps;
+  steps.reserve(2 * dram.size());
+  uint64_t first = kNone, last = 0;
+  for (const hal::DramRequestProfile& d : dram) {
+    const int series = d.write ? 1 : 0;
+    steps.push_back({d.issue, series, static_cast<int64_t>(d.bytes), 1});
+    steps.push_back({d.done + 1, series, -static_cast<int64_t>(d.bytes), -1});
+    first = std::min(first, d.issue);
+    last = std::max(last, d.done + 1);
+  }
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.cycle < b.cycle; });
+  const uint64_t window = std::max<uint64_t>(16, (last - first + kDramWindows - 1) / kDramWindows);
+  int64_t bytes[2] = {0, 0}, requests[2] = {0, 0};
+  size_t i = 0;
+  for (uint64_t w = first; w < last; w += window) {
+    // Integrate the step functions over [w, w + window).
+    double bytesSum[2] = {0, 0}, requestsSum[2] = {0, 0};
+    const uint64_t end = w + window;
+    uint64_t t = w;
+    const auto accumulate = [&](uint64_t until) {
+      for (int k = 0; k < 2; ++k) {
+        bytesSum[k] += static_cast<double>(bytes[k]) * static_cast<double>(until - t);
+        requestsSum[k] += static_cast<double>(requests[k]) * static_cast<double>(until - t);
+      }
+      t = until;
+    };
+    for (; i < steps.size() && steps[i].cycle < end; ++i) {
+      accumulate(std::max(t, steps[i].cycle));
+      bytes[steps[i].series] += steps[i].bytes;
+      requests[steps[i].series] += steps[i].requests;
+    }
+    accumulate(end);
+    const double n = static_cast<double>(window);
+    trace.counter(dev, "DRAM bytes in flight", at(w), {{"read", bytesSum[0] / n}, {"write", bytesSum[1] / n}});
+    trace.counter(dev, "DRAM requests in flight", at(w),
+                  {{"read", requestsSum[0] / n}, {"write", requestsSum[1] / n}});
+  }
+  trace.counter(dev, "DRAM bytes in flight", at(last), {{"read", 0}, {"write", 0}});
+  trace.counter(dev, "DRAM requests in flight", at(last), {{"read", 0}, {"write", 0}});
+}
+
+// Per-command slices on one track per unit plus the controller's, and counter tracks of the
+// unit FIFOs, the token queues and the DMA bytes of running commands, all from the events.
+void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::vector<DeviceCommands>& executions) {
+  bool any = false;
+  for (const auto& e : executions) any = any || !e.commands.empty();
+  if (!any) return;
+  const int controller = trace.thread(dev, "controller (decode, NOP, BARRIER)");
+  std::array<int, hw::kNumFifoUnits> units{};
+  for (size_t u = 0; u < units.size(); ++u) units[u] = trace.thread(dev, kUnitTracks[u]);
+  for (const DeviceCommands& ex : executions) {
+    if (ex.commands.empty()) continue;
+    uint64_t origin = ex.commands.front().decode;
+    for (const auto& c : ex.commands) {
+      if (c.opcode == static_cast<uint8_t>(hw::Opcode::kBarrier) && c.start != kNone) {
+        origin = c.start;
+        break;
+      }
+    }
+    const auto at = [&](uint64_t cycle) {
+      return (static_cast<double>(ex.atCycle) + static_cast<double>(cycle) - static_cast<double>(origin)) * usPerCycle;
+    };
+    // (cycle, counter series, delta), folded into values below.
+    struct Change {
+      uint64_t cycle;
+      int counter, series;
+      int64_t delta;
+    };
+    std::vector<Change> changes;
+    for (const hal::CommandProfile& c : ex.commands) {
+      if (c.decode == kNone) continue;
+      const std::string name(hw::opcodeName(static_cast<hw::Opcode>(c.opcode)));
+      const bool fifo = c.unit < hw::kNumFifoUnits;
+      const uint64_t leave = fifo ? c.dispatch : c.complete;
+      if (leave != kNone) {
+        trace.slice(dev, controller, name, at(c.decode), static_cast<double>(leave - c.decode + 1) * usPerCycle,
+                    {{"index", c.index}, {"decode", c.decode}, {"leave", leave}});
+      }
+      if (!fifo || c.start == kNone || c.complete == kNone) continue;
+      ordered_json args = {{"index", c.index},       {"dispatch", c.dispatch},
+                           {"start", c.start},       {"complete", c.complete},
+                           {"queued", c.start - c.dispatch}, {"fields", commandArgs(c)}};
+      trace.slice(dev, units[c.unit], name, at(c.start), static_cast<double>(c.complete - c.start + 1) * usPerCycle,
+                  args);
+      // FIFO: in from the cycle after the dispatch, out from the cycle after the start.
+      changes.push_back({c.dispatch + 1, 0, c.unit, 1});
+      changes.push_back({c.start + 1, 0, c.unit, -1});
+      // Tokens: popped at the start, pushed at the completion (visible from the next cycle).
+      hw::CommandWord word;
+      word.words() = c.word;
+      const auto& ports = hw::kUnitTokenPorts[c.unit];
+      const hw::Field waits[2] = {hw::field::kWait0, hw::field::kWait1};
+      const hw::Field signals[2] = {hw::field::kSignal0, hw::field::kSignal1};
+      for (int i = 0; i < 2; ++i) {
+        if (word.get(waits[i]) && ports.waits[i] >= 0) changes.push_back({c.start + 1, 1, ports.waits[i], -1});
+        if (word.get(signals[i]) && ports.signals[i] >= 0) changes.push_back({c.complete + 1, 1, ports.signals[i], 1});
+      }
+      const uint64_t bytes = commandDramBytes(c, ex.cols);
+      if (bytes > 0) {
+        const int series = c.opcode == static_cast<uint8_t>(hw::Opcode::kLoad) ? 0 : 1;
+        changes.push_back({c.start, 2, series, static_cast<int64_t>(bytes)});
+        changes.push_back({c.complete + 1, 2, series, -static_cast<int64_t>(bytes)});
+      }
+    }
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.cycle < b.cycle; });
+    constexpr int kCounters = 3;
+    const char* counterNames[kCounters] = {"command FIFO entries", "token queue tokens", "DMA bytes of running commands"};
+    std::vector<std::vector<std::string>> series(kCounters);
+    for (const char* u : kUnitTracks) series[0].emplace_back(u);
+    for (const auto& q : hw::kTokenQueues) series[1].emplace_back(q.name);
+    series[2] = {"LOAD (read)", "STORE (write)"};
+    std::vector<std::vector<int64_t>> value(kCounters);
+    for (int k = 0; k < kCounters; ++k) value[k].assign(series[k].size(), 0);
+    const auto emit = [&](int k, double ts) {
+      ordered_json v = ordered_json::object();
+      for (size_t i = 0; i < series[k].size(); ++i) v[series[k][i]] = value[k][i];
+      trace.counter(dev, counterNames[k], ts, v);
+    };
+    for (size_t i = 0; i < changes.size();) {
+      const uint64_t cycle = changes[i].cycle;
+      bool touched[kCounters] = {};
+      for (; i < changes.size() && changes[i].cycle == cycle; ++i) {
+        value[changes[i].counter][changes[i].series] += changes[i].delta;
+        touched[changes[i].counter] = true;
+      }
+      for (int k = 0; k < kCounters; ++k) {
+        if (touched[k]) emit(k, at(cycle));
+      }
+    }
+    dramCounters(trace, dev, at, ex.dram);
+  }
+}
+
+}  // namespace
+
 std::string buildTrace(const std::string& deviceName, double clockMHz, const std::vector<DeviceSpan>& device,
-                       const std::vector<HostSpan>& host, const ordered_json& metadata) {
+                       const std::vector<HostSpan>& host, const ordered_json& metadata,
+                       const std::vector<DeviceCommands>& commands) {
   ChromeTrace trace;
   const int dev = trace.process(deviceName);
   const int layers = trace.thread(dev, "layers");
@@ -60,6 +264,7 @@ std::string buildTrace(const std::string& deviceName, double clockMHz, const std
   trace.counter(dev, "unit busy %", end, {{"array", 0}, {"vector", 0}, {"load", 0}, {"store", 0}});
   trace.counter(dev, "DRAM stall %", end, {{"stall", 0}});
   trace.counter(dev, "DRAM bytes/cycle", end, {{"read", 0}, {"write", 0}});
+  commandTracks(trace, dev, usPerCycle, commands);
 
   const int hostPid = trace.process("host (wall time)");
   std::map<std::string, int> tracks;
@@ -67,8 +272,9 @@ std::string buildTrace(const std::string& deviceName, double clockMHz, const std
   for (const HostSpan& s : host) {
     auto [it, added] = tracks.emplace(s.track, 0);
     if (added) it->second = trace.thread(hostPid, s.track);
-    trace.slice(hostPid, it->second, s.name, at * 1e6, s.seconds * 1e6);
-    at += s.seconds;
+    const double start = s.start >= 0 ? s.start : at;
+    trace.slice(hostPid, it->second, s.name, start * 1e6, s.seconds * 1e6);
+    at = std::max(at, start + s.seconds);
   }
   return trace.dump(metadata);
 }

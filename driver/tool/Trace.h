@@ -1,19 +1,41 @@
 // Timelines as Chrome trace-event JSON (the format ui.perfetto.dev and chrome://tracing open):
 // `--trace FILE.json` on `weft run` and `weft layers`.
 //
-// What the device side shows is what the hardware's counters say: one slice per accelerator
-// layer on a "layers" track, laid out in device cycles (the span between the snapshot barriers
-// around it, layers end to end in execution order), with the layer's figures as arguments, and
-// counter tracks of the units' busy fractions and DRAM traffic per layer. Both backends give the
-// same counters, so they give the same device timeline. The host side (compiling, building,
-// executing, the reference run) is on a process of its own, in wall time, laid end to end.
-// Per-command slices per unit need the backends to report command starts and completions,
-// which they do not yet.
+// The device process, in device cycles at the configuration's clock:
+//   * "layers": one slice per accelerator layer (the span between the snapshot barriers around
+//     it, layers end to end in execution order), with the layer's figures as arguments, and
+//     counter tracks of the units' busy fractions and DRAM traffic per layer (the counters).
+//   * One track per unit, one slice per command, from the per-command timelines both backends
+//     record (sim/include/weft/sim/command_events.h; the tool turns recording on with
+//     WEFT_COMMAND_TRACE=1): "load (DMA in)", "compute (array)", "store (post-processing, DMA
+//     out)", "vector". A slice spans the cycle the unit took the command from its FIFO through
+//     the cycle it retired it, is named by opcode and carries the command's index in its
+//     program, its dispatch/start/complete cycles, the cycles it queued and its decoded fields.
+//   * "controller (decode, NOP, BARRIER)": each command from the cycle it entered decode to the
+//     cycle it left (dispatched to its unit's FIFO; a NOP or BARRIER: retired, so a BARRIER's
+//     slice shows the wait for the machine to drain and its snapshot write).
+//   * Counter tracks derived from those events: "command FIFO entries" per unit, "token queue
+//     tokens" per dependency queue (popped at a start, pushed at a completion) and "DMA bytes of
+//     running commands" (a LOAD's or STORE's bytes while it runs); and from the device's DRAM
+//     requests (recorded with them): "DRAM bytes in flight" and "DRAM requests in flight", read
+//     and write, each request from its acceptance through its last read beat or its write
+//     acknowledgement, averaged over windows (at most about 4000 a program, at least 16 cycles).
+// An execution's commands are placed so that its first BARRIER's start (the snapshot opening
+// its first layer) is where that layer's slice begins. Both backends give the same counters
+// and the same command events, so they give the same device process, event for event.
+//
+// The host process, in wall time from the tool's start: `run` has the NNAPI calls (building
+// the model, supported operations, compilation, executions), the compilation's partitioning
+// and each step's device compilation (prepareModel: lowering, tiling search, program), the
+// host time inside the device backend (simulation) and the reference run; `layers` has each
+// layer's building and compiling, its execution and the simulator's share of it.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "weft/hal/IPreparedModel.h"
 
 namespace weft::tool {
 
@@ -47,14 +69,27 @@ struct DeviceSpan {
 
 // One stretch of host work, in wall seconds.
 struct HostSpan {
-  std::string track;  // "compilation", "execution", ...
+  std::string track;  // "NNAPI calls", "compilation", "simulation", ...
   std::string name;
   double seconds = 0;
+  double start = -1;  // seconds from the trace's origin; negative: where the previous span ended
+};
+
+// One execution's per-command timelines (hal::CommandProfile, program order), placed on the
+// device timeline: the start of its first BARRIER (the snapshot that opens its first layer)
+// lands at cycle `atCycle`, where that layer's slice begins.
+struct DeviceCommands {
+  uint64_t atCycle = 0;
+  uint32_t cols = 0;  // the array's columns (a STORE's row bytes)
+  std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;  // its DRAM requests
 };
 
 // The trace of a run: the device's layers in execution order (clock in MHz turns cycles into
-// time) on process `deviceName`, the host spans end to end on process "host".
+// time) on process `deviceName`, with the executions' command timelines when there are any,
+// and the host spans end to end on process "host".
 std::string buildTrace(const std::string& deviceName, double clockMHz, const std::vector<DeviceSpan>& device,
-                       const std::vector<HostSpan>& host, const nlohmann::ordered_json& metadata);
+                       const std::vector<HostSpan>& host, const nlohmann::ordered_json& metadata,
+                       const std::vector<DeviceCommands>& commands = {});
 
 }  // namespace weft::tool

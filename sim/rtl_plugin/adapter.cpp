@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "Vweft_top.h"
+#include "Vweft_top___024root.h"
 #include "verilated.h"
 #if WEFT_RTL_TRACE
 #include "verilated_fst_c.h"
@@ -72,6 +73,7 @@ void* create(WeftRtlPorts* p) {
   p->mem_wr_data_last_o = scalar<uint8_t>(t.mem_wr_data_last_o);
   p->mem_wr_ack_i = scalar<uint8_t>(t.mem_wr_ack_i);
   p->irq_o = scalar<uint8_t>(t.irq_o);
+  p->obs_cmd_events = scalar<uint32_t>(t.rootp->weft_top__DOT__obs_cmd_events);
   return inst;
 }
 

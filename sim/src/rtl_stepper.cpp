@@ -176,6 +176,29 @@ void RtlStepper::reset(unsigned cycles) {
   plugin_->api().eval(model_);
   lastReadBeat_ = cycle_;
   lastAck_ = cycle_;
+  log_.reset(cycle_);
+}
+
+// One cycle's command handshakes (weft_top obs_cmd_events): dispatch and a controller retire
+// concern the command in decode, before the next one enters it in the same cycle; a unit's
+// start precedes its completions of the same cycle.
+void RtlStepper::observe(uint32_t events) {
+  if (events & (1u << 14)) {  // soft reset
+    log_.reset(cycle_);
+    return;
+  }
+  for (unsigned u = 0; u < hw::kNumFifoUnits; ++u) {
+    if (events & (1u << (1 + u))) log_.dispatch(u, cycle_);
+  }
+  if (events & (1u << 15)) log_.controlStart(cycle_);
+  if (events & (1u << 13)) log_.controlRetire(cycle_);
+  for (unsigned u = 0; u < hw::kNumFifoUnits; ++u) {
+    if (events & (1u << (5 + u))) log_.start(u, cycle_);
+  }
+  for (unsigned u = 0; u < hw::kNumFifoUnits; ++u) {
+    if (events & (1u << (9 + u))) log_.complete(u, cycle_);
+  }
+  if (events & 1u) log_.decode(cycle_, (events >> 16) & 0xf);
 }
 
 uint32_t RtlStepper::readReg(uint32_t addr) {
@@ -259,12 +282,14 @@ void RtlStepper::serveRequests() {
     const uint64_t first = dram_.read(addr, r.data.data(), bytes, cycle_);
     r.firstCycle = std::max({first, cycle_ + 1, lastReadBeat_ + 1});
     lastReadBeat_ = r.firstCycle + r.beats - 1;
+    if (log_.enabled()) log_.dram(false, cycle_, lastReadBeat_, bytes);
   }
   if (*ports_.mem_wr_req_valid_o) {
     Write& w = writes_.pushBack();
     w.addr = *ports_.mem_wr_req_addr_o;
     w.bytes = *ports_.mem_wr_req_bytes_o;
     w.filled = 0;
+    w.issue = cycle_;
     w.data.resize(size_t{w.bytes} + busBytes_);
   }
   if (*ports_.mem_wr_data_valid_o) {
@@ -284,6 +309,7 @@ void RtlStepper::serveRequests() {
       const uint64_t at = std::max({done, cycle_ + 1, lastAck_ + 1});
       acks_.pushBack() = at;
       lastAck_ = at;
+      if (log_.enabled()) log_.dram(true, w.issue, at, w.bytes);
       writes_.popFront();
     }
   }
@@ -293,6 +319,10 @@ void RtlStepper::edge() {
   const auto& api = plugin_->api();
   *ports_.clk_i = 0;
   api.eval(model_);
+  if (log_.enabled()) {
+    const uint32_t events = *ports_.obs_cmd_events;
+    if (events != 0) observe(events);
+  }
   if (tracing_) api.traceDump(model_, cycle_ * periodPs_ + periodPs_ / 2);
   *ports_.clk_i = 1;
   api.eval(model_);

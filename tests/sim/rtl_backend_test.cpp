@@ -79,6 +79,65 @@ TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
               programs.size());
 }
 
+// Per-command timelines (command_events.h): every command's decode, dispatch, start and
+// completion cycle, the RTL's from its observation signal and the model's from its engine,
+// identical event for event on programs that exercise every unit and opcode.
+TEST(RtlVersusApprox, CommandTimelinesAreIdentical) {
+  const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
+  std::vector<testing::Program> programs;
+  for (uint32_t seed = 400; seed < 404; ++seed) programs.push_back(testing::randomProgram(config, seed, 4));
+  programs.push_back(testing::gemmStreamProgram(config, 8, 32));
+  programs.push_back(testing::storeBoundProgram(config, 12, 8));
+  programs.push_back(testing::randomVectorProgram(config, 410, 24, false));
+  programs.push_back(testing::randomVectorProgram(config, 411, 24, true));
+  std::array<std::vector<std::vector<CommandEvent>>, 2> events;
+  std::array<std::vector<std::vector<DramEvent>>, 2> dram;
+  for (int b = 0; b < 2; ++b) {
+    auto device = createBackend(b == 0 ? BackendKind::kRtl : BackendKind::kApprox, config);
+    EXPECT_TRUE(device->takeCommandEvents().empty());  // off by default
+    device->recordCommands(true);
+    testing::ProgramLayout layout;
+    testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
+    ring.init();
+    for (const auto& p : programs) {
+      testing::writeInputs(*device, p);
+      ring.submit(p.commands);
+      EXPECT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
+      events[b].push_back(device->takeCommandEvents());
+      dram[b].push_back(device->takeDramEvents());
+    }
+  }
+  for (size_t i = 0; i < programs.size(); ++i) {
+    SCOPED_TRACE(fmt::format("program {} (tag {})", i, programs[i].tag));
+    // Every DRAM request, from acceptance to last beat or acknowledgement.
+    ASSERT_FALSE(dram[0][i].empty());
+    ASSERT_EQ(dram[0][i].size(), dram[1][i].size());
+    for (size_t d = 0; d < dram[0][i].size(); ++d) {
+      const DramEvent &r = dram[0][i][d], &a = dram[1][i][d];
+      ASSERT_EQ(r, a) << "DRAM request " << d << ": rtl " << (r.write ? "write" : "read") << " " << r.bytes << " B "
+                      << r.issue << ".." << r.done << ", approx " << (a.write ? "write" : "read") << " " << a.bytes
+                      << " B " << a.issue << ".." << a.done;
+    }
+    const auto &rtl = events[0][i], &approx = events[1][i];
+    ASSERT_EQ(rtl.size(), programs[i].commands.size());
+    ASSERT_EQ(approx.size(), rtl.size());
+    for (size_t c = 0; c < rtl.size(); ++c) {
+      const auto op = static_cast<unsigned>(programs[i].commands[c].get(hw::field::kOpcode));
+      EXPECT_EQ(rtl[c].opcode, op) << "command " << c;
+      EXPECT_NE(rtl[c].complete, kNoCycle) << "command " << c;
+      EXPECT_LE(rtl[c].decode, rtl[c].dispatch);
+      EXPECT_LE(rtl[c].dispatch, rtl[c].start);
+      EXPECT_LE(rtl[c].start, rtl[c].complete);
+      const auto describe = [](const CommandEvent& e) {
+        return fmt::format("seq {} unit {} op {}: decode {} dispatch {} start {} complete {}", e.seq, e.unit,
+                           e.opcode, e.decode, e.dispatch, e.start, e.complete);
+      };
+      ASSERT_EQ(rtl[c], approx[c]) << "command " << c << "\n  rtl    " << describe(rtl[c]) << "\n  approx "
+                                   << describe(approx[c]);
+    }
+  }
+}
+
 // The same programs on both backends side by side, STATUS and every counter compared every few
 // cycles: the model must follow the RTL's timeline, not only reach its totals (a counter read
 // while a program runs, or a snapshot barrier, sees the timeline).

@@ -1,7 +1,9 @@
 // --trace on `weft run` and `weft layers`: Chrome trace-event files whose device timeline comes
-// from the hardware's counters, the same from the RTL and from the approx model.
+// from the hardware's counters and its per-command timelines (a track per unit, a slice per
+// command), the same from the RTL and from the approx model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -41,25 +43,79 @@ json processEvents(const json& trace, const std::string& prefix) {
   return events;
 }
 
-// The regression layer set (25 layers at 8x8) on both backends: identical device timelines.
+// The thread id of the track named `name` in `events` (-1 when there is none).
+int trackId(const json& events, const std::string& name) {
+  for (const auto& e : events) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == name) return e["tid"];
+  }
+  return -1;
+}
+
+// The names of the slices on track `tid`.
+std::multiset<std::string> sliceNames(const json& events, int tid) {
+  std::multiset<std::string> names;
+  for (const auto& e : events) {
+    if (e["ph"] == "X" && e["tid"] == tid) names.insert(e["name"].get<std::string>());
+  }
+  return names;
+}
+
+// The regression layer set (25 layers: convolutions, fully connected, depthwise, pooling,
+// element-wise, softmax...) on both backends at 8x8 and 16x16: identical device timelines,
+// layer slices and every command's slice and counter event alike.
 TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
   const std::string layers = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
-  json traces[2];
-  int i = 0;
-  for (const char* backend : {"rtl", "approx"}) {
-    const std::string trace = tempPath(std::string(backend) + ".json");
-    const ProcessResult r = runWeft(std::string("--backend ") + backend + " --hw weft8 layers --quiet " + layers +
-                                    " --json " + tempPath(std::string(backend) + "_report.json") + " --trace " + trace);
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    traces[i++] = readJson(trace);
+  for (const char* hw : {"weft8", "weft16"}) {
+    SCOPED_TRACE(hw);
+    json traces[2];
+    int i = 0;
+    for (const char* backend : {"rtl", "approx"}) {
+      const std::string trace = tempPath(std::string(backend) + "_" + hw + ".json");
+      const ProcessResult r =
+          runWeft(std::string("--backend ") + backend + " --hw " + hw + " layers --quiet " + layers + " --json " +
+                  tempPath(std::string(backend) + "_" + hw + "_report.json") + " --trace " + trace);
+      ASSERT_EQ(r.exitCode, 0) << r.output;
+      traces[i++] = readJson(trace);
+    }
+    const json rtl = processEvents(traces[0], "weft-accel"), approx = processEvents(traces[1], "weft-accel");
+    EXPECT_EQ(sliceNames(rtl, trackId(rtl, "layers")).size(), 25u);
+    // A track per unit, a slice per command named by its opcode, with its decoded fields.
+    const std::multiset<std::string> load = sliceNames(rtl, trackId(rtl, "load (DMA in)")),
+                                     compute = sliceNames(rtl, trackId(rtl, "compute (array)")),
+                                     store = sliceNames(rtl, trackId(rtl, "store (post-processing, DMA out)")),
+                                     vector = sliceNames(rtl, trackId(rtl, "vector")),
+                                     control = sliceNames(rtl, trackId(rtl, "controller (decode, NOP, BARRIER)"));
+    EXPECT_GT(load.count("load"), 0u);
+    EXPECT_EQ(load.size(), load.count("load"));
+    EXPECT_GT(compute.count("gemm"), 0u);
+    EXPECT_EQ(compute.size(), compute.count("gemm"));
+    EXPECT_GT(store.count("store"), 0u);
+    EXPECT_EQ(store.size(), store.count("store"));
+    EXPECT_GT(vector.count("window"), 0u);  // depthwise, pooling, mean
+    EXPECT_GT(vector.count("eltwise"), 0u);
+    EXPECT_GT(vector.count("softmax"), 0u);
+    // The controller holds every command while it decodes it: one slice each.
+    EXPECT_EQ(control.size(), load.size() + compute.size() + store.size() + vector.size() + control.count("barrier") +
+                                  control.count("nop"));
+    EXPECT_GE(control.count("barrier"), 50u);  // each layer's program opens and closes with a snapshot
+    std::set<std::string> counters;
+    const int computeTrack = trackId(rtl, "compute (array)");
+    for (const auto& e : rtl) {
+      if (e["ph"] == "C") counters.insert(e["name"].get<std::string>());
+      if (e["ph"] == "X" && e["tid"] == computeTrack) {
+        EXPECT_TRUE(e["args"]["fields"].contains("k_rows")) << e.dump();
+        EXPECT_GE(e["args"]["complete"].get<uint64_t>(), e["args"]["start"].get<uint64_t>());
+      }
+    }
+    for (const char* c : {"command FIFO entries", "token queue tokens", "DMA bytes of running commands",
+                          "DRAM bytes in flight", "DRAM requests in flight"}) {
+      EXPECT_TRUE(counters.count(c)) << c;
+    }
+    ASSERT_EQ(rtl.size(), approx.size());
+    for (size_t e = 0; e < rtl.size(); ++e) ASSERT_EQ(rtl[e], approx[e]) << "event " << e;
+    EXPECT_EQ(traces[0]["otherData"]["backend"], "rtl");
+    EXPECT_EQ(traces[1]["otherData"]["backend"], "approx");
   }
-  const json rtl = processEvents(traces[0], "weft-accel"), approx = processEvents(traces[1], "weft-accel");
-  size_t slices = 0;
-  for (const auto& e : rtl) slices += e["ph"] == "X" ? 1 : 0;
-  EXPECT_EQ(slices, 25u);
-  EXPECT_EQ(rtl, approx);
-  EXPECT_EQ(traces[0]["otherData"]["backend"], "rtl");
-  EXPECT_EQ(traces[1]["otherData"]["backend"], "approx");
 }
 
 TEST(WeftTrace, RunTraceLaysTheAcceleratorLayersEndToEnd) {
@@ -77,9 +133,10 @@ TEST(WeftTrace, RunTraceLaysTheAcceleratorLayersEndToEnd) {
   double end = 0;
   size_t slices = 0;
   uint64_t cycles = 0;
+  const int layers = trackId(device, "layers");
   for (const auto& e : device) {
     if (e["ph"] == "C") counters.insert(e["name"].get<std::string>());
-    if (e["ph"] != "X") continue;
+    if (e["ph"] != "X" || e["tid"] != layers) continue;
     ++slices;
     EXPECT_DOUBLE_EQ(e["ts"].get<double>(), end) << e["name"];  // end to end, in order
     const uint64_t c = e["args"]["cycles"];
@@ -95,13 +152,53 @@ TEST(WeftTrace, RunTraceLaysTheAcceleratorLayersEndToEnd) {
   }
   EXPECT_EQ(slices, accelerated);
   EXPECT_EQ(cycles, reported);
-  EXPECT_EQ(counters, (std::set<std::string>{"unit busy %", "DRAM stall %", "DRAM bytes/cycle"}));
-  // The host side: compiling, the accelerated run and the reference run, each on its track.
+  EXPECT_EQ(counters, (std::set<std::string>{"unit busy %", "DRAM stall %", "DRAM bytes/cycle", "command FIFO entries",
+                                             "token queue tokens", "DMA bytes of running commands",
+                                             "DRAM bytes in flight", "DRAM requests in flight"}));
+  // The host side: the NNAPI calls, the compilation's partitioning and device steps, the
+  // simulator's time and the reference run, each on its track.
   std::set<std::string> threads;
-  for (const auto& e : processEvents(t, "host")) {
+  const json host = processEvents(t, "host");
+  for (const auto& e : host) {
     if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
   }
-  EXPECT_EQ(threads, (std::set<std::string>{"compilation", "execution", "reference"}));
+  EXPECT_EQ(threads, (std::set<std::string>{"NNAPI calls", "compilation", "simulation", "reference"}));
+  std::set<std::string> calls;
+  for (const auto& e : host) {
+    if (e["ph"] == "X" && e["name"].get<std::string>().rfind("ANeuralNetworks", 0) == 0) calls.insert(e["name"]);
+  }
+  EXPECT_TRUE(calls.count("ANeuralNetworksExecution_compute (accelerated)"));
+  EXPECT_TRUE(calls.count("ANeuralNetworksCompilation_create/finish (accelerated)"));
+}
+
+// A whole network in one execution: the same command timelines from both backends, and every
+// unit's slices inside the device timeline the layers span.
+TEST(WeftTrace, RunTraceIsTheSameOnBothBackends) {
+  json device[2];
+  for (int b = 0; b < 2; ++b) {
+    const std::string backend = b == 0 ? "rtl" : "approx";
+    const std::string trace = tempPath(backend + ".json");
+    const ProcessResult r = runWeft("--backend " + backend + " --hw weft8 run --quiet " + std::string(WEFT_TEST_DIR) +
+                                    "/small_net.json --json " + tempPath(backend + "_report.json") + " --csv " +
+                                    tempPath(backend + "_report.csv") + " --trace " + trace);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    device[b] = processEvents(readJson(trace), "weft-accel: small_net");
+  }
+  ASSERT_EQ(device[0].size(), device[1].size());
+  for (size_t e = 0; e < device[0].size(); ++e) ASSERT_EQ(device[0][e], device[1][e]) << "event " << e;
+  const int layers = trackId(device[0], "layers"), compute = trackId(device[0], "compute (array)");
+  double end = 0;
+  for (const auto& e : device[0]) {
+    if (e["ph"] == "X" && e["tid"] == layers) end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
+  }
+  size_t gemms = 0;
+  for (const auto& e : device[0]) {
+    if (e["ph"] != "X" || e["tid"] != compute) continue;
+    ++gemms;
+    EXPECT_GE(e["ts"].get<double>(), 0.0);
+    EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), end + 1e-9);
+  }
+  EXPECT_GT(gemms, 0u);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "approx/approx_device.h"
 #include "approx/capture.h"
@@ -73,6 +74,22 @@ class ApproxBackend final : public IDeviceBackend {
   BackendStats stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
     return stats_;
+  }
+
+  // Per-command timelines: the engine records them; the reference agents do not.
+  void recordCommands(bool on) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if constexpr (std::is_same_v<Device, approx::Engine>) device_.commandLog().enable(on);
+  }
+  std::vector<CommandEvent> takeCommandEvents() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if constexpr (std::is_same_v<Device, approx::Engine>) return device_.commandLog().take();
+    return {};
+  }
+  std::vector<DramEvent> takeDramEvents() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if constexpr (std::is_same_v<Device, approx::Engine>) return device_.commandLog().takeDram();
+    return {};
   }
 
  private:

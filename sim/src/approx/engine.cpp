@@ -281,6 +281,7 @@ uint32_t Engine::ringHead(uint64_t t) const {
 
 void Engine::applySoftReset(uint64_t t) {
   softResetAt_ = kNever;
+  if (log_.enabled()) log_.reset(t);
   fetchValid_ = false;
   const bool wasOpen = workOpen();
   // The controller: a snapshot whose request DRAM accepted still sends its beats (the write
@@ -383,6 +384,7 @@ void Engine::applySoftReset(uint64_t t) {
 }
 
 void Engine::hardReset() {
+  if (log_.enabled()) log_.reset(now_);
   now_ += timing_.resetCycles;  // rst_ni held low
   fetchValid_ = false;
   // The DRAM channel keeps its occupancy: DRAM finishes what it began.

@@ -26,6 +26,7 @@
 #include "approx/functional_worker.h"
 #include "approx/machine.h"
 #include "approx/vector_timing.h"
+#include "weft/sim/command_events.h"
 #include "weft/sim/dram_model.h"
 #include "weft/sim/functional_model.h"
 
@@ -62,6 +63,8 @@ class Engine final {
   // The DRAM for the host: every command handed to the data path has run.
   DramStorage& dram();
   CounterValues counters(uint64_t t) const;
+  // Per-command timelines (command_events.h), recorded when enabled.
+  CommandLog& commandLog() { return log_; }
 
  private:
   // One of load, compute, store: its command FIFO and what the other stages need of it.
@@ -269,6 +272,7 @@ class Engine final {
   IntervalSum arrayRows_;
   uint64_t busyTotal_ = 0, busyBegin_ = kNever, busyEnd_ = 0;
   std::array<uint32_t, hw::kNumCounters> latchedHi_{};
+  CommandLog log_;
 };
 
 // The read port's two steps are on the path of every load request: inline.
@@ -291,6 +295,7 @@ inline uint64_t Engine::readAccept(uint64_t addr, uint32_t bytes, uint64_t t) {
     rp_.full = true;
   }
   rp_.acceptFrom = t + 1;
+  if (log_.enabled()) log_.dram(false, t, rp_.lastBeat, bytes);
   return rp_.lastBeat;
 }
 

@@ -23,6 +23,7 @@ void Engine::popDecode(uint64_t t) {
   if (fetchValid_ && fetchCache_ > t + 1) fetchValid_ = false;
   lastDecodePop_ = t;
   hasDec_ = true;
+  if (log_.enabled()) log_.decode(t, static_cast<unsigned>(dec_.word.get(hw::field::kOpcode)));
   decVisible_ = t + 1;
 }
 
@@ -66,6 +67,7 @@ uint64_t Engine::drainedFrom() const {
 void Engine::finishBarrier(uint64_t t) {
   if (hw::BarrierCmd::decode(dec_.word).irq) raiseIrq(hw::reg::kIrqStatusDoneMask, t);
   decoderRetired_.add(t, 1, frontier_);
+  if (log_.enabled()) log_.controlRetire(t);
   phase_ = Phase::kNone;
   leave(t);
 }
@@ -107,6 +109,7 @@ bool Engine::advanceDecoder(uint64_t lim) {
       slot = dec_;
       slot.ready = t + 1;
       ++u.dispatched;
+      if (log_.enabled()) log_.dispatch(static_cast<unsigned>(unitIndex(dec_.unit)), t);
       const hw::CommandWord word = dec_.word;
       leave(t);
       worker_.execute(word);
@@ -117,6 +120,7 @@ bool Engine::advanceDecoder(uint64_t lim) {
       if (control_.halted(t) || t >= lim) return progress;
       worker_.execute(dec_.word);
       decoderRetired_.add(t, 1, frontier_);
+      if (log_.enabled()) log_.controlRetire(t);
       leave(t);
       progress = true;
       continue;
@@ -126,6 +130,7 @@ bool Engine::advanceDecoder(uint64_t lim) {
     if (drained == kNever) return progress;
     t = std::max(t, drained);
     if (control_.halted(t) || t >= lim) return progress;
+    if (log_.enabled()) log_.controlStart(t);
     if (!hw::BarrierCmd::decode(dec_.word).snapshot) {
       worker_.execute(dec_.word);
       finishBarrier(t);
@@ -163,6 +168,7 @@ void Engine::decoderEvent(uint64_t t) {
     return;
   }
   barrierAt_ = writeFinish(b.dramAddr, hw::kSnapshotBytes, t);  // its acknowledgement
+  if (log_.enabled()) log_.dram(true, snapRequest_, barrierAt_, hw::kSnapshotBytes);
   phase_ = Phase::kAck;
 }
 
@@ -209,6 +215,7 @@ void Engine::startCommand(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visibl
   ++u.started;
   u.lastStart = t;
   u.fifo.pop();
+  if (log_.enabled()) log_.start(static_cast<unsigned>(&u - units_.data()), t);
 }
 
 void Engine::complete(Unit& u, const int8_t (&signals)[2], const uint64_t (&reservations)[2], uint64_t start,
@@ -217,6 +224,7 @@ void Engine::complete(Unit& u, const int8_t (&signals)[2], const uint64_t (&rese
     if (signals[i] >= 0) tokens_[signals[i]].fill(reservations[i], done + 1);
   }
   u.retired.add(done, 1, frontier_);
+  if (log_.enabled()) log_.complete(static_cast<unsigned>(&u - units_.data()), done);
   u.active.add(start + 1, done + 1, frontier_);
   u.lastCompletion = std::max(u.lastCompletion, done);
   busyExtends(done + 1);
@@ -501,6 +509,7 @@ bool Engine::storeWrite() {
   const StoreRow r = s.rows.front();
   s.rows.pop();
   const uint64_t ack = writeFinish(r.addr, r.bytes, r.lastBeat);
+  if (log_.enabled()) log_.dram(true, r.request, ack, r.bytes);
   batchWrBytes_ += r.bytes;
   ++batchWrReqs_;
   batchWrCycle_ = r.request;  // counted at the request, as DMA_WR_* are

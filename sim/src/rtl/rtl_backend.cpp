@@ -84,6 +84,36 @@ class RtlBackend final : public IDeviceBackend {
     return stats_;
   }
 
+  void recordCommands(bool on) override {
+    SimulationThread::instance().run([&] {
+      if (CommandLog* log = system_.device().commandLog()) log->enable(on);
+    });
+  }
+  std::vector<CommandEvent> takeCommandEvents() override {
+    std::vector<CommandEvent> events;
+    SimulationThread::instance().run([&] {
+      if (CommandLog* log = system_.device().commandLog()) events = log->take();
+    });
+    // The device counts cycles since its model was created; the backend since it was.
+    for (CommandEvent& e : events) {
+      for (uint64_t* c : {&e.decode, &e.dispatch, &e.start, &e.complete}) {
+        if (*c != kNoCycle) *c -= base_;
+      }
+    }
+    return events;
+  }
+  std::vector<DramEvent> takeDramEvents() override {
+    std::vector<DramEvent> events;
+    SimulationThread::instance().run([&] {
+      if (CommandLog* log = system_.device().commandLog()) events = log->takeDram();
+    });
+    for (DramEvent& e : events) {
+      e.issue -= base_;
+      e.done -= base_;
+    }
+    return events;
+  }
+
  private:
   // Bounds, checked on the caller's thread: the simulation thread never unwinds an exception
   // (SystemC's coroutines share it, and AddressSanitizer loses track of its stack).

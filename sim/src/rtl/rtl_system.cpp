@@ -17,6 +17,7 @@ class StepperDevice final : public ClockedDevice {
   uint32_t readReg(uint32_t addr) override { return stepper_.readReg(addr); }
   void writeReg(uint32_t addr, uint32_t value) override { stepper_.writeReg(addr, value); }
   void reset() override { stepper_.reset(); }
+  CommandLog* commandLog() override { return &stepper_.commandLog(); }
 
  private:
   RtlStepper stepper_;

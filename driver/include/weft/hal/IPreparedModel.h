@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <optional>
 #include <chrono>
@@ -35,6 +36,27 @@ struct OperationProfile {
   uint64_t dramWriteBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter delta, by name
 };
+// One command of the device program as the hardware ran it (per-command timelines: only when
+// WEFT_COMMAND_TRACE=1, as `weft run|layers --trace` set it). Cycles are the device backend's,
+// UINT64_MAX where the step did not happen.
+struct CommandProfile {
+  uint32_t index = 0;       // in the execution's program
+  uint8_t unit = 0;         // hw::Unit
+  uint8_t opcode = 0;       // hw::Opcode
+  uint64_t decode = 0;      // entered the controller's decode register
+  uint64_t dispatch = 0;    // pushed into its unit's command FIFO
+  uint64_t start = 0;       // its unit took it from the FIFO (BARRIER: found the machine drained)
+  uint64_t complete = 0;    // its unit retired it
+  std::array<uint64_t, 4> word{};  // the command as executed (hw::CommandWord)
+};
+// One DRAM request of the device during the program (recorded with CommandProfile): outstanding
+// from the cycle the port accepted it through its last read beat or its write acknowledgement.
+struct DramRequestProfile {
+  uint64_t issue = 0;
+  uint64_t done = 0;
+  uint32_t bytes = 0;
+  bool write = false;
+};
 struct ExecutionProfile {
   std::string device;
   std::string backend;             // "rtl", "approx" or "" (CPU)
@@ -53,6 +75,8 @@ struct ExecutionProfile {
   uint64_t registerAccesses = 0;
   uint64_t interrupts = 0;
   uint64_t hostCopyBytes = 0;        // bytes copied between host memory and device DRAM
+  std::vector<CommandProfile> commands;  // per-command timelines (see CommandProfile), else empty
+  std::vector<DramRequestProfile> dramRequests;  // likewise, by issue cycle
 };
 
 struct ExecutionResult {

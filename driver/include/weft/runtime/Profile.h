@@ -33,6 +33,9 @@ struct CompilationStep {
   std::string device;               // the device's name, e.g. "weft-accel", "weft-cpu"
   std::vector<uint32_t> operations; // client operation indexes
   CacheUse cache = CacheUse::kNotRequested;
+  // Wall time of the device's compilation of the step (prepareModel: on weft-accel the
+  // lowering, the tiling search and the program), or of its restore from the cache.
+  double prepareSeconds = 0;
 };
 // The steps of a successfully finished compilation, in execution order; empty otherwise.
 std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilation* compilation);

@@ -11,8 +11,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "weft/hw/config.h"
+#include "weft/sim/command_events.h"
 
 namespace weft::sim {
 
@@ -71,6 +73,15 @@ class IDeviceBackend {
   virtual void hardReset() = 0;
 
   virtual BackendStats stats() const = 0;
+
+  // Per-command timelines (command_events.h): off until turned on; both backends report the
+  // same events for the same program. takeCommandEvents() returns the commands decoded since
+  // the previous take, in decode order (a command still running has complete == kNoCycle).
+  // Backends without them (test doubles) record nothing.
+  virtual void recordCommands(bool on) { (void)on; }
+  virtual std::vector<CommandEvent> takeCommandEvents() { return {}; }
+  // The device's DRAM requests (DramEvent) recorded with them, since the previous take.
+  virtual std::vector<DramEvent> takeDramEvents() { return {}; }
 };
 
 // Creates the backend of `kind` for `config`. The rtl backend loads (or builds on demand) the

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define WEFT_RTL_ABI_VERSION 1
+#define WEFT_RTL_ABI_VERSION 2
 
 /* Pointers to the ports of weft_top (rtl/weft_top.sv); the widths are the RTL's. */
 typedef struct WeftRtlPorts {
@@ -55,6 +55,10 @@ typedef struct WeftRtlPorts {
   uint8_t* mem_wr_ack_i;
   /* interrupt line */
   uint8_t* irq_o;
+  /* Observation, not a port: weft_top's obs_cmd_events (a public signal), this cycle's command
+     handshakes for per-command timelines (sim/README.md "Command timelines"). Valid after an
+     eval with the cycle's inputs and the clock low. */
+  const uint32_t* obs_cmd_events;
 } WeftRtlPorts;
 
 typedef struct WeftRtlPlugin {

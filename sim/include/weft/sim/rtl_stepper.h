@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "weft/hw/config.h"
+#include "weft/sim/command_events.h"
 #include "weft/sim/dram_port.h"
 #include "weft/sim/rtl_plugin_abi.h"
 
@@ -93,6 +94,9 @@ class RtlStepper {
   // DRAM transactions the RTL has started and not finished (reads with beats to deliver,
   // writes not yet acknowledged).
   bool dramIdle() const { return reads_.empty() && writes_.empty() && acks_.empty(); }
+  // Per-command timelines from weft_top's observation signal, on the cycle() scale; recorded
+  // while enabled (one branch per cycle otherwise).
+  CommandLog& commandLog() { return log_; }
 
  private:
   struct Read {
@@ -102,7 +106,7 @@ class RtlStepper {
   };
   struct Write {
     std::vector<uint8_t> data;
-    uint64_t addr = 0;
+    uint64_t addr = 0, issue = 0;
     uint32_t bytes = 0, filled = 0;
   };
   // A ring of reusable slots that grows (rarely) instead of allocating per element.
@@ -126,6 +130,7 @@ class RtlStepper {
   void cycleOnce();
   void edge();
   void serveRequests();
+  void observe(uint32_t events);
 
   hw::HwConfig config_;
   IDramPort& dram_;
@@ -141,6 +146,7 @@ class RtlStepper {
   Ring<Read> reads_;
   Ring<Write> writes_;   // accepted requests whose beats are not all in
   Ring<uint64_t> acks_;  // cycles of acknowledgements to pulse, in order
+  CommandLog log_;
 };
 
 }  // namespace weft::sim

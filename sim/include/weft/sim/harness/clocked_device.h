@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "weft/sim/command_events.h"
 #include "weft/sim/dram_port.h"
 
 namespace weft::sim {
@@ -30,6 +31,8 @@ class ClockedDevice {
   virtual void writeReg(uint32_t addr, uint32_t value) = 0;
   // Drives the hardware reset (clocking the device through the reset pulse).
   virtual void reset() = 0;
+  // Its per-command timelines (command_events.h), on the cycle() scale; nullptr: none.
+  virtual CommandLog* commandLog() { return nullptr; }
 };
 
 // Makes the device with the DRAM port it must use (the harness's TLM initiator).
