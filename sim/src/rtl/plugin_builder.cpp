@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -114,7 +115,7 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
       return RtlPlugin::load(config, trace);  // another process built it meanwhile
     } catch (const RtlPluginError&) {
     }
-    const std::string buildDir = dir + "/on-demand/" + stem;
+    const std::string buildDir = dir + "/on-demand/" + stem, staging = buildDir + "/plugin";
     const std::string log = dir + "/" + stem + ".log";
     std::remove(log.c_str());
     std::string params;
@@ -127,11 +128,19 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
         "-DCMAKE_BUILD_TYPE=Release", std::string("-DWEFT_SOURCE_DIR=") + WEFT_SOURCE_DIR,
         std::string("-DWEFT_PKG_SV=") + WEFT_PKG_SV, "-DWEFT_RTL_KEY=" + config.rtlKey(),
         "-DWEFT_RTL_PARAMS=" + params, "-DWEFT_RTL_BUS_BYTES=" + std::to_string(config.busBytes()),
-        "-DWEFT_RTL_OUTPUT_DIR=" + dir, std::string("-DWEFT_RTL_TRACE=") + (trace ? "ON" : "OFF")};
+        "-DWEFT_RTL_OUTPUT_DIR=" + staging, std::string("-DWEFT_RTL_TRACE=") + (trace ? "ON" : "OFF")};
     if (onPath("ninja")) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
     if (run(configure, log) != 0 || run({WEFT_CMAKE_COMMAND, "--build", buildDir, "-j", "2"}, log) != 0) {
       throw RtlPluginError(fmt::format("building the RTL model for configuration '{}' failed ({}); the end of {}:{}",
                                        config.name(), missing.what(), log, tail(log, 15)));
+    }
+    // Linked in the build directory, then renamed into place (the same file system): a process
+    // that looks for the plugin meanwhile finds none or the whole file, never a half-written one
+    // (dlopen: "file too short").
+    const std::string built = staging + "/" + name, placed = dir + "/" + name;
+    if (std::rename(built.c_str(), placed.c_str()) != 0) {
+      throw RtlPluginError(fmt::format("the RTL model for configuration '{}' was built as {} but cannot be moved to {}: {}",
+                                       config.name(), built, placed, std::strerror(errno)));
     }
     return RtlPlugin::load(config, trace);
   }
