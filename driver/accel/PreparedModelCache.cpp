@@ -11,6 +11,7 @@
 #include "ModelAccess.h"
 #include "ProgramRelocation.h"
 #include "weft/hal/CacheFiles.h"
+#include "weft/kernels/CpuExecutor.h"
 #include "weft/nn/ModelSerialization.h"
 #include "weft/nn/Sha256.h"
 
@@ -238,8 +239,12 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
     auto model = nn::deserializeModel(std::vector<uint8_t>(structure, structure + structureBytes), image.data);
     if (!model.ok()) return NN_ERROR(BAD_DATA) << "the cached model: " << model.error().message;
     cached.model = std::move(model).value();
-    // It must still be a model that runs here, and one with execution parameters (anything else
-    // is cached as its program).
+    // The files were intact, yet what they hold is checked like any model a client gives; then it
+    // must still be a model that runs here, and one with execution parameters (anything else is
+    // cached as its program).
+    if (nn::Status valid = nn::validateModel(cached.model); !valid.ok()) {
+      return NN_ERROR(BAD_DATA) << "the cached model is invalid: " << valid.error().message;
+    }
     const auto supported = supportedOperations(cached.model, config, nullptr);
     NN_RET_CHECK(std::all_of(supported.begin(), supported.end(), [](bool b) { return b; }) &&
                  !executionParameters(cached.model).empty())

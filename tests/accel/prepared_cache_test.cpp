@@ -270,6 +270,15 @@ TEST(PreparedModelCache, ACachedModelMustBeOneCompiledPerExecution) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_NE(parsed.error().message.find("per execution"), std::string::npos) << parsed.error().message;
 
+  // A model no client could give (PAD without its paddings) is refused before anything reads it.
+  OpModel broken = padWithPaddingsInput({0, 0, 1, 1, 0, 1, 0, 0});
+  broken.model.main.operations[0].inputs.resize(1);
+  image = captureModelForCache(broken.model, nn::Priority::MEDIUM, nn::ExecutionPreference::LOW_POWER, config);
+  ASSERT_TRUE(image.ok()) << image.error().message;
+  parsed = parseCacheImage(*image, config);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.error().message.find("invalid"), std::string::npos) << parsed.error().message;
+
   const OpModel pad = padWithPaddingsInput({0, 0, 1, 1, 0, 1, 0, 0});
   image = captureModelForCache(pad.model, nn::Priority::HIGH, nn::ExecutionPreference::LOW_POWER, config);
   ASSERT_TRUE(image.ok()) << image.error().message;
