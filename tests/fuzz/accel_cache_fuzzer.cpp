@@ -14,7 +14,8 @@
 // as allocations that fail later), or run past the deadline.
 //
 // Seeds: with WEFT_FUZZ_SEED_DIR set, the target first compiles two small models on the device
-// and writes their cache payloads there, so the seeds follow the cache format (scripts/fuzz.sh).
+// and writes their cache payloads there, with the cache of a model compiled per execution, so the
+// seeds follow the cache format (scripts/fuzz.sh).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +101,33 @@ nn::Model seedModel(uint32_t batch) {
   return m;
 }
 
+// PAD whose paddings are a model input: compiled per execution, cached as the model itself.
+nn::Model padModel() {
+  using T = nn::OperandType;
+  using L = nn::Operand::LifeTime;
+  nn::Model m;
+  const uint32_t in = addOperand(m, T::TENSOR_QUANT8_ASYMM, {1, 3, 4, 10}, 0.5f, 7, L::SUBGRAPH_INPUT);
+  const uint32_t paddings = addOperand(m, T::TENSOR_INT32, {4, 2}, 0, 0, L::SUBGRAPH_INPUT);
+  const uint32_t out = addOperand(m, T::TENSOR_QUANT8_ASYMM, {1, 5, 5, 10}, 0.5f, 7, L::SUBGRAPH_OUTPUT);
+  m.main.operations.push_back({nn::OperationType::PAD, {in, paddings}, {out}});
+  m.main.inputIndexes = {in, paddings};
+  m.main.outputIndexes = {out};
+  return m;
+}
+
+void writeSeed(const std::string& path, const accel::CacheImage& image) {
+  // The records follow the two digests sealCacheImage puts in front.
+  const size_t digests = 2 * sizeof(nn::Sha256Digest);
+  const std::vector<uint8_t> records(image.model.begin() + static_cast<std::ptrdiff_t>(digests), image.model.end());
+  std::ofstream out(path, std::ios::binary);
+  const uint32_t n = static_cast<uint32_t>(records.size());
+  const uint8_t length[4] = {static_cast<uint8_t>(n), static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n >> 16),
+                             static_cast<uint8_t>(n >> 24)};
+  out.write(reinterpret_cast<const char*>(length), 4);
+  out.write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(records.size()));
+  out.write(reinterpret_cast<const char*>(image.data.data()), static_cast<std::streamsize>(image.data.size()));
+}
+
 void writeSeeds(const char* dir) {
   for (uint32_t batch : {1u, 5u}) {
     const nn::Model model = seedModel(batch);
@@ -109,17 +137,12 @@ void writeSeeds(const char* dir) {
     if (!compiled.ok()) std::abort();
     auto image = accel::captureForCache(*compiled, model, nn::Priority::MEDIUM, *queue());
     if (!image.ok()) std::abort();
-    // The records follow the two digests sealCacheImage puts in front.
-    const size_t digests = 2 * sizeof(nn::Sha256Digest);
-    const std::vector<uint8_t> records(image->model.begin() + static_cast<std::ptrdiff_t>(digests), image->model.end());
-    std::ofstream out(std::string(dir) + "/generated_batch" + std::to_string(batch), std::ios::binary);
-    const uint32_t n = static_cast<uint32_t>(records.size());
-    const uint8_t length[4] = {static_cast<uint8_t>(n), static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n >> 16),
-                               static_cast<uint8_t>(n >> 24)};
-    out.write(reinterpret_cast<const char*>(length), 4);
-    out.write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(records.size()));
-    out.write(reinterpret_cast<const char*>(image->data.data()), static_cast<std::streamsize>(image->data.size()));
+    writeSeed(std::string(dir) + "/generated_batch" + std::to_string(batch), *image);
   }
+  auto perExecution = accel::captureModelForCache(padModel(), nn::Priority::LOW,
+                                                  nn::ExecutionPreference::SUSTAINED_SPEED, config());
+  if (!perExecution.ok()) std::abort();
+  writeSeed(std::string(dir) + "/generated_per_execution", *perExecution);
 }
 
 // Zero inputs of the sizes `bytesOf` gives each operand, outputs to match; runs once.
