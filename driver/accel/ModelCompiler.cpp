@@ -20,6 +20,7 @@
 #include "ModelAccess.h"
 #include "RuntimeOperands.h"
 #include "Tiling.h"
+#include "TilingMemo.h"
 #include "Transfer.h"
 
 namespace weft::accel {
@@ -91,6 +92,12 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
     return std::move(ranked[*replay]);
   }
   if (ranked.size() == 1) return std::move(ranked.front());
+  const std::string memoKey = TilingMemo::key(layer, chunks, where, config, slack);
+  if (auto known = TilingMemo::instance().find(memoKey); known && known->candidate < ranked.size()) {
+    *chosen = known->candidate;
+    ranked[*chosen].estimatedCycles = known->estimatedCycles;
+    return std::move(ranked[*chosen]);
+  }
   // Scheduling a candidate costs time in proportion to its GEMMs; huge layers try fewer.
   constexpr uint64_t kGemmBudget = 400000;
   uint64_t spent = 0;
@@ -144,6 +151,7 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
     }
   }
   *chosen = static_cast<uint32_t>(best);
+  TilingMemo::instance().remember(memoKey, {*chosen, ranked[best].estimatedCycles});
   return std::move(ranked[best]);
 }
 

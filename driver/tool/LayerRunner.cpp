@@ -110,7 +110,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
   for (size_t i = 0; i < table.layers.size(); ++i) {
     if (options.onLayer) options.onLayer(i, table.layers.size(), table.layers[i].name);
     const auto prepareStart = Clock::now();
-    const Network net = table.layers[i].build();
+    const Network net = table.layers[i].build(options.values);
     const Layer& layer = net.layers.front();
     LayerRun run;
     run.name = table.layers[i].name;

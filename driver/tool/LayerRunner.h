@@ -49,6 +49,8 @@ struct LayerRunOptions {
   // Compilation caching: the directory (created when missing; empty: no caching) and what
   // else tells caches apart besides the layer itself (the hardware configuration).
   std::string cacheDir, cacheSalt;
+  // What the layers' tensors hold: kZeroPoint when nothing reads values (the timing backend).
+  TensorValues values = TensorValues::kDrawn;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
 };

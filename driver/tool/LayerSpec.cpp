@@ -269,12 +269,21 @@ LayerSpec parseLayerSpec(const json& j, size_t index) {
   return spec;
 }
 
-Network buildLayer(const LayerSpec& spec) {
+Network buildLayer(const LayerSpec& spec, TensorValues values) {
   Network net = spec.network;
+  Layer& l = net.layers.front();
+  if (values == TensorValues::kZeroPoint) {
+    net.input = zeroPointBytes(elements(net.inputShape), net.inputQuant.zeroPoint);
+    for (ExtraInput& in : net.extraInputs) in.data = zeroPointBytes(elements(in.shape), in.quant.zeroPoint);
+    if (!l.weightShape.empty()) {
+      l.weights = zeroPointBytes(elements(l.weightShape), l.weightQuant.zeroPoint);
+      l.bias.assign(l.weightShape[3], 0);
+    }
+    return net;
+  }
   uint64_t seed = spec.seed;
   net.input = drawInput(seed++, elements(net.inputShape));
   for (ExtraInput& in : net.extraInputs) in.data = drawInput(seed++, elements(in.shape));
-  Layer& l = net.layers.front();
   if (!l.weightShape.empty()) {  // DEPTHWISE_CONV_2D
     const size_t count = elements(l.weightShape);
     l.weights = net.isSigned ? drawSignedWeights(seed, count, l.weightQuant.zeroPoint)

@@ -23,6 +23,6 @@ LayerSpec parseLayerSpec(const nlohmann::json& entry, size_t index);
 
 // The layer with its data: inputs from seed, seed + 1..., weights and bias from the two seeds
 // after the inputs'.
-Network buildLayer(const LayerSpec& spec);
+Network buildLayer(const LayerSpec& spec, TensorValues values = TensorValues::kDrawn);
 
 }  // namespace weft::tool

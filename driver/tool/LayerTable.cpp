@@ -146,7 +146,7 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
       for (size_t i = 0; i < net->layers.size(); ++i) {
         if (ops.count(net->layers[i].op) == 0) continue;
         const uint64_t seed = 1000 + 16 * table.layers.size();
-        table.layers.push_back({prefix + net->layers[i].name, [net, i, seed] { return singleLayerNetwork(*net, i, seed); }});
+        table.layers.push_back({prefix + net->layers[i].name, [net, i, seed](TensorValues values) { return singleLayerNetwork(*net, i, seed, values); }});
       }
     }
   }
@@ -158,10 +158,10 @@ LayerTable parseLayerSet(const std::string& text, const std::string& path) {
       const std::string op = entry.is_object() && entry.contains("op") && entry["op"].is_string() ? entry["op"] : "";
       if (op == "CONV_2D" || op == "FULLY_CONNECTED") {
         const LayerShape s = shapeFromJson(entry, i);
-        table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+        table.layers.push_back({s.name, [s](TensorValues values) { return singleLayerNetwork(s, values); }});
       } else {
         auto spec = std::make_shared<LayerSpec>(parseLayerSpec(entry, i));
-        table.layers.push_back({spec->network.name, [spec] { return buildLayer(*spec); }});
+        table.layers.push_back({spec->network.name, [spec](TensorValues values) { return buildLayer(*spec, values); }});
       }
     }
   }
@@ -227,7 +227,7 @@ LayerTable parseScaleSimTable(const std::string& text, const std::string& name) 
       s.channels = positive(cells[3], "K", where);
     }
     checkLayerShape(s);  // e.g. a filter larger than its input: now, not when the layer's turn comes
-    table.layers.push_back({s.name, [s] { return singleLayerNetwork(s); }});
+    table.layers.push_back({s.name, [s](TensorValues values) { return singleLayerNetwork(s, values); }});
   }
   if (kind == Kind::kUnknown) throw NetworkError(fmt::format("{}: empty table; accepted: {}", name, kAcceptedFormats));
   if (table.layers.empty()) throw NetworkError(name + ": the table has a header but no layers");

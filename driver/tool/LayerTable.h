@@ -13,7 +13,8 @@ namespace weft::tool {
 
 struct LayerEntry {
   std::string name;
-  std::function<Network()> build;  // built when run: a table's weights need not all be in memory
+  // Built when run: a table's weights need not all be in memory.
+  std::function<Network(TensorValues)> build;
 };
 
 struct LayerTable {

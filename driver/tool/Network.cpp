@@ -39,6 +39,10 @@ std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound) {
   return b;
 }
 
+std::vector<uint8_t> zeroPointBytes(size_t n, int32_t zeroPoint) {
+  return std::vector<uint8_t>(n, static_cast<uint8_t>(zeroPoint));
+}
+
 std::vector<uint8_t> drawInput(uint64_t seed, size_t n) {
   Splitmix64 rng(seed);
   std::vector<uint8_t> v(n);

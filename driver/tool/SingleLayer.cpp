@@ -63,9 +63,15 @@ size_t elements(const std::vector<uint32_t>& dims) {
 
 void checkLayerShape(const LayerShape& shape) { shapedNetwork(shape); }
 
-Network singleLayerNetwork(const LayerShape& s) {
+Network singleLayerNetwork(const LayerShape& s, TensorValues values) {
   Network net = shapedNetwork(s);
   Layer& l = net.layers.front();
+  if (values == TensorValues::kZeroPoint) {
+    l.weights = zeroPointBytes(elements(l.weightShape), s.weightZeroPoint);
+    l.bias.assign(s.filters, 0);
+    net.input = zeroPointBytes(elements(net.inputShape), s.inputZeroPoint);
+    return net;
+  }
   l.weights = s.isSigned ? drawSignedWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint)
                          : drawWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint);
   l.bias = drawBias(s.seed + 2, s.filters, std::clamp<int64_t>(std::llround(accumulatorSpread(s)), 1, int64_t{1} << 30));
@@ -73,7 +79,7 @@ Network singleLayerNetwork(const LayerShape& s) {
   return net;
 }
 
-Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed) {
+Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed, TensorValues values) {
   const Layer& layer = network.layers.at(index);
   Network net;
   net.name = layer.name;
@@ -87,7 +93,9 @@ Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputS
   for (size_t k = 0; k < layer.inputs.size(); ++k) {
     const int source = layer.inputs[k];
     const auto& shape = network.sourceShape(source);
-    auto data = drawInput(inputSeed + k, elements(shape));
+    auto data = values == TensorValues::kZeroPoint
+                    ? zeroPointBytes(elements(shape), network.sourceQuant(source).zeroPoint)
+                    : drawInput(inputSeed + k, elements(shape));
     if (k == 0) {
       net.inputShape = shape;
       net.inputQuant = network.sourceQuant(source);

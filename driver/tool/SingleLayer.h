@@ -39,14 +39,15 @@ struct LayerShape {
 // The layer with weights, bias and input drawn from the seeds (traces/README.md's generators)
 // and quantization chosen so that outputs spread over the quant8 range rather than saturate.
 // NetworkError when the shapes do not make a layer.
-Network singleLayerNetwork(const LayerShape& shape);
+Network singleLayerNetwork(const LayerShape& shape, TensorValues values = TensorValues::kDrawn);
 // The same checks without drawing any data (a table is checked whole before it runs).
 void checkLayerShape(const LayerShape& shape);
 
 // Layer `index` of a bundled network alone: its weights, bias and quantization; each tensor it
 // reads becomes a network input with that tensor's shape and quantization, drawn from
 // `inputSeed`, `inputSeed + 1`... (an ADD or a CONCATENATION runs alone on inputs of its own).
-Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed);
+Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputSeed,
+                           TensorValues values = TensorValues::kDrawn);
 
 // "56x56x64 3x3/1 -> 64" (convolution; "/1v" VALID, "/1p" explicit padding, " d2" dilation),
 // "4x1024 -> 1000" (fully connected), "112x112x64 3x3/2" (pool) or the tensors of any other

@@ -183,7 +183,7 @@ TEST(LayerSet, NetworkLayersOfEveryOpRunAlone) {
   ASSERT_EQ(table.layers.size(), 9u + 40u);
   EXPECT_EQ(table.layers[0].name, "r/layer1.0.add");
   EXPECT_EQ(table.layers[8].name, "r/softmax");
-  const Network add = table.layers[0].build();
+  const Network add = table.layers[0].build(TensorValues::kDrawn);
   ASSERT_EQ(add.inputCount(), 2u);
   EXPECT_EQ(add.inputShape, (Shape{1, 56, 56, 64}));
   EXPECT_EQ(add.extraInputs[0].shape, (Shape{1, 56, 56, 64}));
@@ -216,7 +216,7 @@ TEST(LayerSet, SignedConvolutionsAndTheirErrors) {
       {"name": "c", "op": "CONV_2D", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [1, 5, 5, 3], "filters": 4, "kernel": [3, 3], "weightZeroPoint": -3},
       {"name": "f", "op": "FULLY_CONNECTED", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [2, 7], "units": 3}]})");
   const LayerTable table = loadLayerTable(path);
-  const Network conv = table.layers[0].build();
+  const Network conv = table.layers[0].build(TensorValues::kDrawn);
   EXPECT_TRUE(conv.isSigned);
   EXPECT_EQ(conv.inputQuant.zeroPoint, 0);
   EXPECT_EQ(conv.layers[0].weightQuant.zeroPoint, -3);
@@ -225,7 +225,7 @@ TEST(LayerSet, SignedConvolutionsAndTheirErrors) {
   for (uint8_t w : conv.layers[0].weights) below += static_cast<int8_t>(w) < -3;
   EXPECT_GT(below, 20);
   EXPECT_LT(below, 88);
-  EXPECT_TRUE(table.layers[1].build().isSigned);
+  EXPECT_TRUE(table.layers[1].build(TensorValues::kDrawn).isSigned);
   auto error = [](const std::string& p) {
     try {
       loadLayerTable(p);
@@ -263,7 +263,7 @@ TEST(LayerSet, EntriesRunOnTheReferenceDevice) {
   ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
   for (const LayerEntry& entry : table.layers) {
     SCOPED_TRACE(entry.name);
-    const Network net = entry.build();
+    const Network net = entry.build(TensorValues::kDrawn);
     ModelPtr model = buildModel(net);
     ANeuralNetworksCompilation* raw = nullptr;
     ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), &cpu, 1, &raw), 0);

@@ -251,3 +251,30 @@ TEST(WeftLayers, VectorLayersAreMeasuredAgainstTheVectorUnit) {
   EXPECT_NEAR(pw["overallUtilPct"].get<double>(),
               100.0 * pw["macs"].get<double>() / (256.0 * pw["cycles"].get<double>()), 1e-6);
 }
+
+namespace {
+
+// The timing backend runs a table's layers on zero-point tensors (nothing reads their values),
+// drawn ones on approx: every operation family of the regression set must still take the same
+// cycles, DRAM traffic and counters, and choose the same tiling.
+TEST(WeftLayers, TheTimingBackendTimesEveryLayerAsApproxDoes) {
+  auto run = [&](const std::string& backend) {
+    const std::string json = tempPath("values-" + backend + ".json");
+    const ProcessResult r = runWeft("--backend " + backend + " --hw weft8 layers " + kRegression + " --quiet --json " +
+                                    json + " --compute-report " + tempPath("values-" + backend + ".csv"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return readJson(json);
+  };
+  const auto approx = run("approx"), timing = run("timing");
+  ASSERT_EQ(timing["layers"].size(), 25u);
+  ASSERT_EQ(timing["layers"].size(), approx["layers"].size());
+  for (size_t i = 0; i < approx["layers"].size(); ++i) {
+    const auto &a = approx["layers"][i], &t = timing["layers"][i];
+    SCOPED_TRACE(a["name"].get<std::string>());
+    for (const char* field : {"cycles", "dramReadBytes", "dramWriteBytes", "minDramBytes", "counters", "mapping"}) {
+      EXPECT_EQ(t[field], a[field]) << field;
+    }
+  }
+}
+
+}  // namespace

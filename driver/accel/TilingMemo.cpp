@@ -1,0 +1,84 @@
+#include "TilingMemo.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <type_traits>
+
+namespace weft::accel {
+namespace {
+
+// Bounds the memo's memory: a key is a few hundred bytes, so this is about a megabyte. When it is
+// full the memo starts over (a sweep moves from configuration to configuration; old keys rarely
+// come back).
+constexpr size_t kMaxEntries = 4096;
+
+std::mutex& memoMutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, TilingChoice>& entries() {
+  static std::map<std::string, TilingChoice> e;
+  return e;
+}
+
+class KeyWriter {
+ public:
+  template <typename T>
+  KeyWriter& operator<<(const T& value) {
+    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    text_.append(bytes, sizeof(T));
+    return *this;
+  }
+  KeyWriter& operator<<(const ImageShape& s) { return *this << s.batches << s.height << s.width << s.channels; }
+  KeyWriter& operator<<(const ImageView& v) { return *this << v.origin << v.pixelStride << v.rowStride << v.imageStride; }
+  KeyWriter& operator<<(const std::string& s) {
+    *this << s.size();
+    text_ += s;
+    return *this;
+  }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+TilingMemo& TilingMemo::instance() {
+  static TilingMemo memo;
+  return memo;
+}
+
+std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunks, const LayerPlacement& where,
+                            const hw::HwConfig& config, double slack) {
+  KeyWriter k;
+  k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
+    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
+    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators;
+  k << chunks.size();
+  for (const KChunk& c : chunks) k << c.offset << c.bytes << c.kBegin;
+  k << where.input << where.output << where.weights << where.params << where.padding;
+  k << slack;
+  for (size_t i = 0; i < hw::kParamSpecs.size(); ++i) k << config.get(static_cast<hw::Param>(i));
+  if (const char* mode = std::getenv("WEFT_ACCEL_INPUT_MODE")) k << std::string(mode);
+  return k.take();
+}
+
+std::optional<TilingChoice> TilingMemo::find(const std::string& key) const {
+  std::lock_guard lock(memoMutex());
+  auto it = entries().find(key);
+  if (it == entries().end()) return std::nullopt;
+  return it->second;
+}
+
+void TilingMemo::remember(const std::string& key, TilingChoice choice) {
+  std::lock_guard lock(memoMutex());
+  if (entries().size() >= kMaxEntries) entries().clear();
+  entries()[key] = choice;
+}
+
+}  // namespace weft::accel

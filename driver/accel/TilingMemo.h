@@ -1,0 +1,43 @@
+// The tiling search's results, remembered for the life of the process.
+//
+// The search (bestTiling in ModelCompiler.cpp) schedules a layer's best candidates to pick one:
+// most of compiling a convolution. Networks repeat layer shapes (ResNet-50's 54 layers have 22
+// shapes) and sweeps compile the same layers again, so the choice is kept, keyed by everything the
+// search reads: the layer's geometry and data types, its K chunks, where its tensors lie in DRAM,
+// the whole hardware configuration and the preference's slack. Constant values are not in the key
+// because the search never reads them. A hit gives the same candidate and estimate the search
+// would have: the memo changes compilation time, never a program.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "CommandGenerator.h"
+#include "GemmLayer.h"
+#include "Tiling.h"
+#include "weft/hw/config.h"
+
+namespace weft::accel {
+
+struct TilingChoice {
+  uint32_t candidate = 0;        // index into rankTilings()'s list
+  double estimatedCycles = 0;    // the winner's scheduled estimate
+};
+
+class TilingMemo {
+ public:
+  // The process's memo, shared by every device and thread.
+  static TilingMemo& instance();
+
+  static std::string key(const GemmLayer& layer, const std::vector<KChunk>& chunks, const LayerPlacement& where,
+                         const hw::HwConfig& config, double slack);
+  std::optional<TilingChoice> find(const std::string& key) const;
+  void remember(const std::string& key, TilingChoice choice);
+
+ private:
+  TilingMemo() = default;
+};
+
+}  // namespace weft::accel
