@@ -495,6 +495,22 @@ nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const 
   return Emitter(layer, plan, where, config, out).run();
 }
 
+// Mirrors Emitter::run: every (box, group) pair of every epoch runs each chunk for each tile of
+// the group, so every (box, chunk, n-tile) once: one GEMM of the box's rows, or in the windowed
+// mode one per image of noh x now rows (windowGemms).
+GemmWork gemmWork(const TilePlan& p, const hw::HwConfig& config) {
+  const CostModel cost(config);
+  GemmWork perChunkTile;
+  for (const MBox& box : p.boxes) {
+    const bool windowed = p.inputMode == InputMode::kWindowed;
+    const uint32_t gemms = windowed ? box.nb : 1;
+    perChunkTile.commands += gemms;
+    perChunkTile.busyCycles += gemms * cost.gemmBusyCycles(windowed ? uint64_t{box.noh} * box.now : box.rows());
+  }
+  const uint64_t chunkTiles = uint64_t{p.nTiles} * p.chunks.size();
+  return {perChunkTile.commands * chunkTiles, perChunkTile.busyCycles * static_cast<double>(chunkTiles)};
+}
+
 nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
                             const hw::HwConfig& config, std::vector<PlannedCommand>& out) {
   const size_t before = out.size();

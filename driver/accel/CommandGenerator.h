@@ -44,6 +44,14 @@ std::vector<uint8_t> paddingImage(const GemmLayer& layer, const TilePlan& plan, 
 nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
                             const hw::HwConfig& config, CommandSink& out);
 
+// The GEMMs generateCommands() emits for the plan: how many, and the sum of their busy cycles
+// (CostModel::gemmBusyCycles), which is what a truncated estimate extrapolates over.
+struct GemmWork {
+  uint64_t commands = 0;
+  double busyCycles = 0;
+};
+GemmWork gemmWork(const TilePlan& plan, const hw::HwConfig& config);
+
 // Appends them to `out`, which is left as it was on BAD_DATA.
 nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
                             const hw::HwConfig& config, std::vector<PlannedCommand>& out);

@@ -287,8 +287,10 @@ struct ScheduleEstimator::Segment {
   Timeline timeline;
 };
 
-ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config)
-    : cost_(std::make_unique<CostModel>(config)), segment_(std::make_unique<Segment>(*cost_, 0.0)) {}
+ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBudget)
+    : cost_(std::make_unique<CostModel>(config)),
+      segment_(std::make_unique<Segment>(*cost_, 0.0)),
+      budget_(gemmBudget) {}
 ScheduleEstimator::~ScheduleEstimator() = default;
 
 void ScheduleEstimator::add(PlannedCommand&& command) {
@@ -299,7 +301,33 @@ void ScheduleEstimator::add(PlannedCommand&& command) {
     return;
   }
   const int unit = unitIndex(command.unit());
+  const bool gemm = std::holds_alternative<hw::GemmCmd>(command.cmd);
+  const double busy = command.busyCycles;
   segment_->timeline.add(command, unit, segment_->dependencies.add(command, unit));
+  if (!gemm || budget_ == 0) return;
+  gemmBusy_ += busy;
+  ++gemms_;
+  if (gemms_ == std::max<uint64_t>(1, budget_ / 2)) half_ = {gemmBusy_, cycles(), channel_};
+  if (gemms_ >= budget_) {
+    truncated_ = true;
+    throw EstimateBudgetSpent{};
+  }
+}
+
+// A figure at the end of the prefix, plus its rate over the prefix's second half times the GEMM
+// work left (the first half holds the pipeline's fill).
+double ScheduleEstimator::project(double now, double half, double totalGemmBusy) const {
+  if (!truncated_) return now;
+  const double span = gemmBusy_ - half_.gemmBusy;
+  const double rate = span > 0 ? (now - half) / span : 0;
+  return now + std::max(0.0, rate) * std::max(0.0, totalGemmBusy - gemmBusy_);
+}
+
+double ScheduleEstimator::projectedCycles(double totalGemmBusy) const {
+  return project(cycles(), half_.cycles, totalGemmBusy);
+}
+double ScheduleEstimator::projectedChannelCycles(double totalGemmBusy) const {
+  return project(channel_, half_.channel, totalGemmBusy);
 }
 
 double ScheduleEstimator::cycles() const {

@@ -44,9 +44,16 @@ struct CostModel;
 // The estimatedCycles scheduleCommands() would report for the commands added so far, computed
 // as they arrive: ranking candidate tilings needs the timeline, which depends on the
 // dependencies and not on the tokens, and a candidate's commands need never be stored.
+//
+// With a GEMM budget the estimator sees only a prefix of the program: add() throws
+// EstimateBudgetSpent once `gemmBudget` GEMMs are in, and projectedCycles() extrapolates the
+// timeline over the GEMM work still to come at the rate of the prefix's second half (the first
+// holds the pipeline's fill). A large candidate is then ranked for the cost of a small one.
+struct EstimateBudgetSpent {};
+
 class ScheduleEstimator final : public CommandSink {
  public:
-  explicit ScheduleEstimator(const hw::HwConfig& config);
+  explicit ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBudget = 0);
   ~ScheduleEstimator() override;
   void add(PlannedCommand&& command) override;
   double cycles() const;
@@ -54,12 +61,28 @@ class ScheduleEstimator final : public CommandSink {
   // the compiler's measure of a tiling's DRAM traffic, which dominates the device's energy.
   double channelCycles() const { return channel_; }
 
+  // Whether the budget cut the program short.
+  bool truncated() const { return truncated_; }
+  // cycles() and channelCycles() for the whole program, whose GEMMs take `totalGemmBusy` busy
+  // cycles (gemmWork()); the figures themselves when the program was not cut short.
+  double projectedCycles(double totalGemmBusy) const;
+  double projectedChannelCycles(double totalGemmBusy) const;
+
  private:
   struct Segment;
+  struct Mark {
+    double gemmBusy = 0, cycles = 0, channel = 0;
+  };
+  double project(double now, double half, double totalGemmBusy) const;
+
   std::unique_ptr<CostModel> cost_;
   std::unique_ptr<Segment> segment_;  // since the last barrier
   double t_ = 0;                      // when that segment started
   double channel_ = 0;
+  uint64_t budget_ = 0, gemms_ = 0;
+  double gemmBusy_ = 0;
+  Mark half_;  // after budget / 2 GEMMs
+  bool truncated_ = false;
 };
 
 }  // namespace weft::accel

@@ -76,6 +76,13 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
                                 const LayerPlacement& where, const hw::HwConfig& config,
                                 std::optional<uint32_t> replay, uint32_t* chosen,
                                 const DeviceQueue::Deadline& deadline, double slack) {
+  const std::string memoKey = replay.has_value() ? "" : TilingMemo::key(layer, chunks, where, config, slack);
+  if (!replay.has_value()) {
+    if (auto known = TilingMemo::instance().find(memoKey)) {
+      *chosen = known->candidate;
+      return std::move(known->plan);
+    }
+  }
   constexpr size_t kShapes = 6;
   auto ranked = rankTilings(layer, chunks, where.input, config, kShapes);
   if (ranked.empty()) {
@@ -91,67 +98,109 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
     *chosen = *replay;
     return std::move(ranked[*replay]);
   }
-  if (ranked.size() == 1) return std::move(ranked.front());
-  const std::string memoKey = TilingMemo::key(layer, chunks, where, config, slack);
-  if (auto known = TilingMemo::instance().find(memoKey); known && known->candidate < ranked.size()) {
-    *chosen = known->candidate;
-    ranked[*chosen].estimatedCycles = known->estimatedCycles;
-    return std::move(ranked[*chosen]);
+  if (ranked.size() == 1) {
+    TilingMemo::instance().remember(memoKey, {0, ranked.front()});
+    return std::move(ranked.front());
   }
-  // Scheduling a candidate costs time in proportion to its GEMMs; huge layers try fewer.
-  constexpr uint64_t kGemmBudget = 400000;
-  uint64_t spent = 0;
-  size_t count = 0;
-  for (; count < ranked.size(); ++count) {
-    const uint64_t gemms = uint64_t{ranked[count].nTiles} * ranked[count].chunks.size() * ranked[count].boxes.size();
-    if (count > 0 && spent + gemms > kGemmBudget) break;
-    spent += gemms;
-  }
+  // Two rounds. First every candidate is scheduled over a prefix of at most kPrefixGemms GEMMs
+  // and its timeline extrapolated (ScheduleEstimator); then the best few of those, and with a
+  // preference's slack every candidate within reach of it, are scheduled whole (up to
+  // kWholeGemms GEMMs: beyond, the prefix's rate is the estimate, the edges being negligible).
+  // The choice is made among the second round. A candidate costs the search at most a prefix
+  // unless it is a contender, where the search used to schedule each of them whole.
+  constexpr uint64_t kPrefixGemms = 1024;
+  constexpr uint64_t kWholeGemms = 200000;
+  constexpr size_t kContenders = 6;
+  const size_t count = ranked.size();
+  std::vector<GemmWork> work(count);
+  for (size_t i = 0; i < count; ++i) work[i] = gemmWork(ranked[i], config);
+  std::vector<nn::Status> status(count);
+  std::vector<double> cycles(count, 0), channel(count, 0);
+  std::vector<bool> whole(count, false);
   // The candidates are independent and the search is most of a large model's compilation, so
   // a second thread takes every other one when there is enough to share (a thread costs tens
   // of microseconds). Each result lands in its own slot: the choice does not depend on timing.
-  std::vector<nn::Status> status(count);
-  std::vector<double> channel(count, 0);
-  std::atomic<size_t> next{0};
-  auto evaluate = [&] {
-    for (size_t i = next++; i < count; i = next++) {
-      status[i] = checkDeadline(deadline, layer.operationIndex);
-      if (!status[i].ok()) continue;
-      ScheduleEstimator estimator(config);
-      status[i] = generateCommands(layer, ranked[i], where, config, estimator);
-      ranked[i].estimatedCycles = estimator.cycles();
-      channel[i] = estimator.channelCycles();
+  auto evaluate = [&](const std::vector<size_t>& which, uint64_t budget) {
+    uint64_t gemms = 0;
+    for (size_t i : which) gemms += budget > 0 ? std::min(budget, work[i].commands) : work[i].commands;
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t k = next++; k < which.size(); k = next++) {
+        const size_t i = which[k];
+        status[i] = checkDeadline(deadline, layer.operationIndex);
+        if (!status[i].ok()) continue;
+        ScheduleEstimator estimator(config, budget);
+        try {
+          status[i] = generateCommands(layer, ranked[i], where, config, estimator);
+        } catch (const EstimateBudgetSpent&) {
+        }
+        cycles[i] = estimator.projectedCycles(work[i].busyCycles);
+        channel[i] = estimator.projectedChannelCycles(work[i].busyCycles);
+        whole[i] = !estimator.truncated();
+      }
+    };
+    constexpr uint64_t kGemmsWorthAThread = 20000;
+    if (gemms >= kGemmsWorthAThread && which.size() > 1 && std::thread::hardware_concurrency() > 1) {
+      auto helper = std::async(std::launch::async, worker);
+      worker();
+      helper.get();  // rethrows what the helper threw
+    } else {
+      worker();
     }
   };
-  constexpr uint64_t kGemmsWorthAThread = 20000;
-  if (spent >= kGemmsWorthAThread && std::thread::hardware_concurrency() > 1) {
-    auto helper = std::async(std::launch::async, evaluate);
-    evaluate();
-    helper.get();  // rethrows what the helper threw
-  } else {
-    evaluate();
+  std::vector<size_t> all(count);
+  for (size_t i = 0; i < count; ++i) all[i] = i;
+  evaluate(all, kPrefixGemms);
+  for (size_t i = 0; i < count; ++i) NN_TRY(status[i]);
+
+  if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      std::fprintf(stderr, "[tiling] round 1, candidate %zu: %.0f cycles%s\n", i, cycles[i], whole[i] ? "" : " (extrapolated)");
+    }
   }
-  size_t best = 0;
-  double bestCycles = 0;
-  for (size_t i = 0; i < count; ++i) {
-    NN_TRY(status[i]);
+  // The contenders: the best candidate of each of the kContenders best shapes (load sizes and
+  // loop orders apart, which the prefix ranks well: their differences show from the start),
+  // since the prefix misjudges what only shows later (a partial last group, epoch changes) by
+  // a few per cent alike for every member of a shape.
+  std::vector<size_t> byCycles = all;
+  std::stable_sort(byCycles.begin(), byCycles.end(), [&](size_t a, size_t b) { return cycles[a] < cycles[b]; });
+  auto shapeOf = [&](size_t i) {
+    const TilePlan& p = ranked[i];
+    return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.inputMode, p.weightMode, p.rowsPerTile);
+  };
+  std::vector<decltype(shapeOf(0))> shapes;
+  std::vector<size_t> contenders, rescheduled;
+  for (size_t i : byCycles) {
+    const bool newShape = std::find(shapes.begin(), shapes.end(), shapeOf(i)) == shapes.end();
+    // With slack the least-traffic candidate within it may rank anywhere among those in reach
+    // (a 10 % margin for the prefix's error).
+    const bool inReach = slack > 0 && cycles[i] <= cycles[byCycles[0]] * (1 + slack) * 1.1;
+    if (!(newShape && shapes.size() < kContenders) && !inReach) continue;
+    if (newShape) shapes.push_back(shapeOf(i));
+    contenders.push_back(i);
+    if (!whole[i] && work[i].commands <= kWholeGemms) rescheduled.push_back(i);
+  }
+  evaluate(rescheduled, 0);
+  for (size_t i : rescheduled) NN_TRY(status[i]);
+
+  size_t best = contenders.front();
+  for (size_t i : contenders) {
     if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
-      std::fprintf(stderr, "[tiling] candidate %zu: %s, DRAM channel %.0f cycles\n", i, ranked[i].describe().c_str(),
-                   channel[i]);
+      std::fprintf(stderr, "[tiling] candidate %zu: %s; scheduled %.0f cycles, DRAM channel %.0f cycles%s\n", i,
+                   ranked[i].describe().c_str(), cycles[i], channel[i], whole[i] ? "" : " (extrapolated)");
     }
-    if (i == 0 || ranked[i].estimatedCycles < bestCycles) {
-      best = i;
-      bestCycles = ranked[i].estimatedCycles;
-    }
+    if (cycles[i] < cycles[best] || (cycles[i] == cycles[best] && i < best)) best = i;
   }
   // The preference's trade: the least DRAM traffic within `slack` of the fastest.
   if (slack > 0) {
-    for (size_t i = 0; i < count; ++i) {
-      if (ranked[i].estimatedCycles <= bestCycles * (1 + slack) && channel[i] < channel[best]) best = i;
+    const size_t fastest = best;
+    for (size_t i : contenders) {
+      if (cycles[i] <= cycles[fastest] * (1 + slack) && (channel[i] < channel[best] || (channel[i] == channel[best] && i < best))) best = i;
     }
   }
+  ranked[best].estimatedCycles = cycles[best];
   *chosen = static_cast<uint32_t>(best);
-  TilingMemo::instance().remember(memoKey, {*chosen, ranked[best].estimatedCycles});
+  TilingMemo::instance().remember(memoKey, {*chosen, ranked[best]});
   return std::move(ranked[best]);
 }
 

@@ -22,8 +22,8 @@
 namespace weft::accel {
 
 struct TilingChoice {
-  uint32_t candidate = 0;        // index into rankTilings()'s list
-  double estimatedCycles = 0;    // the winner's scheduled estimate
+  uint32_t candidate = 0;  // index into rankTilings()'s list (what a compilation cache records)
+  TilePlan plan;           // that candidate, with its scheduled estimate: a hit needs no ranking
 };
 
 class TilingMemo {

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <malloc.h>
+
 #include <cstdlib>
 #include <map>
 #include <iostream>
@@ -41,6 +43,12 @@ void reexecWith(const std::string& backend, const std::string& hw, char** argv) 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Each layer's compilation builds command vectors of up to hundreds of MB and frees them before
+  // the next. glibc maps such blocks afresh and unmaps them at free, so every layer paid the page
+  // faults of its memory again (a tenth of a sweep point's time on an 8x8 array): keep blocks up
+  // to the largest threshold glibc accepts in the heap, and freed memory there for reuse.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   CLI::App app{"weft: NNAPI on a simulated systolic-array accelerator"};
   app.require_subcommand(1);
   std::string backend, hw;

@@ -4,10 +4,12 @@
 // tiling, two array sizes and a shallow token queue; and the generator's error path.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "CommandGenerator.h"
 #include "CommandScheduler.h"
+#include "CostModel.h"
 #include "Tiling.h"
 #include "weft/hw/config.h"
 
@@ -71,6 +73,17 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
       ScheduleEstimator estimator(config);
       ASSERT_TRUE(generateCommands(layer, ranked[i], placement(layer), config, estimator).ok());
       const size_t count = commands.size();
+      // gemmWork() mirrors the generator: the search extrapolates truncated estimates over it.
+      GemmWork emitted;
+      const CostModel cost(config);
+      for (const auto& c : commands) {
+        if (!std::holds_alternative<hw::GemmCmd>(c.cmd)) continue;
+        ++emitted.commands;
+        emitted.busyCycles += c.busyCycles;
+      }
+      const GemmWork work = gemmWork(ranked[i], config);
+      EXPECT_EQ(work.commands, emitted.commands);
+      EXPECT_DOUBLE_EQ(work.busyCycles, emitted.busyCycles);
       auto scheduled = scheduleCommands(std::move(commands), config);
       ASSERT_TRUE(scheduled.ok()) << scheduled.error().message;
       EXPECT_EQ(scheduled.value().ring.size(), count);
@@ -83,6 +96,71 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
 INSTANTIATE_TEST_SUITE_P(Configurations, EstimateMatchesSchedule,
                          ::testing::Values("weft8", "weft16", "shallow-tokens"),
                          [](const auto& info) { return std::string(info.param) == "shallow-tokens" ? std::string("weft8_token_depth_4") : std::string(info.param); });
+
+// A budgeted estimate: exactly the whole one when the budget covers the program; otherwise cut
+// short (EstimateBudgetSpent) and extrapolated over the GEMM work left, close to the whole
+// estimate on regular layers, which is what lets the search rank big candidates by a prefix.
+TEST(ScheduleEstimator, ABudgetCutsTheProgramShortAndExtrapolates) {
+  const auto config = hw::HwConfig::load("weft8");
+  size_t truncated = 0;
+  for (const Shape& shape : kShapes) {
+    SCOPED_TRACE(shape.name);
+    const GemmLayer layer = convLayer(shape);
+    const auto ranked = rankTilings(layer, chunksOf(layer, config), placement(layer).input, config, 6);
+    for (const TilePlan& plan : ranked) {
+      SCOPED_TRACE(plan.describe());
+      ScheduleEstimator whole(config);
+      ASSERT_TRUE(generateCommands(layer, plan, placement(layer), config, whole).ok());
+      const GemmWork work = gemmWork(plan, config);
+      for (uint64_t budget : {work.commands + 1, std::max<uint64_t>(2, work.commands / 3)}) {
+        ScheduleEstimator prefix(config, budget);
+        bool spent = false;
+        try {
+          ASSERT_TRUE(generateCommands(layer, plan, placement(layer), config, prefix).ok());
+        } catch (const EstimateBudgetSpent&) {
+          spent = true;
+        }
+        EXPECT_EQ(spent, prefix.truncated());
+        EXPECT_EQ(spent, budget <= work.commands);
+        if (!spent) {
+          EXPECT_DOUBLE_EQ(prefix.projectedCycles(work.busyCycles), whole.cycles());
+          EXPECT_DOUBLE_EQ(prefix.projectedChannelCycles(work.busyCycles), whole.channelCycles());
+          continue;
+        }
+        ++truncated;
+        EXPECT_LT(prefix.cycles(), whole.cycles());
+        EXPECT_GE(prefix.projectedCycles(work.busyCycles), prefix.cycles());
+        EXPECT_GE(prefix.projectedChannelCycles(work.busyCycles), prefix.channelCycles());
+      }
+    }
+  }
+  EXPECT_GT(truncated, 10u);
+}
+
+// On layers of real size (ResNet's 56x56x64 3x3 and 14x14x256 1x1 at 8x8), a prefix of a
+// tenth of the GEMMs puts every candidate within a few per cent of its whole estimate.
+TEST(ScheduleEstimator, APrefixEstimatesRealLayersWithinAFewPerCent) {
+  const auto config = hw::HwConfig::load("weft8");
+  const Shape shapes[] = {{"3x3", 58, 58, 64, 3, 1, 64}, {"1x1", 14, 14, 256, 1, 1, 1024}};
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE(shape.name);
+    const GemmLayer layer = convLayer(shape);
+    const auto ranked = rankTilings(layer, chunksOf(layer, config), placement(layer).input, config, 6);
+    double worst = 0;
+    for (const TilePlan& plan : ranked) {
+      SCOPED_TRACE(plan.describe());
+      ScheduleEstimator whole(config);
+      ASSERT_TRUE(generateCommands(layer, plan, placement(layer), config, whole).ok());
+      const GemmWork work = gemmWork(plan, config);
+      ScheduleEstimator prefix(config, work.commands / 10);
+      EXPECT_THROW((void)generateCommands(layer, plan, placement(layer), config, prefix), EstimateBudgetSpent);
+      const double error = prefix.projectedCycles(work.busyCycles) / whole.cycles() - 1;
+      worst = std::max(worst, std::abs(error));
+      EXPECT_LT(std::abs(error), 0.05);
+    }
+    std::printf("%s: %zu candidates, worst prefix error %.2f %%\n", shape.name, ranked.size(), 100 * worst);
+  }
+}
 
 TEST(Tiling, CandidatesAreDistinct) {
   const auto config = hw::HwConfig::load("weft16");
