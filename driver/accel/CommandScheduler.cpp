@@ -208,8 +208,8 @@ double estimateTimeline(const PlannedCommand* cmds, const Segment& s, const Cost
 }
 
 // Merges the unit streams by estimated start under the token constraints (step 4).
-nn::Status mergeRing(PlannedCommand* cmds, const Segment& s, const std::vector<double>& start,
-                     unsigned tokenDepth, std::vector<PlannedCommand>& ring) {
+nn::Status mergeRing(const PlannedCommand* cmds, size_t first, const Segment& s, const std::vector<double>& start,
+                     unsigned tokenDepth, std::vector<uint32_t>& ring) {
   std::array<std::vector<size_t>, kUnits> stream;
   for (size_t i = 0; i < s.n; ++i) stream[s.unit[i]].push_back(i);
   std::array<size_t, kUnits> head{};
@@ -238,7 +238,7 @@ nn::Status mergeRing(PlannedCommand* cmds, const Segment& s, const std::vector<d
     for (int q : signalQueues(h, pick)) {
       if (q >= 0) ++tokens[static_cast<size_t>(q)];
     }
-    ring.push_back(std::move(cmds[i]));
+    ring.push_back(static_cast<uint32_t>(first + i));
   }
   for (int64_t t : tokens) {
     if (t != 0) return NN_ERROR(OP_FAILED) << "internal error: tokens left over at the end of a segment";
@@ -256,6 +256,7 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
     auto& h = c.header();
     h.wait0 = h.wait1 = h.signal0 = h.signal1 = false;
   }
+  if (commands.size() > UINT32_MAX) return NN_ERROR(OP_FAILED) << "a program of more than 2^32 commands";
   ScheduleResult result;
   result.ring.reserve(commands.size());
   double t = 0;
@@ -269,15 +270,16 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
       const Segment seg = findDependencies(cmds, i - first);
       NN_TRY(assignTokens(cmds, seg, tokenDepth));
       t = estimateTimeline(cmds, seg, cost, t, start);
-      NN_TRY(mergeRing(cmds, seg, start, tokenDepth, result.ring));
+      NN_TRY(mergeRing(cmds, first, seg, start, tokenDepth, result.ring));
     }
     if (barrier) {
-      result.ring.push_back(std::move(commands[i]));
+      result.ring.push_back(static_cast<uint32_t>(i));
       t += cost.latency;  // draining and the snapshot write
     }
     first = i + 1;
   }
   result.estimatedCycles = t;
+  result.commands = std::move(commands);
   return result;
 }
 

@@ -31,8 +31,11 @@
 namespace weft::accel {
 
 struct ScheduleResult {
-  std::vector<PlannedCommand> ring;  // commands in ring order, token bits set
-  double estimatedCycles = 0;        // makespan of the estimated timeline
+  std::vector<PlannedCommand> commands;  // as given, token bits set
+  // The ring: indices into `commands` in ring order (a large layer has millions of commands;
+  // a second copy of them in ring order was a third of compiling's peak memory).
+  std::vector<uint32_t> ring;
+  double estimatedCycles = 0;  // makespan of the estimated timeline
 };
 
 // OP_FAILED on an internal inconsistency (a driver bug): a dependency tokens cannot express.

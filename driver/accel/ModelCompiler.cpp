@@ -496,10 +496,9 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   if (!scheduled.ok()) return scheduled.error();
   out.estimatedCycles = scheduled.value().estimatedCycles;
   out.watchdogCycles = static_cast<uint64_t>(std::ceil(2 * serial)) + 100000;
-  out.program.resize(scheduled.value().ring.size() * hw::kCommandBytes);
-  for (size_t i = 0; i < scheduled.value().ring.size(); ++i) {
-    scheduled.value().ring[i].encode().toBytes(&out.program[i * hw::kCommandBytes]);
-  }
+  const ScheduleResult& s = scheduled.value();
+  out.program.resize(s.ring.size() * hw::kCommandBytes);
+  for (size_t i = 0; i < s.ring.size(); ++i) s.commands[s.ring[i]].encode().toBytes(&out.program[i * hw::kCommandBytes]);
   return out;
 }
 
