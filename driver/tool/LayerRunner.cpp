@@ -95,6 +95,17 @@ std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken(const s
   return token;
 }
 
+// A layer whose tensors alone do not fit the device DRAM cannot compile; say so before its data
+// (a 4k feature map is gigabytes of host memory) is built.
+void checkFitsDram(const LayerEntry& entry, uint64_t dramBytes) {
+  const uint64_t bytes = tensorBytes(entry.build(TensorValues::kNone));
+  if (bytes <= dramBytes) return;
+  constexpr uint64_t kMiB = 1 << 20;
+  throw std::runtime_error(fmt::format("layer {}: its tensors take {} bytes but the simulated DRAM holds {} (DramMiB "
+                                       "{}); raise DramMiB to at least {}",
+                                       entry.name, bytes, dramBytes, dramBytes / kMiB, (bytes + kMiB - 1) / kMiB));
+}
+
 }  // namespace
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
@@ -110,6 +121,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
   for (size_t i = 0; i < table.layers.size(); ++i) {
     if (options.onLayer) options.onLayer(i, table.layers.size(), table.layers[i].name);
     const auto prepareStart = Clock::now();
+    if (options.dramBytes > 0) checkFitsDram(table.layers[i], options.dramBytes);
     const Network net = table.layers[i].build(options.values);
     const Layer& layer = net.layers.front();
     LayerRun run;

@@ -51,6 +51,9 @@ struct LayerRunOptions {
   std::string cacheDir, cacheSalt;
   // What the layers' tensors hold: kZeroPoint when nothing reads values (the timing backend).
   TensorValues values = TensorValues::kDrawn;
+  // The simulated DRAM's size: a layer whose tensors alone exceed it is refused, naming DramMiB,
+  // before any of its data is allocated (0: no check).
+  uint64_t dramBytes = 0;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
 };

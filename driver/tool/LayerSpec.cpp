@@ -272,6 +272,7 @@ LayerSpec parseLayerSpec(const json& j, size_t index) {
 Network buildLayer(const LayerSpec& spec, TensorValues values) {
   Network net = spec.network;
   Layer& l = net.layers.front();
+  if (values == TensorValues::kNone) return net;
   if (values == TensorValues::kZeroPoint) {
     net.input = zeroPointBytes(elements(net.inputShape), net.inputQuant.zeroPoint);
     for (ExtraInput& in : net.extraInputs) in.data = zeroPointBytes(elements(in.shape), in.quant.zeroPoint);

@@ -287,6 +287,7 @@ int runLayers(const LayersOptions& options) {
   run.keepOutputs = !options.outputsPath.empty();
   run.cacheDir = options.cacheDir;
   run.cacheSalt = hw.toJson();
+  run.dramBytes = hw.dramBytes();
   if (backend == "timing") {
     run.values = TensorValues::kZeroPoint;  // nothing reads them; the cache keeps the two apart
     run.cacheSalt += "|zero-point tensors";

@@ -39,6 +39,25 @@ std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound) {
   return b;
 }
 
+uint64_t tensorBytes(const Network& net) {
+  auto elements = [](const std::vector<uint32_t>& shape) {
+    uint64_t n = 1;
+    for (uint32_t d : shape) n *= d;
+    return n;
+  };
+  uint64_t bytes = elements(net.inputShape);
+  for (const ExtraInput& in : net.extraInputs) bytes += elements(in.shape);
+  for (const Layer& l : net.layers) {
+    const uint64_t weights = l.weightShape.empty() ? 0 : elements(l.weightShape);
+    // Bias: one int32 per output channel (the weights' first dimension; depthwise: the last).
+    const uint64_t biasCount = l.weightShape.empty() ? 0
+                               : l.op == LayerOp::kDepthwiseConv2d ? l.weightShape.back()
+                                                                   : l.weightShape.front();
+    bytes += weights + 4 * biasCount + elements(l.outputShape);
+  }
+  return bytes;
+}
+
 std::vector<uint8_t> zeroPointBytes(size_t n, int32_t zeroPoint) {
   return std::vector<uint8_t>(n, static_cast<uint8_t>(zeroPoint));
 }

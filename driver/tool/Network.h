@@ -103,7 +103,12 @@ Network parseNetwork(const std::string& text, const std::string& origin);
 // element at its zero point, without drawing anything, for runs that never read values (the
 // timing backend): the tensors keep their sizes, so compilation and timing are the same, but a
 // ResNet-50 table no longer spends a sixth of its run drawing 25 MB of weights nobody reads.
-enum class TensorValues { kDrawn, kZeroPoint };
+// kNone: shapes only, every data vector empty (sizing a layer before anything is allocated).
+enum class TensorValues { kDrawn, kZeroPoint, kNone };
+
+// The bytes a network's tensors take as NNAPI operands: its inputs, each layer's weights, bias
+// (int32) and output; shapes only, so it works on a kNone build.
+uint64_t tensorBytes(const Network& net);
 
 // The deterministic data of the format (traces/README.md), also for layers that other
 // descriptions define (layer sets, SCALE-Sim tables).

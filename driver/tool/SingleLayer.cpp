@@ -66,6 +66,7 @@ void checkLayerShape(const LayerShape& shape) { shapedNetwork(shape); }
 Network singleLayerNetwork(const LayerShape& s, TensorValues values) {
   Network net = shapedNetwork(s);
   Layer& l = net.layers.front();
+  if (values == TensorValues::kNone) return net;
   if (values == TensorValues::kZeroPoint) {
     l.weights = zeroPointBytes(elements(l.weightShape), s.weightZeroPoint);
     l.bias.assign(s.filters, 0);
@@ -93,9 +94,9 @@ Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputS
   for (size_t k = 0; k < layer.inputs.size(); ++k) {
     const int source = layer.inputs[k];
     const auto& shape = network.sourceShape(source);
-    auto data = values == TensorValues::kZeroPoint
-                    ? zeroPointBytes(elements(shape), network.sourceQuant(source).zeroPoint)
-                    : drawInput(inputSeed + k, elements(shape));
+    auto data = values == TensorValues::kNone        ? std::vector<uint8_t>{}
+                : values == TensorValues::kZeroPoint ? zeroPointBytes(elements(shape), network.sourceQuant(source).zeroPoint)
+                                                     : drawInput(inputSeed + k, elements(shape));
     if (k == 0) {
       net.inputShape = shape;
       net.inputQuant = network.sourceQuant(source);

@@ -49,6 +49,23 @@ TEST(LayerSpec, DepthwiseShapesAndData) {
   EXPECT_EQ(buildLayer(s).input, net.input) << "the data is deterministic";
 }
 
+// The three ways of filling a built layer: drawn data, zero points (the timing backend), nothing
+// (sizing); the shapes, and so tensorBytes, are the same for all three.
+TEST(LayerSpec, ZeroPointAndShapeOnlyBuildsKeepTheShapes) {
+  const LayerSpec s = spec(R"({"name": "dw", "op": "DEPTHWISE_CONV_2D", "input": [1, 9, 7, 5], "kernel": [3, 3],
+      "depthMultiplier": 2, "padding": "SAME", "weightZeroPoint": 7})");
+  const Network drawn = buildLayer(s, TensorValues::kDrawn), zero = buildLayer(s, TensorValues::kZeroPoint),
+                none = buildLayer(s, TensorValues::kNone);
+  // 315 input bytes, 90 weights, 10 int32 biases, 630 output bytes.
+  for (const Network* net : {&drawn, &zero, &none}) EXPECT_EQ(tensorBytes(*net), 315u + 90 + 40 + 630);
+  EXPECT_EQ(zero.input, std::vector<uint8_t>(315, 128));
+  EXPECT_EQ(zero.layers.front().weights, std::vector<uint8_t>(90, 7));
+  EXPECT_EQ(zero.layers.front().bias, std::vector<int32_t>(10, 0));
+  EXPECT_TRUE(none.input.empty());
+  EXPECT_TRUE(none.layers.front().weights.empty());
+  EXPECT_NE(drawn.input, zero.input);
+}
+
 TEST(LayerSpec, SignedTensorsGetSignedZeroPointsAndWeights) {
   const LayerSpec s = spec(R"({"name": "dw", "op": "DEPTHWISE_CONV_2D", "type": "TENSOR_QUANT8_ASYMM_SIGNED",
       "input": [1, 4, 4, 3], "kernel": [2, 2], "weightZeroPoint": -100})");

@@ -278,3 +278,23 @@ TEST(WeftLayers, TheTimingBackendTimesEveryLayerAsApproxDoes) {
 }
 
 }  // namespace
+
+namespace {
+
+// A layer whose tensors alone exceed the simulated DRAM (a 4k feature map with 64 channels: 2 GB
+// of tensors against 512 MiB) is refused before its data is built, naming the layer, the bytes and
+// the DramMiB to raise; a layer that fits the DRAM's size runs.
+TEST(WeftLayers, ALayerLargerThanTheDramIsRefusedNamingDramMiB) {
+  const std::string table = tempPath("huge.csv");
+  std::ofstream(table) << "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+                          "Strides,\nHuge4k,4096,4096,3,3,64,64,1,\n";
+  const ProcessResult r = runWeft("--backend timing layers " + table + " --quiet --json " + tempPath("huge.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("layer Huge4k: its tensors take 2146472448 bytes but the simulated DRAM holds 536870912 "
+                          "(DramMiB 512); raise DramMiB to at least 2048"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(tempPath("huge.json")));
+}
+
+}  // namespace
