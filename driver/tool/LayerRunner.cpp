@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 #include "NetworkModel.h"
 #include "SingleLayer.h"
@@ -106,6 +108,20 @@ void checkFitsDram(const LayerEntry& entry, uint64_t dramBytes) {
                                        entry.name, bytes, dramBytes, dramBytes / kMiB, (bytes + kMiB - 1) / kMiB));
 }
 
+// Keeps the first `commands` of the run's timeline and the DRAM requests issued while they ran.
+void keepWithin(LayerRun& run, size_t commands) {
+  if (run.commands.size() <= commands) return;
+  run.traceTruncated = true;
+  run.commands.resize(commands);
+  uint64_t until = 0;
+  for (const auto& c : run.commands) until = std::max(until, c.complete);
+  run.dram.erase(std::remove_if(run.dram.begin(), run.dram.end(),
+                                [&](const hal::DramRequestProfile& d) { return commands == 0 || d.issue > until; }),
+                 run.dram.end());
+  run.commands.shrink_to_fit();
+  run.dram.shrink_to_fit();
+}
+
 }  // namespace
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
@@ -118,6 +134,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     }
   }
   std::vector<LayerRun> runs;
+  size_t traced = 0;  // commands kept for the trace so far
   for (size_t i = 0; i < table.layers.size(); ++i) {
     if (options.onLayer) options.onLayer(i, table.layers.size(), table.layers[i].name);
     const auto prepareStart = Clock::now();
@@ -170,6 +187,9 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.registerAccesses = e.registerAccesses;
         run.commands = e.commands;
         run.dram = e.dram;
+        if (options.traceCommandLimit > 0) keepWithin(run, options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
+        traced += run.commands.size();
+        if (options.traceCommandLimit > 0 && traced >= options.traceCommandLimit) unsetenv("WEFT_COMMAND_TRACE");
       }
       simulator.push_back(e.simulatorSeconds);
       execute.push_back(e.executeSeconds);

@@ -36,9 +36,11 @@ struct LayerRun {
   double executeSeconds = 0;    // ANeuralNetworksExecution_compute, wall
   double prepareSeconds = 0;    // building the data and the model, compiling it, wall
   std::vector<uint8_t> output;
-  // Its program's per-command timelines (the first execution's; only when WEFT_COMMAND_TRACE=1).
+  // Its program's per-command timelines (the first execution's; only when WEFT_COMMAND_TRACE=1),
+  // cut short by LayerRunOptions::traceCommandLimit (traceTruncated).
   std::vector<hal::CommandProfile> commands;
   std::vector<hal::DramRequestProfile> dram;
+  bool traceTruncated = false;
 };
 
 struct LayerRunOptions {
@@ -54,6 +56,11 @@ struct LayerRunOptions {
   // The simulated DRAM's size: a layer whose tensors alone exceed it is refused, naming DramMiB,
   // before any of its data is allocated (0: no check).
   uint64_t dramBytes = 0;
+  // The per-command timelines kept over the whole table (a trace of millions of commands does
+  // not fit memory or a viewer): the layers' first commands up to this many, then none; 0: all.
+  // Once it is reached the device stops recording (WEFT_COMMAND_TRACE is unset): a layer's
+  // recording is held until the layer ends, so a single layer's commands are recorded whole.
+  size_t traceCommandLimit = 0;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
 };

@@ -165,7 +165,7 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
 
 // The layers end to end on the device timeline, each with its figures and counters.
 std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
-                        const std::string& backend, const codesign::Estimator& estimator) {
+                        const std::string& backend, const codesign::Estimator& estimator, size_t truncatedAt) {
   std::vector<DeviceSpan> device;
   std::vector<HostSpan> host;
   std::vector<DeviceCommands> commands;
@@ -206,9 +206,14 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
     host.push_back({"simulation", r.name, std::min(r.simulatorSeconds, r.executeSeconds), built});
     hostAt = built + r.executeSeconds;
   }
-  return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host,
-                    {{"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}},
-                    commands);
+  nlohmann::ordered_json metadata = {
+      {"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}};
+  if (truncatedAt > 0) {
+    metadata["commandsTruncated"] =
+        fmt::format("per-command tracks show the first {} commands (--trace-limit); the layers track shows every layer",
+                    truncatedAt);
+  }
+  return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host, metadata, commands);
 }
 
 void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
@@ -300,7 +305,10 @@ int runLayers(const LayersOptions& options) {
     };
   }
   // A trace shows every command: the device records per-command timelines (DeviceQueue).
-  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
+  if (!options.tracePath.empty()) {
+    setenv("WEFT_COMMAND_TRACE", "1", 1);
+    run.traceCommandLimit = options.traceLimit;
+  }
   const std::vector<LayerRun> runs = runLayerTable(table, run);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -329,7 +337,16 @@ int runLayers(const LayersOptions& options) {
     fmt::print("comparison written to {} and {}\n", csv, json);
   }
   if (!options.tracePath.empty()) {
-    writeFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator));
+    size_t shown = 0;
+    bool truncated = false;
+    for (const LayerRun& r : runs) {
+      shown += r.commands.size();
+      truncated = truncated || r.traceTruncated;
+    }
+    if (truncated) {
+      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n", shown);
+    }
+    writeFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator, truncated ? shown : 0));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
   }
   if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});

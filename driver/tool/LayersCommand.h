@@ -13,6 +13,9 @@ struct LayersOptions {
   std::string outputsPath;  // the layers' outputs, concatenated in order (for `weft validate`)
   std::string cacheDir;     // compilation cache (ANeuralNetworksCompilation_setCaching); empty: none
   std::string tracePath;        // Chrome trace-event timeline (Trace.h); empty: none
+  // Commands the trace shows, from the first layer on (0: all). A command is about 1 KB of trace
+  // (its slices on two tracks and the counter changes it makes): 200 MB at the default.
+  size_t traceLimit = 200000;
   std::string htmlPath;         // also the HTML report (scripts/weft_report.py); empty: none
   std::string energyModelPath;  // energy coefficients overriding the defaults (driver/codesign); empty: none
   // SCALE-Sim's COMPUTE_REPORT.csv for the same table, set beside weft's figures

@@ -14,34 +14,41 @@ using nlohmann::ordered_json;
 
 int ChromeTrace::process(const std::string& name) {
   const int pid = nextPid_++;
-  events_.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
-  events_.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
+  add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
+  add({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
   return pid;
 }
 
 int ChromeTrace::thread(int pid, const std::string& name) {
   const int tid = nextTid_++;
-  events_.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
+  add({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
   return tid;
 }
 
 void ChromeTrace::slice(int pid, int tid, const std::string& name, double startUs, double durationUs,
                         const ordered_json& args) {
-  events_.push_back({{"ph", "X"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", startUs}, {"dur", durationUs},
-                     {"args", args}});
+  add({{"ph", "X"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", startUs}, {"dur", durationUs}, {"args", args}});
 }
 
 void ChromeTrace::counter(int pid, const std::string& name, double atUs, const ordered_json& values) {
-  events_.push_back({{"ph", "C"}, {"name", name}, {"pid", pid}, {"tid", 0}, {"ts", atUs}, {"args", values}});
+  add({{"ph", "C"}, {"name", name}, {"pid", pid}, {"tid", 0}, {"ts", atUs}, {"args", values}});
 }
 
+// An event is kept as its JSON text: a JSON object per event took about 1.7 KB of heap, so a
+// table of millions of commands could not be traced in memory.
+void ChromeTrace::add(const ordered_json& event) { events_.push_back(event.dump()); }
+
 std::string ChromeTrace::dump(const ordered_json& metadata) const {
-  // Per-command timelines make large files: one line per event then, not per key.
-  if (events_.size() <= 10000) {
-    return ordered_json{{"traceEvents", events_}, {"displayTimeUnit", "ns"}, {"otherData", metadata}}.dump(1) + "\n";
+  // One line per event.
+  size_t bytes = 256 + metadata.dump().size();
+  for (const std::string& e : events_) bytes += e.size() + 2;
+  std::string out;
+  out.reserve(bytes);
+  out = "{\"traceEvents\": [\n";
+  for (size_t i = 0; i < events_.size(); ++i) {
+    out += events_[i];
+    out += i + 1 < events_.size() ? ",\n" : "\n";
   }
-  std::string out = "{\"traceEvents\": [\n";
-  for (size_t i = 0; i < events_.size(); ++i) out += events_[i].dump() + (i + 1 < events_.size() ? ",\n" : "\n");
   out += "],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": " + metadata.dump() + "\n}\n";
   return out;
 }

@@ -52,7 +52,8 @@ class ChromeTrace {
   std::string dump(const nlohmann::ordered_json& metadata) const;
 
  private:
-  nlohmann::ordered_json events_ = nlohmann::ordered_json::array();
+  void add(const nlohmann::ordered_json& event);
+  std::vector<std::string> events_;  // each event's JSON text
   int nextPid_ = 1;
   int nextTid_ = 1;
 };

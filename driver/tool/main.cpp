@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
                         "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
   layersCmd->add_option("--trace", layers.tracePath,
                         "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
+  layersCmd
+      ->add_option("--trace-limit", layers.traceLimit,
+                   "commands the trace shows, from the first layer on; later ones are left out (0: all)")
+      ->capture_default_str();
   layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
   CLI::Option* compareTo = layersCmd->add_option("--compare-to", layers.compareToPath,

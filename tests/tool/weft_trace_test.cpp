@@ -202,3 +202,42 @@ TEST(WeftTrace, RunTraceIsTheSameOnBothBackends) {
 }
 
 }  // namespace
+
+namespace {
+
+// A trace of a table keeps the first --trace-limit commands on the per-command tracks, says so
+// in its metadata and on stderr, and still shows every layer on the layers track; without a
+// limit reached it says nothing.
+TEST(WeftTrace, TheTraceLimitKeepsTheFirstCommandsAndSaysSo) {
+  const std::string table = std::string(WEFT_TEST_DIR) + "/scalesim/tiny.csv";
+  auto commandSlices = [](const json& device) {
+    size_t n = 0;
+    for (const char* track : {"load (DMA in)", "compute (array)", "store (post-processing, DMA out)", "vector"}) {
+      n += sliceNames(device, trackId(device, track)).size();
+    }
+    return n;
+  };
+  const std::string whole = tempPath("whole.json"), cut = tempPath("cut.json");
+  const ProcessResult all = runWeft("--backend approx --hw weft8 layers " + table + " --quiet --json " +
+                                    tempPath("a.json") + " --trace " + whole);
+  ASSERT_EQ(all.exitCode, 0) << all.output;
+  EXPECT_EQ(all.output.find("--trace-limit"), std::string::npos) << all.output;
+  const json wholeDevice = processEvents(readJson(whole), "weft-accel");
+  const size_t total = commandSlices(wholeDevice);
+  ASSERT_GT(total, 200u);
+  EXPECT_FALSE(readJson(whole)["otherData"].contains("commandsTruncated"));
+
+  const ProcessResult some = runWeft("--backend approx --hw weft8 layers " + table + " --quiet --json " +
+                                     tempPath("b.json") + " --trace " + cut + " --trace-limit 100");
+  ASSERT_EQ(some.exitCode, 0) << some.output;
+  EXPECT_NE(some.output.find("the trace shows the first 100 commands (--trace-limit)"), std::string::npos)
+      << some.output;
+  const json trace = readJson(cut);
+  EXPECT_TRUE(trace["otherData"].contains("commandsTruncated"));
+  const json device = processEvents(trace, "weft-accel");
+  EXPECT_LE(commandSlices(device), 100u);
+  EXPECT_GT(commandSlices(device), 50u);
+  EXPECT_EQ(sliceNames(device, trackId(device, "layers")).size(), 3u) << "every layer stays on the layers track";
+}
+
+}  // namespace
