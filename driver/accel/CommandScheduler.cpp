@@ -246,16 +246,26 @@ nn::Status mergeRing(const PlannedCommand* cmds, size_t first, const Segment& s,
   return {};
 }
 
+// Steps 1-4 for the `n` commands of one segment (no barrier among them), which start at `t`:
+// their token bits set, their ring order appended to `ring` (indices from `first`), and `t`
+// moved to when they complete.
+nn::Status scheduleSegment(PlannedCommand* cmds, size_t n, size_t first, const CostModel& cost, unsigned tokenDepth,
+                           double& t, std::vector<double>& start, std::vector<uint32_t>& ring) {
+  for (size_t i = 0; i < n; ++i) {
+    auto& h = cmds[i].header();
+    h.wait0 = h.wait1 = h.signal0 = h.signal1 = false;
+  }
+  const Segment seg = findDependencies(cmds, n);
+  NN_TRY(assignTokens(cmds, seg, tokenDepth));
+  t = estimateTimeline(cmds, seg, cost, t, start);
+  return mergeRing(cmds, first, seg, start, tokenDepth, ring);
+}
+
 }  // namespace
 
 nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands, const hw::HwConfig& config) {
   const CostModel cost(config);
   const auto tokenDepth = static_cast<unsigned>(config.get(hw::Param::kTokenDepth));
-  for (auto& c : commands) {
-    if (c.isBarrier()) continue;
-    auto& h = c.header();
-    h.wait0 = h.wait1 = h.signal0 = h.signal1 = false;
-  }
   if (commands.size() > UINT32_MAX) return NN_ERROR(OP_FAILED) << "a program of more than 2^32 commands";
   ScheduleResult result;
   result.ring.reserve(commands.size());
@@ -266,11 +276,7 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
     const bool barrier = i < commands.size() && commands[i].isBarrier();
     if (!barrier && i < commands.size()) continue;
     if (i > first) {
-      PlannedCommand* cmds = commands.data() + first;
-      const Segment seg = findDependencies(cmds, i - first);
-      NN_TRY(assignTokens(cmds, seg, tokenDepth));
-      t = estimateTimeline(cmds, seg, cost, t, start);
-      NN_TRY(mergeRing(cmds, first, seg, start, tokenDepth, result.ring));
+      NN_TRY(scheduleSegment(commands.data() + first, i - first, first, cost, tokenDepth, t, start, result.ring));
     }
     if (barrier) {
       result.ring.push_back(static_cast<uint32_t>(i));
@@ -281,6 +287,53 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
   result.estimatedCycles = t;
   result.commands = std::move(commands);
   return result;
+}
+
+ProgramBuilder::ProgramBuilder(const hw::HwConfig& config)
+    : cost_(std::make_unique<CostModel>(config)),
+      tokenDepth_(static_cast<unsigned>(config.get(hw::Param::kTokenDepth))) {}
+ProgramBuilder::~ProgramBuilder() = default;
+
+void ProgramBuilder::add(PlannedCommand&& command) {
+  ++count_;
+  busy_ += command.busyCycles;
+  serial_ += command.doneCycles + cost_->latency + cost_->fetchCycles();
+  if (!command.isBarrier()) {
+    segment_.push_back(std::move(command));
+    return;
+  }
+  flush();
+  append(command);
+  t_ += cost_->latency;  // draining and the snapshot write
+}
+
+void ProgramBuilder::append(const PlannedCommand& command) {
+  const size_t at = program_.size();
+  program_.resize(at + hw::kCommandBytes);
+  command.encode().toBytes(&program_[at]);
+}
+
+void ProgramBuilder::flush() {
+  if (segment_.empty()) return;
+  if (status_.ok()) {
+    ring_.clear();
+    status_ = scheduleSegment(segment_.data(), segment_.size(), 0, *cost_, tokenDepth_, t_, start_, ring_);
+    if (status_.ok()) {
+      for (uint32_t i : ring_) append(segment_[i]);
+    }
+  }
+  segment_.clear();
+}
+
+nn::Result<ScheduledProgram> ProgramBuilder::finish() {
+  flush();
+  NN_TRY(status_);
+  if (count_ > UINT32_MAX) return NN_ERROR(OP_FAILED) << "a program of more than 2^32 commands";
+  ScheduledProgram p;
+  p.program = std::move(program_);
+  p.commands = count_;
+  p.estimatedCycles = t_;
+  return p;
 }
 
 struct ScheduleEstimator::Segment {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "PlannedCommand.h"
@@ -43,6 +44,45 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
                                             const hw::HwConfig& config);
 
 struct CostModel;
+
+// The same scheduling as a program is generated: each segment (the commands up to a barrier) is
+// scheduled and encoded when its barrier arrives, so that a program of millions of commands
+// (a GNMT layer) never exists as PlannedCommands all at once, only its current segment. The
+// bytes equal encoding scheduleCommands()'s ring.
+struct ScheduledProgram {
+  std::vector<uint8_t> program;  // hw::kCommandBytes per command, ring order
+  size_t commands = 0;
+  double estimatedCycles = 0;
+};
+
+class ProgramBuilder final : public CommandSink {
+ public:
+  explicit ProgramBuilder(const hw::HwConfig& config);
+  ~ProgramBuilder() override;
+  void add(PlannedCommand&& command) override;
+  // Commands added so far; the busy cycles of those added since the last call (summed from 0 in
+  // order, as over a vector of them); the watchdog's serial bound over all of them (each
+  // command's completion, DRAM latency and fetch, one after the other).
+  size_t size() const { return count_; }
+  double takeBusyCycles() { return std::exchange(busy_, 0.0); }
+  double serialCycles() const { return serial_; }
+  // Schedules the last segment. OP_FAILED when scheduling any segment failed (a driver bug).
+  nn::Result<ScheduledProgram> finish();
+
+ private:
+  void flush();
+  void append(const PlannedCommand& command);
+
+  std::unique_ptr<CostModel> cost_;
+  unsigned tokenDepth_;
+  std::vector<PlannedCommand> segment_;  // since the last barrier
+  std::vector<uint8_t> program_;
+  std::vector<uint32_t> ring_;
+  std::vector<double> start_;
+  nn::Status status_;
+  size_t count_ = 0;
+  double busy_ = 0, serial_ = 0, t_ = 0;
+};
 
 // The estimatedCycles scheduleCommands() would report for the commands added so far, computed
 // as they arrive: ranking candidate tilings needs the timeline, which depends on the

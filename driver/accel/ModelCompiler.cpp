@@ -387,17 +387,19 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
                          replay->tilings.size() == layerCount;
   out.tilingsFromCache = replaying;
 
-  // Each layer: tiling, device images, commands; closed by a snapshot barrier.
-  std::vector<PlannedCommand> commands;
+  // Each layer: tiling, device images, commands; closed by a snapshot barrier. The program is
+  // scheduled segment by segment as the commands come (ProgramBuilder).
+  ProgramBuilder program(config);
   hw::BarrierCmd start;
   start.snapshot = true;
   start.tag = 0;
   start.dramAddr = out.snapshots->addr();
-  commands.push_back(PlannedCommand{start, {}});
+  program.add(PlannedCommand{start, {}});
   for (size_t l = 0; l < layerCount; ++l) {
     const LoweredOperation& lo = plan.layers[l];
     NN_TRY(checkDeadline(deadline, lo.operationIndex()));
-    const size_t firstCommand = commands.size();
+    const size_t firstCommand = program.size();
+    program.takeBusyCycles();
     CompiledOperation op;
     op.operationIndex = lo.operationIndex();
     op.type = lo.type();
@@ -419,13 +421,12 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
         where.constants.push_back(region.value()->addr());
         out.constants.push_back(std::move(region).value());
       }
-      CommandVector sink(commands);
-      NN_TRY(layer.generate(where, config, sink));
+      NN_TRY(layer.generate(where, config, program));
       out.tilings.tilings.push_back(0);
       op.macs = layer.laneOps();
       op.unit = hw::Unit::kVector;
       op.tiling = layer.describe();
-      for (size_t c = firstCommand; c < commands.size(); ++c) op.estimatedCycles += commands[c].busyCycles;
+      op.estimatedCycles = program.takeBusyCycles();
     } else {
       const GemmLayer& layer = lo.layer;
       LayerPlacement& where = placements[l];
@@ -460,8 +461,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
         auto row = allocateAndWrite(queue, copyParamRow(config),
                                     fmt::format("copy parameters of operation {}", layer.operationIndex));
         if (!row.ok()) return row.error();
-        CommandVector sink(commands);
-        EltwiseEmitter emitter(config, sink);
+        EltwiseEmitter emitter(config, program);
         NN_TRY(emitter.begin(row.value()->addr(), std::nullopt));
         out.constants.push_back(std::move(row).value());
         auto addressOf = [&](uint32_t operand) { return out.tensors.at(operand).region->addr(); };
@@ -473,11 +473,10 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
           NN_TRY(repackBias(layer.n(), addressOf(*layer.runtimeBias), where.params, config, emitter));
           out.firstReader.emplace(*layer.runtimeBias, out.operations.size());
         }
-        commands.push_back(PlannedCommand{hw::BarrierCmd{}, {}});
+        program.add(PlannedCommand{hw::BarrierCmd{}, {}});
       }
-      double repackCycles = 0;
-      for (size_t c = firstCommand; c < commands.size(); ++c) repackCycles += commands[c].busyCycles;
-      NN_TRY(generateCommands(layer, tp, where, config, commands));
+      const double repackCycles = program.takeBusyCycles();
+      NN_TRY(generateCommands(layer, tp, where, config, program));
       out.firstReader.emplace(layer.inputOperand, out.operations.size());
       out.producer[layer.outputOperand] = out.operations.size();
       op.macs = layer.macs();
@@ -485,28 +484,24 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       op.estimatedCycles = tp.estimatedCycles + repackCycles;
       op.tiling = tp.describe();
     }
-    op.commands = commands.size() - firstCommand + 1;
+    op.commands = program.size() - firstCommand + 1;
     out.operations.push_back(op);
     hw::BarrierCmd end;
     end.snapshot = true;
     end.tag = static_cast<uint32_t>(l + 1);
     end.dramAddr = out.snapshots->addr() + hw::kSnapshotBytes * (l + 1);
     end.irq = l + 1 == layerCount;
-    commands.push_back(PlannedCommand{end, {}});
+    program.add(PlannedCommand{end, {}});
   }
 
   // The watchdog budget: every command run alone, one after the other, twice over, plus a
   // margin for fetch and reset: slower than any correct execution, finite for a hung one.
-  double serial = 0;
-  const CostModel cost(config);
-  for (const auto& c : commands) serial += c.doneCycles + cost.latency + cost.fetchCycles();
-  auto scheduled = scheduleCommands(std::move(commands), config);
+  const double serial = program.serialCycles();
+  auto scheduled = program.finish();
   if (!scheduled.ok()) return scheduled.error();
   out.estimatedCycles = scheduled.value().estimatedCycles;
   out.watchdogCycles = static_cast<uint64_t>(std::ceil(2 * serial)) + 100000;
-  const ScheduleResult& s = scheduled.value();
-  out.program.resize(s.ring.size() * hw::kCommandBytes);
-  for (size_t i = 0; i < s.ring.size(); ++i) s.commands[s.ring[i]].encode().toBytes(&out.program[i * hw::kCommandBytes]);
+  out.program = std::move(scheduled).value().program;
   return out;
 }
 

@@ -89,6 +89,19 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
       EXPECT_EQ(scheduled.value().ring.size(), count);
       EXPECT_GT(estimator.cycles(), 0);
       EXPECT_DOUBLE_EQ(estimator.cycles(), scheduled.value().estimatedCycles);
+      // Scheduling segment by segment as the commands come gives the same program, byte for byte.
+      std::vector<uint8_t> ring(count * hw::kCommandBytes);
+      for (size_t k = 0; k < count; ++k) {
+        scheduled.value().commands[scheduled.value().ring[k]].encode().toBytes(&ring[k * hw::kCommandBytes]);
+      }
+      ProgramBuilder builder(config);
+      ASSERT_TRUE(generateCommands(layer, ranked[i], placement(layer), config, builder).ok());
+      EXPECT_EQ(builder.size(), count);
+      auto program = builder.finish();
+      ASSERT_TRUE(program.ok()) << program.error().message;
+      EXPECT_EQ(program.value().commands, count);
+      EXPECT_TRUE(program.value().program == ring);
+      EXPECT_DOUBLE_EQ(program.value().estimatedCycles, scheduled.value().estimatedCycles);
     }
   }
 }
