@@ -462,10 +462,11 @@ std::vector<uint8_t> weightImage(const GemmLayer& l, const TilePlan& p, const hw
     for (uint32_t c = 0; c < p.chunks.size(); ++c) {
       const KChunk& chunk = p.chunks[c];
       uint8_t* tile = &image[weightTileOffset(p, t, c, config)];
-      for (uint32_t r = 0; r < chunk.bytes; ++r) {
-        for (uint32_t x = 0; x < C && t * C + x < N; ++x) {
-          tile[r * C + x] = l.weights[uint64_t{t * C + x} * K + chunk.kBegin + r];
-        }
+      // Channel by channel: each reads a contiguous run of its K weights (the tile, R x C
+      // bytes, stays in cache for the strided writes).
+      for (uint32_t x = 0; x < C && t * C + x < N; ++x) {
+        const uint8_t* from = &l.weights[uint64_t{t * C + x} * K + chunk.kBegin];
+        for (uint32_t r = 0; r < chunk.bytes; ++r) tile[r * C + x] = from[r];
       }
     }
   }
