@@ -50,7 +50,7 @@ class Emitter {
             uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
   void windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uint32_t inBuffer, uint32_t wRow,
                    uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
-  void addGemm(hw::GemmCmd g, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch);
+  void addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch);
   nn::Status store(const MBox& box, uint32_t tile, uint32_t tiles, uint32_t epochFirstTile, uint32_t acc,
                    const std::vector<uint32_t>& accBuffers);
 
@@ -220,14 +220,15 @@ void Emitter::loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer) {
 
 void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
                    uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch) {
-  hw::GemmCmd g;
+  PlannedCommand pc{hw::GemmCmd{}, {}};
+  auto& g = std::get<hw::GemmCmd>(pc.cmd);
   g.accumulate = chunk > 0;
   g.kRows = p_.chunks[chunk].bytes;
   g.wAddr = wRow;
   g.inAddr = inRow;
   g.mRows = box.rows();
   g.accAddr = acc;
-  addGemm(g, inBuffer, wBuffer, accBuffer, firstOfEpoch);
+  addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, firstOfEpoch);
 }
 
 // The GEMMs of one chunk (a filter tap and channel block) over a windowed box: one per image,
@@ -241,7 +242,8 @@ void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uin
   const uint32_t fh = tap / l_.filterW, fw = tap % l_.filterW;
   const uint32_t tapRow = ((fh * l_.dilationH) * tile.width + fw * l_.dilationW) * tile.blocks + block;
   for (uint32_t i = 0; i < box.nb; ++i) {
-    hw::GemmCmd g;
+    PlannedCommand pc{hw::GemmCmd{}, {}};
+    auto& g = std::get<hw::GemmCmd>(pc.cmd);
     g.accumulate = chunk > 0;
     g.kRows = k.bytes;
     g.wAddr = wRow;
@@ -253,21 +255,26 @@ void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uin
     g.inStride1 = box.noh > 1 ? l_.strideH * tile.width * tile.blocks : 0;
     g.accAddr = acc + i * box.noh * box.now;
     g.keepWeights = i > 0;  // the images of a box share the tap's weights
-    addGemm(g, inBuffer, wBuffer, accBuffer, firstOfEpoch && i == 0);
+    addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, firstOfEpoch && i == 0);
   }
 }
 
-void Emitter::addGemm(hw::GemmCmd g, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch) {
+// The caller builds the GEMM in place, in `pc`, and this completes it: building the command
+// aside and copying it in made the copy wait on the stores just made (store forwarding fails on
+// their mixed widths), a tenth of the tiling search's time.
+void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer,
+                      bool firstOfEpoch) {
+  auto& g = std::get<hw::GemmCmd>(pc.cmd);
   g.inSigned = l_.inSigned;
   g.wSigned = l_.wSigned;
   g.inZp = l_.inZp;
   g.wZp = l_.wZp;
-  const uint64_t rows = uint64_t{g.mRows} * g.mGroups;
-  PlannedCommand pc{g, {{bufferId(BufferKind::kInput, inBuffer), false},
-                        {bufferId(BufferKind::kWeight, wBuffer), false},
-                        {bufferId(BufferKind::kAccumulator, accBuffer), true}}};
+  pc.uses.push_back({bufferId(BufferKind::kInput, inBuffer), false});
+  pc.uses.push_back({bufferId(BufferKind::kWeight, wBuffer), false});
+  pc.uses.push_back({bufferId(BufferKind::kAccumulator, accBuffer), true});
   // The first GEMM of an epoch orders the parameter load before every store of the epoch.
   if (firstOfEpoch) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
+  const uint64_t rows = uint64_t{g.mRows} * g.mGroups;
   pc.busyCycles = cost_.gemmBusyCycles(rows);
   pc.doneCycles = cost_.gemmDoneCycles(rows, g.keepWeights ? 0 : g.kRows);
   out_.add(std::move(pc));
