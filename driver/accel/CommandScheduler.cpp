@@ -134,8 +134,8 @@ class Timeline {
   size_t size() const { return end_.size(); }
   // When the segment's last command completes.
   double finish() const {
-    return std::max({makespan_, t0_ + channel_ + cost_->latency,
-                     t0_ + static_cast<double>(end_.size()) * cost_->fetchCycles()});
+    return std::max(
+        {makespan_, t0_ + channel_ + cost_->latency, t0_ + static_cast<double>(end_.size()) * cost_->fetchCycles()});
   }
 
  private:
@@ -185,9 +185,8 @@ nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDe
     }
     for (int v = 0; v < kUnits; ++v) {
       if (s.maxDep[i][v] > k[v]) {
-        return NN_ERROR(OP_FAILED) << "internal error: command " << i << " depends on unit " << v
-                                   << " command " << s.maxDep[i][v]
-                                   << " without an ordering tokens can express";
+        return NN_ERROR(OP_FAILED) << "internal error: command " << i << " depends on unit " << v << " command "
+                                   << s.maxDep[i][v] << " without an ordering tokens can express";
       }
     }
     done[i] = k;
@@ -222,7 +221,8 @@ nn::Status mergeRing(const PlannedCommand* cmds, size_t first, const Segment& s,
       const auto& h = cmds[i].header();
       bool ok = true;
       for (int q : waitQueues(h, u)) ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] > 0);
-      for (int q : signalQueues(h, u)) ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] < static_cast<int64_t>(tokenDepth));
+      for (int q : signalQueues(h, u))
+        ok = ok && (q < 0 || tokens[static_cast<size_t>(q)] < static_cast<int64_t>(tokenDepth));
       if (!ok) continue;
       if (pick < 0 || start[i] < start[stream[pick][head[pick]]] ||
           (start[i] == start[stream[pick][head[pick]]] && i < stream[pick][head[pick]])) {
@@ -385,8 +385,6 @@ double ScheduleEstimator::projectedChannelCycles(double totalGemmBusy) const {
   return project(channel_, half_.channel, totalGemmBusy);
 }
 
-double ScheduleEstimator::cycles() const {
-  return segment_->timeline.size() > 0 ? segment_->timeline.finish() : t_;
-}
+double ScheduleEstimator::cycles() const { return segment_->timeline.size() > 0 ? segment_->timeline.finish() : t_; }
 
 }  // namespace weft::accel

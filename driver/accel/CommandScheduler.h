@@ -40,8 +40,7 @@ struct ScheduleResult {
 };
 
 // OP_FAILED on an internal inconsistency (a driver bug): a dependency tokens cannot express.
-nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands,
-                                            const hw::HwConfig& config);
+nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands, const hw::HwConfig& config);
 
 struct CostModel;
 

@@ -161,7 +161,8 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
 
   if (std::getenv("WEFT_ACCEL_TRACE_TILING") != nullptr) {
     for (size_t i = 0; i < count; ++i) {
-      std::fprintf(stderr, "[tiling] round 1, candidate %zu: %.0f cycles%s\n", i, cycles[i], whole[i] ? "" : " (extrapolated)");
+      std::fprintf(stderr, "[tiling] round 1, candidate %zu: %.0f cycles%s\n", i, cycles[i],
+                   whole[i] ? "" : " (extrapolated)");
     }
   }
   // The contenders: the best candidate of each of the kContenders best shapes within kReach
@@ -203,7 +204,8 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   if (slack > 0) {
     const size_t fastest = best;
     for (size_t i : contenders) {
-      if (cycles[i] <= cycles[fastest] * (1 + slack) && (channel[i] < channel[best] || (channel[i] == channel[best] && i < best))) best = i;
+      const bool lessTraffic = channel[i] < channel[best] || (channel[i] == channel[best] && i < best);
+      if (cycles[i] <= cycles[fastest] * (1 + slack) && lessTraffic) best = i;
     }
   }
   ranked[best].estimatedCycles = cycles[best];

@@ -34,7 +34,9 @@ class KeyWriter {
     return *this;
   }
   KeyWriter& operator<<(const ImageShape& s) { return *this << s.batches << s.height << s.width << s.channels; }
-  KeyWriter& operator<<(const ImageView& v) { return *this << v.origin << v.pixelStride << v.rowStride << v.imageStride; }
+  KeyWriter& operator<<(const ImageView& v) {
+    return *this << v.origin << v.pixelStride << v.rowStride << v.imageStride;
+  }
   KeyWriter& operator<<(const std::string& s) {
     *this << s.size();
     text_ += s;

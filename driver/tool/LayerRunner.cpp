@@ -20,9 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -103,9 +101,10 @@ void checkFitsDram(const LayerEntry& entry, uint64_t dramBytes) {
   const uint64_t bytes = tensorBytes(entry.build(TensorValues::kNone));
   if (bytes <= dramBytes) return;
   constexpr uint64_t kMiB = 1 << 20;
-  throw std::runtime_error(fmt::format("layer {}: its tensors take {} bytes but the simulated DRAM holds {} (DramMiB "
-                                       "{}); raise DramMiB to at least {}",
-                                       entry.name, bytes, dramBytes, dramBytes / kMiB, (bytes + kMiB - 1) / kMiB));
+  throw std::runtime_error(
+      fmt::format("layer {}: its tensors take {} bytes but the simulated DRAM holds {} (DramMiB "
+                  "{}); raise DramMiB to at least {}",
+                  entry.name, bytes, dramBytes, dramBytes / kMiB, (bytes + kMiB - 1) / kMiB));
 }
 
 // Keeps the first `commands` of the run's timeline and the DRAM requests issued while they ran.
@@ -130,7 +129,8 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     std::error_code error;
     std::filesystem::create_directories(options.cacheDir, error);
     if (error) {
-      throw std::runtime_error(fmt::format("cannot make the cache directory '{}': {}", options.cacheDir, error.message()));
+      throw std::runtime_error(
+          fmt::format("cannot make the cache directory '{}': {}", options.cacheDir, error.message()));
     }
   }
   std::vector<LayerRun> runs;
@@ -155,8 +155,8 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
           "ANeuralNetworksCompilation_createForDevices");
     CompilationPtr compilation(rawCompilation);
     if (!options.cacheDir.empty()) {
-      const auto token = cacheToken(fmt::format("{}|{}|{}|{}|{}", table.layers[i].name, run.op, run.shape,
-                                                net.input.size(), options.cacheSalt));
+      const auto token = cacheToken(
+          fmt::format("{}|{}|{}|{}|{}", table.layers[i].name, run.op, run.shape, net.input.size(), options.cacheSalt));
       check(ANeuralNetworksCompilation_setCaching(rawCompilation, options.cacheDir.c_str(), token.data()),
             "ANeuralNetworksCompilation_setCaching");
     }
@@ -187,7 +187,8 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.registerAccesses = e.registerAccesses;
         run.commands = e.commands;
         run.dram = e.dram;
-        if (options.traceCommandLimit > 0) keepWithin(run, options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
+        if (options.traceCommandLimit > 0)
+          keepWithin(run, options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
         traced += run.commands.size();
         if (options.traceCommandLimit > 0 && traced >= options.traceCommandLimit) unsetenv("WEFT_COMMAND_TRACE");
       }

@@ -35,10 +35,8 @@ GemmLayer convLayer(const Shape& s) {
 
 LayerPlacement placement(const GemmLayer& l) {
   LayerPlacement where;
-  where.input = {0x10000, l.input.channels, uint64_t{l.input.width} * l.input.channels,
-                 l.input.elements()};
-  where.output = {0x800000, l.output.channels, uint64_t{l.output.width} * l.output.channels,
-                  l.output.elements()};
+  where.input = {0x10000, l.input.channels, uint64_t{l.input.width} * l.input.channels, l.input.elements()};
+  where.output = {0x800000, l.output.channels, uint64_t{l.output.width} * l.output.channels, l.output.elements()};
   where.weights = 0x1000000;
   where.params = 0x2000000;
   return where;
@@ -50,17 +48,15 @@ std::vector<KChunk> chunksOf(const GemmLayer& l, const hw::HwConfig& config) {
 }
 
 const Shape kShapes[] = {
-    {"pointwise", 14, 14, 64, 1, 1, 48},   {"3x3", 12, 12, 24, 3, 1, 40},
-    {"7x7/2 rgb", 32, 32, 3, 7, 2, 20},    {"skinny", 40, 40, 1, 3, 1, 1},
-    {"deep k", 6, 6, 300, 3, 1, 17},       {"fc-like", 1, 1, 700, 1, 1, 257},
+    {"pointwise", 14, 14, 64, 1, 1, 48}, {"3x3", 12, 12, 24, 3, 1, 40},   {"7x7/2 rgb", 32, 32, 3, 7, 2, 20},
+    {"skinny", 40, 40, 1, 3, 1, 1},      {"deep k", 6, 6, 300, 3, 1, 17}, {"fc-like", 1, 1, 700, 1, 1, 257},
 };
 
 class EstimateMatchesSchedule : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
-  const auto config = std::string(GetParam()) == "shallow-tokens"
-                          ? hw::HwConfig::load("weft8").with("TokenDepth", 4)
-                          : hw::HwConfig::load(GetParam());
+  const auto config = std::string(GetParam()) == "shallow-tokens" ? hw::HwConfig::load("weft8").with("TokenDepth", 4)
+                                                                  : hw::HwConfig::load(GetParam());
   for (const Shape& shape : kShapes) {
     SCOPED_TRACE(shape.name);
     const GemmLayer layer = convLayer(shape);
@@ -107,8 +103,10 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, EstimateMatchesSchedule,
-                         ::testing::Values("weft8", "weft16", "shallow-tokens"),
-                         [](const auto& info) { return std::string(info.param) == "shallow-tokens" ? std::string("weft8_token_depth_4") : std::string(info.param); });
+                         ::testing::Values("weft8", "weft16", "shallow-tokens"), [](const auto& info) {
+                           return std::string(info.param) == "shallow-tokens" ? std::string("weft8_token_depth_4")
+                                                                              : std::string(info.param);
+                         });
 
 // A budgeted estimate: exactly the whole one when the budget covers the program; otherwise cut
 // short (EstimateBudgetSpent) and extrapolated over the GEMM work left, close to the whole
