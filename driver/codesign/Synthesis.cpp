@@ -1,11 +1,10 @@
 #include "Synthesis.h"
 
+#include "weft/host/process.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,7 +22,6 @@
 #include <regex>
 #include <sstream>
 
-extern char** environ;
 
 #ifndef WEFT_RTL_SOURCES
 #define WEFT_RTL_SOURCES ""
@@ -62,37 +60,6 @@ std::string fnv1a(const std::string& text) {
   return fmt::format("{:016x}", h).substr(0, 12);
 }
 
-// Runs argv with stdout and stderr to `log`; the exit status, -1 when it could not run.
-int run(const std::vector<std::string>& argv, const std::string& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-bool onPath(const std::string& program) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string d; std::getline(dirs, d, ':');) {
-    if (!d.empty() && ::access((d + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
 // The last lines of a file, for a note.
 std::string lastLine(const std::string& path) {
   std::ifstream in(path);
@@ -112,23 +79,6 @@ std::string implicitDeclaration(const std::string& log) {
   }
   return "";
 }
-
-// Holds an exclusive lock on a file for its lifetime (one synthesis per key at a time, across
-// processes and threads).
-class FileLock {
- public:
-  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
 
 // Writes `text` to `path` through a temporary file and a rename, so a reader never sees a
 // partial file.
@@ -509,16 +459,16 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
   if (cached) {
     if (auto a = readCache(cachePath, key)) return remember(*a);
   }
-  if (!onPath(setup.yosys)) {
+  if (!host::onPath(setup.yosys)) {
     fail.note = fmt::format("logic not synthesized (no yosys: '{}' is not on PATH; set WEFT_YOSYS)", setup.yosys);
     return remember(fail);
   }
 
   // One synthesis per key at a time; whoever waited finds the result in the cache.
-  std::unique_ptr<FileLock> lock;
+  std::unique_ptr<host::FileLock> lock;
   if (cached) {
     fs::create_directories(setup.cacheDir, ec);
-    lock = std::make_unique<FileLock>((fs::path(setup.cacheDir) / ("." + key.fileName() + ".lock")).string());
+    lock = std::make_unique<host::FileLock>((fs::path(setup.cacheDir) / ("." + key.fileName() + ".lock")).string());
     if (auto a = readCache(cachePath, key)) return remember(*a);
   }
   std::string work = (fs::path(cached ? setup.cacheDir : fs::temp_directory_path().string()) /
@@ -542,7 +492,8 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
                "weft: synthesizing the logic of configuration '%s' with yosys for its area (under a minute, once per "
                "RTL parameter set; WEFT_YOSYS=none skips it)\n",
                hw.name().c_str());
-  const int rc = run({setup.yosys, "-q", "-s", script}, log);
+  std::remove(log.c_str());  // runLogged appends
+  const int rc = host::runLogged({setup.yosys, "-q", "-s", script}, log);
   LogicArea a = rc == 0 ? parseNetlist(readFile(netlist)) : LogicArea{};
   // yosys 0.23 reads some constructs it does not support as a new implicit wire, with only a
   // warning (rtl/README.md): such a netlist is wrong, so it counts as a failure.

@@ -1,11 +1,10 @@
 #include "rtl/plugin_builder.h"
 
+#include "weft/host/process.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,7 +16,6 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
 
 #ifndef WEFT_SOURCE_DIR
 #define WEFT_SOURCE_DIR ""
@@ -32,25 +30,6 @@ extern char** environ;
 namespace weft::sim {
 namespace {
 
-// Runs argv with its output appended to `log`; returns the exit status (-1: could not run).
-int run(const std::vector<std::string>& argv, const std::string& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 std::string tail(const std::string& path, size_t lines) {
   std::ifstream in(path);
   std::vector<std::string> all;
@@ -58,15 +37,6 @@ std::string tail(const std::string& path, size_t lines) {
   std::string out;
   for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "\n  " + all[i];
   return out;
-}
-
-bool onPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string d; std::getline(dirs, d, ':');) {
-    if (!d.empty() && ::access((d + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
 }
 
 // Where built plugins go: the first WEFT_RTL_DIR entry, or the build's RTL directory.
@@ -78,22 +48,6 @@ std::string outputDir() {
   const auto dirs = RtlPlugin::searchDirs();
   return dirs.empty() ? std::string() : dirs.front();
 }
-
-// Holds an exclusive lock on a file for its lifetime.
-class FileLock {
- public:
-  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -110,7 +64,7 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
     ::mkdir(dir.c_str(), 0755);
     const std::string name = RtlPlugin::fileName(config, trace);
     const std::string stem = name.substr(0, name.size() - 3);  // without ".so"
-    FileLock lock(dir + "/." + stem + ".lock");
+    host::FileLock lock(dir + "/." + stem + ".lock");
     try {
       return RtlPlugin::load(config, trace);  // another process built it meanwhile
     } catch (const RtlPluginError&) {
@@ -129,8 +83,9 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
         std::string("-DWEFT_PKG_SV=") + WEFT_PKG_SV, "-DWEFT_RTL_KEY=" + config.rtlKey(),
         "-DWEFT_RTL_PARAMS=" + params, "-DWEFT_RTL_BUS_BYTES=" + std::to_string(config.busBytes()),
         "-DWEFT_RTL_OUTPUT_DIR=" + staging, std::string("-DWEFT_RTL_TRACE=") + (trace ? "ON" : "OFF")};
-    if (onPath("ninja")) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
-    if (run(configure, log) != 0 || run({WEFT_CMAKE_COMMAND, "--build", buildDir, "-j", "2"}, log) != 0) {
+    if (host::onPath("ninja")) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
+    if (host::runLogged(configure, log) != 0 ||
+        host::runLogged({WEFT_CMAKE_COMMAND, "--build", buildDir, "-j", "2"}, log) != 0) {
       throw RtlPluginError(fmt::format("building the RTL model for configuration '{}' failed ({}); the end of {}:{}",
                                        config.name(), missing.what(), log, tail(log, 15)));
     }
