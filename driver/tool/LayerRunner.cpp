@@ -13,6 +13,7 @@
 #include "NetworkModel.h"
 #include "SingleLayer.h"
 #include "Splitmix.h"
+#include "Trace.h"
 #include "weft/runtime/Profile.h"
 
 namespace weft::tool {
@@ -107,20 +108,6 @@ void checkFitsDram(const LayerEntry& entry, uint64_t dramBytes) {
                   entry.name, bytes, dramBytes, dramBytes / kMiB, (bytes + kMiB - 1) / kMiB));
 }
 
-// Keeps the first `commands` of the run's timeline and the DRAM requests issued while they ran.
-void keepWithin(LayerRun& run, size_t commands) {
-  if (run.commands.size() <= commands) return;
-  run.traceTruncated = true;
-  run.commands.resize(commands);
-  uint64_t until = 0;
-  for (const auto& c : run.commands) until = std::max(until, c.complete);
-  run.dram.erase(std::remove_if(run.dram.begin(), run.dram.end(),
-                                [&](const hal::DramRequestProfile& d) { return commands == 0 || d.issue > until; }),
-                 run.dram.end());
-  run.commands.shrink_to_fit();
-  run.dram.shrink_to_fit();
-}
-
 }  // namespace
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
@@ -187,8 +174,10 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.registerAccesses = e.registerAccesses;
         run.commands = e.commands;
         run.dram = e.dram;
-        if (options.traceCommandLimit > 0)
-          keepWithin(run, options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
+        if (options.traceCommandLimit > 0) {
+          run.traceTruncated = keepFirstCommands(run.commands, run.dram,
+                                                 options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
+        }
         traced += run.commands.size();
         if (options.traceCommandLimit > 0 && traced >= options.traceCommandLimit) unsetenv("WEFT_COMMAND_TRACE");
       }

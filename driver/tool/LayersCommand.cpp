@@ -208,11 +208,7 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
   }
   nlohmann::ordered_json metadata = {
       {"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}};
-  if (truncatedAt > 0) {
-    metadata["commandsTruncated"] =
-        fmt::format("per-command tracks show the first {} commands (--trace-limit); the layers track shows every layer",
-                    truncatedAt);
-  }
+  if (truncatedAt > 0) metadata["commandsTruncated"] = commandsTruncatedNote(truncatedAt);
   return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host, metadata, commands);
 }
 

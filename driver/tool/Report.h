@@ -47,8 +47,10 @@ double cyclesOverBound(const LayerReport& layer, int64_t dramBytesPerCycle);
 
 struct RunReport {
   std::string network, backend, hwConfig;
-  // The accelerator executions' per-command timelines (only with --trace), for the trace.
+  // The accelerator executions' per-command timelines (only with --trace), for the trace, and
+  // how many were kept when --trace-limit cut them (0: all).
   std::vector<DeviceCommands> commands;
+  size_t commandsTruncatedAt = 0;
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
   int64_t dramBytesPerCycle = 0;

@@ -220,9 +220,10 @@ std::string runTrace(const RunReport& r) {
     device.push_back(std::move(s));
   }
   const std::vector<HostSpan>& host = r.hostSpans;
-  return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host,
-                    {{"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}},
-                    r.commands);
+  nlohmann::ordered_json metadata = {
+      {"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}};
+  if (r.commandsTruncatedAt > 0) metadata["commandsTruncated"] = commandsTruncatedNote(r.commandsTruncatedAt);
+  return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host, metadata, r.commands);
 }
 
 std::string envOr(const char* name, const char* fallback) {
@@ -339,6 +340,7 @@ int runNetwork(const RunOptions& options) {
     }
   }
   fillTiming(report, accelExecution.get(), steps, estimator);
+  if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
 
   // The reference run: the same model on the CPU reference device alone. Not on the timing
   // backend, whose accelerator computes no outputs to check.
@@ -367,6 +369,10 @@ int runNetwork(const RunOptions& options) {
   writeFile(csvPath, toCsv(report));
   fmt::print("report written to {} and {}\n", jsonPath, csvPath);
   if (!options.tracePath.empty()) {
+    if (report.commandsTruncatedAt > 0) {
+      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n",
+                 report.commandsTruncatedAt);
+    }
     writeFile(options.tracePath, runTrace(report));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
   }

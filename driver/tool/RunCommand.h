@@ -10,6 +10,7 @@ struct RunOptions {
   std::string networkPath;
   std::string jsonPath, csvPath;  // empty: out/<network>-<backend>-<hw>.{json,csv}
   std::string tracePath;          // Chrome trace-event timeline (Trace.h); empty: none
+  size_t traceLimit = 200000;     // commands the trace shows (Trace.h keepFirstCommands; 0: all)
   std::string htmlPath;           // also the HTML report (scripts/weft_report.py); empty: none
   std::string energyModelPath;    // energy coefficients overriding the defaults (driver/codesign); empty: none
   int tolerance = 3;              // DESIGN.md: quant8 atol 3 for whole MobileNet-style networks

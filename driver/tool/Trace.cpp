@@ -53,6 +53,35 @@ std::string ChromeTrace::dump(const ordered_json& metadata) const {
   return out;
 }
 
+bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
+                       size_t keep) {
+  if (commands.size() <= keep) return false;
+  commands.resize(keep);
+  uint64_t until = 0;
+  for (const auto& c : commands) until = std::max(until, c.complete);
+  dram.erase(std::remove_if(dram.begin(), dram.end(),
+                            [&](const hal::DramRequestProfile& d) { return keep == 0 || d.issue > until; }),
+             dram.end());
+  commands.shrink_to_fit();
+  dram.shrink_to_fit();
+  return true;
+}
+
+size_t keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit) {
+  size_t kept = 0;
+  bool cut = false;
+  for (DeviceCommands& e : executions) {
+    cut = keepFirstCommands(e.commands, e.dram, limit - std::min(kept, limit)) || cut;
+    kept += e.commands.size();
+  }
+  return cut ? kept : 0;
+}
+
+std::string commandsTruncatedNote(size_t kept) {
+  return "per-command tracks show the first " + std::to_string(kept) +
+         " commands (--trace-limit); the layers track shows every layer";
+}
+
 namespace {
 
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();

@@ -86,6 +86,16 @@ struct DeviceCommands {
   std::vector<hal::DramRequestProfile> dram;  // its DRAM requests
 };
 
+// Cuts a per-command timeline to its first `keep` commands and the DRAM requests issued while
+// they ran (a trace shows --trace-limit commands: about 1 KB of trace each); true when it cut.
+bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
+                       size_t keep);
+// The same over a run's executions in order, `limit` commands in all; the commands kept when
+// it cut, else 0.
+size_t keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit);
+// What a cut trace's otherData.commandsTruncated says.
+std::string commandsTruncatedNote(size_t kept);
+
 // The trace of a run: the device's layers in execution order (clock in MHz turns cycles into
 // time) on process `deviceName`, with the executions' command timelines when there are any,
 // and the host spans end to end on process "host".

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
   runCmd->add_option("--energy-model", run.energyModelPath,
                      "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
   runCmd->add_option("--trace", run.tracePath, "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
+  runCmd
+      ->add_option("--trace-limit", run.traceLimit,
+                   "commands the trace shows, from the first on; later ones are left out (0: all)")
+      ->capture_default_str();
   runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
   const std::map<std::string, int32_t> preferences = {

@@ -241,3 +241,27 @@ TEST(WeftTrace, TheTraceLimitKeepsTheFirstCommandsAndSaysSo) {
 }
 
 }  // namespace
+
+namespace {
+
+// `weft run --trace-limit` cuts the command tracks the same way, and keeps every layer.
+TEST(WeftTrace, RunTraceLimitKeepsTheFirstCommands) {
+  const std::string path = tempPath("run.json");
+  const ProcessResult r = runWeft("--backend approx --hw weft8 run " + std::string(WEFT_TEST_DIR) +
+                                  "/small_net.json --quiet --json " + tempPath("report.json") + " --trace " + path +
+                                  " --trace-limit 40");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("the trace shows the first 40 commands (--trace-limit)"), std::string::npos) << r.output;
+  const json trace = readJson(path);
+  EXPECT_TRUE(trace["otherData"].contains("commandsTruncated"));
+  const json device = processEvents(trace, "weft-accel");
+  size_t slices = 0;
+  for (const char* track : {"load (DMA in)", "compute (array)", "store (post-processing, DMA out)", "vector"}) {
+    slices += sliceNames(device, trackId(device, track)).size();
+  }
+  EXPECT_GT(slices, 0u);
+  EXPECT_LE(slices, 40u);
+  EXPECT_FALSE(sliceNames(device, trackId(device, "layers")).empty());
+}
+
+}  // namespace
