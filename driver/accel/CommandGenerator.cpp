@@ -461,10 +461,14 @@ uint64_t weightTileOffset(const TilePlan& p, uint32_t tile, uint32_t chunk, cons
   return groupWeightOffset(p, g, config.rows(), config.cols()) + index * config.rows() * config.cols();
 }
 
+uint64_t weightImageBytes(const TilePlan& p, const hw::HwConfig& config) {
+  return uint64_t{p.chunks.size()} * p.nTiles * config.rows() * config.cols();
+}
+
 std::vector<uint8_t> weightImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {
   const unsigned R = config.rows(), C = config.cols();
   const uint32_t K = l.k(), N = l.n();
-  std::vector<uint8_t> image(uint64_t{p.chunks.size()} * p.nTiles * R * C, static_cast<uint8_t>(l.wZp));
+  std::vector<uint8_t> image(weightImageBytes(p, config), static_cast<uint8_t>(l.wZp));
   for (uint32_t t = 0; t < p.nTiles; ++t) {
     for (uint32_t c = 0; c < p.chunks.size(); ++c) {
       const KChunk& chunk = p.chunks[c];

@@ -28,6 +28,8 @@ struct LayerPlacement {
 // group, row r = the weights of K index chunk.kBegin + r for the tile's Cols channels. Rows
 // past the chunk and channels past N hold the weight zero point (they contribute nothing).
 std::vector<uint8_t> weightImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
+// Its size, without building it.
+uint64_t weightImageBytes(const TilePlan& plan, const hw::HwConfig& config);
 // The byte offset in that image of n-tile `tile`'s weights for K chunk `chunk`.
 uint64_t weightTileOffset(const TilePlan& plan, uint32_t tile, uint32_t chunk, const hw::HwConfig& config);
 

@@ -12,9 +12,9 @@
 
 #include "AccelTestUtil.h"
 #include "DeadlineModels.h"
+#include "Device.h"
 #include "PreparedModel.h"
 #include "PreparedModelCache.h"
-#include "Device.h"
 #include "weft/hal/CacheFiles.h"
 
 namespace weft::accel::test {
@@ -154,6 +154,29 @@ TEST(PreparedModelCache, ACacheOfAnotherConfigurationIsRefused) {
       << refused.error().message;
 }
 
+// The timing backend leaves its constant images unwritten, so it saves no prepared model: a device
+// that computes data then finds nothing under the token and compiles instead of restoring zeros.
+// A cache an approx device saved restores on a timing device (its images are real).
+TEST(PreparedModelCache, TheTimingBackendSavesNoPreparedModel) {
+  std::mt19937 rng(6);
+  const OpModel m = makeConvChain(1, 9, 5, rng);
+  auto timingDevice = [] {
+    return deviceOn(sim::createBackend(sim::BackendKind::kTiming, hw::HwConfig::load("weft8")));
+  };
+  Files fromTiming;
+  auto timed = prepareWithCache(*timingDevice(), m.model, fromTiming);
+  ASSERT_TRUE(timed.ok()) << timed.error().message;
+  auto none = freshDevice()->prepareModelFromCache({}, fromTiming.model, fromTiming.data, fromTiming.token);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, nn::ErrorStatus::BAD_DATA);
+
+  Files fromApprox;
+  ASSERT_TRUE(prepareWithCache(*freshDevice(), m.model, fromApprox).ok());
+  auto restored = timingDevice()->prepareModelFromCache({}, fromApprox.model, fromApprox.data, fromApprox.token);
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  EXPECT_EQ(compiledOf(restored.value()).operations.size(), compiledOf(timed.value()).operations.size());
+}
+
 TEST(PreparedModelCache, EmptyFilesOrTheWrongNumberOfThemAreRefused) {
   Files files;
   auto device = freshDevice();
@@ -248,7 +271,8 @@ TEST(PreparedModelCache, AModelWithExecutionParametersIsCachedAsTheModel) {
   auto restored = freshDevice()->prepareModelFromCache({}, files.model, files.data, files.token);
   ASSERT_TRUE(restored.ok()) << restored.error().message;
   EXPECT_FALSE(std::static_pointer_cast<const PreparedModel>(restored.value())->isCompiled());
-  for (const auto& paddings : {std::vector<int32_t>{0, 0, 1, 1, 0, 1, 0, 0}, std::vector<int32_t>{0, 0, 2, 0, 1, 0, 0, 0}}) {
+  for (const auto& paddings :
+       {std::vector<int32_t>{0, 0, 1, 1, 0, 1, 0, 0}, std::vector<int32_t>{0, 0, 2, 0, 1, 0, 0, 0}}) {
     const OpModel m = padWithPaddingsInput(paddings);
     auto cpu = runOnCpu(m);
     ASSERT_TRUE(cpu.ok()) << cpu.error().message;
