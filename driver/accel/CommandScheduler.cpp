@@ -294,6 +294,12 @@ ProgramBuilder::ProgramBuilder(const hw::HwConfig& config)
       tokenDepth_(static_cast<unsigned>(config.get(hw::Param::kTokenDepth))) {}
 ProgramBuilder::~ProgramBuilder() = default;
 
+void ProgramBuilder::expect(size_t commands) {
+  // A layer's epochs are separate segments, so a huge layer's hint overstates one of them.
+  constexpr size_t kMostReserved = size_t{1} << 18;  // 44 MB of commands
+  segment_.reserve(segment_.size() + std::min(commands, kMostReserved));
+}
+
 void ProgramBuilder::add(PlannedCommand&& command) {
   ++count_;
   busy_ += command.busyCycles;

@@ -59,6 +59,9 @@ class ProgramBuilder final : public CommandSink {
   explicit ProgramBuilder(const hw::HwConfig& config);
   ~ProgramBuilder() override;
   void add(PlannedCommand&& command) override;
+  // Reserves the current segment for a layer's commands (up to a cap): growing it by doubling
+  // copied every command again and faulted in fresh pages, a tenth of an 8x8 sweep point.
+  void expect(size_t commands) override;
   // Commands added so far; the busy cycles of those added since the last call (summed from 0 in
   // order, as over a vector of them); the watchdog's serial bound over all of them (each
   // command's completion, DRAM latency and fetch, one after the other).
