@@ -2,26 +2,16 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <type_traits>
+#include <utility>
 
 namespace weft::accel {
 namespace {
 
-// Bounds the memo's memory: a key is a few hundred bytes, so this is about a megabyte. When it is
-// full the memo starts over (a sweep moves from configuration to configuration; old keys rarely
+// Bounds the memo's memory: a key is a few hundred bytes and a plan (its chunks and boxes) at most
+// a few KB, so this is a few MB at most. When it is full the memo starts over (a sweep moves from configuration to configuration; old keys rarely
 // come back).
 constexpr size_t kMaxEntries = 4096;
-
-std::mutex& memoMutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, TilingChoice>& entries() {
-  static std::map<std::string, TilingChoice> e;
-  return e;
-}
 
 class KeyWriter {
  public:
@@ -71,16 +61,16 @@ std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunk
 }
 
 std::optional<TilingChoice> TilingMemo::find(const std::string& key) const {
-  std::lock_guard lock(memoMutex());
-  auto it = entries().find(key);
-  if (it == entries().end()) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
   return it->second;
 }
 
 void TilingMemo::remember(const std::string& key, TilingChoice choice) {
-  std::lock_guard lock(memoMutex());
-  if (entries().size() >= kMaxEntries) entries().clear();
-  entries()[key] = choice;
+  std::lock_guard lock(mutex_);
+  if (entries_.size() >= kMaxEntries) entries_.clear();
+  entries_[key] = std::move(choice);
 }
 
 }  // namespace weft::accel

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,9 @@ class TilingMemo {
 
  private:
   TilingMemo() = default;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, TilingChoice> entries_;
 };
 
 }  // namespace weft::accel
