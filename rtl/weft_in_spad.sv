@@ -6,6 +6,11 @@
 //
 // Timing: a row issued at edge s (row_i set) reads lane r at edge s+r+1 (x_o[r] valid from
 // then); acc_o carries its write-back descriptor from edge s+Rows-1.
+//
+// Writes: a whole row (byte r to bank r), or a packed piece from the load unit: wr_nbytes_i
+// bytes from byte wr_off_i of row wr_addr_i on, the bytes past the row's end going to the next
+// row. Each bank writes at most one byte a cycle at its own address, so a piece of up to Rows
+// bytes lands in one cycle however it straddles the two rows.
 module weft_in_spad
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -21,6 +26,9 @@ module weft_in_spad
   input  logic              wr_en_i,
   input  logic [RowAw-1:0]  wr_addr_i,
   input  logic [Rows*8-1:0] wr_data_i,
+  input  logic              wr_pack_i,
+  input  logic [7:0]        wr_off_i,     // packed: below Rows
+  input  logic [7:0]        wr_nbytes_i,  // packed: at most Rows
   // rows entering the array
   input  row_meta_t         row_i,
   output logic [Rows*OperandW-1:0] x_o,  // lane r in bits [r*OperandW +: OperandW]
@@ -43,9 +51,20 @@ module weft_in_spad
   logic                  lane_wsel_q   [Rows];
   acc_meta_t             lane_acc_q    [Rows];
 
-  always_ff @(posedge clk_i) begin
-    if (wr_en_i) begin
-      for (int unsigned r = 0; r < Rows; r++) bank_q[r][wr_addr_i[Aw-1:0]] <= wr_data_i[r*8 +: 8];
+  for (genvar r = 0; r < Rows; r++) begin : g_write
+    // Bank r takes byte rel of a packed piece, in the next row when r is before the offset.
+    logic [7:0]       rel;
+    logic             we;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [RowAw-1:0] addr;  // the bits past Aw are not used
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [7:0]       data;
+    assign rel  = (8'(r) >= wr_off_i) ? 8'(r) - wr_off_i : 8'(r) + 8'(Rows) - wr_off_i;
+    assign we   = wr_en_i && (!wr_pack_i || rel < wr_nbytes_i);
+    assign addr = (wr_pack_i && 8'(r) < wr_off_i) ? wr_addr_i + 1'b1 : wr_addr_i;
+    assign data = wr_pack_i ? wr_data_i[32'(rel[6:0]) * 8 +: 8] : wr_data_i[r*8 +: 8];
+    always_ff @(posedge clk_i) begin
+      if (we) bank_q[r][addr[Aw-1:0]] <= data;
     end
   end
 

@@ -5,7 +5,10 @@
 // destination row size) and whole beats long. It starts the next command in the cycle the last
 // request of the current one is accepted. The back end assembles each row from its beats
 // (which return in request order), zero-fills the bytes past row_bytes and writes the row one
-// cycle after its last beat; a command completes with the write of its last row.
+// cycle after its last beat; a command completes with the write of its last row. A packed row
+// (pack, input scratchpad only) is not assembled: each beat is written one cycle after it
+// arrives, at the byte it belongs to, and may straddle two scratchpad rows (weft_in_spad writes
+// each byte bank at its own row), so the last write still comes one cycle after the last beat.
 module weft_load
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -44,6 +47,9 @@ module weft_load
   output mem_e                     wr_dst_o,
   output logic [RowAw-1:0]         wr_addr_o,
   output logic [RowMaxBytes*8-1:0] wr_data_o,
+  output logic                     wr_pack_o,    // a packed beat: wr_nbytes_o bytes from byte
+  output logic [7:0]               wr_off_o,     // wr_off_o of row wr_addr_o on
+  output logic [7:0]               wr_nbytes_o,
   // status
   output logic                     active_o,
   output logic                     stall_token_o,
@@ -71,7 +77,9 @@ module weft_load
     else max_rows = LoadMaxReqBytes / row_size;
   endfunction
 
-  logic                     busy_q, merge_q;
+  logic                     busy_q, merge_q, pack_q;
+  logic [LoadPackByteW-1:0] pack_byte_q;
+  logic [LoadPackStrideW-1:0] pack_stride_q;
   logic [1:0]               sig_q;
   mem_e                     dst_q;
   logic [LoadRowBytesW-1:0] row_bytes_q, row_beats_q;
@@ -111,6 +119,8 @@ module weft_load
     req_tag_o.spad_addr = spad_q;
     req_tag_o.row_bytes = row_bytes_q;
     req_tag_o.row_beats = row_beats_q;
+    req_tag_o.pack      = pack_q;
+    req_tag_o.pack_byte = pack_byte_q;
     req_tag_o.last      = last_row;
     req_tag_o.signal    = sig_q;
   end
@@ -139,8 +149,11 @@ module weft_load
         MemParam: begin row_size = LoadRowBytesW'(ParamRowBytes); rows_max = RowsPerReqW'(MaxRowsParam); end
         default:  begin row_size = LoadRowBytesW'(LutRowBytes);   rows_max = RowsPerReqW'(MaxRowsLut);   end
       endcase
-      merge_q     <= (head.row_bytes == row_size) && (32'(head.stride0) == 32'(head.row_bytes))
-                     && (rows_max > RowsPerReqW'(1));
+      merge_q     <= !head.pack && (head.row_bytes == row_size)
+                     && (32'(head.stride0) == 32'(head.row_bytes)) && (rows_max > RowsPerReqW'(1));
+      pack_q        <= head.pack;
+      pack_byte_q   <= head.pack_byte;
+      pack_stride_q <= head.pack_stride;
       max_rows_q  <= rows_max;
       row_beats_q <= LoadRowBytesW'((32'(head.row_bytes) + BusBytes - 1) / BusBytes);
       dst_q       <= head.dst;
@@ -160,7 +173,7 @@ module weft_load
       addr1_q     <= head.dram_addr;
       addr2_q     <= head.dram_addr;
     end else if (req_accept_i) begin
-      spad_q <= spad_q + RowAw'(nrows);
+      spad_q <= spad_q + (pack_q ? RowAw'(pack_stride_q) : RowAw'(nrows));
       if (!last0) begin
         i0_q    <= i0_q + LoadCount0W'(nrows);
         addr0_q <= addr0_q + DramAw'(32'(nrows) * 32'(stride0_q));
@@ -183,7 +196,11 @@ module weft_load
   // ---------------------------------------------------------------- back end
   localparam int unsigned AsmBeats = (RowMaxBytes + BusBytes - 1) / BusBytes;
   localparam int unsigned AsmBytes = AsmBeats * BusBytes;
-  localparam int unsigned BeatW = (AsmBeats > 1) ? $clog2(AsmBeats) : 1;
+  localparam int unsigned PackMaxBeats = (LoadMaxReqBytes + BusBytes - 1) / BusBytes;
+  localparam int unsigned MaxBeats = (AsmBeats > PackMaxBeats) ? AsmBeats : PackMaxBeats;
+  localparam int unsigned BeatW = (MaxBeats > 1) ? $clog2(MaxBeats) : 1;
+  // Bytes of a packed beat that can reach the scratchpad: a beat fits in a row (isa.json).
+  localparam int unsigned PackBytes = (BusBytes < Rows) ? BusBytes : Rows;
 
   logic [AsmBytes*8-1:0] asm_q;
   logic [BeatW-1:0]      beat_q;
@@ -192,6 +209,18 @@ module weft_load
   mem_e                  wr_dst_q;
   logic [RowAw-1:0]      wr_addr_q;
   logic [RowMaxBytes*8-1:0] wr_data_q;
+  logic                  wr_pack_q;
+  logic [7:0]            wr_off_q, wr_nbytes_q;
+  // Packed rows: where the next beat of the current row goes (row, byte in the row).
+  logic [RowAw-1:0]      pk_row_q;
+  logic [7:0]            pk_off_q;
+  logic [RowAw-1:0]      pk_row;
+  logic [7:0]            pk_off, pk_next_off;
+  logic [LoadRowBytesW-1:0] pk_left;
+  assign pk_row      = (beat_q == '0) ? beat_tag_i.spad_addr : pk_row_q;
+  assign pk_off      = (beat_q == '0) ? 8'(beat_tag_i.pack_byte) : pk_off_q;
+  assign pk_next_off = pk_off + 8'(BusBytes);
+  assign pk_left     = beat_tag_i.row_bytes - LoadRowBytesW'(32'(beat_q) * BusBytes);
 
   // The beat's bytes that belong to the row; bytes past row_bytes are zero-filled.
   function automatic logic [BusBytes*8-1:0] beat_bytes(logic [BusBytes*8-1:0] data,
@@ -219,7 +248,7 @@ module weft_load
       row_in_req_q <= '0;
       wr_valid_q   <= 1'b0;
     end else begin
-      wr_valid_q <= row_end;
+      wr_valid_q <= (beat_valid_i && beat_tag_i.pack) || row_end;
       if (beat_valid_i) beat_q <= row_end ? '0 : beat_q + 1'b1;
       if (row_end) row_in_req_q <= beat_last_i ? '0 : row_in_req_q + 1'b1;
     end
@@ -229,9 +258,22 @@ module weft_load
     if (beat_valid_i) begin
       logic [AsmBytes*8-1:0] row;
       row = (beat_q == '0) ? '0 : asm_q;
-      row[32'(beat_q) * BusBytes * 8 +: BusBytes * 8] = beat_bytes(beat_data_i, beat_q, beat_tag_i.row_bytes);
+      if (32'(beat_q) < AsmBeats) begin
+        row[32'(beat_q) * BusBytes * 8 +: BusBytes * 8] = beat_bytes(beat_data_i, beat_q, beat_tag_i.row_bytes);
+      end
       asm_q <= row;
-      if (row_end) begin
+      wr_pack_q <= beat_tag_i.pack;
+      if (beat_tag_i.pack) begin
+        wr_data_q[PackBytes*8-1:0] <= beat_data_i[PackBytes*8-1:0];
+        wr_addr_q   <= pk_row;
+        wr_off_q    <= pk_off;
+        wr_nbytes_q <= (32'(pk_left) < BusBytes) ? 8'(pk_left) : 8'(BusBytes);
+        pk_row_q    <= (32'(pk_next_off) >= Rows) ? pk_row + 1'b1 : pk_row;
+        pk_off_q    <= (32'(pk_next_off) >= Rows) ? pk_next_off - 8'(Rows) : pk_next_off;
+        done_q      <= beat_tag_i.last && beat_last_i;
+        done_sig_q  <= beat_tag_i.signal;
+        wr_dst_q    <= beat_tag_i.dst;
+      end else if (row_end) begin
         wr_data_q  <= row[RowMaxBytes*8-1:0];
         wr_dst_q   <= beat_tag_i.dst;
         wr_addr_q  <= beat_tag_i.spad_addr + row_in_req_q;
@@ -245,6 +287,9 @@ module weft_load
   assign wr_dst_o   = wr_dst_q;
   assign wr_addr_o  = wr_addr_q;
   assign wr_data_o  = wr_data_q;
+  assign wr_pack_o  = wr_pack_q;
+  assign wr_off_o   = wr_off_q;
+  assign wr_nbytes_o = wr_nbytes_q;
 
   // ---------------------------------------------------------------- completion and status
   logic complete;

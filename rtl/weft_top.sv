@@ -226,6 +226,8 @@ module weft_top
   mem_e ld_wr_dst;
   logic [RowAw-1:0] ld_wr_addr;
   logic [RowMaxBytes*8-1:0] ld_wr_data;
+  logic ld_wr_pack;
+  logic [7:0] ld_wr_off, ld_wr_nbytes;
 
   weft_load #(.Rows(Rows), .Cols(Cols), .BusBytes(BusBytes)) u_load (
     .clk_i, .rst_ni, .clr_i(clr),
@@ -250,6 +252,9 @@ module weft_top
     .wr_dst_o     (ld_wr_dst),
     .wr_addr_o    (ld_wr_addr),
     .wr_data_o    (ld_wr_data),
+    .wr_pack_o    (ld_wr_pack),
+    .wr_off_o     (ld_wr_off),
+    .wr_nbytes_o  (ld_wr_nbytes),
     .active_o     (ld_active),
     .stall_token_o(ld_stall_tok),
     .stall_dram_o (ld_stall_dram),
@@ -404,6 +409,9 @@ module weft_top
     .wr_en_i  (ld_wr_valid && ld_wr_dst == MemIn),
     .wr_addr_i(ld_wr_addr),
     .wr_data_i(ld_wr_data[Rows*8-1:0]),
+    .wr_pack_i(ld_wr_pack),
+    .wr_off_i (ld_wr_off),
+    .wr_nbytes_i(ld_wr_nbytes),
     .row_i    (row),
     .x_o      (x),
     .sel_o    (x_sel),

@@ -165,6 +165,21 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
   }
   checkPattern(dram, c.dramAddr,
                patternEnd(c.dramAddr, c.count0, c.stride0, c.count1, c.stride1, c.count2, c.stride2, c.rowBytes));
+  if (c.pack) {
+    // Packed rows: row_bytes bytes from byte pack_byte of their first row on, the scratchpad
+    // read as one byte string; nothing else changes (isa.json).
+    uint64_t n = 0;
+    for (uint32_t i2 = 0; i2 < c.count2; ++i2) {
+      for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
+        for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++n) {
+          const uint64_t from = c.dramAddr + uint64_t{i2} * c.stride2 + uint64_t{i1} * c.stride1 + uint64_t{i0} * c.stride0;
+          const uint64_t to = (c.spadAddr + n * c.packStride) * rowSize + c.packByte;
+          std::memcpy(base + to, dram.data() + from, c.rowBytes);
+        }
+      }
+    }
+    return;
+  }
   // Rows of up to 64 bytes (every input and weight row up to 64 columns) move as one masked
   // vector each; rows that repeat contiguously in DRAM and in the memory move as one block.
   const bool contiguous = c.rowBytes == rowSize && c.stride0 == rowSize;

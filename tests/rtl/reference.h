@@ -29,6 +29,11 @@ class Reference {
         for (uint32_t i0 = 0; i0 < l.count0; ++i0, ++row) {
           const uint64_t a = l.dramAddr + uint64_t{i2} * l.stride2 + uint64_t{i1} * l.stride1 +
                              uint64_t{i0} * l.stride0;
+          if (l.pack) {  // bytes from pack_byte of row spad_addr + n * pack_stride on
+            const size_t n = row - l.spadAddr;
+            std::memcpy(&base[(l.spadAddr + n * l.packStride) * rowSize + l.packByte], dram + a, l.rowBytes);
+            continue;
+          }
           std::memset(&base[row * rowSize], 0, rowSize);
           std::memcpy(&base[row * rowSize], dram + a, l.rowBytes);
         }

@@ -81,6 +81,50 @@ TEST_P(RtlLoad, ThreeLevelPatternsIntoTheInputScratchpadWithZeroFill) {
   EXPECT_EQ(s.firstMismatch(), -1);
 }
 
+// Packed rows (im2col packing): pieces of random lengths at random byte offsets, straddling rows,
+// over old contents that must survive around them; read back through identity weights.
+TEST_P(RtlLoad, PackedRowsLandAtTheirBytesAndLeaveTheRestAlone) {
+  Session s(GetParam(), 12);
+  const unsigned R = s.dev.rows(), C = s.dev.cols(), B = s.dev.config().busBytes();
+  s.add(Session::load(hw::Mem::kParam, 0, s.put(std::vector<uint8_t>(9 * C, 0)), 9 * C, 1));
+  s.add(Session::load(hw::Mem::kW, 0, s.put(identity(R, C)), C, R));
+  uint64_t out = Session::kOutputs;
+  for (uint32_t t = 0; t < 8; ++t) {
+    const uint32_t spad = s.uniform(0, 100);
+    s.add(Session::load(hw::Mem::kIn, spad, s.put(s.randomBytes(64 * R)), R, 64));
+    hw::LoadCmd l;
+    l.header = tokens(false, false, false, true);
+    l.dst = hw::Mem::kIn;
+    l.pack = true;
+    l.packByte = s.uniform(0, R - 1);
+    // Several beats when a beat fits in a row (up to four rows' worth), else at most a row.
+    l.rowBytes = s.uniform(1, B <= R ? 4 * R : R);
+    l.packStride = s.uniform(0, 3);
+    l.spadAddr = spad;
+    l.dramAddr = s.put(s.randomBytes(4096)) + s.uniform(0, 63);
+    l.count0 = s.uniform(1, 4);
+    l.count1 = s.uniform(1, 2);
+    l.count2 = s.uniform(1, 2);
+    l.stride0 = s.uniform(0, 40);
+    l.stride1 = s.uniform(0, 300);
+    l.stride2 = s.uniform(0, 700);
+    s.add(l);
+    hw::GemmCmd g;
+    g.header = tokens(true, false, true, true);
+    g.kRows = R;
+    g.mRows = 64;
+    g.inAddr = spad;
+    g.accAddr = t * 64;  // its own rows: the next GEMM does not wait for this STORE
+    s.add(g);
+    s.add(raw32(t * 64, 64, C, out, tokens(true, false, false, false)));
+    out += 4 * C * 64;
+    s.add(Session::load(hw::Mem::kIn, 4000 % s.dev.config().inSpadRows(), s.put({0}), 1, 1,
+                        tokens(false, true, false, false)));
+  }
+  ASSERT_EQ(s.run(), hw::reg::kIrqStatusDoneMask);
+  EXPECT_EQ(s.firstMismatch(), -1);
+}
+
 TEST_P(RtlLoad, ThreeLevelPatternsIntoTheWeightScratchpad) {
   Session s(GetParam(), 12);
   const unsigned R = s.dev.rows(), C = s.dev.cols();

@@ -252,9 +252,11 @@ bool Engine::tryStartLoad(uint64_t lim) {
   l.wantFrom = t + 1;
   l.i0 = l.i1 = l.i2 = 0;
   l.addr0 = l.addr1 = l.addr2 = l.cmd.dramAddr;
-  // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()).
+  // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()); packed rows
+  // never do, and otherwise time as plain rows (their beats are written as they arrive).
   const auto dst = static_cast<size_t>(l.cmd.dst);
-  l.maxRows = (l.cmd.rowBytes == memRowBytes_[dst] && l.cmd.stride0 == l.cmd.rowBytes) ? mergeRows_[dst] : 1;
+  l.maxRows = (!l.cmd.pack && l.cmd.rowBytes == memRowBytes_[dst] && l.cmd.stride0 == l.cmd.rowBytes)
+                  ? mergeRows_[dst] : 1;
   u.openSince = t + 1;
   return true;
 }

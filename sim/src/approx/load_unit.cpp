@@ -34,11 +34,12 @@ void LoadUnit::start(uint64_t t) {
   wantFrom_ = t + 1;
   i0_ = i1_ = i2_ = 0;
   addr0_ = addr1_ = addr2_ = cmd_.dramAddr;
-  // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()).
+  // Contiguous full rows of whole beats merge (weft_load's merge_q and max_rows()); packed rows
+  // never do. A packed row's beats are written as they arrive, so its timing is a plain row's.
   const hw::HwConfig& c = m_.config;
   const auto rowSize = static_cast<uint32_t>(hw::memRowBytes(cmd_.dst, c));
   const uint32_t perReq = m_.timing.rowsPerRequest(rowSize, c.busBytes());
-  maxRows_ = (cmd_.rowBytes == rowSize && cmd_.stride0 == cmd_.rowBytes && perReq > 1) ? perReq : 1;
+  maxRows_ = (!cmd_.pack && cmd_.rowBytes == rowSize && cmd_.stride0 == cmd_.rowBytes && perReq > 1) ? perReq : 1;
 }
 
 void LoadUnit::request(uint64_t t) {

@@ -94,7 +94,9 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
     li.count1 = static_cast<uint32_t>(uni(1, 3));
     li.count2 = static_cast<uint32_t>(uni(1, 2));
     const uint32_t m = li.count0 * li.count1 * li.count2;
-    const uint32_t inAddr = static_cast<uint32_t>(uni(0, cfg.inSpadRows() - m));
+    // Room past the tile's rows for the bytes of a packed row that straddle into the next rows.
+    const uint32_t packSpill = 4;
+    const uint32_t inAddr = static_cast<uint32_t>(uni(0, cfg.inSpadRows() - m - packSpill));
     const uint32_t accAddr = static_cast<uint32_t>(uni(0, cfg.accRows() - m));
     const unsigned parts = static_cast<unsigned>(uni(1, 3));
     for (unsigned part = 0; part < parts; ++part) {
@@ -103,11 +105,34 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       const bool keep = part == 0 && weightsHeld && uni(0, 3) == 0;
       li.rowBytes = static_cast<uint32_t>(uni(1, R));
       li.spadAddr = inAddr;
+      // A quarter of the input loads pack their rows byte by byte (im2col packing): at a byte
+      // offset, straddling into the next rows, several beats long when a beat fits in a row.
+      li.pack = uni(0, 3) == 0;
+      li.packByte = li.pack ? static_cast<uint32_t>(uni(0, R - 1)) : 0;
+      li.packStride = li.pack ? 1 : 0;
+      if (li.pack && cfg.busBytes() <= R) li.rowBytes = static_cast<uint32_t>(uni(1, 3 * R));
       li.dramAddr = layout.inputs + static_cast<uint64_t>(uni(0, 8192));
       li.stride0 = static_cast<uint32_t>(uni(0, R + 8));
       li.stride1 = li.count0 * li.stride0 + static_cast<uint32_t>(uni(0, 64));
       li.stride2 = li.count1 * li.stride1 + static_cast<uint32_t>(uni(0, 256));
       li.header = {};
+      if (li.pack) {
+        // Whole rows under the packed ones first: a packed LOAD leaves the other bytes as they
+        // were, and the outputs must not depend on what earlier programs left there.
+        hw::LoadCmd under;
+        under.dst = hw::Mem::kIn;
+        under.rowBytes = R;
+        under.spadAddr = inAddr;
+        under.dramAddr = layout.inputs + static_cast<uint64_t>(uni(0, 8192));
+        under.stride0 = R;
+        under.count0 = m + packSpill;
+        under.count1 = under.count2 = 1;
+        if (computeToLoad > 0) {  // it overwrites rows earlier GEMMs read
+          under.header.wait1 = true;
+          --computeToLoad;
+        }
+        cmds.push_back(under.encode());
+      }
       if (computeToLoad > 0) {
         li.header.wait1 = true;
         --computeToLoad;
