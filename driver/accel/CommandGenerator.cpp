@@ -132,6 +132,34 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": input strides exceed the LOAD fields";
   }
   const uint32_t boxRows = box.rows();
+  if (p_.packed) {
+    // One packed LOAD per piece for the whole box (count2 walks its images): pixel n's piece
+    // lands at byte kBegin of its K string, which starts at row n * chunks (Tiling.h).
+    if (box.nb > 1 && v.imageStride > 0xFFFFFFFFull) {
+      return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": input strides exceed the LOAD fields";
+    }
+    const uint32_t nK = static_cast<uint32_t>(p_.chunks.size());
+    for (const KChunk& piece : p_.pieces) {
+      hw::LoadCmd c;
+      c.dst = hw::Mem::kIn;
+      c.pack = true;
+      c.rowBytes = piece.bytes;
+      c.spadAddr = spadRow + piece.kBegin / R_;
+      c.packByte = piece.kBegin % R_;
+      c.packStride = nK;
+      c.dramAddr = static_cast<uint64_t>(origin + piece.offset);
+      c.count0 = box.now;
+      c.stride0 = static_cast<uint32_t>(stride0);
+      c.count1 = box.noh;
+      c.stride1 = static_cast<uint32_t>(stride1);
+      c.count2 = box.nb;
+      c.stride2 = box.nb > 1 ? static_cast<uint32_t>(v.imageStride) : 0;
+      PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
+      cost_.estimateLoad(pc, boxRows, piece.bytes);
+      out_.add(std::move(pc));
+    }
+    return {};
+  }
   auto emit = [&](uint32_t chunk, uint32_t count2, uint64_t stride2) {
     const KChunk& k = p_.chunks[chunk];
     hw::LoadCmd c;
@@ -227,6 +255,8 @@ void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inB
   g.wAddr = wRow;
   g.inAddr = inRow;
   g.mRows = box.rows();
+  // Packed inputs hold the box pixel by pixel: a chunk's rows are a pixel's K string apart.
+  if (p_.packed && box.rows() > 1) g.inStride0 = static_cast<uint32_t>(p_.chunks.size());
   g.accAddr = acc;
   addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, firstOfEpoch);
 }
@@ -427,7 +457,7 @@ nn::Status Emitter::run() {
               loadChunkWeights(g, c, wRow0, wBuf);
               break;
           }
-          const uint32_t inRow = inRow0 + (c - firstInBuf) * boxRows;
+          const uint32_t inRow = p_.packed ? inRow0 + c : inRow0 + (c - firstInBuf) * boxRows;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
             const uint32_t tile = g * p_.tilesPerGroup + j;

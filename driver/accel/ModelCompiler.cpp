@@ -60,7 +60,7 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
 
 // Bump when the candidates rankTilings() returns, or their order, change: cached indices made
 // by an older compiler then name other tilings, so its caches must not match.
-constexpr uint64_t kTilingRevision = 4;
+constexpr uint64_t kTilingRevision = 5;
 
 nn::Status checkDeadline(const DeviceQueue::Deadline& deadline, uint32_t operationIndex) {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
@@ -173,7 +173,7 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   std::stable_sort(byCycles.begin(), byCycles.end(), [&](size_t a, size_t b) { return cycles[a] < cycles[b]; });
   auto shapeOf = [&](size_t i) {
     const TilePlan& p = ranked[i];
-    return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.inputMode, p.weightMode, p.rowsPerTile);
+    return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.inputMode, p.weightMode, p.rowsPerTile, p.packed);
   };
   std::vector<decltype(shapeOf(0))> shapes;
   std::vector<size_t> contenders, rescheduled;

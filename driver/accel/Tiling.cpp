@@ -79,7 +79,7 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
   const uint32_t storeBytes = std::min<uint32_t>(cost.cols, layer.n()) * layer.outputElementBytes();
   // Per output pixel: load-unit and channel cycles of its im2col rows, array cycles.
   double rowLoad = 0, rowChannel = 0;
-  for (const KChunk& c : p.chunks) {
+  for (const KChunk& c : p.packed ? p.pieces : p.chunks) {
     rowLoad += cost.loadRowCycles(c.bytes);
     rowChannel += cost.requestCycles(c.bytes);
   }
@@ -97,9 +97,10 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
       compute += double(nK) * p.nTiles * b.nb * cost.gemmBusyCycles(uint64_t{b.noh} * b.now);
       commands += double(nK) * p.nTiles * b.nb;
     } else {
-      load += inputPasses * (rows * rowLoad + 2.0 * p.inputLoads.size());
+      const double loads = p.packed ? double(p.pieces.size()) : double(b.nb == 1 ? p.inputLoads.size() : nK);
+      load += inputPasses * (rows * rowLoad + 2.0 * loads);
       channel += inputPasses * rows * rowChannel;
-      commands += inputPasses * (b.nb == 1 ? p.inputLoads.size() : nK);
+      commands += inputPasses * loads;
       compute += double(nK) * p.nTiles * cost.gemmBusyCycles(b.rows());
       commands += double(nK) * p.nTiles;
     }
@@ -133,6 +134,7 @@ InputChoice inputChoice() {
   const std::string_view mode(v);
   if (mode == "windowed") return InputChoice::kWindowed;
   if (mode == "im2col") return InputChoice::kIm2col;
+  if (mode == "packed") return InputChoice::kPacked;
   return InputChoice::kAny;
 }
 
@@ -157,8 +159,11 @@ std::vector<KChunk> windowChunks(const GemmLayer& l, unsigned rows) {
   return chunks;
 }
 
-std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, unsigned rows) {
-  // Runs: contiguous byte ranges of the window, in K order.
+namespace {
+
+// The window's contiguous byte ranges, in K order; runs that touch in memory (a filter as wide
+// as an unpadded image) are one run.
+std::vector<KChunk> windowRuns(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride) {
   std::vector<KChunk> runs;
   const uint32_t c = l.input.channels;
   for (uint32_t fh = 0; fh < l.filterH; ++fh) {
@@ -181,12 +186,33 @@ std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t ro
       merged.push_back(r);
     }
   }
-  std::vector<KChunk> chunks;
-  for (const KChunk& r : merged) {
-    for (uint32_t done = 0; done < r.bytes; done += rows) {
-      chunks.push_back({r.offset + done, std::min<uint32_t>(rows, r.bytes - done), r.kBegin + done});
+  return merged;
+}
+
+// The runs cut into pieces of at most `maxBytes`.
+std::vector<KChunk> cutRuns(const std::vector<KChunk>& runs, uint32_t maxBytes) {
+  std::vector<KChunk> pieces;
+  for (const KChunk& r : runs) {
+    for (uint32_t done = 0; done < r.bytes; done += maxBytes) {
+      pieces.push_back({r.offset + done, std::min<uint32_t>(maxBytes, r.bytes - done), r.kBegin + done});
     }
   }
+  return pieces;
+}
+
+}  // namespace
+
+std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, unsigned rows) {
+  return cutRuns(windowRuns(l, pixelStride, rowStride), rows);
+}
+
+std::vector<KChunk> packedPieces(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, uint32_t maxBytes) {
+  return cutRuns(windowRuns(l, pixelStride, rowStride), maxBytes);
+}
+
+std::vector<KChunk> packedChunks(const GemmLayer& l, unsigned rows) {
+  std::vector<KChunk> chunks;
+  for (uint32_t k = 0; k < l.k(); k += rows) chunks.push_back({0, std::min<uint32_t>(rows, l.k() - k), k});
   return chunks;
 }
 
@@ -198,7 +224,8 @@ namespace {
 bool sameCommands(const TilePlan& a, const TilePlan& b) {
   auto scalars = [](const TilePlan& p) {
     return std::make_tuple(p.rowsPerTile, p.nTiles, p.tilesPerGroup, p.tilesPerEpoch, p.order, p.inputMode,
-                           p.weightMode, p.accBuffers, p.inSlots, p.wSlots, p.inputLoads.size(), p.boxes.size());
+                           p.weightMode, p.accBuffers, p.inSlots, p.wSlots, p.inputLoads.size(), p.boxes.size(),
+                           p.packed);
   };
   if (scalars(a) != scalars(b)) return false;
   auto loads = [](const ChunkGroup& x, const ChunkGroup& y) { return x.first == y.first && x.count == y.count; };
@@ -265,6 +292,57 @@ void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std:
         p.weightMode = wm;
         p.accBuffers = accBuffers;
         p.inSlots = slots;
+        if (wm == WeightMode::kStreamed) {
+          p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(8, config.wSpadRows() / (uint64_t{ng} * R)));
+        }
+        p.estimatedCycles = estimate(layer, p, cost);
+        plans.push_back(std::move(p));
+      }
+    }
+  }
+}
+
+// The packed candidates (Tiling.h): resident inputs, boxes outer, each box's pieces loaded at
+// once into a region of chunks x rows; two regions unless the layer is a single box.
+void addPackedTilings(const GemmLayer& layer, const ImageView& input, const hw::HwConfig& config,
+                      std::vector<TilePlan>& plans) {
+  const CostModel cost(config);
+  const unsigned R = config.rows(), C = config.cols();
+  // A packed row is written a beat at a time, and a beat must fit in a row (isa.json).
+  const uint32_t maxPiece = config.busBytes() <= R ? hw::micro::kLoadMaxReqBytes : R;
+  const std::vector<KChunk> chunks = packedChunks(layer, R);
+  const uint32_t nK = static_cast<uint32_t>(chunks.size());
+  const std::vector<KChunk> pieces = packedPieces(layer, input.pixelStride, input.rowStride, maxPiece);
+  const uint32_t nTiles = ceilDiv(layer.n(), C);
+  const uint64_t mTotal = layer.m(), spad = config.inSpadRows();
+  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
+    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
+    if (perEpoch == 0) break;
+    for (uint32_t accBuffers : {2u, 1u}) {
+      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
+      uint64_t rowsPerTile = std::min<uint64_t>({config.accRows() / (uint64_t{accBuffers} * ng), mTotal, kMaxCount});
+      const bool single = rowsPerTile >= mTotal && mTotal * nK <= spad;
+      if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, spad / (2ull * nK));
+      if (rowsPerTile == 0) continue;
+      for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kStreamed}) {
+        const uint64_t wRowsNeeded = wm == WeightMode::kResidentEpoch ? uint64_t{nK} * perEpoch * R : 2ull * ng * R;
+        if (wRowsNeeded > config.wSpadRows()) continue;
+        TilePlan p;
+        p.chunks = chunks;
+        p.pieces = pieces;
+        p.packed = true;
+        p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+        for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
+        p.inSlots = 2ull * nK * p.rowsPerTile <= spad ? 2 : 1;
+        if (p.boxes.size() > 1 && p.inSlots < 2) continue;
+        p.inputLoads = {{0, nK}};
+        p.nTiles = nTiles;
+        p.tilesPerGroup = ng;
+        p.tilesPerEpoch = perEpoch;
+        p.order = LoopOrder::kBoxesOuter;
+        p.inputMode = InputMode::kResident;
+        p.weightMode = wm;
+        p.accBuffers = accBuffers;
         if (wm == WeightMode::kStreamed) {
           p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(8, config.wSpadRows() / (uint64_t{ng} * R)));
         }
@@ -378,12 +456,17 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
     }
   }
   if (windowable(layer, input, R)) addWindowedTilings(layer, config, plans);
+  // Packing pays when the window's runs leave rows partly empty.
+  if (packedChunks(layer, R).size() < chunks.size()) addPackedTilings(layer, input, config, plans);
   // WEFT_ACCEL_INPUT_MODE keeps only one way of feeding the array, when that way applies.
   const InputChoice choice = inputChoice();
   if (choice != InputChoice::kAny) {
     std::vector<TilePlan> kept;
     for (auto& p : plans) {
-      if ((p.inputMode == InputMode::kWindowed) == (choice == InputChoice::kWindowed)) kept.push_back(std::move(p));
+      const InputChoice way = p.inputMode == InputMode::kWindowed ? InputChoice::kWindowed
+                              : p.packed                          ? InputChoice::kPacked
+                                                                  : InputChoice::kIm2col;
+      if (way == choice) kept.push_back(std::move(p));
     }
     if (!kept.empty()) plans = std::move(kept);
   }
@@ -393,16 +476,20 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
   // cannot tell them apart, the scheduler's timeline can. The windowed shapes are a family of
   // their own with half as many places: the estimate ranks the two ways of feeding the array
   // less reliably against each other than within each, so the best of both reach the timeline.
+  // The packed shapes are a family too, as many as the plain ones: the estimate ranks them
+  // against the plain shapes no better, and among themselves less well (AlexNet's 11x11/4
+  // stem at weft16 took 13 % more cycles with half as many).
   auto shapeOf = [](const TilePlan& p) {
-    return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.order, p.inputMode, p.weightMode, p.rowsPerTile);
+    return std::make_tuple(p.tilesPerGroup, p.accBuffers, p.order, p.inputMode, p.weightMode, p.rowsPerTile,
+                           p.packed);
   };
   std::vector<decltype(shapeOf(plans[0]))> kept;
-  size_t keptOf[2] = {0, 0};
-  const size_t limitOf[2] = {shapes, std::max<size_t>(1, shapes / 2)};
+  size_t keptOf[3] = {0, 0, 0};
+  const size_t limitOf[3] = {shapes, std::max<size_t>(1, shapes / 2), shapes};
   std::vector<TilePlan> ranked;
   for (auto& p : plans) {
     const auto key = shapeOf(p);
-    const size_t family = p.inputMode == InputMode::kWindowed ? 1 : 0;
+    const size_t family = p.inputMode == InputMode::kWindowed ? 1 : p.packed ? 2 : 0;
     const bool known = std::find(kept.begin(), kept.end(), key) != kept.end();
     if (!known && keptOf[family] >= limitOf[family]) continue;
     if (!known) {
@@ -424,9 +511,9 @@ std::string TilePlan::describe() const {
                                                           : "streamed";
   uint32_t largestLoad = 0;
   for (const ChunkGroup& g : inputLoads) largestLoad = std::max(largestLoad, g.count);
-  return fmt::format("{} chunks, {} boxes of <= {} rows, {} n-tiles in groups of {}, {}, inputs {} "
+  return fmt::format("{}{} chunks, {} boxes of <= {} rows, {} n-tiles in groups of {}, {}, inputs {} "
                      "(loads of <= {} chunks, {} buffers), weights {}, {} accumulator buffers, estimate {:.0f} cycles",
-                     chunks.size(), boxes.size(), rowsPerTile, nTiles, tilesPerGroup, orderName, inName,
+                     packed ? fmt::format("packed ({} pieces), ", pieces.size()) : "", chunks.size(), boxes.size(), rowsPerTile, nTiles, tilesPerGroup, orderName, inName,
                      largestLoad, inSlots, wName, accBuffers, estimatedCycles);
 }
 

@@ -4,7 +4,10 @@
 //       image relative to a window's origin. With dilation 1 the (fw, ci) bytes of one filter
 //       row are contiguous in NHWC, so a filter row is one run; runs are cut into chunks. The
 //       DMA's strided LOAD gathers a chunk for every output pixel of a tile: that is the im2col,
-//       done by the DMA, never by the host.
+//       done by the DMA, never by the host. When filter rows are not whole rows (a 7x7 filter
+//       over 3 channels: 21-byte runs, 14 chunks of 16 for K = 147), the packed mode fills the
+//       rows instead: packed LOADs write each run at its byte of the pixel's K string, pixel by
+//       pixel, so K takes ceil(K / Rows) chunks (10) and the array's rows stay full.
 //  M (output pixels) -> boxes of at most `rowsPerTile` pixels: whole images, rows of one image,
 //       or a segment of one row, so that one 3-level LOAD (ow, oh, batch or chunk) addresses them
 //       and one 2-level STORE per image writes them back.
@@ -76,6 +79,11 @@ struct TilePlan {
   uint32_t inSlots = 2;                // streamed: input slots of (largest input load) x rows;
                                        // resident: regions of all chunks x rows (1 or 2)
   uint32_t wSlots = 2;                 // streamed: weight slots of tilesPerGroup tiles
+  // Packed (resident inputs only): chunk c is K bytes [c * Rows, ...), whatever runs they come
+  // from; the region holds a box pixel by pixel (pixel p's K string from row p * chunks on) and
+  // is filled by one packed LOAD per piece, a piece being a run (or part of one) of the window.
+  bool packed = false;
+  std::vector<KChunk> pieces;
   double estimatedCycles = 0;
 
   std::string describe() const;
@@ -94,10 +102,12 @@ WindowTile windowTile(const GemmLayer& layer, const MBox& box, unsigned rows);
 bool windowable(const GemmLayer& layer, const ImageView& input, unsigned rows);
 
 // How the candidates may feed the array: from the environment variable WEFT_ACCEL_INPUT_MODE,
-// "windowed" (on-chip windows wherever the layer is windowable) or "im2col" (DMA-gathered
-// windows only); unset or anything else leaves the choice to the search. For comparing the two
-// dataflows on the same hardware, and for tests that must reach one of them.
-enum class InputChoice { kAny, kWindowed, kIm2col };
+// "windowed" (on-chip windows wherever the layer is windowable), "packed" (DMA-gathered windows
+// packed into full rows wherever that saves chunks) or "im2col" (DMA-gathered windows, a chunk
+// per run); unset or anything else leaves the choice to the search, as does a way that does
+// not apply to a layer. For comparing the dataflows on the same hardware, and for tests that
+// must reach one of them.
+enum class InputChoice { kAny, kWindowed, kIm2col, kPacked };
 InputChoice inputChoice();
 
 // The K chunks of the windowed mode: one per filter tap and block of Rows channels, in K order.
@@ -106,6 +116,13 @@ std::vector<KChunk> windowChunks(const GemmLayer& layer, unsigned rows);
 // The K chunks of a layer whose input view has the given pixel and row strides.
 std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
                            unsigned rows);
+
+// The pieces a packed plan loads: the window's contiguous runs, in K order, cut to at most
+// `maxBytes` each (a packed LOAD row's limit, isa.json).
+std::vector<KChunk> packedPieces(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
+                                 uint32_t maxBytes);
+// The chunks of a packed plan: K cut into rows, ceil(K / Rows) of them.
+std::vector<KChunk> packedChunks(const GemmLayer& layer, unsigned rows);
 
 // Every tiling that fits `config`'s memories, fastest first by the analytic estimate, keeping
 // the `shapes` best distinct shapes (all their input-load sizes). Empty when none fits, which

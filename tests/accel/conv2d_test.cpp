@@ -2,6 +2,7 @@
 // shapes smaller and larger than the array and not multiples of it, explicit / SAME / VALID
 // padding, strides, dilation, NHWC and NCHW, fused activations, uint8 / int8 / per-channel;
 // and the same with every windowable layer forced onto on-chip windows (Tiling.h).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -59,6 +60,69 @@ TEST_P(ConvWindowed, MatchesTheCpuReferenceBitExact) {
   EXPECT_EQ(windowed, 16) << "every layer here is windowable";
 }
 INSTANTIATE_TEST_SUITE_P(Configurations, ConvWindowed, ::testing::Values("weft8", "weft16"));
+
+// Random convolutions whose filter rows leave scratchpad rows partly empty (channels not whole
+// rows), compiled with WEFT_ACCEL_INPUT_MODE=packed: the packed LOADs assemble each pixel's K
+// bytes into full rows (Tiling.h), through padding, strides, dilation, batches and NCHW views.
+class ConvPacked : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { setenv("WEFT_ACCEL_INPUT_MODE", "packed", 1); }
+  void TearDown() override { unsetenv("WEFT_ACCEL_INPUT_MODE"); }
+};
+
+TEST_P(ConvPacked, MatchesTheCpuReferenceBitExact) {
+  auto device = approxDevice(GetParam());
+  const uint32_t rows = std::string(GetParam()) == "weft8" ? 8 : 16;
+  std::mt19937 rng(91);
+  int packed = 0, tried = 0;
+  for (int i = 0; i < 16; ++i) {
+    ConvCase c = randomConvCase(rng, 18, 40);
+    c.inChannels = 1 + rng() % (rows - 1);
+    SCOPED_TRACE(c.describe());
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExactOnDevice(*device, m, c.describe());
+    if (HasFatalFailure()) return;
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok());
+    const auto& op = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0);
+    ++tried;
+    packed += op.tiling.find("packed") != std::string::npos;
+  }
+  // Packing applies only where the runs leave rows partly empty (not to 1x1 filters, single
+  // runs, or a filter as wide as the padded image, whose rows are one run).
+  std::printf("%d of %d layers packed\n", packed, tried);
+  EXPECT_GE(packed, tried / 2) << "most of these layers pack";
+}
+INSTANTIATE_TEST_SUITE_P(Configurations, ConvPacked, ::testing::Values("weft8", "weft16"));
+
+// ResNet's first layer (7x7/2 over 3 channels, here on a small image): K = 147 bytes in 21-byte
+// filter rows packs into ceil(147 / Rows) chunks instead of 7 x ceil(21 / Rows).
+TEST(Conv2d, ResNetStemPacksItsFilterRows) {
+  for (const char* hw : {"weft8", "weft16"}) {
+    SCOPED_TRACE(hw);
+    std::mt19937 rng(12);
+    ConvCase c;
+    c.height = c.width = 64;
+    c.inChannels = 3;
+    c.outChannels = 20;
+    c.filterH = c.filterW = 7;
+    c.strideH = c.strideW = 2;
+    c.implicitPadding = true;
+    c.paddingScheme = 1;
+    c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 127};
+    c.filter = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 130};
+    c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 8.0f, 120};
+    auto device = approxDevice(hw);
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExactOnDevice(*device, m, c.describe());
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok());
+    const auto& op = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0);
+    const unsigned rows = std::string(hw) == "weft8" ? 8 : 16;
+    EXPECT_NE(op.tiling.find(fmt::format("packed (7 pieces), {} chunks", (147 + rows - 1) / rows)), std::string::npos)
+        << op.tiling;
+  }
+}
 
 ConvCase basic(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t f) {
   ConvCase c;
