@@ -496,7 +496,7 @@ uint64_t weightImageBytes(const TilePlan& p, const hw::HwConfig& config) {
 }
 
 std::vector<uint8_t> weightImage(const GemmLayer& l, const TilePlan& p, const hw::HwConfig& config) {
-  const unsigned R = config.rows(), C = config.cols();
+  const unsigned C = config.cols();
   const uint32_t K = l.k(), N = l.n();
   std::vector<uint8_t> image(weightImageBytes(p, config), static_cast<uint8_t>(l.wZp));
   for (uint32_t t = 0; t < p.nTiles; ++t) {
