@@ -165,7 +165,9 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     hw::LoadCmd c;
     c.dst = hw::Mem::kIn;
     c.rowBytes = k.bytes;
-    c.spadAddr = spadRow + (chunk - firstChunkInBuffer) * boxRows;
+    // Chunk regions are rowsPerTile apart whatever the box's size, so that a chunk's rows are
+    // the same in every box of a slot: its load then waits only for that chunk's readers.
+    c.spadAddr = spadRow + (chunk - firstChunkInBuffer) * p_.rowsPerTile;
     c.dramAddr = static_cast<uint64_t>(origin + k.offset);
     c.count0 = box.now;
     c.stride0 = static_cast<uint32_t>(stride0);
@@ -178,8 +180,12 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     cost_.estimateLoad(pc, requests, k.bytes);
     out_.add(std::move(pc));
   };
-  if (box.nb == 1) {
+  if (box.nb == 1 && (group.count == 1 || boxRows == p_.rowsPerTile)) {
     emit(group.first, group.count, group.count > 1 ? R_ : 0);
+  } else if (box.nb == 1) {
+    // A smaller box (a ramp at the layer's ends, an image's last rows): one LOAD lays its
+    // chunks boxRows apart, the region rowsPerTile apart, so each chunk goes on its own.
+    for (uint32_t i = 0; i < group.count; ++i) emit(group.first + i, 1, 0);
   } else {
     for (uint32_t i = 0; i < group.count; ++i) emit(group.first + i, box.nb, v.imageStride);
   }
@@ -405,7 +411,6 @@ nn::Status Emitter::run() {
     std::vector<bool> epochWeightsLoaded(gEnd - gFirst, false);
     for (const auto& [b, g] : pairs) {
       const MBox& box = p_.boxes[b];
-      const uint32_t boxRows = box.rows();
       const bool newBox = p_.inputMode != InputMode::kStreamed && residentBox != b;
       if (newBox) {
         inBuffer = inUse++ % p_.inSlots;
@@ -457,7 +462,7 @@ nn::Status Emitter::run() {
               loadChunkWeights(g, c, wRow0, wBuf);
               break;
           }
-          const uint32_t inRow = p_.packed ? inRow0 + c : inRow0 + (c - firstInBuf) * boxRows;
+          const uint32_t inRow = p_.packed ? inRow0 + c : inRow0 + (c - firstInBuf) * Mt;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
             const uint32_t tile = g * p_.tilesPerGroup + j;
