@@ -141,6 +141,7 @@ DeviceQueue::WaitEnd DeviceQueue::waitForInterrupt(uint64_t maxCycles, const Pro
       }
       const uint64_t now = backend_->cycle() - start;
       if (onProgress && (now >= nextProgress || irq)) {
+        ScopedMeter m(observerTime_);
         onProgress(now);
         nextProgress = now + kProgressIntervalCycles;
       }
@@ -226,6 +227,7 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   }
   const uint64_t accesses0 = registerAccesses_, interrupts0 = interrupts_;
   const auto backend0 = backendTime_;
+  const auto observer0 = observerTime_;
   NN_TRY(ensureRing(n));
   // The program goes behind the tail, wrapping at the end of the ring.
   const uint64_t first = std::min<uint64_t>(n, ringSize_ - tail_);
@@ -291,6 +293,7 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   r.registerAccesses = registerAccesses_ - accesses0;
   r.interrupts = interrupts_ - interrupts0;
   r.backendTime = backendTime_ - backend0;
+  r.observerTime = observerTime_ - observer0;
   if (traceCommands) {
     r.commands = backend_->takeCommandEvents();
     if (r.commands.size() > n) r.commands.resize(n);

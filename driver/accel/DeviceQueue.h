@@ -41,6 +41,9 @@ struct SubmissionReport {
   uint64_t registerAccesses = 0;
   uint64_t interrupts = 0;
   std::chrono::nanoseconds backendTime{0};  // host time inside backend calls
+  // Host time in the caller's progress callback (weft's progress display reading snapshot tags):
+  // an observer's cost, not the driver's, so the in-driver duration leaves it out.
+  std::chrono::nanoseconds observerTime{0};
   // Per-command timelines of the program, in program order, when WEFT_COMMAND_TRACE=1
   // (sim/include/weft/sim/command_events.h; `weft run|layers --trace` sets it); else empty.
   std::vector<sim::CommandEvent> commands;
@@ -134,6 +137,7 @@ class DeviceQueue {
   uint32_t ringSize_ = 0;  // commands
   uint32_t tail_ = 0;      // the driver's copy of RING_TAIL (== RING_HEAD between programs)
   std::chrono::nanoseconds backendTime_{0};
+  std::chrono::nanoseconds observerTime_{0};  // in progress callbacks (SubmissionReport)
   uint64_t registerAccesses_ = 0;
   uint64_t interrupts_ = 0;
   // Last: destroyed first, its thread joined while everything it may use still exists.

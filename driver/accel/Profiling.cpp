@@ -65,7 +65,7 @@ hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<
   p.onHardwareNs = cyclesToNs(s.busyCycles, config);
   p.deviceInteractionNs = s.registerAccesses * static_cast<uint64_t>(config.get(hw::Param::kRegAccessNs)) +
                           s.interrupts * static_cast<uint64_t>(config.get(hw::Param::kIrqLatencyNs));
-  const auto host = m.wallTime - s.backendTime;
+  const auto host = m.wallTime - s.backendTime - s.observerTime;
   p.driverHostNs = host.count() > 0 ? static_cast<uint64_t>(host.count()) : 0;
   p.inDriverNs = p.driverHostNs + p.deviceInteractionNs + p.onHardwareNs;
   return p;

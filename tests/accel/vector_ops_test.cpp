@@ -646,7 +646,9 @@ TEST(VectorOps, EachOperationAloneMatchesTheReference) {
     EXPECT_EQ(tally.failed, 0u) << kind.name;
     // The generator stays within what the hardware does (driver/accel/README.md), so most
     // cases must be claimed: a driver that claims nothing would pass every comparison.
-    if (!oneCase().set) EXPECT_GE(tally.claimed * 10, tally.cases * 7) << kind.name << ": too few cases claimed";
+    if (!oneCase().set) {
+      EXPECT_GE(tally.claimed * 10, tally.cases * 7) << kind.name << ": too few cases claimed";
+    }
   }
 }
 
@@ -673,7 +675,9 @@ TEST(VectorOps, ChainsMatchTheReference) {
   }
   report("chains", tally);
   EXPECT_EQ(tally.failed, 0u);
-  if (!oneCase().set) EXPECT_GE(tally.claimed * 10, tally.cases * 5) << "too few chains claimed";
+  if (!oneCase().set) {
+    EXPECT_GE(tally.claimed * 10, tally.cases * 5) << "too few chains claimed";
+  }
 }
 
 // Small graphs: operations read any earlier tensor; binary operations and concatenations join
@@ -727,7 +731,9 @@ TEST(VectorOps, SmallGraphsMatchTheReference) {
   }
   report("graphs", tally);
   EXPECT_EQ(tally.failed, 0u);
-  if (!oneCase().set) EXPECT_GE(tally.claimed * 10, tally.cases * 5) << "too few graphs claimed";
+  if (!oneCase().set) {
+    EXPECT_GE(tally.claimed * 10, tally.cases * 5) << "too few graphs claimed";
+  }
 }
 
 
