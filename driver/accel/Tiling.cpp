@@ -240,14 +240,61 @@ bool sameCommands(const TilePlan& a, const TilePlan& b) {
 
 namespace {
 
+// The group shapes every family of candidates walks: ng n-tiles a group (groups never straddle
+// a parameter epoch of perEpoch tiles), two accumulator buffers or one (one costs a token per
+// tile between consecutive groups), and the largest box that leaves: fn(ng, perEpoch,
+// accBuffers, rowsPerTile) for each whose box has a row.
+template <typename Fn>
+void forEachGroupShape(const GemmLayer& layer, const hw::HwConfig& config, Fn&& fn) {
+  const uint32_t nTiles = ceilDiv(layer.n(), config.cols());
+  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
+    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
+    if (perEpoch == 0) break;
+    for (uint32_t accBuffers : {2u, 1u}) {
+      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
+      const uint64_t rowsPerTile =
+          std::min<uint64_t>({config.accRows() / (uint64_t{accBuffers} * ng), layer.m(), kMaxCount});
+      if (rowsPerTile > 0) fn(ng, perEpoch, accBuffers, rowsPerTile);
+    }
+  }
+}
+
+uint32_t largestBox(const std::vector<MBox>& boxes) {
+  uint32_t most = 0;
+  for (const MBox& b : boxes) most = std::max(most, b.rows());
+  return most;
+}
+
+// The candidates of a family that loads each box's inputs at once, boxes outer: `base` (its
+// chunks, boxes, input mode and slots) with its weights resident for the epoch, or streamed.
+void addWeightModes(const GemmLayer& layer, const CostModel& cost, const hw::HwConfig& config, const TilePlan& base,
+                    uint32_t ng, uint32_t perEpoch, uint32_t accBuffers, std::vector<TilePlan>& plans) {
+  const unsigned R = config.rows();
+  const uint32_t nK = static_cast<uint32_t>(base.chunks.size());
+  for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kStreamed}) {
+    const uint64_t wRowsNeeded = wm == WeightMode::kResidentEpoch ? uint64_t{nK} * perEpoch * R : 2ull * ng * R;
+    if (wRowsNeeded > config.wSpadRows()) continue;
+    TilePlan p = base;
+    p.inputLoads = {{0, nK}};
+    p.nTiles = ceilDiv(layer.n(), config.cols());
+    p.tilesPerGroup = ng;
+    p.tilesPerEpoch = perEpoch;
+    p.order = LoopOrder::kBoxesOuter;
+    p.weightMode = wm;
+    p.accBuffers = accBuffers;
+    if (wm == WeightMode::kStreamed) {
+      p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(8, config.wSpadRows() / (uint64_t{ng} * R)));
+    }
+    p.estimatedCycles = estimate(layer, p, cost);
+    plans.push_back(std::move(p));
+  }
+}
+
 // The windowed candidates: boxes shrunk until two tiles (one computing, the next loading) fit
 // the input scratchpad, or one when the layer is a single box.
 void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std::vector<TilePlan>& plans) {
   const CostModel cost(config);
-  const unsigned R = config.rows(), C = config.cols();
-  const std::vector<KChunk> chunks = windowChunks(layer, R);
-  const uint32_t nK = static_cast<uint32_t>(chunks.size());
-  const uint32_t nTiles = ceilDiv(layer.n(), C);
+  const unsigned R = config.rows();
   const uint64_t spad = config.inSpadRows();
   // The most scratchpad rows a box's tile takes; too many when a tile row exceeds a LOAD's
   // 16-bit count.
@@ -260,46 +307,25 @@ void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std:
     }
     return most;
   };
-  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
-    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
-    if (perEpoch == 0) break;
-    for (uint32_t accBuffers : {2u, 1u}) {
-      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
-      uint64_t rowsPerTile = std::min<uint64_t>({config.accRows() / (uint64_t{accBuffers} * ng), layer.m(), kMaxCount});
-      std::vector<MBox> boxes;
-      uint32_t slots = 2;
-      while (rowsPerTile > 0) {
-        boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
-        const uint64_t need = tileRows(boxes);
-        if (boxes.size() == 1 && need <= spad) slots = 1;
-        if (slots * need <= spad) break;
-        rowsPerTile = std::min(rowsPerTile - 1, rowsPerTile * spad / (2 * need));
-      }
-      if (rowsPerTile == 0) continue;
-      for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kStreamed}) {
-        const uint64_t wRowsNeeded = wm == WeightMode::kResidentEpoch ? uint64_t{nK} * perEpoch * R : 2ull * ng * R;
-        if (wRowsNeeded > config.wSpadRows()) continue;
-        TilePlan p;
-        p.chunks = chunks;
-        p.boxes = boxes;
-        for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
-        p.inputLoads = {{0, nK}};
-        p.nTiles = nTiles;
-        p.tilesPerGroup = ng;
-        p.tilesPerEpoch = perEpoch;
-        p.order = LoopOrder::kBoxesOuter;
-        p.inputMode = InputMode::kWindowed;
-        p.weightMode = wm;
-        p.accBuffers = accBuffers;
-        p.inSlots = slots;
-        if (wm == WeightMode::kStreamed) {
-          p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(8, config.wSpadRows() / (uint64_t{ng} * R)));
-        }
-        p.estimatedCycles = estimate(layer, p, cost);
-        plans.push_back(std::move(p));
-      }
+  TilePlan base;
+  base.chunks = windowChunks(layer, R);
+  base.inputMode = InputMode::kWindowed;
+  forEachGroupShape(layer, config, [&](uint32_t ng, uint32_t perEpoch, uint32_t accBuffers, uint64_t rowsPerTile) {
+    std::vector<MBox> boxes;
+    uint32_t slots = 2;
+    while (rowsPerTile > 0) {
+      boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+      const uint64_t need = tileRows(boxes);
+      if (boxes.size() == 1 && need <= spad) slots = 1;
+      if (slots * need <= spad) break;
+      rowsPerTile = std::min(rowsPerTile - 1, rowsPerTile * spad / (2 * need));
     }
-  }
+    if (rowsPerTile == 0) return;
+    base.boxes = std::move(boxes);
+    base.rowsPerTile = largestBox(base.boxes);
+    base.inSlots = slots;
+    addWeightModes(layer, cost, config, base, ng, perEpoch, accBuffers, plans);
+  });
 }
 
 // The packed candidates (Tiling.h): resident inputs, boxes outer, each box's pieces loaded at
@@ -307,50 +333,25 @@ void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std:
 void addPackedTilings(const GemmLayer& layer, const ImageView& input, const hw::HwConfig& config,
                       std::vector<TilePlan>& plans) {
   const CostModel cost(config);
-  const unsigned R = config.rows(), C = config.cols();
+  const unsigned R = config.rows();
   // A packed row is written a beat at a time, and a beat must fit in a row (isa.json).
   const uint32_t maxPiece = config.busBytes() <= R ? hw::micro::kLoadMaxReqBytes : R;
-  const std::vector<KChunk> chunks = packedChunks(layer, R);
-  const uint32_t nK = static_cast<uint32_t>(chunks.size());
-  const std::vector<KChunk> pieces = packedPieces(layer, input.pixelStride, input.rowStride, maxPiece);
-  const uint32_t nTiles = ceilDiv(layer.n(), C);
-  const uint64_t mTotal = layer.m(), spad = config.inSpadRows();
-  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
-    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
-    if (perEpoch == 0) break;
-    for (uint32_t accBuffers : {2u, 1u}) {
-      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
-      uint64_t rowsPerTile = std::min<uint64_t>({config.accRows() / (uint64_t{accBuffers} * ng), mTotal, kMaxCount});
-      const bool single = rowsPerTile >= mTotal && mTotal * nK <= spad;
-      if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, spad / (2ull * nK));
-      if (rowsPerTile == 0) continue;
-      for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kStreamed}) {
-        const uint64_t wRowsNeeded = wm == WeightMode::kResidentEpoch ? uint64_t{nK} * perEpoch * R : 2ull * ng * R;
-        if (wRowsNeeded > config.wSpadRows()) continue;
-        TilePlan p;
-        p.chunks = chunks;
-        p.pieces = pieces;
-        p.packed = true;
-        p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
-        for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
-        p.inSlots = 2ull * nK * p.rowsPerTile <= spad ? 2 : 1;
-        if (p.boxes.size() > 1 && p.inSlots < 2) continue;
-        p.inputLoads = {{0, nK}};
-        p.nTiles = nTiles;
-        p.tilesPerGroup = ng;
-        p.tilesPerEpoch = perEpoch;
-        p.order = LoopOrder::kBoxesOuter;
-        p.inputMode = InputMode::kResident;
-        p.weightMode = wm;
-        p.accBuffers = accBuffers;
-        if (wm == WeightMode::kStreamed) {
-          p.wSlots = static_cast<uint32_t>(std::min<uint64_t>(8, config.wSpadRows() / (uint64_t{ng} * R)));
-        }
-        p.estimatedCycles = estimate(layer, p, cost);
-        plans.push_back(std::move(p));
-      }
-    }
-  }
+  TilePlan base;
+  base.chunks = packedChunks(layer, R);
+  base.pieces = packedPieces(layer, input.pixelStride, input.rowStride, maxPiece);
+  base.packed = true;
+  base.inputMode = InputMode::kResident;
+  const uint64_t nK = base.chunks.size(), mTotal = layer.m(), spad = config.inSpadRows();
+  forEachGroupShape(layer, config, [&](uint32_t ng, uint32_t perEpoch, uint32_t accBuffers, uint64_t rowsPerTile) {
+    const bool single = rowsPerTile >= mTotal && mTotal * nK <= spad;
+    if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, spad / (2 * nK));
+    if (rowsPerTile == 0) return;
+    base.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+    base.rowsPerTile = largestBox(base.boxes);
+    base.inSlots = 2 * nK * base.rowsPerTile <= spad ? 2 : 1;
+    if (base.boxes.size() > 1 && base.inSlots < 2) return;
+    addWeightModes(layer, cost, config, base, ng, perEpoch, accBuffers, plans);
+  });
 }
 
 }  // namespace
@@ -366,95 +367,84 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
   constexpr uint32_t kMaxSlots = 8;
 
   std::vector<TilePlan> plans;
-  for (uint32_t ng = 1; ng <= nTiles; ++ng) {
-    // Groups never straddle a parameter epoch.
-    const uint32_t perEpoch = std::min(nTiles, (config.paramRows() / ng) * ng);
-    if (perEpoch == 0) break;
-    for (uint32_t accBuffers : {2u, 1u}) {
-      // A single accumulator buffer costs a token per tile between consecutive groups.
-      if (accBuffers == 1 && ng > config.get(hw::Param::kTokenDepth) / 2) continue;
-      uint64_t mt = config.accRows() / (uint64_t{accBuffers} * ng);
-      mt = std::min<uint64_t>({mt, mTotal, kMaxCount});
-      if (mt == 0) continue;
-      for (LoopOrder order : {LoopOrder::kBoxesOuter, LoopOrder::kGroupsOuter}) {
-        for (InputMode im : {InputMode::kResident, InputMode::kStreamed}) {
-          if (im == InputMode::kResident && order != LoopOrder::kBoxesOuter) continue;
-          for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kResidentGroup, WeightMode::kStreamed}) {
-            if (wm == WeightMode::kResidentGroup && order != LoopOrder::kGroupsOuter) continue;
-            const uint64_t tileRows = R;  // a weight tile occupies Rows rows
-            uint64_t wRowsNeeded = 0;
-            switch (wm) {
-              case WeightMode::kResidentEpoch: wRowsNeeded = uint64_t{nK} * perEpoch * tileRows; break;
-              case WeightMode::kResidentGroup: wRowsNeeded = 2ull * nK * ng * tileRows; break;
-              case WeightMode::kStreamed: wRowsNeeded = 2ull * ng * tileRows; break;
-            }
-            if (wRowsNeeded > config.wSpadRows()) continue;
-            // Streamed inputs come in loads of a few chunks: small loads interleave with the
-            // weight loads of the in-order load unit, large ones need fewer commands.
-            // Resident inputs too: the first GEMMs of a box can start after its first load.
-            std::vector<uint32_t> loadSizes{maxLoadChunks};
-            for (uint32_t lc : {1u, 2u, 4u, 8u}) {
-              if (lc < maxLoadChunks) loadSizes.push_back(lc);
-            }
-            for (uint32_t wantChunks : loadSizes) {
-              // Shrink the tile until the input memory fits the mode.
-              uint64_t rowsPerTile = mt;
-              uint32_t loadChunks = wantChunks;
-              if (im == InputMode::kResident) {
-                // Two regions (the next box loads while this one computes), or one when the
-                // whole layer is a single box.
-                const bool single = rowsPerTile >= mTotal && mTotal * nK <= config.inSpadRows();
-                if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / (2ull * nK));
-              } else {
-                loadChunks = static_cast<uint32_t>(std::min<uint64_t>(
-                    loadChunks, config.inSpadRows() / (2ull * std::max<uint64_t>(1, rowsPerTile))));
-                if (loadChunks == 0) {
-                  loadChunks = 1;
-                  rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / 2);
-                }
-                if (loadChunks != wantChunks && wantChunks != maxLoadChunks) continue;
+  forEachGroupShape(layer, config, [&](uint32_t ng, uint32_t perEpoch, uint32_t accBuffers, uint64_t mt) {
+    for (LoopOrder order : {LoopOrder::kBoxesOuter, LoopOrder::kGroupsOuter}) {
+      for (InputMode im : {InputMode::kResident, InputMode::kStreamed}) {
+        if (im == InputMode::kResident && order != LoopOrder::kBoxesOuter) continue;
+        for (WeightMode wm : {WeightMode::kResidentEpoch, WeightMode::kResidentGroup, WeightMode::kStreamed}) {
+          if (wm == WeightMode::kResidentGroup && order != LoopOrder::kGroupsOuter) continue;
+          const uint64_t tileRows = R;  // a weight tile occupies Rows rows
+          uint64_t wRowsNeeded = 0;
+          switch (wm) {
+            case WeightMode::kResidentEpoch: wRowsNeeded = uint64_t{nK} * perEpoch * tileRows; break;
+            case WeightMode::kResidentGroup: wRowsNeeded = 2ull * nK * ng * tileRows; break;
+            case WeightMode::kStreamed: wRowsNeeded = 2ull * ng * tileRows; break;
+          }
+          if (wRowsNeeded > config.wSpadRows()) continue;
+          // Streamed inputs come in loads of a few chunks: small loads interleave with the
+          // weight loads of the in-order load unit, large ones need fewer commands.
+          // Resident inputs too: the first GEMMs of a box can start after its first load.
+          std::vector<uint32_t> loadSizes{maxLoadChunks};
+          for (uint32_t lc : {1u, 2u, 4u, 8u}) {
+            if (lc < maxLoadChunks) loadSizes.push_back(lc);
+          }
+          for (uint32_t wantChunks : loadSizes) {
+            // Shrink the tile until the input memory fits the mode.
+            uint64_t rowsPerTile = mt;
+            uint32_t loadChunks = wantChunks;
+            if (im == InputMode::kResident) {
+              // Two regions (the next box loads while this one computes), or one when the
+              // whole layer is a single box.
+              const bool single = rowsPerTile >= mTotal && mTotal * nK <= config.inSpadRows();
+              if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / (2ull * nK));
+            } else {
+              loadChunks = static_cast<uint32_t>(std::min<uint64_t>(
+                  loadChunks, config.inSpadRows() / (2ull * std::max<uint64_t>(1, rowsPerTile))));
+              if (loadChunks == 0) {
+                loadChunks = 1;
+                rowsPerTile = std::min<uint64_t>(rowsPerTile, config.inSpadRows() / 2);
               }
-              if (rowsPerTile == 0) continue;
+              if (loadChunks != wantChunks && wantChunks != maxLoadChunks) continue;
+            }
+            if (rowsPerTile == 0) continue;
 
-              TilePlan p;
-              p.chunks = chunks;
-              p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
-              p.rowsPerTile = 0;
-              for (const MBox& b : p.boxes) p.rowsPerTile = std::max(p.rowsPerTile, b.rows());
-              if (im == InputMode::kResident) {
-                p.inSlots = 2ull * nK * p.rowsPerTile <= config.inSpadRows() ? 2 : 1;
-                if (p.boxes.size() > 1 && p.inSlots < 2) continue;
-              }
-              p.inputLoads = groupChunks(chunks, R, loadChunks);
-              uint32_t largestLoad = 0;
-              for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
-              p.nTiles = nTiles;
-              p.tilesPerGroup = ng;
-              p.tilesPerEpoch = perEpoch;
-              p.order = order;
-              p.inputMode = im;
-              p.weightMode = wm;
-              p.accBuffers = accBuffers;
-              if (im == InputMode::kStreamed) {
-                p.inSlots = static_cast<uint32_t>(std::min<uint64_t>(
-                    kMaxSlots, config.inSpadRows() / (uint64_t{largestLoad} * p.rowsPerTile)));
-                if (p.inSlots < 2) continue;
-              }
-              if (wm == WeightMode::kStreamed) {
-                p.wSlots = static_cast<uint32_t>(
-                    std::min<uint64_t>(kMaxSlots, config.wSpadRows() / (uint64_t{ng} * tileRows)));
-              }
-              if (std::any_of(plans.begin(), plans.end(), [&](const TilePlan& q) { return sameCommands(p, q); })) {
-                continue;
-              }
-              p.estimatedCycles = estimate(layer, p, cost);
-              plans.push_back(std::move(p));
+            TilePlan p;
+            p.chunks = chunks;
+            p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+            p.rowsPerTile = largestBox(p.boxes);
+            if (im == InputMode::kResident) {
+              p.inSlots = 2ull * nK * p.rowsPerTile <= config.inSpadRows() ? 2 : 1;
+              if (p.boxes.size() > 1 && p.inSlots < 2) continue;
             }
+            p.inputLoads = groupChunks(chunks, R, loadChunks);
+            uint32_t largestLoad = 0;
+            for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
+            p.nTiles = nTiles;
+            p.tilesPerGroup = ng;
+            p.tilesPerEpoch = perEpoch;
+            p.order = order;
+            p.inputMode = im;
+            p.weightMode = wm;
+            p.accBuffers = accBuffers;
+            if (im == InputMode::kStreamed) {
+              p.inSlots = static_cast<uint32_t>(std::min<uint64_t>(
+                  kMaxSlots, config.inSpadRows() / (uint64_t{largestLoad} * p.rowsPerTile)));
+              if (p.inSlots < 2) continue;
+            }
+            if (wm == WeightMode::kStreamed) {
+              p.wSlots = static_cast<uint32_t>(
+                  std::min<uint64_t>(kMaxSlots, config.wSpadRows() / (uint64_t{ng} * tileRows)));
+            }
+            if (std::any_of(plans.begin(), plans.end(), [&](const TilePlan& q) { return sameCommands(p, q); })) {
+              continue;
+            }
+            p.estimatedCycles = estimate(layer, p, cost);
+            plans.push_back(std::move(p));
           }
         }
       }
     }
-  }
+  });
   if (windowable(layer, input, R)) addWindowedTilings(layer, config, plans);
   // Packing pays when the window's runs leave rows partly empty.
   if (packedChunks(layer, R).size() < chunks.size()) addPackedTilings(layer, input, config, plans);
