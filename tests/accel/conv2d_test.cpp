@@ -30,13 +30,29 @@ TEST_P(ConvRandom, MatchesTheCpuReferenceBitExactOnWeft8) {
 }
 INSTANTIATE_TEST_SUITE_P(Seeds, ConvRandom, ::testing::Range(0, 10));
 
+// The tiling the compiler chose for the model's first operation ("" when it does not prepare).
+std::string firstTiling(const hal::IDevice& device, const nn::Model& model) {
+  auto prepared = prepare(device, model);
+  if (!prepared.ok()) {
+    ADD_FAILURE() << prepared.error().message;
+    return "";
+  }
+  return static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0).tiling;
+}
+
+// Restricts the tiling search to one way of feeding the array (WEFT_ACCEL_INPUT_MODE) for a test.
+class ForcedInputMode : public ::testing::TestWithParam<const char*> {
+ protected:
+  void force(const char* mode) { setenv("WEFT_ACCEL_INPUT_MODE", mode, 1); }
+  void TearDown() override { unsetenv("WEFT_ACCEL_INPUT_MODE"); }
+};
+
 // Random convolutions whose channels are whole scratchpad rows, compiled with
 // WEFT_ACCEL_INPUT_MODE=windowed: padding on every side, strides, dilation, batches, signed
 // and per-channel tensors through the windowed tile loads and strided GEMMs.
-class ConvWindowed : public ::testing::TestWithParam<const char*> {
+class ConvWindowed : public ForcedInputMode {
  protected:
-  void SetUp() override { setenv("WEFT_ACCEL_INPUT_MODE", "windowed", 1); }
-  void TearDown() override { unsetenv("WEFT_ACCEL_INPUT_MODE"); }
+  void SetUp() override { force("windowed"); }
 };
 
 TEST_P(ConvWindowed, MatchesTheCpuReferenceBitExact) {
@@ -52,10 +68,7 @@ TEST_P(ConvWindowed, MatchesTheCpuReferenceBitExact) {
     const OpModel m = makeConvModel(c, rng);
     expectBitExactOnDevice(*device, m, c.describe());
     if (HasFatalFailure()) return;
-    auto prepared = prepare(*device, m.model);
-    ASSERT_TRUE(prepared.ok());
-    const auto& op = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0);
-    windowed += op.tiling.find("inputs windowed") != std::string::npos;
+    windowed += firstTiling(*device, m.model).find("inputs windowed") != std::string::npos;
   }
   EXPECT_EQ(windowed, 16) << "every layer here is windowable";
 }
@@ -64,10 +77,9 @@ INSTANTIATE_TEST_SUITE_P(Configurations, ConvWindowed, ::testing::Values("weft8"
 // Random convolutions whose filter rows leave scratchpad rows partly empty (channels not whole
 // rows), compiled with WEFT_ACCEL_INPUT_MODE=packed: the packed LOADs assemble each pixel's K
 // bytes into full rows (Tiling.h), through padding, strides, dilation, batches and NCHW views.
-class ConvPacked : public ::testing::TestWithParam<const char*> {
+class ConvPacked : public ForcedInputMode {
  protected:
-  void SetUp() override { setenv("WEFT_ACCEL_INPUT_MODE", "packed", 1); }
-  void TearDown() override { unsetenv("WEFT_ACCEL_INPUT_MODE"); }
+  void SetUp() override { force("packed"); }
 };
 
 TEST_P(ConvPacked, MatchesTheCpuReferenceBitExact) {
@@ -82,11 +94,8 @@ TEST_P(ConvPacked, MatchesTheCpuReferenceBitExact) {
     const OpModel m = makeConvModel(c, rng);
     expectBitExactOnDevice(*device, m, c.describe());
     if (HasFatalFailure()) return;
-    auto prepared = prepare(*device, m.model);
-    ASSERT_TRUE(prepared.ok());
-    const auto& op = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0);
     ++tried;
-    packed += op.tiling.find("packed") != std::string::npos;
+    packed += firstTiling(*device, m.model).find("packed") != std::string::npos;
   }
   // Packing applies only where the runs leave rows partly empty (not to 1x1 filters, single
   // runs, or a filter as wide as the padded image, whose rows are one run).
@@ -94,35 +103,6 @@ TEST_P(ConvPacked, MatchesTheCpuReferenceBitExact) {
   EXPECT_GE(packed, tried / 2) << "most of these layers pack";
 }
 INSTANTIATE_TEST_SUITE_P(Configurations, ConvPacked, ::testing::Values("weft8", "weft16"));
-
-// ResNet's first layer (7x7/2 over 3 channels, here on a small image): K = 147 bytes in 21-byte
-// filter rows packs into ceil(147 / Rows) chunks instead of 7 x ceil(21 / Rows).
-TEST(Conv2d, ResNetStemPacksItsFilterRows) {
-  for (const char* hw : {"weft8", "weft16"}) {
-    SCOPED_TRACE(hw);
-    std::mt19937 rng(12);
-    ConvCase c;
-    c.height = c.width = 64;
-    c.inChannels = 3;
-    c.outChannels = 20;
-    c.filterH = c.filterW = 7;
-    c.strideH = c.strideW = 2;
-    c.implicitPadding = true;
-    c.paddingScheme = 1;
-    c.in = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 127};
-    c.filter = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 130};
-    c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 8.0f, 120};
-    auto device = approxDevice(hw);
-    const OpModel m = makeConvModel(c, rng);
-    expectBitExactOnDevice(*device, m, c.describe());
-    auto prepared = prepare(*device, m.model);
-    ASSERT_TRUE(prepared.ok());
-    const auto& op = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0);
-    const unsigned rows = std::string(hw) == "weft8" ? 8 : 16;
-    EXPECT_NE(op.tiling.find(fmt::format("packed (7 pieces), {} chunks", (147 + rows - 1) / rows)), std::string::npos)
-        << op.tiling;
-  }
-}
 
 ConvCase basic(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t f) {
   ConvCase c;
@@ -137,6 +117,24 @@ ConvCase basic(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t f) 
   c.filter = {nn::OperandType::TENSOR_QUANT8_ASYMM, 0.25f, 130};
   c.out = {nn::OperandType::TENSOR_QUANT8_ASYMM, 8.0f, 120};
   return c;
+}
+
+// ResNet's first layer (7x7/2 over 3 channels, here on a small image): K = 147 bytes in 21-byte
+// filter rows packs into ceil(147 / Rows) chunks instead of 7 x ceil(21 / Rows).
+TEST(Conv2d, ResNetStemPacksItsFilterRows) {
+  for (const char* hw : {"weft8", "weft16"}) {
+    SCOPED_TRACE(hw);
+    std::mt19937 rng(12);
+    ConvCase c = basic(64, 64, 3, 20, 7);
+    c.strideH = c.strideW = 2;
+    auto device = approxDevice(hw);
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExactOnDevice(*device, m, c.describe());
+    const std::string tiling = firstTiling(*device, m.model);
+    const unsigned rows = std::string(hw) == "weft8" ? 8 : 16;
+    EXPECT_NE(tiling.find(fmt::format("packed (7 pieces), {} chunks", (147 + rows - 1) / rows)), std::string::npos)
+        << tiling;
+  }
 }
 
 TEST(Conv2d, OneByOneChannelIsSmallerThanTheArray) {
