@@ -132,42 +132,12 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": input strides exceed the LOAD fields";
   }
   const uint32_t boxRows = box.rows();
-  if (p_.packed) {
-    // One packed LOAD per piece for the whole box (count2 walks its images): pixel n's piece
-    // lands at byte kBegin of its K string, which starts at row n * chunks (Tiling.h).
-    if (box.nb > 1 && v.imageStride > 0xFFFFFFFFull) {
-      return NN_ERROR(BAD_DATA) << "layer " << l_.operationIndex << ": input strides exceed the LOAD fields";
-    }
-    const uint32_t nK = static_cast<uint32_t>(p_.chunks.size());
-    for (const KChunk& piece : p_.pieces) {
-      hw::LoadCmd c;
-      c.dst = hw::Mem::kIn;
-      c.pack = true;
-      c.rowBytes = piece.bytes;
-      c.spadAddr = spadRow + piece.kBegin / R_;
-      c.packByte = piece.kBegin % R_;
-      c.packStride = nK;
-      c.dramAddr = static_cast<uint64_t>(origin + piece.offset);
-      c.count0 = box.now;
-      c.stride0 = static_cast<uint32_t>(stride0);
-      c.count1 = box.noh;
-      c.stride1 = static_cast<uint32_t>(stride1);
-      c.count2 = box.nb;
-      c.stride2 = box.nb > 1 ? static_cast<uint32_t>(v.imageStride) : 0;
-      PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
-      cost_.estimateLoad(pc, boxRows, piece.bytes);
-      out_.add(std::move(pc));
-    }
-    return {};
-  }
-  auto emit = [&](uint32_t chunk, uint32_t count2, uint64_t stride2) {
-    const KChunk& k = p_.chunks[chunk];
+  // A piece of K for every pixel of the box: count0 walks output columns, count1 output rows,
+  // count2 the box's images or the next chunks of a run.
+  auto boxLoad = [&](const KChunk& k, uint32_t count2, uint64_t stride2) {
     hw::LoadCmd c;
     c.dst = hw::Mem::kIn;
     c.rowBytes = k.bytes;
-    // Chunk regions are rowsPerTile apart whatever the box's size, so that a chunk's rows are
-    // the same in every box of a slot: its load then waits only for that chunk's readers.
-    c.spadAddr = spadRow + (chunk - firstChunkInBuffer) * p_.rowsPerTile;
     c.dramAddr = static_cast<uint64_t>(origin + k.offset);
     c.count0 = box.now;
     c.stride0 = static_cast<uint32_t>(stride0);
@@ -175,15 +145,37 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     c.stride1 = static_cast<uint32_t>(stride1);
     c.count2 = count2;
     c.stride2 = static_cast<uint32_t>(stride2);
-    const uint64_t requests = uint64_t{box.now} * box.noh * count2;
+    return c;
+  };
+  auto add = [&](const hw::LoadCmd& c) {
     PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
-    cost_.estimateLoad(pc, requests, k.bytes);
+    cost_.estimateLoad(pc, uint64_t{box.now} * box.noh * c.count2, c.rowBytes);
     out_.add(std::move(pc));
+  };
+  if (p_.packed) {
+    // One packed LOAD per piece for the whole box (count2 walks its images): pixel n's piece
+    // lands at byte kBegin of its K string, which starts at row n * chunks (Tiling.h).
+    for (const KChunk& piece : p_.pieces) {
+      hw::LoadCmd c = boxLoad(piece, box.nb, box.nb > 1 ? v.imageStride : 0);
+      c.pack = true;
+      c.spadAddr = spadRow + piece.kBegin / R_;
+      c.packByte = piece.kBegin % R_;
+      c.packStride = static_cast<uint32_t>(p_.chunks.size());
+      add(c);
+    }
+    return {};
+  }
+  auto emit = [&](uint32_t chunk, uint32_t count2, uint64_t stride2) {
+    hw::LoadCmd c = boxLoad(p_.chunks[chunk], count2, stride2);
+    // Chunk regions are rowsPerTile apart whatever the box's size, so that a chunk's rows are
+    // the same in every box of a slot: its load then waits only for that chunk's readers.
+    c.spadAddr = spadRow + (chunk - firstChunkInBuffer) * p_.rowsPerTile;
+    add(c);
   };
   if (box.nb == 1 && (group.count == 1 || boxRows == p_.rowsPerTile)) {
     emit(group.first, group.count, group.count > 1 ? R_ : 0);
   } else if (box.nb == 1) {
-    // A smaller box (a ramp at the layer's ends, an image's last rows): one LOAD lays its
+    // A box smaller than the largest (an image's or the layer's last rows): one LOAD lays its
     // chunks boxRows apart, the region rowsPerTile apart, so each chunk goes on its own.
     for (uint32_t i = 0; i < group.count; ++i) emit(group.first + i, 1, 0);
   } else {

@@ -202,11 +202,7 @@ std::vector<KChunk> cutRuns(const std::vector<KChunk>& runs, uint32_t maxBytes) 
 
 }  // namespace
 
-std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, unsigned rows) {
-  return cutRuns(windowRuns(l, pixelStride, rowStride), rows);
-}
-
-std::vector<KChunk> packedPieces(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, uint32_t maxBytes) {
+std::vector<KChunk> chunkK(const GemmLayer& l, uint64_t pixelStride, uint64_t rowStride, uint32_t maxBytes) {
   return cutRuns(windowRuns(l, pixelStride, rowStride), maxBytes);
 }
 
@@ -338,7 +334,7 @@ void addPackedTilings(const GemmLayer& layer, const ImageView& input, const hw::
   const uint32_t maxPiece = config.busBytes() <= R ? hw::micro::kLoadMaxReqBytes : R;
   TilePlan base;
   base.chunks = packedChunks(layer, R);
-  base.pieces = packedPieces(layer, input.pixelStride, input.rowStride, maxPiece);
+  base.pieces = chunkK(layer, input.pixelStride, input.rowStride, maxPiece);
   base.packed = true;
   base.inputMode = InputMode::kResident;
   const uint64_t nK = base.chunks.size(), mTotal = layer.m(), spad = config.inSpadRows();

@@ -113,14 +113,11 @@ InputChoice inputChoice();
 // The K chunks of the windowed mode: one per filter tap and block of Rows channels, in K order.
 std::vector<KChunk> windowChunks(const GemmLayer& layer, unsigned rows);
 
-// The K chunks of a layer whose input view has the given pixel and row strides.
+// The window's contiguous runs in a view with the given pixel and row strides, in K order, cut
+// into pieces of at most `maxBytes`: the layer's K chunks when that is Rows, the pieces a packed
+// plan loads when it is a packed LOAD row's limit (isa.json).
 std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
-                           unsigned rows);
-
-// The pieces a packed plan loads: the window's contiguous runs, in K order, cut to at most
-// `maxBytes` each (a packed LOAD row's limit, isa.json).
-std::vector<KChunk> packedPieces(const GemmLayer& layer, uint64_t pixelStride, uint64_t rowStride,
-                                 uint32_t maxBytes);
+                           uint32_t maxBytes);
 // The chunks of a packed plan: K cut into rows, ceil(K / Rows) of them.
 std::vector<KChunk> packedChunks(const GemmLayer& layer, unsigned rows);
 
