@@ -58,6 +58,7 @@ std::vector<BadCase> badCases() {
       {"load_pack_byte", E::kBadValue, [](const hw::HwConfig& c) { auto l = goodLoad(); l.pack = true; l.packByte = c.rows(); return l.encode(); }},
       {"load_pack_row_bytes", E::kBadLength, [](const hw::HwConfig&) { auto l = goodLoad(); l.pack = true; l.rowBytes = hw::micro::kLoadMaxReqBytes + 1; return l.encode(); }},
       {"load_pack_range", E::kBadAddress, [](const hw::HwConfig& c) { auto l = goodLoad(); l.pack = true; l.count0 = 2; l.packStride = 3; l.spadAddr = c.inSpadRows() - 4; l.packByte = c.rows() - 1; l.rowBytes = 2; return l.encode(); }},
+      {"load_pack_rows_in_place", E::kBadAddress, [](const hw::HwConfig& c) { auto l = goodLoad(); l.pack = true; l.count0 = 1; l.count1 = c.inSpadRows() + 1; l.packStride = 0; return l.encode(); }},
       {"load_pack_huge_counts", E::kBadAddress, [](const hw::HwConfig&) { auto l = goodLoad(); l.pack = true; l.count0 = l.count1 = l.count2 = 0xFFFF; l.packStride = 0xFFFF; return l.encode(); }},
       {"load_range", E::kBadAddress, [](const hw::HwConfig& c) { auto l = goodLoad(); l.spadAddr = c.inSpadRows() - 1; return l.encode(); }},
       {"load_w_range", E::kBadAddress, [](const hw::HwConfig& c) { auto l = goodLoad(); l.dst = hw::Mem::kW; l.count0 = 3; l.count1 = 5; l.count2 = 7; l.spadAddr = c.wSpadRows() - 104; return l.encode(); }},
