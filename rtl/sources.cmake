@@ -15,9 +15,12 @@ set(WEFT_RTL_SOURCES
   ${WEFT_RTL_DIR}/weft_rd_arb.sv
   ${WEFT_RTL_DIR}/weft_load.sv
   ${WEFT_RTL_DIR}/weft_compute.sv
+  ${WEFT_RTL_DIR}/weft_compute_os.sv
   ${WEFT_RTL_DIR}/weft_in_spad.sv
   ${WEFT_RTL_DIR}/weft_pe.sv
   ${WEFT_RTL_DIR}/weft_array.sv
+  ${WEFT_RTL_DIR}/weft_pe_os.sv
+  ${WEFT_RTL_DIR}/weft_array_os.sv
   ${WEFT_RTL_DIR}/weft_acc.sv
   ${WEFT_RTL_DIR}/weft_postproc.sv
   ${WEFT_RTL_DIR}/weft_store.sv

@@ -17,7 +17,8 @@ module weft_csr
   parameter int unsigned BusBytes       = DefaultBusBytes,
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
   parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
-  parameter int unsigned TokenDepth     = DefaultTokenDepth
+  parameter int unsigned TokenDepth     = DefaultTokenDepth,
+  parameter int unsigned Dataflow       = DefaultDataflow
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -117,6 +118,7 @@ module weft_csr
           RegCfgMaxOutstanding: rdata_q <= 32'(MaxOutstanding);
           RegCfgCmdQueueDepth:  rdata_q <= 32'(CmdQueueDepth);
           RegCfgTokenDepth:     rdata_q <= 32'(TokenDepth);
+          RegCfgDataflow:       rdata_q <= 32'(Dataflow);
           RegCtrl:              rdata_q <= 32'(enable_q) << RegCtrlEnableLsb;
           RegStatus:            rdata_q <= (32'(busy_i) << RegStatusBusyLsb)
                                          | (32'(halted_i) << RegStatusHaltedLsb)

@@ -19,7 +19,8 @@ module weft_ctrl
   parameter int unsigned BusBytes       = DefaultBusBytes,
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
   parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
-  parameter int unsigned TokenDepth     = DefaultTokenDepth
+  parameter int unsigned TokenDepth     = DefaultTokenDepth,
+  parameter int unsigned Dataflow       = DefaultDataflow
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -108,7 +109,7 @@ module weft_ctrl
       dec_q     <= cmd_i;
       // Validation (hw/spec/isa.json checks, generated into weft_pkg).
       dec_err_q <= check_command(cmd_i, Rows, Cols, InSpadRows, WSpadRows, AccRows, VecSpadRows, ParamRows,
-                                 BusBytes, MaxOutstanding, CmdQueueDepth, TokenDepth);
+                                 BusBytes, MaxOutstanding, CmdQueueDepth, TokenDepth, Dataflow);
     end
   end
 

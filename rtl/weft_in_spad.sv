@@ -6,6 +6,9 @@
 //
 // Timing: a row issued at edge s (row_i set) reads lane r at edge s+r+1 (x_o[r] valid from
 // then); acc_o carries its write-back descriptor from edge s+Rows-1.
+// Output-stationary (Dataflow OS): a row issued at edge s reads every lane at edge s+1, for the
+// feeder of one array row (weft_array_os); the write-back descriptors come from the drain
+// sequencer of weft_compute_os instead, and acc_o and sel_o are zero.
 //
 // Writes: a whole row (byte r to bank r), or a packed piece from the load unit: wr_nbytes_i
 // bytes from byte wr_off_i of row wr_addr_i on, the bytes past the row's end going to the next
@@ -16,7 +19,8 @@ module weft_in_spad
   import weft_rtl_pkg::*;
 #(
   parameter int unsigned Rows       = DefaultRows,
-  parameter int unsigned InSpadRows = DefaultInSpadRows
+  parameter int unsigned InSpadRows = DefaultInSpadRows,
+  parameter int unsigned Dataflow   = DefaultDataflow
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
@@ -39,17 +43,6 @@ module weft_in_spad
 
   logic [7:0] bank_q [Rows][InSpadRows];
   operand_t   x_q [Rows];
-  logic       sel_q [Rows];
-  // The row at lane r (lane 0: row_i), one array per row_meta_t field the lanes read (yosys
-  // 0.23 cannot select a member of an array element; rtl/README.md). lane_acc_q carries the
-  // write-back descriptor to the last lane; its valid bit is lane_valid_q.
-  logic                  lane_valid_q  [Rows];
-  logic [RowAw-1:0]      lane_addr_q   [Rows];
-  logic [8:0]            lane_zp_q     [Rows];
-  logic                  lane_signed_q [Rows];
-  logic [GemmKRowsW-1:0] lane_k_q      [Rows];
-  logic                  lane_wsel_q   [Rows];
-  acc_meta_t             lane_acc_q    [Rows];
 
   for (genvar r = 0; r < Rows; r++) begin : g_write
     // Bank r takes byte rel of a packed piece, in the next row when r is before the offset.
@@ -68,57 +61,90 @@ module weft_in_spad
     end
   end
 
-  assign lane_valid_q[0]  = row_i.acc.valid;
-  assign lane_addr_q[0]   = row_i.in_addr;
-  assign lane_zp_q[0]     = row_i.in_zp;
-  assign lane_signed_q[0] = row_i.in_signed;
-  assign lane_k_q[0]      = row_i.k_rows;
-  assign lane_wsel_q[0]   = row_i.wsel;
-  assign lane_acc_q[0]    = row_i.acc;
-  for (genvar r = 1; r < Rows; r++) begin : g_lane
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        lane_valid_q[r]  <= 1'b0;
-        lane_addr_q[r]   <= '0;
-        lane_zp_q[r]     <= '0;
-        lane_signed_q[r] <= 1'b0;
-        lane_k_q[r]      <= '0;
-        lane_wsel_q[r]   <= 1'b0;
-        lane_acc_q[r]    <= '0;
-      end else if (clr_i) begin
-        lane_valid_q[r]  <= 1'b0;
-      end else if (en_i) begin
-        lane_valid_q[r]  <= lane_valid_q[r-1];
-        lane_addr_q[r]   <= lane_addr_q[r-1];
-        lane_zp_q[r]     <= lane_zp_q[r-1];
-        lane_signed_q[r] <= lane_signed_q[r-1];
-        lane_k_q[r]      <= lane_k_q[r-1];
-        lane_wsel_q[r]   <= lane_wsel_q[r-1];
-        lane_acc_q[r]    <= lane_acc_q[r-1];
-      end
-    end
-  end
-
-  for (genvar r = 0; r < Rows; r++) begin : g_read
+  if (Dataflow == DataflowOS) begin : g_os
+    // Every lane reads the row at once; a row without a pixel feeds zeros.
     /* verilator lint_off UNUSEDSIGNAL */
-    logic [RowAw-1:0] addr;  // lane_addr_q[r]; the bits past Aw are not used
+    logic [RowAw-1:0] addr;  // row_i.in_addr; the bits past Aw are not used
     /* verilator lint_on UNUSEDSIGNAL */
-    assign addr = lane_addr_q[r];
-    always_ff @(posedge clk_i) begin
-      if (en_i) begin
-        x_q[r]   <= (lane_valid_q[r] && 32'(lane_k_q[r]) > r)
-                    ? to_operand(bank_q[r][addr[Aw-1:0]], lane_signed_q[r], lane_zp_q[r])
-                    : '0;
-        sel_q[r] <= lane_wsel_q[r];
+    assign addr = row_i.in_addr;
+    for (genvar r = 0; r < Rows; r++) begin : g_read
+      always_ff @(posedge clk_i) begin
+        if (en_i) begin
+          x_q[r] <= row_i.acc.valid
+                    ? to_operand(bank_q[r][addr[Aw-1:0]], row_i.in_signed, row_i.in_zp) : '0;
+        end
+      end
+      assign x_o[r*OperandW +: OperandW] = x_q[r];
+      assign sel_o[r] = 1'b0;
+    end
+    assign acc_o = '0;
+    logic unused_os;
+    assign unused_os = ^{rst_ni, clr_i, row_i.k_rows, row_i.wsel, row_i.acc.acc_addr, row_i.acc.accumulate,
+                         row_i.acc.last, row_i.acc.sig};
+  end else begin : g_ws
+    logic       sel_q [Rows];
+    // The row at lane r (lane 0: row_i), one array per row_meta_t field the lanes read (yosys
+    // 0.23 cannot select a member of an array element; rtl/README.md). lane_acc_q carries the
+    // write-back descriptor to the last lane; its valid bit is lane_valid_q.
+    logic                  lane_valid_q  [Rows];
+    logic [RowAw-1:0]      lane_addr_q   [Rows];
+    logic [8:0]            lane_zp_q     [Rows];
+    logic                  lane_signed_q [Rows];
+    logic [GemmKRowsW-1:0] lane_k_q      [Rows];
+    logic                  lane_wsel_q   [Rows];
+    acc_meta_t             lane_acc_q    [Rows];
+    assign lane_valid_q[0]  = row_i.acc.valid;
+    assign lane_addr_q[0]   = row_i.in_addr;
+    assign lane_zp_q[0]     = row_i.in_zp;
+    assign lane_signed_q[0] = row_i.in_signed;
+    assign lane_k_q[0]      = row_i.k_rows;
+    assign lane_wsel_q[0]   = row_i.wsel;
+    assign lane_acc_q[0]    = row_i.acc;
+    for (genvar r = 1; r < Rows; r++) begin : g_lane
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          lane_valid_q[r]  <= 1'b0;
+          lane_addr_q[r]   <= '0;
+          lane_zp_q[r]     <= '0;
+          lane_signed_q[r] <= 1'b0;
+          lane_k_q[r]      <= '0;
+          lane_wsel_q[r]   <= 1'b0;
+          lane_acc_q[r]    <= '0;
+        end else if (clr_i) begin
+          lane_valid_q[r]  <= 1'b0;
+        end else if (en_i) begin
+          lane_valid_q[r]  <= lane_valid_q[r-1];
+          lane_addr_q[r]   <= lane_addr_q[r-1];
+          lane_zp_q[r]     <= lane_zp_q[r-1];
+          lane_signed_q[r] <= lane_signed_q[r-1];
+          lane_k_q[r]      <= lane_k_q[r-1];
+          lane_wsel_q[r]   <= lane_wsel_q[r-1];
+          lane_acc_q[r]    <= lane_acc_q[r-1];
+        end
       end
     end
-    assign x_o[r*OperandW +: OperandW] = x_q[r];
-    assign sel_o[r] = sel_q[r];
-  end
 
-  always_comb begin
-    acc_o       = lane_acc_q[Rows-1];
-    acc_o.valid = lane_valid_q[Rows-1];
+    for (genvar r = 0; r < Rows; r++) begin : g_read
+      /* verilator lint_off UNUSEDSIGNAL */
+      logic [RowAw-1:0] addr;  // lane_addr_q[r]; the bits past Aw are not used
+      /* verilator lint_on UNUSEDSIGNAL */
+      assign addr = lane_addr_q[r];
+      always_ff @(posedge clk_i) begin
+        if (en_i) begin
+          x_q[r]   <= (lane_valid_q[r] && 32'(lane_k_q[r]) > r)
+                      ? to_operand(bank_q[r][addr[Aw-1:0]], lane_signed_q[r], lane_zp_q[r])
+                      : '0;
+          sel_q[r] <= lane_wsel_q[r];
+        end
+      end
+      assign x_o[r*OperandW +: OperandW] = x_q[r];
+      assign sel_o[r] = sel_q[r];
+    end
+
+    always_comb begin
+      acc_o       = lane_acc_q[Rows-1];
+      acc_o.valid = lane_valid_q[Rows-1];
+    end
   end
 
   logic unused;

@@ -15,7 +15,8 @@ module weft_top
   parameter int unsigned BusBytes       = DefaultBusBytes,
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
   parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
-  parameter int unsigned TokenDepth     = DefaultTokenDepth
+  parameter int unsigned TokenDepth     = DefaultTokenDepth,
+  parameter int unsigned Dataflow       = DefaultDataflow
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -59,7 +60,8 @@ module weft_top
   weft_csr #(
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
     .AccRows(AccRows), .VecSpadRows(VecSpadRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
-    .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth)
+    .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth),
+    .Dataflow(Dataflow)
   ) u_csr (
     .clk_i, .rst_ni,
     .reg_req_i, .reg_we_i, .reg_addr_i, .reg_wdata_i, .reg_rvalid_o, .reg_rdata_o,
@@ -125,7 +127,8 @@ module weft_top
   weft_ctrl #(
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
     .AccRows(AccRows), .VecSpadRows(VecSpadRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
-    .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth)
+    .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth),
+    .Dataflow(Dataflow)
   ) u_ctrl (
     .clk_i, .rst_ni, .clr_i(clr),
     .cmd_valid_i     (fetched_valid),
@@ -365,45 +368,18 @@ module weft_top
   );
 
   // ---------------------------------------------------------------- compute
-  logic [Rows*2-1:0]        w_row_we;  // row r in bits [r*2 +: 2]
-  logic [Cols*OperandW-1:0] w_bus;     // column c in bits [c*OperandW +: OperandW]
+  // The array and its compute unit per Dataflow; both hand the accumulator the same column
+  // sums and write-back descriptors (weft_acc), skewed one cycle a column.
   row_meta_t  row;
   logic       pipe_en, gemm_done;
   logic [1:0] gemm_done_sig;
   logic       cp_active, cp_stall_tok, array_row, cp_retire;
-
-  weft_compute #(.Rows(Rows), .Cols(Cols)) u_compute (
-    .clk_i, .rst_ni, .clr_i(clr),
-    .cmd_valid_i    (!q_empty[UnitCompute]),
-    .cmd_i          (unit_cmd[UnitCompute]),
-    .cmd_pop_o      (q_pop[UnitCompute]),
-    .wait_avail_i (wait_avail[UnitCompute]),
-    .sig_space_i  (sig_space[UnitCompute]),
-    .wait_pop_o   (wait_pop[UnitCompute]),
-    .sig_rsv_o    (sig_rsv[UnitCompute]),
-    .sig_push_o   (sig_push[UnitCompute]),
-    .w_re_o         (w_re),
-    .w_raddr_o      (w_raddr),
-    .w_rdata_i      (w_rdata),
-    .w_row_we_o     (w_row_we),
-    .w_o            (w_bus),
-    .row_o          (row),
-    .pipe_en_o      (pipe_en),
-    .done_i         (gemm_done),
-    .done_sig_i     (gemm_done_sig),
-    .active_o       (cp_active),
-    .stall_token_o  (cp_stall_tok),
-    .array_row_o    (array_row),
-    .retire_o       (cp_retire),
-    .idle_o         (cp_idle)
-  );
-
   logic [Rows*OperandW-1:0] x;  // lane r in bits [r*OperandW +: OperandW]
   logic [Rows-1:0]          x_sel;
-  acc_meta_t   acc_meta;
+  acc_meta_t   acc_meta, spad_acc_meta;
   logic [Cols*32-1:0] psum;  // column c in bits [c*32 +: 32]
 
-  weft_in_spad #(.Rows(Rows), .InSpadRows(InSpadRows)) u_in_spad (
+  weft_in_spad #(.Rows(Rows), .InSpadRows(InSpadRows), .Dataflow(Dataflow)) u_in_spad (
     .clk_i, .rst_ni, .clr_i(clr),
     .en_i     (pipe_en),
     .wr_en_i  (ld_wr_valid && ld_wr_dst == MemIn),
@@ -415,18 +391,96 @@ module weft_top
     .row_i    (row),
     .x_o      (x),
     .sel_o    (x_sel),
-    .acc_o    (acc_meta)
+    .acc_o    (spad_acc_meta)
   );
 
-  weft_array #(.Rows(Rows), .Cols(Cols)) u_array (
-    .clk_i,
-    .en_i      (pipe_en),
-    .x_i       (x),
-    .sel_i     (x_sel),
-    .w_row_we_i(w_row_we),
-    .w_i       (w_bus),
-    .psum_o    (psum)
-  );
+  if (Dataflow == DataflowOS) begin : g_os
+    logic [Cols*OperandW-1:0] w_bus;  // column c in bits [c*OperandW +: OperandW]
+    logic                     slot_valid;
+    logic [$clog2(Rows)-1:0]  slot_row;
+
+    weft_compute_os #(.Rows(Rows), .Cols(Cols)) u_compute (
+      .clk_i, .rst_ni, .clr_i(clr),
+      .cmd_valid_i    (!q_empty[UnitCompute]),
+      .cmd_i          (unit_cmd[UnitCompute]),
+      .cmd_pop_o      (q_pop[UnitCompute]),
+      .wait_avail_i (wait_avail[UnitCompute]),
+      .sig_space_i  (sig_space[UnitCompute]),
+      .wait_pop_o   (wait_pop[UnitCompute]),
+      .sig_rsv_o    (sig_rsv[UnitCompute]),
+      .sig_push_o   (sig_push[UnitCompute]),
+      .w_re_o         (w_re),
+      .w_raddr_o      (w_raddr),
+      .w_rdata_i      (w_rdata),
+      .w_o            (w_bus),
+      .row_o          (row),
+      .slot_valid_o   (slot_valid),
+      .slot_row_o     (slot_row),
+      .meta_o         (acc_meta),
+      .pipe_en_o      (pipe_en),
+      .done_i         (gemm_done),
+      .done_sig_i     (gemm_done_sig),
+      .active_o       (cp_active),
+      .stall_token_o  (cp_stall_tok),
+      .array_row_o    (array_row),
+      .retire_o       (cp_retire),
+      .idle_o         (cp_idle)
+    );
+
+    weft_array_os #(.Rows(Rows), .Cols(Cols)) u_array (
+      .clk_i, .rst_ni, .clr_i(clr),
+      .en_i        (pipe_en),
+      .slot_valid_i(slot_valid),
+      .slot_row_i  (slot_row),
+      .x_i         (x),
+      .w_i         (w_bus),
+      .psum_o      (psum)
+    );
+
+    logic unused_os;
+    assign unused_os = ^{x_sel, spad_acc_meta};
+  end else begin : g_ws
+    logic [Rows*2-1:0]        w_row_we;  // row r in bits [r*2 +: 2]
+    logic [Cols*OperandW-1:0] w_bus;     // column c in bits [c*OperandW +: OperandW]
+
+    weft_compute #(.Rows(Rows), .Cols(Cols)) u_compute (
+      .clk_i, .rst_ni, .clr_i(clr),
+      .cmd_valid_i    (!q_empty[UnitCompute]),
+      .cmd_i          (unit_cmd[UnitCompute]),
+      .cmd_pop_o      (q_pop[UnitCompute]),
+      .wait_avail_i (wait_avail[UnitCompute]),
+      .sig_space_i  (sig_space[UnitCompute]),
+      .wait_pop_o   (wait_pop[UnitCompute]),
+      .sig_rsv_o    (sig_rsv[UnitCompute]),
+      .sig_push_o   (sig_push[UnitCompute]),
+      .w_re_o         (w_re),
+      .w_raddr_o      (w_raddr),
+      .w_rdata_i      (w_rdata),
+      .w_row_we_o     (w_row_we),
+      .w_o            (w_bus),
+      .row_o          (row),
+      .pipe_en_o      (pipe_en),
+      .done_i         (gemm_done),
+      .done_sig_i     (gemm_done_sig),
+      .active_o       (cp_active),
+      .stall_token_o  (cp_stall_tok),
+      .array_row_o    (array_row),
+      .retire_o       (cp_retire),
+      .idle_o         (cp_idle)
+    );
+
+    weft_array #(.Rows(Rows), .Cols(Cols)) u_array (
+      .clk_i,
+      .en_i      (pipe_en),
+      .x_i       (x),
+      .sel_i     (x_sel),
+      .w_row_we_i(w_row_we),
+      .w_i       (w_bus),
+      .psum_o    (psum)
+    );
+
+    assign acc_meta = spad_acc_meta;
+  end
 
   logic acc_re;
   logic [RowAw-1:0] acc_raddr;

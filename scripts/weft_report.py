@@ -233,6 +233,24 @@ def pareto_front(points):
     return sorted(front)
 
 
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def swept_order(plan, param, values):
+    """A swept parameter's values in axis order: numbers ascending; an enumerated parameter's
+    value names ("WS", "OS") as the plan first meets them (the spec's order), not alphabetically."""
+    values = set(values)
+    if all(is_number(v) for v in values):
+        return sorted(values)
+    seen = []
+    for p in plan["points"]:
+        v = p.get("values", {}).get(param)
+        if v in values and v not in seen:
+            seen.append(v)
+    return seen + sorted((v for v in values if v not in seen), key=str)
+
+
 def sweep_plots(plots, sweep):
     out = []
     name = slug(os.path.basename(os.path.abspath(sweep["dir"])))
@@ -265,9 +283,12 @@ def sweep_plots(plots, sweep):
         rest = swept[2:]
         for w in workloads:
             mine = [r for r in sweep["rows"] if r["layer"] == "total" and r["workload"] == w]
-            groups = sorted({tuple(r[p] for p in rest) for r in mine})[:8]
-            xs = sorted({r[px] for r in mine})
-            ys = sorted({r[py] for r in mine})
+            plan = sweep["plan"]
+            order = {p: swept_order(plan, p, [r[p] for r in mine]) for p in swept}
+            groups = sorted({tuple(r[p] for p in rest) for r in mine},
+                            key=lambda g: [order[p].index(v) for p, v in zip(rest, g)])[:8]
+            xs = order[px]
+            ys = order[py]
             fig, axes = plt.subplots(1, len(groups), figsize=(3.6 * len(groups) + 1, 3.4), squeeze=False)
             for ax, g in zip(axes[0], groups):
                 grid = [[math.nan] * len(xs) for _ in ys]
@@ -355,7 +376,8 @@ def sweep_section(plots, sweep):
         note += f"; {len(failed)} failed (reasons in results.csv)"
     return (f"<section><h2>Sweep {html.escape(os.path.basename(os.path.abspath(sweep['dir'])))}</h2>"
             f"<p>{html.escape(note)}; spec {html.escape(plan['spec'])}</p>"
-            + table(headers, rows, [False] + [True] * len(plan["swept"]) + [False, False, True, True, True, True])
+            + table(headers, rows, [False] + [all(is_number(r[p]) for r in totals) for p in plan["swept"]]
+                    + [False, False, True, True, True, True])
             + sweep_plots(plots, sweep) + "</section>\n")
 
 

@@ -8,6 +8,8 @@
 // and whole beats long are merged into requests of up to 1024 bytes; a STORE writes one request per row, its beats one a cycle; a GEMM
 // streams its input rows one a cycle while the next one's weights preload, and completes when
 // the array's skew (Rows + Cols) has drained; the controller fetches commands from DRAM a few at a time.
+// With the output-stationary array (Dataflow OS) a GEMM streams its rows in blocks of Rows, a
+// slot a cycle, with no preload, and drains 2*Rows + Cols cycles after its last block.
 #pragma once
 
 #include <algorithm>
@@ -23,10 +25,12 @@ struct CostModel {
         bytesPerCycle(static_cast<double>(c.get(hw::Param::kDramBytesPerCycle))),
         latency(static_cast<double>(c.get(hw::Param::kDramLatencyCycles))),
         burst(static_cast<double>(c.get(hw::Param::kDramBurstBytes))),
-        maxOutstanding(static_cast<double>(c.get(hw::Param::kMaxOutstanding))) {}
+        maxOutstanding(static_cast<double>(c.get(hw::Param::kMaxOutstanding))),
+        outputStationary(c.get(hw::Param::kDataflow) == static_cast<int64_t>(hw::Dataflow::kOS)) {}
 
   unsigned rows, cols, busBytes;
   double bytesPerCycle, latency, burst, maxOutstanding;
+  bool outputStationary;
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
 
@@ -65,12 +69,18 @@ struct CostModel {
   double storeCycles(uint64_t rows, uint64_t bytes) const {
     return 4 + static_cast<double>(rows) * storeRowCycles(bytes) + latency;
   }
-  // A GEMM occupies the array for its input rows; the next GEMM's weights preload into the
+  // WS: a GEMM occupies the array for its input rows; the next GEMM's weights preload into the
   // PEs' other buffer meanwhile, which is free Cols cycles after the GEMM before streamed its
   // last row, so a GEMM shorter than Cols rows leaves a bubble. It completes once the array's
   // skew (Rows + Cols) has drained.
-  double gemmBusyCycles(uint64_t mRows) const { return static_cast<double>(std::max<uint64_t>(mRows, cols)) + 1; }
+  // OS: a GEMM occupies the array for whole blocks of Rows slots, so M past a multiple of Rows
+  // costs a block; it completes once the last block has drained (2*Rows + Cols).
+  double gemmBusyCycles(uint64_t mRows) const {
+    if (outputStationary) return static_cast<double>((mRows + rows - 1) / rows * rows);
+    return static_cast<double>(std::max<uint64_t>(mRows, cols)) + 1;
+  }
   double gemmDoneCycles(uint64_t mRows, uint64_t kRows) const {
+    if (outputStationary) return gemmBusyCycles(mRows) + 2.0 * rows + cols + gemmFixedCycles;
     return std::max(gemmBusyCycles(mRows), static_cast<double>(kRows)) + rows + cols + gemmFixedCycles;
   }
   // Controller cycles per command fetched from the ring: the fetch unit (rtl/weft_fetch.sv)

@@ -16,8 +16,10 @@ constexpr uint32_t kMaxCount = 0xFFFF;  // 16-bit count and row-address fields
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
-// Boxes of at most `maxRows` output pixels, balanced so that no box is a small remainder.
-std::vector<MBox> makeBoxes(const ImageShape& out, uint32_t maxRows) {
+// Boxes of at most `maxRows` output pixels, balanced so that no box is a small remainder. With
+// `align` > 1 (the output-stationary array's block of Rows pixels) a box that is part of an
+// image holds a multiple of `align` pixels where it can, since a GEMM there costs whole blocks.
+std::vector<MBox> makeBoxes(const ImageShape& out, uint32_t maxRows, uint32_t align) {
   std::vector<MBox> boxes;
   const uint64_t perImage = uint64_t{out.height} * out.width;
   if (perImage <= maxRows) {
@@ -29,20 +31,32 @@ std::vector<MBox> makeBoxes(const ImageShape& out, uint32_t maxRows) {
     }
   } else if (out.width <= maxRows) {
     const uint32_t per = maxRows / out.width;
-    const uint32_t count = ceilDiv(out.height, per);
-    const uint32_t noh = ceilDiv(out.height, count);
+    uint32_t noh = ceilDiv(out.height, ceilDiv(out.height, per));
+    if (align > 1) {
+      for (uint32_t h = per; h >= 1; --h) {
+        if (uint64_t{h} * out.width % align == 0) {
+          noh = h;
+          break;
+        }
+      }
+    }
     for (uint32_t b = 0; b < out.batches; ++b)
       for (uint32_t y = 0; y < out.height; y += noh)
         boxes.push_back({b, 1, y, std::min(noh, out.height - y), 0, out.width});
   } else {
-    const uint32_t count = ceilDiv(out.width, maxRows);
-    const uint32_t now = ceilDiv(out.width, count);
+    uint32_t now = ceilDiv(out.width, ceilDiv(out.width, maxRows));
+    if (align > 1 && maxRows >= align) now = maxRows / align * align;
     for (uint32_t b = 0; b < out.batches; ++b)
       for (uint32_t y = 0; y < out.height; ++y)
         for (uint32_t x = 0; x < out.width; x += now)
           boxes.push_back({b, 1, y, 1, x, std::min(now, out.width - x)});
   }
   return boxes;
+}
+
+// The block of pixels a GEMM's cost is quantized to: Rows on the output-stationary array.
+uint32_t boxAlign(const hw::HwConfig& config) {
+  return CostModel(config).outputStationary ? config.rows() : 1;
 }
 
 // Groups full chunks of one run (consecutive offsets Rows apart) into single loads of at most
@@ -310,7 +324,7 @@ void addWindowedTilings(const GemmLayer& layer, const hw::HwConfig& config, std:
     std::vector<MBox> boxes;
     uint32_t slots = 2;
     while (rowsPerTile > 0) {
-      boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+      boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile), boxAlign(config));
       const uint64_t need = tileRows(boxes);
       if (boxes.size() == 1 && need <= spad) slots = 1;
       if (slots * need <= spad) break;
@@ -342,7 +356,7 @@ void addPackedTilings(const GemmLayer& layer, const ImageView& input, const hw::
     const bool single = rowsPerTile >= mTotal && mTotal * nK <= spad;
     if (!single) rowsPerTile = std::min<uint64_t>(rowsPerTile, spad / (2 * nK));
     if (rowsPerTile == 0) return;
-    base.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+    base.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile), boxAlign(config));
     base.rowsPerTile = largestBox(base.boxes);
     base.inSlots = 2 * nK * base.rowsPerTile <= spad ? 2 : 1;
     if (base.boxes.size() > 1 && base.inSlots < 2) return;
@@ -406,7 +420,7 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
 
             TilePlan p;
             p.chunks = chunks;
-            p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile));
+            p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile), boxAlign(config));
             p.rowsPerTile = largestBox(p.boxes);
             if (im == InputMode::kResident) {
               p.inSlots = 2ull * nK * p.rowsPerTile <= config.inSpadRows() ? 2 : 1;

@@ -37,7 +37,7 @@ const std::vector<std::string> kDefaultWorkloads = {
     "scalesim:conv_nets/mobilenet.csv",           "scalesim:conv_nets/alexnet.csv",
     "scalesim:conv_nets/Googlenet.csv",           "scalesim:conv_nets/yolo_tiny.csv",
     "scalesim:gemm/NCF.csv",                      "scalesim:gemm/transformer_partial.csv"};
-const std::vector<std::string> kDefaultConfigs = {"weft8", "weft16"};
+const std::vector<std::string> kDefaultConfigs = {"weft8", "weft16", "weft8os", "weft16os"};
 
 struct Workload {
   std::string ref;   // as the baseline file names it: a path in the tree, or scalesim:<table>

@@ -107,7 +107,8 @@ nlohmann::ordered_json hwJson(const hw::HwConfig& hw) {
           {"clockMHz", hw.clockMHz()},
           {"dramBytesPerCycle", hw.get(hw::Param::kDramBytesPerCycle)},
           {"dramLatencyCycles", hw.get(hw::Param::kDramLatencyCycles)},
-          {"dramBurstBytes", hw.get(hw::Param::kDramBurstBytes)}};
+          {"dramBurstBytes", hw.get(hw::Param::kDramBurstBytes)},
+          {"params", nlohmann::ordered_json::parse(hw.toJson())["params"]}};  // enumerated ones by name
 }
 
 std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
@@ -215,9 +216,11 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
 void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
                 const std::string& backend, double wallSeconds, const codesign::Estimator& estimator,
                 std::ostream& out) {
-  fmt::print(out, "{} ({}, {} layers) on {} ({}x{} @ {:.0f} MHz, DRAM {} B/cycle, {} cycles latency), backend {}\n\n",
+  const std::string enums = hw.enumParamsText();  // "Dataflow WS"
+  fmt::print(out, "{} ({}, {} layers) on {} ({}x{} @ {:.0f} MHz{}, DRAM {} B/cycle, {} cycles latency), backend {}\n\n",
              table.name, table.format, runs.size(), hw.name(), hw.rows(), hw.cols(), hw.clockMHz(),
-             hw.get(hw::Param::kDramBytesPerCycle), hw.get(hw::Param::kDramLatencyCycles), backend);
+             enums.empty() ? "" : ", " + enums, hw.get(hw::Param::kDramBytesPerCycle),
+             hw.get(hw::Param::kDramLatencyCycles), backend);
   // "bound" is what limits the layer at best (compute or memory) and "x bound" its cycles over
   // that limit; "min KiB" is the least DRAM traffic (every tensor once).
   const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>9} {:>7} {:>7} {:>10} {:>9}\n";

@@ -67,8 +67,8 @@ void printRow(std::ostream& out, size_t nameWidth, const std::string& index, con
 }  // namespace
 
 void printTable(const RunReport& r, std::ostream& out) {
-  fmt::print(out, "{} on {} ({}x{} @ {:.0f} MHz, backend {})\n\n", r.network, r.hwConfig, r.rows, r.cols,
-             r.clockMHz, r.backend);
+  fmt::print(out, "{} on {} ({}x{} @ {:.0f} MHz{}, backend {})\n\n", r.network, r.hwConfig, r.rows, r.cols, r.clockMHz,
+             r.hwEnums.empty() ? "" : ", " + r.hwEnums, r.backend);
   // Names as long as torchvision's ("layer2.0.downsample") widen the column rather than shift a row.
   size_t nameWidth = 14;
   for (const auto& l : r.layers) nameWidth = std::max(nameWidth, l.name.size());
@@ -163,6 +163,7 @@ std::string toJson(const RunReport& r) {
   j["backend"] = r.backend;
   j["hw"] = {{"config", r.hwConfig}, {"rows", r.rows}, {"cols", r.cols}, {"clockMHz", r.clockMHz},
              {"dramBytesPerCycle", r.dramBytesPerCycle}};
+  if (!r.hwParams.is_null()) j["hw"]["params"] = r.hwParams;
   auto& layers = j["layers"] = nlohmann::ordered_json::array();
   for (const auto& l : r.layers) {
     layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"inputs", l.inputs},

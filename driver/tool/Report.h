@@ -54,6 +54,8 @@ struct RunReport {
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
   int64_t dramBytesPerCycle = 0;
+  std::string hwEnums;              // the enumerated parameters: "Dataflow WS" (HwConfig::enumParamsText)
+  nlohmann::ordered_json hwParams;  // every parameter, enumerated ones by name (HwConfig::toJson's "params")
   std::vector<LayerReport> layers;
   // NNAPI's own durations of the accelerated run, when NNAPI defines them.
   std::optional<uint64_t> nnapiOnHardwareNs, nnapiInDriverNs;

@@ -245,6 +245,8 @@ int runNetwork(const RunOptions& options) {
   report.cols = hwConfig.cols();
   report.clockMHz = hwConfig.clockMHz();
   report.dramBytesPerCycle = hwConfig.get(hw::Param::kDramBytesPerCycle);
+  report.hwEnums = hwConfig.enumParamsText();
+  report.hwParams = nlohmann::ordered_json::parse(hwConfig.toJson())["params"];
   report.tolerance = options.tolerance;
   const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
   report.estimateLines = estimator.describe();

@@ -70,7 +70,7 @@ ordered_json runPoint(const SweepPlan& plan, const SweepPoint& point, const std:
   const std::string hwPath = (work / "hw.json").string();
   writeAtomically(hwPath, point.config.toJson() + "\n");
   ordered_json values = ordered_json::object();
-  for (const auto& [param, value] : point.values) values[param] = value;
+  for (const auto& [param, value] : point.values) values[param] = paramValueJson(param, value);
   ordered_json result = {{"id", point.id}, {"params", values}, {"fingerprint", fingerprint}, {"status", "ok"}};
   auto& workloads = result["workloads"] = ordered_json::array();
   for (const auto& w : plan.workloads) {

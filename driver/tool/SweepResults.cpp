@@ -106,7 +106,7 @@ std::string resultsCsv(const SweepPlan& plan, const std::vector<json>& pointFile
          "area_um2,error\n";
   forEachRow(plan, pointFiles, [&](size_t p, const json& w, const json& r) {
     out += csvField(plan.points[p].id);
-    for (const auto& [param, value] : plan.points[p].values) out += fmt::format(",{}", value);
+    for (const auto& [param, value] : plan.points[p].values) out += "," + csvField(paramValueText(param, value));
     out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{}\n", plan.backend,
                        csvField(w["workload"].get<std::string>()), csvField(r["layer"].get<std::string>()),
                        r["unit"].get<std::string>(), w["status"].get<std::string>(), number(r["cycles"], ""),
@@ -121,7 +121,7 @@ std::string resultsJsonLines(const SweepPlan& plan, const std::vector<json>& poi
   std::string out;
   forEachRow(plan, pointFiles, [&](size_t p, const json& w, const json& r) {
     ordered_json line = {{"point", plan.points[p].id}};
-    for (const auto& [param, value] : plan.points[p].values) line[param] = value;
+    for (const auto& [param, value] : plan.points[p].values) line[param] = paramValueJson(param, value);
     line["backend"] = plan.backend;
     line["workload"] = w["workload"];
     line["layer"] = r["layer"];

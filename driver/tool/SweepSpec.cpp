@@ -99,6 +99,26 @@ int64_t integerValue(const ordered_json& v, const std::string& where) {
   return v.get<int64_t>();
 }
 
+// A value of `param` as the spec writes it: an integer, or an enumerated parameter's value name.
+int64_t paramValue(const std::string& param, const ordered_json& v, const std::string& where) {
+  const hw::Param p = hw::paramByName(param);
+  if (!hw::kParamSpecs[static_cast<size_t>(p)].isEnum()) return integerValue(v, where);
+  if (!v.is_string()) {
+    throw SweepError(fmt::format("{}: {} = {} is not one of {} (an enumerated parameter takes its value's name)", where,
+                                 param, v.dump(), hw::paramValueNames(p)));
+  }
+  try {
+    return hw::paramValueByName(p, v.get<std::string>());
+  } catch (const hw::ConfigError& e) {
+    throw SweepError(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+// plan.json's form of a value: the value name of an enumerated parameter, else the number.
+int64_t paramValueFromPlan(const std::string& param, const nlohmann::json& v) {
+  return v.is_string() ? hw::paramValueByName(hw::paramByName(param), v.get<std::string>()) : v.get<int64_t>();
+}
+
 // Checks one value against its parameter (range, power of two) by applying it to the base.
 hw::HwConfig apply(const hw::HwConfig& config, const std::string& param, int64_t value, const std::string& where) {
   try {
@@ -109,6 +129,16 @@ hw::HwConfig apply(const hw::HwConfig& config, const std::string& param, int64_t
 }
 
 }  // namespace
+
+ordered_json paramValueJson(const std::string& param, int64_t value) {
+  const hw::Param p = hw::paramByName(param);
+  if (hw::kParamSpecs[static_cast<size_t>(p)].isEnum()) return hw::paramValueText(p, value);
+  return value;
+}
+
+std::string paramValueText(const std::string& param, int64_t value) {
+  return hw::paramValueText(hw::paramByName(param), value);
+}
 
 ordered_json SweepPlan::fingerprint(const SweepPoint& point, const std::string& energyModelText) const {
   ordered_json workloadsJson = ordered_json::array();
@@ -124,7 +154,7 @@ ordered_json SweepPlan::toJson() const {
   auto& pointsJson = j["points"] = ordered_json::array();
   for (const auto& p : points) {
     ordered_json values = ordered_json::object();
-    for (const auto& [param, value] : p.values) values[param] = value;
+    for (const auto& [param, value] : p.values) values[param] = paramValueJson(param, value);
     pointsJson.push_back({{"id", p.id}, {"values", values}, {"config", ordered_json::parse(p.config.toJson())}});
   }
   auto& workloadsJson = j["workloads"] = ordered_json::array();
@@ -144,7 +174,9 @@ SweepPlan SweepPlan::fromJson(const nlohmann::json& j) {
   for (const auto& p : j.at("points")) {
     SweepPoint point;
     point.id = p.at("id").get<std::string>();
-    for (const auto& param : plan.swept) point.values.emplace_back(param, p.at("values").at(param).get<int64_t>());
+    for (const auto& param : plan.swept) {
+      point.values.emplace_back(param, paramValueFromPlan(param, p.at("values").at(param)));
+    }
     point.config = hw::HwConfig::fromJson(p.at("config").dump(), point.id);
     plan.points.push_back(std::move(point));
   }
@@ -224,7 +256,7 @@ SweepPlan parseSweepSpec(const std::string& text, const std::string& path, const
       for (const auto& a : assignments) {
         for (size_t i = 0; i < values.size(); ++i) {
           const std::string at = fmt::format("{}[{}]", where, i);
-          const int64_t v = integerValue(values[i], at);
+          const int64_t v = paramValue(param, values[i], at);
           apply(base, param, v, at);
           auto b = a;
           b.emplace_back(param, v);
@@ -249,7 +281,7 @@ SweepPlan parseSweepSpec(const std::string& text, const std::string& path, const
         } catch (const hw::ConfigError& e) {
           throw SweepError(fmt::format("{}: {}", at, e.what()));
         }
-        a.emplace_back(param, integerValue(value, at));
+        a.emplace_back(param, paramValue(param, value, at));
       }
       assignments.push_back(std::move(a));
     }
@@ -274,7 +306,8 @@ SweepPlan parseSweepSpec(const std::string& text, const std::string& path, const
     }
     for (const auto& param : plan.swept) {
       point.values.emplace_back(param, point.config.get(hw::paramByName(param)));
-      point.id += fmt::format("{}{}{}", point.id.empty() ? "" : "-", param, point.values.back().second);
+      point.id +=
+          fmt::format("{}{}{}", point.id.empty() ? "" : "-", param, paramValueText(param, point.values.back().second));
     }
     if (point.id.empty()) point.id = "base";
     if (!ids.insert(point.id).second) continue;  // the same configuration twice runs once

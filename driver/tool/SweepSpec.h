@@ -1,9 +1,11 @@
 // A sweep specification (`weft sweep SPEC.json`): a base configuration, a grid and/or a list of
 // points over the parameters of hw/spec/params.json, the workloads each point runs and the
 // backend. Parsing checks all of it (every value against its parameter's range, every workload
-// loaded) so that a bad spec fails before anything runs.
+// loaded) so that a bad spec fails before anything runs. An enumerated parameter takes its value
+// names (as in configuration files); it is an integer in the plan and written by name in every
+// output (point ids, plan.json, point files, results.csv and results.jsonl).
 //
-//   {"base": "weft16", "grid": {"Rows": [8, 16], "Cols": [8, 16]},
+//   {"base": "weft16", "grid": {"Rows": [8, 16], "Cols": [8, 16], "Dataflow": ["WS", "OS"]},
 //    "points": [{"Rows": 32, "Cols": 32, "DramBytesPerCycle": 32}],
 //    "workloads": ["mobilenet_v1_224_quant", "tables/Resnet18.csv"], "backend": "approx"}
 #pragma once
@@ -33,7 +35,7 @@ struct SweepWorkload {
 };
 
 struct SweepPoint {
-  std::string id;  // "Rows8-Cols16": the swept parameters' values, a file name too
+  std::string id;  // "Rows8-Cols16-DataflowOS": the swept parameters' values, a file name too
   std::vector<std::pair<std::string, int64_t>> values;  // each swept parameter, in params.json order
   hw::HwConfig config;
 };
@@ -55,6 +57,11 @@ struct SweepPlan {
   nlohmann::ordered_json toJson() const;
   static SweepPlan fromJson(const nlohmann::json& j);
 };
+
+// A swept value as the outputs write it: an enumerated parameter's value name ("OS"), else the
+// number (a JSON string or number; text for CSV and point ids).
+nlohmann::ordered_json paramValueJson(const std::string& param, int64_t value);
+std::string paramValueText(const std::string& param, int64_t value);
 
 // `backendOverride` (the command line's) wins over the spec's "backend"; `sourceDir` holds
 // traces/networks for bundled network names. SweepError names the spec, the field and what is

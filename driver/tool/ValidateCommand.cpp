@@ -157,9 +157,10 @@ std::string speedupText(double rtl, double model) {
 
 void printPoint(const PointResult& r, std::ostream& out) {
   const hw::HwConfig& c = r.point.config;
-  fmt::print(out, "\n{}: {}x{} array, DRAM {} B/cycle, {} cycles latency, {} B bursts (RTL build {})\n", r.point.name,
-             c.rows(), c.cols(), c.get(hw::Param::kDramBytesPerCycle), c.get(hw::Param::kDramLatencyCycles),
-             c.get(hw::Param::kDramBurstBytes), c.rtlKey());
+  const std::string enums = c.enumParamsText();  // "Dataflow WS"
+  fmt::print(out, "\n{}: {}x{} array{}, DRAM {} B/cycle, {} cycles latency, {} B bursts (RTL build {})\n", r.point.name,
+             c.rows(), c.cols(), enums.empty() ? "" : " (" + enums + ")", c.get(hw::Param::kDramBytesPerCycle),
+             c.get(hw::Param::kDramLatencyCycles), c.get(hw::Param::kDramBurstBytes), c.rtlKey());
   const char* row = "{:>3}  {:<16} {:<24} {:>11} {:>12} {:>8}  {:<10} {:<10} {:>9} {:>10} {:>9}\n";
   fmt::print(out, fmt::runtime(row), "#", "layer", "shape", "RTL cycles", "model cycles", "error %", "outputs", "counters",
              "RTL s", "model ms", "speed-up");
@@ -194,7 +195,8 @@ ordered_json pointJson(const PointResult& r) {
              {"dramBytesPerCycle", c.get(hw::Param::kDramBytesPerCycle)},
              {"dramLatencyCycles", c.get(hw::Param::kDramLatencyCycles)},
              {"dramBurstBytes", c.get(hw::Param::kDramBurstBytes)},
-             {"rtlKey", c.rtlKey()}};
+             {"rtlKey", c.rtlKey()},
+             {"params", ordered_json::parse(c.toJson())["params"]}};  // enumerated ones by name
   auto& layers = j["layers"] = ordered_json::array();
   for (const LayerComparison& l : r.layers) {
     ordered_json counters = ordered_json::object();

@@ -178,8 +178,9 @@ int main(int argc, char** argv) {
     if (configsCmd->parsed()) {
       for (const auto& name : weft::hw::HwConfig::namedConfigs()) {
         const auto c = weft::hw::HwConfig::load(name);
-        fmt::print("{:<10} {}x{} array, {} MHz, {} B/cycle DRAM, {} cycles latency\n", name, c.rows(), c.cols(),
-                   c.clockMHz(), c.get(weft::hw::Param::kDramBytesPerCycle),
+        const std::string enums = c.enumParamsText();  // "Dataflow WS"
+        fmt::print("{:<10} {}x{} array{}, {} MHz, {} B/cycle DRAM, {} cycles latency\n", name, c.rows(), c.cols(),
+                   enums.empty() ? "" : " (" + enums + ")", c.clockMHz(), c.get(weft::hw::Param::kDramBytesPerCycle),
                    c.get(weft::hw::Param::kDramLatencyCycles));
       }
       return 0;

@@ -109,6 +109,77 @@ def validate_rules(params, micro, isa):
         raise SpecError(str(e)) from None
 
 
+# C++ types hwgen emits in weft::hw besides the isa enums: an enumerated parameter may not take their names.
+GENERATED_TYPES = {"Param", "ParamSpec", "ParamValueNames", "ParamEnum", "Unit", "Opcode", "Counter", "TokenQueue",
+                   "TokenQueueSpec", "UnitTokenPorts", "OpcodeField", "CommandHeader", "RegisterSpec",
+                   "NamedConfigText", "CommandWord", "Field"}
+
+
+def value_ident(v):
+    """An enumerated parameter's value name as it ends an identifier: DataflowWS, Dataflow::kWS."""
+    return v[:1].upper() + v[1:]
+
+
+def validate_enum_param(p, isa):
+    """An enumerated parameter ("values"): its integer is the index into the names."""
+    values = p["values"]
+    where = f"parameter {p['name']}"
+    if not isinstance(values, list) or not values:
+        raise SpecError(f"{where}: 'values' must be a non-empty list of names")
+    for v in values:
+        if not isinstance(v, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", v):
+            raise SpecError(f"{where}: value {v!r} is not a name (a letter, then letters and digits)")
+    if len({value_ident(v) for v in values}) != len(values):
+        raise SpecError(f"{where}: duplicate value name in {values}")
+    if p["min"] != 0 or p["max"] != len(values) - 1:
+        raise SpecError(f"{where}: an enumeration has min 0 and max {len(values) - 1} (its values' indexes)")
+    if p.get("pow2"):
+        raise SpecError(f"{where}: an enumeration cannot be pow2")
+    if p["name"] in GENERATED_TYPES or p["name"] in {camel(e["name"]) for e in isa["enums"]}:
+        raise SpecError(f"{where}: the name clashes with a generated C++ type")
+
+
+def enum_values(p):
+    """An enumerated parameter's value names, or [] for an integer parameter."""
+    return p.get("values", [])
+
+
+def config_values(params, configs, name, seen=()):
+    """Every parameter's integer value in named configuration `name`: the defaults, its base's
+    values, then its own (enumerated parameters given by their value names), each checked."""
+    texts = dict(configs)
+    if name in seen:
+        raise SpecError(f"configuration {name}: its bases form a cycle")
+    doc = json.loads(texts[name])
+    for key in doc:
+        if key not in ("name", "doc", "base", "params"):
+            raise SpecError(f"configuration {name}: unknown key {key}")
+    if "base" in doc:
+        if doc["base"] not in texts:
+            raise SpecError(f"configuration {name}: unknown base configuration {doc['base']}")
+        values = config_values(params, configs, doc["base"], seen + (name,))
+    else:
+        values = {p["name"]: p["default"] for p in params["params"]}
+    specs = {p["name"]: p for p in params["params"]}
+    for k, v in doc.get("params", {}).items():
+        if k not in specs:
+            raise SpecError(f"configuration {name}: unknown parameter {k}")
+        p = specs[k]
+        names = enum_values(p)
+        if names:
+            if not isinstance(v, str) or v not in names:
+                raise SpecError(f"configuration {name}: {k} = {json.dumps(v)} is not one of "
+                                + ", ".join(json.dumps(n) for n in names))
+            v = names.index(v)
+        elif not isinstance(v, int) or isinstance(v, bool):
+            raise SpecError(f"configuration {name}: {k} must be an integer")
+        elif not p["min"] <= v <= p["max"] or p.get("pow2") and v & (v - 1):
+            raise SpecError(f"configuration {name}: {k} = {v} is outside [{p['min']}, {p['max']}]"
+                            + (" or not a power of two" if p.get("pow2") else ""))
+        values[k] = v
+    return values
+
+
 def validate(params, micro, isa, regs):
     validate_units(isa)
     validate_rules(params, micro, isa)
@@ -119,6 +190,8 @@ def validate(params, micro, isa, regs):
         names.add(p["name"])
         if not p["min"] <= p["default"] <= p["max"]:
             raise SpecError(f"parameter {p['name']}: default outside [min, max]")
+        if "values" in p:
+            validate_enum_param(p, isa)
     enums = {e["name"]: e for e in isa["enums"]}
     for e in isa["enums"]:
         if max(v["value"] for v in e["values"]) >= 1 << e["width"]:
@@ -228,10 +301,13 @@ def sv_package(params, micro, isa, regs):
     w("/* verilator lint_off UNUSEDPARAM */")
     w("package weft_pkg;")
     w("")
-    w("  // Parameter defaults (the weft16 configuration); weft_top takes them as parameters.")
+    w("  // Parameter defaults (the weft16 configuration); weft_top takes them as parameters. An")
+    w("  // enumerated parameter's value is the index of its name (<Param><Value> below).")
     for p in params["params"]:
         if p["rtl"]:
             w(f"  localparam int unsigned Default{p['name']} = {p['default']};")
+            for i, v in enumerate(enum_values(p)):
+                w(f"  localparam int unsigned {p['name']}{value_ident(v)} = {i};")
     w("")
     w("  // Micro-architecture constants (micro.json): fixed in the RTL, read by the models.")
     for c in micro["constants"]:
@@ -308,7 +384,21 @@ def sv_package(params, micro, isa, regs):
     sv_checks(params, micro, isa, w)
     w("endpackage")
     w("/* verilator lint_on UNUSEDPARAM */")
+    check_sv_names(out)
     return "\n".join(out) + "\n"
+
+
+def check_sv_names(lines):
+    """No identifier of the package is declared twice (an enumerated parameter's <Param><Value>
+    meeting another constant, say)."""
+    seen = set()
+    for line in lines:
+        m = re.match(r"\s*localparam\s+(?:int unsigned|logic\s*\[[^]]*\])\s+(\w+)\s*=", line) or \
+            re.match(r"\s*(\w+)\s*=\s*\d+'d\d+,?\s*$", line) or re.match(r"\s*(Cnt\w+)\s*=\s*\d+,?\s*$", line)
+        if m:
+            if m.group(1) in seen:
+                raise SpecError(f"weft_pkg: {m.group(1)} is declared twice")
+            seen.add(m.group(1))
 
 
 # ----------------------------------------------------------------------------- C++
@@ -419,18 +509,42 @@ def cpp_header(params, micro, isa, regs, configs):
     w("")
     w("namespace weft::hw {")
     w("")
+    w("// The value names of an enumerated parameter (params.json \"values\"): the parameter's integer")
+    w("// is the index of its name. Empty for an integer parameter.")
+    w("struct ParamValueNames {")
+    w("  const std::string_view* names = nullptr;")
+    w("  size_t count = 0;")
+    w("  constexpr size_t size() const { return count; }")
+    w("  constexpr bool empty() const { return count == 0; }")
+    w("  constexpr std::string_view operator[](size_t i) const { return names[i]; }")
+    w("  constexpr const std::string_view* begin() const { return names; }")
+    w("  constexpr const std::string_view* end() const { return names + count; }")
+    w("};")
+    ps = params["params"]
+    enums = [p for p in ps if enum_values(p)]
+    if enums:
+        w("namespace param_values {")
+        for p in enums:
+            vs = enum_values(p)
+            w(f"inline constexpr std::array<std::string_view, {len(vs)}> k{p['name']}{{{{"
+              + ", ".join(cpp_string(v) for v in vs) + "}};")
+        w("}  // namespace param_values")
+    w("")
     w("struct ParamSpec {")
     w("  std::string_view name;")
     w("  bool rtl;  // a SystemVerilog parameter: part of the RTL build key")
     w("  int64_t defaultValue, minValue, maxValue;")
     w("  bool powerOfTwo;")
+    w("  ParamValueNames values;  // an enumeration's value names; empty for an integer parameter")
     w("  std::string_view doc;")
+    w("  constexpr bool isEnum() const { return !values.empty(); }")
     w("};")
-    ps = params["params"]
     w(f"inline constexpr std::array<ParamSpec, {len(ps)}> kParamSpecs{{{{")
     for p in ps:
+        vs = enum_values(p)
+        names = f"{{param_values::k{p['name']}.data(), {len(vs)}}}" if vs else "{}"
         w(f"    {{{cpp_string(p['name'])}, {str(p['rtl']).lower()}, {p['default']}, {p['min']}, "
-          f"{p['max']}, {str(p.get('pow2', False)).lower()}, {cpp_string(p['doc'])}}},")
+          f"{p['max']}, {str(p.get('pow2', False)).lower()}, {names}, {cpp_string(p['doc'])}}},")
     w("}};")
     w("")
     w("// Index of each parameter in kParamSpecs.")
@@ -439,6 +553,25 @@ def cpp_header(params, micro, isa, regs, configs):
         w(f"  k{p['name']} = {i},")
     w("};")
     w(f"inline constexpr size_t kNumParams = {len(ps)};")
+    w("")
+    w("// The values of each enumerated parameter: HwConfig::get(Param::kX) is a static_cast away")
+    w("// (HwConfig::getEnum<Param::kX>()); ParamEnum<Param::kX>::type names the enumeration.")
+    w("template <Param P>")
+    w("struct ParamEnum;")
+    for p in enums:
+        n = p["name"]
+        w(f"enum class {n} : int64_t {{")
+        for i, v in enumerate(enum_values(p)):
+            w(f"  k{value_ident(v)} = {i},")
+        w("};")
+        w(f"constexpr std::string_view toString({n} v) {{")
+        w(f"  return static_cast<size_t>(v) < param_values::k{n}.size() ? param_values::k{n}[static_cast<size_t>(v)]"
+          ' : "unknown";')
+        w("}")
+        w("template <>")
+        w(f"struct ParamEnum<Param::k{n}> {{")
+        w(f"  using type = {n};")
+        w("};")
     w("")
     w("// Micro-architecture constants (micro.json): fixed in the RTL, read by the models.")
     w("namespace micro {")
@@ -634,8 +767,7 @@ def cmake_configs(params, configs):
     out = ["# Generated by hw/gen/hwgen.py from hw/configs/*.json. Do not edit.", ""]
     names = []
     for name, text in configs:
-        values = {p["name"]: p["default"] for p in params["params"]}
-        values.update(json.loads(text)["params"])
+        values = config_values(params, configs, name)
         rtl = [p["name"] for p in params["params"] if p["rtl"]]
         key = "_".join(f"{n}{values[n]}" for n in rtl)
         out.append(f'set(WEFT_RTL_CONFIG_{name}_KEY "{key}")')
@@ -681,15 +813,15 @@ def main():
             configs.append((json.loads(text)["name"], text))
     try:
         validate(params, micro, isa, regs)
-        known = {p["name"] for p in params["params"]}
-        for name, text in configs:
-            for k in json.loads(text)["params"]:
-                if k not in known:
-                    raise SpecError(f"configuration {name}: unknown parameter {k}")
+        if len({name for name, _ in configs}) != len(configs):
+            raise SpecError("two named configurations share a name")
+        for name, _ in configs:
+            config_values(params, configs, name)
+        package = sv_package(params, micro, isa, regs)
     except SpecError as e:
         print(f"hwgen: error: {e}", file=sys.stderr)
         return 1
-    write_if_changed(os.path.join(args.out, "weft_pkg.sv"), sv_package(params, micro, isa, regs))
+    write_if_changed(os.path.join(args.out, "weft_pkg.sv"), package)
     write_if_changed(os.path.join(args.out, "weft", "hw", "generated.h"), cpp_header(params, micro, isa, regs, configs))
     write_if_changed(os.path.join(args.out, "rtl_configs.cmake"), cmake_configs(params, configs))
     return 0

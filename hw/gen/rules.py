@@ -2,7 +2,7 @@
 
 An expression is a Python expression over integers: the fields of one command, the hardware
 parameters (params.json), the micro-architecture constants (micro.json) and enum values written
-enum.value, with +, -, *, // (non-negative operands only), comparisons, and, or, not, parentheses
+enum.value (isa.json's enums, and an enumerated parameter's values: Dataflow.OS), with +, -, *, // (non-negative operands only), comparisons, and, or, not, parentheses
 and the helpers
     zp_fits(zp, is_signed)   [-128, 127] when is_signed, else [0, 255]
     defined(field)           an enum field holds one of its enum's values
@@ -28,6 +28,11 @@ class Scope:
         self.params = {p["name"]: p for p in params}
         self.micro = {c["name"]: c["value"] for c in micro}
         self.enums = {e["name"]: {v["name"]: v["value"] for v in e["values"]} for e in enums}
+        for p in params:  # an enumerated parameter's values: Dataflow.OS is 1
+            if p.get("values"):
+                if p["name"] in self.enums:
+                    raise RuleError(f"parameter {p['name']} and an enum of isa.json share the name")
+                self.enums[p["name"]] = {v: i for i, v in enumerate(p["values"])}
         self.memories = memories  # [(enum value, row_bytes expr, rows expr)]
         self.mem_enum = mem_enum
 

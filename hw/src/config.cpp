@@ -12,7 +12,19 @@ namespace {
 
 const ParamSpec& spec(Param p) { return kParamSpecs[static_cast<size_t>(p)]; }
 
+std::string quotedNames(const ParamSpec& s) {
+  std::vector<std::string> quoted;
+  for (const auto& v : s.values) quoted.push_back(fmt::format("\"{}\"", v));
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
+
 void checkValue(const ParamSpec& s, int64_t v, std::string_view origin) {
+  if (s.isEnum() && (v < s.minValue || v > s.maxValue)) {
+    std::vector<std::string> values;
+    for (size_t i = 0; i < s.values.size(); ++i) values.push_back(fmt::format("{} ({})", i, s.values[i]));
+    throw ConfigError(
+        fmt::format("{}: {} = {} is not one of its values {}", origin, s.name, v, fmt::join(values, ", ")));
+  }
   if (v < s.minValue || v > s.maxValue) {
     throw ConfigError(fmt::format("{}: {} = {} is outside [{}, {}]", origin, s.name, v, s.minValue,
                                   s.maxValue));
@@ -44,6 +56,25 @@ Param paramByName(std::string_view name) {
   throw ConfigError(
       fmt::format("unknown hardware parameter '{}'; parameters are: {}", name, fmt::join(names, ", ")));
 }
+
+int64_t paramValueByName(Param p, std::string_view valueName) {
+  const ParamSpec& s = spec(p);
+  for (size_t i = 0; i < s.values.size(); ++i) {
+    if (s.values[i] == valueName) return static_cast<int64_t>(i);
+  }
+  if (!s.isEnum()) throw ConfigError(fmt::format("{} is not an enumerated parameter: its value is a number", s.name));
+  throw ConfigError(fmt::format("{} = \"{}\" is not one of {}", s.name, valueName, quotedNames(s)));
+}
+
+std::string paramValueText(Param p, int64_t value) {
+  const ParamSpec& s = spec(p);
+  if (s.isEnum() && value >= 0 && static_cast<size_t>(value) < s.values.size()) {
+    return std::string(s.values[static_cast<size_t>(value)]);
+  }
+  return std::to_string(value);
+}
+
+std::string paramValueNames(Param p) { return quotedNames(spec(p)); }
 
 HwConfig::HwConfig() : name_(kDefaultName) {
   for (const auto& s : kParamSpecs) values_.push_back(s.defaultValue);
@@ -91,10 +122,23 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
     }
     for (const auto& [key, value] : doc["params"].items()) {
       const Param p = paramByName(key);
-      if (!value.is_number_integer()) {
+      int64_t v = 0;
+      if (spec(p).isEnum()) {
+        // By name only: a number would silently change meaning if the values were reordered.
+        if (!value.is_string()) {
+          throw ConfigError(fmt::format("{}: {} = {} is not one of {} (an enumerated parameter takes its value's name)",
+                                        origin, key, value.dump(), quotedNames(spec(p))));
+        }
+        try {
+          v = paramValueByName(p, value.get<std::string>());
+        } catch (const ConfigError& e) {
+          throw ConfigError(fmt::format("{}: {}", origin, e.what()));
+        }
+      } else if (!value.is_number_integer()) {
         throw ConfigError(fmt::format("{}: {} must be an integer", origin, key));
+      } else {
+        v = value.get<int64_t>();
       }
-      const auto v = value.get<int64_t>();
       checkValue(spec(p), v, origin);
       config.values_[static_cast<size_t>(p)] = v;
     }
@@ -128,6 +172,19 @@ HwConfig HwConfig::with(std::string_view paramName, int64_t value) const {
   return with(paramByName(paramName), value);
 }
 
+std::string HwConfig::text(Param p) const { return paramValueText(p, get(p)); }
+
+std::string HwConfig::enumParamsText() const {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < kParamSpecs.size(); ++i) {
+    if (kParamSpecs[i].isEnum()) {
+      parts.push_back(fmt::format("{} {}", kParamSpecs[i].name, text(static_cast<Param>(i))));
+    }
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// The key and the -G arguments hold an enumerated parameter's integer, as weft_top takes it.
 std::string HwConfig::rtlKey() const {
   std::string key;
   for (size_t i = 0; i < kParamSpecs.size(); ++i) {
@@ -150,7 +207,14 @@ std::string HwConfig::toJson() const {
   nlohmann::ordered_json doc;
   doc["name"] = name_;
   nlohmann::ordered_json params;
-  for (size_t i = 0; i < kParamSpecs.size(); ++i) params[std::string(kParamSpecs[i].name)] = values_[i];
+  for (size_t i = 0; i < kParamSpecs.size(); ++i) {
+    const std::string name(kParamSpecs[i].name);
+    if (kParamSpecs[i].isEnum()) {
+      params[name] = text(static_cast<Param>(i));
+    } else {
+      params[name] = values_[i];
+    }
+  }
   doc["params"] = params;
   return doc.dump(2);
 }

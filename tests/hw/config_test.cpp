@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 #include "weft/hw/config.h"
 
@@ -73,6 +75,85 @@ TEST(HwConfig, JsonRoundTrip) {
   const HwConfig back = HwConfig::fromJson(c.toJson(), "roundtrip");
   EXPECT_EQ(back, c);
   EXPECT_EQ(back.name(), c.name());
+}
+
+// An enumerated parameter (params.json "values") is written by its value name; the integer is the
+// name's index, which the RTL key and the -G arguments carry.
+TEST(HwConfig, EnumeratedParameterTakesItsValueName) {
+  const HwConfig os = HwConfig::fromJson(R"({"name": "mine", "base": "weft8", "params": {"Dataflow": "OS"}})", "t");
+  EXPECT_EQ(os.get(Param::kDataflow), 1);
+  EXPECT_EQ(os.getEnum<Param::kDataflow>(), Dataflow::kOS);
+  EXPECT_EQ(os.dataflow(), Dataflow::kOS);
+  EXPECT_EQ(os.text(Param::kDataflow), "OS");
+  EXPECT_EQ(os.text(Param::kRows), "8");
+  EXPECT_EQ(os.enumParamsText(), "Dataflow OS");
+  EXPECT_EQ(toString(os.dataflow()), "OS");
+  EXPECT_EQ(HwConfig().dataflow(), Dataflow::kWS);  // the default
+  EXPECT_EQ(os.rows(), 8u);
+  EXPECT_NE(os.rtlKey(), HwConfig::load("weft8").rtlKey());
+  EXPECT_NE(os.rtlKey().find("Dataflow1"), std::string::npos) << os.rtlKey();
+  const auto args = os.verilatorParams();
+  EXPECT_NE(std::find(args.begin(), args.end(), "-GDataflow=1"), args.end());
+
+  const ParamSpec& spec = kParamSpecs[static_cast<size_t>(Param::kDataflow)];
+  ASSERT_TRUE(spec.isEnum());
+  ASSERT_EQ(spec.values.size(), 2u);
+  EXPECT_EQ(spec.values[0], "WS");
+  EXPECT_EQ(spec.values[1], "OS");
+  EXPECT_FALSE(kParamSpecs[static_cast<size_t>(Param::kRows)].isEnum());
+  EXPECT_EQ(paramValueByName(Param::kDataflow, "WS"), 0);
+  EXPECT_EQ(paramValueText(Param::kDataflow, 1), "OS");
+  EXPECT_EQ(paramValueText(Param::kClockMHz, 800), "800");
+  EXPECT_EQ(paramValueNames(Param::kDataflow), R"("WS", "OS")");
+}
+
+TEST(HwConfig, EnumeratedParameterRefusesOtherNamesAndNumbers) {
+  const auto message = [](const std::string& json) {
+    try {
+      HwConfig::fromJson(json, "t");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(R"({"params": {"Dataflow": "XS"}})"), R"(t: Dataflow = "XS" is not one of "WS", "OS")");
+  EXPECT_EQ(message(R"({"params": {"Dataflow": "os"}})"), R"(t: Dataflow = "os" is not one of "WS", "OS")");
+  EXPECT_EQ(message(R"({"params": {"Dataflow": 1}})"),
+            R"(t: Dataflow = 1 is not one of "WS", "OS" (an enumerated parameter takes its value's name))");
+  EXPECT_NE(message(R"({"params": {"Dataflow": ["OS"]}})").find(R"(is not one of "WS", "OS")"), std::string::npos);
+  EXPECT_EQ(message(R"({"params": {"Rows": "OS"}})"), "t: Rows must be an integer");
+  try {
+    HwConfig().with(Param::kDataflow, 2);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "weft16: Dataflow = 2 is not one of its values 0 (WS), 1 (OS)");
+  }
+  EXPECT_THROW(paramValueByName(Param::kDataflow, "XS"), ConfigError);
+  EXPECT_THROW(paramValueByName(Param::kRows, "8"), ConfigError);
+}
+
+TEST(HwConfig, EnumeratedParameterRoundTripsByName) {
+  const HwConfig c = HwConfig::load("weft16").with(Param::kDataflow, 1);
+  const std::string json = c.toJson();
+  EXPECT_NE(json.find(R"("Dataflow": "OS")"), std::string::npos) << json;
+  const HwConfig back = HwConfig::fromJson(json, "roundtrip");
+  EXPECT_EQ(back, c);
+  EXPECT_EQ(back.dataflow(), Dataflow::kOS);
+}
+
+// weft8os and weft16os are weft8 and weft16 with the output-stationary array (by "base").
+TEST(HwConfig, OutputStationaryNamedConfigurations) {
+  for (const std::string base : {"weft8", "weft16"}) {
+    const HwConfig ws = HwConfig::load(base);
+    const HwConfig os = HwConfig::load(base + "os");
+    EXPECT_EQ(os.name(), base + "os");
+    EXPECT_EQ(ws.dataflow(), Dataflow::kWS);
+    EXPECT_EQ(os.dataflow(), Dataflow::kOS);
+    EXPECT_EQ(os, ws.with(Param::kDataflow, static_cast<int64_t>(Dataflow::kOS)));
+  }
+  const auto names = HwConfig::namedConfigs();
+  EXPECT_NE(std::find(names.begin(), names.end(), "weft8os"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "weft16os"), names.end());
 }
 
 TEST(HwConfig, VerilatorParamsCoverRtlParameters) {

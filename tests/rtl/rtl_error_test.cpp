@@ -233,7 +233,7 @@ TEST_P(RtlError, SoftResetDuringDramTrafficRecovers) {
   EXPECT_GE(inFlight, 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlError, ::testing::Values("weft8", "weft16"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlError, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

@@ -228,7 +228,7 @@ TEST_P(RtlLoad, ParameterRowsWithPartialLoadsAndZeroFill) {
   EXPECT_EQ(s.firstMismatch(), -1);
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlLoad, ::testing::Values("weft8", "weft16"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlLoad, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

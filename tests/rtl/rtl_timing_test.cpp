@@ -104,5 +104,45 @@ TEST_P(RtlTiming, StoreOfSingleBeatRowsTakesRowsPlusFivePlusWriteLatency) {
 
 INSTANTIATE_TEST_SUITE_P(rtl, RtlTiming, ::testing::Values("weft8", "weft16"), configName);
 
+// The output-stationary array (Dataflow OS): blocks of Rows slots, no preload; a GEMM ends
+// 2*Rows + Cols + 2 cycles after its last block's last slot.
+class RtlTimingOs : public RtlTiming {};
+
+uint64_t blockSlots(uint32_t m, unsigned rows) { return uint64_t{(m + rows - 1) / rows} * rows; }
+
+TEST_P(RtlTimingOs, GemmTakesItsBlocksPlusTwoRowsPlusColsPlusTwoCycles) {
+  RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
+  dev.initRing();
+  const unsigned R = dev.rows(), C = dev.cols();
+  for (uint32_t m : {1u, 7u, 40u, 2 * R}) {
+    for (unsigned k : {1u, R}) {
+      const uint64_t before = dev.stepper().readCounter(hw::Counter::kArrayRows);
+      EXPECT_EQ(activeDelta(dev, {gemm(k, m, 0, 0).encode()}, hw::Counter::kComputeActive),
+                blockSlots(m, R) + 2 * R + C + 2)
+          << "m " << m << " k " << k;
+      EXPECT_EQ(dev.stepper().readCounter(hw::Counter::kArrayRows) - before, m) << "pixels, not slots";
+    }
+  }
+}
+
+TEST_P(RtlTimingOs, BackToBackGemmsStreamBlockAfterBlock) {
+  RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
+  dev.initRing();
+  const unsigned R = dev.rows(), C = dev.cols();
+  // Short GEMMs and new weights every time: no preload and no buffer to drain.
+  for (uint32_t m : {2u, 40u}) {
+    std::vector<hw::CommandWord> cmds;
+    for (int i = 0; i < 6; ++i) {
+      hw::GemmCmd g = gemm(R, m, (i % 2) * R, (i % 2) * m);
+      g.keepWeights = (i == 5);
+      cmds.push_back(g.encode());
+    }
+    EXPECT_EQ(activeDelta(dev, cmds, hw::Counter::kComputeActive), 6 * blockSlots(m, R) + 2 * R + C + 2)
+        << "m " << m;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(rtl, RtlTimingOs, ::testing::Values("weft8os", "weft16os"), configName);
+
 }  // namespace
 }  // namespace weft::rtltest

@@ -104,11 +104,11 @@ TEST_P(BackendTest, RegisterSemantics) {
   device->writeReg(kId, 1);
   device->writeReg(kRingHead, 2);
   device->writeReg(kStatus, 0xffff);
-  device->writeReg(0x034, 5);
+  device->writeReg(0x038, 5);
   EXPECT_EQ(reg(kId), kIdValue);
   EXPECT_EQ(reg(kRingHead), 0u);
   EXPECT_EQ(reg(kStatus), 0u);
-  EXPECT_EQ(reg(0x034), 0u);
+  EXPECT_EQ(reg(0x038), 0u);
   EXPECT_EQ(reg(0x0fc), 0u);
   device->writeReg(kIrqMask, kIrqStatusDoneMask);
   EXPECT_EQ(reg(kIrqMask), kIrqStatusDoneMask);

@@ -113,6 +113,35 @@ TEST(WeftReport, PageFromRunLayersAndSweepRendersEveryPlotWithoutScriptErrors) {
   EXPECT_EQ(png, 10u);
 }
 
+// A sweep over an enumerated parameter: its value names label the heat map's axis in the spec's
+// order (WS before OS, not alphabetical) and fill a text column of the totals table.
+TEST(WeftReport, SweepOverAnEnumeratedParameterKeepsItsValueNamesInSpecOrder) {
+  const std::string spec = tempPath("spec.json"), sweep = tempPath("sweep"), plots = tempPath("plots");
+  std::ofstream(spec) << R"({"base": "weft8", "grid": {"Dataflow": ["WS", "OS"], "Rows": [8, 16]}, "workloads": [")" +
+                             tinyTable() + "\"]}";
+  fs::remove_all(sweep);
+  fs::remove_all(plots);
+  ASSERT_EQ(runWeft("sweep --quiet " + spec + " --out " + sweep).exitCode, 0);
+  const std::string page = tempPath("sweep.html");
+  const ProcessResult r = runWeft("report " + sweep + " --out " + page + " --plots " + plots);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("(4 plots)"), std::string::npos) << r.output;  // two Pareto views, a heat map, rooflines
+  const std::string html = readFile(page);
+  EXPECT_NE(html.find("Rows16-DataflowOS"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"\">OS</td>"), std::string::npos);  // a text column, not a numeric one
+  std::string heatmap;
+  for (const auto& e : fs::directory_iterator(plots)) {
+    if (e.path().extension() == ".svg" && e.path().filename().string().find("heatmap") != std::string::npos) {
+      heatmap = readFile(e.path().string());
+    }
+  }
+  ASSERT_FALSE(heatmap.empty());
+  const size_t ws = heatmap.find(">WS</text>"), os = heatmap.find(">OS</text>");
+  ASSERT_NE(ws, std::string::npos);
+  ASSERT_NE(os, std::string::npos);
+  EXPECT_LT(ws, os);  // the axis runs WS, OS
+}
+
 // A page that breaks (here: its check script made to throw) is caught by the same check.
 TEST(WeftReport, TheBrowserCheckSeesAScriptError) {
   if (!chromiumAvailable()) GTEST_SKIP() << "chromium is not installed";

@@ -116,6 +116,65 @@ TEST(WeftSweep, SmallGridGivesARowPerPointWorkloadAndLayerPlusTotals) {
   EXPECT_EQ(n, rows.size() - 1);
 }
 
+// An enumerated parameter is swept by its value names, and every output writes the names: the
+// point ids, plan.json, the point files, the configurations the points run and both result tables.
+TEST(WeftSweep, EnumeratedParameterIsSweptAndReportedByName) {
+  const std::string spec = writeSpec("dataflow", R"({"base": "weft8", "grid": {"Dataflow": ["WS", "OS"], "Rows": [8, 16]},
+                                                     "points": [{"Dataflow": "OS", "Rows": 4}],
+                                                     "workloads": ["tiny.csv"], "backend": "approx"})");
+  const std::string out = tempPath("dataflow_out");
+  fs::remove_all(out);
+  const ProcessResult r = runWeft("sweep --quiet " + spec + " --out " + out);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  // The grid (its first key slowest), then the listed point; ids in params.json order.
+  const std::vector<std::string> ids = {"Rows8-DataflowWS", "Rows16-DataflowWS", "Rows8-DataflowOS",
+                                        "Rows16-DataflowOS", "Rows4-DataflowOS"};
+  const auto plan = nlohmann::json::parse(readFile(out + "/plan.json"));
+  ASSERT_EQ(plan["points"].size(), ids.size());
+  EXPECT_EQ(plan["swept"], nlohmann::json::array({"Rows", "Dataflow"}));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto& p = plan["points"][i];
+    EXPECT_EQ(p["id"], ids[i]);
+    const std::string dataflow = i < 2 ? "WS" : "OS";
+    EXPECT_EQ(p["values"]["Dataflow"], dataflow);
+    EXPECT_EQ(p["config"]["params"]["Dataflow"], dataflow);
+    EXPECT_EQ(nlohmann::json::parse(readFile(out + "/work/" + ids[i] + "/hw.json"))["params"]["Dataflow"], dataflow);
+    EXPECT_EQ(nlohmann::json::parse(readFile(out + "/points/" + ids[i] + ".json"))["params"]["Dataflow"], dataflow);
+  }
+
+  const auto rows = readCsv(out + "/results.csv");
+  ASSERT_EQ(rows.size(), 1u + ids.size() * 3);
+  EXPECT_EQ(rows[0][1], "Rows");
+  EXPECT_EQ(rows[0][2], "Dataflow");
+  for (size_t p = 0; p < ids.size(); ++p) {
+    for (size_t l = 0; l < 3; ++l) {
+      const auto& row = rows[1 + 3 * p + l];
+      EXPECT_EQ(row[0], ids[p]);
+      EXPECT_EQ(row[2], p < 2 ? "WS" : "OS") << row[0];
+      EXPECT_EQ(row[7], "ok") << row[0];
+    }
+  }
+  std::istringstream lines(readFile(out + "/results.jsonl"));
+  std::string line;
+  size_t n = 0;
+  while (std::getline(lines, line)) {
+    const auto j = nlohmann::json::parse(line);
+    ++n;
+    EXPECT_TRUE(j["Dataflow"].is_string()) << line;
+    EXPECT_EQ(j["Dataflow"], rows[n][2]);
+    EXPECT_TRUE(j["Rows"].is_number_integer()) << line;
+  }
+  EXPECT_EQ(n, rows.size() - 1);
+
+  // --collect reads plan.json's names back into the same table.
+  fs::remove(out + "/results.csv");
+  const std::string before = readFile(out + "/results.jsonl");
+  ASSERT_EQ(runWeft("sweep --collect --out " + out).exitCode, 0);
+  EXPECT_EQ(readCsv(out + "/results.csv"), rows);
+  EXPECT_EQ(readFile(out + "/results.jsonl"), before);
+}
+
 // Killed and rerun with the same arguments: finished points are skipped, lost or half-written
 // ones run again, and the results are the same bytes. A fresh sweep gives them too.
 TEST(WeftSweep, ResumesAfterAKillWithTheSameResults) {
@@ -227,7 +286,16 @@ TEST(WeftSweep, BadSpecificationsFailBeforeAnythingIsWritten) {
       {R"({"grid": {"Rows": [8.5]}, "workloads": ["tiny.csv"]})", "grid.Rows[0]: must be an integer"},
       {R"({"grid": {"Rows": []}, "workloads": ["tiny.csv"]})", "grid.Rows: must be a non-empty list"},
       {R"({"points": [{"Cols": 0}], "workloads": ["tiny.csv"]})", "Cols = 0 is outside [2, 64]"},
-      {R"({"base": "weft99", "workloads": ["tiny.csv"]})", "\"base\": unknown hardware configuration 'weft99': not a named configuration (weft16, weft8)"},
+      {R"({"base": "weft99", "workloads": ["tiny.csv"]})",
+       "\"base\": unknown hardware configuration 'weft99': not a named configuration (weft16, weft16os, weft8, weft8os)"},
+      // An enumerated parameter takes its value names, and only them.
+      {R"({"grid": {"Dataflow": ["WS", "XS"]}, "workloads": ["tiny.csv"]})",
+       "grid.Dataflow[1]: Dataflow = \"XS\" is not one of \"WS\", \"OS\""},
+      {R"({"grid": {"Dataflow": [1]}, "workloads": ["tiny.csv"]})",
+       "grid.Dataflow[0]: Dataflow = 1 is not one of \"WS\", \"OS\" (an enumerated parameter takes its value's name)"},
+      {R"({"points": [{"Rows": 8, "Dataflow": "os"}], "workloads": ["tiny.csv"]})",
+       "points[0].Dataflow: Dataflow = \"os\" is not one of \"WS\", \"OS\""},
+      {R"({"grid": {"Rows": ["8"]}, "workloads": ["tiny.csv"]})", "grid.Rows[0]: must be an integer"},
       {R"({"grid": {"Rows": [8]}, "workloads": ["missing.csv"]})",
        "workloads[0]: 'missing.csv' is neither a bundled network (mobilenet_v1_224_quant"},
       {R"({"grid": {"Rows": [8]}, "workloads": []})", "\"workloads\" must be a non-empty list"},

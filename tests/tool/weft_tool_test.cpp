@@ -239,8 +239,11 @@ TEST(WeftRun, BadBackendEnvironmentIsReportedNotIgnored) {
 TEST(WeftConfigs, ListsTheNamedConfigurations) {
   const ProcessResult r = runWeft("configs");
   EXPECT_EQ(r.exitCode, 0);
-  EXPECT_NE(r.output.find("weft16     16x16"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("weft8      8x8"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("weft16     16x16 array (Dataflow WS)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("weft8      8x8 array (Dataflow WS)"), std::string::npos) << r.output;
+  // The output-stationary ones: the same arrays with the enumerated parameter by name.
+  EXPECT_NE(r.output.find("weft16os   16x16 array (Dataflow OS)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("weft8os    8x8 array (Dataflow OS)"), std::string::npos) << r.output;
 }
 
 }  // namespace

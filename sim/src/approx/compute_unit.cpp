@@ -2,9 +2,12 @@
 
 #include <algorithm>
 
+#include "approx/gemm_schedule.h"
+
 namespace weft::sim::approx {
 
-ComputeUnit::ComputeUnit(Machine& m) : m_(m), front_(m, hw::Unit::kCompute) {}
+ComputeUnit::ComputeUnit(Machine& m)
+    : m_(m), front_(m, hw::Unit::kCompute), os_(outputStationary(m.config)) {}
 
 uint64_t ComputeUnit::startFrom() const {
   if (!front_.hasHead()) return kNever;
@@ -13,8 +16,9 @@ uint64_t ComputeUnit::startFrom() const {
   // Jobs are in lastIssue order, so the depth-th newest must have left it.
   const size_t depth = m_.timing.streamQueueDepth;
   if (jobs_.size() >= depth) t = jobs_[jobs_.size() - depth].lastIssue + 1;
-  // A preload needs the weight read port and the other buffer, drained.
-  if (hw::GemmCmd::decode(front_.head()).keepWeights == false) {
+  // A preload needs the weight read port and the other buffer, drained (WS only: the
+  // output-stationary array streams its weights with every block).
+  if (!os_ && hw::GemmCmd::decode(front_.head()).keepWeights == false) {
     t = std::max({t, preloadFreeFrom_, bufFreeFrom_[1 - lastBuf_]});
   }
   return front_.readyFrom(t);
@@ -40,18 +44,18 @@ void ComputeUnit::start(uint64_t t) {
   const auto g = hw::GemmCmd::decode(word);
   const hw::HwConfig& c = m_.config;
   unsigned buf = lastBuf_;
-  if (!g.keepWeights) {
+  if (!os_ && !g.keepWeights) {
     buf = 1 - lastBuf_;
     lastBuf_ = buf;
     preloadFreeFrom_ = t + g.kRows;  // row 0 read in cycle t, the others one a cycle
   }
   const uint64_t first = anyIssued_ ? std::max(t + 1, lastIssue_ + 1) : t + 1;
-  const uint64_t last = first + uint64_t{g.mRows} * g.mGroups - 1;
-  lastIssue_ = last;
+  const GemmSchedule s = gemmSchedule(os_, first, uint64_t{g.mRows} * g.mGroups, c.rows(), c.cols());
+  lastIssue_ = s.lastIssue;
   anyIssued_ = true;
-  bufFreeFrom_[buf] = last + c.cols();
-  arrayRows_.add(first, last + 1, m_.now);
-  jobs_.push_back({word, last, last + 1 + c.rows() + c.cols()});
+  if (!os_) bufFreeFrom_[buf] = s.lastIssue + c.cols();
+  arrayRows_.add(first, s.rowsEnd, m_.now);
+  jobs_.push_back({word, s.lastIssue, s.done});
 }
 
 void ComputeUnit::softReset(uint64_t t) {

@@ -4,6 +4,8 @@
 // a cycle, back to back across GEMMs, from the cycle after the start. The last row issued in
 // cycle c completes the GEMM at c + 1 + Rows + Cols (its write-back reaches the last column).
 // A buffer is reused Cols cycles after the last row of its previous GEMM entered the array.
+// With the output-stationary array (Dataflow OS) there is no preload and the rows go in blocks
+// (gemm_schedule.h).
 // No DRAM traffic: a GEMM's whole timeline is known when it starts.
 #pragma once
 
@@ -38,6 +40,7 @@ class ComputeUnit final : public Agent {
 
   Machine& m_;
   UnitFront front_;
+  const bool os_;  // Dataflow OS
   std::deque<Job> jobs_;  // started, not complete, in order
   uint64_t lastCompletion_ = 0;
   uint64_t lastIssue_ = 0;         // of the newest job (rows issue back to back)

@@ -1,6 +1,7 @@
 // The engine's clock, DRAM side, resets, registers and counters; the units' dataflow is in
 // engine_units.cpp.
 #include "approx/engine.h"
+#include "approx/gemm_schedule.h"
 
 #include <algorithm>
 
@@ -17,7 +18,8 @@ Engine::Engine(const hw::HwConfig& config, const ApproxTiming& timing, bool comp
       cols_(config.cols()),
       busBytes_(config.busBytes()),
       maxOutstanding_(static_cast<unsigned>(config.get(hw::Param::kMaxOutstanding))),
-      fifoDepth_(static_cast<unsigned>(config.get(hw::Param::kCmdQueueDepth))) {
+      fifoDepth_(static_cast<unsigned>(config.get(hw::Param::kCmdQueueDepth))),
+      os_(outputStationary(config)) {
   while ((1u << busShift_) < busBytes_) ++busShift_;
   // Contiguous full rows of whole beats merge into requests (weft_load's merge_q and max_rows()).
   for (uint32_t d = 0; d < kMems; ++d) {

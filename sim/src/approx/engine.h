@@ -149,6 +149,7 @@ class Engine final {
   FunctionalModel functional_;
   FunctionalWorker worker_;  // the data path, in ring order, possibly on its own thread
   const unsigned rows_, cols_, busBytes_, maxOutstanding_, fifoDepth_;
+  const bool os_;  // Dataflow OS (gemm_schedule.h)
   unsigned busShift_ = 0;  // log2(BusBytes), a power of two
   static constexpr uint32_t kMems = 5;  // hw::Mem values
   uint32_t memRowBytes_[kMems] = {};  // per destination memory

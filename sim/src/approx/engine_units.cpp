@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "approx/engine.h"
+#include "approx/gemm_schedule.h"
 
 namespace weft::sim::approx {
 namespace {
@@ -371,8 +372,8 @@ bool Engine::advanceCompute(uint64_t lim) {
     uint64_t t = s.sinceReset >= timing_.streamQueueDepth
                      ? s.recentLastIssue[(s.sinceReset - timing_.streamQueueDepth) % 2] + 1
                      : 0;
-    // New weights need the weight read port and the other PE buffer, drained.
-    if (!keep) t = std::max({t, s.preloadFreeFrom, s.bufFreeFrom[1 - s.lastBuf]});
+    // New weights need the weight read port and the other PE buffer, drained (WS only).
+    if (!keep && !os_) t = std::max({t, s.preloadFreeFrom, s.bufFreeFrom[1 - s.lastBuf]});
     const uint64_t visible = headVisible(u);
     const uint64_t tokens = tokensReadyFrom(c);
     if (tokens == kNever) break;
@@ -386,21 +387,20 @@ bool Engine::advanceCompute(uint64_t lim) {
     uint64_t reservations[2];
     startCommand(u, c, t, visible, reservations);
     unsigned buf = s.lastBuf;
-    if (!keep) {
+    if (!keep && !os_) {
       buf = 1 - s.lastBuf;
       s.lastBuf = buf;
       s.preloadFreeFrom = t + kRows;  // row 0 read in cycle t, the others one a cycle
     }
     const uint64_t first = s.anyIssued ? std::max(t + 1, s.lastIssue + 1) : t + 1;
-    const uint64_t lastRow = first + mRows - 1;
-    s.lastIssue = lastRow;
+    const GemmSchedule g = gemmSchedule(os_, first, mRows, rows_, cols_);
+    s.lastIssue = g.lastIssue;
     s.anyIssued = true;
-    s.bufFreeFrom[buf] = lastRow + cols_;
-    s.recentLastIssue[s.sinceReset % 2] = lastRow;
+    if (!os_) s.bufFreeFrom[buf] = g.lastIssue + cols_;
+    s.recentLastIssue[s.sinceReset % 2] = g.lastIssue;
     ++s.sinceReset;
-    arrayRows_.add(first, lastRow + 1, frontier_);
-    // The last row's write-back reaches column Cols-1 R + C + 1 cycles after its issue.
-    complete(u, signals, reservations, t, lastRow + 1 + rows_ + cols_);
+    arrayRows_.add(first, g.rowsEnd, frontier_);
+    complete(u, signals, reservations, t, g.done);
     progress = true;
   }
   return progress;

@@ -3,7 +3,9 @@
 // Configurations come from a name (a file of hw/configs/, embedded at build time) or from a
 // JSON file of the same shape: {"name": ..., "base": <named configuration>, "params": {...}}.
 // Every value is checked against the parameter's range; an unknown name, key or value is a
-// ConfigError whose message names what is accepted.
+// ConfigError whose message names what is accepted. An enumerated parameter (params.json
+// "values") is an integer here, the index of its value name, and is written by its name in
+// JSON ("Dataflow": "OS"); a number there is refused.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,16 @@ class HwConfig {
   static constexpr std::string_view kDefaultName = "weft16";
 
   int64_t get(Param p) const { return values_[static_cast<size_t>(p)]; }
+  // An enumerated parameter's value as its generated enumeration: getEnum<Param::kDataflow>().
+  template <Param P>
+  typename ParamEnum<P>::type getEnum() const {
+    return static_cast<typename ParamEnum<P>::type>(get(P));
+  }
+  // A parameter's value as users read it: an enumerated parameter's value name ("OS"), else the number.
+  std::string text(Param p) const;
+  // Every enumerated parameter as "<name> <value>", comma-separated ("Dataflow WS"), for one-line
+  // descriptions of a configuration; empty when params.json has none.
+  std::string enumParamsText() const;
   // Returns a copy with one parameter changed; throws ConfigError when out of range.
   HwConfig with(Param p, int64_t value) const;
   HwConfig with(std::string_view paramName, int64_t value) const;
@@ -49,6 +61,7 @@ class HwConfig {
   unsigned paramRows() const { return static_cast<unsigned>(get(Param::kParamRows)); }
   unsigned vecSpadRows() const { return static_cast<unsigned>(get(Param::kVecSpadRows)); }
   unsigned busBytes() const { return static_cast<unsigned>(get(Param::kBusBytes)); }
+  Dataflow dataflow() const { return getEnum<Param::kDataflow>(); }
   unsigned paramRowBytes() const { return static_cast<unsigned>(memRowBytes(Mem::kParam, *this)); }
   unsigned lutRows() const { return static_cast<unsigned>(memRows(Mem::kLut, *this)); }
   double clockMHz() const { return static_cast<double>(get(Param::kClockMHz)); }
@@ -62,7 +75,7 @@ class HwConfig {
   // "-GRows=16" ... for verilator, in parameter order.
   std::vector<std::string> verilatorParams() const;
 
-  // {"name": ..., "params": {every parameter}}.
+  // {"name": ..., "params": {every parameter}}, enumerated parameters by their value names.
   std::string toJson() const;
 
   bool operator==(const HwConfig& o) const { return values_ == o.values_; }
@@ -74,5 +87,14 @@ class HwConfig {
 
 // The parameter called `name`, or throws ConfigError listing the parameter names.
 Param paramByName(std::string_view name);
+
+// The value of enumerated parameter `p` called `valueName` (its index in params.json "values"),
+// or throws ConfigError: 'Dataflow = "XS" is not one of "WS", "OS"'.
+int64_t paramValueByName(Param p, std::string_view valueName);
+// A value of `p` as users read it: an enumerated parameter's value name ("OS"), else the number.
+std::string paramValueText(Param p, int64_t value);
+// An enumerated parameter's value names, quoted and comma-separated ("WS", "OS"), for messages;
+// empty for an integer parameter.
+std::string paramValueNames(Param p);
 
 }  // namespace weft::hw

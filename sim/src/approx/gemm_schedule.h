@@ -1,0 +1,39 @@
+// When a GEMM's rows enter the array and when it completes, for either dataflow. Both engines
+// of the approximate model time the compute unit with it, so they cannot disagree.
+//
+// Weight-stationary (rtl/weft_compute.sv): the M = m_rows*m_groups input rows issue one a
+// cycle from `first`; the last one's write-back reaches the last column Rows + Cols + 1 cycles
+// after its issue.
+// Output-stationary (rtl/weft_compute_os.sv, weft_array_os.sv): the rows go in blocks of Rows
+// slots, a slot a cycle, the last block's slots past M empty; the block's pixel 0 drains last,
+// its write-back reaching the last column 2*Rows + Cols + 2 cycles after the block's last slot.
+#pragma once
+
+#include <cstdint>
+
+#include "weft/hw/config.h"
+
+namespace weft::sim::approx {
+
+struct GemmSchedule {
+  uint64_t lastIssue;  // cycle of the GEMM's last slot (it leaves the stream queue)
+  uint64_t rowsEnd;    // its input rows enter the array in [first, rowsEnd)
+  uint64_t done;       // cycle its last write-back reaches the last column
+};
+
+inline bool outputStationary(const hw::HwConfig& c) {
+  return c.get(hw::Param::kDataflow) == static_cast<int64_t>(hw::Dataflow::kOS);
+}
+
+inline GemmSchedule gemmSchedule(bool os, uint64_t first, uint64_t rows, unsigned arrayRows,
+                                 unsigned arrayCols) {
+  if (!os) {
+    const uint64_t last = first + rows - 1;
+    return {last, first + rows, last + 1 + arrayRows + arrayCols};
+  }
+  const uint64_t blocks = (rows + arrayRows - 1) / arrayRows;
+  const uint64_t last = first + blocks * arrayRows - 1;
+  return {last, first + rows, last + 2 * uint64_t{arrayRows} + arrayCols + 2};
+}
+
+}  // namespace weft::sim::approx
