@@ -12,6 +12,7 @@ module weft_counters
   input  logic                 vector_active_i,
   input  logic                 array_row_i,
   input  logic                 vector_slot_i,
+  input  logic                 w_rd_row_i,     // the compute unit read a weight-scratchpad row
   input  logic [11:0]          rd_bytes_i,     // bytes of the read request accepted this cycle
   input  logic [11:0]          wr_bytes_i,     // bytes of the write request accepted this cycle
   input  logic                 rd_req_i,
@@ -48,6 +49,7 @@ module weft_counters
     inc[CntVectorActive]      = 64'(vector_active_i);
     inc[CntVectorSlots]       = 64'(vector_slot_i);
     inc[CntStallVectorToken]  = 64'(stall_vector_token_i);
+    inc[CntWspadRdRows]       = 64'(w_rd_row_i);
   end
 
   for (genvar i = 0; i < NumCounters; i++) begin : g_cnt

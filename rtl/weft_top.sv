@@ -588,6 +588,7 @@ module weft_top
     .vector_active_i      (vc_active),
     .array_row_i          (array_row),
     .vector_slot_i        (vc_slot),
+    .w_rd_row_i           (w_re),
     .rd_bytes_i           (rd_bytes),
     .wr_bytes_i           (wr_bytes),
     .rd_req_i             (rd_bytes != '0),

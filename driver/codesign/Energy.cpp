@@ -44,6 +44,7 @@ EnergyBreakdown estimateEnergy(const EnergyModel& model, const hw::HwConfig& hw,
   const double rows = hw.rows(), cols = hw.cols();
   const double arrayRows = static_cast<double>(counter(counters, "ARRAY_ROWS"));
   const double slots = static_cast<double>(counter(counters, "VECTOR_SLOTS"));
+  const double weightRows = static_cast<double>(counter(counters, "WSPAD_RD_ROWS"));
   const uint64_t readBytes = counter(counters, "DMA_RD_BYTES"), writeBytes = counter(counters, "DMA_WR_BYTES");
   // Command fetches are DRAM reads too but land in the fetch buffer, not a scratchpad.
   const uint64_t fetched = counter(counters, "CMDS_RETIRED") * kCommandBytes;
@@ -51,14 +52,17 @@ EnergyBreakdown estimateEnergy(const EnergyModel& model, const hw::HwConfig& hw,
   const auto mems = memories(hw);
   const double inSpad = sramPjPerByte(model, mems[0].bytes), acc = sramPjPerByte(model, mems[2].bytes);
   const double vecSpad = sramPjPerByte(model, mems[3].bytes);
+  const double wSpad = sramPjPerByte(model, mems[1].bytes);
 
   EnergyBreakdown e;
   // Every row that enters the array keeps all Rows x Cols PEs busy once (padding lanes too).
   e.macPj = arrayRows * rows * cols * model.get(Coefficient::kMacPj);
   e.vectorPj = slots * cols * model.get(Coefficient::kVectorLaneOpPj);
-  // A streamed row reads Rows bytes of the input scratchpad; a vector slot reads a row of each
+  // A streamed row reads Rows bytes of the input scratchpad; a weight row read (a WS preload's,
+  // or an OS block's) Cols bytes of the weight scratchpad; a vector slot reads a row of each
   // vector-scratchpad copy; every loaded byte is written once, costed as an input-scratchpad byte.
-  e.scratchpadPj = arrayRows * rows * inSpad + slots * 2 * cols * vecSpad + loadedBytes * inSpad;
+  e.scratchpadPj = arrayRows * rows * inSpad + weightRows * cols * wSpad + slots * 2 * cols * vecSpad +
+                   loadedBytes * inSpad;
   // A row leaving the array reads and writes Cols int32 words; a vector slot writes a row; a
   // store reads four accumulator bytes per byte it writes (quant8 outputs).
   e.accumulatorPj = (arrayRows * cols * 8 + slots * cols * 4 + static_cast<double>(writeBytes) * 4) * acc;

@@ -71,6 +71,18 @@ TEST_P(RtlTiming, ShortGemmsWaitForTheWeightBufferToDrain) {
   EXPECT_EQ(activeDelta(dev, cmds, hw::Counter::kComputeActive), p3 + m + R + C + 1);
 }
 
+TEST_P(RtlTiming, EachPreloadReadsItsWeightRowsOnce) {
+  RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
+  dev.initRing();
+  const unsigned R = dev.rows();
+  const unsigned k = R > 3 ? R - 3 : 1;
+  hw::GemmCmd again = gemm(k, 40, 0, 0);
+  again.keepWeights = true;
+  activeDelta(dev, {gemm(k, 40, 0, 0).encode(), again.encode(), gemm(R, 3, R, 0).encode()},
+              hw::Counter::kComputeActive);
+  EXPECT_EQ(dev.stepper().readCounter(hw::Counter::kWspadRdRows), k + R) << "keep_weights reads none";
+}
+
 TEST_P(RtlTiming, LoadOfSingleRowRequestsTakesRowsPlusLatencyPlusOne) {
   RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
   dev.initRing();
@@ -140,6 +152,19 @@ TEST_P(RtlTimingOs, BackToBackGemmsStreamBlockAfterBlock) {
     EXPECT_EQ(activeDelta(dev, cmds, hw::Counter::kComputeActive), 6 * blockSlots(m, R) + 2 * R + C + 2)
         << "m " << m;
   }
+}
+
+TEST_P(RtlTimingOs, EveryBlockReadsTheWeightRowsAgain) {
+  RtlDevice dev(GetParam(), kReadLatency, kWriteLatency);
+  dev.initRing();
+  const unsigned R = dev.rows();
+  const unsigned k = R > 3 ? R - 3 : 1;
+  hw::GemmCmd again = gemm(k, 2 * R + 1, 0, 0);  // three blocks
+  again.keepWeights = true;
+  activeDelta(dev, {gemm(k, 40, 0, 0).encode(), again.encode(), gemm(R, 3, R, 0).encode()},
+              hw::Counter::kComputeActive);
+  EXPECT_EQ(dev.stepper().readCounter(hw::Counter::kWspadRdRows), blockSlots(40, R) / R * k + 3 * k + R)
+      << "k_rows a block, keep_weights too";
 }
 
 INSTANTIATE_TEST_SUITE_P(rtl, RtlTimingOs, ::testing::Values("weft8os", "weft16os"), configName);

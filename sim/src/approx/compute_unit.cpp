@@ -43,6 +43,8 @@ void ComputeUnit::start(uint64_t t) {
   const hw::CommandWord word = front_.start(t);
   const auto g = hw::GemmCmd::decode(word);
   const hw::HwConfig& c = m_.config;
+  const uint32_t kRows = g.keepWeights ? lastK_ : g.kRows;
+  if (!g.keepWeights) lastK_ = g.kRows;
   unsigned buf = lastBuf_;
   if (!os_ && !g.keepWeights) {
     buf = 1 - lastBuf_;
@@ -55,12 +57,15 @@ void ComputeUnit::start(uint64_t t) {
   anyIssued_ = true;
   if (!os_) bufFreeFrom_[buf] = s.lastIssue + c.cols();
   arrayRows_.add(first, s.rowsEnd, m_.now);
+  forEachWeightRead(os_, t, first, uint64_t{g.mRows} * g.mGroups, kRows, g.keepWeights, c.rows(),
+                    [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, m_.now); });
   jobs_.push_back({word, s.lastIssue, s.done});
 }
 
 void ComputeUnit::softReset(uint64_t t) {
   front_.softReset(t);
   arrayRows_.cut(t);
+  weightRows_.cut(t);
   jobs_.clear();
   // The stream queue and the array pipeline are cleared; the preload port frees at once.
   lastIssue_ = t;
@@ -71,6 +76,8 @@ void ComputeUnit::softReset(uint64_t t) {
 void ComputeUnit::hardReset() {
   front_.hardReset();
   arrayRows_ = IntervalCounter{};
+  weightRows_ = IntervalCounter{};
+  lastK_ = 0;
   jobs_.clear();
   lastCompletion_ = lastIssue_ = preloadFreeFrom_ = 0;
   anyIssued_ = false;

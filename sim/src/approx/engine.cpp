@@ -151,6 +151,7 @@ void Engine::fold(uint64_t t) {
   snapWrReqs_.fold(t);
   decoderRetired_.fold(t);
   arrayRows_.fold(t);
+  weightRows_.fold(t);
   vectorSlots_.fold(t);
   dramStall_.fold(t);
   for (Unit& u : units_) {
@@ -317,6 +318,7 @@ void Engine::applySoftReset(uint64_t t) {
     u.lastCompletion = std::min(u.lastCompletion, t - 1);
   }
   arrayRows_.cut(t);
+  weightRows_.cut(t);
   vectorSlots_.cut(t);
   vector_.idleFrom = t;
 
@@ -329,6 +331,7 @@ void Engine::applySoftReset(uint64_t t) {
     const auto& u = compute_.undo.at(i);
     if (u.start >= t) {
       compute_.lastBuf = u.lastBuf;
+      compute_.lastK = u.lastK;
       compute_.anyIssued = u.anyIssued;
       break;
     }
@@ -405,6 +408,7 @@ void Engine::hardReset() {
   compute_.lastIssue = compute_.preloadFreeFrom = 0;
   compute_.anyIssued = false;
   compute_.lastBuf = 0;
+  compute_.lastK = 0;
   compute_.bufFreeFrom = {0, 0};
   compute_.sinceReset = 0;
   compute_.undo.clear();
@@ -435,6 +439,7 @@ void Engine::hardReset() {
     e->reset();
   }
   arrayRows_.reset();
+  weightRows_.reset();
   vectorSlots_.reset();
   busyTotal_ = 0;
   busyBegin_ = kNever;
@@ -522,6 +527,7 @@ CounterValues Engine::counters(uint64_t t) const {
   set(C::kComputeActive, activeCycles(units_[kCompute], t));
   set(C::kStoreActive, activeCycles(units_[kStore], t));
   set(C::kArrayRows, arrayRows_.value(t));
+  set(C::kWspadRdRows, weightRows_.value(t));
   set(C::kVectorActive, activeCycles(units_[kVector], t));
   set(C::kVectorSlots, vectorSlots_.value(t));
   set(C::kStallVectorToken, tokenStallCycles(units_[kVector], t));

@@ -217,12 +217,14 @@ class Engine final {
     bool anyIssued = false;
     uint64_t preloadFreeFrom = 0;
     unsigned lastBuf = 0;
+    uint32_t lastK = 0;  // k_rows of the latest GEMM with new weights (keep_weights)
     std::array<uint64_t, 2> bufFreeFrom{};
     std::array<uint64_t, 2> recentLastIssue{};  // of the two newest GEMMs since the last reset
     uint64_t sinceReset = 0;
     struct Undo {
       uint64_t start;
       unsigned lastBuf;
+      uint32_t lastK;
       bool anyIssued;
     };
     Ring<Undo> undo{64};  // a GEMM started at or after a soft reset is taken back
@@ -271,6 +273,7 @@ class Engine final {
   uint64_t batchRdBytes_ = 0, batchRdReqs_ = 0, batchStall_ = 0, batchRdCycle_ = 0;
   uint64_t batchWrBytes_ = 0, batchWrReqs_ = 0, batchWrCycle_ = 0;
   IntervalSum arrayRows_;
+  IntervalSum weightRows_;  // WSPAD_RD_ROWS
   uint64_t busyTotal_ = 0, busyBegin_ = kNever, busyEnd_ = 0;
   std::array<uint32_t, hw::kNumCounters> latchedHi_{};
   CommandLog log_;

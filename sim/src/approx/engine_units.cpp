@@ -383,9 +383,11 @@ bool Engine::advanceCompute(uint64_t lim) {
     const uint64_t mRows = c.word.get(hw::field::gemm::kMRows) * c.word.get(hw::field::gemm::kMGroups);
     const int8_t signals[2] = {c.signals[0], c.signals[1]};
     if (s.undo.size() == s.undo.capacity()) s.undo.pop();
-    s.undo.push() = {t, s.lastBuf, s.anyIssued};
+    s.undo.push() = {t, s.lastBuf, s.lastK, s.anyIssued};
     uint64_t reservations[2];
     startCommand(u, c, t, visible, reservations);
+    const uint32_t kUsed = keep ? s.lastK : kRows;
+    if (!keep) s.lastK = kRows;
     unsigned buf = s.lastBuf;
     if (!keep && !os_) {
       buf = 1 - s.lastBuf;
@@ -400,6 +402,8 @@ bool Engine::advanceCompute(uint64_t lim) {
     s.recentLastIssue[s.sinceReset % 2] = g.lastIssue;
     ++s.sinceReset;
     arrayRows_.add(first, g.rowsEnd, frontier_);
+    forEachWeightRead(os_, t, first, mRows, kUsed, keep, rows_,
+                      [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, frontier_); });
     complete(u, signals, reservations, t, g.done);
     progress = true;
   }

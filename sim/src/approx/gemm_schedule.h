@@ -36,4 +36,24 @@ inline GemmSchedule gemmSchedule(bool os, uint64_t first, uint64_t rows, unsigne
   return {last, first + rows, last + 2 * uint64_t{arrayRows} + arrayCols + 2};
 }
 
+// The cycles the compute unit reads weight-scratchpad rows (WSPAD_RD_ROWS), as intervals
+// fn(a, b): WS reads a new GEMM's k_rows rows from its start cycle `start`, one a cycle (none
+// with keep_weights); OS reads them with every block, from the cycle after the block's first
+// slot (consecutive blocks of k = Rows read without a gap, reported as one interval).
+template <typename Fn>
+void forEachWeightRead(bool os, uint64_t start, uint64_t first, uint64_t rows, uint32_t kRows, bool keep,
+                       unsigned arrayRows, Fn&& fn) {
+  if (kRows == 0) return;
+  if (!os) {
+    if (!keep) fn(start, start + kRows);
+    return;
+  }
+  const uint64_t blocks = (rows + arrayRows - 1) / arrayRows;
+  if (kRows >= arrayRows) {
+    fn(first + 1, first + 1 + blocks * arrayRows);
+    return;
+  }
+  for (uint64_t b = 0; b < blocks; ++b) fn(first + 1 + b * arrayRows, first + 1 + b * arrayRows + kRows);
+}
+
 }  // namespace weft::sim::approx
