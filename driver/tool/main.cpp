@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
 
   weft::tool::ValidateOptions validate;
   validate.layersPath = std::string(WEFT_SOURCE_DIR) + "/traces/validation/layers.json";
-  validate.hw = {"weft8", "weft16"};
+  validate.hw = {"weft8", "weft16", "weft8os", "weft16os"};
   CLI::App* validateCmd = app.add_subcommand(
       "validate", "run a layer set on the rtl and approx backends per configuration; compare cycles, outputs and speed");
   validateCmd->add_option("--layers", validate.layersPath, "layer set or SCALE-Sim table")->capture_default_str();

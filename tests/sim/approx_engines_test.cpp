@@ -29,6 +29,10 @@ const char* kOdd = R"({"name": "odd", "base": "weft8", "params": {
   "Rows": 4, "Cols": 12, "InSpadRows": 64, "WSpadRows": 16, "AccRows": 64, "ParamRows": 2,
   "BusBytes": 4, "MaxOutstanding": 2, "CmdQueueDepth": 2, "TokenDepth": 2,
   "DramBytesPerCycle": 3, "DramLatencyCycles": 0, "DramBurstBytes": 64, "DramMiB": 16}})";
+const char* kOddOs = R"({"name": "oddos", "base": "weft8", "params": {
+  "Rows": 5, "Cols": 12, "InSpadRows": 64, "WSpadRows": 16, "AccRows": 64, "ParamRows": 2,
+  "BusBytes": 4, "MaxOutstanding": 2, "CmdQueueDepth": 2, "TokenDepth": 2, "Dataflow": "OS",
+  "DramBytesPerCycle": 3, "DramLatencyCycles": 0, "DramBurstBytes": 64, "DramMiB": 16}})";
 const char* kSlowDram = R"({"name": "slowdram", "base": "weft16", "params": {
   "DramBytesPerCycle": 2, "DramLatencyCycles": 300, "MaxOutstanding": 5, "CmdQueueDepth": 4}})";
 const char* kWide = R"({"name": "wide", "base": "weft16", "params": {
@@ -175,7 +179,8 @@ TEST_P(ApproxEngines, ErrorsHaltThenSoftResetRecovers) {
 INSTANTIATE_TEST_SUITE_P(Configs, ApproxEngines,
                          ::testing::Values(EngineCase{"weft8", "", "1"}, EngineCase{"weft16", "", "2"},
                                            EngineCase{"odd", kOdd, "2"}, EngineCase{"slowdram", kSlowDram, "1"},
-                                           EngineCase{"wide", kWide, "2"}),
+                                           EngineCase{"wide", kWide, "2"}, EngineCase{"weft16os", "", "2"},
+                                           EngineCase{"oddos", kOddOs, "1"}),
                          [](const auto& info) { return info.param.name + "_threads" + info.param.threads; });
 
 }  // namespace

@@ -31,10 +31,12 @@ nlohmann::json readJson(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-TEST(WeftValidate, RegressionSetAt8x8MatchesTheRtl) {
-  const std::string dir = tempPath("validate"), json = dir + "/report.json";
-  const ProcessResult r = runWeft("validate --quiet --layers " + kRegression +
-                                  " --config weft8 --dram-bw 8 --dram-bw 2 --work-dir " + dir + " --json " + json);
+// The regression set at one 8x8 configuration and two DRAM bandwidths: the model identical to
+// the RTL on every layer.
+void expectRegressionSetMatchesTheRtl(const std::string& config) {
+  const std::string dir = tempPath("validate-" + config), json = dir + "/report.json";
+  const ProcessResult r = runWeft("validate --quiet --layers " + kRegression + " --config " + config +
+                                  " --dram-bw 8 --dram-bw 2 --work-dir " + dir + " --json " + json);
   EXPECT_EQ(r.exitCode, 0) << r.output;
   const auto report = readJson(json);
   ASSERT_EQ(report["configurations"].size(), 2u) << r.output;
@@ -58,6 +60,10 @@ TEST(WeftValidate, RegressionSetAt8x8MatchesTheRtl) {
   EXPECT_NE(r.output.find("mean |error|"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("targets: "), std::string::npos) << r.output;
 }
+
+TEST(WeftValidate, RegressionSetAt8x8MatchesTheRtl) { expectRegressionSetMatchesTheRtl("weft8"); }
+
+TEST(WeftValidate, RegressionSetOnTheOutputStationaryArrayMatchesTheRtl) { expectRegressionSetMatchesTheRtl("weft8os"); }
 
 // The verdict is computed, not assumed: a bound no model can meet fails the command.
 TEST(WeftValidate, AnUnmeetableBoundFails) {
