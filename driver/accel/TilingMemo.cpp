@@ -24,9 +24,10 @@ class KeyWriter {
     return *this;
   }
   KeyWriter& operator<<(const ImageShape& s) { return *this << s.batches << s.height << s.width << s.channels; }
-  KeyWriter& operator<<(const ImageView& v) {
-    return *this << v.origin << v.pixelStride << v.rowStride << v.imageStride;
-  }
+  // A view's layout, not where it lies: the search's estimates (CostModel) price requests by
+  // their sizes and strides at a random alignment, so a layer repeated at other addresses (a
+  // ResNet's identical blocks) finds its tiling here instead of searching again.
+  KeyWriter& operator<<(const ImageView& v) { return *this << v.pixelStride << v.rowStride << v.imageStride; }
   KeyWriter& operator<<(const std::string& s) {
     *this << s.size();
     text_ += s;
