@@ -192,7 +192,9 @@ TEST(PreparedModelCache, EmptyFilesOrTheWrongNumberOfThemAreRefused) {
 
 TEST(PreparedModelCache, RestoringCostsAFractionOfCompiling) {
   std::mt19937 rng(5);
-  const OpModel big = makeConvChain(/*layers=*/8, /*size=*/40, /*channels=*/64, rng);
+  // Layers of distinct shapes: each one's tiling is searched (repeated shapes would find theirs in
+  // the tiling memo), which is what restoring from the cache saves.
+  const OpModel big = makeConvChain(/*layers=*/8, /*size=*/40, /*channels=*/64, rng, /*kernel=*/3, /*growth=*/8);
   Files files;
   auto device = freshDevice();
   const auto t0 = Clock::now();
