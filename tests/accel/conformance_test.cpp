@@ -1,7 +1,8 @@
 // The AOSP conformance corpus (shared/conformance/aosp) on the accelerator through the HAL: every
 // accelerator case (tests/support/AcceleratorCases.h) must be claimed by the device
 // (getSupportedOperations true for all its operations; the reason is printed otherwise), prepared,
-// executed on the approx backend (weft8) and checked with NNAPI's tolerances.
+// executed on the approx backend (weft8, and weft8os: the output-stationary array) and checked
+// with NNAPI's tolerances.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -17,11 +18,13 @@
 namespace weft::accel::test {
 namespace {
 
-TEST(Conformance, EveryAcceleratorCaseIsClaimedAndPasses) {
+class Conformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Conformance, EveryAcceleratorCaseIsClaimedAndPasses) {
   const auto where = weft::test::findConformanceCorpus();
   if (!where.dir && weft::test::runningInCi()) FAIL() << where.describeMissing() << " (CI=true: the corpus is required)";
   if (!where.dir) GTEST_SKIP() << where.describeMissing();
-  auto device = approxDevice("weft8");
+  auto device = approxDevice(GetParam());
   int passed = 0, claimed = 0, cases = 0;
   std::map<std::string, std::string> unclaimed;
   for (const auto& c : weft::test::listCorpusCases(*where.dir)) {
@@ -59,10 +62,14 @@ TEST(Conformance, EveryAcceleratorCaseIsClaimedAndPasses) {
     EXPECT_TRUE(report.ok()) << report.summary();
     if (report.ok()) ++passed;
   }
-  std::printf("[conformance] %d accelerator cases, %d claimed, %d passed\n", cases, claimed, passed);
+  std::printf("[conformance] %s: %d accelerator cases, %d claimed, %d passed\n", GetParam().c_str(), cases, claimed,
+              passed);
   for (const auto& [name, why] : unclaimed) std::printf("[conformance] not claimed: %s: %s\n", name.c_str(), why.c_str());
   EXPECT_GT(claimed, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Approx, Conformance, ::testing::Values("weft8", "weft8os"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace weft::accel::test
