@@ -4,7 +4,7 @@
 // block on array row j. A block takes Rows slots, one a cycle: slot j reads pixel j's input row
 // (empty past the GEMM's last pixel) and weight row j (zero at or past k_rows), so every block
 // streams the GEMM's weights again and there is no preload. Blocks follow each other back to
-// back across GEMMs. Rows cycles after a block's last slot, its sums leave the array one pixel
+// back across GEMMs. Rows+1 cycles after a block's last slot, its sums leave the array one pixel
 // a cycle, last pixel first; the drain sequencer hands the accumulator a write-back descriptor
 // for each in step (weft_array_os has the timing). The GEMM completes when the write-back of
 // its first pixel (drained last) reaches the last column (done_i).
