@@ -26,7 +26,7 @@ struct CostModel {
         latency(static_cast<double>(c.get(hw::Param::kDramLatencyCycles))),
         burst(static_cast<double>(c.get(hw::Param::kDramBurstBytes))),
         maxOutstanding(static_cast<double>(c.get(hw::Param::kMaxOutstanding))),
-        outputStationary(c.get(hw::Param::kDataflow) == static_cast<int64_t>(hw::Dataflow::kOS)) {}
+        outputStationary(c.dataflow() == hw::Dataflow::kOS) {}
 
   unsigned rows, cols, busBytes;
   double bytesPerCycle, latency, burst, maxOutstanding;

@@ -22,7 +22,7 @@ struct GemmSchedule {
 };
 
 inline bool outputStationary(const hw::HwConfig& c) {
-  return c.get(hw::Param::kDataflow) == static_cast<int64_t>(hw::Dataflow::kOS);
+  return c.dataflow() == hw::Dataflow::kOS;
 }
 
 inline GemmSchedule gemmSchedule(bool os, uint64_t first, uint64_t rows, unsigned arrayRows,
