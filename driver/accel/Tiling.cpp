@@ -56,7 +56,7 @@ std::vector<MBox> makeBoxes(const ImageShape& out, uint32_t maxRows, uint32_t al
 
 // The block of pixels a GEMM's cost is quantized to: Rows on the output-stationary array.
 uint32_t boxAlign(const hw::HwConfig& config) {
-  return CostModel(config).outputStationary ? config.rows() : 1;
+  return config.dataflow() == hw::Dataflow::kOS ? config.rows() : 1;
 }
 
 // Groups full chunks of one run (consecutive offsets Rows apart) into single loads of at most

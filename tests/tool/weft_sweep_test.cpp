@@ -42,6 +42,15 @@ std::vector<std::vector<std::string>> readCsv(const std::string& path) {
   return rows;
 }
 
+// One JSON object a line (results.jsonl).
+std::vector<nlohmann::json> readJsonLines(const std::string& path) {
+  std::vector<nlohmann::json> objects;
+  std::istringstream in(readFile(path));
+  std::string line;
+  while (std::getline(in, line)) objects.push_back(nlohmann::json::parse(line));
+  return objects;
+}
+
 // A spec in a fresh directory, beside a tiny SCALE-Sim table it names by a relative path.
 std::string writeSpec(const std::string& name, const std::string& spec) {
   const std::string dir = tempPath(name);
@@ -102,11 +111,9 @@ TEST(WeftSweep, SmallGridGivesARowPerPointWorkloadAndLayerPlusTotals) {
   EXPECT_EQ(std::to_string(alone["layers"][1]["cycles"].get<uint64_t>()), rows[8][8]);
 
   // results.jsonl holds the same rows.
-  std::istringstream lines(readFile(out + "/results.jsonl"));
-  std::string line;
+  const auto objects = readJsonLines(out + "/results.jsonl");
   size_t n = 0;
-  while (std::getline(lines, line)) {
-    const auto j = nlohmann::json::parse(line);
+  for (const auto& j : objects) {
     ++n;
     EXPECT_EQ(j["point"], rows[n][0]);
     EXPECT_EQ(std::to_string(j["Rows"].get<int>()), rows[n][1]);
@@ -155,15 +162,13 @@ TEST(WeftSweep, EnumeratedParameterIsSweptAndReportedByName) {
       EXPECT_EQ(row[7], "ok") << row[0];
     }
   }
-  std::istringstream lines(readFile(out + "/results.jsonl"));
-  std::string line;
+  const auto objects = readJsonLines(out + "/results.jsonl");
   size_t n = 0;
-  while (std::getline(lines, line)) {
-    const auto j = nlohmann::json::parse(line);
+  for (const auto& j : objects) {
     ++n;
-    EXPECT_TRUE(j["Dataflow"].is_string()) << line;
+    EXPECT_TRUE(j["Dataflow"].is_string()) << j.dump();
     EXPECT_EQ(j["Dataflow"], rows[n][2]);
-    EXPECT_TRUE(j["Rows"].is_number_integer()) << line;
+    EXPECT_TRUE(j["Rows"].is_number_integer()) << j.dump();
   }
   EXPECT_EQ(n, rows.size() - 1);
 
