@@ -228,7 +228,8 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
       lo.layer = std::move(image).value();
     }
   }
-  for (const auto& op : ops) {
+  plan.layers.reserve(ops.size());
+  for (auto& op : ops) {
     if (!op) continue;
     std::vector<TensorUse> uses = inputsOf(*op);
     for (const TensorUse& u : outputsOf(*op)) uses.push_back(u);
@@ -247,7 +248,7 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
         }
       }
     }
-    plan.layers.push_back(*op);
+    plan.layers.push_back(std::move(*op));  // a layer's weights are copied nowhere else
   }
   concatenateInPlace(model, plan);
   return plan;

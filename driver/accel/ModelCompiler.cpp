@@ -325,6 +325,10 @@ std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::Hw
   return image;
 }
 
+uint64_t tensorImageBytes(const TensorLayout& layout, const hw::HwConfig& config) {
+  return layout.bytes() + config.cols();
+}
+
 double tilingSlack(nn::ExecutionPreference preference) {
   switch (preference) {
     case nn::ExecutionPreference::LOW_POWER: return 0.15;
@@ -357,13 +361,16 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   CompiledModel out;
   // Every tensor gets its device buffer, filled for good (the halo with the zero point, the
   // interior with its fill: PAD's border), with Cols bytes of slack: the vector unit's last row
-  // of a tensor may read past it.
+  // of a tensor may read past it. The timing backend reads no data: the buffers are placed
+  // alike (the same addresses, so the same timing) but neither filled nor written.
   for (const auto& [index, layout] : plan.tensors) {
     if (layout.aliasOf) continue;  // placed below, in its parent's buffer
-    auto region = allocateAndWrite(queue, initialTensorImage(layout, config), fmt::format("tensor {}", index));
+    const std::string what = fmt::format("tensor {}", index);
+    auto region = computesData ? allocateAndWrite(queue, initialTensorImage(layout, config), what)
+                               : queue.allocator()->allocate(tensorImageBytes(layout, config), 64, what);
     if (!region.ok()) return region.error();
     const nn::Operand& o = operands[index];
-    if (isConstant(o)) {  // a constant activation: its value is written now, once
+    if (isConstant(o) && computesData) {  // a constant activation: its value is written now, once
       const uint8_t* bytes = constantBytes(model, o);
       if (bytes == nullptr || o.location.length < logicalBytes(layout)) {
         return NN_ERROR(BAD_DATA) << "constant operand " << index << " is shorter than its shape";

@@ -78,6 +78,8 @@ double tilingSlack(nn::ExecutionPreference preference);
 // at its fill (the zero point, PAD's value inside), with Cols bytes of slack the vector unit's last
 // row may read.
 std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::HwConfig& config);
+// Its size, without building it.
+uint64_t tensorImageBytes(const TensorLayout& layout, const hw::HwConfig& config);
 
 // The support of each operation of `model` (getSupportedOperations) on `config`: the lowering,
 // the vector layers' tiling and the memory plan must all accept it. Reasons for unsupported

@@ -1,10 +1,30 @@
 #include "ModelCopier.h"
 
 #include <cstring>
+#include <memory>
 
 namespace weft::runtime {
 
 using LifeTime = nn::Operand::LifeTime;
+
+namespace {
+
+// A large constant's own copy: allocated as it is filled (no zeroing first: a GNMT layer's
+// weights are 60 MB).
+class ValueMemory final : public nn::Memory {
+ public:
+  ValueMemory(const uint8_t* bytes, size_t size) : bytes_(new uint8_t[size == 0 ? 1 : size]), size_(size) {
+    if (size > 0) std::memcpy(bytes_.get(), bytes, size);
+  }
+  uint8_t* data() override { return bytes_.get(); }
+  size_t size() const override { return size_; }
+
+ private:
+  std::unique_ptr<uint8_t[]> bytes_;
+  size_t size_;
+};
+
+}  // namespace
 
 uint32_t ModelCopier::appendValue(const uint8_t* bytes, size_t length) {
   // Each value starts on an 8-byte boundary so that kernels may read any element type in place.
@@ -31,9 +51,15 @@ nn::Operand ModelCopier::copyOperand(const nn::Operand& operand, const ValueSour
       copy.location.length = operand.location.length;
       break;
     case LifeTime::POINTER:
-      copy.lifetime = LifeTime::CONSTANT_COPY;
+      // A large value (NNAPI copies only small ones at setOperandValue) is copied once, into a
+      // pool of its own, as Android's ModelBuilder::finish copies large values into shared
+      // memory: models cut from this one (per-device steps) then reference it instead of
+      // copying it again, and no growing operandValues copies it on every reallocation.
+      copy.lifetime = LifeTime::CONSTANT_REFERENCE;
       copy.location = {};
-      copy.location.offset = appendValue(static_cast<const uint8_t*>(operand.location.pointer), operand.location.length);
+      copy.location.poolIndex = static_cast<uint32_t>(target_.pools.size());
+      target_.pools.push_back(std::make_shared<ValueMemory>(static_cast<const uint8_t*>(operand.location.pointer),
+                                                            operand.location.length));
       copy.location.length = operand.location.length;
       break;
     case LifeTime::CONSTANT_REFERENCE:

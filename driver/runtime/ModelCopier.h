@@ -23,8 +23,9 @@ class ModelCopier {
  public:
   explicit ModelCopier(nn::Model& target) : target_(target) {}
 
-  // Copies `operand`: CONSTANT_COPY and POINTER values become CONSTANT_COPY bytes of the target,
-  // CONSTANT_REFERENCE keeps referencing the same memory through the target's pools, SUBGRAPH
+  // Copies `operand`: CONSTANT_COPY values become CONSTANT_COPY bytes of the target, a POINTER
+  // value a CONSTANT_REFERENCE to a pool of its own, CONSTANT_REFERENCE keeps referencing the
+  // same memory through the target's pools, SUBGRAPH
   // references are mapped by `subgraphIndex` (source reference -> target referenced index).
   nn::Operand copyOperand(const nn::Operand& operand, const ValueSource& values,
                           const std::function<uint32_t(uint32_t)>& subgraphIndex);

@@ -124,6 +124,53 @@ TEST_F(Partition, ConsecutiveOperationsOfOneDeviceFormOneStep) {
   EXPECT_EQ(result, (std::vector<float>{4, 7, 19, 24}));
 }
 
+TEST_F(Partition, StepsShareOneCopyOfALargeConstant) {
+  install({{OperationType::ADD}});
+  // t1 = a + w; t2 = t1 * a (CPU); out = t2 + w, with w a constant of 64 floats (256 bytes: set
+  // by reference, copied at finish).
+  constexpr uint32_t n = 64;
+  std::vector<float> w(n);
+  for (uint32_t i = 0; i < n; ++i) w[i] = static_cast<float>(i);
+  Model model;
+  const uint32_t a = model.addTensor({n});
+  const uint32_t wi = model.addTensor({n});
+  ASSERT_EQ(ANeuralNetworksModel_setOperandValue(model.get(), wi, w.data(), n * sizeof(float)), kOk);
+  const uint32_t act = model.addInt32Constant(0);
+  const uint32_t t1 = model.addTensor({n}), t2 = model.addTensor({n}), out = model.addTensor({n});
+  ASSERT_EQ(model.addOperation(ANEURALNETWORKS_ADD, {a, wi, act}, {t1}), kOk);
+  ASSERT_EQ(model.addOperation(ANEURALNETWORKS_MUL, {t1, a, act}, {t2}), kOk);
+  ASSERT_EQ(model.addOperation(ANEURALNETWORKS_ADD, {t2, wi, act}, {out}), kOk);
+  ASSERT_EQ(model.identify({a}, {out}), kOk);
+  ASSERT_EQ(model.finish(), kOk);
+  std::fill(w.begin(), w.end(), -1.0f);  // the model has its own copy
+  Compilation compilation(model);
+  ASSERT_EQ(compilation.finish(), kOk);
+
+  // Both accelerator steps see the constant in the same memory: the one copy finish() made.
+  const std::vector<nn::Model> compiled = fake_->compiledModels();
+  ASSERT_EQ(compiled.size(), 2u);
+  std::vector<const uint8_t*> seen;
+  for (const nn::Model& step : compiled) {
+    for (const nn::Operand& o : step.main.operands) {
+      if (o.location.length != n * sizeof(float)) continue;
+      ASSERT_EQ(o.lifetime, nn::Operand::LifeTime::CONSTANT_REFERENCE);
+      ASSERT_LT(o.location.poolIndex, step.pools.size());
+      const uint8_t* bytes = step.pools[o.location.poolIndex]->data() + o.location.offset;
+      EXPECT_EQ(reinterpret_cast<const float*>(bytes)[5], 5.0f);
+      seen.push_back(bytes);
+    }
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], seen[1]);
+
+  Execution execution(compilation);
+  std::vector<float> va(n, 2.0f), result(n);
+  ASSERT_EQ(execution.setInput(0, va), kOk);
+  ASSERT_EQ(execution.setOutput(0, result), kOk);
+  ASSERT_EQ(execution.compute(), kOk);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(result[i], (2.0f + i) * 2.0f + i);
+}
+
 TEST_F(Partition, StepsReportTheClientsOperationIndexes) {
   install({{OperationType::ADD}});
   // MUL is added first but runs second.
