@@ -207,8 +207,9 @@ bool Engine::ringBad() const {
 // decoder takes in cycle p is free from p + 1), at least half the buffer unless all that is left
 // fits.
 uint32_t Engine::requestSize(uint64_t t) const {
+  // Takes are recorded in cycle order: those at or after t are the newest.
   size_t occupied = fetched_.size();
-  for (size_t i = 0; i < decodePops_.size(); ++i) occupied += decodePops_.at(i) >= t ? 1 : 0;
+  for (size_t i = decodePops_.size(); i > 0 && decodePops_.at(i - 1) >= t; --i) ++occupied;
   const uint32_t slots = timing_.fetchSlots;
   const uint32_t free = slots - static_cast<uint32_t>(std::min<size_t>(occupied, slots));
   const ControlState& c = control_;
@@ -225,9 +226,12 @@ uint64_t Engine::fetchCandidate() const {
   if (ringBad()) return c.haltedFrom == kNever ? base : kNever;
   uint64_t t = readAcceptableFrom(base);
   while (requestSize(t) == 0) {
-    uint64_t pop = kNever;  // the next take by the decoder frees a slot after it
+    uint64_t pop = kNever;  // the next take by the decoder frees a slot after it (takes in cycle order)
     for (size_t i = 0; i < decodePops_.size(); ++i) {
-      if (decodePops_.at(i) >= t) pop = std::min(pop, decodePops_.at(i));
+      if (decodePops_.at(i) >= t) {
+        pop = decodePops_.at(i);
+        break;
+      }
     }
     if (pop == kNever) return kNever;
     t = readAcceptableFrom(pop + 1);
