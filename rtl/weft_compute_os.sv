@@ -234,7 +234,10 @@ module weft_compute_os
   assign slot_valid_o = slot_q;
   assign slot_row_o   = slot_row_q;
   assign pipe_en_o    = (pipe_q != '0);
-  assign array_row_o  = pix;
+  // Every slot, empty or not: the array streams (and its PEs clock) for the whole block, so
+  // ARRAY_ROWS measures the array's occupied cycles and a partial last block shows as mapping
+  // loss (as SCALE-Sim's mapping efficiency for a partial fold), not as a stall.
+  assign array_row_o  = issue;
 
   // ---------------------------------------------------------------- weight rows
   // Slot j reads weight row w_addr + j (edge s+j+1); the row enters the array at edge s+j+2.

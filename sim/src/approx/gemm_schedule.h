@@ -17,7 +17,7 @@ namespace weft::sim::approx {
 
 struct GemmSchedule {
   uint64_t lastIssue;  // cycle of the GEMM's last slot (it leaves the stream queue)
-  uint64_t rowsEnd;    // its input rows enter the array in [first, rowsEnd)
+  uint64_t rowsEnd;    // its input rows (OS: its blocks' slots) enter the array in [first, rowsEnd)
   uint64_t done;       // cycle its last write-back reaches the last column
 };
 
@@ -33,7 +33,7 @@ inline GemmSchedule gemmSchedule(bool os, uint64_t first, uint64_t rows, unsigne
   }
   const uint64_t blocks = (rows + arrayRows - 1) / arrayRows;
   const uint64_t last = first + blocks * arrayRows - 1;
-  return {last, first + rows, last + 2 * uint64_t{arrayRows} + arrayCols + 2};
+  return {last, last + 1, last + 2 * uint64_t{arrayRows} + arrayCols + 2};
 }
 
 // The cycles the compute unit reads weight-scratchpad rows (WSPAD_RD_ROWS), as intervals
