@@ -1,0 +1,84 @@
+// The fp16 datapath's arithmetic (fp16 products, fp32 accumulation, fp16 results), bit for bit
+// as the RTL computes it (rtl/weft_fp_pkg.sv): IEEE 754 binary16 and binary32, round to nearest
+// even, subnormals kept, and every NaN result the canonical quiet NaN.
+//
+// Values travel as their bit patterns (uint16_t, uint32_t): the models move bytes, and a NaN's
+// payload must not depend on what the host's floating point unit does with it. The binary32
+// sum and product are the host's own (IEEE arithmetic, which C++ on x86-64 and AArch64 gives
+// without -ffast-math); the conversions are spelt out, as the RTL does them.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace weft::hw::fp {
+
+inline constexpr uint32_t kFp32QuietNaN = 0x7fc00000u;
+inline constexpr uint16_t kFp16QuietNaN = 0x7e00u;
+
+inline float toFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+inline uint32_t bitsOf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+inline bool isNaN32(uint32_t bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
+
+// binary16 -> binary32, exact.
+inline uint32_t fp16ToFp32(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 31) return m != 0 ? kFp32QuietNaN : sign | 0x7f800000u;
+  if (e != 0) return sign | ((e + 112) << 23) | (m << 13);
+  if (m == 0) return sign;
+  // A subnormal, m * 2^-24: its leading one at bit 9 - lz becomes the hidden bit.
+  uint32_t lz = 0;
+  while ((m << lz & 0x200u) == 0) ++lz;
+  return sign | ((112 - lz) << 23) | (((m << (lz + 1)) & 0x3ffu) << 13);
+}
+
+// The binary32 product of two binary16 values: exact (at most 22 significand bits, always in
+// binary32's normal range).
+inline uint32_t fp16Mul(uint16_t a, uint16_t b) {
+  const uint32_t p = bitsOf(toFloat(fp16ToFp32(a)) * toFloat(fp16ToFp32(b)));
+  return isNaN32(p) ? kFp32QuietNaN : p;
+}
+
+// binary32 + binary32, rounded to nearest even.
+inline uint32_t fp32Add(uint32_t a, uint32_t b) {
+  const uint32_t s = bitsOf(toFloat(a) + toFloat(b));
+  return isNaN32(s) ? kFp32QuietNaN : s;
+}
+
+// binary32 -> binary16, rounded to nearest even (past 65504 to infinity, below the least
+// subnormal's half to zero).
+inline uint16_t fp32ToFp16(uint32_t f) {
+  const auto sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
+  const uint32_t e = (f >> 23) & 0xffu, m = f & 0x7fffffu;
+  if (e == 0xff) return m != 0 ? kFp16QuietNaN : static_cast<uint16_t>(sign | 0x7c00u);
+  if (e >= 143) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e >= 113) {
+    // Ten fraction bits kept, thirteen rounded away; a carry runs into the exponent (up to
+    // infinity, exactly its encoding).
+    const uint32_t kept = ((e - 112) << 10) | (m >> 13);
+    const uint32_t rest = m & 0x1fffu;
+    const bool up = rest > 0x1000u || (rest == 0x1000u && (kept & 1u) != 0);
+    return static_cast<uint16_t>(sign | (kept + (up ? 1 : 0)));
+  }
+  // Subnormal: {1, m} * 2^(e - 150) in units of 2^-24 is {1, m} >> (126 - e).
+  const uint32_t shift = 126 - e;
+  if (e == 0 || shift > 25) return sign;  // under a quarter of the least subnormal
+  const uint32_t sig = 0x800000u | m;
+  const uint32_t q = sig >> shift;
+  const uint32_t rest = sig & ((1u << shift) - 1), half = 1u << (shift - 1);
+  const bool up = rest > half || (rest == half && (q & 1u) != 0);
+  return static_cast<uint16_t>(sign | (q + (up ? 1 : 0)));  // a carry into bit 10 is the least normal
+}
+
+}  // namespace weft::hw::fp

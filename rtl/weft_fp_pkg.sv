@@ -1,0 +1,177 @@
+// IEEE 754 binary16 and binary32 arithmetic for the fp16 datapath (fp16 products, fp32
+// accumulation, fp16 results), bit-exact with hw/include/weft/hw/fp16.h. Round to nearest, ties
+// to even; subnormals kept (no flush to zero); a NaN result is the canonical quiet NaN, whatever
+// NaN came in (IEEE leaves its payload open; one answer keeps the RTL and the models identical).
+package weft_fp_pkg;
+
+  localparam logic [31:0] Fp32QNaN = 32'h7fc0_0000;
+  localparam logic [15:0] Fp16QNaN = 16'h7e00;
+
+  // Leading zeros of a 27-bit value (27 for zero).
+  function automatic logic [4:0] lzc27(logic [26:0] v);
+    lzc27 = 5'd27;
+    for (int i = 0; i < 27; i++) begin
+      if (v[i]) lzc27 = 5'(26 - i);
+    end
+  endfunction
+
+  // binary16 -> binary32, exact.
+  function automatic logic [31:0] fp16_to_fp32(logic [15:0] h);
+    logic [4:0]  e;
+    logic [9:0]  m;
+    logic [4:0]  lz;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [20:0] shifted;  // high bits unused: the leading one and above
+    /* verilator lint_on UNUSEDSIGNAL */
+    e = h[14:10];
+    m = h[9:0];
+    lz = lzc27({m, 17'd0});  // leading zeros within the 10 mantissa bits
+    shifted = {11'd0, m} << (lz + 5'd1);  // a subnormal's leading one moves out at bit 10
+    if (e == 5'd31) begin
+      fp16_to_fp32 = (m == '0) ? {h[15], 8'hff, 23'd0} : Fp32QNaN;
+    end else if (e == '0) begin
+      // m * 2^-24 with its leading one at bit 9 - lz: exponent 2^(-15 - lz), biased 112 - lz.
+      fp16_to_fp32 = (m == '0) ? {h[15], 31'd0} : {h[15], 8'd112 - 8'(lz), shifted[9:0], 13'd0};
+    end else begin
+      fp16_to_fp32 = {h[15], 8'(e) + 8'd112, m, 13'd0};
+    end
+  endfunction
+
+  // The product of two binary16 values as binary32: exact (11-bit significands make at most 22
+  // bits, and every product lies within binary32's normal range), so nothing is rounded.
+  function automatic logic [31:0] fp16_mul(logic [15:0] a, logic [15:0] b);
+    logic        sign, a_nan, b_nan, a_inf, b_inf, a_zero, b_zero;
+    logic [10:0] sig_a, sig_b;
+    logic [5:0]  x_a, x_b;
+    logic [21:0] p;
+    logic [4:0]  lz;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [44:0] norm;  // high bits unused: the leading one and above
+    /* verilator lint_on UNUSEDSIGNAL */
+    sign   = a[15] ^ b[15];
+    a_nan  = a[14:10] == 5'd31 && a[9:0] != '0;
+    b_nan  = b[14:10] == 5'd31 && b[9:0] != '0;
+    a_inf  = a[14:10] == 5'd31 && a[9:0] == '0;
+    b_inf  = b[14:10] == 5'd31 && b[9:0] == '0;
+    a_zero = a[14:0] == '0;
+    b_zero = b[14:0] == '0;
+    sig_a  = {a[14:10] != '0, a[9:0]};
+    sig_b  = {b[14:10] != '0, b[9:0]};
+    x_a    = (a[14:10] == '0) ? 6'd1 : {1'b0, a[14:10]};
+    x_b    = (b[14:10] == '0) ? 6'd1 : {1'b0, b[14:10]};
+    p      = sig_a * sig_b;  // value p * 2^(x_a + x_b - 50)
+    lz     = lzc27({p, 5'd0});  // the leading one is at bit 21 - lz
+    norm   = {23'd0, p} << (lz + 5'd2);  // leading one at bit 23, the fraction below it
+    if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
+      fp16_mul = Fp32QNaN;
+    end else if (a_inf || b_inf) begin
+      fp16_mul = {sign, 8'hff, 23'd0};
+    end else if (a_zero || b_zero) begin
+      fp16_mul = {sign, 31'd0};
+    end else begin
+      // 1.f * 2^(21 - lz + x_a + x_b - 50), biased by 127: 98 + x_a + x_b - lz (79 to 158).
+      fp16_mul = {sign, 8'd98 + 8'(x_a) + 8'(x_b) - 8'(lz), norm[22:0]};
+    end
+  endfunction
+
+  // binary32 + binary32, rounded to nearest even. The smaller magnitude (lo) is aligned to the larger (hi)
+  // with three extra bits (guard, round, sticky): enough for a correctly rounded sum or
+  // difference (at most one bit of left normalisation follows a shift that lost bits).
+  function automatic logic [31:0] fp32_add(logic [31:0] a, logic [31:0] b);
+    logic        a_nan, b_nan, a_inf, b_inf, sign, up;
+    logic [31:0] hi, lo;
+    logic [8:0]  x_hi, x_lo, exp, d;
+    logic [26:0] f_hi, f_lo0, f_lo, lost;
+    logic [27:0] r;
+    logic [4:0]  lz;
+    logic [8:0]  sh;
+    logic [24:0] mant;
+    a_nan = a[30:23] == 8'hff && a[22:0] != '0;
+    b_nan = b[30:23] == 8'hff && b[22:0] != '0;
+    a_inf = a[30:23] == 8'hff && a[22:0] == '0;
+    b_inf = b[30:23] == 8'hff && b[22:0] == '0;
+    if (a[30:0] >= b[30:0]) begin
+      hi = a;
+      lo = b;
+    end else begin
+      hi = b;
+      lo = a;
+    end
+    x_hi    = (hi[30:23] == '0) ? 9'd1 : {1'b0, hi[30:23]};
+    x_lo  = (lo[30:23] == '0) ? 9'd1 : {1'b0, lo[30:23]};
+    f_hi    = {hi[30:23] != '0, hi[22:0], 3'b000};
+    f_lo0 = {lo[30:23] != '0, lo[22:0], 3'b000};
+    d        = x_hi - x_lo;
+    if (d >= 9'd27) begin
+      f_lo = {26'd0, f_lo0 != '0};
+    end else begin
+      lost    = f_lo0 & ((27'd1 << d) - 27'd1);
+      f_lo = (f_lo0 >> d) | {26'd0, lost != '0};
+    end
+    sign = hi[31];
+    r    = (hi[31] == lo[31]) ? {1'b0, f_hi} + {1'b0, f_lo} : {1'b0, f_hi} - {1'b0, f_lo};
+    exp  = x_hi;
+    lz   = lzc27(r[26:0]);
+    sh   = (9'(lz) < exp - 9'd1) ? 9'(lz) : exp - 9'd1;
+    if (r[27]) begin  // a carry: one bit right, the lost bit kept in the sticky bit
+      r   = {1'b0, r[27:2], r[1] | r[0]};
+      exp = exp + 9'd1;
+    end else begin  // cancellation: left until normal, or subnormal at the least exponent
+      r   = r << sh;
+      exp = exp - sh;
+    end
+    up   = r[2] & (r[1] | r[0] | r[3]);
+    mant = {1'b0, r[26:3]} + {24'd0, up};
+    if (mant[24]) begin
+      mant = mant >> 1;
+      exp  = exp + 9'd1;
+    end
+    if (a_nan || b_nan || (a_inf && b_inf && a[31] != b[31])) begin
+      fp32_add = Fp32QNaN;
+    end else if (a_inf || b_inf) begin
+      fp32_add = a_inf ? a : b;
+    end else if (r == '0) begin
+      fp32_add = {a[31] & b[31], 31'd0};  // an exact zero is +0 unless both were -0
+    end else if (exp >= 9'd255) begin
+      fp32_add = {sign, 8'hff, 23'd0};
+    end else begin
+      fp32_add = {sign, mant[23] ? exp[7:0] : 8'd0, mant[22:0]};
+    end
+  endfunction
+
+  // binary32 -> binary16, rounded to nearest even: past the largest finite value to infinity,
+  // below the smallest subnormal to zero.
+  function automatic logic [15:0] fp32_to_fp16(logic [31:0] f);
+    logic [7:0]  e;
+    logic [22:0] m;
+    logic        up;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [15:0] normal;  // high bits unused: the sign position
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [8:0]  shift;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [49:0] wide;  // high bits unused: always zero: the integer part is under 2^11
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [10:0] q;
+    e = f[30:23];
+    m = f[22:0];
+    // Normal: exponent e - 112, ten fraction bits, the other 13 round.
+    up     = m[12] & (m[11:0] != '0 || m[13]);
+    normal = {1'b0, 5'(e - 8'd112), m[22:13]} + {15'd0, up};  // a carry reaches infinity exactly
+    // Subnormal: {1, m} * 2^(e - 150) in units of 2^-24 is {1, m} >> (126 - e).
+    shift  = 9'd126 - {1'b0, e};
+    wide   = {1'b1, m, 26'd0} >> ((shift > 9'd26) ? 9'd26 : shift);  // integer part at [49:26]
+    q      = (shift > 9'd26) ? 11'd0 : wide[36:26];
+    up     = (shift > 9'd26) ? 1'b0 : wide[25] & (wide[24:0] != '0 || wide[26]);
+    if (e == 8'hff) begin
+      fp32_to_fp16 = (m != '0) ? Fp16QNaN : {f[31], 5'h1f, 10'd0};
+    end else if (e >= 8'd143) begin  // 2^16 and above
+      fp32_to_fp16 = {f[31], 5'h1f, 10'd0};
+    end else if (e >= 8'd113) begin
+      fp32_to_fp16 = {f[31], normal[14:0]};
+    end else begin
+      fp32_to_fp16 = {f[31], 15'(q) + {14'd0, up}};  // a carry into bit 10 is the least normal
+    end
+  endfunction
+
+endpackage

@@ -1,0 +1,16 @@
+// The functions of weft_fp_pkg as one combinational module, for rtl_fp_test.
+module weft_fp_probe
+  import weft_fp_pkg::*;
+(
+  input  logic [31:0] a_i,
+  input  logic [31:0] b_i,
+  output logic [31:0] add_o,     // fp32_add(a, b)
+  output logic [31:0] mul_o,     // fp16_mul(a[15:0], b[15:0])
+  output logic [31:0] widen_o,   // fp16_to_fp32(a[15:0])
+  output logic [15:0] narrow_o   // fp32_to_fp16(a)
+);
+  assign add_o    = fp32_add(a_i, b_i);
+  assign mul_o    = fp16_mul(a_i[15:0], b_i[15:0]);
+  assign widen_o  = fp16_to_fp32(a_i[15:0]);
+  assign narrow_o = fp32_to_fp16(a_i);
+endmodule
