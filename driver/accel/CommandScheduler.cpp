@@ -301,6 +301,7 @@ void ProgramBuilder::expect(size_t commands) {
 }
 
 void ProgramBuilder::add(PlannedCommand&& command) {
+  if (!command.isBarrier() && segment_.size() >= kMaxSegmentCommands) add(PlannedCommand{hw::BarrierCmd{}, {}});
   ++count_;
   busy_ += command.busyCycles;
   serial_ += command.doneCycles + cost_->latency + cost_->fetchCycles();
@@ -355,12 +356,16 @@ ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBu
 ScheduleEstimator::~ScheduleEstimator() = default;
 
 void ScheduleEstimator::add(PlannedCommand&& command) {
+  // The barrier ProgramBuilder puts before a command that would overfill the segment.
+  if (!command.isBarrier() && segmentCommands_ >= kMaxSegmentCommands) add(PlannedCommand{hw::BarrierCmd{}, {}});
   channel_ += command.channelCycles;
   if (command.isBarrier()) {
     t_ = cycles() + cost_->latency;  // draining and the snapshot write
     segment_ = std::make_unique<Segment>(*cost_, t_);
+    segmentCommands_ = 0;
     return;
   }
+  ++segmentCommands_;
   const int unit = unitIndex(command.unit());
   const bool gemm = std::holds_alternative<hw::GemmCmd>(command.cmd);
   const double busy = command.busyCycles;

@@ -54,6 +54,13 @@ struct ScheduledProgram {
   double estimatedCycles = 0;
 };
 
+// The most commands a segment holds: both sinks below end a segment with a barrier (no snapshot)
+// when one more would exceed it. Scheduling keeps a segment's commands and their dependencies in
+// memory, about 300 bytes each, and a high-resolution layer is tens of millions of commands: the
+// bound keeps compiling it within a few hundred MB. Draining the units every half million
+// commands (tens of millions of cycles) costs them a few thousand cycles.
+inline constexpr size_t kMaxSegmentCommands = size_t{1} << 19;
+
 class ProgramBuilder final : public CommandSink {
  public:
   explicit ProgramBuilder(const hw::HwConfig& config);
@@ -122,6 +129,7 @@ class ScheduleEstimator final : public CommandSink {
 
   std::unique_ptr<CostModel> cost_;
   std::unique_ptr<Segment> segment_;  // since the last barrier
+  size_t segmentCommands_ = 0;
   double t_ = 0;                      // when that segment started
   double channel_ = 0;
   uint64_t budget_ = 0, gemms_ = 0;

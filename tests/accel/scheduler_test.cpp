@@ -173,6 +173,38 @@ TEST(ScheduleEstimator, APrefixEstimatesRealLayersWithinAFewPerCent) {
   }
 }
 
+// A high-resolution layer is tens of millions of commands: both sinks end a segment with a
+// barrier before it would exceed kMaxSegmentCommands, so scheduling it holds a bounded number of
+// commands, and the estimate still equals the scheduled program's.
+TEST(ProgramBuilder, ALongSegmentIsCutByBarriers) {
+  const auto config = hw::HwConfig::load("weft8");
+  const size_t n = 2 * kMaxSegmentCommands + 3;
+  ProgramBuilder builder(config);
+  ScheduleEstimator estimator(config);
+  for (size_t i = 0; i < n; ++i) {
+    for (CommandSink* sink : {static_cast<CommandSink*>(&builder), static_cast<CommandSink*>(&estimator)}) {
+      hw::GemmCmd g;
+      g.kRows = 8;
+      g.mRows = 4;
+      g.accAddr = static_cast<uint32_t>(i % 64);
+      PlannedCommand pc{g, {{bufferId(BufferKind::kAccumulator, static_cast<uint32_t>(i % 2)), true}}};
+      pc.busyCycles = 4;
+      pc.doneCycles = 20;
+      sink->add(std::move(pc));
+    }
+  }
+  auto program = builder.finish();
+  ASSERT_TRUE(program.ok());
+  ASSERT_EQ(program.value().commands, n + 2);
+  ASSERT_EQ(program.value().program.size(), (n + 2) * hw::kCommandBytes);
+  for (size_t k = 1; k <= 2; ++k) {  // after every kMaxSegmentCommands GEMMs
+    const size_t at = k * kMaxSegmentCommands + (k - 1);
+    const auto word = hw::CommandWord::fromBytes(&program.value().program[at * hw::kCommandBytes]);
+    EXPECT_EQ(static_cast<hw::Opcode>(word.get(hw::field::kOpcode)), hw::Opcode::kBarrier) << "command " << at;
+  }
+  EXPECT_DOUBLE_EQ(estimator.cycles(), program.value().estimatedCycles);
+}
+
 TEST(Tiling, CandidatesAreDistinct) {
   const auto config = hw::HwConfig::load("weft16");
   // A 7x7 kernel over 3 channels: no two chunks can share a load, so every requested
