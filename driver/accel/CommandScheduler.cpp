@@ -298,6 +298,9 @@ void ProgramBuilder::expect(size_t commands) {
   // A layer's epochs are separate segments, so a huge layer's hint overstates one of them.
   constexpr size_t kMostReserved = size_t{1} << 18;  // 44 MB of commands
   segment_.reserve(segment_.size() + std::min(commands, kMostReserved));
+  // The program's bytes for the whole layer: growing them by doubling held the old and the new
+  // copy at once (a GNMT layer's 130 MB twice). Reserved pages are not touched until written.
+  program_.reserve(program_.size() + commands * hw::kCommandBytes);
 }
 
 void ProgramBuilder::add(PlannedCommand&& command) {
