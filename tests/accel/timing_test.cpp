@@ -4,6 +4,7 @@
 // per-operation profile adds up.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -109,6 +110,27 @@ TEST(Timing, OnHardwareIsTheBusyCyclesTimesTheClockPeriod) {
     EXPECT_EQ(e.timing.timeOnDeviceNs, static_cast<uint64_t>(std::llround(cycles * 1000.0 / mhz)));
     EXPECT_LE(e.timing.timeOnDeviceNs, e.timing.timeInDriverNs);
   }
+}
+
+// The timing backend has no data path: the same cycles as approx, and no tensor moves between
+// host and device, so the output buffers keep what they held (makeRequest fills them with 0xEE).
+TEST(Timing, TheTimingBackendMovesNoTensorData) {
+  std::mt19937 rng(3);
+  const OpModel m = twoLayerModel(rng);
+  auto runOn = [&](sim::BackendKind kind) {
+    auto device = deviceOn(sim::createBackend(kind, hw::HwConfig::load("weft8")));
+    auto prepared = prepare(*device, m.model);
+    EXPECT_TRUE(prepared.ok());
+    auto run = runOnPrepared(*prepared.value(), m);
+    EXPECT_TRUE(run.ok()) << run.error().message;
+    return std::move(run).value();
+  };
+  const RunResult approx = runOn(sim::BackendKind::kApprox);
+  const RunResult timing = runOn(sim::BackendKind::kTiming);
+  EXPECT_EQ(timing.execution->profile.deviceCycles, approx.execution->profile.deviceCycles);
+  ASSERT_EQ(timing.outputs.size(), 1u);
+  EXPECT_TRUE(std::all_of(timing.outputs[0].begin(), timing.outputs[0].end(), [](uint8_t b) { return b == 0xEE; }));
+  EXPECT_FALSE(std::all_of(approx.outputs[0].begin(), approx.outputs[0].end(), [](uint8_t b) { return b == 0xEE; }));
 }
 
 TEST(Timing, InDriverIsHostTimePlusModeledInteractionPlusOnHardware) {
