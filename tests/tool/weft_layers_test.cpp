@@ -211,6 +211,28 @@ TEST(WeftLayers, ReportsTheComputeAndBandwidthBounds) {
             std::string::npos) << header;
 }
 
+// On the output-stationary array a GEMM costs whole blocks of Rows pixels: a 7x7 map fills 49
+// of a 16-row array's 64 slots, which the report shows as mapping efficiency (as SCALE-Sim's
+// partial fold), not as stall cycles; the same layer on the weight-stationary array maps fully.
+TEST(WeftLayers, OutputStationaryBlockLossIsMappingNotStall) {
+  const std::string layers = tempPath("os_blocks.json");
+  std::ofstream(layers) << R"({"format": 1, "name": "os-blocks", "layers": [
+    {"name": "conv7x7", "op": "CONV_2D", "input": [1, 9, 9, 256], "filters": 64, "kernel": [3, 3], "stride": 1, "padding": "VALID"}]})";
+  auto mapping = [&](const std::string& hw) {
+    const std::string json = tempPath("os_blocks_" + hw + ".json");
+    const ProcessResult r = runWeft("--backend approx --hw " + hw + " layers " + layers + " --quiet --json " + json +
+                                    " --compute-report " + tempPath("os_blocks_cr.csv"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return readJson(json)["layers"][0];
+  };
+  const auto os = mapping("weft16os");
+  EXPECT_NEAR(os["mappingEfficiencyPct"].get<double>(), 100.0 * 49 / 64, 0.01);
+  EXPECT_EQ(os["arrayRows"].get<uint64_t>() % 16, 0u) << "whole blocks of slots";
+  EXPECT_LT(os["stallCycles"].get<double>(), 0.1 * os["cycles"].get<double>());
+  const auto ws = mapping("weft16");
+  EXPECT_NEAR(ws["mappingEfficiencyPct"].get<double>(), 100.0, 0.01);
+}
+
 // A CONV_2D of a layer set takes explicit padding like a depthwise layer; a bad one is refused
 // before anything runs.
 TEST(WeftLayers, ConvolutionsTakeExplicitPadding) {
