@@ -94,7 +94,7 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
   // Not on the timing backend: it leaves constant images unwritten (compileModel), and a cache of
   // them would give a backend that computes data wrong weights under the same token.
   const bool cacheFiles = cache.has_value() && !cache->modelCache.empty() &&
-                          queue_->backend().kind() != sim::BackendKind::kTiming;
+                          sim::computesData(queue_->backend().kind());
   nn::Result<CacheImage> image = NN_ERROR(OP_FAILED) << "not captured";
   {
     std::lock_guard<std::mutex> lock(queue_->mutex());

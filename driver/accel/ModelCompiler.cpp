@@ -341,7 +341,7 @@ double tilingSlack(nn::ExecutionPreference preference) {
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const TilingChoices* replay,
                                        const DeviceQueue::Deadline& deadline, nn::ExecutionPreference preference) {
   const hw::HwConfig& config = queue.config();
-  const bool computesData = queue.backend().kind() != sim::BackendKind::kTiming;
+  const bool computesData = sim::computesData(queue.backend().kind());
   const auto& operands = model.main.operands;
   auto order = dependencyOrder(model);
   if (!order.ok()) return order.error();

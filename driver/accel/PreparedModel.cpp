@@ -225,7 +225,7 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
   // The timing backend has no data path: nothing reads the inputs or writes the outputs, so no
   // tensor moves between the host and the device (a 4096x4096x64 layer's input is 1 GB), and the
   // output buffers keep what they held.
-  const bool movesData = backend.kind() != sim::BackendKind::kTiming;
+  const bool movesData = sim::computesData(backend.kind());
   ExecutionMeasurements m;
   m.copyTime.assign(cm.operations.size(), std::chrono::nanoseconds(0));
   m.statsBefore = backend.stats();

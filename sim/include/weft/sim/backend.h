@@ -23,6 +23,9 @@ namespace weft::sim {
 // command or STORE moves or computes a byte, so outputs are not computed and DRAM faults of
 // such commands are not detected. For sweeps and baselines, where only timing is read.
 enum class BackendKind { kRtl, kApprox, kTiming };
+// Whether a backend of this kind computes data (all but kTiming): where it does not, the driver
+// neither builds nor moves the bytes nobody would read (images, inputs, outputs).
+inline bool computesData(BackendKind kind) { return kind != BackendKind::kTiming; }
 
 std::string_view toString(BackendKind kind);
 // "rtl", "approx" or "timing"; anything else throws std::invalid_argument naming the accepted values.
