@@ -70,7 +70,6 @@ class Draw {
   std::mt19937_64 rng_;
 };
 
-uint32_t floatBits(float f) { return bitsOf(f); }
 uint16_t halfBits(_Float16 h) {
   uint16_t b;
   std::memcpy(&b, &h, sizeof b);
@@ -89,7 +88,7 @@ TEST(FpArithmetic, WideningEveryBinary16) {
     const uint32_t model = fp16ToFp32(static_cast<uint16_t>(h));
     ASSERT_EQ(probe.widen(), model) << std::hex << "fp16 " << h;
     const float ieee = static_cast<float>(half(static_cast<uint16_t>(h)));
-    ASSERT_EQ(model, std::isnan(ieee) ? kFp32QuietNaN : floatBits(ieee)) << std::hex << "fp16 " << h;
+    ASSERT_EQ(model, std::isnan(ieee) ? kFp32QuietNaN : bitsOf(ieee)) << std::hex << "fp16 " << h;
   }
 }
 
