@@ -5,6 +5,7 @@ set(WEFT_RTL_SOURCES
   ${WEFT_PKG_SV}
   ${WEFT_RTL_DIR}/weft_rtl_pkg.sv
   ${WEFT_RTL_DIR}/weft_fixed_pkg.sv
+  ${WEFT_RTL_DIR}/weft_fp_pkg.sv
   ${WEFT_RTL_DIR}/weft_fifo.sv
   ${WEFT_RTL_DIR}/weft_ram.sv
   ${WEFT_RTL_DIR}/weft_tokens.sv

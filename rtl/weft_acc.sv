@@ -11,12 +11,16 @@
 // (vec_we_i); programs order its writes against the array's through tokens, so the two never
 // write the same row in one cycle and a GEMM never accumulates onto a row the vector unit is
 // writing.
+// Fp16: a GEMM fp16 row (meta fp) accumulates in binary32 (weft_fp_pkg fp32_add) instead of
+// int32; the descriptor's fp bit exists only with Fp16.
 module weft_acc
   import weft_pkg::*;
   import weft_rtl_pkg::*;
+  import weft_fp_pkg::*;
 #(
   parameter int unsigned Cols    = DefaultCols,
-  parameter int unsigned AccRows = DefaultAccRows
+  parameter int unsigned AccRows = DefaultAccRows,
+  parameter int unsigned Fp16    = DefaultFp16
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -48,11 +52,15 @@ module weft_acc
   logic             col_accum_q [Cols];
   logic             col_last_q  [Cols];
   logic [1:0]       col_sig_q   [Cols];
+  logic             col_fp      [Cols];  // Fp16: a register, else constant 0
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni)    meta_q <= '0;
     else if (clr_i) meta_q.valid <= 1'b0;
-    else if (en_i)  meta_q <= meta_i;
+    else if (en_i) begin
+      meta_q <= meta_i;
+      if (Fp16 == 0) meta_q.fp <= 1'b0;  // no register without Fp16
+    end
   end
 
   for (genvar c = 0; c < Cols; c++) begin : g_col
@@ -61,7 +69,6 @@ module weft_acc
     logic [RowAw-1:0] in_addr;
     logic [1:0]       in_sig;
     logic [RowAw-1:0] addr;  // col_addr_q[c]
-    logic [31:0]      wdata;
     if (c == 0) begin : g_first
       assign in_valid = meta_q.valid;
       assign in_addr  = meta_q.acc_addr;
@@ -95,19 +102,49 @@ module weft_acc
     end
 
     assign addr = col_addr_q[c];
-    always_ff @(posedge clk_i) begin
-      if (en_i) begin
-        if (col_valid_q[c]) bank_q[c][addr[Aw-1:0]] <= wdata;
-        if (in_valid) begin
-          old_q[c] <= (col_valid_q[c] && addr == in_addr)
-                      ? wdata : bank_q[c][in_addr[Aw-1:0]];
-        end
+    if (Fp16 != 0) begin : g_fp
+      logic in_fp;
+      if (c == 0) begin : g_first
+        assign in_fp = meta_q.fp;
+      end else begin : g_next
+        assign in_fp = col_fp[c-1];
       end
-      if (vec_we_i) bank_q[c][vec_addr_i[Aw-1:0]] <= vec_data_i[c*32 +: 32];
-      if (rd_en_i) rd_q[c] <= bank_q[c][rd_addr_i[Aw-1:0]];
+      always_ff @(posedge clk_i) begin
+        if (en_i) col_fp[c] <= in_fp;  // read only with col_valid_q
+      end
+      // The written word is computed in the process, not in a continuous assignment or an
+      // always_comb, which the simulator turns into a select of both sums, evaluating the binary32
+      // adder every cycle; here it runs only while the array runs, for fp16 rows that accumulate.
+      always_ff @(posedge clk_i) begin
+        if (en_i) begin
+          logic [31:0] wdata;
+          if (col_fp[c] && col_accum_q[c]) wdata = fp32_add(old_q[c], psum_i[c*32 +: 32]);
+          else wdata = psum_i[c*32 +: 32] + (col_accum_q[c] ? old_q[c] : 32'd0);
+          if (col_valid_q[c]) bank_q[c][addr[Aw-1:0]] <= wdata;
+          if (in_valid) begin
+            old_q[c] <= (col_valid_q[c] && addr == in_addr)
+                        ? wdata : bank_q[c][in_addr[Aw-1:0]];
+          end
+        end
+        if (vec_we_i) bank_q[c][vec_addr_i[Aw-1:0]] <= vec_data_i[c*32 +: 32];
+        if (rd_en_i) rd_q[c] <= bank_q[c][rd_addr_i[Aw-1:0]];
+      end
+    end else begin : g_int
+      logic [31:0] wdata;
+      assign col_fp[c] = 1'b0;  // no hardware: the int8-only accumulator
+      assign wdata = psum_i[c*32 +: 32] + (col_accum_q[c] ? old_q[c] : 32'd0);
+      always_ff @(posedge clk_i) begin
+        if (en_i) begin
+          if (col_valid_q[c]) bank_q[c][addr[Aw-1:0]] <= wdata;
+          if (in_valid) begin
+            old_q[c] <= (col_valid_q[c] && addr == in_addr)
+                        ? wdata : bank_q[c][in_addr[Aw-1:0]];
+          end
+        end
+        if (vec_we_i) bank_q[c][vec_addr_i[Aw-1:0]] <= vec_data_i[c*32 +: 32];
+        if (rd_en_i) rd_q[c] <= bank_q[c][rd_addr_i[Aw-1:0]];
+      end
     end
-
-    assign wdata = psum_i[c*32 +: 32] + (col_accum_q[c] ? old_q[c] : 32'd0);
     assign rd_data_o[c*32 +: 32] = rd_q[c];
   end
 
@@ -115,5 +152,5 @@ module weft_acc
   assign done_sig_o      = col_sig_q[Cols-1];
 
   logic unused;
-  assign unused = ^{rd_addr_i, vec_addr_i, meta_q.last, meta_q.sig};
+  assign unused = ^{rd_addr_i, vec_addr_i, meta_q.last, meta_q.sig, meta_q.fp, col_fp[Cols-1]};
 endmodule

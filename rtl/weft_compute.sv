@@ -13,7 +13,8 @@ module weft_compute
   import weft_rtl_pkg::*;
 #(
   parameter int unsigned Rows = DefaultRows,
-  parameter int unsigned Cols = DefaultCols
+  parameter int unsigned Cols = DefaultCols,
+  parameter int unsigned Fp16 = DefaultFp16
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
@@ -45,6 +46,7 @@ module weft_compute
   output logic              active_o,
   output logic              stall_token_o,
   output logic              array_row_o,
+  output logic              fp_row_o,      // a GEMM fp16 row entered the array (FP16_ROWS)
   output logic              retire_o,
   output logic              idle_o
 );
@@ -67,6 +69,7 @@ module weft_compute
     logic                wsel;
     logic [KW-1:0]       k_rows;
     logic [1:0]          sig;
+    logic                fp;
   } job_t;
 
   gemm_cmd_t head;
@@ -107,17 +110,35 @@ module weft_compute
     new_job.wsel       = head.keep_weights ? last_buf_q : nb;
     new_job.k_rows     = head.keep_weights ? last_k_q : head.k_rows;
     new_job.sig        = {head.signal1, head.signal0};
+    new_job.fp         = head.fp16;  // decode rejects fp16 GEMMs without Fp16
   end
 
-  weft_fifo #(.Width($bits(new_job)), .Depth(StreamQueueDepth)) u_stream_q (
-    .clk_i, .rst_ni, .clr_i,
-    .push_i (start),
-    .wdata_i(new_job),
-    .pop_i  (sq_pop),
-    .rdata_o(job),
-    .empty_o(sq_empty),
-    .full_o (sq_full)
-  );
+  // The queue stores the fp bit (job_t's last) only with Fp16.
+  if (Fp16 != 0) begin : g_stream_q_fp
+    weft_fifo #(.Width($bits(new_job)), .Depth(StreamQueueDepth)) u_stream_q (
+      .clk_i, .rst_ni, .clr_i,
+      .push_i (start),
+      .wdata_i(new_job),
+      .pop_i  (sq_pop),
+      .rdata_o(job),
+      .empty_o(sq_empty),
+      .full_o (sq_full)
+    );
+  end else begin : g_stream_q
+    logic [$bits(new_job)-2:0] rdata;
+    weft_fifo #(.Width($bits(new_job) - 1), .Depth(StreamQueueDepth)) u_stream_q (
+      .clk_i, .rst_ni, .clr_i,
+      .push_i (start),
+      .wdata_i(new_job[$bits(new_job)-1:1]),
+      .pop_i  (sq_pop),
+      .rdata_o(rdata),
+      .empty_o(sq_empty),
+      .full_o (sq_full)
+    );
+    assign job = {rdata, 1'b0};
+    logic unused_fp;
+    assign unused_fp = new_job.fp;
+  end
 
   // Weight read: row 0 at the start edge, then one row a cycle.
   assign w_re_o    = preload || (pl_left_q != '0);
@@ -235,6 +256,10 @@ module weft_compute
         row_q.in_signed      <= job.in_signed;
         row_q.k_rows         <= job.k_rows;
         row_q.wsel           <= job.wsel;
+        if (Fp16 != 0) begin  // else the fp bits keep their reset value: no register
+          row_q.fp           <= job.fp;
+          row_q.acc.fp       <= job.fp;
+        end
         row_q.acc.acc_addr   <= job.acc_addr + acc_off_q;
         row_q.acc.accumulate <= job.accumulate;
         row_q.acc.last       <= last;
@@ -255,6 +280,7 @@ module weft_compute
   assign row_o       = row_q;
   assign pipe_en_o   = (pipe_q != '0);
   assign array_row_o = issue;
+  assign fp_row_o    = issue && job.fp;  // job.fp is constant 0 without Fp16
 
   // ---------------------------------------------------------------- completion and status
   logic [RowAw:0] inflight_q;

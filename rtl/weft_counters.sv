@@ -11,6 +11,7 @@ module weft_counters
   input  logic                 store_active_i,
   input  logic                 vector_active_i,
   input  logic                 array_row_i,
+  input  logic                 fp_row_i,       // the row entering the array is a GEMM fp16 row
   input  logic                 vector_slot_i,
   input  logic                 w_rd_row_i,     // the compute unit read a weight-scratchpad row
   input  logic [11:0]          rd_bytes_i,     // bytes of the read request accepted this cycle
@@ -50,6 +51,7 @@ module weft_counters
     inc[CntVectorSlots]       = 64'(vector_slot_i);
     inc[CntStallVectorToken]  = 64'(stall_vector_token_i);
     inc[CntWspadRdRows]       = 64'(w_rd_row_i);
+    inc[CntFp16Rows]          = 64'(fp_row_i);
   end
 
   for (genvar i = 0; i < NumCounters; i++) begin : g_cnt

@@ -18,7 +18,8 @@ module weft_csr
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
   parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
   parameter int unsigned TokenDepth     = DefaultTokenDepth,
-  parameter int unsigned Dataflow       = DefaultDataflow
+  parameter int unsigned Dataflow       = DefaultDataflow,
+  parameter int unsigned Fp16           = DefaultFp16
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -119,6 +120,7 @@ module weft_csr
           RegCfgCmdQueueDepth:  rdata_q <= 32'(CmdQueueDepth);
           RegCfgTokenDepth:     rdata_q <= 32'(TokenDepth);
           RegCfgDataflow:       rdata_q <= 32'(Dataflow);
+          RegCfgFp16:           rdata_q <= 32'(Fp16);
           RegCtrl:              rdata_q <= 32'(enable_q) << RegCtrlEnableLsb;
           RegStatus:            rdata_q <= (32'(busy_i) << RegStatusBusyLsb)
                                          | (32'(halted_i) << RegStatusHaltedLsb)

@@ -20,7 +20,8 @@ module weft_ctrl
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
   parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
   parameter int unsigned TokenDepth     = DefaultTokenDepth,
-  parameter int unsigned Dataflow       = DefaultDataflow
+  parameter int unsigned Dataflow       = DefaultDataflow,
+  parameter int unsigned Fp16           = DefaultFp16
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -109,7 +110,7 @@ module weft_ctrl
       dec_q     <= cmd_i;
       // Validation (hw/spec/isa.json checks, generated into weft_pkg).
       dec_err_q <= check_command(cmd_i, Rows, Cols, InSpadRows, WSpadRows, AccRows, VecSpadRows, ParamRows,
-                                 BusBytes, MaxOutstanding, CmdQueueDepth, TokenDepth, Dataflow);
+                                 BusBytes, MaxOutstanding, CmdQueueDepth, TokenDepth, Dataflow, Fp16);
     end
   end
 

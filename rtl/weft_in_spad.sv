@@ -9,6 +9,8 @@
 // Output-stationary (Dataflow OS): a row issued at edge s reads every lane at edge s+1, for the
 // feeder of one array row (weft_array_os); the write-back descriptors come from the drain
 // sequencer of weft_compute_os instead, and acc_o and sel_o are zero.
+// Fp16 (WS only): fp_o marks lane r's operand as a byte of a binary16 value (a GEMM fp16 row,
+// lane below k_rows), skewed like sel_o; zero without Fp16.
 //
 // Writes: a whole row (byte r to bank r), or a packed piece from the load unit: wr_nbytes_i
 // bytes from byte wr_off_i of row wr_addr_i on, the bytes past the row's end going to the next
@@ -20,7 +22,8 @@ module weft_in_spad
 #(
   parameter int unsigned Rows       = DefaultRows,
   parameter int unsigned InSpadRows = DefaultInSpadRows,
-  parameter int unsigned Dataflow   = DefaultDataflow
+  parameter int unsigned Dataflow   = DefaultDataflow,
+  parameter int unsigned Fp16       = DefaultFp16
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
@@ -37,6 +40,7 @@ module weft_in_spad
   input  row_meta_t         row_i,
   output logic [Rows*OperandW-1:0] x_o,  // lane r in bits [r*OperandW +: OperandW]
   output logic [Rows-1:0]   sel_o,
+  output logic [Rows-1:0]   fp_o,
   output acc_meta_t         acc_o
 );
   localparam int unsigned Aw = $clog2(InSpadRows);
@@ -77,10 +81,11 @@ module weft_in_spad
       assign x_o[r*OperandW +: OperandW] = x_q[r];
       assign sel_o[r] = 1'b0;
     end
+    assign fp_o  = '0;
     assign acc_o = '0;
     logic unused_os;
-    assign unused_os = ^{rst_ni, clr_i, row_i.k_rows, row_i.wsel, row_i.acc.acc_addr, row_i.acc.accumulate,
-                         row_i.acc.last, row_i.acc.sig};
+    assign unused_os = ^{rst_ni, clr_i, row_i.k_rows, row_i.wsel, row_i.fp, row_i.acc.acc_addr,
+                         row_i.acc.accumulate, row_i.acc.last, row_i.acc.sig, row_i.acc.fp};
   end else begin : g_ws
     logic       sel_q [Rows];
     // The row at lane r (lane 0: row_i), one array per row_meta_t field the lanes read (yosys
@@ -139,6 +144,29 @@ module weft_in_spad
       end
       assign x_o[r*OperandW +: OperandW] = x_q[r];
       assign sel_o[r] = sel_q[r];
+    end
+
+    if (Fp16 != 0) begin : g_fp
+      // Lane r's fp bit: the row's, for lanes below k_rows (the feeder zeroes the others, which
+      // then add integer 0: a pair past k_rows passes the partial sum unchanged).
+      logic lane_fp_q [Rows];
+      logic fp_q [Rows];
+      assign lane_fp_q[0] = row_i.fp;
+      for (genvar r = 1; r < Rows; r++) begin : g_lane
+        always_ff @(posedge clk_i) begin
+          if (en_i) lane_fp_q[r] <= lane_fp_q[r-1];
+        end
+      end
+      for (genvar r = 0; r < Rows; r++) begin : g_read
+        always_ff @(posedge clk_i) begin
+          if (en_i) fp_q[r] <= lane_valid_q[r] && lane_fp_q[r] && 32'(lane_k_q[r]) > r;
+        end
+        assign fp_o[r] = fp_q[r];
+      end
+    end else begin : g_int
+      assign fp_o = '0;
+      logic unused_fp;
+      assign unused_fp = ^{row_i.fp};
     end
 
     always_comb begin

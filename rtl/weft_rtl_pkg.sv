@@ -26,6 +26,7 @@ package weft_rtl_pkg;
     logic             accumulate;
     logic             last;        // last row of its GEMM: the GEMM completes with its write-back
     logic [1:0]       sig;         // tokens the GEMM pushes when it completes (signal0/1)
+    logic             fp;          // a GEMM fp16 row: accumulate adds binary32 (Fp16 only, else 0)
   } acc_meta_t;
 
   // One GEMM row entering the array: read from the input scratchpad, skewed across the lanes.
@@ -35,6 +36,7 @@ package weft_rtl_pkg;
     logic                in_signed;
     logic [GemmKRowsW-1:0] k_rows;  // lanes at or past k_rows feed zero
     logic                wsel;      // weight buffer of the GEMM
+    logic                fp;        // a GEMM fp16 row (Fp16 only, else 0)
     acc_meta_t           acc;       // acc.valid marks a valid row
   } row_meta_t;
 

@@ -6,12 +6,15 @@
 // read (1 cycle) and the two post-processing stages into the row buffer (weft_wr_fifo), which
 // issues one DRAM write request per output row once all its tiles are in, then their beats. A
 // command completes when DRAM has acknowledged its last row; later commands may run meanwhile.
+// A column is one byte (requant8), two (fp16, Fp16 only) or four (raw32); the pipeline and its
+// timing are the same in every mode, and the row buffer's beats follow the bytes.
 module weft_store
   import weft_pkg::*;
   import weft_rtl_pkg::*;
 #(
   parameter int unsigned Cols     = DefaultCols,
-  parameter int unsigned BusBytes = DefaultBusBytes
+  parameter int unsigned BusBytes = DefaultBusBytes,
+  parameter int unsigned Fp16     = DefaultFp16
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -58,7 +61,7 @@ module weft_store
   assign head = cmd_i;
 
   // ---------------------------------------------------------------- front end
-  logic                   busy_q, sel_q, raw_q, latch_q;
+  logic                   busy_q, sel_q, raw_q, fp_q, latch_q;
   logic [RowAw-1:0]       acc_row_q, acc_tile_q;   // the row's first tile, the tile issued
   logic [RowAw-1:0]       param_q, tile_stride_q;
   logic [StoreTilesW-1:0] t_q, tiles_q;
@@ -108,9 +111,15 @@ module weft_store
   always_ff @(posedge clk_i) begin
     if (start) begin
       logic [ReqBytesW-1:0] tile_bytes, last_bytes;
-      tile_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(4 * Cols) : ReqBytesW'(Cols);
-      last_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(head.row_bytes) << 2 : ReqBytesW'(head.row_bytes);
+      logic                 fp;
+      // A constant 0 without Fp16 (decode rejects fp16 stores there), so no fp16 logic exists.
+      fp = (Fp16 != 0) && (head.mode == StoreModeFp16);
+      tile_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(4 * Cols)
+                 : (fp ? ReqBytesW'(2 * Cols) : ReqBytesW'(Cols));
+      last_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(head.row_bytes) << 2
+                 : (fp ? ReqBytesW'(head.row_bytes) << 1 : ReqBytesW'(head.row_bytes));
       raw_q     <= (head.mode == StoreModeRaw32);
+      fp_q      <= fp;
       // A row's request: every tile but the last whole, the last row_bytes columns.
       nbytes_q  <= ReqBytesW'((32'(head.tiles) - 32'd1) * 32'(tile_bytes)) + last_bytes;
       tile_bytes_q  <= tile_bytes;
@@ -183,6 +192,7 @@ module weft_store
     logic                   valid;
     logic                   sel;
     logic                   raw;
+    logic                   fp;
     logic                   last;
     logic [DramAw-1:0]      addr;
     logic [ReqBytesW-1:0]   nbytes;
@@ -206,6 +216,7 @@ module weft_store
       if (issue) begin
         p0_q.sel    <= sel_q;
         p0_q.raw    <= raw_q;
+        p0_q.fp     <= fp_q;
         p0_q.last   <= last_tile;
         p0_q.addr   <= addr0_q;
         p0_q.nbytes <= nbytes_q;
@@ -219,7 +230,7 @@ module weft_store
 
   logic [Cols*32-1:0] pp_out;  // column c in bits [c*32 +: 32]
   for (genvar c = 0; c < Cols; c++) begin : g_pp
-    weft_postproc u_pp (
+    weft_postproc #(.Fp16(Fp16)) u_pp (
       .clk_i,
       .en1_i      (p0_q.valid),
       .en2_i      (p1_q.valid),
@@ -227,7 +238,9 @@ module weft_store
       .bias_i     (param_rdata_i[32 * c +: 32]),
       .mult_i     (param_rdata_i[32 * (Cols + c) +: 32]),
       .shift_i    (param_rdata_i[64 * Cols + 8 * c +: 8]),
+      .fp1_i      (p0_q.fp),
       .raw_i      (mode_raw_q[p1_q.sel]),
+      .fp2_i      (p1_q.fp),
       .out_zp_i   (out_zp_q[p1_q.sel]),
       .clamp_min_i(clamp_min_q[p1_q.sel]),
       .clamp_max_i(clamp_max_q[p1_q.sel]),
@@ -242,10 +255,11 @@ module weft_store
                    + $bits(pipe_rows)'(p2_q.valid);
   assign fifo_room = (fifo_used + pipe_rows) < $bits(pipe_rows)'(StoreFifoDepth);
 
-  weft_wr_fifo #(.Cols(Cols), .BusBytes(BusBytes)) u_wr_fifo (
+  weft_wr_fifo #(.Cols(Cols), .BusBytes(BusBytes), .Fp16(Fp16)) u_wr_fifo (
     .clk_i, .rst_ni, .clr_i,
     .push_i          (p2_q.valid),
     .raw_i           (p2_q.raw),
+    .fp_i            (p2_q.fp),
     .last_i          (p2_q.last),
     .addr_i          (p2_q.addr),
     .nbytes_i        (p2_q.nbytes),

@@ -1,6 +1,8 @@
 // weft accelerator top: a Rows x Cols int8 weight-stationary systolic array and a Cols-lane
 // vector unit with their scratchpads, accumulator, DMA units, controller and registers
-// (hw/README.md, hw/spec/*.json, rtl/README.md for the cycle-level behaviour).
+// (hw/README.md, hw/spec/*.json, rtl/README.md for the cycle-level behaviour). With Fp16 the
+// array, the accumulator and the store unit also compute in binary16/binary32 (GEMM fp16,
+// STORE mode fp16).
 module weft_top
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -16,7 +18,8 @@ module weft_top
   parameter int unsigned MaxOutstanding = DefaultMaxOutstanding,
   parameter int unsigned CmdQueueDepth  = DefaultCmdQueueDepth,
   parameter int unsigned TokenDepth     = DefaultTokenDepth,
-  parameter int unsigned Dataflow       = DefaultDataflow
+  parameter int unsigned Dataflow       = DefaultDataflow,
+  parameter int unsigned Fp16           = DefaultFp16
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -61,7 +64,7 @@ module weft_top
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
     .AccRows(AccRows), .VecSpadRows(VecSpadRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
     .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth),
-    .Dataflow(Dataflow)
+    .Dataflow(Dataflow), .Fp16(Fp16)
   ) u_csr (
     .clk_i, .rst_ni,
     .reg_req_i, .reg_we_i, .reg_addr_i, .reg_wdata_i, .reg_rvalid_o, .reg_rdata_o,
@@ -128,7 +131,7 @@ module weft_top
     .Rows(Rows), .Cols(Cols), .InSpadRows(InSpadRows), .WSpadRows(WSpadRows),
     .AccRows(AccRows), .VecSpadRows(VecSpadRows), .ParamRows(ParamRows), .BusBytes(BusBytes),
     .MaxOutstanding(MaxOutstanding), .CmdQueueDepth(CmdQueueDepth), .TokenDepth(TokenDepth),
-    .Dataflow(Dataflow)
+    .Dataflow(Dataflow), .Fp16(Fp16)
   ) u_ctrl (
     .clk_i, .rst_ni, .clr_i(clr),
     .cmd_valid_i     (fetched_valid),
@@ -373,13 +376,14 @@ module weft_top
   row_meta_t  row;
   logic       pipe_en, gemm_done;
   logic [1:0] gemm_done_sig;
-  logic       cp_active, cp_stall_tok, array_row, cp_retire;
+  logic       cp_active, cp_stall_tok, array_row, fp_row, cp_retire;
   logic [Rows*OperandW-1:0] x;  // lane r in bits [r*OperandW +: OperandW]
   logic [Rows-1:0]          x_sel;
+  logic [Rows-1:0]          x_fp;   // Fp16: lanes carrying binary16 bytes
   acc_meta_t   acc_meta, spad_acc_meta;
   logic [Cols*32-1:0] psum;  // column c in bits [c*32 +: 32]
 
-  weft_in_spad #(.Rows(Rows), .InSpadRows(InSpadRows), .Dataflow(Dataflow)) u_in_spad (
+  weft_in_spad #(.Rows(Rows), .InSpadRows(InSpadRows), .Dataflow(Dataflow), .Fp16(Fp16)) u_in_spad (
     .clk_i, .rst_ni, .clr_i(clr),
     .en_i     (pipe_en),
     .wr_en_i  (ld_wr_valid && ld_wr_dst == MemIn),
@@ -391,6 +395,7 @@ module weft_top
     .row_i    (row),
     .x_o      (x),
     .sel_o    (x_sel),
+    .fp_o     (x_fp),
     .acc_o    (spad_acc_meta)
   );
 
@@ -437,13 +442,14 @@ module weft_top
       .psum_o      (psum)
     );
 
+    assign fp_row = 1'b0;  // no fp16 datapath (Fp16 needs WS)
     logic unused_os;
-    assign unused_os = ^{x_sel, spad_acc_meta};
+    assign unused_os = ^{x_sel, x_fp, spad_acc_meta};
   end else begin : g_ws
     logic [Rows*2-1:0]        w_row_we;  // row r in bits [r*2 +: 2]
     logic [Cols*OperandW-1:0] w_bus;     // column c in bits [c*OperandW +: OperandW]
 
-    weft_compute #(.Rows(Rows), .Cols(Cols)) u_compute (
+    weft_compute #(.Rows(Rows), .Cols(Cols), .Fp16(Fp16)) u_compute (
       .clk_i, .rst_ni, .clr_i(clr),
       .cmd_valid_i    (!q_empty[UnitCompute]),
       .cmd_i          (unit_cmd[UnitCompute]),
@@ -465,15 +471,17 @@ module weft_top
       .active_o       (cp_active),
       .stall_token_o  (cp_stall_tok),
       .array_row_o    (array_row),
+      .fp_row_o       (fp_row),
       .retire_o       (cp_retire),
       .idle_o         (cp_idle)
     );
 
-    weft_array #(.Rows(Rows), .Cols(Cols)) u_array (
+    weft_array #(.Rows(Rows), .Cols(Cols), .Fp16(Fp16)) u_array (
       .clk_i,
       .en_i      (pipe_en),
       .x_i       (x),
       .sel_i     (x_sel),
+      .fp_i      (x_fp),
       .w_row_we_i(w_row_we),
       .w_i       (w_bus),
       .psum_o    (psum)
@@ -486,7 +494,8 @@ module weft_top
   logic [RowAw-1:0] acc_raddr;
   logic [Cols*32-1:0] acc_rdata;
 
-  weft_acc #(.Cols(Cols), .AccRows(AccRows)) u_acc (
+  // Fp16 needs Dataflow WS (hw/spec/params.json), so the OS array never hands it fp16 rows.
+  weft_acc #(.Cols(Cols), .AccRows(AccRows), .Fp16(Fp16)) u_acc (
     .clk_i, .rst_ni, .clr_i(clr),
     .en_i           (pipe_en),
     .meta_i         (acc_meta),
@@ -508,7 +517,7 @@ module weft_top
   logic [BusBytes*8-1:0] st_data;
   logic st_active, st_stall_tok, st_stall_dram, st_retire;
 
-  weft_store #(.Cols(Cols), .BusBytes(BusBytes)) u_store (
+  weft_store #(.Cols(Cols), .BusBytes(BusBytes), .Fp16(Fp16)) u_store (
     .clk_i, .rst_ni, .clr_i(clr),
     .cmd_valid_i     (!q_empty[UnitStore]),
     .cmd_i           (unit_cmd[UnitStore]),
@@ -587,6 +596,7 @@ module weft_top
     .store_active_i       (st_active),
     .vector_active_i      (vc_active),
     .array_row_i          (array_row),
+    .fp_row_i             (fp_row),
     .vector_slot_i        (vc_slot),
     .w_rd_row_i           (w_re),
     .rd_bytes_i           (rd_bytes),

@@ -13,6 +13,7 @@ module weft_wr_fifo
 #(
   parameter int unsigned Cols     = DefaultCols,
   parameter int unsigned BusBytes = DefaultBusBytes,
+  parameter int unsigned Fp16     = DefaultFp16,
   localparam int unsigned CntW    = $clog2(StoreFifoDepth + 1)
 ) (
   input  logic                   clk_i,
@@ -21,6 +22,7 @@ module weft_wr_fifo
   // tiles from the post-processing pipeline; the first of a row carries the row's request
   input  logic                   push_i,
   input  logic                   raw_i,
+  input  logic                   fp_i,   // Fp16: two bytes a column (fp16)
   input  logic                   last_i,
   input  logic [DramAw-1:0]      addr_i,
   input  logic [ReqBytesW-1:0]   nbytes_i,
@@ -59,16 +61,39 @@ module weft_wr_fifo
   assign pop      = wr_data_accept_i && tile_end;
   assign accept = wr_req_accept_i;
 
-  // Packs a post-processed tile: one byte a column (requant8) or four (raw32).
+  // Packs a post-processed tile: one byte a column (requant8), two (fp16, Fp16 only) or four
+  // (raw32).
+  if (Fp16 != 0) begin : g_pack_fp
+    always_ff @(posedge clk_i) begin
+      if (push) begin
+        logic [RowBits-1:0] row;
+        row = '0;
+        for (int unsigned c = 0; c < Cols; c++) begin
+          if (raw_i)     row[32 * c +: 32] = row_i[32 * c +: 32];
+          else if (fp_i) row[16 * c +: 16] = row_i[32 * c +: 16];
+          else           row[8 * c +: 8]   = row_i[32 * c +: 8];
+        end
+        data_q[wr_ptr_q] <= row;
+      end
+    end
+  end else begin : g_pack
+    always_ff @(posedge clk_i) begin
+      if (push) begin
+        logic [RowBits-1:0] row;
+        row = '0;
+        for (int unsigned c = 0; c < Cols; c++) begin
+          if (raw_i) row[32 * c +: 32] = row_i[32 * c +: 32];
+          else       row[8 * c +: 8]   = row_i[32 * c +: 8];
+        end
+        data_q[wr_ptr_q] <= row;
+      end
+    end
+    logic unused_fp;
+    assign unused_fp = fp_i;
+  end
+
   always_ff @(posedge clk_i) begin
     if (push) begin
-      logic [RowBits-1:0] row;
-      row = '0;
-      for (int unsigned c = 0; c < Cols; c++) begin
-        if (raw_i) row[32 * c +: 32] = row_i[32 * c +: 32];
-        else       row[8 * c +: 8]   = row_i[32 * c +: 8];
-      end
-      data_q[wr_ptr_q]   <= row;
       addr_q[wr_ptr_q]   <= addr_i;
       bytes_q[wr_ptr_q]  <= nbytes_i;
       tbytes_q[wr_ptr_q] <= tbytes_i;

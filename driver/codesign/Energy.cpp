@@ -43,6 +43,7 @@ EnergyBreakdown estimateEnergy(const EnergyModel& model, const hw::HwConfig& hw,
                                uint64_t registerAccesses, double areaUm2) {
   const double rows = hw.rows(), cols = hw.cols();
   const double arrayRows = static_cast<double>(counter(counters, "ARRAY_ROWS"));
+  const double fp16Rows = static_cast<double>(counter(counters, "FP16_ROWS"));
   const double slots = static_cast<double>(counter(counters, "VECTOR_SLOTS"));
   const double weightRows = static_cast<double>(counter(counters, "WSPAD_RD_ROWS"));
   const uint64_t readBytes = counter(counters, "DMA_RD_BYTES"), writeBytes = counter(counters, "DMA_WR_BYTES");
@@ -55,8 +56,10 @@ EnergyBreakdown estimateEnergy(const EnergyModel& model, const hw::HwConfig& hw,
   const double wSpad = sramPjPerByte(model, mems[1].bytes);
 
   EnergyBreakdown e;
-  // Every row that enters the array keeps all Rows x Cols PEs busy once (padding lanes too).
-  e.macPj = arrayRows * rows * cols * model.get(Coefficient::kMacPj);
+  // Every row that enters the array keeps all Rows x Cols PEs busy once (padding lanes too); a
+  // GEMM fp16 row does one binary16 multiply-accumulate per pair of PE rows and column instead.
+  e.macPj = (arrayRows - fp16Rows) * rows * cols * model.get(Coefficient::kMacPj) +
+            fp16Rows * std::floor(rows / 2) * cols * model.get(Coefficient::kFp16MacPj);
   e.vectorPj = slots * cols * model.get(Coefficient::kVectorLaneOpPj);
   // A streamed row reads Rows bytes of the input scratchpad; a weight row read (a WS preload's,
   // or an OS block's) Cols bytes of the weight scratchpad; a vector slot reads a row of each

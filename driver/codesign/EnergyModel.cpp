@@ -14,6 +14,8 @@ namespace {
 // SRAM 10 / 20 / 100 pJ; a 64-bit DRAM access 1.3-2.6 nJ.
 constexpr CoefficientInfo kInfo[] = {
     {"macPj", "pJ per MAC", 0.3, "Horowitz ISSCC 2014, 45 nm: int8 multiply 0.2 pJ + int32 add 0.1 pJ"},
+    {"fp16MacPj", "pJ per fp16 MAC", 2.0,
+     "Horowitz ISSCC 2014, 45 nm: 16-bit float multiply 1.1 pJ + 32-bit float add 0.9 pJ"},
     {"vectorLaneOpPj", "pJ per lane operation", 0.3,
      "assumed equal to a MAC (a lane does at most one multiply and one 32-bit add per slot)"},
     {"sramPjPerByteAt8KiB", "pJ per byte accessed, 8 KiB array", 1.25,

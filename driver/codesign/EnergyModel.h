@@ -18,6 +18,7 @@ class ModelError : public std::runtime_error {
 
 enum class Coefficient {
   kMacPj,                // one PE multiply-accumulate (int8 x int8 + int32)
+  kFp16MacPj,            // one fp16 multiply-accumulate of a PE pair (binary16 x binary16 + binary32)
   kVectorLaneOpPj,       // one vector-lane operation
   kSramPjPerByteAt8KiB,  // SRAM access energy per byte for an 8 KiB array (scaled by sqrt(size))
   kDramPjPerByte,        // one byte moved to or from DRAM

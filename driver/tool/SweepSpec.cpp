@@ -310,6 +310,11 @@ SweepPlan parseSweepSpec(const std::string& text, const std::string& path, const
           fmt::format("{}{}{}", point.id.empty() ? "" : "-", param, paramValueText(param, point.values.back().second));
     }
     if (point.id.empty()) point.id = "base";
+    try {  // a combination no hardware has (Fp16 with Dataflow OS) is a spec error too
+      point.config.checkConstraints(fmt::format("{}: point {} ({})", path, i, point.id));
+    } catch (const hw::ConfigError& e) {
+      throw SweepError(e.what());
+    }
     if (!ids.insert(point.id).second) continue;  // the same configuration twice runs once
     point.config.setName(point.id);
     plan.points.push_back(std::move(point));

@@ -120,7 +120,7 @@ uint64_t commandDramBytes(const hal::CommandProfile& c, uint32_t cols) {
   }
   if (c.opcode == static_cast<uint8_t>(hw::Opcode::kStore)) {
     const auto st = hw::StoreCmd::decode(word);
-    const uint64_t e = st.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+    const uint64_t e = hw::columnBytes(st.mode);
     return e * ((uint64_t{st.tiles} - 1) * cols + st.rowBytes) * st.count0 * st.count1;
   }
   return 0;

@@ -102,6 +102,10 @@ def validate_rules(params, micro, isa):
                 rules.CppTranslator(scope, op["name"]).expr(c["if"])
                 rules.SvTranslator(scope, op["name"]).expr(c["if"])
         scope = rule_scope(params, micro, isa, [])
+        for c in params.get("constraints", []):
+            if not c.get("error"):
+                raise SpecError(f"constraint '{c['if']}' needs an error message")
+            rules.CppTranslator(scope, "").expr(c["if"])
         for m in isa["memories"]:
             rules.CppTranslator(scope, "").expr(m["row_bytes"])
             rules.CppTranslator(scope, "").expr(m["rows"])
@@ -475,6 +479,16 @@ def cpp_checks(params, micro, isa, w):
         w("  return 0;")
         w("}")
     w("")
+    w("// The first combination of parameter values params.json's constraints forbid that `cfg` has:")
+    w("// its error message; empty when there is none.")
+    w("template <typename Config>")
+    w("constexpr std::string_view violatedConstraint(const Config& cfg) {")
+    w("  (void)cfg;")
+    for c in params.get("constraints", []):
+        w(f"  if ({cpp.expr(c['if'])} != 0) return {cpp_string(c['error'])};  // {c['if']}")
+    w("  return {};")
+    w("}")
+    w("")
     w("// The error the controller raises for `c` before executing it (isa.json checks; the first")
     w("// of bad_opcode, bad_value, bad_length, bad_address), or Error::kNone.")
     w("template <typename Config>")
@@ -627,6 +641,19 @@ def cpp_header(params, micro, isa, regs, configs):
         w("  }")
         w('  return "unknown";')
         w("}")
+        # Per-value integer attributes besides name/value/doc (store_mode's column_bytes): one
+        # constexpr lookup each, camel-cased: columnBytes(StoreMode).
+        attrs = sorted({k for v in e["values"] for k in v if k not in ("name", "value", "doc")})
+        for a in attrs:
+            if any(not isinstance(v.get(a), int) for v in e["values"]):
+                raise SpecError(f"enum {e['name']}: every value needs an integer {a}")
+            w(f"constexpr uint32_t {lower_camel(a)}({camel(e['name'])} v) {{")
+            w("  switch (v) {")
+            for v in e["values"]:
+                w(f"    case {camel(e['name'])}::k{camel(v['name'])}: return {v[a]};")
+            w("  }")
+            w("  return 0;")
+            w("}")
         w("")
     w("// Field positions within a command.")
     w("namespace field {")

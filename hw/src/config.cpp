@@ -143,7 +143,14 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
       config.values_[static_cast<size_t>(p)] = v;
     }
   }
+  config.checkConstraints(origin);
   return config;
+}
+
+void HwConfig::checkConstraints(std::string_view origin) const {
+  if (const std::string_view error = violatedConstraint(*this); !error.empty()) {
+    throw ConfigError(fmt::format("{}: {}", origin, error));
+  }
 }
 
 HwConfig HwConfig::load(std::string_view nameOrPath) {

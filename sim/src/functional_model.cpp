@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "weft/hw/fp16.h"
 #include "weft/hw/postproc.h"
 #include "weft/sim/postproc_row.h"
 
@@ -218,12 +219,18 @@ void FunctionalModel::gemm(const hw::GemmCmd& c) {
     }
     in = gathered_.data();
   }
-  engine_.stream(in, total, c.inSigned, c.inZp, &acc_[size_t{c.accAddr} * cols_], c.accumulate);
+  int32_t* acc = &acc_[size_t{c.accAddr} * cols_];
+  if (c.fp16) {
+    engine_.streamFp16(in, total, reinterpret_cast<uint32_t*>(acc), c.accumulate);
+  } else {
+    engine_.stream(in, total, c.inSigned, c.inZp, acc, c.accumulate);
+  }
 }
 
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
   const bool raw = c.mode == hw::StoreMode::kRaw32;
-  const uint32_t e = raw ? 4 : 1;
+  const bool fp16 = c.mode == hw::StoreMode::kFp16;
+  const uint32_t e = hw::columnBytes(c.mode);
   // A row: tiles - 1 whole tiles of Cols columns, then row_bytes columns of the last.
   const uint32_t bytes = e * ((c.tiles - 1) * cols_ + c.rowBytes);
   checkPattern(dram, c.dramAddr, patternEnd(c.dramAddr, c.count0, c.stride0, c.count1, c.stride1, 1, 0, bytes));
@@ -246,6 +253,15 @@ void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
           for (uint32_t n = 0; n < columnsOfTile; ++n) {
             const auto v = static_cast<uint32_t>(acc[n]) + static_cast<uint32_t>(bias_[n]);
             std::memcpy(out + 4 * n, &v, 4);
+          }
+        } else if (fp16) {
+          // The clamp fields hold binary16 bit patterns in this mode.
+          const auto lo = static_cast<uint16_t>(c.clampMin), hi = static_cast<uint16_t>(c.clampMax);
+          for (uint32_t n = 0; n < columnsOfTile; ++n) {
+            const uint16_t h =
+                hw::fp::storeFp16(static_cast<uint32_t>(acc[n]), static_cast<uint32_t>(bias_[n]), lo, hi);
+            out[2 * n] = static_cast<uint8_t>(h);
+            out[2 * n + 1] = static_cast<uint8_t>(h >> 8);
           }
         } else {
           requantizeRow(acc, columns, columnsOfTile, c.outZp, c.clampMin, c.clampMax, out);

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "weft/hw/fp16.h"
+
 // GCC 12 warns inside its own AVX-512 intrinsics (their _mm512_undefined_* operand, GCC bug
 // 105593); the code is correct and GCC 13 is quiet.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -358,6 +360,8 @@ GemmEngine::GemmEngine(unsigned rows, unsigned cols, GemmIsa isa) : rows_(rows),
 
 void GemmEngine::reset() {
   kRows_ = 0;
+  preloadBytes_.clear();
+  fpWeightsCurrent_ = false;
   b_ = 0;
   const unsigned groups = (rows_ + 3) / 4;
   vnniWeights_.assign(size_t{groups} * chunks_ * 64, 0);
@@ -370,6 +374,11 @@ void GemmEngine::reset() {
 
 void GemmEngine::preload(const uint8_t* w, size_t stride, uint32_t kRows, bool wSigned, int32_t wZp) {
   kRows_ = kRows;
+  preloadBytes_.resize(size_t{kRows} * cols_);
+  for (uint32_t k = 0; k < kRows; ++k) std::memcpy(&preloadBytes_[size_t{k} * cols_], w + k * stride, cols_);
+  preloadSigned_ = wSigned;
+  preloadZp_ = wZp;
+  fpWeightsCurrent_ = false;
   if (isa_ == GemmIsa::kAvx512) {
     preloadVnni(w, stride, wSigned, wZp);
     return;
@@ -444,6 +453,47 @@ void GemmEngine::streamVnni(const uint8_t* in, uint32_t mRows, bool inSigned, in
   if (cols_ % 16 != 0) scratch_.resize(size_t{mRows} * chunks_ * 16);
   kVnniKernels[chunks_ - 1][groups]({in, rows_, mRows, vnniWeights_.data(), columnTerms_.data(), rowTerms, acc, cols_,
                                      accumulate, scratch_.data()});
+}
+
+void GemmEngine::streamFp16(const uint8_t* in, uint32_t mRows, uint32_t* acc, bool accumulate) {
+  const uint32_t pairs = kRows_ / 2;
+  if (!fpWeightsCurrent_) {
+    // A PE holds its weight as an operand, w - w_zp in 9 bits; the fp16 pair reads its low byte.
+    auto byteOf = [&](uint32_t k, uint32_t n) {
+      return static_cast<uint32_t>(operand(preloadBytes_[size_t{k} * cols_ + n], preloadSigned_) - preloadZp_) & 0xffu;
+    };
+    fpWeights_.resize(size_t{pairs} * cols_);
+    for (uint32_t j = 0; j < pairs; ++j) {
+      for (uint32_t n = 0; n < cols_; ++n) {
+        const auto h = static_cast<uint16_t>(byteOf(2 * j, n) | byteOf(2 * j + 1, n) << 8);
+        fpWeights_[size_t{j} * cols_ + n] = hw::fp::fp16Value(h);
+      }
+    }
+    fpWeightsCurrent_ = true;
+  }
+  fpInputs_.resize(pairs);
+  fpSums_.resize(cols_);
+  for (uint32_t m = 0; m < mRows; ++m) {
+    const uint8_t* x = in + size_t{m} * rows_;
+    for (uint32_t j = 0; j < pairs; ++j) {
+      fpInputs_[j] = hw::fp::fp16Value(static_cast<uint16_t>(x[2 * j] | x[2 * j + 1] << 8));
+    }
+    // The column sums in the array's order (j ascending), each column on its own: the host's
+    // float arithmetic is the RTL's (products exact, sums rounded to nearest even; the build
+    // forbids contracting them into fused multiply-adds). NaN payloads are canonicalised once
+    // at the end: a NaN anywhere in the chain stays a NaN.
+    std::fill(fpSums_.begin(), fpSums_.end(), 0.0f);
+    for (uint32_t j = 0; j < pairs; ++j) {
+      const float xj = fpInputs_[j];
+      const float* w = &fpWeights_[size_t{j} * cols_];
+      for (uint32_t n = 0; n < cols_; ++n) fpSums_[n] = fpSums_[n] + xj * w[n];
+    }
+    uint32_t* row = acc + size_t{m} * cols_;
+    for (uint32_t n = 0; n < cols_; ++n) {
+      const uint32_t p = hw::fp::bitsOf(fpSums_[n]);
+      row[n] = accumulate ? hw::fp::fp32Add(row[n], p) : (hw::fp::isNaN32(p) ? hw::fp::kFp32QuietNaN : p);
+    }
+  }
 }
 
 }  // namespace weft::sim

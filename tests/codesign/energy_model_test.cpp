@@ -79,13 +79,18 @@ TEST(Energy, EachEventCostsItsCoefficient) {
   const hw::HwConfig hw = weft8();
   // Only one coefficient non-zero at a time: the energy is that event's count times it.
   auto only = [](const char* key, double v) {
-    std::string text = R"({"macPj": 0, "vectorLaneOpPj": 0, "sramPjPerByteAt8KiB": 0, "dramPjPerByte": 0,
+    std::string text = R"({"macPj": 0, "fp16MacPj": 0, "vectorLaneOpPj": 0, "sramPjPerByteAt8KiB": 0, "dramPjPerByte": 0,
                            "registerAccessPj": 0, "leakageMwPerMm2": 0, ")";
     return EnergyModel::fromJson(text + key + "\": " + std::to_string(v) + "}", "test");
   };
   const Counters c = {{"CYCLES", 1000}, {"ARRAY_ROWS", 100}, {"VECTOR_SLOTS", 10},
                       {"DMA_RD_BYTES", 4096 + 64}, {"DMA_WR_BYTES", 512}, {"CMDS_RETIRED", 2}};
   EXPECT_DOUBLE_EQ(estimateEnergy(only("macPj", 0.5), hw, c, 0, 0).totalPj(), 100 * 8 * 8 * 0.5);
+  // GEMM fp16 rows (FP16_ROWS, within ARRAY_ROWS) cost one fp16 MAC per pair of PE rows instead.
+  Counters fp = c;
+  fp.emplace_back("FP16_ROWS", 30);
+  EXPECT_DOUBLE_EQ(estimateEnergy(only("macPj", 0.5), hw, fp, 0, 0).macPj, 70 * 8 * 8 * 0.5);
+  EXPECT_DOUBLE_EQ(estimateEnergy(only("fp16MacPj", 2), hw, fp, 0, 0).macPj, 30 * 4 * 8 * 2);
   EXPECT_DOUBLE_EQ(estimateEnergy(only("vectorLaneOpPj", 2), hw, c, 0, 0).vectorPj, 10 * 8 * 2);
   EXPECT_DOUBLE_EQ(estimateEnergy(only("dramPjPerByte", 1), hw, c, 0, 0).dramPj, 4096 + 64 + 512);
   EXPECT_DOUBLE_EQ(estimateEnergy(only("registerAccessPj", 20), hw, c, 7, 0).registerPj, 140);

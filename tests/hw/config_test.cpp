@@ -164,5 +164,31 @@ TEST(HwConfig, VerilatorParamsCoverRtlParameters) {
   EXPECT_EQ(args.front(), "-GRows=16");
 }
 
+// params.json's constraints: combinations no hardware has are refused with the constraint's
+// message (fromJson, named or not); with() lets a configuration pass through them.
+TEST(HwConfig, ConstraintsRefuseFp16WithoutItsArray) {
+  const HwConfig fp = HwConfig::load("weft16fp");
+  EXPECT_TRUE(fp.fp16());
+  EXPECT_FALSE(HwConfig::load("weft16").fp16());
+  EXPECT_NE(fp.rtlKey(), HwConfig::load("weft16").rtlKey());
+  auto messageOf = [](const char* json) {
+    try {
+      HwConfig::fromJson(json, "mine.json");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(messageOf(R"({"base": "weft16os", "params": {"Fp16": 1}})"),
+            "mine.json: Fp16 needs Dataflow WS: the output-stationary array has no fp16 datapath");
+  EXPECT_EQ(messageOf(R"({"base": "weft16fp", "params": {"Rows": 7}})"),
+            "mine.json: Fp16 needs an even Rows: a pair of PE rows makes one fp16 lane");
+  EXPECT_EQ(messageOf(R"({"base": "weft16fp", "params": {"Rows": 6, "Cols": 5}})"), "accepted");
+  EXPECT_EQ(messageOf(R"({"base": "weft16os", "params": {"Rows": 7}})"), "accepted");  // int8 only: any Rows
+  const HwConfig passing = fp.with(Param::kDataflow, 1);  // on the way to another value
+  EXPECT_THROW(passing.checkConstraints("t"), ConfigError);
+  EXPECT_NO_THROW(passing.with(Param::kFp16, 0).checkConstraints("t"));
+}
+
 }  // namespace
 }  // namespace weft::hw

@@ -1,6 +1,7 @@
 // A straightforward C++ reference of the scratchpads, accumulator and PE weights, updated by
 // the same commands the tests send to the RTL (ring order). Stores compute their DRAM bytes
-// with weft::hw::postprocess / requantize, bit for bit.
+// with weft::hw::postprocess / requantize, bit for bit; GEMM fp16 and STORE mode fp16 use the
+// binary16/binary32 arithmetic of weft/hw/fp16.h.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "weft/hw/config.h"
+#include "weft/hw/fp16.h"
 #include "weft/hw/generated.h"
 #include "weft/hw/postproc.h"
 
@@ -53,12 +55,25 @@ class Reference {
     for (uint32_t m = 0; m < g.mRows * g.mGroups; ++m)
       for (unsigned n = 0; n < C; ++n) {
         const size_t inRow = size_t{g.inAddr} + size_t{m / g.mRows} * g.inStride1 + size_t{m % g.mRows} * g.inStride0;
+        int32_t& a = acc[(size_t{g.accAddr} + m) * C + n];
+        if (g.fp16) {
+          // hw/spec/isa.json GEMM fp16: binary16 pairs of bytes (zero points 0, so the input
+          // bytes as they are; the weights' low bytes, however they were loaded).
+          uint32_t p = 0;
+          for (unsigned j = 0; j < k / 2; ++j) {
+            const auto x = static_cast<uint16_t>(in[inRow * R + 2 * j] | in[inRow * R + 2 * j + 1] << 8);
+            const auto wj = static_cast<uint16_t>((pe[2 * j * C + n] & 0xff) | (pe[(2 * j + 1) * C + n] & 0xff) << 8);
+            p = hw::fp::fp32Add(p, hw::fp::fp16Mul(x, wj));
+          }
+          a = static_cast<int32_t>(g.accumulate ? hw::fp::fp32Add(static_cast<uint32_t>(a), p) : p);
+          continue;
+        }
         uint32_t sum = g.accumulate ? static_cast<uint32_t>(acc[(size_t{g.accAddr} + m) * C + n]) : 0;
         for (unsigned r = 0; r < k; ++r) {
           const int32_t x = operand(in[inRow * R + r], g.inSigned) - g.inZp;
           sum += static_cast<uint32_t>(x * pe[r * C + n]);
         }
-        acc[(size_t{g.accAddr} + m) * C + n] = static_cast<int32_t>(sum);
+        a = static_cast<int32_t>(sum);
       }
   }
 
@@ -72,7 +87,7 @@ class Reference {
   }
 
   void store(const hw::StoreCmd& s, uint8_t* dram) const {
-    const unsigned e = s.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+    const unsigned e = s.mode == hw::StoreMode::kRaw32 ? 4 : s.mode == hw::StoreMode::kFp16 ? 2 : 1;
     for (uint32_t t = 0; t < s.tiles; ++t) {
       const unsigned columns = t + 1 == s.tiles ? s.rowBytes : C;
       size_t row = s.accAddr + size_t{t} * s.tileAccStride;
@@ -85,6 +100,10 @@ class Reference {
             if (s.mode == hw::StoreMode::kRaw32) {
               const uint32_t v = static_cast<uint32_t>(a) + static_cast<uint32_t>(p.bias);
               std::memcpy(out + 4 * n, &v, 4);
+            } else if (s.mode == hw::StoreMode::kFp16) {
+              const uint16_t h = hw::fp::storeFp16(static_cast<uint32_t>(a), static_cast<uint32_t>(p.bias),
+                                                   static_cast<uint16_t>(s.clampMin), static_cast<uint16_t>(s.clampMax));
+              std::memcpy(out + 2 * n, &h, 2);
             } else {
               out[n] = static_cast<uint8_t>(hw::postprocess(a, p, s.outZp, s.clampMin, s.clampMax));
             }

@@ -81,7 +81,7 @@ TEST_P(RtlDecode, ControllerAndModelsRejectTheSameCommandsWithTheSameError) {
   EXPECT_GT(valid, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlDecode, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlDecode, ::testing::Values("weft8", "weft16", "weft8os", "weft16os", "weft16fp"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

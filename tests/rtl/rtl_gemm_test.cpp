@@ -256,7 +256,7 @@ TEST_P(RtlGemm, RandomTilesMatchTheReferenceBitExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlGemm, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlGemm, ::testing::Values("weft8", "weft16", "weft8os", "weft16os", "weft16fp"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

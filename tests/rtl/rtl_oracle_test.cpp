@@ -64,7 +64,7 @@ TEST_P(RtlOracle, RandomVectorProgramsMatchTheFunctionalModel) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlOracle, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlOracle, ::testing::Values("weft8", "weft16", "weft8os", "weft16os", "weft16fp"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

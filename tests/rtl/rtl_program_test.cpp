@@ -193,7 +193,7 @@ TEST_P(RtlProgram, DoorbellRungInPieces) {
   EXPECT_EQ(s.firstMismatch(), -1);
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlProgram, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlProgram, ::testing::Values("weft8", "weft16", "weft8os", "weft16os", "weft16fp"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

@@ -101,7 +101,7 @@ TEST_P(RtlRegs, CountersAre64BitAndLoLatchesHi) {
   EXPECT_GT(lo, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlRegs, ::testing::Values("weft8", "weft16", "weft8os", "weft16os"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlRegs, ::testing::Values("weft8", "weft16", "weft8os", "weft16os", "weft16fp"), configName);
 
 }  // namespace
 }  // namespace weft::rtltest

@@ -114,7 +114,7 @@ TEST_P(RtlTiming, StoreOfSingleBeatRowsTakesRowsPlusFivePlusWriteLatency) {
   EXPECT_EQ(activeDelta(dev, {s.encode()}, hw::Counter::kStoreActive), 10 * beats + 5 + kWriteLatency);
 }
 
-INSTANTIATE_TEST_SUITE_P(rtl, RtlTiming, ::testing::Values("weft8", "weft16"), configName);
+INSTANTIATE_TEST_SUITE_P(rtl, RtlTiming, ::testing::Values("weft8", "weft16", "weft16fp"), configName);
 
 // The output-stationary array (Dataflow OS): blocks of Rows slots, no preload; a GEMM ends
 // 2*Rows + Cols + 2 cycles after its last block's last slot.

@@ -104,11 +104,11 @@ TEST_P(BackendTest, RegisterSemantics) {
   device->writeReg(kId, 1);
   device->writeReg(kRingHead, 2);
   device->writeReg(kStatus, 0xffff);
-  device->writeReg(0x038, 5);
+  device->writeReg(0x03c, 5);
   EXPECT_EQ(reg(kId), kIdValue);
   EXPECT_EQ(reg(kRingHead), 0u);
   EXPECT_EQ(reg(kStatus), 0u);
-  EXPECT_EQ(reg(0x038), 0u);
+  EXPECT_EQ(reg(0x03c), 0u);
   EXPECT_EQ(reg(0x0fc), 0u);
   device->writeReg(kIrqMask, kIrqStatusDoneMask);
   EXPECT_EQ(reg(kIrqMask), kIrqStatusDoneMask);
@@ -168,7 +168,7 @@ TEST_P(BackendTest, SnapshotCountersAccountForTheProgram) {
       }
       case hw::Opcode::kStore: {
         const auto s = hw::StoreCmd::decode(c);
-        const uint64_t e = s.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+        const uint64_t e = hw::columnBytes(s.mode);
         wrBytes += (uint64_t{s.tiles - 1} * config.cols() + s.rowBytes) * e * s.count0 * s.count1;
         break;
       }

@@ -119,6 +119,7 @@ CounterValues ApproxDevice::counters(uint64_t t) const {
   set(C::kComputeActive, compute_.front().activity().value(t));
   set(C::kStoreActive, store_.front().activity().value(t));
   set(C::kArrayRows, compute_.arrayRows(t));
+  set(C::kFp16Rows, compute_.fp16Rows(t));
   set(C::kWspadRdRows, compute_.weightRows(t));
   set(C::kDmaRdBytes, e.rdBytes.value(t));
   const StoreUnit::Writes planned = store_.plannedWrites(t);

@@ -57,6 +57,7 @@ void ComputeUnit::start(uint64_t t) {
   anyIssued_ = true;
   if (!os_) bufFreeFrom_[buf] = s.lastIssue + c.cols();
   arrayRows_.add(first, s.rowsEnd, m_.now);
+  if (g.fp16) fp16Rows_.add(first, s.rowsEnd, m_.now);
   forEachWeightRead(os_, t, first, uint64_t{g.mRows} * g.mGroups, kRows, g.keepWeights, c.rows(),
                     [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, m_.now); });
   jobs_.push_back({word, s.lastIssue, s.done});
@@ -65,6 +66,7 @@ void ComputeUnit::start(uint64_t t) {
 void ComputeUnit::softReset(uint64_t t) {
   front_.softReset(t);
   arrayRows_.cut(t);
+  fp16Rows_.cut(t);
   weightRows_.cut(t);
   jobs_.clear();
   // The stream queue and the array pipeline are cleared; the preload port frees at once.
@@ -76,6 +78,7 @@ void ComputeUnit::softReset(uint64_t t) {
 void ComputeUnit::hardReset() {
   front_.hardReset();
   arrayRows_ = IntervalCounter{};
+  fp16Rows_ = IntervalCounter{};
   weightRows_ = IntervalCounter{};
   lastK_ = 0;
   jobs_.clear();

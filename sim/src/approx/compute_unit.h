@@ -28,6 +28,7 @@ class ComputeUnit final : public Agent {
   uint64_t lastCompletion() const { return lastCompletion_; }
   const UnitFront& front() const { return front_; }
   uint64_t arrayRows(uint64_t t) const { return arrayRows_.value(t); }
+  uint64_t fp16Rows(uint64_t t) const { return fp16Rows_.value(t); }
   uint64_t weightRows(uint64_t t) const { return weightRows_.value(t); }
 
  private:
@@ -50,6 +51,7 @@ class ComputeUnit final : public Agent {
   unsigned lastBuf_ = 0;           // buffer with the most recent weights
   std::array<uint64_t, 2> bufFreeFrom_{};  // Cols cycles after its last GEMM's last row
   IntervalCounter arrayRows_;
+  IntervalCounter fp16Rows_;  // FP16_ROWS
   IntervalCounter weightRows_;   // WSPAD_RD_ROWS
   uint32_t lastK_ = 0;           // k_rows of the latest GEMM with new weights (keep_weights)
 };

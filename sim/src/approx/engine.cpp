@@ -151,6 +151,7 @@ void Engine::fold(uint64_t t) {
   snapWrReqs_.fold(t);
   decoderRetired_.fold(t);
   arrayRows_.fold(t);
+  fp16Rows_.fold(t);
   weightRows_.fold(t);
   vectorSlots_.fold(t);
   dramStall_.fold(t);
@@ -322,6 +323,7 @@ void Engine::applySoftReset(uint64_t t) {
     u.lastCompletion = std::min(u.lastCompletion, t - 1);
   }
   arrayRows_.cut(t);
+  fp16Rows_.cut(t);
   weightRows_.cut(t);
   vectorSlots_.cut(t);
   vector_.idleFrom = t;
@@ -443,6 +445,7 @@ void Engine::hardReset() {
     e->reset();
   }
   arrayRows_.reset();
+  fp16Rows_.reset();
   weightRows_.reset();
   vectorSlots_.reset();
   busyTotal_ = 0;
@@ -531,6 +534,7 @@ CounterValues Engine::counters(uint64_t t) const {
   set(C::kComputeActive, activeCycles(units_[kCompute], t));
   set(C::kStoreActive, activeCycles(units_[kStore], t));
   set(C::kArrayRows, arrayRows_.value(t));
+  set(C::kFp16Rows, fp16Rows_.value(t));
   set(C::kWspadRdRows, weightRows_.value(t));
   set(C::kVectorActive, activeCycles(units_[kVector], t));
   set(C::kVectorSlots, vectorSlots_.value(t));

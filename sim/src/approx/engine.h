@@ -273,6 +273,7 @@ class Engine final {
   uint64_t batchRdBytes_ = 0, batchRdReqs_ = 0, batchStall_ = 0, batchRdCycle_ = 0;
   uint64_t batchWrBytes_ = 0, batchWrReqs_ = 0, batchWrCycle_ = 0;
   IntervalSum arrayRows_;
+  IntervalSum fp16Rows_;    // FP16_ROWS
   IntervalSum weightRows_;  // WSPAD_RD_ROWS
   uint64_t busyTotal_ = 0, busyBegin_ = kNever, busyEnd_ = 0;
   std::array<uint32_t, hw::kNumCounters> latchedHi_{};

@@ -402,6 +402,7 @@ bool Engine::advanceCompute(uint64_t lim) {
     s.recentLastIssue[s.sinceReset % 2] = g.lastIssue;
     ++s.sinceReset;
     arrayRows_.add(first, g.rowsEnd, frontier_);
+    if (c.word.get(hw::field::gemm::kFp16) != 0) fp16Rows_.add(first, g.rowsEnd, frontier_);
     forEachWeightRead(os_, t, first, mRows, kUsed, keep, rows_,
                       [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, frontier_); });
     complete(u, signals, reservations, t, g.done);
@@ -473,7 +474,7 @@ bool Engine::advanceStore(uint64_t lim) {
     // issues once the tile storeFifoDepth before it has left); a row's write request
     // storeIssueToRequest cycles after its last tile's issue, its beats on the port, each tile
     // leaving the buffer with its last beat.
-    const uint32_t e = cmd.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+    const uint32_t e = hw::columnBytes(cmd.mode);
     const uint32_t tileBytes = cols_ * e;
     const uint32_t bytes = (cmd.tiles - 1) * tileBytes + cmd.rowBytes * e;
     const size_t window = timing_.storeFifoDepth;

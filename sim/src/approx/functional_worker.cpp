@@ -79,7 +79,7 @@ void FunctionalWorker::execute(const hw::CommandWord& word) {
   if (!computesData_) return;  // the timing backend: no command moves or computes data
   if (threaded_ && static_cast<hw::Opcode>(word.get(hw::field::kOpcode)) == hw::Opcode::kStore) {
     const auto c = hw::StoreCmd::decode(word);
-    const uint64_t bytes = (uint64_t{c.tiles - 1} * model_.config().cols() + c.rowBytes) * (c.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    const uint64_t bytes = (uint64_t{c.tiles - 1} * model_.config().cols() + c.rowBytes) * hw::columnBytes(c.mode);
     noteWrite(c.dramAddr, c.dramAddr + uint64_t{c.count1 - 1} * c.stride1 + uint64_t{c.count0 - 1} * c.stride0 + bytes);
   }
   push({word, Kind::kCommand, 0});

@@ -56,7 +56,7 @@ void StoreUnit::start(uint64_t t) {
   const hw::CommandWord word = front_.start(t);
   const auto s = hw::StoreCmd::decode(word);
   const uint64_t n = uint64_t{s.count0} * s.count1;
-  const uint32_t e = s.mode == hw::StoreMode::kRaw32 ? 4 : 1;
+  const uint32_t e = hw::columnBytes(s.mode);
   const uint32_t tileBytes = m_.config.cols() * e;
   const uint32_t bytes = (s.tiles - 1) * tileBytes + s.rowBytes * e;
   const size_t window = m_.timing.storeFifoDepth;

@@ -142,6 +142,10 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
 
       hw::GemmCmd g;
       g.kRows = static_cast<uint32_t>(uni(1, R));
+      // With the fp16 datapath, some GEMMs are fp16 (drawn only then, so that the programs of
+      // other configurations stay as they were): an even k_rows, zero points 0, unsigned.
+      g.fp16 = cfg.fp16() && uni(0, 2) > 0;
+      if (g.fp16 && !keep) g.kRows = 2 * static_cast<uint32_t>(uni(1, R / 2));
       if (!keep) {
         hw::LoadCmd lw;
         lw.dst = hw::Mem::kW;
@@ -175,6 +179,10 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       g.wSigned = uni(0, 1);
       g.inZp = static_cast<int32_t>(g.inSigned ? uni(-128, 127) : uni(0, 255));
       g.wZp = static_cast<int32_t>(g.wSigned ? uni(-128, 127) : uni(0, 255));
+      if (g.fp16) {
+        g.inSigned = g.wSigned = false;
+        g.inZp = g.wZp = 0;
+      }
       g.header.wait0 = true;
       g.header.wait1 = part == 0 && tile > 0;  // the previous store freed the accumulator
       g.header.signal0 = !lastGemm;
@@ -192,6 +200,7 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
 
     hw::StoreCmd s;
     s.mode = uni(0, 2) == 0 ? hw::StoreMode::kRaw32 : hw::StoreMode::kRequant8;
+    if (cfg.fp16() && uni(0, 1)) s.mode = hw::StoreMode::kFp16;
     s.rowBytes = static_cast<uint32_t>(uni(1, C));
     s.paramRow = static_cast<uint32_t>(uni(0, cfg.paramRows() - 1));
     s.accAddr = accAddr;
@@ -204,7 +213,7 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       s.tileAccStride = static_cast<uint32_t>(uni(0, (m - 1) / (s.tiles - 1)));
       rows = m - (s.tiles - 1) * s.tileAccStride;
     }
-    const uint32_t rowOut = ((s.tiles - 1) * C + s.rowBytes) * (s.mode == hw::StoreMode::kRaw32 ? 4 : 1);
+    const uint32_t rowOut = ((s.tiles - 1) * C + s.rowBytes) * hw::columnBytes(s.mode);
     s.count0 = rows;
     s.count1 = 1;
     if (rows % 2 == 0 && uni(0, 1)) {
@@ -218,6 +227,13 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
     s.outZp = static_cast<int32_t>(uni(-100, 200));
     s.clampMin = static_cast<int32_t>(uni(-128, 100));
     s.clampMax = static_cast<int32_t>(uni(s.clampMin, 255));
+    if (s.mode == hw::StoreMode::kFp16) {  // binary16 bounds: none, relu, relu6, or any
+      const int bounds = static_cast<int>(uni(0, 3));
+      const uint16_t lo[] = {0xfc00, 0x0000, 0x0000, static_cast<uint16_t>(uni(0, 0xffff))};
+      const uint16_t hi[] = {0x7c00, 0x7c00, 0x4600, static_cast<uint16_t>(uni(0, 0xffff))};
+      s.clampMin = static_cast<int16_t>(lo[bounds]);
+      s.clampMax = static_cast<int16_t>(hi[bounds]);
+    }
     s.header.wait0 = true;
     s.header.signal0 = !lastTile;
     cmds.push_back(s.encode());

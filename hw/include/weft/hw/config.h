@@ -68,6 +68,12 @@ class HwConfig {
   double cyclePeriodNs() const { return 1000.0 / clockMHz(); }
   uint64_t dramBytes() const { return static_cast<uint64_t>(get(Param::kDramMiB)) << 20; }
 
+  // Throws ConfigError when the values break a constraint of params.json (Fp16 with the
+  // output-stationary array, say), naming `origin`. fromJson checks; with() does not, so that a
+  // configuration can pass through combinations on the way to its values.
+  void checkConstraints(std::string_view origin) const;
+  bool fp16() const { return get(Param::kFp16) != 0; }
+
   // Identifies the RTL build this configuration needs: the values of the 'rtl' parameters,
   // e.g. "Rows16_Cols16_InSpadRows4096_...". Two configurations with the same key share a
   // verilated model.

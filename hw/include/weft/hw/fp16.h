@@ -81,4 +81,20 @@ inline uint16_t fp32ToFp16(uint32_t f) {
   return static_cast<uint16_t>(sign | (q + (up ? 1 : 0)));  // a carry into bit 10 is the least normal
 }
 
+inline bool isNaN16(uint16_t h) { return (h & 0x7fffu) > 0x7c00u; }
+
+// binary16 as a float (exact): for comparisons.
+inline float fp16Value(uint16_t h) { return toFloat(fp16ToFp32(h)); }
+
+// STORE mode fp16 for one column (hw/spec/isa.json): the accumulator word plus the bias word as
+// binary32, rounded to binary16, clamped to [lo, hi] read as binary16 values (numeric
+// comparisons: -0 equals +0, and a NaN bound clamps nothing); a NaN stays the canonical NaN.
+inline uint16_t storeFp16(uint32_t acc, uint32_t bias, uint16_t lo, uint16_t hi) {
+  const uint16_t h = fp32ToFp16(fp32Add(acc, bias));
+  if (isNaN16(h)) return h;
+  if (fp16Value(h) < fp16Value(lo)) return lo;
+  if (fp16Value(h) > fp16Value(hi)) return hi;
+  return h;
+}
+
 }  // namespace weft::hw::fp

@@ -40,6 +40,12 @@ class GemmEngine {
   // must be readable) through the weights into mRows accumulator rows (`cols` int32 each,
   // consecutive), adding to them or replacing them.
   void stream(const uint8_t* in, uint32_t mRows, bool inSigned, int32_t inZp, int32_t* acc, bool accumulate);
+  // GEMM fp16 (hw/spec/isa.json): streams mRows rows of binary16 values (x_j in bytes 2j, 2j+1)
+  // through the latest preload's weights read the same way (w_j[n] in weight rows 2j, 2j+1, the
+  // low 8 bits of each loaded operand), into mRows accumulator rows of binary32 bit patterns:
+  // p = +0, p += x_j * w_j[n] for j < k_rows / 2 in order, then acc = accumulate ? acc + p : p,
+  // every sum rounded to nearest even and a NaN result the canonical one (weft/hw/fp16.h).
+  void streamFp16(const uint8_t* in, uint32_t mRows, uint32_t* acc, bool accumulate);
   // The state after a hardware reset: no weights (k_rows 0, so a GEMM adds 0).
   void reset();
 
@@ -54,6 +60,15 @@ class GemmEngine {
   unsigned rows_, cols_;
   GemmIsa isa_;
   uint32_t kRows_ = 0;
+
+  // GEMM fp16: the latest preload as loaded (kRows x cols bytes, signedness, zero point), turned
+  // into binary16 weights as floats only when an fp16 GEMM streams through them (exact: every
+  // binary16 value is a float, and so is the product of two).
+  std::vector<uint8_t> preloadBytes_;
+  bool preloadSigned_ = false;
+  int32_t preloadZp_ = 0;
+  bool fpWeightsCurrent_ = false;
+  std::vector<float> fpWeights_, fpInputs_, fpSums_;
 
   // avx512: weights as [k / 4][lane][k % 4] signed bytes over whole 16-lane chunks, their
   // column sums, b, and scratch for flipped inputs and per-row terms.
