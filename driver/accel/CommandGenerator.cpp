@@ -297,6 +297,7 @@ void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, 
   g.wSigned = l_.wSigned;
   g.inZp = l_.inZp;
   g.wZp = l_.wZp;
+  g.fp16 = l_.fp16;
   pc.uses.push_back({bufferId(BufferKind::kInput, inBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kWeight, wBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kAccumulator, accBuffer), true});
@@ -324,7 +325,7 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t tiles, uint32
   const uint32_t stores = merge ? 1 : box.nb;
   for (uint32_t i = 0; i < stores; ++i) {
     hw::StoreCmd s;
-    s.mode = l_.rawAccumulators ? hw::StoreMode::kRaw32 : hw::StoreMode::kRequant8;
+    s.mode = l_.rawAccumulators ? hw::StoreMode::kRaw32 : (l_.fp16 ? hw::StoreMode::kFp16 : hw::StoreMode::kRequant8);
     s.rowBytes = std::min<uint32_t>(C_, l_.n() - (tile + tiles - 1) * C_);  // the last tile's columns
     s.tiles = tiles;
     s.tileAccStride = tiles > 1 ? p_.rowsPerTile : 0;

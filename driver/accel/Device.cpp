@@ -25,10 +25,13 @@ Device::Device(std::shared_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {
   const auto& c = queue_->config();
   version_ = fmt::format("weft-accel 1.0 ({} backend, {} configuration: {}x{} array at {} MHz)",
                          sim::toString(queue_->backend().kind()), c.name(), c.rows(), c.cols(), c.clockMHz());
-  // Relative to the CPU reference: quantized GEMMs are what the array is for; nothing else runs.
+  // Relative to the CPU reference: quantized GEMMs are what the array is for; with the fp16
+  // datapath (Fp16) float16 convolutions too, and float32 ones where the model allows them to be
+  // computed in float16 (relaxed); no other float work runs here.
   const hal::PerformanceInfo fast{0.1f, 0.1f}, none{FLT_MAX, FLT_MAX};
-  capabilities_.relaxedFloat32toFloat16PerformanceScalar = none;
-  capabilities_.relaxedFloat32toFloat16PerformanceTensor = none;
+  const hal::PerformanceInfo half = c.fp16() ? fast : none;
+  capabilities_.relaxedFloat32toFloat16PerformanceScalar = half;
+  capabilities_.relaxedFloat32toFloat16PerformanceTensor = half;
   capabilities_.ifPerformance = none;
   capabilities_.whilePerformance = none;
   for (auto t : {nn::OperandType::TENSOR_QUANT8_ASYMM, nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
@@ -36,8 +39,10 @@ Device::Device(std::shared_ptr<DeviceQueue> queue) : queue_(std::move(queue)) {
                  nn::OperandType::INT32, nn::OperandType::BOOL}) {
     capabilities_.operandPerformance.emplace_back(t, fast);
   }
-  for (auto t : {nn::OperandType::FLOAT32, nn::OperandType::TENSOR_FLOAT32, nn::OperandType::FLOAT16,
-                 nn::OperandType::TENSOR_FLOAT16}) {
+  for (auto t : {nn::OperandType::FLOAT16, nn::OperandType::TENSOR_FLOAT16}) {
+    capabilities_.operandPerformance.emplace_back(t, half);
+  }
+  for (auto t : {nn::OperandType::FLOAT32, nn::OperandType::TENSOR_FLOAT32}) {
     capabilities_.operandPerformance.emplace_back(t, none);
   }
 }

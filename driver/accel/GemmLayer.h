@@ -50,13 +50,21 @@ struct GemmLayer {
   // The STORE writes the int32 accumulators unrequantized (raw32 mode, four bytes a column: the
   // org.weft.accel matmul); the columns' multipliers, shifts, outZp and clamp are then unused.
   bool rawAccumulators = false;
+  // binary16 (Fp16 hardware, GEMM fp16 and STORE mode fp16): input, filter and output are
+  // TENSOR_FLOAT16, seen as bytes. `input` then counts bytes as channels (two a value), so K is in
+  // bytes and every K chunk of the tiling holds whole values (Rows is even, runs are whole
+  // pixels); `output` counts values (columns) and a column writes two bytes. `weights` are the
+  // filter's bytes, the columns' bias the binary32 bits of the bias, `clamp` the fused
+  // activation's bounds as binary16 bits; zero points are 0 and operands unsigned.
+  bool fp16 = false;
 
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }
   uint64_t m() const { return output.pixels(); }
-  uint64_t macs() const { return m() * n() * k(); }
+  // Multiply-accumulates: K counts bytes, two a value for an fp16 layer.
+  uint64_t macs() const { return m() * n() * (fp16 ? k() / 2 : k()); }
   // Bytes the STORE writes per output element.
-  uint32_t outputElementBytes() const { return rawAccumulators ? 4 : 1; }
+  uint32_t outputElementBytes() const { return rawAccumulators ? 4 : (fp16 ? 2 : 1); }
 };
 
 }  // namespace weft::accel

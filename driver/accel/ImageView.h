@@ -18,13 +18,4 @@ struct ImageView {
   uint64_t pixelStride = 0, rowStride = 0, imageStride = 0;
 };
 
-// The view of the same dense tensor whose elements are `bytes` wide (int32 accumulators): channel c
-// is then at origin + ... + bytes*c.
-inline ImageView withElementBytes(ImageView v, uint32_t bytes) {
-  v.pixelStride *= bytes;
-  v.rowStride *= bytes;
-  v.imageStride *= bytes;
-  return v;
-}
-
 }  // namespace weft::accel

@@ -7,11 +7,21 @@
 namespace weft::accel {
 namespace {
 
-// Bytes of a tensor of `o`'s type: an extension type (org.weft.accel's accumulators) has the
-// element size its extension declares.
-uint64_t tensorBytes(const nn::Model& model, const nn::Operand& o, const nn::Dimensions& dims) {
+// Whether the device keeps a tensor of `o`'s type as binary16 though its type is float32.
+bool halfOnDevice(const nn::Model& model, const nn::Operand& o) {
+  return o.type == nn::OperandType::TENSOR_FLOAT32 && model.relaxComputationFloat32toFloat16;
+}
+
+// Bytes of a value of `o`'s type on the device: an extension type (org.weft.accel's
+// accumulators) has the element size its extension declares; a relaxed float32 is binary16.
+uint32_t deviceElementBytes(const nn::Model& model, const nn::Operand& o) {
+  if (halfOnDevice(model, o)) return 2;
   const auto info = nn::operandTypeInfo(model, o.type);
-  return uint64_t{info ? info->elementSize : 0} * nn::numberOfElements(dims);
+  return info ? info->elementSize : 0;
+}
+
+uint64_t tensorBytes(const nn::Model& model, const nn::Operand& o, const nn::Dimensions& dims) {
+  return uint64_t{deviceElementBytes(model, o)} * nn::numberOfElements(dims);
 }
 
 TensorLayout flatLayout(const nn::Model& model, const nn::Operand& o, uint32_t index, const nn::Dimensions& dims) {
@@ -21,6 +31,7 @@ TensorLayout flatLayout(const nn::Model& model, const nn::Operand& o, uint32_t i
   t.zeroPoint = o.zeroPoint;
   t.fill = static_cast<uint8_t>(o.zeroPoint);
   t.dims = dims;
+  t.halfOnDevice = halfOnDevice(model, o);
   t.layout = DataLayout::kFlat;
   t.image = ImageShape{1, 1, 1, static_cast<uint32_t>(tensorBytes(model, o, dims))};
   return t;
@@ -185,6 +196,8 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     if (t.dims.size() == 4) {
       t.layout = layout;
       t.image = imageOf(t.dims, layout);
+      // The image counts bytes: a value of more than one (TENSOR_FLOAT16) is that many channels.
+      t.image.channels *= std::max<uint32_t>(1, deviceElementBytes(model, operands[index]));
     }
     plan.tensors[index] = t;
   }

@@ -28,7 +28,8 @@ struct TensorLayout {
   int32_t zeroPoint = 0;
   nn::Dimensions dims;                  // logical dimensions
   DataLayout layout = DataLayout::kFlat;  // how the logical order maps onto the bytes
-  ImageShape image;                     // physical NHWC dimensions (kFlat: 1 x 1 x 1 x bytes)
+  ImageShape image;                     // physical NHWC dimensions in bytes: channels are the bytes
+                                        // of a pixel (a TENSOR_FLOAT16 value is two; kFlat: 1 x 1 x 1 x bytes)
   uint32_t haloTop = 0, haloBottom = 0, haloLeft = 0, haloRight = 0;
   uint8_t fill = 0;                     // the interior bytes no layer writes: the zero point, or
                                         // PAD's value (the halo always holds the zero point)
@@ -37,6 +38,10 @@ struct TensorLayout {
   // buffer of its own.
   std::optional<uint32_t> aliasOf;
   uint32_t channelOffset = 0;
+  // A TENSOR_FLOAT32 of a model that allows float32 to be computed in float16 (relaxed), kept on
+  // the device as binary16 for the fp16 datapath: `image` counts its two-byte values, and the
+  // host's copies convert (to binary16 rounding to nearest even, back exactly; Transfer.h).
+  bool halfOnDevice = false;
 
   uint64_t rowStride() const { return uint64_t{image.width + haloLeft + haloRight} * image.channels; }
   uint64_t imageStride() const { return uint64_t{image.height + haloTop + haloBottom} * rowStride(); }

@@ -237,6 +237,15 @@ class CountingSink final : public CommandSink {
   size_t count = 0;
 };
 
+// An fp16 layer needs the fp16 datapath; without it the runtime runs the operation elsewhere.
+nn::Status datapathFits(const LoweredOperation& lo, const hw::HwConfig& config) {
+  if (!lo.isVector() && lo.layer.fp16 && !config.fp16()) {
+    return NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << " on TENSOR_FLOAT16 needs the fp16 datapath (Fp16 1, "
+                              << "as in weft16fp); " << config.name() << " has none";
+  }
+  return {};
+}
+
 nn::Status vectorLayerFits(const VectorLayer& layer, const hw::HwConfig& config) {
   VectorPlacement where;
   uint64_t addr = 0;
@@ -264,6 +273,9 @@ std::vector<bool> supportedOperations(const nn::Model& model, const hw::HwConfig
   std::vector<std::optional<LoweredOperation>> lowered(n);
   for (uint32_t i = 0; i < n; ++i) {
     auto lo = lowerOperation(model, i, /*withValues=*/false);
+    if (lo.ok()) {
+      if (auto fits = datapathFits(lo.value(), config); !fits.ok()) lo = fits.error();
+    }
     if (lo.ok() && lo.value().isVector() && !lo.value().pending) {
       if (auto fits = vectorLayerFits(*lo.value().vector, config); !fits.ok()) lo = fits.error();
     }
@@ -308,7 +320,8 @@ std::string tilingFingerprint(const hw::HwConfig& config, const std::vector<Lowe
                        g.padBottom, g.padRight}) {
       f.add(v);
     }
-    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2 | uint64_t{g.rawAccumulators} << 3);
+    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2 | uint64_t{g.rawAccumulators} << 3 |
+          uint64_t{g.fp16} << 4);
     view(where[l].input);
     view(where[l].output);
     f.add(chunks[l].size());
@@ -352,6 +365,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   for (uint32_t i : order.value()) {
     auto lo = lowerOperation(model, i, /*withValues=*/true);
     if (!lo.ok()) return lo.error();
+    NN_TRY(datapathFits(lo.value(), config));
     lowered.push_back(std::move(lo).value());
   }
   std::map<uint32_t, nn::Error> rejected;
@@ -400,7 +414,9 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
     if (plan.layers[l].isVector()) continue;
     const GemmLayer& layer = plan.layers[l].layer;
     placements[l].input = placeOf(layer.inputOperand, layer.input);
-    placements[l].output = withElementBytes(placeOf(layer.outputOperand, layer.output), layer.outputElementBytes());
+    ImageShape outputBytes = layer.output;  // the view in bytes, as tensor images count them
+    outputBytes.channels *= layer.outputElementBytes();
+    placements[l].output = placeOf(layer.outputOperand, outputBytes);
     chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
   }
   out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks, preference);
@@ -445,6 +461,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       NN_TRY(layer.generate(where, config, program));
       out.tilings.tilings.push_back(0);
       op.macs = layer.laneOps();
+      op.peakOpsPerCycle = config.cols();
       op.unit = hw::Unit::kVector;
       op.tiling = layer.describe();
       op.estimatedCycles = program.takeBusyCycles();
@@ -504,6 +521,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       out.firstReader.emplace(layer.inputOperand, out.operations.size());
       out.producer[layer.outputOperand] = out.operations.size();
       op.macs = layer.macs();
+      op.peakOpsPerCycle = uint64_t{layer.fp16 ? config.rows() / 2 : config.rows()} * config.cols();
       op.unit = hw::Unit::kCompute;
       op.estimatedCycles = tp.estimatedCycles + repackCycles;
       op.tiling = tp.describe();

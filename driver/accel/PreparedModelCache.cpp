@@ -19,8 +19,7 @@ namespace weft::accel {
 
 namespace {
 
-// Changes whenever the layout of either payload changes.
-constexpr hal::CacheFileFormat kFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 2};
+constexpr const hal::CacheFileFormat& kFormat = kPreparedModelCacheFormat;
 // What the model records hold (their first byte).
 enum class CacheForm : uint8_t { kCompiled = 0, kCompiledPerExecution = 1 };
 enum class FileKind : uint32_t { kModel = 1, kData = 2 };
@@ -142,7 +141,7 @@ nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::
   m.u64(compiled.operations.size());
   for (const CompiledOperation& op : compiled.operations) {
     m.u32(op.operationIndex).u32(static_cast<uint32_t>(op.type)).u32(static_cast<uint32_t>(op.unit));
-    m.u64(op.macs).u64(op.commands).f64(op.estimatedCycles).string(op.tiling);
+    m.u64(op.macs).u64(op.peakOpsPerCycle).u64(op.commands).f64(op.estimatedCycles).string(op.tiling);
   }
   m.f64(compiled.estimatedCycles).u64(compiled.watchdogCycles);
   writePositions(m, compiled.firstReader);
@@ -283,13 +282,14 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
   parsed->snapshots = RegionRecord{r.u64(), r.u64(), {}};
   const uint64_t programBytes = r.count(1);
   if (const uint8_t* p = r.bytes(programBytes)) c.program.assign(p, p + programBytes);
-  const uint64_t operations = r.count(44);
+  const uint64_t operations = r.count(52);
   for (uint64_t i = 0; i < operations && r.ok(); ++i) {
     CompiledOperation op;
     op.operationIndex = r.u32();
     op.type = static_cast<nn::OperationType>(r.u32());
     op.unit = static_cast<hw::Unit>(r.u32());
     op.macs = r.u64();
+    op.peakOpsPerCycle = r.u64();
     op.commands = r.u64();
     op.estimatedCycles = r.f64();
     op.tiling = r.string();

@@ -28,9 +28,14 @@
 
 #include "DeviceQueue.h"
 #include "ModelCompiler.h"
+#include "weft/hal/CacheFiles.h"
 #include "weft/hal/IDevice.h"
 
 namespace weft::accel {
+
+// The cache files' framing; the version changes whenever the layout of either payload changes
+// (3: an operation's peak rate joined its record).
+inline constexpr hal::CacheFileFormat kPreparedModelCacheFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 3};
 
 inline constexpr hal::NumberOfCacheFiles kAcceleratorCacheFiles{1, 1};
 

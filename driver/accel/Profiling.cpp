@@ -45,9 +45,8 @@ hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<
     o.onHardwareNs = cyclesToNs(o.cycles, config);
     o.inDriverNs = o.onHardwareNs + static_cast<uint64_t>(m.copyTime[i].count());
     o.macs = op.macs;
-    const bool vector = op.unit == hw::Unit::kVector;
-    o.unit = vector ? "vector" : "array";
-    o.peakOpsPerCycle = vector ? config.cols() : uint64_t{config.rows()} * config.cols();
+    o.unit = op.unit == hw::Unit::kVector ? "vector" : "array";
+    o.peakOpsPerCycle = op.peakOpsPerCycle;
     o.mapping = op.tiling;
     o.dramReadBytes = after[hw::Counter::kDmaRdBytes] - before[hw::Counter::kDmaRdBytes];
     o.dramWriteBytes = after[hw::Counter::kDmaWrBytes] - before[hw::Counter::kDmaWrBytes];

@@ -51,7 +51,7 @@ std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunk
   KeyWriter k;
   k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
     << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
-    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators;
+    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators << l.fp16;
   k << chunks.size();
   for (const KChunk& c : chunks) k << c.offset << c.bytes << c.kBegin;
   k << where.input << where.output << where.weights << where.params << where.padding;

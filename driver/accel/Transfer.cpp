@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "weft/hw/fp16.h"
+
 namespace weft::accel {
 namespace {
 
@@ -18,9 +20,17 @@ void forEachRow(const TensorLayout& t, RowFn f) {
   }
 }
 
+// The layout of the binary16 bytes a halfOnDevice tensor's host copies go through.
+TensorLayout asHalves(const TensorLayout& t) {
+  TensorLayout h = t;
+  h.halfOnDevice = false;
+  return h;
+}
+
 }  // namespace
 
 uint64_t logicalBytes(const TensorLayout& t) {
+  if (t.halfOnDevice) return 2 * logicalBytes(asHalves(t));  // float32 on the host
   return t.aliasOf ? nn::numberOfElements(t.dims) : t.image.elements();  // a view: its own channels (quant8)
 }
 
@@ -38,6 +48,18 @@ std::vector<uint8_t> fillImage(const TensorLayout& t) {
 // region, so that each copy is one DRAM access (a backend call can cost far more than its bytes).
 void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src) {
   if (t.aliasOf) throw std::logic_error("a tensor written in place in another is never written by the host");
+  if (t.halfOnDevice) {
+    const TensorLayout h = asHalves(t);
+    std::vector<uint8_t> halves(logicalBytes(h));
+    for (size_t i = 0; i < halves.size() / 2; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, src + 4 * i, 4);
+      const uint16_t v = hw::fp::fp32ToFp16(bits);
+      std::memcpy(&halves[2 * i], &v, 2);
+    }
+    copyToDevice(backend, h, addr, halves.data());
+    return;
+  }
   const ImageShape& s = t.image;
   const uint64_t rowBytes = uint64_t{s.width} * s.channels;
   if (t.layout == DataLayout::kFlat || (t.layout == DataLayout::kNHWC && !t.hasHalo())) {
@@ -61,6 +83,18 @@ void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t 
 }
 
 void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, uint8_t* dst) {
+  if (t.halfOnDevice) {
+    const TensorLayout h = asHalves(t);
+    std::vector<uint8_t> halves(logicalBytes(h));
+    copyFromDevice(backend, h, addr, halves.data());
+    for (size_t i = 0; i < halves.size() / 2; ++i) {
+      uint16_t v;
+      std::memcpy(&v, &halves[2 * i], 2);
+      const uint32_t bits = hw::fp::fp16ToFp32(v);
+      std::memcpy(dst + 4 * i, &bits, 4);
+    }
+    return;
+  }
   const ImageShape& s = t.image;
   const uint64_t rowBytes = uint64_t{s.width} * s.channels;
   if (t.aliasOf) {  // its channels of each pixel of the parent's image (`addr` is the parent's)

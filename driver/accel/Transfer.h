@@ -19,7 +19,10 @@ std::vector<uint8_t> fillImage(const TensorLayout& t);
 void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, const uint8_t* src);
 void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t addr, uint8_t* dst);
 
-// Bytes of the tensor in its logical layout.
+// A tensor kept as binary16 for float32 data (TensorLayout::halfOnDevice) is converted on the
+// way: `src` and `dst` hold float32 values.
+
+// Bytes of the tensor in its logical layout, as the host holds it.
 uint64_t logicalBytes(const TensorLayout& t);
 
 }  // namespace weft::accel

@@ -217,8 +217,7 @@ TEST(PreparedModelCache, PayloadsAlteredBehindAValidDigestNeverCrashTheParser) {
   Files files;
   auto device = freshDevice();
   ASSERT_TRUE(prepareWithCache(*device, m.model, files).ok());
-  const hal::CacheFileFormat format{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 2};
-  auto model = hal::unframeCacheFile(format, 1, files.token, hal::readCacheFile(*files.model[0]).value(), "model");
+  auto model = hal::unframeCacheFile(kPreparedModelCacheFormat, 1, files.token, hal::readCacheFile(*files.model[0]).value(), "model");
   ASSERT_TRUE(model.ok()) << model.error().message;
   const std::vector<uint8_t> original = model.value();
   const auto& queue = std::static_pointer_cast<const Device>(device)->queue();
@@ -227,7 +226,7 @@ TEST(PreparedModelCache, PayloadsAlteredBehindAValidDigestNeverCrashTheParser) {
     Files altered;
     altered.token = files.token;
     altered.data = files.data;
-    ASSERT_TRUE(hal::writeCacheFile(*altered.model[0], hal::frameCacheFile(format, 1, files.token, payload)).ok());
+    ASSERT_TRUE(hal::writeCacheFile(*altered.model[0], hal::frameCacheFile(kPreparedModelCacheFormat, 1, files.token, payload)).ok());
     auto parsed = readCache(altered.model, altered.data, altered.token, queue->config());
     if (!parsed.ok()) return;
     std::lock_guard<std::mutex> lock(queue->mutex());

@@ -230,7 +230,13 @@ void registerTests() {
   size_t accelerated = 0;
   for (const CorpusCase& c : cases) {
     auto model = loadTestModel(c.file, c.version);
-    if (!model.ok() || !isAcceleratorCase(*model)) continue;
+    if (!model.ok()) continue;
+    if (isAcceleratorFp16Case(*model)) {  // run with a configuration that has the fp16 datapath
+      const std::string suite = std::string("accelfp16_") + c.version;
+      testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
+    }
+    if (!isAcceleratorCase(*model)) continue;
     ++accelerated;
     if (sample > 0) {
       uint64_t inputBytes = 0;

@@ -28,4 +28,40 @@ bool isAcceleratorCase(const TestModel& model) {
   return true;
 }
 
+bool isAcceleratorFp16Case(const TestModel& model) {
+  using T = nn::OperationType;
+  if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
+  const auto& operands = model.main.operands;
+  // TENSOR_FLOAT16, or TENSOR_FLOAT32 computed in float16 (a relaxed model).
+  auto isHalf = [&](uint32_t o) {
+    const nn::OperandType t = operands[o].type;
+    return t == nn::OperandType::TENSOR_FLOAT16 || (t == nn::OperandType::TENSOR_FLOAT32 && model.isRelaxed);
+  };
+  auto constant = [&](uint32_t o) {
+    const auto life = operands[o].lifetime;
+    return life == nn::Operand::LifeTime::CONSTANT_COPY || life == nn::Operand::LifeTime::CONSTANT_REFERENCE;
+  };
+  for (const TestOperation& op : model.main.operations) {
+    if (op.type != T::CONV_2D && op.type != T::FULLY_CONNECTED) return false;
+    if (op.inputs.size() < 3 || !isHalf(op.inputs[0]) || !constant(op.inputs[1]) || !constant(op.inputs[2])) {
+      return false;
+    }
+    for (uint32_t o : op.outputs) {
+      if (!isHalf(o)) return false;
+    }
+    if (op.type == T::CONV_2D) {
+      // The data layout: input 7 when it is a BOOL (implicit padding), else input 10.
+      const size_t layout = operands[op.inputs.at(std::min<size_t>(7, op.inputs.size() - 1))].type ==
+                                    nn::OperandType::BOOL
+                                ? 7
+                                : 10;
+      if (layout < op.inputs.size()) {
+        const TestOperand& l = operands[op.inputs[layout]];
+        if (l.type == nn::OperandType::BOOL && !l.data.empty() && l.data.data()[0] != 0) return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace weft::test

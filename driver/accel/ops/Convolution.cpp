@@ -3,6 +3,9 @@
 // bias; weights and bias constant or given at execution; constant scalar parameters; fully
 // specified input shapes; NHWC or NCHW; explicit or implicit (SAME/VALID) padding; any strides
 // and dilations; fused NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
+// TENSOR_FLOAT16 too (GemmLayer::fp16), and TENSOR_FLOAT32 in a model relaxed to float16, for the
+// fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): NHWC, constant
+// filter and bias, each value two bytes of K.
 #include <algorithm>
 #include <cstring>
 
@@ -139,10 +142,18 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
   layer.nchw = nchw;
   lo.inputLayout = lo.outputLayout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
 
-  auto q = r.convQuantization(outC, uint64_t{fh} * fw * image.channels, activation, /*perChannelDim=*/0,
-                              /*checkBiasScale=*/true, withValues);
+  const bool fp16 = in.type == OperandType::TENSOR_FLOAT16 ||
+                    (in.type == OperandType::TENSOR_FLOAT32 && r.model().relaxComputationFloat32toFloat16);
+  if (fp16 && nchw) return r.fail("an fp16 convolution in NCHW layout is not supported");
+  auto q = fp16 ? r.fp16Convolution(outC, uint64_t{fh} * fw * image.channels, activation, withValues)
+                : r.convQuantization(outC, uint64_t{fh} * fw * image.channels, activation, /*perChannelDim=*/0,
+                                     /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
   applyQuantization(layer, std::move(q).value(), op);
+  if (fp16) {
+    layer.fp16 = true;
+    layer.input.channels *= 2;  // K counts bytes
+  }
   const nn::Dimensions outDims =
       nchw ? nn::Dimensions{image.batches, outC, layer.output.height, layer.output.width}
            : nn::Dimensions{image.batches, layer.output.height, layer.output.width, outC};
@@ -182,9 +193,16 @@ nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint3
   layer.input = ImageShape{1, batch, 1, inputSize};
   layer.output = ImageShape{1, batch, 1, units};
   lo.fcInputDims = in.dimensions;
-  auto q = r.convQuantization(units, inputSize, *act, /*perChannelDim=*/-1, /*checkBiasScale=*/true, withValues);
+  const bool fp16 = in.type == OperandType::TENSOR_FLOAT16 ||
+                    (in.type == OperandType::TENSOR_FLOAT32 && r.model().relaxComputationFloat32toFloat16);
+  auto q = fp16 ? r.fp16Convolution(units, inputSize, *act, withValues)
+                : r.convQuantization(units, inputSize, *act, /*perChannelDim=*/-1, /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
   applyQuantization(layer, std::move(q).value(), op);
+  if (fp16) {
+    layer.fp16 = true;
+    layer.input.channels *= 2;  // K counts bytes
+  }
   auto od = r.checkOutputDims({batch, units});
   if (!od.ok()) return od.error();
   lo.outputDims = {batch, units};
@@ -194,18 +212,22 @@ nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint3
 nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLayout layout) {
   const auto& d = fc.fcInputDims;
   const GemmLayer& dense = fc.layer;
-  if (d.size() != 4 || d[0] != dense.input.height || uint64_t{d[1]} * d[2] * d[3] != dense.input.channels) {
+  const uint32_t valueBytes = dense.fp16 ? 2 : 1;  // the dense input counts bytes as channels
+  if (d.size() != 4 || d[0] != dense.input.height || uint64_t{d[1]} * d[2] * d[3] * valueBytes != dense.input.channels) {
     return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: input is not [batch, ...] with input_size the "
                                  "product of its inner dimensions";
   }
   const bool nchw = layout == DataLayout::kNCHW;
+  if (nchw && dense.fp16) {
+    return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: an fp16 layer cannot read an input kept in NCHW order";
+  }
   if (nchw && dense.runtimeWeights) {
     return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: weights given at execution cannot be permuted for an input kept "
                                  "in NCHW order";
   }
   GemmLayer g = dense;
   const uint32_t h = nchw ? d[2] : d[1], w = nchw ? d[3] : d[2], c = nchw ? d[1] : d[3];
-  g.input = ImageShape{d[0], h, w, c};
+  g.input = ImageShape{d[0], h, w, c * valueBytes};
   g.output = ImageShape{d[0], 1, 1, dense.output.channels};
   g.filterH = h;
   g.filterW = w;

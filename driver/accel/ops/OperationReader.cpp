@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "weft/hw/fp16.h"
+
 namespace weft::accel {
 
 using nn::OperandType;
@@ -180,6 +182,75 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
     if (!biasOmitted && isConstant(bias)) {
       const uint8_t* b = constantBytes(model_, bias);
       for (uint32_t n = 0; n < outChannels; ++n) std::memcpy(&q.columns[n].bias, b + 4 * n, 4);
+    }
+  }
+  return q;
+}
+
+nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChannels, uint64_t kElements,
+                                                              int32_t activation, bool withValues) const {
+  const auto& in = input(0);
+  const auto& w = input(1);
+  const auto& bias = input(2);
+  const auto& out = output(0);
+  // TENSOR_FLOAT16, or TENSOR_FLOAT32 where the model lets float32 be computed in float16: its
+  // tensors are kept as binary16 on the device (MemoryPlan.h), its filter rounded to binary16,
+  // its bias kept in binary32 (the datapath adds binary32).
+  const OperandType type = in.type;
+  const bool relaxed = type == OperandType::TENSOR_FLOAT32 && model_.relaxComputationFloat32toFloat16;
+  if ((type != OperandType::TENSOR_FLOAT16 && !relaxed) || w.type != type || out.type != type) {
+    return fail("the fp16 datapath takes TENSOR_FLOAT16 input, filter and output, or TENSOR_FLOAT32 ones in a model "
+                "relaxed to float16 (got {}, {}, {})",
+                nn::toString(in.type), nn::toString(w.type), nn::toString(out.type));
+  }
+  const uint64_t valueBytes = relaxed ? 4 : 2;
+  if (!isConstant(w)) return fail("an fp16 filter given at execution is not supported");
+  if (w.location.length < valueBytes * outChannels * kElements || constantBytes(model_, w) == nullptr) {
+    return fail("weights value is shorter than its shape");
+  }
+  const bool biasOmitted = isOmitted(bias);
+  if (!biasOmitted) {
+    if (bias.type != type) return fail("the bias must be {} like the input", nn::toString(type));
+    if (!isConstant(bias)) return fail("an fp16 bias given at execution is not supported");
+    if (bias.dimensions.size() != 1 || bias.dimensions[0] != outChannels) {
+      return fail("bias must have shape [{}]", outChannels);
+    }
+    if (bias.location.length < valueBytes * outChannels || constantBytes(model_, bias) == nullptr) {
+      return fail("bias value is shorter than its shape");
+    }
+  }
+  // The fused activation's range in binary16: NONE (-inf, +inf), RELU [0, +inf), RELU1 [-1, 1],
+  // RELU6 [0, 6]; STORE mode fp16 reads its clamp fields as binary16 bit patterns.
+  static constexpr uint16_t kBounds[4][2] = {{0xfc00, 0x7c00}, {0x0000, 0x7c00}, {0xbc00, 0x3c00}, {0x0000, 0x4600}};
+  if (activation < 0 || activation > 3) return fail("fused activation {} is not NONE, RELU, RELU1 or RELU6", activation);
+  ConvQuantization q;
+  q.clamp = ClampRange{static_cast<int16_t>(kBounds[activation][0]), static_cast<int16_t>(kBounds[activation][1])};
+  q.columns.assign(outChannels, {});
+  if (withValues) {
+    const uint8_t* wBytes = constantBytes(model_, w);
+    const uint64_t values = uint64_t{outChannels} * kElements;
+    if (relaxed) {
+      q.weights.resize(2 * values);
+      for (uint64_t i = 0; i < values; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, wBytes + 4 * i, 4);
+        const uint16_t h = hw::fp::fp32ToFp16(bits);
+        std::memcpy(&q.weights[2 * i], &h, 2);
+      }
+    } else {
+      q.weights.assign(wBytes, wBytes + 2 * values);
+    }
+    if (!biasOmitted) {
+      const uint8_t* b = constantBytes(model_, bias);
+      for (uint32_t n = 0; n < outChannels; ++n) {
+        uint32_t bits;
+        if (relaxed) {
+          std::memcpy(&bits, b + 4 * n, 4);
+        } else {
+          bits = hw::fp::fp16ToFp32(static_cast<uint16_t>(b[2 * n] | b[2 * n + 1] << 8));
+        }
+        q.columns[n].bias = static_cast<int32_t>(bits);
+      }
     }
   }
   return q;

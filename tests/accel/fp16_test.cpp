@@ -1,0 +1,258 @@
+// TENSOR_FLOAT16 CONV_2D and FULLY_CONNECTED on the fp16 datapath (weft16fp, approx backend)
+// against the CPU reference within NNAPI's float16 tolerance (atol = rtol = 5 x 2^-10, the
+// corpus's rule): random shapes, padding, strides, dilation, batches and fused activations, with
+// channels that are and are not whole scratchpad rows (so the im2col, packed and windowed input
+// modes all run). Without the fp16 datapath (weft16) the accelerator does not claim them.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "AccelTestUtil.h"
+#include "PreparedModel.h"
+#include "weft/hw/fp16.h"
+
+namespace weft::accel::test {
+namespace {
+
+using nn::OperandType;
+namespace fp = hw::fp;
+
+std::vector<uint8_t> randomHalves(std::mt19937& rng, size_t count, float range) {
+  std::uniform_real_distribution<float> value(-range, range);
+  std::vector<uint8_t> bytes(2 * count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint16_t h = fp::fp32ToFp16(fp::bitsOf(value(rng)));
+    bytes[2 * i] = static_cast<uint8_t>(h);
+    bytes[2 * i + 1] = static_cast<uint8_t>(h >> 8);
+  }
+  return bytes;
+}
+
+struct Fp16Conv {
+  uint32_t batches = 1, height = 6, width = 6, inChannels = 3, outChannels = 5;
+  uint32_t filterH = 3, filterW = 3, stride = 1, dilation = 1;
+  int32_t padding = 1;  // SAME 1, VALID 2
+  int32_t activation = 0;
+  std::string describe() const {
+    return fmt::format("fp16 conv {}x{}x{}x{} -> {}, filter {}x{} stride {} dilation {} {} act {}", batches, height,
+                       width, inChannels, outChannels, filterH, filterW, stride, dilation,
+                       padding == 1 ? "SAME" : "VALID", activation);
+  }
+};
+
+OpModel makeFp16Conv(const Fp16Conv& c, std::mt19937& rng) {
+  ModelBuilder b;
+  const nn::Dimensions inDims{c.batches, c.height, c.width, c.inChannels};
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, inDims, 0, 0);
+  const uint32_t k = c.filterH * c.filterW * c.inChannels;
+  const auto filterBytes = randomHalves(rng, size_t{c.outChannels} * k, 1.0f);
+  const uint32_t filter = b.constant(OperandType::TENSOR_FLOAT16, {c.outChannels, c.filterH, c.filterW, c.inChannels},
+                                     filterBytes.data(), filterBytes.size());
+  const auto biasBytes = randomHalves(rng, c.outChannels, 2.0f);
+  const uint32_t bias = b.constant(OperandType::TENSOR_FLOAT16, {c.outChannels}, biasBytes.data(), biasBytes.size());
+  std::vector<uint32_t> inputs{in, filter, bias, b.int32Scalar(c.padding), b.int32Scalar(static_cast<int32_t>(c.stride)),
+                               b.int32Scalar(static_cast<int32_t>(c.stride)), b.int32Scalar(c.activation)};
+  if (c.dilation != 1) {
+    inputs.push_back(b.boolScalar(false));
+    inputs.push_back(b.int32Scalar(static_cast<int32_t>(c.dilation)));
+    inputs.push_back(b.int32Scalar(static_cast<int32_t>(c.dilation)));
+  }
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, {});
+  b.output(out);
+  b.operation(nn::OperationType::CONV_2D, inputs, {out});
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(inDims), 1.0f));
+  const uint32_t eff = (c.filterH - 1) * c.dilation + 1;
+  const uint32_t oh = c.padding == 1 ? (c.height + c.stride - 1) / c.stride : (c.height - eff) / c.stride + 1;
+  const uint32_t ow = c.padding == 1 ? (c.width + c.stride - 1) / c.stride : (c.width - eff) / c.stride + 1;
+  m.outputBytes.push_back(size_t{2} * c.batches * oh * ow * c.outChannels);
+  return m;
+}
+
+OpModel makeFp16Fc(uint32_t batch, uint32_t inputSize, uint32_t units, int32_t activation, std::mt19937& rng) {
+  ModelBuilder b;
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, {batch, inputSize}, 0, 0);
+  const auto w = randomHalves(rng, size_t{units} * inputSize, 1.0f);
+  const uint32_t weights = b.constant(OperandType::TENSOR_FLOAT16, {units, inputSize}, w.data(), w.size());
+  const auto bias = randomHalves(rng, units, 2.0f);
+  const uint32_t biasOp = b.constant(OperandType::TENSOR_FLOAT16, {units}, bias.data(), bias.size());
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, {batch, units});
+  b.output(out);
+  b.operation(nn::OperationType::FULLY_CONNECTED, {in, weights, biasOp, b.int32Scalar(activation)}, {out});
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomHalves(rng, size_t{batch} * inputSize, 1.0f));
+  m.outputBytes.push_back(size_t{2} * batch * units);
+  return m;
+}
+
+// The device claims every operation, prepares and runs the model; every output value (binary16,
+// or float32 when `float32`) is within the float16 tolerance of the CPU reference's. Returns the
+// compiled tiling of its first operation.
+std::string expectWithinTolerance(const hal::IDevice& device, const OpModel& m, const std::string& what,
+                                  bool float32 = false) {
+  SCOPED_TRACE(what);
+  auto supported = device.getSupportedOperations(m.model);
+  EXPECT_TRUE(supported.ok() && supported.value() == std::vector<bool>(m.model.main.operations.size(), true))
+      << "the accelerator does not claim it";
+  auto prepared = prepare(device, m.model);
+  if (!prepared.ok()) {
+    ADD_FAILURE() << prepared.error().message;
+    return "";
+  }
+  auto got = runOnPrepared(*prepared.value(), m);
+  auto want = runOnCpu(m);
+  if (!got.ok() || !want.ok()) {
+    ADD_FAILURE() << (got.ok() ? want.error().message : got.error().message);
+    return "";
+  }
+  const auto& a = got.value().outputs.at(0);
+  const auto& e = want.value().outputs.at(0);
+  EXPECT_EQ(a.size(), e.size());
+  constexpr double kTolerance = 5.0 / 1024;
+  size_t bad = 0;
+  auto valueAt = [&](const std::vector<uint8_t>& bytes, size_t i) -> double {
+    if (!float32) return fp::fp16Value(static_cast<uint16_t>(bytes[2 * i] | bytes[2 * i + 1] << 8));
+    uint32_t bits;
+    std::memcpy(&bits, &bytes[4 * i], 4);
+    return fp::toFloat(bits);
+  };
+  const size_t valueBytes = float32 ? 4 : 2;
+  for (size_t i = 0; i < std::min(a.size(), e.size()) / valueBytes; ++i) {
+    const double x = valueAt(a, i), y = valueAt(e, i);
+    if (!(std::fabs(x - y) <= kTolerance + kTolerance * std::fabs(y)) && bad++ < 5) {
+      ADD_FAILURE() << "value " << i << ": accelerator " << x << ", reference " << y;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  return static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0).tiling;
+}
+
+TEST(Fp16, RandomConvolutionsMatchTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(2024);
+  std::set<std::string> modes;
+  for (int i = 0; i < 24; ++i) {
+    Fp16Conv c;
+    c.batches = 1 + rng() % 2;
+    c.height = 3 + rng() % 10;
+    c.width = 3 + rng() % 10;
+    // Every third case has channels in whole rows of 16 bytes (8 values): the windowed mode's.
+    c.inChannels = i % 3 == 0 ? 8 * (1 + rng() % 3) : 1 + rng() % 20;
+    c.outChannels = 1 + rng() % 40;
+    c.filterH = c.filterW = 1 + rng() % 3;
+    c.stride = 1 + rng() % 2;
+    c.dilation = rng() % 4 == 0 ? 2 : 1;
+    c.padding = 1 + rng() % 2;
+    c.activation = static_cast<int32_t>(rng() % 4);
+    const uint32_t eff = (c.filterH - 1) * c.dilation + 1;
+    if (c.padding == 2 && (eff > c.height || eff > c.width)) c.padding = 1;
+    const std::string tiling = expectWithinTolerance(*device, makeFp16Conv(c, rng), c.describe());
+    if (HasFatalFailure()) return;
+    for (const char* mode : {"windowed", "packed", "im2col"}) {
+      if (tiling.find(mode) != std::string::npos) modes.insert(mode);
+    }
+  }
+  EXPECT_GE(modes.size(), 2u) << "the cases should reach more than one input mode";
+}
+
+TEST(Fp16, RandomFullyConnectedMatchTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(7);
+  for (int i = 0; i < 12; ++i) {
+    const uint32_t batch = 1 + rng() % 6, inputSize = 1 + rng() % 300, units = 1 + rng() % 50;
+    const auto activation = static_cast<int32_t>(rng() % 4);
+    expectWithinTolerance(*device, makeFp16Fc(batch, inputSize, units, activation, rng),
+                          fmt::format("fp16 fc {}x{} -> {} act {}", batch, inputSize, units, activation));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Three layers, conv 3x3 SAME -> conv 3x3 SAME -> fully connected, all on the accelerator: the
+// first output is read with padding (a halo of +0.0 around it), the second densely by the fully
+// connected layer. In binary16, and in float32 relaxed to float16 (the host converts the model's
+// input and output; the tensors between the layers stay binary16 on the device).
+OpModel makeFp16Chain(OperandType type, std::mt19937& rng) {
+  const bool relaxed = type == OperandType::TENSOR_FLOAT32;
+  auto values = [&](size_t count, float range) {
+    if (!relaxed) return randomHalves(rng, count, range);
+    std::uniform_real_distribution<float> value(-range, range);
+    std::vector<uint8_t> bytes(4 * count);
+    for (size_t i = 0; i < count; ++i) {
+      const float f = value(rng);
+      std::memcpy(&bytes[4 * i], &f, 4);
+    }
+    return bytes;
+  };
+  ModelBuilder b;
+  const uint32_t H = 7, W = 6, C0 = 5, C1 = 12, C2 = 9, units = 10;
+  const uint32_t in = b.input(type, {1, H, W, C0}, 0, 0);
+  auto conv = [&](uint32_t input, uint32_t cin, uint32_t cout, int32_t activation) {
+    const auto f = values(size_t{cout} * 9 * cin, 0.5f);
+    const auto bias = values(cout, 1.0f);
+    const uint32_t out = b.tensor(type, {1, H, W, cout});
+    b.operation(nn::OperationType::CONV_2D,
+                {input, b.constant(type, {cout, 3, 3, cin}, f.data(), f.size()),
+                 b.constant(type, {cout}, bias.data(), bias.size()), b.int32Scalar(1), b.int32Scalar(1),
+                 b.int32Scalar(1), b.int32Scalar(activation)},
+                {out});
+    return out;
+  };
+  const uint32_t x1 = conv(in, C0, C1, 1);
+  const uint32_t x2 = conv(x1, C1, C2, 3);
+  const auto w = values(size_t{units} * H * W * C2, 0.1f);
+  const auto bias = values(units, 1.0f);
+  const uint32_t out = b.tensor(type, {1, units});
+  b.operation(nn::OperationType::FULLY_CONNECTED,
+              {x2, b.constant(type, {units, H * W * C2}, w.data(), w.size()),
+               b.constant(type, {units}, bias.data(), bias.size()), b.int32Scalar(0)},
+              {out});
+  b.output(out);
+  OpModel m;
+  m.model = b.build();
+  m.model.relaxComputationFloat32toFloat16 = relaxed;
+  m.inputs.push_back(values(size_t{H} * W * C0, 1.0f));
+  m.outputBytes.push_back((relaxed ? 4 : 2) * size_t{units});
+  return m;
+}
+
+TEST(Fp16, ChainedLayersKeepBinary16BetweenThem) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(11);
+  expectWithinTolerance(*device, makeFp16Chain(OperandType::TENSOR_FLOAT16, rng), "float16 chain");
+  expectWithinTolerance(*device, makeFp16Chain(OperandType::TENSOR_FLOAT32, rng), "relaxed float32 chain",
+                        /*float32=*/true);
+}
+
+// Float32 is computed in float16 only where the model allows it.
+TEST(Fp16, Float32NeedsARelaxedModel) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(5);
+  OpModel m = makeFp16Chain(OperandType::TENSOR_FLOAT32, rng);
+  m.model.relaxComputationFloat32toFloat16 = false;
+  auto supported = device->getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(supported.value(), std::vector<bool>(3, false));
+}
+
+// Without the fp16 datapath the accelerator leaves them to the CPU, saying why.
+TEST(Fp16, NotClaimedWithoutTheDatapath) {
+  auto device = approxDevice("weft16");
+  std::mt19937 rng(3);
+  const OpModel m = makeFp16Conv(Fp16Conv{}, rng);
+  auto supported = device->getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(supported.value(), std::vector<bool>{false});
+  auto prepared = prepare(*device, m.model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_NE(prepared.error().message.find("needs the fp16 datapath (Fp16 1"), std::string::npos)
+      << prepared.error().message;
+}
+
+}  // namespace
+}  // namespace weft::accel::test
