@@ -67,6 +67,9 @@ struct RunReport {
   bool referencePassed = false;
   bool referenceChecked = true;  // false on the timing backend, which computes no outputs
   std::string worstLayer, firstFailingLayer;
+  // A corpus case's check (weft run <case.json>): NNAPI's tolerances against the case's expected
+  // outputs instead of quant8 units against the CPU device; its failures, one a line.
+  std::string referenceRule, referenceFailures;
   int worstError = 0;
   // Co-design estimates (driver/codesign): the accelerator's energy (its layers' and the
   // execution's register accesses), the configuration's area and the models' sources.

@@ -13,7 +13,10 @@
 #include <string_view>
 #include <unistd.h>
 
+#include "ApiModelBuilder.h"
 #include "Estimator.h"
+#include "ResultChecker.h"
+#include "TestModelLoader.h"
 #include "HtmlReport.h"
 #include "Trace.h"
 #include "NetworkModel.h"
@@ -75,8 +78,11 @@ CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNet
   return compilation;
 }
 
+// `measured`: the execution measured NNAPI's durations, which only a compilation for the
+// accelerator alone can (createForDevices with one device).
 void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
-                const std::vector<runtime::CompilationStep>& steps, const codesign::Estimator& estimator) {
+                const std::vector<runtime::CompilationStep>& steps, const codesign::Estimator& estimator,
+                bool measured) {
   for (const auto& profile : runtime::getExecutionProfiles(execution)) {
     report.simulatorWallSeconds += profile.simulatorWallSeconds;
     report.simulatedCycles += profile.simulatedCycles;
@@ -123,7 +129,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       }
     }
   }
-  if (steps.size() == 1) {
+  if (measured) {
     uint64_t onHw = 0, inDriver = 0;
     check(ANeuralNetworksExecution_getDuration(execution, ANEURALNETWORKS_DURATION_ON_HARDWARE, &onHw),
           "ANeuralNetworksExecution_getDuration");
@@ -135,10 +141,12 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
     } else {
       report.nnapiDurationNote = "the device did not report them";
     }
-  } else {
-    report.nnapiDurationNote = fmt::format("the compilation spans {} steps on {} devices; NNAPI reports "
+  } else if (steps.size() > 1) {
+    report.nnapiDurationNote = fmt::format("the compilation spans {} steps on several devices; NNAPI reports "
                                            "UINT64_MAX then, per-layer figures above come from the devices",
-                                           steps.size(), steps.size() > 1 ? "several" : "one");
+                                           steps.size());
+  } else {
+    report.nnapiDurationNote = "the accelerator runs none of the operations";
   }
 }
 
@@ -231,14 +239,11 @@ std::string envOr(const char* name, const char* fallback) {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
-}  // namespace
-
-int runNetwork(const RunOptions& options) {
-  const Network net = loadNetwork(options.networkPath);
-  const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
-
+// A report for `name` on this process's device configuration, its estimates' header filled.
+RunReport newReport(const std::string& name, const hw::HwConfig& hwConfig, const codesign::Estimator& estimator,
+                    const RunOptions& options) {
   RunReport report;
-  report.network = net.name;
+  report.network = name;
   report.backend = envOr("WEFT_BACKEND", "rtl");
   report.hwConfig = hwConfig.name();
   report.rows = hwConfig.rows();
@@ -248,9 +253,151 @@ int runNetwork(const RunOptions& options) {
   report.hwEnums = hwConfig.enumParamsText();
   report.hwParams = nlohmann::ordered_json::parse(hwConfig.toJson())["params"];
   report.tolerance = options.tolerance;
-  const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
   report.estimateLines = estimator.describe();
   report.estimates = estimator.json();
+  return report;
+}
+
+// The JSON and CSV reports, the trace and the HTML page the options ask for; the exit code.
+int writeReports(const RunReport& report, const RunOptions& options) {
+  printTable(report, std::cout);
+  const std::string stem = fmt::format("out/{}-{}-{}", report.network, report.backend, report.hwConfig);
+  const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
+  const std::string csvPath = options.csvPath.empty() ? stem + ".csv" : options.csvPath;
+  writeFile(jsonPath, toJson(report));
+  writeFile(csvPath, toCsv(report));
+  fmt::print("report written to {} and {}\n", jsonPath, csvPath);
+  if (!options.tracePath.empty()) {
+    if (report.commandsTruncatedAt > 0) {
+      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n",
+                 report.commandsTruncatedAt);
+    }
+    writeFile(options.tracePath, runTrace(report));
+    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
+  }
+  if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;
+  return !report.referenceChecked || report.referencePassed ? 0 : 1;
+}
+
+// Whether `path` holds a case of the AOSP conformance corpus (SCHEMA.md) rather than a network
+// description: its top level has the operands, operations and input indexes of a model.
+bool isCorpusCase(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return false;
+  const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains("operands") && doc.contains("operations") && doc.contains("inputIndexes");
+}
+
+// `weft run <case.json>`: one case of the conformance corpus as an NNAPI application would run
+// it (built through the C API, compiled for the accelerator alone when it claims every operation,
+// else partitioned with the CPU), checked against the case's expected outputs with NNAPI's
+// tolerances, with the same per-operation timing report as a network.
+int runCorpusCase(const RunOptions& options) {
+  auto loaded = test::loadTestModel(options.networkPath);
+  if (!loaded.ok()) throw std::runtime_error(fmt::format("{}: {}", options.networkPath, loaded.error().message));
+  const test::TestModel& model = *loaded;
+  const test::TestSubgraph& main = model.main;
+  if (!model.referenced.empty()) {
+    throw std::runtime_error(fmt::format("{}: control flow (IF/WHILE) runs on the CPU only", options.networkPath));
+  }
+  const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
+  const codesign::Estimator estimator(hwConfig, options.energyModelPath);
+  RunReport report = newReport(model.name, hwConfig, estimator, options);
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
+  const auto origin = Clock::now();
+  const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin).count(); };
+
+  test::ApiModelBuilder builder(model);
+  if (builder.model() == nullptr) {
+    throw std::runtime_error(fmt::format("{}: building the model failed: {}", options.networkPath, builder.failure()));
+  }
+  ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
+  const size_t count = main.operations.size();
+  std::unique_ptr<bool[]> supported(new bool[std::max<size_t>(1, count)]);
+  check(ANeuralNetworksModel_getSupportedOperationsForDevices(builder.model(), &accelerator, 1, supported.get()),
+        "ANeuralNetworksModel_getSupportedOperationsForDevices");
+  const bool whole = std::all_of(supported.get(), supported.get() + count, [](bool s) { return s; });
+  const auto compileStart = Clock::now();
+  CompilationPtr compilation =
+      compile(builder.model(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator} : std::vector<ANeuralNetworksDevice*>{},
+              options.preference);
+  report.compileWallSeconds = since(Clock::now()) - since(compileStart);
+  report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksCompilation_create/finish", report.compileWallSeconds,
+                              since(compileStart)});
+  const auto devices = runtime::getOperationDevices(compilation.get());
+  const auto steps = runtime::getCompilationSteps(compilation.get());
+  auto operandBytes = [&](uint32_t o) {
+    const test::TestOperand& t = main.operands[o];
+    return uint64_t{t.data.size()} > 0 ? uint64_t{t.data.size()}
+                                      : nn::numberOfElements(t.dimensions) * test::testElementSize(t.type);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    const test::TestOperation& op = main.operations[i];
+    LayerReport row;
+    row.index = i;
+    row.op = nn::toString(op.type);
+    row.name = fmt::format("{}#{}", row.op, i);
+    row.device = i < devices.size() ? devices[i] : "?";
+    for (uint32_t o : op.inputs) {
+      const test::TestOperand& t = main.operands[o];
+      if (t.dimensions.empty()) continue;  // scalar parameters
+      row.inputs.push_back(t.name.empty() ? fmt::format("operand {}", o) : t.name);
+      row.minDramBytes += operandBytes(o);
+    }
+    for (uint32_t o : op.outputs) row.minDramBytes += operandBytes(o);
+    report.layers.push_back(std::move(row));
+  }
+  if (!options.quiet) {
+    fmt::print(stderr, "weft: {}: {} operations, {} on {} ({} backend){}; running...\n", model.name, count,
+               std::count(devices.begin(), devices.end(), deviceName(accelerator)), deviceName(accelerator),
+               report.backend, whole ? "" : ", the rest on the CPU");
+  }
+
+  ANeuralNetworksExecution* raw = nullptr;
+  check(ANeuralNetworksExecution_create(compilation.get(), &raw), "ANeuralNetworksExecution_create");
+  ExecutionPtr execution(raw);
+  for (size_t i = 0; i < main.inputIndexes.size(); ++i) {
+    const test::TestBuffer& data = main.operands[main.inputIndexes[i]].data;
+    check(ANeuralNetworksExecution_setInput(raw, static_cast<int32_t>(i), nullptr, data.empty() ? nullptr : data.data(),
+                                            data.size()),
+          "ANeuralNetworksExecution_setInput");
+  }
+  std::vector<std::vector<uint8_t>> outputs(main.outputIndexes.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outputs[i].resize(std::max<size_t>(1, main.operands[main.outputIndexes[i]].data.size()));
+    check(ANeuralNetworksExecution_setOutput(raw, static_cast<int32_t>(i), nullptr, outputs[i].data(),
+                                             outputs[i].size()),
+          "ANeuralNetworksExecution_setOutput");
+  }
+  if (whole) check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
+  const auto runStart = Clock::now();
+  check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", model.name));
+  report.runWallSeconds = since(Clock::now()) - since(runStart);
+  report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute", report.runWallSeconds,
+                              since(runStart)});
+  fillTiming(report, raw, steps, estimator, whole);
+  if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
+
+  report.referenceChecked = report.backend != "timing";
+  if (report.referenceChecked) {
+    std::vector<test::TestBuffer> actual;
+    for (const auto& o : outputs) actual.emplace_back(o.data(), o.size());
+    const test::CheckReport checked = test::checkResults(model, actual);
+    report.referencePassed = checked.ok();
+    report.referenceRule = "every output within NNAPI's tolerance of the case's expected values";
+    report.referenceFailures = checked.ok() ? "" : checked.summary() + "\n";
+  }
+  return writeReports(report, options);
+}
+
+}  // namespace
+
+int runNetwork(const RunOptions& options) {
+  if (isCorpusCase(options.networkPath)) return runCorpusCase(options);
+  const Network net = loadNetwork(options.networkPath);
+  const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
+  const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
+  RunReport report = newReport(net.name, hwConfig, estimator, options);
 
   // A trace shows every command: the device records per-command timelines (DeviceQueue).
   if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
@@ -329,7 +476,7 @@ int runNetwork(const RunOptions& options) {
     std::optional<ProgressDisplay> progress;
     if (!options.quiet) progress.emplace(net);
     const auto runStart = Clock::now();
-    report.runWallSeconds = execute(compilation.get(), net, accelOut, steps.size() == 1, accelExecution);
+    report.runWallSeconds = execute(compilation.get(), net, accelOut, whole, accelExecution);
     host.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute (accelerated)", report.runWallSeconds,
                     since(runStart)});
     // The host time inside the device backend (the simulator), per accelerator step, in order.
@@ -341,7 +488,7 @@ int runNetwork(const RunOptions& options) {
       at += profile.simulatorWallSeconds;
     }
   }
-  fillTiming(report, accelExecution.get(), steps, estimator);
+  fillTiming(report, accelExecution.get(), steps, estimator, whole);
   if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
 
   // The reference run: the same model on the CPU reference device alone. Not on the timing
@@ -363,23 +510,7 @@ int runNetwork(const RunOptions& options) {
     compare(report, accelOut, refOut);
   }
 
-  printTable(report, std::cout);
-  const std::string stem = fmt::format("out/{}-{}-{}", net.name, report.backend, report.hwConfig);
-  const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
-  const std::string csvPath = options.csvPath.empty() ? stem + ".csv" : options.csvPath;
-  writeFile(jsonPath, toJson(report));
-  writeFile(csvPath, toCsv(report));
-  fmt::print("report written to {} and {}\n", jsonPath, csvPath);
-  if (!options.tracePath.empty()) {
-    if (report.commandsTruncatedAt > 0) {
-      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n",
-                 report.commandsTruncatedAt);
-    }
-    writeFile(options.tracePath, runTrace(report));
-    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
-  }
-  if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;
-  return !report.referenceChecked || report.referencePassed ? 0 : 1;
+  return writeReports(report, options);
 }
 
 }  // namespace weft::tool

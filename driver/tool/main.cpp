@@ -60,8 +60,11 @@ int main(int argc, char** argv) {
 
   weft::tool::RunOptions run;
   run.networkPath = std::string(WEFT_SOURCE_DIR) + "/traces/networks/mobilenet_v1_224_quant.json";
-  CLI::App* runCmd = app.add_subcommand("run", "run a bundled network on the accelerator, check it against the CPU reference, report per-layer timing");
-  runCmd->add_option("network", run.networkPath, "network description (traces/networks/*.json)")->capture_default_str();
+  CLI::App* runCmd = app.add_subcommand("run", "run a bundled network on the accelerator, check it against the CPU reference, report per-layer timing; or one case of the AOSP conformance corpus, checked against its expected outputs");
+  runCmd->add_option("network", run.networkPath,
+                     "network description (traces/networks/*.json) or a conformance corpus case "
+                     "(../shared/conformance/aosp/<version>/<case>.json)")
+      ->capture_default_str();
   runCmd->add_option("--json", run.jsonPath, "JSON report path (default out/<network>-<backend>-<hw>.json)");
   runCmd->add_option("--csv", run.csvPath, "CSV report path (default out/<network>-<backend>-<hw>.csv)");
   runCmd->add_option("--tolerance", run.tolerance, "largest accepted |accelerator - reference| per element, quant8 units")
