@@ -18,32 +18,22 @@
 #include <string>
 
 #include "session.h"
+#include "tile_programs.h"
 
 namespace weft::rtltest {
 namespace {
 
-constexpr uint64_t kInputs = 0x100000;
-constexpr uint64_t kOutputs = 0x500000, kOutputBytes = 0x100000;
 constexpr uint32_t kRing = 256;  // commands: a program of three tiles needs up to 63
 
 // Binary16 patterns.
 constexpr uint16_t kPlusZero = 0x0000, kMinusZero = 0x8000, kOne = 0x3c00, kPlusInf = 0x7c00,
                    kMinusInf = 0xfc00, kSix = 0x4600, kMaxFinite = 0x7bff;
 
-std::string hex(uint64_t v, int digits) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%0*llx", digits, static_cast<unsigned long long>(v));
-  return b;
-}
-
-class Fp16Tiles {
+class Fp16Tiles : public TilePrograms {
  public:
-  Fp16Tiles(RtlDevice& dev, uint32_t seed)
-      : dev_(dev), ref_(dev.config()), rng_(seed), expected_(kOutputBytes, 0) {}
+  Fp16Tiles(RtlDevice& dev, uint32_t seed) : TilePrograms(dev, seed, Session::kOutputs, kRing) {}
 
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-  bool coin(int percent = 50) { return uniform(0, 99) < percent; }
-
+ protected:
   // A random binary16 value: mostly normal values of moderate range (so sums cancel and round),
   // and with probability `special` percent a corner value.
   uint16_t half(int special) {
@@ -94,12 +84,6 @@ class Fp16Tiles {
     }
     s.clampMin = lo;
     s.clampMax = hi;
-  }
-
-  uint64_t alloc(size_t bytes) {
-    const uint64_t a = next_;
-    next_ += (bytes + 63) / 64 * 64;
-    return a;
   }
 
   // Puts `bytes` (rows of rowSize bytes) in DRAM and returns a LOAD of their first `rowBytes`
@@ -183,15 +167,9 @@ class Fp16Tiles {
     return g;
   }
 
-  void addStore(std::vector<hw::CommandWord>& cmds, const hw::StoreCmd& s, std::vector<hw::GemmCmd> gemms) {
-    cmds.push_back(s.encode());
-    ref_.store(s, expected_.data() - kOutputs);
-    stores_.push_back({s, std::move(gemms)});
-  }
-
   // One tile: a chain of fp16 GEMMs onto accumulator rows A and int8 GEMMs onto rows B,
   // interleaved; then fp16 and raw32 stores of A, raw32 and requant8 stores of B.
-  void tile(std::vector<hw::CommandWord>& cmds, uint64_t& out) {
+  void tile(std::vector<hw::CommandWord>& cmds, uint64_t& out) override {
     const auto& cfg = dev_.config();
     const unsigned C = cfg.cols();
     const int special = std::array<int, 5>{0, 1, 3, 10, 30}[uniform(0, 4)];
@@ -300,66 +278,10 @@ class Fp16Tiles {
     }
   }
 
-  // Which store, row and column wrote a DRAM byte, with the GEMMs behind it.
-  std::string describe(uint64_t addr) const {
-    const unsigned C = dev_.config().cols();
-    for (size_t k = 0; k < stores_.size(); ++k) {
-      const auto& st = stores_[k].store;
-      const unsigned e = st.mode == hw::StoreMode::kRaw32 ? 4 : st.mode == hw::StoreMode::kFp16 ? 2 : 1;
-      for (uint32_t i1 = 0; i1 < st.count1; ++i1)
-        for (uint32_t i0 = 0; i0 < st.count0; ++i0) {
-          const uint64_t a = st.dramAddr + uint64_t{i1} * st.stride1 + uint64_t{i0} * st.stride0;
-          const uint64_t width = uint64_t{e} * ((st.tiles - 1) * C + st.rowBytes);
-          if (addr < a || addr >= a + width) continue;
-          std::string d = "store " + std::to_string(k) + " " + std::string(hw::toString(st.mode)) + " acc row " +
-                          std::to_string(st.accAddr + i1 * st.count0 + i0) + " byte " + std::to_string(addr - a) +
-                          " clamps " + hex(static_cast<uint16_t>(st.clampMin), 4) + ".." +
-                          hex(static_cast<uint16_t>(st.clampMax), 4) + "; gemms:";
-          for (const auto& g : stores_[k].gemms)
-            d += std::string(" [") + (g.fp16 ? "fp16" : "int8") + " m " + std::to_string(g.mRows) + "x" +
-                 std::to_string(g.mGroups) + " k " + std::to_string(g.kRows) + (g.accumulate ? " +" : "") +
-                 (g.keepWeights ? " keep" : "") + "]";
-          return d;
-        }
-    }
-    return "not written by any store";
+  std::string describeGemm(const hw::GemmCmd& g) const override {
+    return std::string(g.fp16 ? "fp16" : "int8") + " m " + std::to_string(g.mRows) + "x" + std::to_string(g.mGroups) +
+           " k " + std::to_string(g.kRows) + (g.accumulate ? " +" : "") + (g.keepWeights ? " keep" : "");
   }
-
-  // Runs `tiles` tiles as one program ending in an interrupting barrier.
-  void run(int tiles) {
-    std::fill(expected_.begin(), expected_.end(), 0);
-    dev_.dram().put(kOutputs, expected_);
-    next_ = kInputs;
-    stores_.clear();
-    std::vector<hw::CommandWord> cmds;
-    uint64_t out = kOutputs;
-    for (int t = 0; t < tiles; ++t) {
-      if (t > 0) cmds.push_back(barrier(false));  // tiles reuse rows: a barrier orders them
-      tile(cmds, out);
-    }
-    ASSERT_LT(out, kOutputs + kOutputBytes);
-    ASSERT_LT(next_, kOutputs);
-    cmds.push_back(barrier(true));
-    ASSERT_LT(cmds.size(), kRing);
-    ASSERT_EQ(dev_.run(cmds), hw::reg::kIrqStatusDoneMask);
-    const auto actual = dev_.dram().get(kOutputs, kOutputBytes);
-    for (size_t i = 0; i < actual.size(); ++i) {
-      ASSERT_EQ(static_cast<int>(actual[i]), static_cast<int>(expected_[i]))
-          << "output byte " << i << " (" << describe(kOutputs + i) << ")";
-    }
-  }
-
- private:
-  RtlDevice& dev_;
-  Reference ref_;
-  std::mt19937 rng_;
-  std::vector<uint8_t> expected_;
-  struct StoreRecord {
-    hw::StoreCmd store;
-    std::vector<hw::GemmCmd> gemms;
-  };
-  std::vector<StoreRecord> stores_;
-  uint64_t next_ = kInputs;
 };
 
 bool hasFp16(const std::string& config) { return hw::HwConfig::load(config).get(hw::Param::kFp16) != 0; }

@@ -6,29 +6,16 @@
 #include <limits>
 #include <random>
 
-#include "reference.h"
-#include "rtl_device.h"
+#include "tile_programs.h"
 
 namespace weft::rtltest {
 namespace {
 
-constexpr uint64_t kInputs = 0x100000;
-constexpr uint64_t kOutputs = 0x400000, kOutputBytes = 0x100000;
-
-class GemmTiles {
+class GemmTiles : public TilePrograms {
  public:
-  GemmTiles(RtlDevice& dev, uint32_t seed)
-      : dev_(dev), ref_(dev.config()), rng_(seed), expected_(kOutputBytes, 0) {}
+  GemmTiles(RtlDevice& dev, uint32_t seed) : TilePrograms(dev, seed, 0x400000, RtlDevice::kRingSize) {}
 
-  // DRAM for the program's inputs: every tile gets its own.
-  uint64_t alloc(size_t bytes) {
-    const uint64_t a = next_;
-    next_ += (bytes + 63) / 64 * 64;
-    return a;
-  }
-
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-  bool coin(int percent = 50) { return uniform(0, 99) < percent; }
+ protected:
   int32_t zeroPoint(bool isSigned) { return isSigned ? uniform(-128, 127) : uniform(0, 255); }
   int32_t any32() {
     return static_cast<int32_t>(std::uniform_int_distribution<uint32_t>()(rng_));
@@ -56,7 +43,7 @@ class GemmTiles {
 
   // One tile: inputs and weights loaded, a chain of GEMMs into one accumulator range, then a
   // raw32 and a requant8 store of it. Appends to cmds; outputs go to DRAM at out.
-  void tile(std::vector<hw::CommandWord>& cmds, uint64_t& out) {
+  void tile(std::vector<hw::CommandWord>& cmds, uint64_t& out) override {
     const auto& cfg = dev_.config();
     const unsigned R = cfg.rows(), C = cfg.cols();
     const uint32_t m = uniform(1, 40);
@@ -154,9 +141,7 @@ class GemmTiles {
     raw.count0 = m;
     raw.count1 = 1;
     out += uint64_t{raw.stride0} * m + 64;
-    cmds.push_back(raw.encode());
-    ref_.store(raw, expected_.data() - kOutputs);
-    stores_.push_back({raw, gemms});
+    addStore(cmds, raw, gemms);
 
     hw::StoreCmd q;
     q.mode = hw::StoreMode::kRequant8;
@@ -172,74 +157,16 @@ class GemmTiles {
     q.clampMin = uniform(-128, 255);
     q.clampMax = uniform(q.clampMin, 255);
     out += uint64_t{q.stride1} * q.count1 + 64;
-    cmds.push_back(q.encode());
-    ref_.store(q, expected_.data() - kOutputs);
-    stores_.push_back({q, gemms});
+    addStore(cmds, q, gemms);
   }
 
-  // Which store, row and column wrote a DRAM byte, with the GEMMs behind it.
-  std::string describe(uint64_t addr) const {
-    for (size_t k = 0; k < stores_.size(); ++k) {
-      const auto& st = stores_[k].store;
-      const unsigned width = st.mode == hw::StoreMode::kRaw32 ? 4 * st.rowBytes : st.rowBytes;
-      for (uint32_t i1 = 0; i1 < st.count1; ++i1)
-        for (uint32_t i0 = 0; i0 < st.count0; ++i0) {
-          const uint64_t a = st.dramAddr + uint64_t{i1} * st.stride1 + uint64_t{i0} * st.stride0;
-          if (addr >= a && addr < a + width) {
-            std::string d = "store " + std::to_string(k) + (st.mode == hw::StoreMode::kRaw32 ? " raw32" : " requant8") +
-                            " acc row " + std::to_string(st.accAddr + i1 * st.count0 + i0) +
-                            " byte " + std::to_string(addr - a) + "; gemms:";
-            for (const auto& g : stores_[k].gemms)
-              d += " [m " + std::to_string(g.mRows) + "x" + std::to_string(g.mGroups) + " strides " +
-                   std::to_string(g.inStride0) + "/" + std::to_string(g.inStride1) + " k " + std::to_string(g.kRows) + " acc " +
-                   std::to_string(g.accAddr) + (g.accumulate ? " +" : "") + (g.keepWeights ? " keep" : "") +
-                   " in_zp " + std::to_string(g.inZp) + (g.inSigned ? "s" : "u") + " w_zp " +
-                   std::to_string(g.wZp) + (g.wSigned ? "s" : "u") + "]";
-            return d;
-          }
-        }
-    }
-    return "not written by any store";
+  std::string describeGemm(const hw::GemmCmd& g) const override {
+    return "m " + std::to_string(g.mRows) + "x" + std::to_string(g.mGroups) + " strides " +
+           std::to_string(g.inStride0) + "/" + std::to_string(g.inStride1) + " k " + std::to_string(g.kRows) + " acc " +
+           std::to_string(g.accAddr) + (g.accumulate ? " +" : "") + (g.keepWeights ? " keep" : "") + " in_zp " +
+           std::to_string(g.inZp) + (g.inSigned ? "s" : "u") + " w_zp " + std::to_string(g.wZp) +
+           (g.wSigned ? "s" : "u");
   }
-
-  // Runs `tiles` tiles as one program ending in an interrupting barrier.
-  void run(int tiles) {
-    std::fill(expected_.begin(), expected_.end(), 0);
-    dev_.dram().put(kOutputs, expected_);
-    next_ = kInputs;
-    stores_.clear();
-    std::vector<hw::CommandWord> cmds;
-    uint64_t out = kOutputs;
-    for (int t = 0; t < tiles; ++t) {
-      // Tiles reuse scratchpad, accumulator and parameter rows: a barrier orders them.
-      if (t > 0) cmds.push_back(barrier(false));
-      firstOfTile_ = cmds.size();
-      tile(cmds, out);
-    }
-    ASSERT_LT(out, kOutputs + kOutputBytes);
-    ASSERT_LT(next_, kOutputs);
-    cmds.push_back(barrier(true));
-    ASSERT_LT(cmds.size(), RtlDevice::kRingSize);
-    ASSERT_EQ(dev_.run(cmds), hw::reg::kIrqStatusDoneMask);
-    const auto actual = dev_.dram().get(kOutputs, kOutputBytes);
-    for (size_t i = 0; i < actual.size(); ++i) {
-      ASSERT_EQ(static_cast<int>(actual[i]), static_cast<int>(expected_[i]))
-          << "output byte " << i << " (" << describe(kOutputs + i) << ")";
-    }
-  }
-
- private:
-  RtlDevice& dev_;
-  Reference ref_;
-  std::mt19937 rng_;
-  std::vector<uint8_t> expected_;
-  size_t firstOfTile_ = 0;
-  struct StoreRecord {
-    hw::StoreCmd store;
-    std::vector<hw::GemmCmd> gemms;
-  };
-  std::vector<StoreRecord> stores_;
-  uint64_t next_ = kInputs;
 };
 
 class RtlGemm : public ::testing::TestWithParam<std::string> {};
