@@ -44,6 +44,7 @@ void writeLayout(hal::PayloadWriter& w, const TensorLayout& t) {
   for (uint32_t v : {t.haloTop, t.haloBottom, t.haloLeft, t.haloRight}) w.u32(v);
   w.u8(t.fill);
   w.u8(t.aliasOf ? 1 : 0).u32(t.aliasOf.value_or(0)).u32(t.channelOffset);
+  w.u8(t.halfOnDevice ? 1 : 0);
 }
 
 TensorLayout readLayout(hal::PayloadReader& r) {
@@ -65,6 +66,7 @@ TensorLayout readLayout(hal::PayloadReader& r) {
   const uint32_t parent = r.u32();
   if (alias) t.aliasOf = parent;
   t.channelOffset = r.u32();
+  t.halfOnDevice = r.u8() != 0;
   return t;
 }
 

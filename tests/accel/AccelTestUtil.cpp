@@ -8,6 +8,7 @@
 
 #include "../../driver/accel/Device.h"
 #include "weft/accel/AcceleratorDevice.h"
+#include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
 
 namespace weft::accel::test {
@@ -433,6 +434,61 @@ void expectBitExactOnDevice(const hal::IDevice& device, const OpModel& m, const 
   const int64_t at = firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]);
   EXPECT_EQ(at, -1) << what << ": byte " << at << " is " << int(dev.value().outputs[0][at < 0 ? 0 : at])
                     << ", the reference says " << int(cpu.value().outputs[0][at < 0 ? 0 : at]);
+}
+
+std::vector<uint8_t> randomHalves(std::mt19937& rng, size_t count, float range) {
+  std::uniform_real_distribution<float> value(-range, range);
+  std::vector<uint8_t> bytes(2 * count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint16_t h = hw::fp::fp32ToFp16(hw::fp::bitsOf(value(rng)));
+    bytes[2 * i] = static_cast<uint8_t>(h);
+    bytes[2 * i + 1] = static_cast<uint8_t>(h >> 8);
+  }
+  return bytes;
+}
+
+OpModel makeFp16Chain(nn::OperandType type, std::mt19937& rng) {
+  const bool relaxed = type == OperandType::TENSOR_FLOAT32;
+  auto values = [&](size_t count, float range) {
+    if (!relaxed) return randomHalves(rng, count, range);
+    std::uniform_real_distribution<float> value(-range, range);
+    std::vector<uint8_t> bytes(4 * count);
+    for (size_t i = 0; i < count; ++i) {
+      const float f = value(rng);
+      std::memcpy(&bytes[4 * i], &f, 4);
+    }
+    return bytes;
+  };
+  ModelBuilder b;
+  const uint32_t H = 7, W = 6, C0 = 5, C1 = 12, C2 = 9, units = 10;
+  const uint32_t in = b.input(type, {1, H, W, C0}, 0, 0);
+  auto conv = [&](uint32_t input, uint32_t cin, uint32_t cout, int32_t activation) {
+    const auto f = values(size_t{cout} * 9 * cin, 0.5f);
+    const auto bias = values(cout, 1.0f);
+    const uint32_t out = b.tensor(type, {1, H, W, cout});
+    b.operation(nn::OperationType::CONV_2D,
+                {input, b.constant(type, {cout, 3, 3, cin}, f.data(), f.size()),
+                 b.constant(type, {cout}, bias.data(), bias.size()), b.int32Scalar(1), b.int32Scalar(1),
+                 b.int32Scalar(1), b.int32Scalar(activation)},
+                {out});
+    return out;
+  };
+  const uint32_t x1 = conv(in, C0, C1, 1);
+  const uint32_t x2 = conv(x1, C1, C2, 3);
+  const auto w = values(size_t{units} * H * W * C2, 0.1f);
+  const auto bias = values(units, 1.0f);
+  const uint32_t out = b.tensor(type, {1, units});
+  b.operation(nn::OperationType::FULLY_CONNECTED,
+              {x2, b.constant(type, {units, H * W * C2}, w.data(), w.size()),
+               b.constant(type, {units}, bias.data(), bias.size()), b.int32Scalar(0)},
+              {out});
+  b.output(out);
+  OpModel m;
+  m.model = b.build();
+  m.model.relaxComputationFloat32toFloat16 = relaxed;
+  m.inputs.push_back(values(size_t{H} * W * C0, 1.0f));
+  m.outputBytes.push_back((relaxed ? 4 : 2) * size_t{units});
+  return m;
 }
 
 }  // namespace weft::accel::test

@@ -141,6 +141,25 @@ TEST(PreparedModelCache, TensorsWrittenInPlaceInAConcatenationStayViews) {
   expectRestoredRunsExactly(m);
 }
 
+// A float32 model relaxed to float16 keeps its tensors as binary16 on the device: a restored
+// preparation must convert the host's float32 as the original does (TensorLayout::halfOnDevice).
+TEST(PreparedModelCache, ARelaxedFloatModelIsRestoredAndConvertsItsTensors) {
+  std::mt19937 rng(12);
+  const OpModel m = makeFp16Chain(nn::OperandType::TENSOR_FLOAT32, rng);
+  Files files;
+  auto saved = prepareWithCache(*freshDevice("weft16fp"), m.model, files);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  auto restored = freshDevice("weft16fp")->prepareModelFromCache({}, files.model, files.data, files.token);
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  size_t halves = 0;
+  for (const auto& [operand, placed] : compiledOf(restored.value()).tensors) halves += placed.layout.halfOnDevice;
+  EXPECT_EQ(halves, compiledOf(saved.value()).tensors.size());
+  auto before = runOnPrepared(*saved.value(), m);
+  auto after = runOnPrepared(*restored.value(), m);
+  ASSERT_TRUE(before.ok() && after.ok());
+  EXPECT_EQ(after.value().outputs, before.value().outputs);
+}
+
 TEST(PreparedModelCache, ACacheOfAnotherConfigurationIsRefused) {
   std::mt19937 rng(4);
   const OpModel m = makeConvChain(1, 8, 8, rng);
