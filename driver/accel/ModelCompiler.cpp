@@ -240,8 +240,8 @@ class CountingSink final : public CommandSink {
 // An fp16 layer needs the fp16 datapath; without it the runtime runs the operation elsewhere.
 nn::Status datapathFits(const LoweredOperation& lo, const hw::HwConfig& config) {
   if (!lo.isVector() && lo.layer.fp16 && !config.fp16()) {
-    return NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << " on TENSOR_FLOAT16 needs the fp16 datapath (Fp16 1, "
-                              << "as in weft16fp); " << config.name() << " has none";
+    return NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << " in float16 (TENSOR_FLOAT16, or TENSOR_FLOAT32 relaxed) "
+                              << "needs the fp16 datapath (Fp16 1, as in weft16fp); " << config.name() << " has none";
   }
   return {};
 }
