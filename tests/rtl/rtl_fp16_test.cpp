@@ -98,23 +98,6 @@ class Fp16Tiles : public TilePrograms {
     return l.encode();
   }
 
-  // Strided GEMMs (on-chip windows) half of the time: the m rows as groups. Returns the span
-  // of input rows.
-  uint32_t shape(hw::GemmCmd& g, uint32_t m) {
-    g.mRows = m;
-    if (!coin()) return m;
-    for (uint32_t d = uniform(1, 8); d > 1; --d) {
-      if (m % d == 0) {
-        g.mGroups = d;
-        break;
-      }
-    }
-    g.mRows = m / g.mGroups;
-    g.inStride0 = uniform(0, 3);
-    g.inStride1 = uniform(0, 4 * g.mRows);
-    return (g.mGroups - 1) * g.inStride1 + (g.mRows - 1) * g.inStride0 + 1;
-  }
-
   // A GEMM fp16 (m rows onto accAddr) or an int8 one, with its loads appended to loads.
   hw::GemmCmd gemm(bool fp16, uint32_t m, uint32_t accAddr, bool accumulate, bool keep, int special,
                    std::vector<hw::CommandWord>& loads) {
@@ -125,7 +108,7 @@ class Fp16Tiles : public TilePrograms {
     g.accumulate = accumulate;
     g.keepWeights = keep;
     g.accAddr = accAddr;
-    const uint32_t span = shape(g, m);
+    const uint32_t span = stridedShape(g, m);
     g.inAddr = uniform(0, cfg.inSpadRows() - span);
     std::vector<uint8_t> in(size_t{span} * R);
     if (fp16) {

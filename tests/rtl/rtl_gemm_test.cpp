@@ -58,23 +58,8 @@ class GemmTiles : public TilePrograms {
       gm.inSigned = coin();
       gm.wSigned = coin();
       gm.kRows = uniform(1, R);
-      gm.mRows = m;
       gm.accAddr = accAddr;
-      // Strided GEMMs (on-chip windows): the m rows as groups walking the scratchpad.
-      uint32_t span = m;
-      if (coin(50)) {
-        gm.mGroups = 1;
-        for (uint32_t d = uniform(1, 8); d > 1; --d) {
-          if (m % d == 0) {
-            gm.mGroups = d;
-            break;
-          }
-        }
-        gm.mRows = m / gm.mGroups;
-        gm.inStride0 = uniform(0, 3);
-        gm.inStride1 = uniform(0, 4 * gm.mRows);
-        span = (gm.mGroups - 1) * gm.inStride1 + (gm.mRows - 1) * gm.inStride0 + 1;
-      }
+      const uint32_t span = stridedShape(gm, m);
       gm.inAddr = uniform(0, cfg.inSpadRows() - span);
       gm.wAddr = uniform(0, cfg.wSpadRows() - gm.kRows);
       gm.inZp = zeroPoint(gm.inSigned);

@@ -68,6 +68,23 @@ class TilePrograms {
   int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool coin(int percent = 50) { return uniform(0, 99) < percent; }
 
+  // Strided GEMMs (on-chip windows) half of the time: the m rows as groups. Returns the span
+  // of input rows.
+  uint32_t stridedShape(hw::GemmCmd& g, uint32_t m) {
+    g.mRows = m;
+    if (!coin()) return m;
+    for (uint32_t d = uniform(1, 8); d > 1; --d) {
+      if (m % d == 0) {
+        g.mGroups = d;
+        break;
+      }
+    }
+    g.mRows = m / g.mGroups;
+    g.inStride0 = uniform(0, 3);
+    g.inStride1 = uniform(0, 4 * g.mRows);
+    return (g.mGroups - 1) * g.inStride1 + (g.mRows - 1) * g.inStride0 + 1;
+  }
+
   // DRAM for the program's inputs: every tile gets its own.
   uint64_t alloc(size_t bytes) {
     const uint64_t a = next_;
