@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 #include <limits>
+#include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace weft::accel {
 namespace {
@@ -84,19 +86,25 @@ struct Candidate {
   bool ok = false;
 };
 
+// Per output pixel: the load-unit and channel cycles of its im2col rows (a request per chunk).
+struct RowCost {
+  double load = 0, channel = 0;
+  RowCost(const std::vector<KChunk>& requests, const CostModel& cost) {
+    for (const KChunk& c : requests) {
+      load += cost.loadRowCycles(c.bytes);
+      channel += cost.requestCycles(c.bytes);
+    }
+  }
+};
+
 // The time of the layer's program on the slowest of the load unit, the array, the store
-// unit, the DRAM channel and the command fetch, plus the pipeline's fill and drain.
-double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost) {
-  const uint32_t nK = static_cast<uint32_t>(p.chunks.size());
+// unit, the DRAM channel and the command fetch, plus the pipeline's fill and drain. `nK` chunks
+// whose rows cost `row`: rankTilings' plans share theirs, so it sums them once.
+double estimate(const GemmLayer& layer, const TilePlan& p, uint32_t nK, const RowCost& row, const CostModel& cost) {
   const uint32_t groups = ceilDiv(p.nTiles, p.tilesPerGroup);
   const uint32_t epochs = ceilDiv(p.nTiles, p.tilesPerEpoch);
   const uint32_t storeBytes = std::min<uint32_t>(cost.cols, layer.n()) * layer.outputElementBytes();
-  // Per output pixel: load-unit and channel cycles of its im2col rows, array cycles.
-  double rowLoad = 0, rowChannel = 0;
-  for (const KChunk& c : p.packed ? p.pieces : p.chunks) {
-    rowLoad += cost.loadRowCycles(c.bytes);
-    rowChannel += cost.requestCycles(c.bytes);
-  }
+  const double rowLoad = row.load, rowChannel = row.channel;
   double load = 0, channel = 0, compute = 0, store = 0, commands = 0, stall = 0;
   const uint32_t inputPasses = p.inputMode == InputMode::kStreamed ? groups : epochs;
   for (const MBox& b : p.boxes) {
@@ -138,6 +146,11 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
   const double fetch = commands * cost.fetchCycles();
   const double fillDrain = epochs * (3 * cost.latency + cost.rows + cost.cols);
   return std::max({load, compute, store, channel, fetch}) + stall + fillDrain;
+}
+
+double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost) {
+  return estimate(layer, p, static_cast<uint32_t>(p.chunks.size()), RowCost(p.packed ? p.pieces : p.chunks, cost),
+                  cost);
 }
 
 }  // namespace
@@ -245,6 +258,42 @@ bool sameCommands(const TilePlan& a, const TilePlan& b) {
   return std::equal(a.inputLoads.begin(), a.inputLoads.end(), b.inputLoads.begin(), loads) &&
          std::equal(a.boxes.begin(), a.boxes.end(), b.boxes.begin(), boxes);
 }
+
+// sameCommands() against every plan kept so far, looked up by a hash of what it compares: a
+// layer of many n-tiles walks a thousand plans, and comparing each with every one before it
+// grew with their square.
+class DistinctPlans {
+ public:
+  // True, remembering that plans[index] will be p, when no plan kept so far emits its commands.
+  bool keep(const TilePlan& p, size_t index, const std::vector<TilePlan>& plans) {
+    const uint64_t h = hashOf(p);
+    const auto [first, last] = byHash_.equal_range(h);
+    for (auto it = first; it != last; ++it) {
+      if (sameCommands(p, plans[it->second])) return false;
+    }
+    byHash_.emplace(h, index);
+    return true;
+  }
+
+ private:
+  static uint64_t hashOf(const TilePlan& p) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+    for (uint64_t v : {uint64_t{p.rowsPerTile}, uint64_t{p.nTiles}, uint64_t{p.tilesPerGroup}, uint64_t{p.tilesPerEpoch},
+                       uint64_t(p.order), uint64_t(p.inputMode), uint64_t(p.weightMode), uint64_t{p.accBuffers},
+                       uint64_t{p.inSlots}, uint64_t{p.wSlots}, uint64_t{p.packed}}) {
+      mix(v);
+    }
+    for (const ChunkGroup& g : p.inputLoads) mix((uint64_t{g.first} << 32) | g.count);
+    for (const MBox& b : p.boxes) {
+      mix((uint64_t{b.b0} << 32) | b.nb);
+      mix((uint64_t{b.oh0} << 32) | b.noh);
+      mix((uint64_t{b.ow0} << 32) | b.now);
+    }
+    return h;
+  }
+  std::unordered_multimap<uint64_t, size_t> byHash_;
+};
 
 }  // namespace
 
@@ -377,6 +426,25 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
   constexpr uint32_t kMaxSlots = 8;
 
   std::vector<TilePlan> plans;
+  DistinctPlans distinct;
+  // What the plans below share, computed once: they differ in their boxes and input loads only
+  // a few ways, and a deep layer (hundreds of chunks) walks a thousand plans. Their chunks are
+  // `chunks`, given to those ranked at the end (the windowed and packed families bring theirs).
+  const RowCost rowCost(chunks, cost);
+  std::map<uint32_t, std::vector<ChunkGroup>> loadsOf;   // by chunks a load
+  std::map<uint32_t, std::vector<MBox>> boxesOf;         // by the most rows a box
+  auto inputLoads = [&](uint32_t loadChunks) -> const std::vector<ChunkGroup>& {
+    auto it = loadsOf.find(loadChunks);
+    if (it == loadsOf.end()) it = loadsOf.emplace(loadChunks, groupChunks(chunks, R, loadChunks)).first;
+    return it->second;
+  };
+  auto boxesFor = [&](uint32_t rowsPerTile) -> const std::vector<MBox>& {
+    auto it = boxesOf.find(rowsPerTile);
+    if (it == boxesOf.end()) {
+      it = boxesOf.emplace(rowsPerTile, makeBoxes(layer.output, rowsPerTile, boxAlign(config))).first;
+    }
+    return it->second;
+  };
   forEachGroupShape(layer, config, [&](uint32_t ng, uint32_t perEpoch, uint32_t accBuffers, uint64_t mt) {
     for (LoopOrder order : {LoopOrder::kBoxesOuter, LoopOrder::kGroupsOuter}) {
       for (InputMode im : {InputMode::kResident, InputMode::kStreamed}) {
@@ -419,14 +487,13 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
             if (rowsPerTile == 0) continue;
 
             TilePlan p;
-            p.chunks = chunks;
-            p.boxes = makeBoxes(layer.output, static_cast<uint32_t>(rowsPerTile), boxAlign(config));
+            p.boxes = boxesFor(static_cast<uint32_t>(rowsPerTile));
             p.rowsPerTile = largestBox(p.boxes);
             if (im == InputMode::kResident) {
               p.inSlots = 2ull * nK * p.rowsPerTile <= config.inSpadRows() ? 2 : 1;
               if (p.boxes.size() > 1 && p.inSlots < 2) continue;
             }
-            p.inputLoads = groupChunks(chunks, R, loadChunks);
+            p.inputLoads = inputLoads(loadChunks);
             uint32_t largestLoad = 0;
             for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
             p.nTiles = nTiles;
@@ -445,10 +512,8 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
               p.wSlots = static_cast<uint32_t>(
                   std::min<uint64_t>(kMaxSlots, config.wSpadRows() / (uint64_t{ng} * tileRows)));
             }
-            if (std::any_of(plans.begin(), plans.end(), [&](const TilePlan& q) { return sameCommands(p, q); })) {
-              continue;
-            }
-            p.estimatedCycles = estimate(layer, p, cost);
+            if (!distinct.keep(p, plans.size(), plans)) continue;
+            p.estimatedCycles = estimate(layer, p, nK, rowCost, cost);
             plans.push_back(std::move(p));
           }
         }
@@ -497,6 +562,9 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
       ++keptOf[family];
     }
     ranked.push_back(std::move(p));
+  }
+  for (TilePlan& p : ranked) {
+    if (p.chunks.empty()) p.chunks = chunks;  // the plain family's (the others bring their own)
   }
   return ranked;
 }
