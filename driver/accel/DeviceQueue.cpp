@@ -228,6 +228,11 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
   const uint64_t accesses0 = registerAccesses_, interrupts0 = interrupts_;
   const auto backend0 = backendTime_;
   const auto observer0 = observerTime_;
+  // Every program starts at command 0 of the ring, from the reset state of every unit: the device
+  // is idle between programs, and a soft reset rewinds the ring. Otherwise a program starts where
+  // the previous one left the ring, and where it wraps and how its fetches align would make its
+  // cycles depend on what ran before it (2 % for a small fetch-bound layer).
+  if (tail_ != 0) softReset();
   NN_TRY(ensureRing(n));
   // The program goes behind the tail, wrapping at the end of the ring.
   const uint64_t first = std::min<uint64_t>(n, ringSize_ - tail_);
