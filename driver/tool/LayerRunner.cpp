@@ -1,12 +1,16 @@
 #include "LayerRunner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -98,14 +102,76 @@ std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken(const s
 
 // A layer whose tensors alone do not fit the device DRAM cannot compile; say so before its data
 // (a 4k feature map is gigabytes of host memory) is built.
-void checkFitsDram(const LayerEntry& entry, uint64_t dramBytes) {
-  const uint64_t bytes = tensorBytes(entry.build(TensorValues::kNone));
+void checkFitsDram(const LayerEntry& entry, const Network& shapes, uint64_t dramBytes) {
+  const uint64_t bytes = tensorBytes(shapes);
   if (bytes <= dramBytes) return;
   constexpr uint64_t kMiB = 1 << 20;
   throw std::runtime_error(
       fmt::format("layer {}: its tensors take {} bytes but the simulated DRAM holds {} (DramMiB "
                   "{}); raise DramMiB to at least {}",
                   entry.name, bytes, dramBytes, dramBytes / kMiB, (bytes + kMiB - 1) / kMiB));
+}
+
+// Everything about a layer's network that decides what the device runs: its operations, shapes,
+// parameters and quantization, but not its name nor its tensors' values (the device's timing
+// never depends on data). A field added to Network or Layer that changes the program belongs here.
+std::string layerIdentity(const Network& net) {
+  auto quant = [](const QuantParams& q) { return fmt::format("{}/{}", q.scale, q.zeroPoint); };
+  std::string id = fmt::format("in {} {} signed {}", fmt::join(net.inputShape, "x"), quant(net.inputQuant), net.isSigned);
+  for (const ExtraInput& e : net.extraInputs) id += fmt::format("; extra {} {}", fmt::join(e.shape, "x"), quant(e.quant));
+  for (const Layer& l : net.layers) {
+    id += fmt::format("; {} [{}] s{} d{} m{} pad {} {} {} {} {} act {} w {} {} f {}x{} beta {} axis {} axes [{}] keep {} "
+                      "target [{}] paddings [{}] value {} out {} {} -> {}",
+                      nnapiName(l.op), fmt::join(l.inputs, ","), l.stride, l.dilation, l.depthMultiplier,
+                      static_cast<int>(l.padding.scheme), l.padding.top, l.padding.bottom, l.padding.left,
+                      l.padding.right, l.activation, fmt::join(l.weightShape, "x"), quant(l.weightQuant), l.filterH,
+                      l.filterW, l.beta, l.axis, fmt::join(l.axes, ","), l.keepDims, fmt::join(l.targetShape, ","),
+                      fmt::join(l.paddings, ","), l.padValue, quant(l.outputQuant), fmt::join(l.inputShape, "x"),
+                      fmt::join(l.outputShape, "x"));
+  }
+  return id;
+}
+
+// A layer built and compiled, ready to execute: its network (which its model's operand values
+// point into), the model and the compilation, and the figures known before it runs.
+struct PreparedLayer {
+  std::unique_ptr<Network> net;
+  ModelPtr model;
+  CompilationPtr compilation;
+  LayerRun run;
+};
+
+PreparedLayer prepareLayer(const LayerEntry& entry, ANeuralNetworksDevice* accelerator,
+                           const LayerRunOptions& options) {
+  const auto prepareStart = Clock::now();
+  PreparedLayer p;
+  p.net = std::make_unique<Network>(entry.build(options.values));
+  const Network& net = *p.net;
+  const Layer& layer = net.layers.front();
+  LayerRun& run = p.run;
+  run.name = entry.name;
+  run.op = nnapiName(layer.op);
+  run.shape = describeShape(net, layer);
+  run.macs = layer.macs;
+  run.minDramBytes = layer.weights.size() + 4 * layer.bias.size();
+  for (size_t k = 0; k < net.inputCount(); ++k) run.minDramBytes += net.inputData(k).size();
+
+  p.model = buildModel(net);
+  ANeuralNetworksCompilation* rawCompilation = nullptr;
+  ANeuralNetworksModel* model = p.model.get();
+  check(ANeuralNetworksCompilation_createForDevices(model, &accelerator, 1, &rawCompilation),
+        "ANeuralNetworksCompilation_createForDevices");
+  p.compilation.reset(rawCompilation);
+  if (!options.cacheDir.empty()) {
+    const auto token = cacheToken(
+        fmt::format("{}|{}|{}|{}|{}", entry.name, run.op, run.shape, net.input.size(), options.cacheSalt));
+    check(ANeuralNetworksCompilation_setCaching(rawCompilation, options.cacheDir.c_str(), token.data()),
+          "ANeuralNetworksCompilation_setCaching");
+  }
+  check(ANeuralNetworksCompilation_finish(rawCompilation),
+        fmt::format("ANeuralNetworksCompilation_finish({}) on the accelerator alone", run.name));
+  run.prepareSeconds = secondsSince(prepareStart);
+  return p;
 }
 
 }  // namespace
@@ -120,36 +186,35 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
           fmt::format("cannot make the cache directory '{}': {}", options.cacheDir, error.message()));
     }
   }
+  // Every layer's shapes first: a layer that cannot fit the DRAM fails before anything runs, and
+  // the layers that repeat an earlier one are known.
+  const size_t count = table.layers.size();
+  std::vector<std::optional<size_t>> sameAs(count);
+  std::map<std::string, size_t> firstOf;  // layerIdentity() -> the layer that has its figures
+  for (size_t i = 0; i < count; ++i) {
+    const Network shapes = table.layers[i].build(TensorValues::kNone);
+    if (options.dramBytes > 0) checkFitsDram(table.layers[i], shapes, options.dramBytes);
+    if (!options.reuseIdentical) continue;
+    const auto [known, added] = firstOf.emplace(layerIdentity(shapes), i);
+    if (!added) sameAs[i] = known->second;
+  }
   std::vector<LayerRun> runs;
   size_t traced = 0;  // commands kept for the trace so far
-  for (size_t i = 0; i < table.layers.size(); ++i) {
-    if (options.onLayer) options.onLayer(i, table.layers.size(), table.layers[i].name);
-    const auto prepareStart = Clock::now();
-    if (options.dramBytes > 0) checkFitsDram(table.layers[i], options.dramBytes);
-    const Network net = table.layers[i].build(options.values);
-    const Layer& layer = net.layers.front();
-    LayerRun run;
-    run.name = table.layers[i].name;
-    run.op = nnapiName(layer.op);
-    run.shape = describeShape(net, layer);
-    run.macs = layer.macs;
-    run.minDramBytes = layer.weights.size() + 4 * layer.bias.size();
-    for (size_t k = 0; k < net.inputCount(); ++k) run.minDramBytes += net.inputData(k).size();
-
-    ModelPtr model = buildModel(net);
-    ANeuralNetworksCompilation* rawCompilation = nullptr;
-    check(ANeuralNetworksCompilation_createForDevices(model.get(), &accelerator, 1, &rawCompilation),
-          "ANeuralNetworksCompilation_createForDevices");
-    CompilationPtr compilation(rawCompilation);
-    if (!options.cacheDir.empty()) {
-      const auto token = cacheToken(
-          fmt::format("{}|{}|{}|{}|{}", table.layers[i].name, run.op, run.shape, net.input.size(), options.cacheSalt));
-      check(ANeuralNetworksCompilation_setCaching(rawCompilation, options.cacheDir.c_str(), token.data()),
-            "ANeuralNetworksCompilation_setCaching");
+  for (size_t i = 0; i < count; ++i) {
+    if (options.onLayer) options.onLayer(i, count, table.layers[i].name);
+    if (sameAs[i]) {
+      LayerRun run = runs[*sameAs[i]];
+      run.name = table.layers[i].name;
+      run.sameAs = sameAs[i];
+      run.simulatorSeconds = run.executeSeconds = run.prepareSeconds = 0;
+      runs.push_back(std::move(run));
+      continue;
     }
-    check(ANeuralNetworksCompilation_finish(rawCompilation),
-          fmt::format("ANeuralNetworksCompilation_finish({}) on the accelerator alone", run.name));
-    run.prepareSeconds = secondsSince(prepareStart);
+    PreparedLayer prepared = prepareLayer(table.layers[i], accelerator, options);
+    const Network& net = *prepared.net;
+    const Layer& layer = net.layers.front();
+    ANeuralNetworksCompilation* rawCompilation = prepared.compilation.get();
+    LayerRun run = std::move(prepared.run);
 
     size_t outputBytes = 1;
     for (uint32_t d : layer.outputShape) outputBytes *= d;
@@ -157,8 +222,8 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     run.minDramBytes += outputBytes;
     std::vector<double> simulator, execute;
     for (int r = 0; r < std::max(1, options.repeat); ++r) {
-      // Device figures are the first execution's: a later one starts from another position in
-      // the command ring (other fetch alignments) and may take a few cycles more or less.
+      // Device figures are the first execution's (every execution of a program gives the same:
+      // DeviceQueue starts each at command 0 of the ring, from reset).
       const Execution e = executeOnce(rawCompilation, net, output);
       if (r == 0) {
         run.cycles = e.cycles;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,9 @@ struct LayerRun {
   std::vector<hal::CommandProfile> commands;
   std::vector<hal::DramRequestProfile> dram;
   bool traceTruncated = false;
+  // Set when the layer is identical to an earlier one of the table (LayerRunOptions::
+  // reuseIdentical): that run's index, whose device figures this one reports without running.
+  std::optional<size_t> sameAs;
 };
 
 struct LayerRunOptions {
@@ -61,6 +65,13 @@ struct LayerRunOptions {
   // Once it is reached the device stops recording (WEFT_COMMAND_TRACE is unset): a layer's
   // recording is held until the layer ends, so a single layer's commands are recorded whole.
   size_t traceCommandLimit = 0;
+  // A layer identical to an earlier one in everything but its name and its tensors' values
+  // (operation, shapes, parameters, quantization) reports that one's device figures instead of
+  // being compiled and run again. They are exactly the figures it would have: the device's timing
+  // never depends on data, and every program starts at command 0 of the ring from the reset state
+  // (DeviceQueue). For runs that read only figures: not with keepOutputs, per-command timelines or
+  // host times to measure.
+  bool reuseIdentical = false;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
 };

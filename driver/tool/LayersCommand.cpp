@@ -148,6 +148,7 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"counters", counters},
                                 {"registerAccesses", r.registerAccesses},
                                 {"energy", codesign::toJson(estimator.energy(r.counters, r.registerAccesses))}};
+    if (r.sameAs) l["sameAs"] = runs[*r.sameAs].name;
     if (!outputsPath.empty()) {
       l["outputOffset"] = offset;
       l["outputBytes"] = r.output.size();
@@ -230,6 +231,8 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   uint64_t cycles = 0, rows = 0, macs = 0, rd = 0, wr = 0, minBytes = 0;
   double bounds = 0;
   double simulator = 0, prepare = 0, execute = 0;
+  size_t reused = 0;
+  uint64_t simulated = 0;  // cycles of the layers that ran
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
@@ -238,7 +241,9 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
                fmt::format("{:.1f}", r.dramWriteBytes / 1024.0), fmt::format("{:.1f}", r.minDramBytes / 1024.0),
                f.boundBy(), fmt::format("{:.2f}", f.overBound),
                fmt::format("{:.3f}", 1e-6 * estimator.energy(r.counters, r.registerAccesses).totalPj()),
-               fmt::format("{:.3f}", 1e3 * r.simulatorSeconds));
+               r.sameAs ? fmt::format("= #{}", *r.sameAs) : fmt::format("{:.3f}", 1e3 * r.simulatorSeconds));
+    reused += r.sameAs ? 1 : 0;
+    simulated += r.sameAs ? 0 : r.cycles;
     energy += estimator.energy(r.counters, r.registerAccesses);
     cycles += r.cycles, rows += r.arrayRows, macs += r.macs, rd += r.dramReadBytes, wr += r.dramWriteBytes;
     minBytes += r.minDramBytes, bounds += std::max(f.computeBound, f.bandwidthBound);
@@ -250,10 +255,15 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
              fmt::format("{:.1f}", rd / 1024.0), fmt::format("{:.1f}", wr / 1024.0),
              fmt::format("{:.1f}", minBytes / 1024.0), "", fmt::format("{:.2f}", bounds > 0 ? cycles / bounds : 0),
              fmt::format("{:.3f}", 1e-6 * energy.totalPj()), fmt::format("{:.3f}", 1e3 * simulator));
+  if (reused > 0) {
+    fmt::print(out, "\n{} of {} layers are identical to an earlier one (\"= #k\" under sim ms) and report its figures "
+               "without running again; --no-reuse runs each\n",
+               reused, runs.size());
+  }
   fmt::print(out, "\nenergy: {}\n", codesign::describe(energy));
   for (const auto& line : estimator.describe()) fmt::print(out, "{}\n", line);
-  fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, cycles, simulator,
-             simulator > 0 ? cycles / simulator : 0);
+  fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, simulated,
+             simulator, simulator > 0 ? simulated / simulator : 0);
   fmt::print(out, "wall time: {:.3f} s (building and compiling {:.3f} s, executing {:.3f} s)\n", wallSeconds, prepare,
              execute);
 }
@@ -292,6 +302,8 @@ int runLayers(const LayersOptions& options) {
   run.cacheDir = options.cacheDir;
   run.cacheSalt = hw.toJson();
   run.dramBytes = hw.dramBytes();
+  run.reuseIdentical =
+      !options.noReuse && options.outputsPath.empty() && options.tracePath.empty() && options.repeat <= 1;
   if (backend == "timing") {
     run.values = TensorValues::kZeroPoint;  // nothing reads them; the cache keeps the two apart
     run.cacheSalt += "|zero-point tensors";

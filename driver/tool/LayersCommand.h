@@ -22,6 +22,9 @@ struct LayersOptions {
   // (ScaleSimCompare.h); empty: no comparison. Its CSV and JSON forms: empty, beside the reports.
   std::string compareToPath, compareCsvPath, compareJsonPath;
   int repeat = 1;
+  // Compile and run every layer, also one identical to an earlier one (LayerRunOptions::
+  // reuseIdentical); the default reuses where only figures are read.
+  bool noReuse = false;
   bool quiet = false;
 };
 

@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
                    "commands the trace shows, from the first layer on; later ones are left out (0: all)")
       ->capture_default_str();
   layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
+  layersCmd->add_flag("--no-reuse", layers.noReuse,
+                      "compile and run every layer, also one identical to an earlier layer (by default such a "
+                      "layer reports the earlier one's figures unless --outputs, --trace or --repeat asks for more)");
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
   CLI::Option* compareTo = layersCmd->add_option("--compare-to", layers.compareToPath,
                         "SCALE-Sim v2's COMPUTE_REPORT.csv for the same table: print its cycles and utilization "

@@ -12,9 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "RunWeft.h"
 
@@ -152,6 +154,71 @@ TEST(WeftScaleSim, ACacheDirectoryIsWrittenThenReplayed) {
                                     "-file/sub --json " + dir + "-3.json --compute-report " + dir + ".csv");
   EXPECT_EQ(bad.exitCode, 2) << bad.output;
   EXPECT_NE(bad.output.find(dir + "-file/sub"), std::string::npos) << bad.output;
+}
+
+// Layers identical but for their names: the second reports the first's figures without running
+// (sameAs in the JSON, "= #k" in the table), and those are exactly what it
+// gives when run (--no-reuse), in this order or another: every program starts at command 0 of the
+// ring from the reset state of every unit (DeviceQueue), so a layer's figures are its own.
+TEST(WeftScaleSim, IdenticalLayersReuseTheFiguresTheyWouldHave) {
+  const std::string table = tempPath("twins.csv"), reversed = tempPath("twins_reversed.csv");
+  // A fetch-bound 1-filter layer is the one most sensitive to where its program lies in the ring.
+  const std::string a = "A, 14, 14, 3, 3, 64, 32, 1,\n", b = "B, 7, 7, 3, 3, 256, 1, 2,\n",
+                    a2 = "A2, 14, 14, 3, 3, 64, 32, 1,\n", b2 = "B2 , 7, 7, 3, 3, 256, 1, 2,\n";
+  const std::string header =
+      "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n";
+  std::ofstream(table) << header << a << b << a2 << b2;
+  std::ofstream(reversed) << header << b2 << a2 << b << a;
+  auto run = [&](const std::string& path, const std::string& options, const std::string& tag) {
+    const std::string json = tempPath(tag + ".json"), csv = tempPath(tag + ".csv");
+    const ProcessResult r = runWeft("--backend timing --hw weft16 scalesim " + path + " " + options + " --json " + json +
+                                    " --csv " + csv + " --compute-report " + tempPath(tag + "_cr.csv"));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    std::map<std::string, nlohmann::json> byName;
+    const auto report = readJson(json);
+    for (const auto& l : report["layers"]) byName[l["name"].get<std::string>()] = l;
+    std::ifstream in(csv);
+    const std::string csvText((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::make_tuple(r.output, byName, csvText);
+  };
+  const auto [reusedOutput, reused, reusedCsv] = run(table, "", "reused");
+  const auto [runOutput, ran, ranCsv] = run(table, "--no-reuse", "ran");
+  const auto [reversedOutput, reversedRun, reversedCsv] = run(reversed, "--no-reuse", "reversed");
+  ASSERT_EQ(reused.size(), 4u);
+  EXPECT_EQ(reused.at("A2")["sameAs"], "A");
+  EXPECT_EQ(reused.at("B2")["sameAs"], "B");
+  EXPECT_FALSE(reused.at("A").contains("sameAs"));
+  EXPECT_EQ(reused.at("A2")["simulatorSeconds"].get<double>(), 0.0);
+  EXPECT_NE(reusedOutput.find("2 of 4 layers are identical to an earlier one"), std::string::npos) << reusedOutput;
+  EXPECT_NE(reusedOutput.find("= #0"), std::string::npos) << reusedOutput;
+  EXPECT_EQ(runOutput.find("identical to an earlier one"), std::string::npos) << runOutput;
+  for (const auto& [name, layer] : ran) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(layer.contains("sameAs"));
+    EXPECT_GT(layer["simulatorSeconds"].get<double>(), 0.0);
+    for (const auto* other : {&reused.at(name), &reversedRun.at(name)}) {
+      EXPECT_EQ((*other)["cycles"], layer["cycles"]);
+      EXPECT_EQ((*other)["counters"], layer["counters"]);
+      EXPECT_EQ((*other)["mapping"], layer["mapping"]);
+    }
+  }
+  EXPECT_NE(ran.at("A")["cycles"], ran.at("B")["cycles"]);
+  // A fetch-bound layer run alone and after two large ones, which grow the ring and leave it
+  // a few hundred commands from its end (where its program would wrap, 21 cycles slower when
+  // programs followed each other in the ring).
+  const std::string alone = tempPath("alone.csv"), after = tempPath("after.csv");
+  const std::string fetchBound = "D, 7, 7, 3, 3, 1024, 1, 2,\n";
+  std::ofstream(alone) << header << fetchBound;
+  std::ofstream(after) << header << "P1, 7, 7, 1, 1, 1024, 1024, 1,\nP2, 14, 14, 1, 1, 512, 512, 1,\n" << fetchBound;
+  const auto [aloneOutput, aloneRun, aloneCsv] = run(alone, "", "alone");
+  const auto [afterOutput, afterRun, afterCsv] = run(after, "", "after");
+  ASSERT_EQ(aloneRun.count("D"), 1u);
+  ASSERT_EQ(afterRun.count("D"), 1u);
+  EXPECT_EQ(afterRun.at("D")["cycles"], aloneRun.at("D")["cycles"]);
+  EXPECT_EQ(afterRun.at("D")["counters"], aloneRun.at("D")["counters"]);
+  // Where more than figures is asked for, every layer runs.
+  const auto [tracedOutput, traced, tracedCsv] = run(table, "--trace " + tempPath("twins_trace.json"), "traced");
+  for (const auto& [name, layer] : traced) EXPECT_FALSE(layer.contains("sameAs")) << name;
 }
 
 TEST(WeftScaleSim, BadTablesAreClearErrors) {
