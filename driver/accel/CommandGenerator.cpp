@@ -365,10 +365,18 @@ nn::Status Emitter::run() {
     }
   }
   const uint32_t groupTiles = p_.tilesPerGroup * nK;  // weight tiles of a full group
-  // A GEMM per (tile, chunk, box) and a STORE per (tile, box), plus the loads: reserved at
-  // once rather than copied as the vector grows.
-  const uint64_t tileBoxes = uint64_t{p_.nTiles} * p_.boxes.size();
-  out_.expect(tileBoxes * (nK + 1) + tileBoxes * nK / std::max<uint32_t>(1, p_.tilesPerGroup) + 64);
+  // The commands to come, reserved at once rather than copied as the program grows (an estimate
+  // short of a GNMT layer's 2.8 M commands held 75 and 150 MB of program at once): a GEMM per
+  // (tile, chunk, box), or per image of a windowed box; a STORE per (tile, box); per (group, box)
+  // a load of each chunk's inputs when they stream and of its weights when those do; the rest
+  // (per box or epoch) fits the margin.
+  uint64_t boxGemms = 0;
+  for (const MBox& b : p_.boxes) boxGemms += p_.inputMode == InputMode::kWindowed ? b.nb : 1;
+  const uint64_t groupBoxes = uint64_t{ceilDiv(p_.nTiles, p_.tilesPerGroup)} * p_.boxes.size();
+  const uint64_t streamedLoads = uint64_t{p_.inputMode == InputMode::kStreamed ? nK : 0} +
+                                 (p_.weightMode == WeightMode::kStreamed ? nK : 0);
+  out_.expect(boxGemms * nK * p_.nTiles + uint64_t{p_.nTiles} * p_.boxes.size() + groupBoxes * streamedLoads +
+              2 * p_.boxes.size() * (p_.inputLoads.size() + 1) + 64);
   // Accumulator dependencies: per region when double-buffered (a GEMM waits for the whole
   // previous use of its region, one token), per tile when single-buffered (each tile's first
   // GEMM waits only for that tile's store).

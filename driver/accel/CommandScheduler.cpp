@@ -295,9 +295,10 @@ ProgramBuilder::ProgramBuilder(const hw::HwConfig& config)
 ProgramBuilder::~ProgramBuilder() = default;
 
 void ProgramBuilder::expect(size_t commands) {
-  // A layer's epochs are separate segments, so a huge layer's hint overstates one of them.
-  constexpr size_t kMostReserved = size_t{1} << 18;  // 44 MB of commands
-  segment_.reserve(segment_.size() + std::min(commands, kMostReserved));
+  // At most a segment: a huge layer's hint overstates one of its epochs, and its segments are
+  // cut at kMaxSegmentCommands (88 MB of planned commands, which growing by doubling from half of
+  // it held one and a half times).
+  segment_.reserve(std::min(segment_.size() + commands, kMaxSegmentCommands));
   // The program's bytes for the whole layer: growing them by doubling held the old and the new
   // copy at once (a GNMT layer's 130 MB twice). Reserved pages are not touched until written.
   program_.reserve(program_.size() + commands * hw::kCommandBytes);
