@@ -38,7 +38,10 @@ nn::Result<std::unique_ptr<DeviceQueue>> DeviceQueue::create(std::unique_ptr<sim
 
 DeviceQueue::DeviceQueue(std::unique_ptr<sim::IDeviceBackend> backend) : backend_(std::move(backend)) {
   const uint64_t dram = backend_->dramBytes();
-  allocator_ = DramAllocator::create(kReservedBytes, dram > kReservedBytes ? dram - kReservedBytes : 0);
+  // Regions start on a DRAM burst (at least 64 bytes), so that their placement, which depends on
+  // what else is allocated, never changes the device's timing.
+  const uint64_t burst = std::max<uint64_t>(64, config().get(hw::Param::kDramBurstBytes));
+  allocator_ = DramAllocator::create(kReservedBytes, dram > kReservedBytes ? dram - kReservedBytes : 0, burst);
 }
 
 uint32_t DeviceQueue::readReg(uint32_t addr) {

@@ -2,17 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace weft::accel {
 
 DramRegion::~DramRegion() {
   if (owner_) owner_->release(addr_);
 }
 
-std::shared_ptr<DramAllocator> DramAllocator::create(uint64_t base, uint64_t bytes) {
-  return std::shared_ptr<DramAllocator>(new DramAllocator(base, bytes));
+std::shared_ptr<DramAllocator> DramAllocator::create(uint64_t base, uint64_t bytes, uint64_t minAlignment) {
+  return std::shared_ptr<DramAllocator>(new DramAllocator(base, bytes, minAlignment));
 }
 
-DramAllocator::DramAllocator(uint64_t base, uint64_t bytes) : base_(base), size_(bytes) {
+DramAllocator::DramAllocator(uint64_t base, uint64_t bytes, uint64_t minAlignment)
+    : base_(base), size_(bytes), minAlignment_(minAlignment) {
   if (bytes > 0) free_[base] = bytes;
 }
 
@@ -22,6 +25,7 @@ nn::Result<SharedRegion> DramAllocator::allocate(uint64_t bytes, uint64_t alignm
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
     return NN_ERROR(BAD_DATA) << "DRAM alignment " << alignment << " is not a power of two";
   }
+  alignment = std::max(alignment, minAlignment_);
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     const uint64_t start = it->first, length = it->second;

@@ -39,24 +39,27 @@ using SharedRegion = std::shared_ptr<DramRegion>;
 class DramAllocator : public std::enable_shared_from_this<DramAllocator> {
  public:
   // Manages [base, base + bytes). Address 0 is never handed out (base > 0), so that a zero
-  // address in a command is always a bug.
-  static std::shared_ptr<DramAllocator> create(uint64_t base, uint64_t bytes);
+  // address in a command is always a bug. Every region starts at a multiple of `minAlignment`
+  // (a power of two) whatever an allocation asks: the device queue gives the DRAM burst, so that
+  // where a region lies never changes how its requests fall into bursts, nor the device's timing.
+  static std::shared_ptr<DramAllocator> create(uint64_t base, uint64_t bytes, uint64_t minAlignment = 1);
 
-  // First fit, `alignment` a power of two. RESOURCE_EXHAUSTED_PERSISTENT naming the sizes when
-  // the request does not fit; `what` says what the memory is for.
+  // First fit, `alignment` a power of two (raised to the minimum alignment).
+  // RESOURCE_EXHAUSTED_PERSISTENT naming the sizes when the request does not fit; `what` says
+  // what the memory is for.
   nn::Result<SharedRegion> allocate(uint64_t bytes, uint64_t alignment, const std::string& what);
 
   uint64_t bytesFree() const;
   uint64_t bytesInUse() const;
 
  private:
-  DramAllocator(uint64_t base, uint64_t bytes);
+  DramAllocator(uint64_t base, uint64_t bytes, uint64_t minAlignment);
   friend class DramRegion;
   void release(uint64_t addr);
   uint64_t bytesInUseLocked() const;
 
   mutable std::mutex mutex_;
-  uint64_t base_, size_;
+  uint64_t base_, size_, minAlignment_;
   std::map<uint64_t, uint64_t> free_;  // address -> bytes, coalesced
   std::map<uint64_t, uint64_t> used_;  // address -> bytes
 };
