@@ -409,6 +409,15 @@ TEST(WeftLayers, ALayerLargerThanTheDramIsRefusedNamingDramMiB) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(tempPath("huge.json")));
+  // After a layer that fits: refused before anything runs (every layer's size is read first).
+  const std::string second = tempPath("huge_second.csv");
+  std::ofstream(second) << "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+                           "Strides,\nSmall,8,8,1,1,16,16,1,\nHuge4k,4096,4096,3,3,64,64,1,\n";
+  const ProcessResult late = runWeft("--backend timing layers " + second + " --json " + tempPath("huge2.json"));
+  EXPECT_EQ(late.exitCode, 2) << late.output;
+  EXPECT_NE(late.output.find("layer Huge4k: its tensors take"), std::string::npos) << late.output;
+  EXPECT_EQ(late.output.find("] Small"), std::string::npos) << late.output;
+  EXPECT_FALSE(std::filesystem::exists(tempPath("huge2.json")));
 }
 
 }  // namespace
