@@ -122,7 +122,9 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   for (size_t i = 0; i < count; ++i) work[i] = gemmWork(ranked[i], config);
   std::vector<nn::Status> status(count);
   std::vector<double> cycles(count, 0), channel(count, 0);
-  std::vector<bool> whole(count, false);
+  // One byte a slot: std::vector<bool> packs slots into shared words, and two workers writing
+  // neighbouring bits race (ThreadSanitizer, tests/accel/search_test.cpp).
+  std::vector<uint8_t> whole(count, 0);
   // The candidates are independent and the search is most of a large model's compilation, so
   // a second thread takes every other one when there is enough to share (a thread costs tens
   // of microseconds). Each result lands in its own slot: the choice does not depend on timing.
