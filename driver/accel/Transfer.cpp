@@ -27,6 +27,14 @@ TensorLayout asHalves(const TensorLayout& t) {
   return h;
 }
 
+// Bytes an element of an NCHW image takes: the image counts bytes as channels (two a binary16
+// value), the logical dimensions count values.
+uint32_t nchwElementBytes(const TensorLayout& t) {
+  const uint32_t channels = t.dims.at(1);
+  if (channels == 0 || t.image.channels % channels != 0) throw std::logic_error("an NCHW image of partial elements");
+  return t.image.channels / channels;
+}
+
 }  // namespace
 
 uint64_t logicalBytes(const TensorLayout& t) {
@@ -73,11 +81,13 @@ void copyToDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_t 
       std::memcpy(row, src + (uint64_t{b} * s.height + y) * rowBytes, rowBytes);
       return;
     }
-    // NCHW: element (b, c, y, x)
-    const uint64_t plane = uint64_t{s.height} * s.width;
-    const uint8_t* from = src + uint64_t{b} * s.channels * plane + uint64_t{y} * s.width;
+    // NCHW: element (b, c, y, x), of e bytes
+    const uint32_t e = nchwElementBytes(t);
+    const uint64_t plane = uint64_t{s.height} * s.width * e;
+    const uint8_t* from = src + uint64_t{b} * s.channels * plane / e + uint64_t{y} * s.width * e;
     for (uint32_t x = 0; x < s.width; ++x)
-      for (uint32_t c = 0; c < s.channels; ++c) row[uint64_t{x} * s.channels + c] = from[c * plane + x];
+      for (uint32_t c = 0; c < s.channels / e; ++c)
+        std::memcpy(row + (uint64_t{x} * s.channels / e + c) * e, from + c * plane + uint64_t{x} * e, e);
   });
   backend.writeDram(addr, image.data(), image.size());
 }
@@ -120,10 +130,12 @@ void copyFromDevice(sim::IDeviceBackend& backend, const TensorLayout& t, uint64_
       std::memcpy(dst + (uint64_t{b} * s.height + y) * rowBytes, row, rowBytes);
       return;
     }
-    const uint64_t plane = uint64_t{s.height} * s.width;
-    uint8_t* to = dst + uint64_t{b} * s.channels * plane + uint64_t{y} * s.width;
+    const uint32_t e = nchwElementBytes(t);
+    const uint64_t plane = uint64_t{s.height} * s.width * e;
+    uint8_t* to = dst + uint64_t{b} * s.channels * plane / e + uint64_t{y} * s.width * e;
     for (uint32_t x = 0; x < s.width; ++x)
-      for (uint32_t c = 0; c < s.channels; ++c) to[c * plane + x] = row[uint64_t{x} * s.channels + c];
+      for (uint32_t c = 0; c < s.channels / e; ++c)
+        std::memcpy(to + c * plane + uint64_t{x} * e, row + (uint64_t{x} * s.channels / e + c) * e, e);
   });
 }
 

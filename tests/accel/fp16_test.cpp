@@ -26,16 +26,18 @@ struct Fp16Conv {
   uint32_t filterH = 3, filterW = 3, stride = 1, dilation = 1;
   int32_t padding = 1;  // SAME 1, VALID 2
   int32_t activation = 0;
+  bool nchw = false;  // input and output [N, C, H, W] (the layout operand true)
   std::string describe() const {
-    return fmt::format("fp16 conv {}x{}x{}x{} -> {}, filter {}x{} stride {} dilation {} {} act {}", batches, height,
+    return fmt::format("fp16 conv {}x{}x{}x{} -> {}, filter {}x{} stride {} dilation {} {} act {}{}", batches, height,
                        width, inChannels, outChannels, filterH, filterW, stride, dilation,
-                       padding == 1 ? "SAME" : "VALID", activation);
+                       padding == 1 ? "SAME" : "VALID", activation, nchw ? " NCHW" : "");
   }
 };
 
 OpModel makeFp16Conv(const Fp16Conv& c, std::mt19937& rng) {
   ModelBuilder b;
-  const nn::Dimensions inDims{c.batches, c.height, c.width, c.inChannels};
+  const nn::Dimensions inDims = c.nchw ? nn::Dimensions{c.batches, c.inChannels, c.height, c.width}
+                                       : nn::Dimensions{c.batches, c.height, c.width, c.inChannels};
   const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, inDims, 0, 0);
   const uint32_t k = c.filterH * c.filterW * c.inChannels;
   const auto filterBytes = randomHalves(rng, size_t{c.outChannels} * k, 1.0f);
@@ -45,8 +47,8 @@ OpModel makeFp16Conv(const Fp16Conv& c, std::mt19937& rng) {
   const uint32_t bias = b.constant(OperandType::TENSOR_FLOAT16, {c.outChannels}, biasBytes.data(), biasBytes.size());
   std::vector<uint32_t> inputs{in, filter, bias, b.int32Scalar(c.padding), b.int32Scalar(static_cast<int32_t>(c.stride)),
                                b.int32Scalar(static_cast<int32_t>(c.stride)), b.int32Scalar(c.activation)};
-  if (c.dilation != 1) {
-    inputs.push_back(b.boolScalar(false));
+  if (c.dilation != 1 || c.nchw) {
+    inputs.push_back(b.boolScalar(c.nchw));
     inputs.push_back(b.int32Scalar(static_cast<int32_t>(c.dilation)));
     inputs.push_back(b.int32Scalar(static_cast<int32_t>(c.dilation)));
   }
@@ -139,6 +141,7 @@ TEST(Fp16, RandomConvolutionsMatchTheReferenceWithinTolerance) {
     c.dilation = rng() % 4 == 0 ? 2 : 1;
     c.padding = 1 + rng() % 2;
     c.activation = static_cast<int32_t>(rng() % 4);
+    c.nchw = i % 4 == 1;  // the host's copies reorder whole binary16 values
     const uint32_t eff = (c.filterH - 1) * c.dilation + 1;
     if (c.padding == 2 && (eff > c.height || eff > c.width)) c.padding = 1;
     const std::string tiling = expectWithinTolerance(*device, makeFp16Conv(c, rng), c.describe());

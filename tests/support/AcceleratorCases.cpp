@@ -49,17 +49,6 @@ bool isAcceleratorFp16Case(const TestModel& model) {
     for (uint32_t o : op.outputs) {
       if (!isHalf(o)) return false;
     }
-    if (op.type == T::CONV_2D) {
-      // The data layout: input 7 when it is a BOOL (implicit padding), else input 10.
-      const size_t layout = operands[op.inputs.at(std::min<size_t>(7, op.inputs.size() - 1))].type ==
-                                    nn::OperandType::BOOL
-                                ? 7
-                                : 10;
-      if (layout < op.inputs.size()) {
-        const TestOperand& l = operands[op.inputs[layout]];
-        if (l.type == nn::OperandType::BOOL && !l.data.empty() && l.data.data()[0] != 0) return false;
-      }
-    }
   }
   return true;
 }

@@ -16,7 +16,8 @@ bool isAcceleratorCase(const TestModel& model);
 
 // The cases the fp16 datapath (a configuration with Fp16 1, weft16fp) claims: CONV_2D and
 // FULLY_CONNECTED only, on TENSOR_FLOAT16 (each operation's first input and outputs), or on
-// TENSOR_FLOAT32 in a relaxed model, with a constant filter and bias, NHWC, no control flow.
+// TENSOR_FLOAT32 in a relaxed model, with a constant filter and bias (NHWC or NCHW), no control
+// flow.
 bool isAcceleratorFp16Case(const TestModel& model);
 
 }  // namespace weft::test

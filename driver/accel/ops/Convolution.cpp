@@ -4,8 +4,9 @@
 // specified input shapes; NHWC or NCHW; explicit or implicit (SAME/VALID) padding; any strides
 // and dilations; fused NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
 // TENSOR_FLOAT16 too (GemmLayer::fp16), and TENSOR_FLOAT32 in a model relaxed to float16, for the
-// fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): NHWC, constant
-// filter and bias, each value two bytes of K.
+// fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): constant filter
+// and bias, each value two bytes of K; CONV_2D in NHWC or NCHW (the host's copies reorder whole
+// values, Transfer.h).
 #include <algorithm>
 #include <cstring>
 
@@ -144,7 +145,6 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
 
   const bool fp16 = in.type == OperandType::TENSOR_FLOAT16 ||
                     (in.type == OperandType::TENSOR_FLOAT32 && r.model().relaxComputationFloat32toFloat16);
-  if (fp16 && nchw) return r.fail("an fp16 convolution in NCHW layout is not supported");
   auto q = fp16 ? r.fp16Convolution(outC, uint64_t{fh} * fw * image.channels, activation, withValues)
                 : r.convQuantization(outC, uint64_t{fh} * fw * image.channels, activation, /*perChannelDim=*/0,
                                      /*checkBiasScale=*/true, withValues);
