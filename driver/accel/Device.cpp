@@ -102,12 +102,17 @@ nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model
                           sim::computesData(queue_->backend().kind());
   nn::Result<CacheImage> image = NN_ERROR(OP_FAILED) << "not captured";
   {
-    std::lock_guard<std::mutex> lock(queue_->mutex());
+    // compileModel takes the device's lock only to place and write DRAM: compilations run
+    // side by side, and beside executions.
     auto c = compileModel(model, *queue_, cached ? &*cached : nullptr, deadline, preference);
     if (!c.ok()) return c.error();
     compiled = std::make_shared<CompiledModel>(std::move(c).value());
-    // The device images as compiled, read back before any execution can change them.
-    if (cacheFiles) image = captureForCache(*compiled, model, priority, *queue_);
+    // The device images as compiled, read back before any execution of this model can change
+    // them (no other model's execution writes its regions).
+    if (cacheFiles) {
+      std::lock_guard<std::mutex> lock(queue_->mutex());
+      image = captureForCache(*compiled, model, priority, *queue_);
+    }
   }
   if (cacheFiles) {
     // Best effort: a cache that cannot be written only costs the next compilation its time.

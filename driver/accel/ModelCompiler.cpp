@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -362,7 +363,12 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   if (!order.ok()) return order.error();
   if (model.main.operations.empty()) return NN_ERROR(BAD_DATA) << "the model has no operations";
 
-  // Lowering, then the layouts, in dependency order.
+  // Three phases, the device's lock held only in the second: (1) lowering, layouts and each
+  // GEMM layer's tiling search, which read no address (the cost model sees request sizes, and
+  // every region starts on a burst); (2) the DRAM regions, placed and written; (3) the program,
+  // generated for those addresses. Compilations run side by side then, and beside executions.
+
+  // (1) Lowering, then the layouts, in dependency order.
   std::vector<std::optional<LoweredOperation>> lowered;
   for (uint32_t i : order.value()) {
     auto lo = lowerOperation(model, i, /*withValues=*/true);
@@ -374,112 +380,100 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
   LayoutPlan plan = planLayouts(model, std::move(lowered), &rejected);
   if (!rejected.empty()) return rejected.begin()->second;
 
-  CompiledModel out;
-  // Every tensor gets its device buffer, filled for good (the halo with the zero point, the
-  // interior with its fill: PAD's border), with Cols bytes of slack: the vector unit's last row
-  // of a tensor may read past it. The timing backend reads no data: the buffers are placed
-  // alike (the same addresses, so the same timing) but neither filled nor written.
-  for (const auto& [index, layout] : plan.tensors) {
-    if (layout.aliasOf) continue;  // placed below, in its parent's buffer
-    const std::string what = fmt::format("tensor {}", index);
-    auto region = computesData ? allocateAndWrite(queue, initialTensorImage(layout, config), what)
-                               : queue.allocator()->allocate(tensorImageBytes(layout, config), 64, what);
-    if (!region.ok()) return region.error();
-    const nn::Operand& o = operands[index];
-    if (isConstant(o) && computesData) {  // a constant activation: its value is written now, once
-      const uint8_t* bytes = constantBytes(model, o);
-      if (bytes == nullptr || o.location.length < logicalBytes(layout)) {
-        return NN_ERROR(BAD_DATA) << "constant operand " << index << " is shorter than its shape";
-      }
-      copyToDevice(queue.backend(), layout, region.value()->addr(), bytes);
-    }
-    out.tensors[index] = PlacedTensor{layout, std::move(region).value()};
-  }
-  for (const auto& [index, layout] : plan.tensors) {
-    if (layout.aliasOf) out.tensors[index] = PlacedTensor{layout, out.tensors.at(*layout.aliasOf).region};
-  }
-
-  auto snapshots = queue.allocator()->allocate(hw::kSnapshotBytes * (plan.layers.size() + 1), 64,
-                                               "snapshot records");
-  if (!snapshots.ok()) return snapshots.error();
-  out.snapshots = std::move(snapshots).value();
-
-  // Where each layer's data are, and a GEMM layer's K chunks: what the tiling search works from.
+  // Each GEMM layer's views, first as if every tensor lay at address 0 (the search reads only
+  // their strides), and its K chunks: what the tiling search works from.
   const size_t layerCount = plan.layers.size();
   std::vector<LayerPlacement> placements(layerCount);
   std::vector<std::vector<KChunk>> chunks(layerCount);
-  auto placeOf = [&](uint32_t operand, const ImageShape& shape) {
-    const PlacedTensor& p = out.tensors.at(operand);
-    return viewOf(p.layout, shape, p.region->addr());
+  auto gemmViews = [&](size_t l, const std::function<uint64_t(uint32_t)>& addressOf) {
+    const GemmLayer& layer = plan.layers[l].layer;
+    auto view = [&](uint32_t operand, const ImageShape& shape) {
+      const TensorLayout& t = plan.tensors.at(operand);
+      return viewOf(t, shape, addressOf(t.aliasOf ? *t.aliasOf : operand));
+    };
+    placements[l].input = view(layer.inputOperand, layer.input);
+    ImageShape outputBytes = layer.output;  // the view in bytes, as tensor images count them
+    outputBytes.channels *= layer.outputElementBytes();
+    placements[l].output = view(layer.outputOperand, outputBytes);
   };
   for (size_t l = 0; l < layerCount; ++l) {
     if (plan.layers[l].isVector()) continue;
-    const GemmLayer& layer = plan.layers[l].layer;
-    placements[l].input = placeOf(layer.inputOperand, layer.input);
-    ImageShape outputBytes = layer.output;  // the view in bytes, as tensor images count them
-    outputBytes.channels *= layer.outputElementBytes();
-    placements[l].output = placeOf(layer.outputOperand, outputBytes);
-    chunks[l] = chunkK(layer, placements[l].input.pixelStride, placements[l].input.rowStride, config.rows());
+    gemmViews(l, [](uint32_t) { return uint64_t{0}; });
+    chunks[l] = chunkK(plan.layers[l].layer, placements[l].input.pixelStride, placements[l].input.rowStride,
+                       config.rows());
   }
+  CompiledModel out;
   out.tilings.fingerprint = tilingFingerprint(config, plan.layers, placements, chunks, preference);
   const bool replaying = replay != nullptr && replay->fingerprint == out.tilings.fingerprint &&
                          replay->tilings.size() == layerCount;
   out.tilingsFromCache = replaying;
-
-  // Each layer: tiling, device images, commands; closed by a snapshot barrier. The program is
-  // scheduled segment by segment as the commands come (ProgramBuilder).
-  ProgramBuilder program(config);
-  hw::BarrierCmd start;
-  start.snapshot = true;
-  start.tag = 0;
-  start.dramAddr = out.snapshots->addr();
-  program.add(PlannedCommand{start, {}});
+  std::vector<std::optional<TilePlan>> tilings(layerCount);
   for (size_t l = 0; l < layerCount; ++l) {
     const LoweredOperation& lo = plan.layers[l];
     NN_TRY(checkDeadline(deadline, lo.operationIndex()));
-    const size_t firstCommand = program.size();
-    program.takeBusyCycles();
-    CompiledOperation op;
-    op.operationIndex = lo.operationIndex();
-    op.type = lo.type();
     if (lo.isVector()) {
-      const VectorLayer& layer = *lo.vector;
-      VectorPlacement where;
-      for (const auto& t : layer.inputs) {
-        where.inputs.push_back(placeOf(t.operand, t.shape));
-        out.firstReader.emplace(t.operand, out.operations.size());
-      }
-      for (const auto& t : layer.outputs) {
-        where.outputs.push_back(placeOf(t.operand, t.shape));
-        out.producer[t.operand] = out.operations.size();
-      }
-      size_t k = 0;
-      for (auto& image : layer.constantImages(config)) {
-        auto region = allocateAndWrite(queue, image, fmt::format("constants {} of operation {}", k++, op.operationIndex));
-        if (!region.ok()) return region.error();
-        where.constants.push_back(region.value()->addr());
-        out.constants.push_back(std::move(region).value());
-      }
-      NN_TRY(layer.generate(where, config, program));
       out.tilings.tilings.push_back(0);
-      op.macs = layer.laneOps();
-      op.peakOpsPerCycle = config.cols();
-      op.unit = hw::Unit::kVector;
-      op.tiling = layer.describe();
-      op.estimatedCycles = program.takeBusyCycles();
-    } else {
+      continue;
+    }
+    uint32_t chosen = 0;
+    auto tiling = bestTiling(lo.layer, chunks[l], placements[l], config,
+                             replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen,
+                             deadline, tilingSlack(preference));
+    if (!tiling.ok()) return tiling.error();
+    if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
+    out.tilings.tilings.push_back(chosen);
+    tilings[l] = std::move(tiling).value();
+  }
+
+  // (2) The DRAM regions. Every tensor gets its device buffer, filled for good (the halo with the
+  // zero point, the interior with its fill: PAD's border), with Cols bytes of slack: the vector
+  // unit's last row of a tensor may read past it. The timing backend reads no data: the buffers
+  // are placed alike (the same sizes, so the same timing) but neither filled nor written.
+  std::vector<VectorPlacement> vectorPlacements(layerCount);
+  std::vector<uint64_t> copyRows(layerCount, 0);  // runtime filters and biases: the copies' parameter row
+  {
+    std::lock_guard<std::mutex> lock(queue.mutex());
+    for (const auto& [index, layout] : plan.tensors) {
+      if (layout.aliasOf) continue;  // placed below, in its parent's buffer
+      const std::string what = fmt::format("tensor {}", index);
+      auto region = computesData ? allocateAndWrite(queue, initialTensorImage(layout, config), what)
+                                 : queue.allocator()->allocate(tensorImageBytes(layout, config), 64, what);
+      if (!region.ok()) return region.error();
+      const nn::Operand& o = operands[index];
+      if (isConstant(o) && computesData) {  // a constant activation: its value is written now, once
+        const uint8_t* bytes = constantBytes(model, o);
+        if (bytes == nullptr || o.location.length < logicalBytes(layout)) {
+          return NN_ERROR(BAD_DATA) << "constant operand " << index << " is shorter than its shape";
+        }
+        copyToDevice(queue.backend(), layout, region.value()->addr(), bytes);
+      }
+      out.tensors[index] = PlacedTensor{layout, std::move(region).value()};
+    }
+    for (const auto& [index, layout] : plan.tensors) {
+      if (layout.aliasOf) out.tensors[index] = PlacedTensor{layout, out.tensors.at(*layout.aliasOf).region};
+    }
+    auto snapshots = queue.allocator()->allocate(hw::kSnapshotBytes * (layerCount + 1), 64, "snapshot records");
+    if (!snapshots.ok()) return snapshots.error();
+    out.snapshots = std::move(snapshots).value();
+
+    for (size_t l = 0; l < layerCount; ++l) {
+      const LoweredOperation& lo = plan.layers[l];
+      if (lo.isVector()) {
+        size_t k = 0;
+        for (auto& image : lo.vector->constantImages(config)) {
+          auto region =
+              allocateAndWrite(queue, image, fmt::format("constants {} of operation {}", k++, lo.operationIndex()));
+          if (!region.ok()) return region.error();
+          vectorPlacements[l].constants.push_back(region.value()->addr());
+          out.constants.push_back(std::move(region).value());
+        }
+        continue;
+      }
       const GemmLayer& layer = lo.layer;
+      const TilePlan& tp = *tilings[l];
       LayerPlacement& where = placements[l];
-      uint32_t chosen = 0;
-      auto tiling = bestTiling(layer, chunks[l], where, config,
-                               replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt, &chosen,
-                               deadline, tilingSlack(preference));
-      if (!tiling.ok()) return tiling.error();
-      if (replaying && chosen != replay->tilings[l]) out.tilingsFromCache = false;  // named no candidate
-      out.tilings.tilings.push_back(chosen);
-      const TilePlan& tp = tiling.value();
-      // The timing backend never reads data: its weight image is placed (the same bytes at the
-      // same address, so the same timing) but not built, the largest image of a compilation.
+      // The timing backend never reads data: its weight image is placed (the same bytes, so the
+      // same timing) but not built, the largest image of a compilation.
       const std::string weightsWhat = fmt::format("weights of operation {}", layer.operationIndex);
       auto weights = computesData ? allocateAndWrite(queue, weightImage(layer, tp, config), weightsWhat)
                                   : queue.allocator()->allocate(weightImageBytes(tp, config), 64, weightsWhat);
@@ -499,15 +493,63 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
         out.constants.push_back(std::move(padding).value());
       }
       if (layer.runtimeWeights || layer.runtimeBias) {
-        // The filter and bias of this execution go into those images first; the barrier keeps
-        // the layer's loads behind the copies' stores.
         auto row = allocateAndWrite(queue, copyParamRow(config),
                                     fmt::format("copy parameters of operation {}", layer.operationIndex));
         if (!row.ok()) return row.error();
-        EltwiseEmitter emitter(config, program);
-        NN_TRY(emitter.begin(row.value()->addr(), std::nullopt));
+        copyRows[l] = row.value()->addr();
         out.constants.push_back(std::move(row).value());
-        auto addressOf = [&](uint32_t operand) { return out.tensors.at(operand).region->addr(); };
+      }
+    }
+  }
+
+  // (3) The program: each layer's commands, closed by a snapshot barrier, scheduled segment by
+  // segment as they come (ProgramBuilder).
+  auto addressOf = [&](uint32_t operand) { return out.tensors.at(operand).region->addr(); };
+  auto placeOf = [&](uint32_t operand, const ImageShape& shape) {
+    const PlacedTensor& p = out.tensors.at(operand);
+    return viewOf(p.layout, shape, p.region->addr());
+  };
+  ProgramBuilder program(config);
+  hw::BarrierCmd start;
+  start.snapshot = true;
+  start.tag = 0;
+  start.dramAddr = out.snapshots->addr();
+  program.add(PlannedCommand{start, {}});
+  for (size_t l = 0; l < layerCount; ++l) {
+    const LoweredOperation& lo = plan.layers[l];
+    NN_TRY(checkDeadline(deadline, lo.operationIndex()));
+    const size_t firstCommand = program.size();
+    program.takeBusyCycles();
+    CompiledOperation op;
+    op.operationIndex = lo.operationIndex();
+    op.type = lo.type();
+    if (lo.isVector()) {
+      const VectorLayer& layer = *lo.vector;
+      VectorPlacement& where = vectorPlacements[l];
+      for (const auto& t : layer.inputs) {
+        where.inputs.push_back(placeOf(t.operand, t.shape));
+        out.firstReader.emplace(t.operand, out.operations.size());
+      }
+      for (const auto& t : layer.outputs) {
+        where.outputs.push_back(placeOf(t.operand, t.shape));
+        out.producer[t.operand] = out.operations.size();
+      }
+      NN_TRY(layer.generate(where, config, program));
+      op.macs = layer.laneOps();
+      op.peakOpsPerCycle = config.cols();
+      op.unit = hw::Unit::kVector;
+      op.tiling = layer.describe();
+      op.estimatedCycles = program.takeBusyCycles();
+    } else {
+      const GemmLayer& layer = lo.layer;
+      const TilePlan& tp = *tilings[l];
+      LayerPlacement& where = placements[l];
+      gemmViews(l, addressOf);  // the views at the tensors' addresses
+      if (layer.runtimeWeights || layer.runtimeBias) {
+        // The filter and bias of this execution go into those images first; the barrier keeps
+        // the layer's loads behind the copies' stores.
+        EltwiseEmitter emitter(config, program);
+        NN_TRY(emitter.begin(copyRows[l], std::nullopt));
         if (layer.runtimeWeights) {
           NN_TRY(repackWeights(layer, tp, addressOf(*layer.runtimeWeights), where.weights, config, emitter));
           out.firstReader.emplace(*layer.runtimeWeights, out.operations.size());

@@ -55,8 +55,9 @@ struct CompiledModel {
   uint64_t commandCount() const { return program.size() / hw::kCommandBytes; }
 };
 
-// Compiles `model`, every operation of which must be supported. Caller holds queue.mutex()
-// (DRAM is written). BAD_DATA for an unsupported model, RESOURCE_EXHAUSTED_* when DRAM is full.
+// Compiles `model`, every operation of which must be supported. The caller must not hold
+// queue.mutex(): compileModel takes it only while it places and writes DRAM, after the tiling
+// search and before generating the program, so that compilations run side by side. BAD_DATA for an unsupported model, RESOURCE_EXHAUSTED_* when DRAM is full.
 // `replay`, from a compilation cache (CompilationCache.h), gives the layers' tilings when it
 // was made for these layers on this configuration; a layer whose index names no candidate,
 // or a cache made for something else, is searched for as without one.

@@ -126,7 +126,6 @@ nn::Result<std::shared_ptr<const CompiledModel>> PreparedModel::compiledFor(cons
   }
   std::shared_ptr<const CompiledModel> compiled;
   {
-    std::lock_guard<std::mutex> device(queue_->mutex());
     auto c = compileModel(withParameterValues(model_, parameters_, values), *queue_, nullptr, deadline, preference_);
     if (!c.ok()) {
       return nn::Error{c.error().code, "compiling for the parameters this execution gives: " + c.error().message};

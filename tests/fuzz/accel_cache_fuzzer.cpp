@@ -131,10 +131,10 @@ void writeSeed(const std::string& path, const accel::CacheImage& image) {
 void writeSeeds(const char* dir) {
   for (uint32_t batch : {1u, 5u}) {
     const nn::Model model = seedModel(batch);
-    std::lock_guard<std::mutex> lock(queue()->mutex());
     auto compiled = accel::compileModel(model, *queue(), nullptr, std::nullopt,
                                         nn::ExecutionPreference::FAST_SINGLE_ANSWER);
     if (!compiled.ok()) std::abort();
+    std::lock_guard<std::mutex> lock(queue()->mutex());
     auto image = accel::captureForCache(*compiled, model, nn::Priority::MEDIUM, *queue());
     if (!image.ok()) std::abort();
     writeSeed(std::string(dir) + "/generated_batch" + std::to_string(batch), *image);
