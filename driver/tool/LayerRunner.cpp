@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -190,14 +191,36 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
   // the layers that repeat an earlier one are known.
   const size_t count = table.layers.size();
   std::vector<std::optional<size_t>> sameAs(count);
+  std::vector<uint64_t> bytes(count);  // each layer's tensors
   std::map<std::string, size_t> firstOf;  // layerIdentity() -> the layer that has its figures
   for (size_t i = 0; i < count; ++i) {
     const Network shapes = table.layers[i].build(TensorValues::kNone);
+    bytes[i] = tensorBytes(shapes);
     if (options.dramBytes > 0) checkFitsDram(table.layers[i], shapes, options.dramBytes);
     if (!options.reuseIdentical) continue;
     const auto [known, added] = firstOf.emplace(layerIdentity(shapes), i);
     if (!added) sameAs[i] = known->second;
   }
+  // The layers to compile, in order, and those compiling ahead of the one executing. A layer is
+  // compiled ahead only when its tensors take at most 1/16 of the DRAM (its device images are
+  // about twice its tensors, and up to three layers are held at once: the one executing, and
+  // two compiling), so that ahead or not, the same layers fit.
+  std::vector<size_t> toCompile;
+  for (size_t i = 0; i < count; ++i) {
+    if (!sameAs[i]) toCompile.push_back(i);
+  }
+  std::map<size_t, std::future<PreparedLayer>> ahead;
+  size_t launched = 0;  // toCompile[0, launched) are compiled or compiling
+  auto small = [&](size_t i) { return options.dramBytes > 0 && bytes[i] <= options.dramBytes / 16; };
+  auto launchAhead = [&](size_t executing) {
+    while (launched < toCompile.size() && ahead.size() < options.prepareAhead) {
+      const size_t i = toCompile[launched];
+      if (i == executing || !small(i) || (executing < count && !small(executing))) break;
+      ahead.emplace(i, std::async(std::launch::async,
+                                  [&, i] { return prepareLayer(table.layers[i], accelerator, options); }));
+      ++launched;
+    }
+  };
   std::vector<LayerRun> runs;
   size_t traced = 0;  // commands kept for the trace so far
   for (size_t i = 0; i < count; ++i) {
@@ -210,7 +233,17 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
       runs.push_back(std::move(run));
       continue;
     }
-    PreparedLayer prepared = prepareLayer(table.layers[i], accelerator, options);
+    PreparedLayer prepared;
+    if (auto it = ahead.find(i); it != ahead.end()) {
+      prepared = it->second.get();  // rethrows what its compilation threw
+      prepared.run.compiledAhead = true;
+      ahead.erase(it);
+    } else {
+      ++launched;
+      launchAhead(i);
+      prepared = prepareLayer(table.layers[i], accelerator, options);
+    }
+    launchAhead(i);
     const Network& net = *prepared.net;
     const Layer& layer = net.layers.front();
     ANeuralNetworksCompilation* rawCompilation = prepared.compilation.get();

@@ -45,6 +45,9 @@ struct LayerRun {
   // Set when the layer is identical to an earlier one of the table (LayerRunOptions::
   // reuseIdentical): that run's index, whose device figures this one reports without running.
   std::optional<size_t> sameAs;
+  // Compiled on a helper thread while earlier layers compiled or ran (LayerRunOptions::
+  // prepareAhead): its prepareSeconds overlap theirs.
+  bool compiledAhead = false;
 };
 
 struct LayerRunOptions {
@@ -72,6 +75,13 @@ struct LayerRunOptions {
   // (DeviceQueue). For runs that read only figures: not with keepOutputs, per-command timelines or
   // host times to measure.
   bool reuseIdentical = false;
+  // Layers compiled ahead of the one executing, on helper threads (0: one after the other).
+  // Compiling is most of a table's time and the device is locked only to place DRAM, so a
+  // second core shortens the run; the figures are the same (every region starts on a burst and
+  // every program at command 0 of the ring). Only layers whose tensors are small next to
+  // `dramBytes` are compiled ahead, so that those in flight fit the DRAM and host memory
+  // together; needs dramBytes.
+  size_t prepareAhead = 0;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;
 };

@@ -264,8 +264,9 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   for (const auto& line : estimator.describe()) fmt::print(out, "{}\n", line);
   fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, simulated,
              simulator, simulator > 0 ? simulated / simulator : 0);
-  fmt::print(out, "wall time: {:.3f} s (building and compiling {:.3f} s, executing {:.3f} s)\n", wallSeconds, prepare,
-             execute);
+  const bool overlapped = std::any_of(runs.begin(), runs.end(), [](const LayerRun& r) { return r.compiledAhead; });
+  fmt::print(out, "wall time: {:.3f} s (building and compiling {:.3f} s, executing {:.3f} s{})\n", wallSeconds, prepare,
+             execute, overlapped ? "; layers compiled while others ran, so the two overlap" : "");
 }
 
 // weft's figures for --compare-to, in SCALE-Sim's terms (the COMPUTE_REPORT form's).
@@ -304,6 +305,9 @@ int runLayers(const LayersOptions& options) {
   run.dramBytes = hw.dramBytes();
   run.reuseIdentical =
       !options.noReuse && options.outputsPath.empty() && options.tracePath.empty() && options.repeat <= 1;
+  // Compiling the next layers while one executes: not when host times are measured per layer
+  // (--repeat, --trace's host tracks), which overlapping compilations would blur.
+  if (options.tracePath.empty() && options.repeat <= 1) run.prepareAhead = options.compileAhead;
   if (backend == "timing") {
     run.values = TensorValues::kZeroPoint;  // nothing reads them; the cache keeps the two apart
     run.cacheSalt += "|zero-point tensors";

@@ -25,6 +25,9 @@ struct LayersOptions {
   // Compile and run every layer, also one identical to an earlier one (LayerRunOptions::
   // reuseIdentical); the default reuses where only figures are read.
   bool noReuse = false;
+  // Layers compiled on helper threads ahead of the one executing (LayerRunOptions::
+  // prepareAhead); 0: each after the previous ran. Not with --repeat or --trace.
+  size_t compileAhead = 2;
   bool quiet = false;
 };
 

@@ -38,8 +38,9 @@ ordered_json runWorkload(const SweepPlan& plan, const SweepPoint& point, const S
   if (w.kind == SweepWorkload::Kind::kNetwork) {
     args.insert(args.end(), {"run", w.path, "--json", stem + ".json", "--csv", stem + ".csv", "--quiet"});
   } else {
+    // One layer compiled at a time: the sweep's pool of points already keeps the cores busy.
     args.insert(args.end(), {"layers", w.path, "--json", stem + ".json", "--compute-report",
-                             stem + "-COMPUTE_REPORT.csv", "--quiet"});
+                             stem + "-COMPUTE_REPORT.csv", "--quiet", "--compile-ahead", "0"});
   }
   if (!energyModelPath.empty()) args.insert(args.end(), {"--energy-model", energyModelPath});
   std::error_code ignored;

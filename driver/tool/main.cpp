@@ -117,6 +117,12 @@ int main(int argc, char** argv) {
   layersCmd->add_flag("--no-reuse", layers.noReuse,
                       "compile and run every layer, also one identical to an earlier layer (by default such a "
                       "layer reports the earlier one's figures unless --outputs, --trace or --repeat asks for more)");
+  layersCmd
+      ->add_option("--compile-ahead", layers.compileAhead,
+                   "layers compiled on other threads while one runs (the same figures; 0: one after another; "
+                   "not with --repeat or --trace, whose host times it would blur)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 8));
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
   CLI::Option* compareTo = layersCmd->add_option("--compare-to", layers.compareToPath,
                         "SCALE-Sim v2's COMPUTE_REPORT.csv for the same table: print its cycles and utilization "
