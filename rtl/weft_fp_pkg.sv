@@ -174,4 +174,77 @@ package weft_fp_pkg;
     end
   endfunction
 
+  // a > b for binary32 values, numerically: false when either is a NaN, -0 equals +0 (the vector
+  // unit's fp16 max). Sign-magnitude becomes an unsigned order by flipping the negatives.
+  function automatic logic fp32_greater(logic [31:0] a, logic [31:0] b);
+    logic        a_nan, b_nan;
+    logic [31:0] ka, kb;
+    a_nan = a[30:23] == 8'hff && a[22:0] != '0;
+    b_nan = b[30:23] == 8'hff && b[22:0] != '0;
+    ka    = a[31] ? ~a : {1'b1, a[30:0]};
+    kb    = b[31] ? ~b : {1'b1, b[30:0]};
+    fp32_greater = !a_nan && !b_nan && (a[30:0] != '0 || b[30:0] != '0) && ka > kb;
+  endfunction
+
+  // binary32 / count: the exact quotient rounded to nearest even, a subnormal result at its own
+  // precision (as IEEE division); +0 for count 0 (the vector unit's fp16 average of no taps).
+  // The significand, shifted up 26 bits, is divided as an integer: at least 24 quotient bits and
+  // the remainder for the sticky bit.
+  function automatic logic [31:0] fp32_div_count(logic [31:0] a, logic [16:0] cnt);
+    logic [7:0]  e, ex;
+    logic [23:0] sig;
+    logic [49:0] num, q;
+    logic [16:0] rem;
+    logic [5:0]  p, sh;
+    logic signed [9:0] eb;
+    logic [49:0] below;
+    logic        guard, sticky;
+    logic [24:0] kept, rounded;
+    e   = a[30:23];
+    ex  = (e == '0) ? 8'd1 : e;  // a subnormal's exponent
+    sig = {e != '0, a[22:0]};
+    num = {sig, 26'd0};
+    q   = (cnt == '0) ? '0 : num / 50'(cnt);
+    rem = (cnt == '0) ? '0 : 17'(num % 50'(cnt));
+    p   = '0;
+    for (int i = 0; i < 50; i++) begin
+      if (q[i]) p = 6'(i);
+    end
+    // The quotient is (q + rem/cnt) * 2^(ex - 176): 1.f * 2^(p + ex - 176), biased p + ex - 49.
+    eb = 10'(p) + 10'(ex) - 10'sd49;
+    // Normal: 24 bits from the leading one; subnormal: the bits of weight 2^-149 and above.
+    sh     = (eb >= 10'sd1) ? 6'(p - 6'd23) : 6'(8'd27 - ex);
+    kept   = 25'(q >> sh);
+    below  = q & ((50'd1 << sh) - 50'd1);
+    guard  = (sh != '0) && below[sh - 6'd1];
+    sticky = ((sh > 6'd1) && ((below & ((50'd1 << (sh - 6'd1)) - 50'd1)) != '0)) || rem != '0;
+    rounded = kept + 25'(guard && (sticky || kept[0]));
+    if (cnt == '0) begin
+      fp32_div_count = 32'd0;
+    end else if (e == 8'hff) begin
+      fp32_div_count = (a[22:0] != '0) ? Fp32QNaN : a;  // infinity / count is infinity
+    end else if (sig == '0) begin
+      fp32_div_count = {a[31], 31'd0};
+    end else if (eb >= 10'sd1) begin
+      // The hidden bit adds one to the exponent field; a carry out of rounding, one more.
+      fp32_div_count = {a[31], 31'({8'(eb - 10'sd1), 23'd0}) + 31'(rounded)};
+    end else begin
+      fp32_div_count = {a[31], 31'(rounded)};  // a carry into bit 23 is the least normal
+    end
+  endfunction
+
+  // The integer 0 .. 255 as binary16, exactly.
+  function automatic logic [15:0] u8_to_fp16(logic [7:0] v);
+    logic [2:0]  p;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [17:0] shifted;  // high bits unused: the leading one and above
+    /* verilator lint_on UNUSEDSIGNAL */
+    p = '0;
+    for (int i = 0; i < 8; i++) begin
+      if (v[i]) p = 3'(i);
+    end
+    shifted = {10'd0, v} << (4'd10 - 4'(p));  // the leading one to bit 10, dropped
+    u8_to_fp16 = (v == '0) ? 16'd0 : {1'b0, 5'd15 + 5'(p), shifted[9:0]};
+  endfunction
+
 endpackage

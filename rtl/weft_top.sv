@@ -342,7 +342,7 @@ module weft_top
   logic [Cols*32-1:0] vc_acc_data;
   logic             vc_active, vc_stall_tok, vc_slot, vc_retire;
 
-  weft_vector #(.Cols(Cols)) u_vector (
+  weft_vector #(.Cols(Cols), .Fp16(Fp16)) u_vector (
     .clk_i, .rst_ni, .clr_i(clr),
     .cmd_valid_i  (!q_empty[UnitVector]),
     .cmd_i        (unit_cmd[UnitVector]),

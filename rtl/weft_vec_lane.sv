@@ -9,10 +9,19 @@
 // The controls (weft_vector's slot records) say which slot each stage holds; the unit keeps
 // every stage of a command in step, so a lane has no state of its own beyond the registers
 // below and the softmax reciprocal, computed one step a cycle (recip_step_i) from the sum.
+//
+// With Fp16 (a lane below Cols/2 of Fp16 hardware) a WINDOW or ELTWISE lut in fp16 mode (fp_i)
+// works on the binary16 value of two bytes (a_i low, a_hi_i high; b likewise) in the same
+// stages (weft_fp_pkg, bit-exact with hw/include/weft/hw/fp16.h): operand: the product or the
+// widened value, or the lookup's slope times the low byte; reduce: the binary32 sum or maximum,
+// or the lookup's start value plus that; result: an average's division by the count.
 module weft_vec_lane
   import weft_pkg::*;
   import weft_fixed_pkg::*;
-(
+  import weft_fp_pkg::*;
+#(
+  parameter int unsigned Fp16 = 0
+) (
   input  logic        clk_i,
   // the command (stable while it runs)
   input  logic [3:0]  op_i,          // opcode: OpWindow, OpEltwise, OpSoftmax
@@ -27,10 +36,13 @@ module weft_vec_lane
   input  logic [31:0] b_mult_i,
   input  logic [5:0]  b_shift_i,
   input  logic [8:0]  lut_len_i,     // softmax
+  input  logic        fp_i,          // window, eltwise lut: binary16 mode (with Fp16 only)
   // operand stage: the bytes of this lane, the slot's controls
   input  logic        op1_en_i,      // a slot is in the operand stage
   input  logic [7:0]  a_i,
   input  logic [7:0]  b_i,
+  input  logic [7:0]  a_hi_i,        // fp16: the high bytes of a and b
+  input  logic [7:0]  b_hi_i,
   input  logic        ok1_i,         // window: the tap is in the tile; softmax: the lane is valid
   input  logic [1:0]  pass1_i,       // softmax pass: 0 max, 1 sum, 2 output
   output logic [7:0]  lut_idx_o,
@@ -57,6 +69,8 @@ module weft_vec_lane
   assign is_win = (op_i == OpWindow);
   assign is_elt = (op_i == OpEltwise);
   assign is_smx = (op_i == OpSoftmax);
+  logic fp;
+  assign fp = (Fp16 != 0) && fp_i;
 
   function automatic logic [31:0] ext(logic [7:0] v, logic is_signed);
     ext = is_signed ? 32'(signed'(v)) : 32'(v);
@@ -73,16 +87,22 @@ module weft_vec_lane
   assign xb   = ext(b_i, b_signed_i) - 32'(signed'(b_zp_i));
   assign d    = max_i - xa;  // softmax: the distance to the maximum (0 .. 255)
   assign d_ok = ok1_i && (d < 32'(lut_len_i));
-  assign lut_idx_o = is_smx ? d[7:0] : a_i;
+  assign lut_idx_o = is_smx ? d[7:0] : (fp ? a_hi_i : a_i);  // fp16: the piece of the high byte
 
   logic [31:0]        v1_q;     // the operand stage's value
   logic signed [63:0] pa_q, pb_q;
   logic               sat_a_q, sat_b_q, ok2_q;
+  logic [15:0]        start_q;  // fp16 lut: the piece's start value
 
   always_ff @(posedge clk_i) begin
     if (op1_en_i) begin
       ok2_q <= is_smx && pass1_i != 2'd0 ? d_ok : ok1_i;
-      if (is_win) begin
+      if (fp && is_win) begin
+        v1_q <= (kind_i == WinKindDwconv) ? fp16_mul({a_hi_i, a_i}, {b_hi_i, b_i}) : fp16_to_fp32({a_hi_i, a_i});
+      end else if (fp) begin  // eltwise lut (checked)
+        v1_q    <= fp16_mul(lut_data_i[31:16], u8_to_fp16(a_i));
+        start_q <= lut_data_i[15:0];
+      end else if (is_win) begin
         v1_q <= (kind_i == WinKindDwconv) ? 32'(signed'(xa) * signed'(xb)) : xa;
       end else if (is_elt) begin
         unique case (kind_i)
@@ -131,7 +151,19 @@ module weft_vec_lane
   always_ff @(posedge clk_i) begin
     if (op2_en_i) begin
       ok3_q <= ok2_q;
-      if (is_win) begin
+      if (fp && is_win) begin
+        logic [31:0] base;
+        base = first2_i ? ((kind_i == WinKindMax) ? 32'hff80_0000 : 32'd0) : red_q;
+        if (ok2_q) begin
+          red_q <= (kind_i == WinKindMax) ? (fp32_greater(v1_q, base) ? v1_q : base) : fp32_add(base, v1_q);
+          cnt_q <= (first2_i ? 17'd0 : cnt_q) + 17'd1;
+        end else begin
+          red_q <= base;
+          cnt_q <= first2_i ? 17'd0 : cnt_q;
+        end
+      end else if (fp) begin
+        v2_q <= fp32_add(fp16_to_fp32(start_q), v1_q);
+      end else if (is_win) begin
         logic [31:0] base;
         logic [16:0] cbase;
         base  = first2_i ? ((kind_i == WinKindMax) ? type_min : 32'd0) : red_q;
@@ -198,7 +230,9 @@ module weft_vec_lane
 
   always_ff @(posedge clk_i) begin
     if (op3_en_i) begin
-      if (is_win) begin
+      if (fp && is_win) begin
+        result_q <= (kind_i == WinKindAvg || kind_i == WinKindMean) ? fp32_div_count(red_q, cnt_q) : red_q;
+      end else if (is_win) begin
         logic signed [31:0] half, q;
         half = signed'(32'(cnt_q) >> 1);
         unique case (kind_i)

@@ -23,7 +23,8 @@ module weft_vector
   import weft_pkg::*;
   import weft_rtl_pkg::*;
 #(
-  parameter int unsigned Cols = DefaultCols
+  parameter int unsigned Cols = DefaultCols,
+  parameter int unsigned Fp16 = 0  // WINDOW and ELTWISE lut in binary16 mode on lanes below Cols/2
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -83,6 +84,7 @@ module weft_vector
 
   // Operand settings of the lanes, one form for every opcode.
   logic [1:0]  kind_q;
+  logic        fp_q;  // binary16 mode: lane j < Cols/2 reads bytes 2s, 2s+1 (weft_vec_lane)
   logic        a_signed_q, b_signed_q;
   logic [8:0]  a_zp_q, b_zp_q;
   logic [LaneW-1:0] amap_q [Cols];  // lane l reads byte amap_q[l] of row a
@@ -103,6 +105,8 @@ module weft_vector
       cmd_q <= cmd_i;
       op_q  <= cmd_i[HdrOpcodeLsb +: HdrOpcodeW];
       sig_q <= {cmd_i[HdrSignal1Lsb], cmd_i[HdrSignal0Lsb]};
+      fp_q <= (Fp16 != 0) && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
+                              (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16));
       unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
         OpWindow: begin
           kind_q     <= in_win.kind;
@@ -133,6 +137,20 @@ module weft_vector
           default:   amap_q[l] <= LaneW'(l);
         endcase
         bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.b_bcast) ? '0 : LaneW'(l);
+        // binary16: the low byte of a lane's value (the high one follows); lanes from Cols/2 on
+        // are idle.
+        if (Fp16 != 0 && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
+                          (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16))) begin
+          if (l >= Cols / 2) begin
+            amap_q[l] <= '0;
+            bmap_q[l] <= '0;
+          end else begin
+            amap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow)
+                         ? LaneW'(2 * ((32'(in_win.phase) + l) / 32'(in_win.dm)))
+                         : (in_elt.a_bcast ? '0 : LaneW'(2 * l));
+            bmap_q[l] <= LaneW'(2 * l);
+          end
+        end
       end
     end
   end
@@ -326,15 +344,18 @@ module weft_vector
   logic [3:0]  recip_q;
 
   for (genvar l = 0; l < Cols; l++) begin : g_lane
-    logic [7:0] a_byte, b_byte;
+    logic [7:0] a_byte, b_byte, a_hi, b_hi;
     logic       ok1;
     assign a_byte = a_rdata_i[32'(amap_q[l]) * 8 +: 8];
     assign b_byte = b_rdata_i[32'(bmap_q[l]) * 8 +: 8];
+    // binary16: the byte after (amap and bmap are even, below Cols - 1, in fp16 mode)
+    assign a_hi   = a_rdata_i[(32'(amap_q[l]) + 1) % Cols * 8 +: 8];
+    assign b_hi   = b_rdata_i[(32'(bmap_q[l]) + 1) % Cols * 8 +: 8];
     assign ok1    = (op_q == OpSoftmax)
                     ? !(smx.cross_lanes && p2_q.last_row && (LaneW+1)'(l) >= last_lanes)
                     : p2_q.ok;
 
-    weft_vec_lane u_lane (
+    weft_vec_lane #(.Fp16((Fp16 != 0 && l < Cols / 2) ? 1 : 0)) u_lane (
       .clk_i,
       .op_i         (op_q),
       .kind_i       (kind_q),
@@ -348,9 +369,12 @@ module weft_vector
       .b_mult_i     (elt.b_mult),
       .b_shift_i    (elt.b_shift),
       .lut_len_i    (smx.lut_len),
+      .fp_i         (fp_q),
       .op1_en_i     (p2_q.valid),
       .a_i          (a_byte),
       .b_i          (b_byte),
+      .a_hi_i       (a_hi),
+      .b_hi_i       (b_hi),
       .ok1_i        (ok1),
       .pass1_i      (p2_q.pass),
       .lut_idx_o    (lut_idx_o[l*8 +: 8]),
@@ -423,7 +447,8 @@ module weft_vector
   assign acc_we_o   = wr_valid_q;
   assign acc_addr_o = wr_addr_q;
   for (genvar l = 0; l < Cols; l++) begin : g_acc_data
-    assign acc_data_o[l*32 +: 32] = result[l];
+    // binary16 mode: lanes from Cols/2 on write 0
+    assign acc_data_o[l*32 +: 32] = (fp_q && l >= Cols / 2) ? 32'd0 : result[l];
   end
 
   assign sig_push_o    = done ? sig_q : 2'b00;

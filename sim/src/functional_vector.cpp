@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "weft/hw/fp16.h"
 #include "weft/hw/vector_ops.h"
 #include "weft/sim/functional_model.h"
 
@@ -10,7 +11,65 @@ namespace weft::sim {
 
 namespace vec = hw::vec;
 
+namespace {
+
+uint16_t halfAt(const uint8_t* row, uint32_t element) {
+  return static_cast<uint16_t>(row[2 * element] | row[2 * element + 1] << 8);
+}
+
+}  // namespace
+
+// WINDOW in binary16 mode: lane j < Cols/2 reduces binary16 values into a binary32 word.
+void FunctionalModel::windowFp16(const hw::WindowCmd& c) {
+  const uint32_t lanes = cols_ / 2;
+  std::vector<uint32_t> reduced(lanes);
+  for (uint32_t oy = 0; oy < c.outH; ++oy) {
+    for (uint32_t ox = 0; ox < c.outW; ++ox) {
+      std::fill(reduced.begin(), reduced.end(), c.kind == hw::WinKind::kMax ? 0xff800000u : 0u);
+      uint32_t count = 0;
+      for (uint32_t ky = 0; ky < c.kH; ++ky) {
+        for (uint32_t kx = 0; kx < c.kW; ++kx) {
+          const int64_t y = int64_t{oy} * c.sH + c.yOff + int64_t{ky} * c.dH;
+          const int64_t x = int64_t{ox} * c.sW + c.xOff + int64_t{kx} * c.dW;
+          if (y < 0 || y >= c.tileH || x < 0 || x >= c.tileW) continue;
+          ++count;
+          const uint8_t* in = vecRow(static_cast<uint32_t>(c.inAddr + y * c.rowStride + x * c.pixStride));
+          const uint8_t* w = c.kind == hw::WinKind::kDwconv ? vecRow(c.wAddr + ky * c.kW + kx) : nullptr;
+          for (uint32_t j = 0; j < lanes; ++j) {
+            const uint16_t v = halfAt(in, (c.phase + j) / c.dm);
+            switch (c.kind) {
+              case hw::WinKind::kDwconv:
+                reduced[j] = hw::fp::fp32Add(reduced[j], hw::fp::fp16Mul(v, halfAt(w, j)));
+                break;
+              case hw::WinKind::kMax:
+                if (hw::fp::fp32Greater(hw::fp::fp16ToFp32(v), reduced[j])) reduced[j] = hw::fp::fp16ToFp32(v);
+                break;
+              case hw::WinKind::kAvg:
+              case hw::WinKind::kMean:
+                reduced[j] = hw::fp::fp32Add(reduced[j], hw::fp::fp16ToFp32(v));
+                break;
+            }
+          }
+        }
+      }
+      int32_t* out = &acc_[size_t{c.accAddr + oy * c.outW + ox} * cols_];
+      for (uint32_t l = 0; l < cols_; ++l) {
+        uint32_t r = 0;
+        if (l < lanes) {
+          const bool divides = c.kind == hw::WinKind::kAvg || c.kind == hw::WinKind::kMean;
+          r = divides ? hw::fp::fp32DivCount(reduced[l], count) : reduced[l];
+        }
+        out[l] = static_cast<int32_t>(r);
+      }
+    }
+  }
+}
+
 void FunctionalModel::window(const hw::WindowCmd& c) {
+  if (c.fp16) {
+    windowFp16(c);
+    return;
+  }
   const bool dw = c.kind == hw::WinKind::kDwconv;
   std::vector<uint32_t> lane(cols_);  // the input lane each output lane reads
   for (uint32_t l = 0; l < cols_; ++l) lane[l] = (c.phase + l) / c.dm;
@@ -51,6 +110,25 @@ void FunctionalModel::window(const hw::WindowCmd& c) {
 }
 
 void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
+  if (c.fp16) {  // lut only (checked): lane j < Cols/2 looks its binary16 up piecewise
+    const uint32_t lanes = cols_ / 2;
+    uint32_t r = 0;
+    for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
+      for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++r) {
+        const uint8_t* a = vecRow(c.aAddr + i1 * c.aStride1 + i0 * c.aStride0);
+        int32_t* out = &acc_[size_t{c.accAddr + r} * cols_];
+        for (uint32_t l = 0; l < cols_; ++l) {
+          if (l >= lanes) {
+            out[l] = 0;
+            continue;
+          }
+          const uint16_t h = halfAt(a, c.aBcast ? 0 : l);
+          out[l] = static_cast<int32_t>(hw::fp::lutPiece(static_cast<uint32_t>(lut_[h >> 8]), h));
+        }
+      }
+    }
+    return;
+  }
   uint32_t r = 0;
   for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
     for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++r) {

@@ -493,6 +493,28 @@ hw::StoreCmd fp16Store() {
   return s;
 }
 
+// The vector unit's binary16 mode: a 3x3 average over a 3x3 tile, and a lookup.
+hw::WindowCmd fp16Window() {
+  hw::WindowCmd w;
+  w.fp16 = true;
+  w.kind = hw::WinKind::kAvg;
+  w.dm = 1;
+  w.tileH = w.tileW = 3;
+  w.pixStride = 1;
+  w.rowStride = 3;
+  w.outH = w.outW = 1;
+  w.kH = w.kW = 3;
+  w.sH = w.sW = w.dH = w.dW = 1;
+  return w;
+}
+hw::EltwiseCmd fp16Lookup() {
+  hw::EltwiseCmd e;
+  e.fp16 = true;
+  e.kind = hw::EltKind::kLut;
+  e.count0 = e.count1 = 1;
+  return e;
+}
+
 TEST(RtlFp16Decode, Fp16CommandsNeedTheFp16Datapath) {
   const auto bad = static_cast<uint32_t>(hw::Error::kBadValue);
   for (const char* config : {"weft16", "weft8"}) {
@@ -507,6 +529,8 @@ TEST(RtlFp16Decode, Fp16CommandsNeedTheFp16Datapath) {
     hw::StoreCmd mode3 = fp16Store();
     mode3.mode = static_cast<hw::StoreMode>(3);
     EXPECT_EQ(errorOf(dev, mode3.encode()), bad);
+    EXPECT_EQ(errorOf(dev, fp16Window().encode()), bad);
+    EXPECT_EQ(errorOf(dev, fp16Lookup().encode()), bad);
   }
 }
 
@@ -539,6 +563,21 @@ TEST(RtlFp16Decode, Fp16FieldRules) {
   g.wSigned = true;
   EXPECT_EQ(errorOf(dev, g.encode()), 0u);
   EXPECT_EQ(errorOf(dev, fp16Store().encode()), 0u);
+  // The vector unit: binary16 windows take no zero points or signed bytes; lookups only.
+  EXPECT_EQ(errorOf(dev, fp16Window().encode()), 0u);
+  hw::WindowCmd w = fp16Window();
+  w.inZp = 1;
+  EXPECT_EQ(errorOf(dev, w.encode()), badValue) << "window in_zp";
+  w = fp16Window();
+  w.kind = hw::WinKind::kDwconv;
+  w.wSigned = true;
+  EXPECT_EQ(errorOf(dev, w.encode()), badValue) << "window w_signed";
+  EXPECT_EQ(errorOf(dev, fp16Lookup().encode()), 0u);
+  hw::EltwiseCmd e = fp16Lookup();
+  e.kind = hw::EltKind::kAdd;
+  EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 add";
+  e.kind = hw::EltKind::kCopy;
+  EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 copy";
 }
 
 }  // namespace

@@ -410,6 +410,13 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
       w.inZp = w.kind == hw::WinKind::kDwconv || uni(0, 1) ? zp(w.inSigned) : 0;
       w.wZp = zp(w.wSigned);
       w.accAddr = accAddr;
+      // With the fp16 datapath, half of them in binary16 mode (random bytes: every kind of
+      // binary16, NaNs, infinities and subnormals included).
+      if (cfg.fp16() && uni(0, 1) == 1) {
+        w.fp16 = true;
+        w.inSigned = w.wSigned = false;
+        w.inZp = w.wZp = 0;
+      }
       return {w.encode(), w.outH * w.outW};
     }
     case 1: {
@@ -444,6 +451,10 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
       e.aShift = static_cast<int32_t>(uni(0, 9) == 0 ? uni(-32, 31) : uni(-12, 2));
       e.bShift = static_cast<int32_t>(uni(0, 9) == 0 ? uni(-32, 31) : uni(-12, 2));
       e.accAddr = accAddr;
+      if (cfg.fp16() && uni(0, 2) == 0) {  // a binary16 lookup: lut only
+        e.fp16 = true;
+        e.kind = hw::EltKind::kLut;
+      }
       return {e.encode(), e.count0 * e.count1};
     }
     default: {

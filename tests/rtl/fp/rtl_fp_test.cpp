@@ -30,6 +30,9 @@ class Probe {
   uint32_t mul() const { return model_.mul_o; }
   uint32_t widen() const { return model_.widen_o; }
   uint16_t narrow() const { return static_cast<uint16_t>(model_.narrow_o); }
+  bool greater() const { return model_.greater_o != 0; }
+  uint32_t div() const { return model_.div_o; }
+  uint16_t u8() const { return static_cast<uint16_t>(model_.u8_o); }
 
  private:
   Vweft_fp_probe model_;
@@ -166,6 +169,58 @@ TEST(FpArithmetic, Binary32SumsRoundToNearestEven) {
     const uint32_t a = draw.fp32();
     check(a, a ^ 0x80000000u);
     check(a, (a ^ 0x80000000u) + (draw.bits() % 5) - 2);
+  }
+}
+
+// The vector unit's fp16 reductions: the maximum's comparison, the average's division by a
+// count of taps (IEEE division's correctly rounded quotient, subnormal results included), and the
+// lookup's low byte as binary16.
+TEST(FpArithmetic, VectorMaxComparesNumerically) {
+  Probe probe;
+  Draw draw(4);
+  auto check = [&](uint32_t a, uint32_t b) {
+    probe.set(a, b);
+    ASSERT_EQ(probe.greater(), fp32Greater(a, b)) << std::hex << "fp32 " << a << " > " << b;
+  };
+  const uint32_t corners[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x3f800000u, 0xbf800000u,
+                              0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u};
+  for (uint32_t a : corners) {
+    for (uint32_t b : corners) check(a, b);
+  }
+  for (int i = 0; i < 1000000 && !HasFatalFailure(); ++i) {
+    const uint32_t a = draw.fp32();
+    check(a, i % 4 == 0 ? draw.fp32() : draw.near(a));
+  }
+}
+
+TEST(FpArithmetic, VectorAverageDividesByTheCountRoundedToNearestEven) {
+  Probe probe;
+  Draw draw(5);
+  std::mt19937 rng(6);
+  auto check = [&](uint32_t a, uint32_t count) {
+    probe.set(a, count);
+    ASSERT_EQ(probe.div(), fp32DivCount(a, count)) << std::hex << "fp32 " << a << std::dec << " / " << count;
+  };
+  const uint32_t counts[] = {0, 1, 2, 3, 7, 9, 25, 49, 255, 4096, 65535, 65536, 131071};
+  const uint32_t corners[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x00800001u,
+                              0x3f800000u, 0x40400000u, 0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                              0x01000000u, 0x01ffffffu, 0x33800000u};
+  for (uint32_t a : corners) {
+    for (uint32_t c : counts) check(a, c);
+    if (HasFatalFailure()) return;
+  }
+  for (int i = 0; i < 2000000 && !HasFatalFailure(); ++i) {
+    const uint32_t count = rng() % 3 == 0 ? counts[rng() % std::size(counts)] : 1 + rng() % (i % 2 ? 64 : 131071);
+    check(draw.fp32(), count);
+  }
+}
+
+TEST(FpArithmetic, EveryByteAsBinary16) {
+  Probe probe;
+  for (uint32_t v = 0; v < 256; ++v) {
+    probe.set(v);
+    ASSERT_EQ(probe.u8(), u8ToFp16(static_cast<uint8_t>(v))) << v;
+    ASSERT_EQ(fp16Value(u8ToFp16(static_cast<uint8_t>(v))), static_cast<float>(v)) << v;
   }
 }
 

@@ -1,5 +1,5 @@
-// The fp16 datapath's arithmetic (fp16 products, fp32 accumulation, fp16 results), bit for bit
-// as the RTL computes it (rtl/weft_fp_pkg.sv): IEEE 754 binary16 and binary32, round to nearest
+// The fp16 datapath's arithmetic (fp16 products, fp32 accumulation, fp16 results; the vector
+// unit's fp16 reductions and lookups), bit for bit as the RTL computes it (rtl/weft_fp_pkg.sv): IEEE 754 binary16 and binary32, round to nearest
 // even, subnormals kept, and every NaN result the canonical quiet NaN.
 //
 // Values travel as their bit patterns (uint16_t, uint32_t): the models move bytes, and a NaN's
@@ -82,6 +82,35 @@ inline uint16_t fp32ToFp16(uint32_t f) {
 }
 
 inline bool isNaN16(uint16_t h) { return (h & 0x7fffu) > 0x7c00u; }
+
+// a > b for binary32 values, numerically: false when either is a NaN, -0 equals +0 (the vector
+// unit's fp16 max).
+inline bool fp32Greater(uint32_t a, uint32_t b) { return !isNaN32(a) && !isNaN32(b) && toFloat(a) > toFloat(b); }
+
+// binary32 / count for a count of 1 .. 2^24: the exact quotient rounded to nearest even
+// (subnormal results rounded at their own precision, as IEEE division does); +0 for count 0
+// (the vector unit's fp16 average of no taps).
+inline uint32_t fp32DivCount(uint32_t a, uint32_t count) {
+  if (count == 0) return 0;
+  const uint32_t q = bitsOf(toFloat(a) / static_cast<float>(count));
+  return isNaN32(q) ? kFp32QuietNaN : q;
+}
+
+// The integer 0 .. 255 as binary16, exactly.
+inline uint16_t u8ToFp16(uint8_t v) {
+  if (v == 0) return 0;
+  int p = 7;
+  while ((v >> p) == 0) --p;  // the leading one
+  return static_cast<uint16_t>(((15 + p) << 10) | ((uint32_t{v} << (10 - p)) & 0x3ffu));
+}
+
+// ELTWISE lut in fp16 mode: the piece e = lut[h >> 8] of a piecewise-linear function, its value
+// at the piece's start (e's low half, binary16) plus its slope (e's high half, binary16, per unit
+// of h's low byte) times h's low byte.
+inline uint32_t lutPiece(uint32_t entry, uint16_t h) {
+  return fp32Add(fp16ToFp32(static_cast<uint16_t>(entry & 0xffffu)),
+                 fp16Mul(static_cast<uint16_t>(entry >> 16), u8ToFp16(static_cast<uint8_t>(h & 0xffu))));
+}
 
 // binary16 as a float (exact): for comparisons.
 inline float fp16Value(uint16_t h) { return toFloat(fp16ToFp32(h)); }

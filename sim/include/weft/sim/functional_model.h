@@ -62,6 +62,7 @@ class FunctionalModel {
   void gemm(const hw::GemmCmd& c);
   void store(const hw::StoreCmd& c, DramStorage& dram);
   void window(const hw::WindowCmd& c);
+  void windowFp16(const hw::WindowCmd& c);
   void eltwise(const hw::EltwiseCmd& c);
   void softmax(const hw::SoftmaxCmd& c);
 
