@@ -242,7 +242,7 @@ class CountingSink final : public CommandSink {
 
 // An fp16 layer needs the fp16 datapath; without it the runtime runs the operation elsewhere.
 nn::Status datapathFits(const LoweredOperation& lo, const hw::HwConfig& config) {
-  if (!lo.isVector() && lo.layer.fp16 && !config.fp16()) {
+  if ((lo.isVector() ? lo.vector->fp16 : lo.layer.fp16) && !config.fp16()) {
     return NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << " in float16 (TENSOR_FLOAT16, or TENSOR_FLOAT32 relaxed) "
                               << "needs the fp16 datapath (Fp16 1, as in weft16fp); " << config.name() << " has none";
   }
@@ -540,7 +540,7 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
       }
       NN_TRY(layer.generate(where, config, program));
       op.macs = layer.laneOps();
-      op.peakOpsPerCycle = config.cols();
+      op.peakOpsPerCycle = layer.fp16 ? config.cols() / 2 : config.cols();  // a binary16 value takes two lanes
       op.unit = hw::Unit::kVector;
       op.tiling = layer.describe();
       op.estimatedCycles = program.takeBusyCycles();

@@ -32,7 +32,7 @@ struct CompiledOperation {
   hw::Unit unit = hw::Unit::kCompute;  // the array (kCompute) or the vector unit (kVector)
   uint64_t macs = 0;  // the array: MACs; the vector unit: lane operations (VectorLayer::laneOps)
   // The unit's peak rate of `macs`: Rows x Cols on the array (Rows/2 x Cols for an fp16 layer,
-  // whose values take two lanes each), Cols on the vector unit.
+  // whose values take two lanes each), Cols on the vector unit (Cols/2 for a binary16 layer).
   uint64_t peakOpsPerCycle = 0;
   uint64_t commands = 0;
   double estimatedCycles = 0;

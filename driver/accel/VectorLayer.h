@@ -42,6 +42,11 @@ class VectorLayer {
   uint32_t operationIndex = 0;
   nn::OperationType type = nn::OperationType::ADD;
   std::vector<LayerTensor> inputs, outputs;
+  // binary16 (Fp16 hardware: WINDOW and ELTWISE lut in fp16 mode, STORE mode fp16): its tensors
+  // are TENSOR_FLOAT16 (or relaxed float32 kept as binary16), their shapes count bytes as
+  // channels (two a value), so a scratchpad row of Cols bytes holds Cols/2 values, one a lane
+  // below Cols/2; its STOREs write two bytes a column.
+  bool fp16 = false;
 
   // Device images the layer reads besides its tensors (weights, parameter rows, lookup table),
   // written at preparation.

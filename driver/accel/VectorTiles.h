@@ -92,6 +92,9 @@ class VectorCommands {
                        uint32_t count1 = 1, uint64_t stride1 = 0);
   // A vector command with the buffers it reads and the accumulator buffer it writes.
   void vector(const TypedCommand& cmd, BufferUses uses);
+  // STOREs from now on in mode fp16 (binary16 results: the row's bytes are two a column, the
+  // clamp binary16 bit patterns) or requant8.
+  void setFp16Stores(bool on) { fp16Stores_ = on; }
 
   const CostModel& cost() const { return cost_; }
 
@@ -101,6 +104,7 @@ class VectorCommands {
   const hw::HwConfig& config_;
   CostModel cost_;
   CommandSink& out_;
+  bool fp16Stores_ = false;
 };
 
 // Buffer ids of vector layers (PlannedCommand.h): scratchpad regions, accumulator halves.

@@ -3,6 +3,8 @@
 // corpus's rule): random shapes, padding, strides, dilation, batches and fused activations, with
 // channels that are and are not whole scratchpad rows (so the im2col, packed and windowed input
 // modes all run). Without the fp16 datapath (weft16) the accelerator does not claim them.
+// The vector unit's binary16 layers too: DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D and the
+// activations (RELU, RELU1, RELU6 exact; LOGISTIC, TANH through 256 linear pieces).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -153,6 +155,118 @@ TEST(Fp16, RandomConvolutionsMatchTheReferenceWithinTolerance) {
   EXPECT_GE(modes.size(), 2u) << "the cases should reach more than one input mode";
 }
 
+// One vector-unit operation on a [batches, h, w, c] binary16 image (NHWC, or NCHW where the
+// operation takes a layout).
+struct Fp16Window {
+  nn::OperationType type = nn::OperationType::DEPTHWISE_CONV_2D;
+  uint32_t batches = 1, height = 6, width = 6, channels = 5;
+  uint32_t kh = 3, kw = 3, stride = 1;
+  int32_t padding = 1;  // SAME 1, VALID 2
+  int32_t activation = 0;
+  bool nchw = false;
+  uint32_t depthMultiplier = 1;  // DEPTHWISE_CONV_2D
+  std::string describe() const {
+    return fmt::format("fp16 {} {}x{}x{}x{} window {}x{} stride {} {} act {}{}", nn::toString(type), batches, height,
+                       width, channels, kh, kw, stride, padding == 1 ? "SAME" : "VALID", activation,
+                       nchw ? " NCHW" : "");
+  }
+};
+
+OpModel makeFp16Window(const Fp16Window& c, std::mt19937& rng) {
+  ModelBuilder b;
+  const nn::Dimensions inDims = c.nchw ? nn::Dimensions{c.batches, c.channels, c.height, c.width}
+                                       : nn::Dimensions{c.batches, c.height, c.width, c.channels};
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, inDims, 0, 0);
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, {});
+  const auto s = static_cast<int32_t>(c.stride);
+  std::vector<uint32_t> inputs{in};
+  const bool depthwise = c.type == nn::OperationType::DEPTHWISE_CONV_2D;
+  const uint32_t outChannels = depthwise ? c.channels * c.depthMultiplier : c.channels;
+  if (depthwise) {
+    const auto filter = randomHalves(rng, size_t{c.kh} * c.kw * outChannels, 1.0f);
+    inputs.push_back(b.constant(OperandType::TENSOR_FLOAT16, {1, c.kh, c.kw, outChannels}, filter.data(), filter.size()));
+    const auto bias = randomHalves(rng, outChannels, 2.0f);
+    inputs.push_back(b.constant(OperandType::TENSOR_FLOAT16, {outChannels}, bias.data(), bias.size()));
+    for (uint32_t v : {b.int32Scalar(c.padding), b.int32Scalar(s), b.int32Scalar(s),
+                       b.int32Scalar(static_cast<int32_t>(c.depthMultiplier)), b.int32Scalar(c.activation)}) {
+      inputs.push_back(v);
+    }
+  } else {
+    for (uint32_t v : {b.int32Scalar(c.padding), b.int32Scalar(s), b.int32Scalar(s),
+                       b.int32Scalar(static_cast<int32_t>(c.kw)), b.int32Scalar(static_cast<int32_t>(c.kh)),
+                       b.int32Scalar(c.activation)}) {
+      inputs.push_back(v);
+    }
+  }
+  if (c.nchw) inputs.push_back(b.boolScalar(true));
+  b.output(out);
+  b.operation(c.type, inputs, {out});
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(inDims), 4.0f));
+  const uint32_t oh = c.padding == 1 ? (c.height + c.stride - 1) / c.stride : (c.height - c.kh) / c.stride + 1;
+  const uint32_t ow = c.padding == 1 ? (c.width + c.stride - 1) / c.stride : (c.width - c.kw) / c.stride + 1;
+  m.outputBytes.push_back(size_t{2} * c.batches * oh * ow * outChannels);
+  return m;
+}
+
+OpModel makeFp16Activation(nn::OperationType type, const nn::Dimensions& dims, float range, std::mt19937& rng) {
+  ModelBuilder b;
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, dims, 0, 0);
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, dims);
+  b.output(out);
+  b.operation(type, {in}, {out});
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(dims), range));
+  m.outputBytes.push_back(2 * nn::numberOfElements(dims));
+  return m;
+}
+
+TEST(Fp16, RandomVectorUnitWindowsMatchTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(31);
+  const nn::OperationType types[] = {nn::OperationType::DEPTHWISE_CONV_2D, nn::OperationType::AVERAGE_POOL_2D,
+                                     nn::OperationType::MAX_POOL_2D};
+  for (int i = 0; i < 36; ++i) {
+    Fp16Window c;
+    c.type = types[i % 3];
+    c.batches = 1 + rng() % 2;
+    c.height = 2 + rng() % 12;
+    c.width = 2 + rng() % 12;
+    // Channels that are and are not whole scratchpad rows (8 binary16 values at weft16fp).
+    c.channels = i % 4 == 0 ? 8 * (1 + rng() % 3) : 1 + rng() % 30;
+    c.kh = 1 + rng() % 3;
+    c.kw = 1 + rng() % 3;
+    c.stride = 1 + rng() % 2;
+    c.padding = 1 + rng() % 2;
+    c.activation = static_cast<int32_t>(rng() % 4);
+    c.nchw = i % 5 == 2;
+    if (c.padding == 2 && (c.kh > c.height || c.kw > c.width)) c.padding = 1;
+    const OpModel m = makeFp16Window(c, rng);
+    const std::string tiling = expectWithinTolerance(*device, m, c.describe());
+    if (HasFatalFailure()) return;
+    EXPECT_NE(tiling.find("fp16"), std::string::npos) << c.describe() << ": " << tiling;
+  }
+}
+
+// Each activation over every binary16 value of a range: the RELUs are exact, LOGISTIC and TANH
+// within tolerance everywhere, the steep middle and the flat tails alike.
+TEST(Fp16, ActivationsOnTheVectorUnitMatchTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(37);
+  for (auto type : {nn::OperationType::RELU, nn::OperationType::RELU1, nn::OperationType::RELU6,
+                    nn::OperationType::LOGISTIC, nn::OperationType::TANH}) {
+    for (const nn::Dimensions& dims : {nn::Dimensions{1, 1, 1, 11}, nn::Dimensions{2, 5, 7, 9}, nn::Dimensions{3, 300}}) {
+      const OpModel m = makeFp16Activation(type, dims, 12.0f, rng);
+      const std::string what = fmt::format("fp16 {} over {} values", nn::toString(type), nn::numberOfElements(dims));
+      const std::string tiling = expectWithinTolerance(*device, m, what);
+      if (HasFatalFailure()) return;
+      EXPECT_NE(tiling.find("lut fp16"), std::string::npos) << what << ": " << tiling;
+    }
+  }
+}
+
 TEST(Fp16, RandomFullyConnectedMatchTheReferenceWithinTolerance) {
   auto device = approxDevice("weft16fp");
   std::mt19937 rng(7);
@@ -198,6 +312,27 @@ TEST(Fp16, NotClaimedWithoutTheDatapath) {
   auto prepared = prepare(*device, m.model);
   ASSERT_FALSE(prepared.ok());
   EXPECT_NE(prepared.error().message.find("needs the fp16 datapath (Fp16 1"), std::string::npos)
+      << prepared.error().message;
+  // The vector unit's binary16 layers alike.
+  const OpModel pool = makeFp16Window(Fp16Window{nn::OperationType::AVERAGE_POOL_2D}, rng);
+  auto poolSupported = device->getSupportedOperations(pool.model);
+  ASSERT_TRUE(poolSupported.ok()) << poolSupported.error().message;
+  EXPECT_EQ(poolSupported.value(), std::vector<bool>{false});
+}
+
+// A depth multiplier in binary16 is left to the CPU, saying why.
+TEST(Fp16, DepthwiseWithADepthMultiplierIsNotClaimed) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(41);
+  Fp16Window c;
+  c.depthMultiplier = 2;
+  const OpModel m = makeFp16Window(c, rng);
+  auto supported = device->getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(supported.value(), std::vector<bool>{false});
+  auto prepared = prepare(*device, m.model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_NE(prepared.error().message.find("depth multiplier is not supported"), std::string::npos)
       << prepared.error().message;
 }
 

@@ -41,13 +41,37 @@ bool isAcceleratorFp16Case(const TestModel& model) {
     const auto life = operands[o].lifetime;
     return life == nn::Operand::LifeTime::CONSTANT_COPY || life == nn::Operand::LifeTime::CONSTANT_REFERENCE;
   };
+  auto int32At = [&](uint32_t o) {
+    const auto& d = operands[o].data;
+    return d.size() >= 4 ? static_cast<int32_t>(d.data()[0] | d.data()[1] << 8 | d.data()[2] << 16 | d.data()[3] << 24)
+                         : 0;
+  };
   for (const TestOperation& op : model.main.operations) {
-    if (op.type != T::CONV_2D && op.type != T::FULLY_CONNECTED) return false;
-    if (op.inputs.size() < 3 || !isHalf(op.inputs[0]) || !constant(op.inputs[1]) || !constant(op.inputs[2])) {
-      return false;
-    }
+    if (op.inputs.empty() || !isHalf(op.inputs[0])) return false;
     for (uint32_t o : op.outputs) {
       if (!isHalf(o)) return false;
+    }
+    switch (op.type) {
+      case T::CONV_2D:
+      case T::FULLY_CONNECTED:
+      case T::DEPTHWISE_CONV_2D:
+        if (op.inputs.size() < 3 || !constant(op.inputs[1]) || !constant(op.inputs[2])) return false;
+        if (op.type == T::DEPTHWISE_CONV_2D) {
+          // The depth multiplier: input 6 of the implicit form (8 inputs, or a BOOL at 8), else 9.
+          const bool implicit = op.inputs.size() == 8 || operands[op.inputs.at(8)].type == nn::OperandType::BOOL;
+          if (int32At(op.inputs.at(implicit ? 6 : 9)) != 1) return false;
+        }
+        break;
+      case T::AVERAGE_POOL_2D:
+      case T::MAX_POOL_2D:
+      case T::RELU:
+      case T::RELU1:
+      case T::RELU6:
+      case T::LOGISTIC:
+      case T::TANH:
+        break;
+      default:
+        return false;
     }
   }
   return true;

@@ -3,16 +3,97 @@
 // function of the input byte alone, so the lookup table holds the reference kernel's output for
 // each of the 256 bytes (ops/ReferenceTables.h): bit-identical to the CPU by construction, with
 // whatever requantization or output quantization rules the operation has.
+//
+// With the fp16 datapath they also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): the lookup
+// then holds 256 linear pieces, one per sign, exponent and top two fraction bits of a binary16
+// value (ELTWISE fp16). The RELUs are linear on every piece, so exact; LOGISTIC and TANH are
+// within 0.003 of the function (a piece's error is its width squared times the curvature / 8:
+// widest where the curve is flattest), inside NNAPI's float16 tolerance.
+#include <cmath>
+#include <functional>
+
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
+#include "weft/hw/fp16.h"
 
 namespace weft::accel {
+namespace {
+
+// The pieces of f on binary16 values: entry hb (the value's high byte) holds f at the piece's
+// first value (low half) and its slope per unit of the low byte (high half), both binary16. The
+// pieces of exponent 31 hold f(+-infinity), or a NaN where every value is one.
+std::vector<int32_t> fp16Pieces(const std::function<double(double)>& f) {
+  namespace fp = hw::fp;
+  auto half = [](double v) { return fp::fp32ToFp16(fp::bitsOf(static_cast<float>(v))); };
+  std::vector<int32_t> lut(hw::micro::kLutEntries);
+  for (uint32_t hb = 0; hb < lut.size(); ++hb) {
+    const auto first = static_cast<uint16_t>(hb << 8), last = static_cast<uint16_t>(first | 0xff);
+    uint16_t start = 0, slope = 0;
+    if (((hb >> 2) & 0x1f) == 0x1f) {
+      start = (hb & 3) != 0 ? fp::kFp16QuietNaN : half(f(fp::fp16Value(first)));
+    } else {
+      const double y0 = f(fp::fp16Value(first)), y1 = f(fp::fp16Value(last));
+      start = half(y0);
+      slope = half((y1 - y0) / 255);
+    }
+    lut[hb] = static_cast<int32_t>(uint32_t{slope} << 16 | start);
+  }
+  return lut;
+}
+
+nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r, nn::OperationType type) {
+  switch (type) {
+    case nn::OperationType::RELU: return std::function<double(double)>([](double x) { return std::max(0.0, x); });
+    case nn::OperationType::RELU1:
+      return std::function<double(double)>([](double x) { return std::clamp(x, -1.0, 1.0); });
+    case nn::OperationType::RELU6:
+      return std::function<double(double)>([](double x) { return std::clamp(x, 0.0, 6.0); });
+    case nn::OperationType::LOGISTIC:
+      return std::function<double(double)>([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+    case nn::OperationType::TANH: return std::function<double(double)>([](double x) { return std::tanh(x); });
+    default: return r.fail("not an activation");
+  }
+}
+
+nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint32_t index) {
+  const auto& op = r.op();
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.halfTensor(in, "input", 0, 4));
+  NN_TRY(r.sameType(in, out, "input and output"));
+  NN_TRY(r.checkOutputDims(in.dimensions));
+  auto f = fp16Function(r, op.type);
+  if (!f.ok()) return f.error();
+  EltwiseMath m;
+  m.kind = hw::EltKind::kLut;
+  m.fp16 = true;
+  m.lut = fp16Pieces(*f);
+  m.clamp = *r.fp16Clamp(0);  // none: the pieces are the function
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = op.type;
+  layer->fp16 = true;
+  layer->math = std::move(m);
+  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
+  ImageShape bytes = paddedImage(in.dimensions);
+  bytes.channels *= 2;  // two bytes a value
+  layer->inputs = {{op.inputs[0], bytes, layout}};
+  layer->outputs = {{op.outputs[0], bytes, layout}};
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = in.dimensions;
+  return lo;
+}
+
+}  // namespace
+
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool) {
   const auto& op = r.op();
   NN_TRY(r.expectCounts({1}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
+  if (r.halfType(in)) return lowerFp16Activation(r, index);
   NN_TRY(r.quant8Tensor(in, "input", 0, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
   if (!(out.scale > 0)) return r.fail("output scale must be positive");

@@ -3,6 +3,9 @@
 // (dimension 3), int32 bias; filter and bias constant or given at execution; any kernel size,
 // stride, dilation and depth multiplier up to 255, explicit or implicit padding up to 2047, NHWC
 // or NCHW, fused NONE/RELU/RELU1/RELU6. The store's requantization is the convolution's, per output channel.
+// With the fp16 datapath also TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32) with a constant filter
+// and bias and a depth multiplier of 1: binary16 windows (WindowLayer's fp16), exact products
+// summed in binary32, the bias added and the result rounded by STORE mode fp16.
 #include "Families.h"
 #include "WindowLayer.h"
 
@@ -48,7 +51,13 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
 
   const auto& in = r.input(0);
   const auto& filter = r.input(1);
-  NN_TRY(r.quant8Tensor(in, "input", 4, 4));
+  const bool fp16 = r.halfType(in);
+  if (fp16) {
+    NN_TRY(r.halfTensor(in, "input", 4, 4));
+    if (*dm != 1) return r.fail("an fp16 depthwise convolution with a depth multiplier is not supported");
+  } else {
+    NN_TRY(r.quant8Tensor(in, "input", 4, 4));
+  }
   if (filter.dimensions.size() != 4 || !nn::isFullySpecified(filter.type, filter.dimensions) ||
       filter.dimensions[0] != 1) {
     return r.fail("filter must be a fully specified [1, h, w, out_channels] tensor");
@@ -86,8 +95,9 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   const int64_t outW = (int64_t{image.width} - effW + *sw + pw.head + pw.tail) / *sw;
   if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
 
-  auto q = r.convQuantization(outC, uint64_t{kh} * kw, *act, /*perChannelDim=*/3, /*checkBiasScale=*/false,
-                              withValues);
+  auto q = fp16 ? r.fp16Convolution(outC, uint64_t{kh} * kw, *act, withValues)
+              : r.convQuantization(outC, uint64_t{kh} * kw, *act, /*perChannelDim=*/3, /*checkBiasScale=*/false,
+                                   withValues);
   if (!q.ok()) return q.error();
   auto layer = std::make_shared<WindowLayer>();
   layer->operationIndex = index;
@@ -112,6 +122,11 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   layer->clamp = q->clamp;
   layer->columns = std::move(q->columns);
   layer->weights = std::move(q->weights);
+  if (fp16) {  // shapes in bytes (`columns` stay one a value)
+    layer->fp16 = true;
+    layer->in.channels *= 2;
+    layer->out.channels *= 2;
+  }
   const DataLayout layout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
   layer->inputs = {{op.inputs[0], layer->in, layout}};
   if (q->runtimeWeights) {

@@ -51,6 +51,7 @@ nn::Status EltwiseEmitter::loadLut(uint64_t lutAddr) {
 hw::EltwiseCmd EltwiseEmitter::command(const EltwiseMath& m) const {
   hw::EltwiseCmd e;
   e.kind = m.kind;
+  e.fp16 = m.fp16;
   e.aSigned = m.aSigned;
   e.bSigned = m.bSigned;
   e.aZp = m.kind == hw::EltKind::kLut ? 0 : m.aZp;
@@ -75,6 +76,7 @@ void EltwiseEmitter::compute(hw::EltwiseCmd e, bool binary) {
 
 nn::Status EltwiseEmitter::piece(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
                                  const LaneImage& out) {
+  cmds_.setFp16Stores(math.fp16);
   const bool binary = math.binary() && b != nullptr;
   const bool shapes = sameShape(a.shape, out.shape) && (!binary || sameShape(b->shape, out.shape));
   if (shapes && dense(a) && dense(out) && (!binary || dense(*b))) return flat(math, a, binary ? b : nullptr, out);
@@ -240,7 +242,8 @@ nn::Status EltwiseLayer::generate(const VectorPlacement& where, const hw::HwConf
 std::string EltwiseLayer::describe() const {
   static constexpr const char* kKinds[] = {"add", "mul", "lut", "copy"};
   const ImageShape& o = outputs[0].shape;
-  return fmt::format("{} {}x{}x{}x{}", kKinds[static_cast<int>(math.kind)], o.batches, o.height, o.width, o.channels);
+  return fmt::format("{}{} {}x{}x{}x{}", kKinds[static_cast<int>(math.kind)], math.fp16 ? " fp16" : "", o.batches,
+                     o.height, o.width, o.channels / (math.fp16 ? 2 : 1));
 }
 
 }  // namespace weft::accel

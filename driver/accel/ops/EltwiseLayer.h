@@ -35,6 +35,9 @@ struct EltwiseMath {
   hw::ColumnParams column = kIdentityColumn;  // the STORE's requantization (add, mul)
   int32_t outZp = 0;
   ClampRange clamp;
+  // kLut on binary16 values (ELTWISE and STORE fp16): `lut` holds 256 pieces of a
+  // piecewise-linear function (hw/spec/isa.json), `clamp` binary16 bit patterns.
+  bool fp16 = false;
   bool binary() const { return kind == hw::EltKind::kAdd || kind == hw::EltKind::kMul; }
 };
 
@@ -71,7 +74,7 @@ class EltwiseLayer final : public VectorLayer {
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
-  uint64_t laneOps() const override { return outputs[0].shape.elements(); }
+  uint64_t laneOps() const override { return outputs[0].shape.elements() / (fp16 ? 2 : 1); }  // values
   std::string describe() const override;
 };
 

@@ -85,6 +85,29 @@ nn::Status OperationReader::quant8Tensor(const nn::Operand& o, const char* what,
   return {};
 }
 
+bool OperationReader::halfType(const nn::Operand& o) const {
+  return o.type == OperandType::TENSOR_FLOAT16 ||
+         (o.type == OperandType::TENSOR_FLOAT32 && model_.relaxComputationFloat32toFloat16);
+}
+
+nn::Status OperationReader::halfTensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const {
+  if (!halfType(o)) {
+    return fail("{} type {} is not computed in binary16 (TENSOR_FLOAT16, or TENSOR_FLOAT32 in a relaxed model)", what,
+                nn::toString(o.type));
+  }
+  if (o.dimensions.size() < minRank || o.dimensions.size() > maxRank) {
+    return fail("{} rank {} is not in [{}, {}]", what, o.dimensions.size(), minRank, maxRank);
+  }
+  if (!nn::isFullySpecified(o.type, o.dimensions)) return fail("{} must be fully specified", what);
+  return {};
+}
+
+nn::Result<ClampRange> OperationReader::fp16Clamp(int32_t activation) const {
+  static constexpr uint16_t kBounds[4][2] = {{0xfc00, 0x7c00}, {0x0000, 0x7c00}, {0xbc00, 0x3c00}, {0x0000, 0x4600}};
+  if (activation < 0 || activation > 3) return fail("fused activation {} is not NONE, RELU, RELU1 or RELU6", activation);
+  return ClampRange{static_cast<int16_t>(kBounds[activation][0]), static_cast<int16_t>(kBounds[activation][1])};
+}
+
 nn::Status OperationReader::sameType(const nn::Operand& a, const nn::Operand& b, const char* what) const {
   if (a.type != b.type) return fail("{} types differ ({} and {})", what, nn::toString(a.type), nn::toString(b.type));
   return {};
@@ -219,12 +242,10 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
       return fail("bias value is shorter than its shape");
     }
   }
-  // The fused activation's range in binary16: NONE (-inf, +inf), RELU [0, +inf), RELU1 [-1, 1],
-  // RELU6 [0, 6]; STORE mode fp16 reads its clamp fields as binary16 bit patterns.
-  static constexpr uint16_t kBounds[4][2] = {{0xfc00, 0x7c00}, {0x0000, 0x7c00}, {0xbc00, 0x3c00}, {0x0000, 0x4600}};
-  if (activation < 0 || activation > 3) return fail("fused activation {} is not NONE, RELU, RELU1 or RELU6", activation);
+  auto clamp = fp16Clamp(activation);
+  if (!clamp.ok()) return clamp.error();
   ConvQuantization q;
-  q.clamp = ClampRange{static_cast<int16_t>(kBounds[activation][0]), static_cast<int16_t>(kBounds[activation][1])};
+  q.clamp = *clamp;
   q.columns.assign(outChannels, {});
   if (withValues) {
     const uint8_t* wBytes = constantBytes(model_, w);

@@ -76,6 +76,15 @@ class OperationReader {
   nn::Result<ConvQuantization> fp16Convolution(uint32_t outChannels, uint64_t kElements, int32_t activation,
                                                bool withValues) const;
 
+  // Whether `o` is computed in binary16 here: TENSOR_FLOAT16, or TENSOR_FLOAT32 in a model that
+  // lets float32 be computed in float16 (kept as binary16 on the device, MemoryPlan.h).
+  bool halfType(const nn::Operand& o) const;
+  // A fully specified tensor halfType() accepts, of one of the given ranks.
+  nn::Status halfTensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const;
+  // A fused activation's bounds as binary16 bit patterns (STORE mode fp16's clamp): NONE
+  // (-inf, +inf), RELU [0, +inf), RELU1 [-1, 1], RELU6 [0, 6].
+  nn::Result<ClampRange> fp16Clamp(int32_t activation) const;
+
   // The clamp of a fused activation on output `o`.
   nn::Result<ClampRange> activationClamp(int32_t activation, const nn::Operand& o) const;
 

@@ -3,7 +3,9 @@
 // windows and strides up to 255, explicit or implicit padding (the hardware counts only the taps
 // inside the image, as NNAPI's average does), NHWC or NCHW, fused NONE/RELU/RELU1/RELU6. The
 // lanes compute on raw values, so the STORE only clamps: max, the average rounded half away
-// from zero, the MEAN truncated, as the reference kernels.
+// from zero, the MEAN truncated, as the reference kernels. With the fp16 datapath the pools also
+// take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): binary16 windows, the average's binary32
+// sum divided by its count of valid taps, rounded to binary16 by the STORE.
 #include <algorithm>
 #include <set>
 
@@ -63,8 +65,14 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   }
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(in, "input", 4, 4));
-  NN_TRY(sameQuantization(r, in, out));
+  const bool fp16 = r.halfType(in);
+  if (fp16) {
+    NN_TRY(r.halfTensor(in, "input", 4, 4));
+    NN_TRY(r.sameType(in, out, "input and output"));
+  } else {
+    NN_TRY(r.quant8Tensor(in, "input", 4, 4));
+    NN_TRY(sameQuantization(r, in, out));
+  }
   const auto& d = in.dimensions;
   const ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
   Padding ph, pw;
@@ -91,12 +99,19 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   const int64_t outH = (int64_t{image.height} - fh + sh + ph.head + ph.tail) / sh;
   const int64_t outW = (int64_t{image.width} - fw + sw + pw.head + pw.tail) / sw;
   if (outH < 1 || outW < 1) return r.fail("the window does not fit the padded input");
-  auto clamp = r.activationClamp(act, out);
+  auto clamp = fp16 ? r.fp16Clamp(act) : r.activationClamp(act, out);
   if (!clamp.ok()) return clamp.error();
 
   const ImageShape result{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), image.channels};
   const auto kind = op.type == nn::OperationType::MAX_POOL_2D ? hw::WinKind::kMax : hw::WinKind::kAvg;
-  auto layer = poolingLayer(r, index, kind, image, result, nchw ? DataLayout::kNCHW : DataLayout::kNHWC);
+  // binary16: the shapes count bytes, two a value (WindowLayer.h).
+  const uint32_t valueBytes = fp16 ? 2 : 1;
+  ImageShape inBytes = image, outBytes = result;
+  inBytes.channels *= valueBytes;
+  outBytes.channels *= valueBytes;
+  auto layer = poolingLayer(r, index, kind, inBytes, outBytes, nchw ? DataLayout::kNCHW : DataLayout::kNHWC);
+  layer->fp16 = fp16;
+  if (fp16) layer->inSigned = false;
   layer->kh = static_cast<uint32_t>(fh);
   layer->kw = static_cast<uint32_t>(fw);
   layer->sh = static_cast<uint32_t>(sh);

@@ -38,7 +38,7 @@ std::vector<std::vector<uint8_t>> WindowLayer::constantImages(const hw::HwConfig
   const uint32_t C = config.cols();
   const auto groups = static_cast<uint32_t>(ceilDiv(out.channels, C));
   std::vector<std::vector<uint8_t>> images;
-  images.push_back(paramRows(columns, groups, config));
+  images.push_back(paramRows(fp16 ? fp16Columns(columns, C) : columns, groups, config));
   if (depthwise() && !weightsInput) {
     // Per output group, one row per tap: lane l holds the weight of output channel g*C + l.
     std::vector<uint8_t> w(size_t{groups} * taps() * C, static_cast<uint8_t>(wZp));
@@ -55,12 +55,22 @@ std::vector<std::vector<uint8_t>> WindowLayer::constantImages(const hw::HwConfig
   return images;
 }
 
-uint64_t WindowLayer::laneOps() const { return out.elements() * taps(); }
+std::vector<hw::ColumnParams> fp16Columns(const std::vector<hw::ColumnParams>& biases, uint32_t cols) {
+  const uint32_t lanes = cols / 2;
+  const auto groups = static_cast<uint32_t>(ceilDiv(biases.size(), lanes));
+  std::vector<hw::ColumnParams> out(size_t{groups} * cols, hw::ColumnParams{0, 0, 0});
+  for (size_t v = 0; v < biases.size(); ++v) out[v / lanes * cols + v % lanes].bias = biases[v].bias;
+  return out;
+}
+
+uint64_t WindowLayer::laneOps() const { return out.elements() / (fp16 ? 2 : 1) * taps(); }
 
 std::string WindowLayer::describe() const {
   static constexpr const char* kKinds[] = {"dwconv", "max", "avg", "mean"};
-  return fmt::format("{} {}x{} /{}x{} on {}x{}x{} -> {}x{}x{}", kKinds[static_cast<int>(kind)], kh, kw, sh, sw,
-                     in.height, in.width, in.channels, out.height, out.width, out.channels);
+  const uint32_t valueBytes = fp16 ? 2 : 1;
+  return fmt::format("{}{} {}x{} /{}x{} on {}x{}x{} -> {}x{}x{}", kKinds[static_cast<int>(kind)], fp16 ? " fp16" : "",
+                     kh, kw, sh, sw, in.height, in.width, in.channels / valueBytes, out.height, out.width,
+                     out.channels / valueBytes);
 }
 
 nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
@@ -70,6 +80,7 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
   const bool pixelMajor = depthMultiplier == 1 && in.channels % C == 0;
   const uint32_t accHalf = config.accRows() / 2;
   VectorCommands cmds(config, sink);
+  cmds.setFp16Stores(fp16);
   if (biasInput) {
     // This execution's bias into the parameter rows, before any epoch loads them.
     EltwiseEmitter copies(config, sink);
@@ -189,6 +200,7 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
             for (uint32_t g = c0; g < c0 + gc; ++g) {
               hw::WindowCmd w;
               w.kind = kind;
+              w.fp16 = fp16;
               w.inSigned = inSigned;
               w.wSigned = wSigned;
               w.dm = depthMultiplier;

@@ -12,6 +12,11 @@
 // the accumulator rows (depthwise: bias and per-channel requantization; pools: identity) into
 // the output. Parameter rows (one per channel group) and depthwise weights (k_h x k_w rows per
 // group) are loaded once per epoch of ParamRows groups; epochs are separated by a barrier.
+//
+// binary16 (VectorLayer::fp16; depth multiplier 1): `in`, `out` and `weights` count bytes as
+// channels, so a channel group of Cols bytes is Cols/2 values, the WINDOWs run in fp16 mode and
+// the STOREs in mode fp16; `columns` holds one binary32 bias a value, which the parameter rows
+// place group by group in their first Cols/2 columns (fp16Columns).
 #pragma once
 
 #include <optional>
@@ -22,6 +27,11 @@
 #include "../VectorTiles.h"
 
 namespace weft::accel {
+
+// A binary16 layer's column parameters from one binary32 bias per value (`biases` as
+// ColumnParams::bias bits): group g's row holds values [g*Cols/2, (g+1)*Cols/2) in its first
+// Cols/2 columns.
+std::vector<hw::ColumnParams> fp16Columns(const std::vector<hw::ColumnParams>& biases, uint32_t cols);
 
 class WindowLayer final : public VectorLayer {
  public:
