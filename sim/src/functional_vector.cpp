@@ -17,41 +17,51 @@ uint16_t halfAt(const uint8_t* row, uint32_t element) {
   return static_cast<uint16_t>(row[2 * element] | row[2 * element + 1] << 8);
 }
 
+// The valid taps of output pixel (oy, ox) in order (kx fastest): tap(input row, weight row), the
+// weight row a dwconv's only; returns their count. row(r) is vector scratchpad row r.
+template <typename RowFn, typename TapFn>
+uint32_t windowTaps(const hw::WindowCmd& c, uint32_t oy, uint32_t ox, RowFn row, TapFn tap) {
+  uint32_t count = 0;
+  for (uint32_t ky = 0; ky < c.kH; ++ky) {
+    for (uint32_t kx = 0; kx < c.kW; ++kx) {
+      const int64_t y = int64_t{oy} * c.sH + c.yOff + int64_t{ky} * c.dH;
+      const int64_t x = int64_t{ox} * c.sW + c.xOff + int64_t{kx} * c.dW;
+      if (y < 0 || y >= c.tileH || x < 0 || x >= c.tileW) continue;
+      ++count;
+      tap(row(static_cast<uint32_t>(c.inAddr + y * c.rowStride + x * c.pixStride)),
+          c.kind == hw::WinKind::kDwconv ? row(c.wAddr + ky * c.kW + kx) : nullptr);
+    }
+  }
+  return count;
+}
+
 }  // namespace
 
 // WINDOW in binary16 mode: lane j < Cols/2 reduces binary16 values into a binary32 word.
 void FunctionalModel::windowFp16(const hw::WindowCmd& c) {
   const uint32_t lanes = cols_ / 2;
+  auto row = [this](uint32_t r) { return vecRow(r); };
   std::vector<uint32_t> reduced(lanes);
   for (uint32_t oy = 0; oy < c.outH; ++oy) {
     for (uint32_t ox = 0; ox < c.outW; ++ox) {
       std::fill(reduced.begin(), reduced.end(), c.kind == hw::WinKind::kMax ? 0xff800000u : 0u);
-      uint32_t count = 0;
-      for (uint32_t ky = 0; ky < c.kH; ++ky) {
-        for (uint32_t kx = 0; kx < c.kW; ++kx) {
-          const int64_t y = int64_t{oy} * c.sH + c.yOff + int64_t{ky} * c.dH;
-          const int64_t x = int64_t{ox} * c.sW + c.xOff + int64_t{kx} * c.dW;
-          if (y < 0 || y >= c.tileH || x < 0 || x >= c.tileW) continue;
-          ++count;
-          const uint8_t* in = vecRow(static_cast<uint32_t>(c.inAddr + y * c.rowStride + x * c.pixStride));
-          const uint8_t* w = c.kind == hw::WinKind::kDwconv ? vecRow(c.wAddr + ky * c.kW + kx) : nullptr;
-          for (uint32_t j = 0; j < lanes; ++j) {
-            const uint16_t v = halfAt(in, (c.phase + j) / c.dm);
-            switch (c.kind) {
-              case hw::WinKind::kDwconv:
-                reduced[j] = hw::fp::fp32Add(reduced[j], hw::fp::fp16Mul(v, halfAt(w, j)));
-                break;
-              case hw::WinKind::kMax:
-                if (hw::fp::fp32Greater(hw::fp::fp16ToFp32(v), reduced[j])) reduced[j] = hw::fp::fp16ToFp32(v);
-                break;
-              case hw::WinKind::kAvg:
-              case hw::WinKind::kMean:
-                reduced[j] = hw::fp::fp32Add(reduced[j], hw::fp::fp16ToFp32(v));
-                break;
-            }
+      const uint32_t count = windowTaps(c, oy, ox, row, [&](const uint8_t* in, const uint8_t* w) {
+        for (uint32_t j = 0; j < lanes; ++j) {
+          const uint16_t v = halfAt(in, (c.phase + j) / c.dm);
+          switch (c.kind) {
+            case hw::WinKind::kDwconv:
+              reduced[j] = hw::fp::fp32Add(reduced[j], hw::fp::fp16Mul(v, halfAt(w, j)));
+              break;
+            case hw::WinKind::kMax:
+              if (hw::fp::fp32Greater(hw::fp::fp16ToFp32(v), reduced[j])) reduced[j] = hw::fp::fp16ToFp32(v);
+              break;
+            case hw::WinKind::kAvg:
+            case hw::WinKind::kMean:
+              reduced[j] = hw::fp::fp32Add(reduced[j], hw::fp::fp16ToFp32(v));
+              break;
           }
         }
-      }
+      });
       int32_t* out = &acc_[size_t{c.accAddr + oy * c.outW + ox} * cols_];
       for (uint32_t l = 0; l < cols_; ++l) {
         uint32_t r = 0;
@@ -70,39 +80,30 @@ void FunctionalModel::window(const hw::WindowCmd& c) {
     windowFp16(c);
     return;
   }
-  const bool dw = c.kind == hw::WinKind::kDwconv;
+  auto row = [this](uint32_t r) { return vecRow(r); };
   std::vector<uint32_t> lane(cols_);  // the input lane each output lane reads
   for (uint32_t l = 0; l < cols_; ++l) lane[l] = (c.phase + l) / c.dm;
   std::vector<int32_t> reduced(cols_);
   for (uint32_t oy = 0; oy < c.outH; ++oy) {
     for (uint32_t ox = 0; ox < c.outW; ++ox) {
       std::fill(reduced.begin(), reduced.end(), c.kind == hw::WinKind::kMax ? vec::typeMin(c.inSigned) : 0);
-      uint32_t count = 0;
-      for (uint32_t ky = 0; ky < c.kH; ++ky) {
-        for (uint32_t kx = 0; kx < c.kW; ++kx) {
-          const int64_t y = int64_t{oy} * c.sH + c.yOff + int64_t{ky} * c.dH;
-          const int64_t x = int64_t{ox} * c.sW + c.xOff + int64_t{kx} * c.dW;
-          if (y < 0 || y >= c.tileH || x < 0 || x >= c.tileW) continue;
-          ++count;
-          const uint8_t* in = vecRow(static_cast<uint32_t>(c.inAddr + y * c.rowStride + x * c.pixStride));
-          const uint8_t* w = dw ? vecRow(c.wAddr + ky * c.kW + kx) : nullptr;
-          for (uint32_t l = 0; l < cols_; ++l) {
-            const int32_t v = vec::operand(in[lane[l]], c.inSigned, c.inZp);
-            switch (c.kind) {
-              case hw::WinKind::kDwconv:
-                reduced[l] = vec::wrappingAdd(reduced[l], v * vec::operand(w[l], c.wSigned, c.wZp));
-                break;
-              case hw::WinKind::kMax:
-                reduced[l] = std::max(reduced[l], v);
-                break;
-              case hw::WinKind::kAvg:
-              case hw::WinKind::kMean:
-                reduced[l] = vec::wrappingAdd(reduced[l], v);
-                break;
-            }
+      const uint32_t count = windowTaps(c, oy, ox, row, [&](const uint8_t* in, const uint8_t* w) {
+        for (uint32_t l = 0; l < cols_; ++l) {
+          const int32_t v = vec::operand(in[lane[l]], c.inSigned, c.inZp);
+          switch (c.kind) {
+            case hw::WinKind::kDwconv:
+              reduced[l] = vec::wrappingAdd(reduced[l], v * vec::operand(w[l], c.wSigned, c.wZp));
+              break;
+            case hw::WinKind::kMax:
+              reduced[l] = std::max(reduced[l], v);
+              break;
+            case hw::WinKind::kAvg:
+            case hw::WinKind::kMean:
+              reduced[l] = vec::wrappingAdd(reduced[l], v);
+              break;
           }
         }
-      }
+      });
       int32_t* out = &acc_[size_t{c.accAddr + oy * c.outW + ox} * cols_];
       for (uint32_t l = 0; l < cols_; ++l) out[l] = vec::windowResult(c.kind, reduced[l], count);
     }
