@@ -3,11 +3,12 @@
 // corpus's rule): random shapes, padding, strides, dilation, batches and fused activations, with
 // channels that are and are not whole scratchpad rows (so the im2col, packed and windowed input
 // modes all run). Without the fp16 datapath (weft16) the accelerator does not claim them.
-// The vector unit's binary16 layers too: DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D and the
-// activations (RELU, RELU1, RELU6 exact; LOGISTIC, TANH through 256 linear pieces).
+// The vector unit's binary16 layers too: DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, MEAN and
+// the activations (RELU, RELU1, RELU6 exact; LOGISTIC, TANH through 256 linear pieces).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -264,6 +265,43 @@ TEST(Fp16, ActivationsOnTheVectorUnitMatchTheReferenceWithinTolerance) {
       if (HasFatalFailure()) return;
       EXPECT_NE(tiling.find("lut fp16"), std::string::npos) << what << ": " << tiling;
     }
+  }
+}
+
+// MEAN in binary16: over the spatial axes, over the innermost (one value a lane), and over two
+// groups around a kept axis; with and without keep_dims.
+TEST(Fp16, MeanOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(43);
+  struct Case {
+    nn::Dimensions dims;
+    std::vector<int32_t> axes;
+    int32_t keep;
+  };
+  for (const Case& c : {Case{{2, 5, 7, 9}, {1, 2}, 1}, Case{{2, 3, 4, 5}, {3}, 0}, Case{{4, 3, 2}, {0, 2}, 1},
+                        Case{{3, 300}, {-1}, 0}}) {
+    ModelBuilder b;
+    const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, c.dims, 0, 0);
+    const uint32_t axes = b.constant(OperandType::TENSOR_INT32, {static_cast<uint32_t>(c.axes.size())}, c.axes.data(),
+                                     4 * c.axes.size());
+    const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, {});
+    b.output(out);
+    b.operation(nn::OperationType::MEAN, {in, axes, b.int32Scalar(c.keep)}, {out});
+    OpModel m;
+    m.model = b.build();
+    m.inputs.push_back(randomHalves(rng, nn::numberOfElements(c.dims), 8.0f));
+    size_t kept = 1;
+    for (size_t a = 0; a < c.dims.size(); ++a) {
+      const auto axis = static_cast<int32_t>(a);
+      const bool reduced = std::find(c.axes.begin(), c.axes.end(), axis) != c.axes.end() ||
+                           std::find(c.axes.begin(), c.axes.end(), axis - static_cast<int32_t>(c.dims.size())) != c.axes.end();
+      if (!reduced) kept *= c.dims[a];
+    }
+    m.outputBytes.push_back(2 * kept);
+    const std::string what = fmt::format("fp16 MEAN over axes {} of {} values", c.axes.size(), nn::numberOfElements(c.dims));
+    const std::string tiling = expectWithinTolerance(*device, m, what);
+    if (HasFatalFailure()) return;
+    EXPECT_NE(tiling.find("mean fp16"), std::string::npos) << what << ": " << tiling;
   }
 }
 

@@ -3,9 +3,9 @@
 // windows and strides up to 255, explicit or implicit padding (the hardware counts only the taps
 // inside the image, as NNAPI's average does), NHWC or NCHW, fused NONE/RELU/RELU1/RELU6. The
 // lanes compute on raw values, so the STORE only clamps: max, the average rounded half away
-// from zero, the MEAN truncated, as the reference kernels. With the fp16 datapath the pools also
-// take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): binary16 windows, the average's binary32
-// sum divided by its count of valid taps, rounded to binary16 by the STORE.
+// from zero, the MEAN truncated, as the reference kernels. With the fp16 datapath the pools and
+// MEAN also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): binary16 windows, an average's
+// binary32 sum divided by its count of valid taps, rounded to binary16 by the STORE.
 #include <algorithm>
 #include <set>
 
@@ -132,8 +132,14 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   NN_TRY(r.expectCounts({3}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(in, "input", 1, 4));
-  NN_TRY(sameQuantization(r, in, out));
+  const bool fp16 = r.halfType(in);
+  if (fp16) {
+    NN_TRY(r.halfTensor(in, "input", 1, 4));
+    NN_TRY(r.sameType(in, out, "input and output"));
+  } else {
+    NN_TRY(r.quant8Tensor(in, "input", 1, 4));
+    NN_TRY(sameQuantization(r, in, out));
+  }
   const auto& axesOperand = r.input(1);
   if (isExecutionParameter(r, 1)) {
     if (axesOperand.type != nn::OperandType::TENSOR_INT32 || axesOperand.dimensions.size() != 1 ||
@@ -215,13 +221,23 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   // a halo or be read by others as an image); every other view reads dense bytes.
   const bool natural = rank == 4 && image.batches == d[0] && image.height == d[1] && image.width == d[2] &&
                        image.channels == d[3];
-  auto layer = poolingLayer(r, index, hw::WinKind::kMean, image, result,
+  // binary16: the innermost (lane) run counts bytes, two a value (WindowLayer.h); the sum is
+  // binary32 and divided by its count, truncation being a quant8 rule.
+  ImageShape inBytes = image, outBytes = result;
+  inBytes.channels *= fp16 ? 2 : 1;
+  outBytes.channels *= fp16 ? 2 : 1;
+  auto layer = poolingLayer(r, index, hw::WinKind::kMean, inBytes, outBytes,
                             natural ? DataLayout::kNHWC : DataLayout::kFlat);
   layer->kh = static_cast<uint32_t>(r1);
   layer->kw = static_cast<uint32_t>(r2);
   layer->sw = static_cast<uint32_t>(r2);
   const bool isSigned = isSignedType(in.type);
   layer->clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+  if (fp16) {
+    layer->fp16 = true;
+    layer->inSigned = false;
+    layer->clamp = *r.fp16Clamp(0);
+  }
   nn::Dimensions outDims;
   for (int32_t i = 0; i < rank; ++i) {
     if (axes.count(i) == 0) {
