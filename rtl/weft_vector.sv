@@ -348,9 +348,15 @@ module weft_vector
     logic       ok1;
     assign a_byte = a_rdata_i[32'(amap_q[l]) * 8 +: 8];
     assign b_byte = b_rdata_i[32'(bmap_q[l]) * 8 +: 8];
-    // binary16: the byte after (amap and bmap are even, below Cols - 1, in fp16 mode)
-    assign a_hi   = a_rdata_i[(32'(amap_q[l]) + 1) % Cols * 8 +: 8];
-    assign b_hi   = b_rdata_i[(32'(bmap_q[l]) + 1) % Cols * 8 +: 8];
+    // binary16: the byte after (amap and bmap are even, below Cols - 1, in fp16 mode); only
+    // for the lanes that have the fp16 arithmetic, so that without it no selector is built.
+    if (Fp16 != 0 && l < Cols / 2) begin : g_hi
+      assign a_hi = a_rdata_i[(32'(amap_q[l]) + 1) % Cols * 8 +: 8];
+      assign b_hi = b_rdata_i[(32'(bmap_q[l]) + 1) % Cols * 8 +: 8];
+    end else begin : g_no_hi
+      assign a_hi = '0;
+      assign b_hi = '0;
+    end
     assign ok1    = (op_q == OpSoftmax)
                     ? !(smx.cross_lanes && p2_q.last_row && (LaneW+1)'(l) >= last_lanes)
                     : p2_q.ok;
@@ -448,7 +454,7 @@ module weft_vector
   assign acc_addr_o = wr_addr_q;
   for (genvar l = 0; l < Cols; l++) begin : g_acc_data
     // binary16 mode: lanes from Cols/2 on write 0
-    assign acc_data_o[l*32 +: 32] = (fp_q && l >= Cols / 2) ? 32'd0 : result[l];
+    assign acc_data_o[l*32 +: 32] = (Fp16 != 0 && fp_q && l >= Cols / 2) ? 32'd0 : result[l];
   end
 
   assign sig_push_o    = done ? sig_q : 2'b00;
