@@ -99,14 +99,17 @@ module weft_vector
   assign in_win = cmd_i;
   assign in_elt = cmd_i;
   assign in_smx = cmd_i;
+  // The incoming command is a WINDOW or ELTWISE in binary16 mode (never without Fp16).
+  logic in_fp;
+  assign in_fp = (Fp16 != 0) && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
+                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16));
 
   always_ff @(posedge clk_i) begin
     if (start) begin
       cmd_q <= cmd_i;
       op_q  <= cmd_i[HdrOpcodeLsb +: HdrOpcodeW];
       sig_q <= {cmd_i[HdrSignal1Lsb], cmd_i[HdrSignal0Lsb]};
-      fp_q <= (Fp16 != 0) && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
-                              (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16));
+      fp_q  <= in_fp;
       unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
         OpWindow: begin
           kind_q     <= in_win.kind;
@@ -139,8 +142,7 @@ module weft_vector
         bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.b_bcast) ? '0 : LaneW'(l);
         // binary16: the low byte of a lane's value (the high one follows); lanes from Cols/2 on
         // are idle.
-        if (Fp16 != 0 && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
-                          (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16))) begin
+        if (in_fp) begin
           if (l >= Cols / 2) begin
             amap_q[l] <= '0;
             bmap_q[l] <= '0;
