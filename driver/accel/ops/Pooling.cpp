@@ -24,6 +24,21 @@ nn::Status sameQuantization(const OperationReader& r, const nn::Operand& in, con
   return {};
 }
 
+// The pools' and MEAN's input 0 and output 0: binary16 (OperationReader::halfType) of one type,
+// or quant8 of one quantization. True for binary16.
+nn::Result<bool> poolTensors(const OperationReader& r, size_t minRank, size_t maxRank) {
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  if (r.halfType(in)) {
+    NN_TRY(r.halfTensor(in, "input", minRank, maxRank));
+    NN_TRY(r.sameType(in, out, "input and output"));
+    return true;
+  }
+  NN_TRY(r.quant8Tensor(in, "input", minRank, maxRank));
+  NN_TRY(sameQuantization(r, in, out));
+  return false;
+}
+
 std::shared_ptr<WindowLayer> poolingLayer(const OperationReader& r, uint32_t index, hw::WinKind kind,
                                           const ImageShape& in, const ImageShape& out, DataLayout layout) {
   auto layer = std::make_shared<WindowLayer>();
@@ -65,14 +80,9 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   }
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  const bool fp16 = r.halfType(in);
-  if (fp16) {
-    NN_TRY(r.halfTensor(in, "input", 4, 4));
-    NN_TRY(r.sameType(in, out, "input and output"));
-  } else {
-    NN_TRY(r.quant8Tensor(in, "input", 4, 4));
-    NN_TRY(sameQuantization(r, in, out));
-  }
+  auto half = poolTensors(r, 4, 4);
+  if (!half.ok()) return half.error();
+  const bool fp16 = *half;
   const auto& d = in.dimensions;
   const ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
   Padding ph, pw;
@@ -131,15 +141,9 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
 nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues) {
   NN_TRY(r.expectCounts({3}, 1));
   const auto& in = r.input(0);
-  const auto& out = r.output(0);
-  const bool fp16 = r.halfType(in);
-  if (fp16) {
-    NN_TRY(r.halfTensor(in, "input", 1, 4));
-    NN_TRY(r.sameType(in, out, "input and output"));
-  } else {
-    NN_TRY(r.quant8Tensor(in, "input", 1, 4));
-    NN_TRY(sameQuantization(r, in, out));
-  }
+  auto half = poolTensors(r, 1, 4);
+  if (!half.ok()) return half.error();
+  const bool fp16 = *half;
   const auto& axesOperand = r.input(1);
   if (isExecutionParameter(r, 1)) {
     if (axesOperand.type != nn::OperandType::TENSOR_INT32 || axesOperand.dimensions.size() != 1 ||
