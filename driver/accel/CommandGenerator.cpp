@@ -39,6 +39,7 @@ class Emitter {
   void loadParams(uint32_t firstTile, uint32_t tiles);
   void loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer);
   void loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer);
+  void loadFirstWeightRanges(uint32_t g, bool first);
   void loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
   nn::Status loadInputs(const MBox& box, const ChunkGroup& group, uint32_t spadRow, uint32_t buffer,
                         uint32_t firstChunkInBuffer);
@@ -47,10 +48,10 @@ class Emitter {
                     uint32_t runs = 1, uint64_t runStride = 0);
   void loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer);
   void gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
-            uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
+            uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool declareParams);
   void windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uint32_t inBuffer, uint32_t wRow,
-                   uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch);
-  void addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool firstOfEpoch);
+                   uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool declareParams);
+  void addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer, bool declareParams);
   nn::Status store(const MBox& box, uint32_t tile, uint32_t tiles, uint32_t epochFirstTile, uint32_t acc,
                    const std::vector<uint32_t>& accBuffers);
 
@@ -110,6 +111,27 @@ void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, u
 void Emitter::loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer) {
   const uint32_t tiles = groupSize(p_, g) * static_cast<uint32_t>(p_.chunks.size());
   loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_), tiles, spadRow, buffer);
+}
+
+// The weight buffer of chunk `chunk` of an epoch's first group in a ramped plan
+// (loadFirstWeightRanges): one per range, numbered apart from the plain buffers.
+uint32_t weightRangeBuffer(uint32_t chunk) {
+  const uint32_t range = chunk == 0 ? 0 : 32 - static_cast<uint32_t>(__builtin_clz(chunk));  // 1, 2-3, 4-7, ...
+  return (1u << 16) + range;
+}
+
+// The weight tiles of an epoch's first group g (from weight row 0) for chunk 0 (`first`) or
+// the rest, in loads of chunks [1, 2), [2, 4), [4, 8), ..., each range its own buffer: the
+// first GEMM waits for one chunk's weights (and its inputs, loaded in between) instead of all
+// of them, and each later range arrives while the array works through the ones before it.
+void Emitter::loadFirstWeightRanges(uint32_t g, bool first) {
+  const uint32_t nK = static_cast<uint32_t>(p_.chunks.size()), tiles = groupSize(p_, g);
+  const uint64_t tileBytes = uint64_t{R_} * C_;
+  for (uint32_t c = first ? 0 : 1; c < (first ? 1 : nK); c = c == 0 ? 1 : 2 * c) {
+    const uint32_t end = std::min(nK, c == 0 ? 1 : 2 * c);
+    loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_) + c * tiles * tileBytes, (end - c) * tiles,
+                    c * tiles * R_, weightRangeBuffer(c));
+  }
 }
 
 // The tiles of group g for one chunk.
@@ -245,7 +267,7 @@ void Emitter::loadPadding(uint32_t spadRow, uint32_t rows, uint32_t buffer) {
 }
 
 void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inBuffer, uint32_t wRow,
-                   uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch) {
+                   uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool declareParams) {
   PlannedCommand pc{hw::GemmCmd{}, {}};
   auto& g = std::get<hw::GemmCmd>(pc.cmd);
   g.accumulate = chunk > 0;
@@ -256,13 +278,13 @@ void Emitter::gemm(const MBox& box, uint32_t chunk, uint32_t inRow, uint32_t inB
   // Packed inputs hold the box pixel by pixel: a chunk's rows are a pixel's K string apart.
   if (p_.packed && box.rows() > 1) g.inStride0 = static_cast<uint32_t>(p_.chunks.size());
   g.accAddr = acc;
-  addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, firstOfEpoch);
+  addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, declareParams);
 }
 
 // The GEMMs of one chunk (a filter tap and channel block) over a windowed box: one per image,
 // its rows walking the tap's window across the tile, output row by output row.
 void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uint32_t inBuffer, uint32_t wRow,
-                          uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool firstOfEpoch) {
+                          uint32_t wBuffer, uint32_t acc, uint32_t accBuffer, bool declareParams) {
   const WindowTile tile = windowTile(l_, box, R_);
   const KChunk& k = p_.chunks[chunk];
   const uint32_t c = l_.input.channels;
@@ -283,7 +305,7 @@ void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uin
     g.inStride1 = box.noh > 1 ? l_.strideH * tile.width * tile.blocks : 0;
     g.accAddr = acc + i * box.noh * box.now;
     g.keepWeights = i > 0;  // the images of a box share the tap's weights
-    addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, firstOfEpoch && i == 0);
+    addGemm(std::move(pc), inBuffer, wBuffer, accBuffer, declareParams && i == 0);
   }
 }
 
@@ -291,7 +313,7 @@ void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uin
 // aside and copying it in made the copy wait on the stores just made (store forwarding fails on
 // their mixed widths), a tenth of the tiling search's time.
 void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer,
-                      bool firstOfEpoch) {
+                      bool declareParams) {
   auto& g = std::get<hw::GemmCmd>(pc.cmd);
   g.inSigned = l_.inSigned;
   g.wSigned = l_.wSigned;
@@ -301,8 +323,9 @@ void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, 
   pc.uses.push_back({bufferId(BufferKind::kInput, inBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kWeight, wBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kAccumulator, accBuffer), true});
-  // The first GEMM of an epoch orders the parameter load before every store of the epoch.
-  if (firstOfEpoch) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
+  // One GEMM before an epoch's first STORE orders the parameter load before every store of the
+  // epoch.
+  if (declareParams) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
   const uint64_t rows = uint64_t{g.mRows} * g.mGroups;
   pc.busyCycles = cost_.gemmBusyCycles(rows);
   pc.doneCycles = cost_.gemmDoneCycles(rows, g.keepWeights ? 0 : g.kRows);
@@ -397,7 +420,7 @@ nn::Status Emitter::run() {
     const uint32_t gFirst = firstTile / p_.tilesPerGroup;
     const uint32_t gEnd = ceilDiv(firstTile + tiles, p_.tilesPerGroup);
     if (e > 0) out_.add(PlannedCommand{hw::BarrierCmd{}, {}});
-    loadParams(firstTile, tiles);
+    if (!p_.ramped) loadParams(firstTile, tiles);
     std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (box, group) in loop order
     if (p_.order == LoopOrder::kBoxesOuter) {
       for (uint32_t b = 0; b < p_.boxes.size(); ++b)
@@ -406,7 +429,12 @@ nn::Status Emitter::run() {
       for (uint32_t g = gFirst; g < gEnd; ++g)
         for (uint32_t b = 0; b < p_.boxes.size(); ++b) pairs.emplace_back(b, g);
     }
-    bool firstGemm = true;
+    // The first GEMM of the epoch declares the parameter rows, ordering their load before every
+    // STORE (no token queue joins load and store). A ramped plan needs them by the first STORE
+    // only: they load after the first pair's inputs and weights (what the first GEMM waits for),
+    // just before the first GEMM of its last chunk, which declares them.
+    bool paramsPending = true;
+    bool rangesPending = false;  // the first group's weights past chunk 0, after the first inputs
     int64_t residentBox = -1, residentGroup = -1;
     uint32_t inBuffer = 0, groupWBuffer = 0;
     std::vector<bool> epochWeightsLoaded(gEnd - gFirst, false);
@@ -418,7 +446,14 @@ nn::Status Emitter::run() {
         residentBox = b;
       }
       if (p_.weightMode == WeightMode::kResidentEpoch && !epochWeightsLoaded[g - gFirst]) {
-        loadGroupWeights(g, (g - gFirst) * groupTiles * R_, g - gFirst);
+        // The epoch's first weights are what the array waits for before its first GEMM: they
+        // load in ranges. Later groups load while the array is busy, and at once.
+        if (g == gFirst && p_.ramped) {
+          loadFirstWeightRanges(g, true);
+          rangesPending = true;
+        } else {
+          loadGroupWeights(g, (g - gFirst) * groupTiles * R_, g - gFirst);
+        }
         epochWeightsLoaded[g - gFirst] = true;
       }
       if (p_.weightMode == WeightMode::kResidentGroup && residentGroup != g) {
@@ -445,12 +480,16 @@ nn::Status Emitter::run() {
         } else if (newBox) {
           NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, 0));
         }
+        if (rangesPending) {
+          loadFirstWeightRanges(gFirst, false);
+          rangesPending = false;
+        }
         const uint32_t inRow0 = inRegionBase(inBuf);
         for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
           uint32_t wRow0 = 0, wBuf = 0;
           switch (p_.weightMode) {
             case WeightMode::kResidentEpoch:
-              wBuf = g - gFirst;
+              wBuf = g == gFirst && p_.ramped ? weightRangeBuffer(c) : g - gFirst;
               wRow0 = ((g - gFirst) * groupTiles + c * gTiles) * R_;
               break;
             case WeightMode::kResidentGroup:
@@ -464,15 +503,18 @@ nn::Status Emitter::run() {
               break;
           }
           const uint32_t inRow = p_.packed ? inRow0 + c : inRow0 + (c - firstInBuf) * Mt;
+          const bool declareParams = paramsPending && (!p_.ramped || c + 1 == nK);
+          if (declareParams && p_.ramped) loadParams(firstTile, tiles);
+          paramsPending = paramsPending && !declareParams;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
             const uint32_t tile = g * p_.tilesPerGroup + j;
+            const bool params = declareParams && j == 0;
             if (p_.inputMode == InputMode::kWindowed) {
-              windowGemms(box, c, inRow0, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+              windowGemms(box, c, inRow0, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
             } else {
-              gemm(box, c, inRow, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), firstGemm);
+              gemm(box, c, inRow, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
             }
-            firstGemm = false;
             if (c + 1 < nK) continue;
             if (!mergeStores) {
               NN_TRY(store(box, tile, 1, firstTile, acc, {accId(accBuffer, j)}));

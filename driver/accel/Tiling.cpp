@@ -8,6 +8,7 @@
 #include <string_view>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -17,6 +18,71 @@ namespace {
 constexpr uint32_t kMaxCount = 0xFFFF;  // 16-bit count and row-address fields
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+// A box cut in two along its outermost dimension: `first` is its first image, row or
+// half-segment (its last, `fromBack`), `rest` the remainder; both are boxes (whole images, rows
+// of one image, or a segment of one row). With `align` > 1 a segment is cut after a multiple of
+// `align` pixels. A box with nothing to cut (one pixel, or a segment no aligned cut divides) is
+// not cut.
+struct BoxCut {
+  MBox first, rest;
+  bool cut = false;
+};
+BoxCut cutBox(const MBox& b, uint32_t align, bool fromBack) {
+  BoxCut c{b, b};
+  // One dimension of `b`: its start and extent in `first` and `rest` once `n` are taken off
+  // for `first`.
+  auto split = [&](uint32_t MBox::*start, uint32_t MBox::*extent, uint32_t n) {
+    c.first.*extent = n;
+    c.rest.*extent = b.*extent - n;
+    if (fromBack) {
+      c.first.*start = b.*start + b.*extent - n;
+    } else {
+      c.rest.*start = b.*start + n;
+    }
+    c.cut = true;
+  };
+  if (b.nb > 1) {
+    split(&MBox::b0, &MBox::nb, 1);
+  } else if (b.noh > 1) {
+    split(&MBox::oh0, &MBox::noh, 1);
+  } else {
+    // The leading part holds whole blocks, so that both parts start on one.
+    const uint32_t lead = (b.now + 1) / 2 / align * align;
+    if (lead > 0 && lead < b.now) split(&MBox::ow0, &MBox::now, fromBack ? b.now - lead : lead);
+  }
+  return c;
+}
+
+// The layer's first and last boxes cut into a ramp of smaller ones. Nothing overlaps the first
+// box's input load (the array waits for all of it before its first GEMM) nor the last box's STORE
+// (it follows the last GEMM), so both cost their whole transfer; a box a quarter the size loads
+// and stores in a quarter of the time, and the boxes after it grow back to full size while the
+// array is busy. ResNet-50's 56x56x64 1x1 layer at weft16: 28 boxes of 112 pixels became
+// 28, 28, 56, 112 ... 112, 56, 28, 28.
+void rampEnds(std::vector<MBox>& boxes, uint32_t align) {
+  if (boxes.size() < 3) return;
+  const uint32_t target = std::max<uint32_t>(std::max<uint32_t>(align, 16), boxes.front().rows() / 4);
+  auto ramp = [&](const MBox& box, bool fromBack) {
+    std::vector<MBox> pieces;  // the cut-off rests, then the smallest piece
+    MBox b = box;
+    while (b.rows() > target) {
+      const BoxCut c = cutBox(b, align, fromBack);
+      if (!c.cut) break;
+      pieces.push_back(c.rest);
+      b = c.first;
+    }
+    pieces.push_back(b);
+    // Cut from the back, the rests come first in the layer's order; from the front, last.
+    if (!fromBack) std::reverse(pieces.begin(), pieces.end());
+    return pieces;
+  };
+  std::vector<MBox> front = ramp(boxes.front(), false), back = ramp(boxes.back(), true);
+  std::vector<MBox> out = std::move(front);
+  out.insert(out.end(), boxes.begin() + 1, boxes.end() - 1);
+  out.insert(out.end(), back.begin(), back.end());
+  boxes = std::move(out);
+}
 
 // Boxes of at most `maxRows` output pixels, balanced so that no box is a small remainder. With
 // `align` > 1 (the output-stationary array's block of Rows pixels) a box that is part of an
@@ -163,6 +229,15 @@ InputChoice inputChoice() {
   if (mode == "im2col") return InputChoice::kIm2col;
   if (mode == "packed") return InputChoice::kPacked;
   return InputChoice::kAny;
+}
+
+RampChoice rampChoice() {
+  const char* v = std::getenv("WEFT_ACCEL_RAMP");
+  if (v == nullptr) return RampChoice::kSearch;
+  const std::string_view choice(v);
+  if (choice == "always") return RampChoice::kAlways;
+  if (choice == "never") return RampChoice::kNever;
+  return RampChoice::kSearch;
 }
 
 WindowTile windowTile(const GemmLayer& l, const MBox& box, unsigned rows) {
@@ -415,6 +490,15 @@ void addPackedTilings(const GemmLayer& layer, const ImageView& input, const hw::
 
 }  // namespace
 
+std::optional<TilePlan> rampedPlan(const TilePlan& plan, const hw::HwConfig& config) {
+  if (plan.ramped) return std::nullopt;
+  TilePlan p = plan;
+  rampEnds(p.boxes, boxAlign(config));
+  if (p.boxes.size() == plan.boxes.size()) return std::nullopt;
+  p.ramped = true;
+  return p;
+}
+
 std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks, const ImageView& input,
                                   const hw::HwConfig& config, size_t shapes) {
   const CostModel cost(config);
@@ -579,10 +663,10 @@ std::string TilePlan::describe() const {
                                                           : "streamed";
   uint32_t largestLoad = 0;
   for (const ChunkGroup& g : inputLoads) largestLoad = std::max(largestLoad, g.count);
-  return fmt::format("{}{} chunks, {} boxes of <= {} rows, {} n-tiles in groups of {}, {}, inputs {} "
+  return fmt::format("{}{} chunks, {} boxes of <= {} rows{}, {} n-tiles in groups of {}, {}, inputs {} "
                      "(loads of <= {} chunks, {} buffers), weights {}, {} accumulator buffers, estimate {:.0f} cycles",
-                     packed ? fmt::format("packed ({} pieces), ", pieces.size()) : "", chunks.size(), boxes.size(), rowsPerTile, nTiles, tilesPerGroup, orderName, inName,
-                     largestLoad, inSlots, wName, accBuffers, estimatedCycles);
+                     packed ? fmt::format("packed ({} pieces), ", pieces.size()) : "", chunks.size(), boxes.size(), rowsPerTile,
+                     ramped ? " (ramped ends)" : "", nTiles, tilesPerGroup, orderName, inName, largestLoad, inSlots, wName, accBuffers, estimatedCycles);
 }
 
 }  // namespace weft::accel

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,9 @@ struct TilePlan {
   // is filled by one packed LOAD per piece, a piece being a run (or part of one) of the window.
   bool packed = false;
   std::vector<KChunk> pieces;
+  // The first and last boxes cut into a ramp of smaller ones (rampedPlan), and the epoch's first
+  // weights and parameter rows loaded so that the first GEMM waits for as little as it can.
+  bool ramped = false;
   double estimatedCycles = 0;
 
   std::string describe() const;
@@ -120,6 +124,20 @@ std::vector<KChunk> chunkK(const GemmLayer& layer, uint64_t pixelStride, uint64_
                            uint32_t maxBytes);
 // The chunks of a packed plan: K cut into rows, ceil(K / Rows) of them.
 std::vector<KChunk> packedChunks(const GemmLayer& layer, unsigned rows);
+
+// `plan` with its first and last boxes cut into a ramp of smaller boxes (a quarter of the first
+// box's size, at least 16 pixels or the output-stationary block), `ramped` set; nothing when the
+// plan has fewer than three boxes or is ramped already. Nothing overlaps the first box's input
+// load nor the last box's STORE, so on a short layer the ends are a visible share of its time;
+// the compiler schedules the variant of its choice and keeps it when its timeline is shorter.
+std::optional<TilePlan> rampedPlan(const TilePlan& plan, const hw::HwConfig& config);
+
+// Whether the compiler tries rampedPlan(): from the environment variable WEFT_ACCEL_RAMP,
+// "always" (every plan with three boxes or more, whatever the timeline says) or "never"; unset
+// or anything else leaves it to the search. For tests that must reach ramped plans, and for
+// comparing the two on the same hardware.
+enum class RampChoice { kSearch, kAlways, kNever };
+RampChoice rampChoice();
 
 // Every tiling that fits `config`'s memories, fastest first by the analytic estimate, keeping
 // the `shapes` best distinct shapes (all their input-load sizes). Empty when none fits, which

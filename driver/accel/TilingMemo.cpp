@@ -57,7 +57,7 @@ std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunk
   k << where.input << where.output << where.weights << where.params << where.padding;
   k << slack;
   for (size_t i = 0; i < hw::kParamSpecs.size(); ++i) k << config.get(static_cast<hw::Param>(i));
-  if (const char* mode = std::getenv("WEFT_ACCEL_INPUT_MODE")) k << std::string(mode);
+  k << static_cast<int>(inputChoice()) << static_cast<int>(rampChoice());
   return k.take();
 }
 

@@ -1,7 +1,8 @@
 // CONV_2D on the accelerator (approx backend) against the CPU reference, bit-exact: randomized
 // shapes smaller and larger than the array and not multiples of it, explicit / SAME / VALID
 // padding, strides, dilation, NHWC and NCHW, fused activations, uint8 / int8 / per-channel;
-// and the same with every windowable layer forced onto on-chip windows (Tiling.h).
+// and the same with every windowable layer forced onto on-chip windows, or packed rows, or
+// ramped ends (Tiling.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -103,6 +104,40 @@ TEST_P(ConvPacked, MatchesTheCpuReferenceBitExact) {
   EXPECT_GE(packed, tried / 2) << "most of these layers pack";
 }
 INSTANTIATE_TEST_SUITE_P(Configurations, ConvPacked, ::testing::Values("weft8", "weft16"));
+
+// Random convolutions large enough for several boxes, compiled with WEFT_ACCEL_RAMP=always: the
+// first and last boxes cut into smaller ones (images into rows, rows into segments, aligned to
+// the output-stationary block), the first weights loaded in ranges and the parameter rows
+// late (rampedPlan, Tiling.h), through every input mode the search picks, batches and NCHW.
+class ConvRamped : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { setenv("WEFT_ACCEL_RAMP", "always", 1); }
+  void TearDown() override { unsetenv("WEFT_ACCEL_RAMP"); }
+};
+
+TEST_P(ConvRamped, MatchesTheCpuReferenceBitExact) {
+  auto device = approxDevice(GetParam());
+  std::mt19937 rng(313);
+  int ramped = 0;
+  constexpr int kCases = 12;
+  for (int i = 0; i < kCases; ++i) {
+    ConvCase c = randomConvCase(rng, 40, 40);
+    c.height = 24 + rng() % 40;
+    c.width = 8 + rng() % 60;
+    c.batches = 1 + rng() % 3;
+    SCOPED_TRACE(c.describe());
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExactOnDevice(*device, m, c.describe());
+    if (HasFatalFailure()) return;
+    const std::string tiling = firstTiling(*device, m.model);
+    ramped += tiling.find("ramped ends") != std::string::npos;
+  }
+  // A plan of one or two boxes has no ends to ramp (nor a layer with a single candidate
+  // tiling); most of these layers have several.
+  std::printf("%d of %d layers ramped\n", ramped, kCases);
+  EXPECT_GE(ramped, kCases / 2);
+}
+INSTANTIATE_TEST_SUITE_P(Configurations, ConvRamped, ::testing::Values("weft8", "weft16", "weft8os"));
 
 ConvCase basic(uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t f) {
   ConvCase c;

@@ -1,7 +1,8 @@
 // The compiler's scheduling stages on their own: the streaming estimate that ranks candidate
 // tilings must equal what scheduling the same commands reports (else the compiler would pick
 // a tiling by one measure and report another), over layers of several shapes, every candidate
-// tiling, two array sizes and a shallow token queue; and the generator's error path.
+// tiling, two array sizes and a shallow token queue; ramped plans' boxes; and the generator's
+// error path.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -215,6 +216,61 @@ TEST(Tiling, CandidatesAreDistinct) {
     for (size_t j = i + 1; j < ranked.size(); ++j) {
       const bool same = ranked[i].describe() == ranked[j].describe() && ranked[i].wSlots == ranked[j].wSlots;
       EXPECT_FALSE(same) << "candidates " << i << " and " << j << ": " << ranked[i].describe();
+    }
+  }
+}
+
+// Every output pixel in exactly one box, each box one LOAD/STORE can address.
+void expectBoxesCoverOnce(const GemmLayer& layer, const std::vector<MBox>& boxes) {
+  const ImageShape& out = layer.output;
+  std::vector<int> seen(size_t{out.batches} * out.height * out.width, 0);
+  for (const MBox& b : boxes) {
+    const bool images = b.noh == out.height && b.now == out.width;
+    const bool rows = b.nb == 1 && b.now == out.width;
+    const bool segment = b.nb == 1 && b.noh == 1;
+    EXPECT_TRUE(images || rows || segment) << b.b0 << " " << b.nb << " " << b.oh0 << " " << b.noh << " " << b.ow0;
+    for (uint32_t i = b.b0; i < b.b0 + b.nb; ++i)
+      for (uint32_t y = b.oh0; y < b.oh0 + b.noh; ++y)
+        for (uint32_t x = b.ow0; x < b.ow0 + b.now; ++x) ++seen.at((size_t{i} * out.height + y) * out.width + x);
+  }
+  for (size_t p = 0; p < seen.size(); ++p) ASSERT_EQ(seen[p], 1) << "pixel " << p;
+}
+
+TEST(Tiling, RampedPlansCutTheEndBoxesSmallAndCoverEveryPixelOnce) {
+  for (const char* name : {"weft16", "weft8", "weft8os"}) {
+    SCOPED_TRACE(name);
+    const auto config = hw::HwConfig::load(name);
+    const unsigned align = config.dataflow() == hw::Dataflow::kOS ? config.rows() : 1;
+    for (const Shape& s : {Shape{"resnet50 CB2a_1", 56, 56, 64, 1, 1, 64}, Shape{"3x3", 30, 45, 16, 3, 1, 24},
+                           Shape{"wide", 4, 300, 16, 1, 1, 16}}) {
+      SCOPED_TRACE(s.name);
+      GemmLayer layer = convLayer(s);
+      layer.input.batches = layer.output.batches = 2;
+      for (const TilePlan& plan : rankTilings(layer, chunksOf(layer, config), placement(layer).input, config, 6)) {
+        const auto ramped = rampedPlan(plan, config);
+        if (plan.boxes.size() < 3) {
+          EXPECT_FALSE(ramped.has_value());
+          continue;
+        }
+        ASSERT_TRUE(ramped.has_value()) << plan.describe();
+        EXPECT_TRUE(ramped->ramped);
+        EXPECT_FALSE(rampedPlan(*ramped, config).has_value()) << "a ramped plan is not ramped again";
+        expectBoxesCoverOnce(layer, ramped->boxes);
+        EXPECT_GT(ramped->boxes.size(), plan.boxes.size());
+        // Each end is cut down to a quarter of the first box (at least 16 pixels or a block),
+        // unless it is that small already or no aligned cut divides it.
+        const uint32_t target = std::max<uint32_t>({16, align, plan.boxes.front().rows() / 4});
+        const uint32_t front = plan.boxes.front().rows(), back = plan.boxes.back().rows();
+        EXPECT_LE(ramped->boxes.front().rows(), front <= target ? front : std::max(target, 2 * align));
+        EXPECT_LE(ramped->boxes.back().rows(), back <= target ? back : std::max(target, 2 * align));
+        for (const MBox& b : ramped->boxes) {
+          EXPECT_LE(b.rows(), plan.rowsPerTile);
+          // A segment cut on the output-stationary array starts on a block of Rows pixels.
+          if (b.noh == 1 && b.now < layer.output.width) {
+            EXPECT_EQ(b.ow0 % align, 0u);
+          }
+        }
+      }
     }
   }
 }
