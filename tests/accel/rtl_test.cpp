@@ -45,6 +45,28 @@ TEST(Rtl, RandomConvolutionsMatchTheReference) {
   }
 }
 
+// Ramped ends forced (WEFT_ACCEL_RAMP=always): the smaller end boxes, the first weights in
+// ranges and the late parameter rows on the RTL, whose token handshakes the timeline only models.
+TEST(Rtl, RampedConvolutionsMatchTheReference) {
+  setenv("WEFT_ACCEL_RAMP", "always", 1);
+  auto device = rtlDevice("weft8");
+  std::mt19937 rng(3200);
+  int ramped = 0;
+  for (int i = 0; i < 4; ++i) {
+    ConvCase c = randomConvCase(rng, 10, 20);
+    c.height = 20 + rng() % 12;
+    c.width = 20 + rng() % 12;
+    const OpModel m = makeConvModel(c, rng);
+    expectBitExact(*device, m, c);
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok());
+    const auto& ops = static_cast<const PreparedModel&>(*prepared.value()).compiled().operations;
+    ramped += ops.at(0).tiling.find("ramped ends") != std::string::npos;
+  }
+  unsetenv("WEFT_ACCEL_RAMP");
+  EXPECT_GE(ramped, 2);
+}
+
 TEST(Rtl, RandomFullyConnectedLayersMatchTheReference) {
   auto device = rtlDevice("weft8");
   std::mt19937 rng(3100);
