@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <string_view>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace weft::accel {
 namespace {
@@ -219,25 +221,31 @@ double estimate(const GemmLayer& layer, const TilePlan& p, const CostModel& cost
                   cost);
 }
 
+// The value an environment variable names among `choices`; `otherwise` when it is unset or
+// names none of them.
+template <typename Choice>
+Choice envChoice(const char* variable, std::initializer_list<std::pair<std::string_view, Choice>> choices,
+                 Choice otherwise) {
+  const char* v = std::getenv(variable);
+  if (v == nullptr) return otherwise;
+  for (const auto& [name, choice] : choices) {
+    if (name == v) return choice;
+  }
+  return otherwise;
+}
+
 }  // namespace
 
 InputChoice inputChoice() {
-  const char* v = std::getenv("WEFT_ACCEL_INPUT_MODE");
-  if (v == nullptr) return InputChoice::kAny;
-  const std::string_view mode(v);
-  if (mode == "windowed") return InputChoice::kWindowed;
-  if (mode == "im2col") return InputChoice::kIm2col;
-  if (mode == "packed") return InputChoice::kPacked;
-  return InputChoice::kAny;
+  return envChoice("WEFT_ACCEL_INPUT_MODE",
+                   {{"windowed", InputChoice::kWindowed}, {"im2col", InputChoice::kIm2col},
+                    {"packed", InputChoice::kPacked}},
+                   InputChoice::kAny);
 }
 
 RampChoice rampChoice() {
-  const char* v = std::getenv("WEFT_ACCEL_RAMP");
-  if (v == nullptr) return RampChoice::kSearch;
-  const std::string_view choice(v);
-  if (choice == "always") return RampChoice::kAlways;
-  if (choice == "never") return RampChoice::kNever;
-  return RampChoice::kSearch;
+  return envChoice("WEFT_ACCEL_RAMP", {{"always", RampChoice::kAlways}, {"never", RampChoice::kNever}},
+                   RampChoice::kSearch);
 }
 
 WindowTile windowTile(const GemmLayer& l, const MBox& box, unsigned rows) {

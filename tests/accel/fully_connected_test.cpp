@@ -34,6 +34,39 @@ FcCase basic(uint32_t batch, uint32_t inputSize, uint32_t units) {
   return c;
 }
 
+// A streamed load of several chunks holds its rows pixel by pixel, so a batch row's chunks are
+// one merged DRAM request (CommandGenerator's loadInputs): 32 rows of 100 bytes to 3 units at
+// weft16 stream 7 chunks in loads of several, and the layer reads its inputs in a request a
+// row and load instead of one a chunk.
+TEST(FullyConnected, StreamedChunksOfARowAreOneRequest) {
+  std::mt19937 rng(6);
+  auto device = approxDevice("weft16");
+  const FcCase c = basic(32, 100, 3);
+  const OpModel m = makeFcModel(c, rng);
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+  auto prepared = prepare(*device, m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
+  const auto& op = dev.value().execution->profile.operations.at(0);
+  const std::string streamed = "inputs streamed (loads of <= ";
+  const size_t at = op.mapping.find(streamed);
+  ASSERT_NE(at, std::string::npos) << op.mapping;
+  const uint32_t perLoad = static_cast<uint32_t>(std::stoul(op.mapping.substr(at + streamed.size())));
+  ASSERT_GE(perLoad, 2u) << op.mapping;
+  uint64_t requests = 0;
+  for (const auto& [name, value] : op.counters) {
+    if (name == "DMA_RD_REQS") requests = value;
+  }
+  // Chunk by chunk, 32 rows x 7 chunks would be 224 input requests alone; pixel by pixel a row
+  // takes one a load, and the weights and parameters a few merged ones more.
+  const uint64_t inputRequests = 32ull * ((7 + perLoad - 1) / perLoad);
+  EXPECT_GE(requests, inputRequests);
+  EXPECT_LE(requests, inputRequests + 8) << op.mapping;
+}
+
 TEST(FullyConnected, SingleElement) {
   std::mt19937 rng(1);
   expectBitExact(*approxDevice("weft8"), basic(1, 1, 1), rng);
