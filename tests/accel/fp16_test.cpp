@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -337,6 +338,86 @@ TEST(Fp16, Float32NeedsARelaxedModel) {
   auto supported = device->getSupportedOperations(m.model);
   ASSERT_TRUE(supported.ok()) << supported.error().message;
   EXPECT_EQ(supported.value(), std::vector<bool>(3, false));
+}
+
+// The copies in binary16: their lanes move bytes, two a value, so channel offsets count bytes.
+// CONCATENATION over every axis of odd shapes, PAD (0.0) and PAD_V2 with a border of one byte
+// twice, RESHAPE; the results are exact.
+OpModel makeFp16Concat(const std::vector<nn::Dimensions>& inputs, int32_t axis, std::mt19937& rng) {
+  ModelBuilder b;
+  std::vector<uint32_t> operands;
+  nn::Dimensions outDims = inputs.front();
+  outDims[axis] = 0;
+  OpModel m;
+  for (const auto& d : inputs) {
+    operands.push_back(b.input(OperandType::TENSOR_FLOAT16, d, 0, 0));
+    m.inputs.push_back(randomHalves(rng, nn::numberOfElements(d), 8.0f));
+    outDims[axis] += d[axis];
+  }
+  operands.push_back(b.int32Scalar(axis));
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, outDims);
+  b.output(out);
+  b.operation(nn::OperationType::CONCATENATION, operands, {out});
+  m.model = b.build();
+  m.outputBytes.push_back(2 * nn::numberOfElements(outDims));
+  return m;
+}
+
+OpModel makeFp16Pad(const nn::Dimensions& dims, const std::vector<int32_t>& paddings, std::optional<uint16_t> value,
+                    std::mt19937& rng) {
+  ModelBuilder b;
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, dims, 0, 0);
+  const uint32_t pads = b.constant(OperandType::TENSOR_INT32, {static_cast<uint32_t>(dims.size()), 2},
+                                   paddings.data(), paddings.size() * 4);
+  nn::Dimensions outDims = dims;
+  for (size_t d = 0; d < dims.size(); ++d) outDims[d] += paddings[2 * d] + paddings[2 * d + 1];
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, outDims);
+  b.output(out);
+  if (value) {
+    const uint32_t v = b.constant(OperandType::FLOAT16, {}, &*value, 2);
+    b.operation(nn::OperationType::PAD_V2, {in, pads, v}, {out});
+  } else {
+    b.operation(nn::OperationType::PAD, {in, pads}, {out});
+  }
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(dims), 8.0f));
+  m.outputBytes.push_back(2 * nn::numberOfElements(outDims));
+  return m;
+}
+
+TEST(Fp16, CopiesOnTheVectorUnitMoveTheValuesExactly) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(47);
+  for (int32_t axis = 0; axis < 4; ++axis) {
+    nn::Dimensions a{2, 3, 5, 7}, c{2, 3, 5, 7};
+    a[axis] = 3;
+    c[axis] = 1;
+    const OpModel m = makeFp16Concat({a, nn::Dimensions{2, 3, 5, 7}, c}, axis, rng);
+    const std::string tiling = expectWithinTolerance(*device, m, fmt::format("fp16 concatenation on axis {}", axis));
+    if (HasFatalFailure()) return;
+    EXPECT_NE(tiling.find("copy fp16"), std::string::npos) << tiling;
+  }
+  const OpModel rank2 = makeFp16Concat({{4, 9}, {4, 17}}, 1, rng);
+  expectWithinTolerance(*device, rank2, "fp16 concatenation of rank 2");
+  const OpModel pad = makeFp16Pad({1, 4, 5, 3}, {0, 0, 1, 2, 2, 1, 0, 3}, std::nullopt, rng);
+  expectWithinTolerance(*device, pad, "fp16 PAD with 0.0");
+  const OpModel padV2 = makeFp16Pad({2, 6, 9}, {1, 0, 0, 2, 3, 1}, uint16_t{0x3c3c}, rng);
+  expectWithinTolerance(*device, padV2, "fp16 PAD_V2 with 0x3c3c (1.0588)");
+}
+
+// A PAD_V2 border whose binary16 bytes differ (1.0 is 0x3c00) is left to the CPU, saying why.
+TEST(Fp16, PadV2WithABorderOfTwoBytesIsNotClaimed) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(53);
+  const OpModel m = makeFp16Pad({1, 3, 3, 2}, {0, 0, 1, 1, 1, 1, 0, 0}, uint16_t{0x3c00}, rng);
+  auto supported = device->getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(supported.value(), std::vector<bool>{false});
+  auto prepared = prepare(*device, m.model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_NE(prepared.error().message.find("filled with one byte, twice"), std::string::npos)
+      << prepared.error().message;
 }
 
 // Without the fp16 datapath the accelerator leaves them to the CPU, saying why.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "weft/hw/fp16.h"
+
 namespace weft::test {
 
 bool isAcceleratorCase(const TestModel& model) {
@@ -65,6 +67,27 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::MEAN:
         if (!constant(op.inputs.at(1))) return false;  // axes given at execution: compiled then, int8 only
         break;
+      case T::PAD_V2: {
+        // The border is one byte twice: 0.0 (or a value like it), in the scalar's own type.
+        const auto& value = operands[op.inputs.at(2)];
+        if (!constant(op.inputs.at(2))) return false;
+        uint16_t bits = 0;
+        if (value.type == nn::OperandType::FLOAT16 && value.data.size() >= 2) {
+          bits = static_cast<uint16_t>(value.data.data()[0] | value.data.data()[1] << 8);
+        } else if (value.type == nn::OperandType::FLOAT32 && value.data.size() >= 4) {
+          bits = hw::fp::fp32ToFp16(static_cast<uint32_t>(int32At(op.inputs.at(2))));
+        } else {
+          return false;
+        }
+        if ((bits & 0xff) != (bits >> 8)) return false;
+        [[fallthrough]];
+      }
+      case T::PAD:
+      case T::RESHAPE:
+        // Shape parameters given at execution: compiled then, int8 only.
+        if (!constant(op.inputs.at(1))) return false;
+        break;
+      case T::CONCATENATION:
       case T::AVERAGE_POOL_2D:
       case T::MAX_POOL_2D:
       case T::RELU:

@@ -2,7 +2,10 @@
 // (EltwiseEmitter, kind copy; a CONCATENATION input whose quantization differs from the output's is
 // requantized through a lookup table made by the reference kernel). Quant8 asymmetric or signed,
 // rank up to 4, any axis. PAD's border is written once, at preparation (the output tensor's
-// fill), so an execution copies only the interior.
+// fill), so an execution copies only the interior. With the fp16 datapath also TENSOR_FLOAT16
+// (and relaxed TENSOR_FLOAT32, binary16 on the device): a copy moves a value's two bytes
+// unchanged, so the lanes copy bytes, shapes counting two a value; the fill of PAD (0.0) and
+// of PAD_V2 must be one byte twice (0.0, or a value such as 0x3c3c's).
 #include <fmt/format.h>
 
 #include <cstring>
@@ -11,6 +14,7 @@
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
+#include "weft/hw/fp16.h"
 
 namespace weft::accel {
 namespace {
@@ -71,15 +75,17 @@ class CopyLayer final : public VectorLayer {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].inPlace) n += inputs[i].shape.elements();
     }
-    return flatCopy ? outputs[0].shape.elements() : n;
+    return (flatCopy ? outputs[0].shape.elements() : n) / (fp16 ? 2 : 1);  // values
   }
   std::string describe() const override {
     const ImageShape& s = outputs[0].shape;
-    return fmt::format("copy {} piece(s) into {}x{}x{}x{}", pieces.size(), s.batches, s.height, s.width, s.channels);
+    return fmt::format("copy{} {} piece(s) into {}x{}x{}x{}", fp16 ? " fp16" : "", pieces.size(), s.batches, s.height,
+                       s.width, s.channels / (fp16 ? 2 : 1));
   }
   std::optional<uint8_t> outputFill() const override { return fill; }
   std::optional<uint32_t> channelOffsetInOutput(size_t i) const override {
-    if (type != nn::OperationType::CONCATENATION || flatCopy || i >= pieces.size()) return std::nullopt;
+    // A binary16 input is not written in place: its producer's channels count values.
+    if (type != nn::OperationType::CONCATENATION || flatCopy || fp16 || i >= pieces.size()) return std::nullopt;
     const Piece& p = pieces[i];
     const ImageShape& in = inputs[i].shape;
     const ImageShape& out = outputs[0].shape;
@@ -119,7 +125,22 @@ std::shared_ptr<CopyLayer> copyLayer(const OperationReader& r, uint32_t index) {
   layer->operationIndex = index;
   layer->type = r.op().type;
   layer->isSigned = isSignedType(r.input(0).type);
+  layer->fp16 = r.halfType(r.input(0));
   return layer;
+}
+
+// A copied input's checks: quant8, or binary16 (halfType) when the first input is; of its type.
+nn::Status copiedTensor(const OperationReader& r, const nn::Operand& o, const char* what, size_t minRank,
+                        size_t maxRank) {
+  NN_TRY(r.halfType(r.input(0)) ? r.halfTensor(o, what, minRank, maxRank) : r.quant8Tensor(o, what, minRank, maxRank));
+  return r.sameType(o, r.input(0), "the inputs");
+}
+
+// The image of a copied tensor: bytes as channels, two a binary16 value.
+ImageShape copiedImage(const CopyLayer& layer, const nn::Dimensions& dims) {
+  ImageShape s = paddedImage(dims);
+  if (layer.fp16) s.channels *= 2;
+  return s;
 }
 
 LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDims) {
@@ -134,10 +155,10 @@ LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDim
 nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool withValues) {
   NN_TRY(r.expectCounts({2}, 1));
   const auto& in = r.input(0);
-  const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(in, "input", 0, 4));
-  NN_TRY(r.sameType(in, out, "input and output"));
+  NN_TRY(copiedTensor(r, in, "input", 0, 4));
+  NN_TRY(r.sameType(in, r.output(0), "input and output"));
   if (isExecutionParameter(r, 1)) {
+    if (r.halfType(in)) return r.fail("a float16 shape given at execution is not supported (quant8 only)");
     if (r.input(1).dimensions.size() == 1 && r.input(1).dimensions[0] > 4) return r.fail("the output rank is above 4");
     return atExecution(r, index, 1, withValues);
   }
@@ -168,8 +189,8 @@ nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t ind
   auto layer = copyLayer(r, index);
   layer->flatCopy = true;
   layer->pieces.resize(1);
-  layer->inputs = {{r.op().inputs[0], paddedImage(in.dimensions), DataLayout::kFlat}};
-  layer->outputs = {{r.op().outputs[0], paddedImage(dims), DataLayout::kFlat}};
+  layer->inputs = {{r.op().inputs[0], copiedImage(*layer, in.dimensions), DataLayout::kFlat}};
+  layer->outputs = {{r.op().outputs[0], copiedImage(*layer, dims), DataLayout::kFlat}};
   return lowered(std::move(layer), dims);
 }
 
@@ -181,9 +202,10 @@ nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32
   if (!axisValue.ok()) return axisValue.error();
   const auto& first = r.input(0);
   const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(first, "input 0", 1, 4));
+  NN_TRY(copiedTensor(r, first, "input 0", 1, 4));
   NN_TRY(r.sameType(first, out, "input and output"));
-  if (!(out.scale > 0)) return r.fail("output scale must be positive");
+  const bool half = r.halfType(first);
+  if (!half && !(out.scale > 0)) return r.fail("output scale must be positive");
   const auto rank = static_cast<int32_t>(first.dimensions.size());
   int32_t axis = *axisValue;
   if (axis < -rank || axis >= rank) return r.fail("axis {} is out of range for rank {}", axis, rank);
@@ -193,26 +215,26 @@ nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32
   dims[axis] = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const auto& in = r.input(i);
-    NN_TRY(r.quant8Tensor(in, "an input", rank, rank));
-    NN_TRY(r.sameType(in, out, "input and output"));
+    NN_TRY(copiedTensor(r, in, "an input", rank, rank));
     for (int32_t d = 0; d < rank; ++d) {
       if (d != axis && in.dimensions[d] != first.dimensions[d]) return r.fail("input {} differs off the axis", i);
     }
     CopyLayer::Piece piece;
     uint32_t off[4] = {0, 0, 0, 0};
     off[4 - rank + axis] = dims[axis];
+    if (half) off[3] *= 2;  // channels count bytes
     piece.offset = ImageShape{off[0], off[1], off[2], off[3]};
-    if (in.scale != out.scale || in.zeroPoint != out.zeroPoint) {
+    if (!half && (in.scale != out.scale || in.zeroPoint != out.zeroPoint)) {
       auto table = unaryTable(nn::OperationType::CONCATENATION, in, out, {0});
       if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
       piece.lut = std::move(table).value();
     }
     layer->pieces.push_back(std::move(piece));
-    layer->inputs.push_back({op.inputs[i], paddedImage(in.dimensions), elementwiseLayout(in.dimensions)});
+    layer->inputs.push_back({op.inputs[i], copiedImage(*layer, in.dimensions), elementwiseLayout(in.dimensions)});
     dims[axis] += in.dimensions[axis];
   }
   NN_TRY(r.checkOutputDims(dims));
-  layer->outputs = {{op.outputs[0], paddedImage(dims), elementwiseLayout(dims)}};
+  layer->outputs = {{op.outputs[0], copiedImage(*layer, dims), elementwiseLayout(dims)}};
   return lowered(std::move(layer), dims);
 }
 
@@ -222,30 +244,53 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
   NN_TRY(r.expectCounts({v2 ? size_t{3} : size_t{2}}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(in, "input", 1, 4));
+  NN_TRY(copiedTensor(r, in, "input", 1, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
+  const bool half = r.halfType(in);
+  // The border's byte: the zero point, 0.0 in binary16, or PAD_V2's value.
+  auto padByte = [&]() -> nn::Result<uint8_t> {
+    if (!v2) return static_cast<uint8_t>(half ? 0 : out.zeroPoint);
+    if (!half) {
+      auto pv = r.int32Param(2, "pad value");
+      if (!pv.ok()) return pv.error();
+      const int32_t value = *pv;
+      const bool isSigned = isSignedType(in.type);
+      if (value < (isSigned ? -128 : 0) || value > (isSigned ? 127 : 255)) {
+        return r.fail("pad value {} is out of range", value);
+      }
+      return static_cast<uint8_t>(value);
+    }
+    const auto& p = r.input(2);
+    std::optional<uint16_t> bits;
+    if (p.type == nn::OperandType::FLOAT16) {
+      bits = constantScalar<uint16_t>(r.model(), p);
+    } else if (p.type == nn::OperandType::FLOAT32) {
+      if (auto f = constantScalar<float>(r.model(), p)) bits = hw::fp::fp32ToFp16(hw::fp::bitsOf(*f));
+    } else {
+      return r.fail("pad value (input 2) must be FLOAT16 or FLOAT32");
+    }
+    if (!bits) return r.fail("pad value (input 2) is not a constant");
+    if ((*bits & 0xff) != (*bits >> 8)) {
+      return r.fail("pad value {} is binary16 0x{:04x}: the border is filled with one byte, twice", hw::fp::fp16Value(*bits),
+                    *bits);
+    }
+    return static_cast<uint8_t>(*bits & 0xff);
+  };
   if (isExecutionParameter(r, 1)) {
+    if (half) return r.fail("float16 paddings given at execution are not supported (quant8 only)");
     if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(in.dimensions.size()), 2}) {
       return r.fail("paddings must be [rank, 2]");
     }
-    if (v2) {
-      auto pv = r.int32Param(2, "pad value");
-      if (!pv.ok()) return pv.error();
-    }
+    auto fill = padByte();
+    if (!fill.ok()) return fill.error();
     return atExecution(r, index, 2, withValues);
   }
   auto paddings = int32Tensor(r, 1, "paddings");
   if (!paddings.ok()) return paddings.error();
   const size_t rank = in.dimensions.size();
   if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(rank), 2}) return r.fail("paddings must be [rank, 2]");
-  int32_t value = out.zeroPoint;  // PAD pads with the zero point
-  if (v2) {
-    auto pv = r.int32Param(2, "pad value");
-    if (!pv.ok()) return pv.error();
-    value = *pv;
-  }
-  const bool isSigned = isSignedType(in.type);
-  if (value < (isSigned ? -128 : 0) || value > (isSigned ? 127 : 255)) return r.fail("pad value {} is out of range", value);
+  auto fill = padByte();
+  if (!fill.ok()) return fill.error();
   nn::Dimensions dims(rank);
   uint32_t off[4] = {0, 0, 0, 0};
   for (size_t d = 0; d < rank; ++d) {
@@ -254,14 +299,15 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
     dims[d] = in.dimensions[d] + static_cast<uint32_t>(before) + static_cast<uint32_t>(after);
     off[4 - rank + d] = static_cast<uint32_t>(before);
   }
+  if (half) off[3] *= 2;  // channels count bytes
   NN_TRY(r.checkOutputDims(dims));
   auto layer = copyLayer(r, index);
-  layer->fill = static_cast<uint8_t>(value);
+  layer->fill = *fill;
   CopyLayer::Piece piece;
   piece.offset = ImageShape{off[0], off[1], off[2], off[3]};
   layer->pieces.push_back(std::move(piece));
-  layer->inputs = {{op.inputs[0], paddedImage(in.dimensions), elementwiseLayout(in.dimensions)}};
-  layer->outputs = {{op.outputs[0], paddedImage(dims), elementwiseLayout(dims)}};
+  layer->inputs = {{op.inputs[0], copiedImage(*layer, in.dimensions), elementwiseLayout(in.dimensions)}};
+  layer->outputs = {{op.outputs[0], copiedImage(*layer, dims), elementwiseLayout(dims)}};
   return lowered(std::move(layer), dims);
 }
 
