@@ -10,10 +10,10 @@
 // every stage of a command in step, so a lane has no state of its own beyond the registers
 // below and the softmax reciprocal, computed one step a cycle (recip_step_i) from the sum.
 //
-// With Fp16 (a lane below Cols/2 of Fp16 hardware) a WINDOW or ELTWISE lut in fp16 mode (fp_i)
+// With Fp16 (a lane below Cols/2 of Fp16 hardware) a WINDOW or ELTWISE in fp16 mode (fp_i)
 // works on the binary16 value of two bytes (a_i low, a_hi_i high; b likewise) in the same
 // stages (weft_fp_pkg, bit-exact with hw/include/weft/hw/fp16.h): operand: the product or the
-// widened value, or the lookup's slope times the low byte; reduce: the binary32 sum or maximum,
+// widened values, or the lookup's slope times the low byte; reduce: the binary32 sum or maximum,
 // or the lookup's start value plus that; result: an average's division by the count.
 module weft_vec_lane
   import weft_pkg::*;
@@ -36,7 +36,7 @@ module weft_vec_lane
   input  logic [31:0] b_mult_i,
   input  logic [5:0]  b_shift_i,
   input  logic [8:0]  lut_len_i,     // softmax
-  input  logic        fp_i,          // window, eltwise lut: binary16 mode (with Fp16 only)
+  input  logic        fp_i,          // window, eltwise: binary16 mode (with Fp16 only)
   // operand stage: the bytes of this lane, the slot's controls
   input  logic        op1_en_i,      // a slot is in the operand stage
   input  logic [7:0]  a_i,
@@ -99,9 +99,18 @@ module weft_vec_lane
       ok2_q <= is_smx && pass1_i != 2'd0 ? d_ok : ok1_i;
       if (fp && is_win) begin
         v1_q <= (kind_i == WinKindDwconv) ? fp16_mul({a_hi_i, a_i}, {b_hi_i, b_i}) : fp16_to_fp32({a_hi_i, a_i});
-      end else if (fp) begin  // eltwise lut (checked)
-        v1_q    <= fp16_mul(lut_data_i[31:16], u8_to_fp16(a_i));
-        start_q <= lut_data_i[15:0];
+      end else if (fp) begin  // eltwise lut, add or mul (checked); add keeps b in pa_q
+        unique case (kind_i)
+          EltKindAdd: begin
+            v1_q <= fp16_to_fp32({a_hi_i, a_i});
+            pa_q <= 64'(fp16_to_fp32({b_hi_i, b_i}));
+          end
+          EltKindMul: v1_q <= fp16_mul({a_hi_i, a_i}, {b_hi_i, b_i});
+          default: begin
+            v1_q    <= fp16_mul(lut_data_i[31:16], u8_to_fp16(a_i));
+            start_q <= lut_data_i[15:0];
+          end
+        endcase
       end else if (is_win) begin
         v1_q <= (kind_i == WinKindDwconv) ? 32'(signed'(xa) * signed'(xb)) : xa;
       end else if (is_elt) begin
@@ -148,21 +157,33 @@ module weft_vec_lane
   logic [16:0] cnt_q;
   logic        ok3_q;
 
+  // binary16: one binary32 adder for the reduce stage, v1_q plus the window's reduction so far,
+  // the eltwise add's b, or the lookup piece's start value.
+  logic [31:0] fp_base, fp_sum;
+  assign fp_base = first2_i ? ((kind_i == WinKindMax) ? 32'hff80_0000 : 32'd0) : red_q;
+  if (Fp16 != 0) begin : g_fp_add
+    logic [31:0] addend;
+    assign addend = is_win ? fp_base : ((kind_i == EltKindAdd) ? pa_q[31:0] : fp16_to_fp32(start_q));
+    assign fp_sum = fp32_add(addend, v1_q);
+  end else begin : g_no_fp_add
+    assign fp_sum = '0;
+    logic unused_start;  // the lookup's start value is binary16 only
+    assign unused_start = ^start_q;
+  end
+
   always_ff @(posedge clk_i) begin
     if (op2_en_i) begin
       ok3_q <= ok2_q;
       if (fp && is_win) begin
-        logic [31:0] base;
-        base = first2_i ? ((kind_i == WinKindMax) ? 32'hff80_0000 : 32'd0) : red_q;
         if (ok2_q) begin
-          red_q <= (kind_i == WinKindMax) ? (fp32_greater(v1_q, base) ? v1_q : base) : fp32_add(base, v1_q);
+          red_q <= (kind_i == WinKindMax) ? (fp32_greater(v1_q, fp_base) ? v1_q : fp_base) : fp_sum;
           cnt_q <= (first2_i ? 17'd0 : cnt_q) + 17'd1;
         end else begin
-          red_q <= base;
+          red_q <= fp_base;
           cnt_q <= first2_i ? 17'd0 : cnt_q;
         end
       end else if (fp) begin
-        v2_q <= fp32_add(fp16_to_fp32(start_q), v1_q);
+        v2_q <= (kind_i == EltKindMul) ? v1_q : fp_sum;
       end else if (is_win) begin
         logic [31:0] base;
         logic [16:0] cbase;

@@ -150,7 +150,7 @@ module weft_vector
             amap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow)
                          ? LaneW'(2 * ((32'(in_win.phase) + l) / 32'(in_win.dm)))
                          : (in_elt.a_bcast ? '0 : LaneW'(2 * l));
-            bmap_q[l] <= LaneW'(2 * l);
+            bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.b_bcast) ? '0 : LaneW'(2 * l);
           end
         end
       end

@@ -111,12 +111,14 @@ void FunctionalModel::window(const hw::WindowCmd& c) {
 }
 
 void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
-  if (c.fp16) {  // lut only (checked): lane j < Cols/2 looks its binary16 up piecewise
+  if (c.fp16) {  // lut, add or mul (checked): lane j < Cols/2 on the binary16 values of a and b
     const uint32_t lanes = cols_ / 2;
+    const bool readsB = c.kind == hw::EltKind::kAdd || c.kind == hw::EltKind::kMul;
     uint32_t r = 0;
     for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
       for (uint32_t i0 = 0; i0 < c.count0; ++i0, ++r) {
         const uint8_t* a = vecRow(c.aAddr + i1 * c.aStride1 + i0 * c.aStride0);
+        const uint8_t* b = readsB ? vecRow(c.bAddr + i1 * c.bStride1 + i0 * c.bStride0) : nullptr;
         int32_t* out = &acc_[size_t{c.accAddr + r} * cols_];
         for (uint32_t l = 0; l < cols_; ++l) {
           if (l >= lanes) {
@@ -124,7 +126,14 @@ void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
             continue;
           }
           const uint16_t h = halfAt(a, c.aBcast ? 0 : l);
-          out[l] = static_cast<int32_t>(hw::fp::lutPiece(static_cast<uint32_t>(lut_[h >> 8]), h));
+          const uint16_t g = readsB ? halfAt(b, c.bBcast ? 0 : l) : 0;
+          uint32_t v = 0;
+          switch (c.kind) {
+            case hw::EltKind::kAdd: v = hw::fp::fp32Add(hw::fp::fp16ToFp32(h), hw::fp::fp16ToFp32(g)); break;
+            case hw::EltKind::kMul: v = hw::fp::fp16Mul(h, g); break;
+            default: v = hw::fp::lutPiece(static_cast<uint32_t>(lut_[h >> 8]), h); break;
+          }
+          out[l] = static_cast<int32_t>(v);
         }
       }
     }

@@ -340,6 +340,64 @@ TEST(Fp16, Float32NeedsARelaxedModel) {
   EXPECT_EQ(supported.value(), std::vector<bool>(3, false));
 }
 
+// ADD and MUL in binary16 with NNAPI's broadcasting (same shapes, a channel vector, a value per
+// pixel, a scalar) and fused activations; SUB is left to the CPU, saying why.
+OpModel makeFp16Binary(nn::OperationType type, const nn::Dimensions& a, const nn::Dimensions& b, int32_t activation,
+                       std::mt19937& rng) {
+  ModelBuilder mb;
+  const uint32_t x = mb.input(OperandType::TENSOR_FLOAT16, a, 0, 0);
+  const uint32_t y = mb.input(OperandType::TENSOR_FLOAT16, b, 0, 0);
+  const size_t rank = std::max(a.size(), b.size());
+  nn::Dimensions dims(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const auto dim = [&](const nn::Dimensions& d) { return i + d.size() >= rank ? d[i + d.size() - rank] : 1u; };
+    dims[i] = std::max(dim(a), dim(b));
+  }
+  const uint32_t out = mb.tensor(OperandType::TENSOR_FLOAT16, dims);
+  mb.output(out);
+  mb.operation(type, {x, y, mb.int32Scalar(activation)}, {out});
+  OpModel m;
+  m.model = mb.build();
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(a), 6.0f));
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(b), 6.0f));
+  m.outputBytes.push_back(2 * nn::numberOfElements(dims));
+  return m;
+}
+
+TEST(Fp16, AddAndMulOnTheVectorUnitMatchTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(59);
+  const std::vector<std::pair<nn::Dimensions, nn::Dimensions>> shapes = {
+      {{2, 5, 7, 19}, {2, 5, 7, 19}}, {{1, 6, 9, 24}, {24}}, {{2, 4, 5, 11}, {2, 4, 5, 1}},
+      {{3, 37}, {1}},                 {{1}, {4, 3, 10}},    {{3, 1, 8, 16}, {1, 6, 1, 16}}};
+  for (auto type : {nn::OperationType::ADD, nn::OperationType::MUL}) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const auto& [a, b] = shapes[i];
+      const int32_t activation = static_cast<int32_t>(i % 4);
+      const OpModel m = makeFp16Binary(type, a, b, activation, rng);
+      const std::string what = fmt::format("fp16 {} of {} and {} elements, activation {}", nn::toString(type),
+                                           nn::numberOfElements(a), nn::numberOfElements(b), activation);
+      const std::string tiling = expectWithinTolerance(*device, m, what);
+      if (HasFatalFailure()) return;
+      EXPECT_NE(tiling.find(type == nn::OperationType::ADD ? "add fp16" : "mul fp16"), std::string::npos)
+          << what << ": " << tiling;
+    }
+  }
+}
+
+TEST(Fp16, SubIsNotClaimed) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(61);
+  const OpModel m = makeFp16Binary(nn::OperationType::SUB, {2, 3, 3, 4}, {2, 3, 3, 4}, 0, rng);
+  auto supported = device->getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(supported.value(), std::vector<bool>{false});
+  auto prepared = prepare(*device, m.model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_NE(prepared.error().message.find("SUB in float16 is not supported"), std::string::npos)
+      << prepared.error().message;
+}
+
 // The copies in binary16: their lanes move bytes, two a value, so channel offsets count bytes.
 // CONCATENATION over every axis of odd shapes, PAD (0.0) and PAD_V2 with a border of one byte
 // twice, RESHAPE; the results are exact.

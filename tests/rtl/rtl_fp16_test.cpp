@@ -563,7 +563,8 @@ TEST(RtlFp16Decode, Fp16FieldRules) {
   g.wSigned = true;
   EXPECT_EQ(errorOf(dev, g.encode()), 0u);
   EXPECT_EQ(errorOf(dev, fp16Store().encode()), 0u);
-  // The vector unit: binary16 windows take no zero points or signed bytes; lookups only.
+  // The vector unit: binary16 windows and element-wise commands take no zero points or signed
+  // bytes; lookups, sums and products only.
   EXPECT_EQ(errorOf(dev, fp16Window().encode()), 0u);
   hw::WindowCmd w = fp16Window();
   w.inZp = 1;
@@ -575,7 +576,19 @@ TEST(RtlFp16Decode, Fp16FieldRules) {
   EXPECT_EQ(errorOf(dev, fp16Lookup().encode()), 0u);
   hw::EltwiseCmd e = fp16Lookup();
   e.kind = hw::EltKind::kAdd;
-  EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 add";
+  EXPECT_EQ(errorOf(dev, e.encode()), 0u) << "an fp16 add";
+  e.kind = hw::EltKind::kMul;
+  EXPECT_EQ(errorOf(dev, e.encode()), 0u) << "an fp16 mul";
+  e.bZp = 2;
+  EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 mul's b_zp";
+  e = fp16Lookup();
+  e.kind = hw::EltKind::kAdd;
+  e.aSigned = true;
+  EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 add's a_signed";
+  e = fp16Lookup();
+  e.aZp = 1;
+  EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 lookup's a_zp";
+  e = fp16Lookup();
   e.kind = hw::EltKind::kCopy;
   EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 copy";
 }

@@ -88,6 +88,8 @@ bool isAcceleratorFp16Case(const TestModel& model) {
         if (!constant(op.inputs.at(1))) return false;
         break;
       case T::CONCATENATION:
+      case T::ADD:
+      case T::MUL:
       case T::AVERAGE_POOL_2D:
       case T::MAX_POOL_2D:
       case T::RELU:

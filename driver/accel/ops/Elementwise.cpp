@@ -3,6 +3,9 @@
 // TFLite's, as the reference kernels have it: ADD and SUB rescale both inputs to twice the larger
 // input scale with 20 bits of headroom (SUB negates the second multiplier) and the STORE rescales
 // the sum to the output; MUL multiplies the zero-point-adjusted inputs and the STORE rescales.
+// With the fp16 datapath ADD and MUL also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): the
+// lanes add the two values widened to binary32, or multiply them exactly, and the STORE rounds
+// to binary16 and clamps to the activation (ELTWISE and STORE fp16).
 #include <algorithm>
 
 #include "EltwiseLayer.h"
@@ -20,25 +23,8 @@ nn::Result<QuantizedMultiplier> smallerThanOne(const OperationReader& r, double 
   return *q;
 }
 
-}  // namespace
-
-nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool) {
-  const auto& op = r.op();
-  NN_TRY(r.expectCounts({3}, 1));
-  const auto& a = r.input(0);
-  const auto& b = r.input(1);
-  const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(a, "first input", 0, 4));
-  NN_TRY(r.quant8Tensor(b, "second input", 0, 4));
-  NN_TRY(r.sameType(a, b, "inputs"));
-  NN_TRY(r.sameType(a, out, "input and output"));
-  if (!(out.scale > 0)) return r.fail("output scale must be positive");
-  auto act = r.int32Param(2, "fused activation");
-  if (!act.ok()) return act.error();
-  auto clamp = r.activationClamp(*act, out);
-  if (!clamp.ok()) return clamp.error();
-
-  // NNAPI broadcasting: trailing dimensions aligned, each equal or 1.
+// NNAPI broadcasting: trailing dimensions aligned, each equal or 1.
+nn::Result<nn::Dimensions> broadcastDims(const OperationReader& r, const nn::Operand& a, const nn::Operand& b) {
   const size_t rank = std::max(a.dimensions.size(), b.dimensions.size());
   nn::Dimensions dims(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -49,6 +35,87 @@ nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uin
   }
   if (nn::numberOfElements(dims) == 0) return r.fail("empty tensors are not supported");
   NN_TRY(r.checkOutputDims(dims));
+  return dims;
+}
+
+// The layer over a and b broadcast to `dims`, its shapes counting `valueBytes` bytes a value.
+LoweredOperation binaryLayer(const OperationReader& r, uint32_t index, EltwiseMath m, const nn::Dimensions& dims,
+                             uint32_t valueBytes) {
+  const auto& op = r.op();
+  const auto& a = r.input(0);
+  const auto& b = r.input(1);
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = op.type;
+  layer->fp16 = m.fp16;
+  layer->math = std::move(m);
+  // Without broadcasting, element i of each tensor goes with element i of the others, in any
+  // layout they share; a single element broadcast to all of them has no layout either.
+  auto single = [](const nn::Dimensions& d) {
+    return std::all_of(d.begin(), d.end(), [](uint32_t n) { return n == 1; });
+  };
+  const bool anyOrder = dims.size() == 4 && (a.dimensions == dims || single(a.dimensions)) &&
+                        (b.dimensions == dims || single(b.dimensions));
+  auto layout = [&](const nn::Dimensions& d) {
+    if (!anyOrder) return elementwiseLayout(d);
+    return d == dims ? DataLayout::kAny : DataLayout::kFlat;
+  };
+  auto image = [&](const nn::Dimensions& d) {
+    ImageShape s = paddedImage(d);
+    s.channels *= valueBytes;
+    return s;
+  };
+  layer->inputs = {{op.inputs[0], image(a.dimensions), layout(a.dimensions)},
+                   {op.inputs[1], image(b.dimensions), layout(b.dimensions)}};
+  layer->outputs = {{op.outputs[0], image(dims), layout(dims)}};
+  LoweredOperation lo;
+  lo.vector = std::move(layer);
+  lo.outputDims = dims;
+  return lo;
+}
+
+nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t index) {
+  const auto& op = r.op();
+  const auto& a = r.input(0);
+  const auto& b = r.input(1);
+  NN_TRY(r.halfTensor(a, "first input", 0, 4));
+  NN_TRY(r.halfTensor(b, "second input", 0, 4));
+  NN_TRY(r.sameType(a, b, "inputs"));
+  NN_TRY(r.sameType(a, r.output(0), "input and output"));
+  if (op.type == nn::OperationType::SUB) return r.fail("SUB in float16 is not supported (ADD and MUL are)");
+  auto act = r.int32Param(2, "fused activation");
+  if (!act.ok()) return act.error();
+  auto clamp = r.fp16Clamp(*act);
+  if (!clamp.ok()) return clamp.error();
+  auto dims = broadcastDims(r, a, b);
+  if (!dims.ok()) return dims.error();
+  EltwiseMath m;
+  m.kind = op.type == nn::OperationType::MUL ? hw::EltKind::kMul : hw::EltKind::kAdd;
+  m.fp16 = true;
+  m.clamp = *clamp;  // the parameter row's bias is 0 (+0.0)
+  return binaryLayer(r, index, std::move(m), *dims, 2);
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool) {
+  const auto& op = r.op();
+  NN_TRY(r.expectCounts({3}, 1));
+  const auto& a = r.input(0);
+  const auto& b = r.input(1);
+  const auto& out = r.output(0);
+  if (r.halfType(a)) return lowerFp16Binary(r, index);
+  NN_TRY(r.quant8Tensor(a, "first input", 0, 4));
+  NN_TRY(r.quant8Tensor(b, "second input", 0, 4));
+  NN_TRY(r.sameType(a, b, "inputs"));
+  NN_TRY(r.sameType(a, out, "input and output"));
+  if (!(out.scale > 0)) return r.fail("output scale must be positive");
+  auto act = r.int32Param(2, "fused activation");
+  if (!act.ok()) return act.error();
+  auto clamp = r.activationClamp(*act, out);
+  if (!clamp.ok()) return clamp.error();
+  auto dims = broadcastDims(r, a, b);
+  if (!dims.ok()) return dims.error();
 
   EltwiseMath m;
   m.aSigned = m.bSigned = isSignedType(a.type);
@@ -78,28 +145,7 @@ nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uin
     m.bShift = qb->shift;
     m.column = hw::ColumnParams{0, qo->multiplier, static_cast<int8_t>(qo->shift)};
   }
-  auto layer = std::make_shared<EltwiseLayer>();
-  layer->operationIndex = index;
-  layer->type = op.type;
-  layer->math = std::move(m);
-  // Without broadcasting, element i of each tensor goes with element i of the others, in any
-  // layout they share; a single element broadcast to all of them has no layout either.
-  auto single = [](const nn::Dimensions& d) {
-    return std::all_of(d.begin(), d.end(), [](uint32_t n) { return n == 1; });
-  };
-  const bool anyOrder = dims.size() == 4 && (a.dimensions == dims || single(a.dimensions)) &&
-                        (b.dimensions == dims || single(b.dimensions));
-  auto layout = [&](const nn::Dimensions& d) {
-    if (!anyOrder) return elementwiseLayout(d);
-    return d == dims ? DataLayout::kAny : DataLayout::kFlat;
-  };
-  layer->inputs = {{op.inputs[0], paddedImage(a.dimensions), layout(a.dimensions)},
-                   {op.inputs[1], paddedImage(b.dimensions), layout(b.dimensions)}};
-  layer->outputs = {{op.outputs[0], paddedImage(dims), layout(dims)}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
-  lo.outputDims = dims;
-  return lo;
+  return binaryLayer(r, index, std::move(m), *dims, 1);
 }
 
 }  // namespace weft::accel

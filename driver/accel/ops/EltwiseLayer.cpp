@@ -162,6 +162,7 @@ nn::Status EltwiseEmitter::rowPacked(const EltwiseMath& math, const LaneImage& a
 nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
                                    const LaneImage& out) {
   const ImageShape& s = out.shape;
+  const uint32_t valueBytes = math.fp16 ? 2 : 1;  // a lane broadcasts one value
   const uint32_t limit = std::min(bufRows_, accHalf_);
   const uint32_t tx = std::min({s.width, kStrideMax, limit});
   const uint32_t ty = std::max(1u, std::min(s.height, limit / tx));
@@ -177,7 +178,7 @@ nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, 
     Operand r;
     r.box = PixelBox{xs.batches > 1 ? o.b : 0, xs.height > 1 ? o.y0 : 0, xs.height > 1 ? o.h : 1,
                      xs.width > 1 ? o.x0 : 0, xs.width > 1 ? o.w : 1};
-    r.laneBroadcast = xs.channels == 1 && s.channels > 1;
+    r.laneBroadcast = xs.channels == valueBytes && s.channels > valueBytes;
     r.stride0 = xs.width > 1 ? 1 : 0;
     r.stride1 = xs.height > 1 ? r.box.w : 0;
     return r;
@@ -192,7 +193,7 @@ nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, 
           hw::EltwiseCmd e = command(math);
           auto load = [&](const LaneImage& x, const Operand& op, uint32_t base, uint32_t buffer) {
             return cmds_.loadPlane(x, op.box, op.laneBroadcast ? 0 : g * cols_,
-                                   op.laneBroadcast ? 1 : x.groupBytes(g), base, buffer);
+                                   op.laneBroadcast ? valueBytes : x.groupBytes(g), base, buffer);
           };
           NN_TRY(load(a, oa, e.aAddr, vecBuffer(1 + tile_)));
           e.aBcast = oa.laneBroadcast;

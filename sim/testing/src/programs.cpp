@@ -4,6 +4,7 @@
 #include "weft/sim/functional_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -451,9 +452,11 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
       e.aShift = static_cast<int32_t>(uni(0, 9) == 0 ? uni(-32, 31) : uni(-12, 2));
       e.bShift = static_cast<int32_t>(uni(0, 9) == 0 ? uni(-32, 31) : uni(-12, 2));
       e.accAddr = accAddr;
-      if (cfg.fp16() && uni(0, 2) == 0) {  // a binary16 lookup: lut only
+      if (cfg.fp16() && uni(0, 2) == 0) {  // binary16: a lookup, a sum or a product (unsigned, no zero points)
         e.fp16 = true;
-        e.kind = hw::EltKind::kLut;
+        e.kind = std::array{hw::EltKind::kLut, hw::EltKind::kAdd, hw::EltKind::kMul}[uni(0, 2)];
+        e.aSigned = e.bSigned = false;
+        e.aZp = e.bZp = 0;
       }
       return {e.encode(), e.count0 * e.count1};
     }
