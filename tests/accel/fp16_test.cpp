@@ -340,6 +340,16 @@ TEST(Fp16, Float32NeedsARelaxedModel) {
   EXPECT_EQ(supported.value(), std::vector<bool>(3, false));
 }
 
+// The device does not claim the model's one operation, and its preparation fails saying `reason`.
+void expectNotClaimed(const hal::IDevice& device, const OpModel& m, const std::string& reason) {
+  auto supported = device.getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(supported.value(), std::vector<bool>{false});
+  auto prepared = prepare(device, m.model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
+}
+
 // ADD and MUL in binary16 with NNAPI's broadcasting (same shapes, a channel vector, a value per
 // pixel, a scalar) and fused activations; SUB is left to the CPU, saying why.
 OpModel makeFp16Binary(nn::OperationType type, const nn::Dimensions& a, const nn::Dimensions& b, int32_t activation,
@@ -389,13 +399,7 @@ TEST(Fp16, SubIsNotClaimed) {
   auto device = approxDevice("weft16fp");
   std::mt19937 rng(61);
   const OpModel m = makeFp16Binary(nn::OperationType::SUB, {2, 3, 3, 4}, {2, 3, 3, 4}, 0, rng);
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok()) << supported.error().message;
-  EXPECT_EQ(supported.value(), std::vector<bool>{false});
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_NE(prepared.error().message.find("SUB in float16 is not supported"), std::string::npos)
-      << prepared.error().message;
+  expectNotClaimed(*device, m, "SUB in float16 is not supported");
 }
 
 // The copies in binary16: their lanes move bytes, two a value, so channel offsets count bytes.
@@ -469,13 +473,7 @@ TEST(Fp16, PadV2WithABorderOfTwoBytesIsNotClaimed) {
   auto device = approxDevice("weft16fp");
   std::mt19937 rng(53);
   const OpModel m = makeFp16Pad({1, 3, 3, 2}, {0, 0, 1, 1, 1, 1, 0, 0}, uint16_t{0x3c00}, rng);
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok()) << supported.error().message;
-  EXPECT_EQ(supported.value(), std::vector<bool>{false});
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_NE(prepared.error().message.find("filled with one byte, twice"), std::string::npos)
-      << prepared.error().message;
+  expectNotClaimed(*device, m, "filled with one byte, twice");
 }
 
 // Without the fp16 datapath the accelerator leaves them to the CPU, saying why.
@@ -483,13 +481,7 @@ TEST(Fp16, NotClaimedWithoutTheDatapath) {
   auto device = approxDevice("weft16");
   std::mt19937 rng(3);
   const OpModel m = makeFp16Conv(Fp16Conv{}, rng);
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok()) << supported.error().message;
-  EXPECT_EQ(supported.value(), std::vector<bool>{false});
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_NE(prepared.error().message.find("needs the fp16 datapath (Fp16 1"), std::string::npos)
-      << prepared.error().message;
+  expectNotClaimed(*device, m, "needs the fp16 datapath (Fp16 1");
   // The vector unit's binary16 layers alike.
   const OpModel pool = makeFp16Window(Fp16Window{nn::OperationType::AVERAGE_POOL_2D}, rng);
   auto poolSupported = device->getSupportedOperations(pool.model);
@@ -504,13 +496,7 @@ TEST(Fp16, DepthwiseWithADepthMultiplierIsNotClaimed) {
   Fp16Window c;
   c.depthMultiplier = 2;
   const OpModel m = makeFp16Window(c, rng);
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok()) << supported.error().message;
-  EXPECT_EQ(supported.value(), std::vector<bool>{false});
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_NE(prepared.error().message.find("depth multiplier is not supported"), std::string::npos)
-      << prepared.error().message;
+  expectNotClaimed(*device, m, "depth multiplier is not supported");
 }
 
 }  // namespace
