@@ -133,8 +133,9 @@ std::vector<KChunk> packedChunks(const GemmLayer& layer, unsigned rows);
 std::optional<TilePlan> rampedPlan(const TilePlan& plan, const hw::HwConfig& config);
 
 // Whether the compiler tries rampedPlan(): from the environment variable WEFT_ACCEL_RAMP,
-// "always" (every plan with three boxes or more, whatever the timeline says) or "never"; unset
-// or anything else leaves it to the search. For tests that must reach ramped plans, and for
+// "always" (the chosen plan whenever it has three boxes or more and the layer more than one
+// candidate, whatever the timeline says) or "never"; unset or anything else leaves it to the
+// search. For tests that must reach ramped plans, and for
 // comparing the two on the same hardware.
 enum class RampChoice { kSearch, kAlways, kNever };
 RampChoice rampChoice();
