@@ -296,7 +296,7 @@ ProgramBuilder::~ProgramBuilder() = default;
 
 void ProgramBuilder::expect(size_t commands) {
   // At most a segment: a huge layer's hint overstates one of its epochs, and its segments are
-  // cut at kMaxSegmentCommands (88 MB of planned commands, which growing by doubling from half of
+  // cut at kMaxSegmentCommands (22 MB of planned commands, which growing by doubling from half of
   // it held one and a half times).
   segment_.reserve(std::min(segment_.size() + commands, kMaxSegmentCommands));
   // The program's bytes for the whole layer: growing them by doubling held the old and the new
