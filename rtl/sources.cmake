@@ -15,6 +15,7 @@ set(WEFT_RTL_SOURCES
   ${WEFT_RTL_DIR}/weft_ctrl.sv
   ${WEFT_RTL_DIR}/weft_rd_arb.sv
   ${WEFT_RTL_DIR}/weft_load.sv
+  ${WEFT_RTL_DIR}/weft_gemm_steps.sv
   ${WEFT_RTL_DIR}/weft_compute.sv
   ${WEFT_RTL_DIR}/weft_compute_os.sv
   ${WEFT_RTL_DIR}/weft_in_spad.sv

@@ -8,6 +8,8 @@
 // Streamer: issues the rows of the queue's head GEMM into the array, one a cycle, back to
 // back across GEMMs. The GEMM completes when the accumulator write-back of its last row
 // reaches the last column (done_i).
+// A GEMM of k_steps steps starts once a step (weft_gemm_steps): each step is a GEMM of its own
+// to the preloader and the streamer; only the last step's last row completes the command.
 module weft_compute
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -48,6 +50,7 @@ module weft_compute
   output logic              array_row_o,
   output logic              fp_row_o,      // a GEMM fp16 row entered the array (FP16_ROWS)
   output logic              retire_o,
+  output logic              cmd_start_o,   // a command's first step starts (command timelines)
   output logic              idle_o
 );
   localparam int unsigned KW = GemmKRowsW;
@@ -69,6 +72,7 @@ module weft_compute
     logic                wsel;
     logic [KW-1:0]       k_rows;
     logic [1:0]          sig;
+    logic                final_step;  // the command's last step: its last row completes it
     logic                fp;
   } job_t;
 
@@ -86,19 +90,34 @@ module weft_compute
   logic sq_full, sq_empty, sq_pop;
   logic tok_ok, buf_ok, start, preload;
   logic nb;
+  logic step_first, step_final, step_accumulate;
+  logic [RowAw-1:0] step_in_addr, step_w_addr;
+
+  weft_gemm_steps u_steps (
+    .clk_i, .rst_ni, .clr_i,
+    .head_i      (head),
+    .start_i     (start),
+    .first_o     (step_first),
+    .final_o     (step_final),
+    .in_addr_o   (step_in_addr),
+    .w_addr_o    (step_w_addr),
+    .accumulate_o(step_accumulate)
+  );
+
   assign nb     = !last_buf_q;
-  assign tok_ok = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
+  // Tokens are the first step's (the later ones run on what it popped and reserved).
+  assign tok_ok = !step_first || tokens_ok(cmd_i, wait_avail_i, sig_space_i);
   assign buf_ok = head.keep_weights || (pl_left_q == '0 && users_q[nb] == '0 && drain_q[nb] == '0);
   assign start  = cmd_valid_i && tok_ok && buf_ok && !sq_full;
   assign preload = start && !head.keep_weights;
 
-  assign cmd_pop_o = start;
-  assign wait_pop_o = {start && head.wait1, start && head.wait0};
-  assign sig_rsv_o  = {start && head.signal1, start && head.signal0};
+  assign cmd_pop_o = start && step_final;
+  assign wait_pop_o = {start && step_first && head.wait1, start && step_first && head.wait0};
+  assign sig_rsv_o  = {start && step_first && head.signal1, start && step_first && head.signal0};
 
   job_t new_job, job;
   always_comb begin
-    new_job.in_addr    = head.in_addr;
+    new_job.in_addr    = step_in_addr;
     new_job.m_rows     = head.m_rows;
     new_job.m_groups   = head.m_groups;
     new_job.in_stride0 = RowAw'(head.in_stride0);
@@ -106,10 +125,11 @@ module weft_compute
     new_job.acc_addr   = head.acc_addr;
     new_job.in_zp      = head.in_zp[8:0];
     new_job.in_signed  = head.in_signed;
-    new_job.accumulate = head.accumulate;
+    new_job.accumulate = step_accumulate;
     new_job.wsel       = head.keep_weights ? last_buf_q : nb;
     new_job.k_rows     = head.keep_weights ? last_k_q : head.k_rows;
-    new_job.sig        = {head.signal1, head.signal0};
+    new_job.sig        = step_final ? {head.signal1, head.signal0} : 2'b00;
+    new_job.final_step = step_final;
     new_job.fp         = head.fp16;  // decode rejects fp16 GEMMs without Fp16
   end
 
@@ -142,7 +162,7 @@ module weft_compute
 
   // Weight read: row 0 at the start edge, then one row a cycle.
   assign w_re_o    = preload || (pl_left_q != '0);
-  assign w_raddr_o = (pl_left_q != '0) ? pl_addr_q : head.w_addr;
+  assign w_raddr_o = (pl_left_q != '0) ? pl_addr_q : step_w_addr;
 
   logic                rd_valid_q, rd_buf_q, rd_signed_q;
   logic [RowIdxW-1:0]  rd_row_q;
@@ -177,7 +197,7 @@ module weft_compute
 
   always_ff @(posedge clk_i) begin
     if (preload) begin
-      pl_addr_q   <= head.w_addr + 1'b1;
+      pl_addr_q   <= step_w_addr + 1'b1;
       rd_row_q    <= '0;
       rd_buf_q    <= nb;
       rd_zp_q     <= head.w_zp[8:0];
@@ -262,7 +282,7 @@ module weft_compute
         end
         row_q.acc.acc_addr   <= job.acc_addr + acc_off_q;
         row_q.acc.accumulate <= job.accumulate;
-        row_q.acc.last       <= last;
+        row_q.acc.last       <= last && job.final_step;
         row_q.acc.sig        <= job.sig;
       end
       pipe_q <= issue ? PipeW'(PipeDepth) : (pipe_q != '0 ? pipe_q - 1'b1 : '0);
@@ -287,11 +307,12 @@ module weft_compute
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni)    inflight_q <= '0;
     else if (clr_i) inflight_q <= '0;
-    else            inflight_q <= inflight_q + (RowAw+1)'(start) - (RowAw+1)'(done_i);
+    else            inflight_q <= inflight_q + (RowAw+1)'(start && step_first) - (RowAw+1)'(done_i);
   end
 
   assign sig_push_o    = done_i ? done_sig_i : 2'b00;
   assign retire_o      = done_i;
+  assign cmd_start_o   = start && step_first;
   assign active_o      = (inflight_q != '0);
   assign idle_o        = (inflight_q == '0);
   assign stall_token_o = cmd_valid_i && !tok_ok;

@@ -8,6 +8,8 @@
 // a cycle, last pixel first; the drain sequencer hands the accumulator a write-back descriptor
 // for each in step (weft_array_os has the timing). The GEMM completes when the write-back of
 // its first pixel (drained last) reaches the last column (done_i).
+// A GEMM of k_steps steps starts once a step (weft_gemm_steps): each step is a GEMM of its own
+// to the block slots; only the last step's blocks complete the command.
 module weft_compute_os
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -49,6 +51,7 @@ module weft_compute_os
   output logic              stall_token_o,
   output logic              array_row_o,
   output logic              retire_o,
+  output logic              cmd_start_o,   // a command's first step starts (command timelines)
   output logic              idle_o
 );
   localparam int unsigned KW = GemmKRowsW;
@@ -73,6 +76,7 @@ module weft_compute_os
     logic [8:0]              w_zp;
     logic                    w_signed;
     logic [1:0]              sig;
+    logic                    final_step;  // the command's last step: its last block completes it
   } job_t;
 
   // What the drain sequencer needs of a block.
@@ -96,16 +100,31 @@ module weft_compute_os
 
   logic sq_full, sq_empty, sq_pop;
   logic tok_ok, start;
-  assign tok_ok = tokens_ok(cmd_i, wait_avail_i, sig_space_i);
+  logic step_first, step_final, step_accumulate;
+  logic [RowAw-1:0] step_in_addr, step_w_addr;
+
+  weft_gemm_steps u_steps (
+    .clk_i, .rst_ni, .clr_i,
+    .head_i      (head),
+    .start_i     (start),
+    .first_o     (step_first),
+    .final_o     (step_final),
+    .in_addr_o   (step_in_addr),
+    .w_addr_o    (step_w_addr),
+    .accumulate_o(step_accumulate)
+  );
+
+  // Tokens are the first step's (the later ones run on what it popped and reserved).
+  assign tok_ok = !step_first || tokens_ok(cmd_i, wait_avail_i, sig_space_i);
   assign start  = cmd_valid_i && tok_ok && !sq_full;
 
-  assign cmd_pop_o  = start;
-  assign wait_pop_o = {start && head.wait1, start && head.wait0};
-  assign sig_rsv_o  = {start && head.signal1, start && head.signal0};
+  assign cmd_pop_o  = start && step_final;
+  assign wait_pop_o = {start && step_first && head.wait1, start && step_first && head.wait0};
+  assign sig_rsv_o  = {start && step_first && head.signal1, start && step_first && head.signal0};
 
   job_t new_job, job;
   always_comb begin
-    new_job.in_addr    = head.in_addr;
+    new_job.in_addr    = step_in_addr;
     new_job.m_rows     = head.m_rows;
     new_job.m_groups   = head.m_groups;
     new_job.in_stride0 = RowAw'(head.in_stride0);
@@ -113,12 +132,13 @@ module weft_compute_os
     new_job.acc_addr   = head.acc_addr;
     new_job.in_zp      = head.in_zp[8:0];
     new_job.in_signed  = head.in_signed;
-    new_job.accumulate = head.accumulate;
-    new_job.w_addr     = head.keep_weights ? last_w_addr_q : head.w_addr;
+    new_job.accumulate = step_accumulate;
+    new_job.w_addr     = head.keep_weights ? last_w_addr_q : step_w_addr;
     new_job.k_rows     = head.keep_weights ? last_k_q : head.k_rows;
     new_job.w_zp       = head.keep_weights ? last_w_zp_q : head.w_zp[8:0];
     new_job.w_signed   = head.keep_weights ? last_w_signed_q : head.w_signed;
-    new_job.sig        = {head.signal1, head.signal0};
+    new_job.sig        = step_final ? {head.signal1, head.signal0} : 2'b00;
+    new_job.final_step = step_final;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -178,7 +198,7 @@ module weft_compute_os
     blk_new.acc_addr   = (j_q == '0) ? job.acc_addr + acc_off_q : blk_acc_q;
     blk_new.pixels     = blk_pix_q + CountW'(pix);
     blk_new.accumulate = job.accumulate;
-    blk_new.last       = sq_pop;
+    blk_new.last       = sq_pop && job.final_step;
     blk_new.sig        = job.sig;
   end
 
@@ -318,11 +338,12 @@ module weft_compute_os
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni)    inflight_q <= '0;
     else if (clr_i) inflight_q <= '0;
-    else            inflight_q <= inflight_q + (RowAw+1)'(start) - (RowAw+1)'(done_i);
+    else            inflight_q <= inflight_q + (RowAw+1)'(start && step_first) - (RowAw+1)'(done_i);
   end
 
   assign sig_push_o    = done_i ? done_sig_i : 2'b00;
   assign retire_o      = done_i;
+  assign cmd_start_o   = start && step_first;
   assign active_o      = (inflight_q != '0);
   assign idle_o        = (inflight_q == '0);
   assign stall_token_o = cmd_valid_i && !tok_ok;

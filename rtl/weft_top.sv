@@ -376,7 +376,7 @@ module weft_top
   row_meta_t  row;
   logic       pipe_en, gemm_done;
   logic [1:0] gemm_done_sig;
-  logic       cp_active, cp_stall_tok, array_row, fp_row, cp_retire;
+  logic       cp_active, cp_stall_tok, array_row, fp_row, cp_retire, cp_start;
   logic [Rows*OperandW-1:0] x;  // lane r in bits [r*OperandW +: OperandW]
   logic [Rows-1:0]          x_sel;
   logic [Rows-1:0]          x_fp;   // Fp16: lanes carrying binary16 bytes
@@ -429,6 +429,7 @@ module weft_top
       .stall_token_o  (cp_stall_tok),
       .array_row_o    (array_row),
       .retire_o       (cp_retire),
+      .cmd_start_o    (cp_start),
       .idle_o         (cp_idle)
     );
 
@@ -473,6 +474,7 @@ module weft_top
       .array_row_o    (array_row),
       .fp_row_o       (fp_row),
       .retire_o       (cp_retire),
+      .cmd_start_o    (cp_start),
       .idle_o         (cp_idle)
     );
 
@@ -618,7 +620,7 @@ module weft_top
 
   // Observation only (drives nothing): this cycle's command handshakes, which the simulation
   // harness reads to build per-command timelines (sim/README.md "Command timelines").
-  //   [0] a command enters decode   [4:1] dispatch per unit   [8:5] FIFO pop (start) per unit
+  //   [0] a command enters decode   [4:1] dispatch per unit   [8:5] start per unit
   //   [12:9] retire per unit        [13] controller retire    [14] soft reset
   //   [15] the BARRIER in decode finds the machine drained and executes
   //   [19:16] opcode of the command entering decode
@@ -626,6 +628,12 @@ module weft_top
   logic [19:0] obs_cmd_events /*verilator public_flat_rd*/;
   assign obs_bar_go = ctrl_busy && !snap_sel && !halted && drained &&
                       disp_cmd[HdrOpcodeLsb +: HdrOpcodeW] == HdrOpcodeW'(OpBarrier);
+  // A unit starts a command when it pops it, but a GEMM of several steps at its first step.
+  logic [NumFifoUnits-1:0] obs_start;
+  always_comb begin
+    obs_start = q_pop;
+    obs_start[UnitCompute] = cp_start;
+  end
   assign obs_cmd_events = {fetched[HdrOpcodeLsb +: HdrOpcodeW], obs_bar_go, clr, ctrl_retire,
-                           vc_retire, st_retire, cp_retire, ld_retire, q_pop, disp, fetched_pop};
+                           vc_retire, st_retire, cp_retire, ld_retire, obs_start, disp, fetched_pop};
 endmodule

@@ -203,7 +203,18 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
   }
 }
 
-void FunctionalModel::gemm(const hw::GemmCmd& c) {
+void FunctionalModel::gemm(const hw::GemmCmd& command) {
+  // A GEMM of k_steps steps is that many GEMMs, each further along K.
+  for (uint32_t s = 0; s < command.kSteps; ++s) {
+    hw::GemmCmd step = command;
+    step.inAddr = command.inAddr + s * command.inKstride;
+    step.wAddr = command.wAddr + s * command.wKstride;
+    step.accumulate = command.accumulate || s > 0;
+    gemmStep(step);
+  }
+}
+
+void FunctionalModel::gemmStep(const hw::GemmCmd& c) {
   if (!c.keepWeights) engine_.preload(&w_[size_t{c.wAddr} * cols_], cols_, c.kRows, c.wSigned, c.wZp);
   const uint32_t total = c.mRows * c.mGroups;
   const uint8_t* in = &in_[size_t{c.inAddr} * rows_];

@@ -12,15 +12,17 @@ ComputeUnit::ComputeUnit(Machine& m)
 uint64_t ComputeUnit::startFrom() const {
   if (!front_.hasHead()) return kNever;
   uint64_t t = 0;
-  // Stream queue: a GEMM occupies it from the cycle after its start through its last issue.
-  // Jobs are in lastIssue order, so the depth-th newest must have left it.
+  // Stream queue: a step occupies it from the cycle after its start through its last issue.
+  // Steps are in lastIssue order, so the depth-th newest must have left it.
   const size_t depth = m_.timing.streamQueueDepth;
-  if (jobs_.size() >= depth) t = jobs_[jobs_.size() - depth].lastIssue + 1;
+  if (stepIssues_.size() >= depth) t = stepIssues_[stepIssues_.size() - depth] + 1;
   // A preload needs the weight read port and the other buffer, drained (WS only: the
   // output-stationary array streams its weights with every block).
   if (!os_ && hw::GemmCmd::decode(front_.head()).keepWeights == false) {
     t = std::max({t, preloadFreeFrom_, bufFreeFrom_[1 - lastBuf_]});
   }
+  // A later step of the head: no tokens, from the cycle after the step before it.
+  if (step_ > 0) return std::max(t, lastStepStart_ + 1);
   return front_.readyFrom(t);
 }
 
@@ -40,8 +42,8 @@ void ComputeUnit::act(uint64_t now, uint64_t) {
 }
 
 void ComputeUnit::start(uint64_t t) {
-  const hw::CommandWord word = front_.start(t);
-  const auto g = hw::GemmCmd::decode(word);
+  const auto g = hw::GemmCmd::decode(front_.head());
+  if (step_ == 0) front_.startTokens(t);
   const hw::HwConfig& c = m_.config;
   const uint32_t kRows = g.keepWeights ? lastK_ : g.kRows;
   if (!g.keepWeights) lastK_ = g.kRows;
@@ -55,12 +57,17 @@ void ComputeUnit::start(uint64_t t) {
   const GemmSchedule s = gemmSchedule(os_, first, uint64_t{g.mRows} * g.mGroups, c.rows(), c.cols());
   lastIssue_ = s.lastIssue;
   anyIssued_ = true;
+  if (stepIssues_.size() == m_.timing.streamQueueDepth) stepIssues_.pop_front();
+  stepIssues_.push_back(s.lastIssue);
+  lastStepStart_ = t;
   if (!os_) bufFreeFrom_[buf] = s.lastIssue + c.cols();
   arrayRows_.add(first, s.rowsEnd, m_.now);
   if (g.fp16) fp16Rows_.add(first, s.rowsEnd, m_.now);
   forEachWeightRead(os_, t, first, uint64_t{g.mRows} * g.mGroups, kRows, g.keepWeights, c.rows(),
                     [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, m_.now); });
-  jobs_.push_back({word, s.lastIssue, s.done});
+  if (++step_ < g.kSteps) return;
+  step_ = 0;
+  jobs_.push_back({front_.pop(t), s.lastIssue, s.done});
 }
 
 void ComputeUnit::softReset(uint64_t t) {
@@ -69,6 +76,8 @@ void ComputeUnit::softReset(uint64_t t) {
   fp16Rows_.cut(t);
   weightRows_.cut(t);
   jobs_.clear();
+  stepIssues_.clear();
+  step_ = 0;
   // The stream queue and the array pipeline are cleared; the preload port frees at once.
   lastIssue_ = t;
   preloadFreeFrom_ = t;
@@ -82,6 +91,8 @@ void ComputeUnit::hardReset() {
   weightRows_ = IntervalCounter{};
   lastK_ = 0;
   jobs_.clear();
+  stepIssues_.clear();
+  step_ = 0;
   lastCompletion_ = lastIssue_ = preloadFreeFrom_ = 0;
   anyIssued_ = false;
   lastBuf_ = 0;

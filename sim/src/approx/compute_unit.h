@@ -6,6 +6,9 @@
 // A buffer is reused Cols cycles after the last row of its previous GEMM entered the array.
 // With the output-stationary array (Dataflow OS) there is no preload and the rows go in blocks
 // (gemm_schedule.h).
+// A GEMM of k_steps steps starts once a step, each a GEMM to the rules above, a step the cycle
+// after the one before it at the earliest; the first takes the tokens, the last pops the
+// command, and the command completes with the last.
 // No DRAM traffic: a GEMM's whole timeline is known when it starts.
 #pragma once
 
@@ -43,7 +46,10 @@ class ComputeUnit final : public Agent {
   Machine& m_;
   UnitFront front_;
   const bool os_;  // Dataflow OS
-  std::deque<Job> jobs_;  // started, not complete, in order
+  std::deque<Job> jobs_;  // started (the last step), not complete, in order
+  std::deque<uint64_t> stepIssues_;  // the last issue of the newest steps, up to the stream queue's depth
+  uint32_t step_ = 0;                // of the head: steps started
+  uint64_t lastStepStart_ = 0;
   uint64_t lastCompletion_ = 0;
   uint64_t lastIssue_ = 0;         // of the newest job (rows issue back to back)
   bool anyIssued_ = false;

@@ -343,6 +343,7 @@ void Engine::applySoftReset(uint64_t t) {
     }
   }
   compute_.undo.clear();
+  compute_.step = 0;  // the head's later steps never run
   compute_.lastIssue = t;
   compute_.preloadFreeFrom = t;
   compute_.bufFreeFrom = {t, t};
@@ -417,6 +418,7 @@ void Engine::hardReset() {
   compute_.lastK = 0;
   compute_.bufFreeFrom = {0, 0};
   compute_.sinceReset = 0;
+  compute_.step = 0;
   compute_.undo.clear();
   vector_ = VectorState{};
   store_.lastIssue = 0;
@@ -509,6 +511,7 @@ uint64_t Engine::activeCycles(const Unit& u, uint64_t t) const {
 uint64_t Engine::tokenStallCycles(const Unit& u, uint64_t t) const {
   uint64_t v = u.stall.value(t);
   if (u.started == u.dispatched) return v;
+  if (&u == &units_[kCompute] && compute_.step > 0) return v;  // a GEMM whose first step took its tokens
   const FlowCmd& h = u.fifo.front();
   const uint64_t visible = headVisible(u);
   uint64_t ok = 0;

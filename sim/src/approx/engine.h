@@ -121,12 +121,18 @@ class Engine final {
   uint64_t headVisible(const Unit& u) const;
   uint64_t tokensReadyFrom(const FlowCmd& c) const;  // kNever: a token or slot not known yet
   void startCommand(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visible, uint64_t (&reservations)[2]);
+  // The two halves of startCommand, apart for a GEMM of several steps: its first step takes the
+  // tokens, its last pops the command.
+  void takeTokens(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visible, uint64_t (&reservations)[2]);
+  void popCommand(Unit& u, uint64_t t);
   void complete(Unit& u, const int8_t (&signals)[2], const uint64_t (&reservations)[2], uint64_t start,
                 uint64_t done);
   bool tryStartLoad(uint64_t lim);
   uint64_t loadCandidate() const;
   bool loadRequests(uint64_t t, uint64_t bound);
   bool advanceCompute(uint64_t lim);
+  uint64_t computeStepFrom(bool keepWeights) const;
+  uint64_t computeStep(uint64_t t, bool keepWeights, uint32_t kRows, uint64_t mRows, bool fp16);
   bool advanceStore(uint64_t lim);
   bool advanceVector(uint64_t lim);
   void growRows();
@@ -221,13 +227,17 @@ class Engine final {
     std::array<uint64_t, 2> bufFreeFrom{};
     std::array<uint64_t, 2> recentLastIssue{};  // of the two newest GEMMs since the last reset
     uint64_t sinceReset = 0;
+    // The head's steps (k_steps): started so far, when the first and the latest started, and
+    // the signal tokens the first reserved.
+    uint64_t step = 0, commandStart = 0, stepStart = 0;
+    uint64_t reservations[2] = {kNever, kNever};
     struct Undo {
       uint64_t start;
       unsigned lastBuf;
       uint32_t lastK;
       bool anyIssued;
     };
-    Ring<Undo> undo{64};  // a GEMM started at or after a soft reset is taken back
+    Ring<Undo> undo{64};  // a step started at or after a soft reset is taken back
   } compute_;
 
   struct VectorState {

@@ -197,6 +197,11 @@ uint64_t Engine::tokensReadyFrom(const FlowCmd& c) const {
 }
 
 void Engine::startCommand(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visible, uint64_t (&reservations)[2]) {
+  takeTokens(u, c, t, visible, reservations);
+  popCommand(u, t);
+}
+
+void Engine::takeTokens(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visible, uint64_t (&reservations)[2]) {
   // STALL_*_TOKEN: the head visible, a token it waits for or room for one it signals missing.
   uint64_t ok = 0;
   for (int q : c.waits) {
@@ -211,12 +216,15 @@ void Engine::startCommand(Unit& u, const FlowCmd& c, uint64_t t, uint64_t visibl
     if (q >= 0) tokens_[q].pop(t);
   }
   for (int i = 0; i < 2; ++i) reservations[i] = c.signals[i] >= 0 ? tokens_[c.signals[i]].reserve(t) : kNever;
+  if (log_.enabled()) log_.start(static_cast<unsigned>(&u - units_.data()), t);
+}
+
+void Engine::popCommand(Unit& u, uint64_t t) {
   if (u.starts.size() == u.starts.capacity()) u.starts.pop();
   u.starts.push() = t;
   ++u.started;
   u.lastStart = t;
   u.fifo.pop();
-  if (log_.enabled()) log_.start(static_cast<unsigned>(&u - units_.data()), t);
 }
 
 void Engine::complete(Unit& u, const int8_t (&signals)[2], const uint64_t (&reservations)[2], uint64_t start,
@@ -368,47 +376,77 @@ bool Engine::advanceCompute(uint64_t lim) {
   while (u.started < u.dispatched) {
     const FlowCmd& c = u.fifo.front();
     const bool keep = c.word.get(hw::field::gemm::kKeepWeights) != 0;
-    // The 2-entry stream queue: a GEMM occupies it from after its start through its last issue.
-    uint64_t t = s.sinceReset >= timing_.streamQueueDepth
-                     ? s.recentLastIssue[(s.sinceReset - timing_.streamQueueDepth) % 2] + 1
-                     : 0;
-    // New weights need the weight read port and the other PE buffer, drained (WS only).
-    if (!keep && !os_) t = std::max({t, s.preloadFreeFrom, s.bufFreeFrom[1 - s.lastBuf]});
-    const uint64_t visible = headVisible(u);
-    const uint64_t tokens = tokensReadyFrom(c);
-    if (tokens == kNever) break;
-    t = std::max({t, visible, tokens});
+    // A GEMM of k_steps steps starts once a step (weft_gemm_steps), a step a GEMM of its own:
+    // the first takes the tokens, a later one waits for nothing outside the unit and goes the
+    // cycle after the one before it at the earliest, the last pops the command.
+    const bool first = s.step == 0;
+    uint64_t visible = 0, t = computeStepFrom(keep);
+    if (first) {
+      visible = headVisible(u);
+      const uint64_t tokens = tokensReadyFrom(c);
+      if (tokens == kNever) break;
+      t = std::max({t, visible, tokens});
+    } else {
+      t = std::max(t, s.stepStart + 1);
+    }
     if (t >= lim) break;
-    const auto kRows = static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows));
-    const uint64_t mRows = c.word.get(hw::field::gemm::kMRows) * c.word.get(hw::field::gemm::kMGroups);
-    const int8_t signals[2] = {c.signals[0], c.signals[1]};
     if (s.undo.size() == s.undo.capacity()) s.undo.pop();
     s.undo.push() = {t, s.lastBuf, s.lastK, s.anyIssued};
-    uint64_t reservations[2];
-    startCommand(u, c, t, visible, reservations);
-    const uint32_t kUsed = keep ? s.lastK : kRows;
-    if (!keep) s.lastK = kRows;
-    unsigned buf = s.lastBuf;
-    if (!keep && !os_) {
-      buf = 1 - s.lastBuf;
-      s.lastBuf = buf;
-      s.preloadFreeFrom = t + kRows;  // row 0 read in cycle t, the others one a cycle
+    if (first) {
+      takeTokens(u, c, t, visible, s.reservations);
+      s.commandStart = t;
+      u.openSince = t + 1;  // until its last step is known
     }
-    const uint64_t first = s.anyIssued ? std::max(t + 1, s.lastIssue + 1) : t + 1;
-    const GemmSchedule g = gemmSchedule(os_, first, mRows, rows_, cols_);
-    s.lastIssue = g.lastIssue;
-    s.anyIssued = true;
-    if (!os_) s.bufFreeFrom[buf] = g.lastIssue + cols_;
-    s.recentLastIssue[s.sinceReset % 2] = g.lastIssue;
-    ++s.sinceReset;
-    arrayRows_.add(first, g.rowsEnd, frontier_);
-    if (c.word.get(hw::field::gemm::kFp16) != 0) fp16Rows_.add(first, g.rowsEnd, frontier_);
-    forEachWeightRead(os_, t, first, mRows, kUsed, keep, rows_,
-                      [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, frontier_); });
-    complete(u, signals, reservations, t, g.done);
+    const uint64_t done = computeStep(t, keep, static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows)),
+                                      c.word.get(hw::field::gemm::kMRows) * c.word.get(hw::field::gemm::kMGroups),
+                                      c.word.get(hw::field::gemm::kFp16) != 0);
+    s.stepStart = t;
     progress = true;
+    if (++s.step < c.word.get(hw::field::gemm::kKSteps)) continue;  // decode rejects 0
+    s.step = 0;
+    const int8_t signals[2] = {c.signals[0], c.signals[1]};
+    popCommand(u, t);
+    complete(u, signals, s.reservations, s.commandStart, done);
+    u.openSince = kNever;
   }
   return progress;
+}
+
+// The earliest start of the compute unit's next step: the 2-entry stream queue holds a step
+// from after its start through its last issue; new weights need the weight read port and the
+// other PE buffer, drained (WS only).
+uint64_t Engine::computeStepFrom(bool keep) const {
+  const ComputeState& s = compute_;
+  uint64_t t = s.sinceReset >= timing_.streamQueueDepth
+                   ? s.recentLastIssue[(s.sinceReset - timing_.streamQueueDepth) % 2] + 1
+                   : 0;
+  if (!keep && !os_) t = std::max({t, s.preloadFreeFrom, s.bufFreeFrom[1 - s.lastBuf]});
+  return t;
+}
+
+// One step (a GEMM) started in cycle t; returns the cycle it completes.
+uint64_t Engine::computeStep(uint64_t t, bool keep, uint32_t kRows, uint64_t mRows, bool fp16) {
+  ComputeState& s = compute_;
+  const uint32_t kUsed = keep ? s.lastK : kRows;
+  if (!keep) s.lastK = kRows;
+  unsigned buf = s.lastBuf;
+  if (!keep && !os_) {
+    buf = 1 - s.lastBuf;
+    s.lastBuf = buf;
+    s.preloadFreeFrom = t + kRows;  // row 0 read in cycle t, the others one a cycle
+  }
+  const uint64_t first = s.anyIssued ? std::max(t + 1, s.lastIssue + 1) : t + 1;
+  const GemmSchedule g = gemmSchedule(os_, first, mRows, rows_, cols_);
+  s.lastIssue = g.lastIssue;
+  s.anyIssued = true;
+  if (!os_) s.bufFreeFrom[buf] = g.lastIssue + cols_;
+  s.recentLastIssue[s.sinceReset % 2] = g.lastIssue;
+  ++s.sinceReset;
+  arrayRows_.add(first, g.rowsEnd, frontier_);
+  if (fp16) fp16Rows_.add(first, g.rowsEnd, frontier_);
+  forEachWeightRead(os_, t, first, mRows, kUsed, keep, rows_,
+                    [&](uint64_t a, uint64_t b) { weightRows_.add(a, b, frontier_); });
+  return g.done;
 }
 
 // ---- vector unit (weft_vector) ----

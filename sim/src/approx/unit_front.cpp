@@ -44,13 +44,11 @@ uint64_t UnitFront::tokensFrom() const {
   return t;
 }
 
-hw::CommandWord UnitFront::start(uint64_t t) {
-  auto& fifo = m_.fifo(unit_);
-  const uint64_t visible = fifo.frontVisibleAt();
+void UnitFront::startTokens(uint64_t t) {
+  const uint64_t visible = m_.fifo(unit_).frontVisibleAt();
   const uint64_t ok = std::min(tokensFrom(), t);
   if (ok > visible) stallTotal_ += ok - visible;  // cmd_valid && !tok_ok
-  const hw::CommandWord cmd = fifo.front().word;
-  fifo.pop(t);
+  const hw::CommandWord& cmd = head();
   for (int q : waits(cmd)) {
     if (q >= 0) m_.tokens[q].pop(t);
   }
@@ -58,6 +56,14 @@ hw::CommandWord UnitFront::start(uint64_t t) {
     if (q >= 0) m_.tokens[q].reserve();
   }
   active_.begin(t + 1);
+  headStarted_ = true;
+}
+
+hw::CommandWord UnitFront::pop(uint64_t t) {
+  auto& fifo = m_.fifo(unit_);
+  const hw::CommandWord cmd = fifo.front().word;
+  fifo.pop(t);
+  headStarted_ = false;
   return cmd;
 }
 
@@ -70,7 +76,7 @@ void UnitFront::complete(const hw::CommandWord& cmd, uint64_t t) {
 }
 
 uint64_t UnitFront::tokenStallCycles(uint64_t t) const {
-  if (!hasHead()) return stallTotal_;
+  if (!hasHead() || headStarted_) return stallTotal_;
   const uint64_t visible = m_.fifo(unit_).frontVisibleAt();
   const uint64_t ok = std::min(tokensFrom(), t);
   return stallTotal_ + (ok > visible ? ok - visible : 0);
@@ -79,11 +85,13 @@ uint64_t UnitFront::tokenStallCycles(uint64_t t) const {
 void UnitFront::softReset(uint64_t t) {
   stallTotal_ = tokenStallCycles(t);  // the FIFO it refers to is about to be cleared
   active_.endAll(t);
+  headStarted_ = false;
 }
 
 void UnitFront::hardReset() {
   active_ = ActivityCounter{};
   stallTotal_ = 0;
+  headStarted_ = false;
 }
 
 }  // namespace weft::sim::approx

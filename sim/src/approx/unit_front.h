@@ -20,7 +20,14 @@ class UnitFront {
   // kNever while that depends on something not yet known.
   uint64_t readyFrom(uint64_t from) const;
   // Starts the head in cycle t: pops it and its wait tokens, reserves its signal tokens.
-  hw::CommandWord start(uint64_t t);
+  hw::CommandWord start(uint64_t t) {
+    startTokens(t);
+    return pop(t);
+  }
+  // The two halves of start() for a command of several steps (a GEMM's k_steps): its first
+  // step pops the wait tokens and reserves the signal tokens, its last pops the command.
+  void startTokens(uint64_t t);
+  hw::CommandWord pop(uint64_t t);
   // A command that started here completes in cycle t.
   void complete(const hw::CommandWord& cmd, uint64_t t);
 
@@ -40,6 +47,7 @@ class UnitFront {
   hw::Unit unit_;
   ActivityCounter active_;
   uint64_t stallTotal_ = 0;
+  bool headStarted_ = false;  // the head's tokens are taken (startTokens), it is not popped yet
 };
 
 }  // namespace weft::sim::approx

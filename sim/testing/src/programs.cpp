@@ -147,17 +147,28 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       // other configurations stay as they were): an even k_rows, zero points 0, unsigned.
       g.fp16 = cfg.fp16() && uni(0, 2) > 0;
       if (g.fp16 && !keep) g.kRows = 2 * static_cast<uint32_t>(uni(1, R / 2));
+      // A third of the later parts are GEMMs of 2-3 steps over K (k_steps), drawn from a
+      // generator of their own so that the other draws stay as they were: their weights side by
+      // side or one set reused, their inputs a window moving along the tile's rows.
+      std::mt19937 stepRng(seed * 7919u + tile * 31u + part);
+      auto stepUni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(stepRng); };
+      const bool steps = part > 0 && !keep && stepUni(0, 2) == 0;
+      if (steps) {
+        g.kSteps = static_cast<uint32_t>(stepUni(2, 3));
+        g.wKstride = stepUni(0, 3) == 0 ? 0 : g.kRows;
+      }
       if (!keep) {
+        const uint32_t wRows = g.kRows + (g.kSteps - 1) * g.wKstride;
         hw::LoadCmd lw;
         lw.dst = hw::Mem::kW;
         lw.rowBytes = static_cast<uint32_t>(uni(1, C));
-        lw.spadAddr = static_cast<uint32_t>(uni(0, cfg.wSpadRows() - g.kRows));
+        lw.spadAddr = static_cast<uint32_t>(uni(0, cfg.wSpadRows() - wRows));
         lw.dramAddr = layout.weights + static_cast<uint64_t>(uni(0, 8192));
         lw.stride0 = C + static_cast<uint32_t>(uni(0, 4));
-        lw.count0 = g.kRows;
+        lw.count0 = wRows;
         lw.count1 = lw.count2 = 1;
-        if (g.kRows % 2 == 0 && uni(0, 1)) {  // the same rows as two levels
-          lw.count0 = g.kRows / 2;
+        if (wRows % 2 == 0 && uni(0, 1)) {  // the same rows as two levels
+          lw.count0 = wRows / 2;
           lw.count1 = 2;
           lw.stride1 = lw.count0 * lw.stride0;
         }
@@ -173,6 +184,13 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
         g.mGroups = li.count2;
         g.inStride0 = static_cast<uint32_t>(uni(0, 1));
         g.inStride1 = static_cast<uint32_t>(uni(0, g.mRows));
+      }
+      if (steps) {  // fewer rows, every step's within the tile's (part 0 wrote all m)
+        g.mRows = static_cast<uint32_t>(stepUni(1, m));
+        g.mGroups = 1;
+        g.inStride0 = 1;
+        g.inStride1 = 0;
+        g.inKstride = static_cast<uint32_t>(stepUni(0, (m - g.mRows) / (g.kSteps - 1)));
       }
       g.accAddr = accAddr;
       g.accumulate = part > 0;

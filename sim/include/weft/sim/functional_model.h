@@ -60,6 +60,7 @@ class FunctionalModel {
   void pushTokens(const hw::CommandWord& cmd, hw::Unit unit);
   void load(const hw::LoadCmd& c, const DramStorage& dram);
   void gemm(const hw::GemmCmd& c);
+  void gemmStep(const hw::GemmCmd& c);  // one step over K of a GEMM
   void store(const hw::StoreCmd& c, DramStorage& dram);
   void window(const hw::WindowCmd& c);
   void windowFp16(const hw::WindowCmd& c);
