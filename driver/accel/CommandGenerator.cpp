@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace weft::accel {
 namespace {
@@ -18,10 +19,101 @@ uint32_t groupSize(const TilePlan& p, uint32_t g) {
   return std::min(p.tilesPerGroup, p.nTiles - g * p.tilesPerGroup);
 }
 
+// Weight buffers are numbered: plain ones from 0, ranges (BufferKind::kWeightRange) from
+// kRangeBuffers on.
+constexpr uint32_t kRangeBuffers = 1u << 16;
+uint32_t weightBufferId(uint32_t buffer) {
+  return buffer >= kRangeBuffers ? bufferId(BufferKind::kWeightRange, buffer - kRangeBuffers)
+                                 : bufferId(BufferKind::kWeight, buffer);
+}
+
 // Byte offset of the first weight tile of group g in weightImage().
 uint64_t groupWeightOffset(const TilePlan& p, uint32_t g, unsigned R, unsigned C) {
   return uint64_t{g} * p.tilesPerGroup * p.chunks.size() * R * C;
 }
+
+// Folds GEMMs emitted back to back that walk K at fixed strides into one GEMM of k_steps steps
+// (hw/spec/isa.json): the same rows, accumulator rows, zero points and buffers (a step may add
+// the parameter rows), each step accumulating, its inputs and its weights the same rows further
+// on. Any other command ends a run. A large layer is millions of GEMMs a chunk each: as steps
+// they are a fraction of the commands to schedule, store, fetch and simulate.
+class StepMerger final : public CommandSink {
+ public:
+  explicit StepMerger(CommandSink& out) : out_(out) {}
+  void add(PlannedCommand&& command) override {
+    if (pending_ && extends(command)) {
+      fold(command);
+      return;
+    }
+    flush();
+    const auto* g = std::get_if<hw::GemmCmd>(&command.cmd);
+    if (g != nullptr && !g->keepWeights) {
+      pending_ = std::move(command);
+      return;
+    }
+    out_.add(std::move(command));
+  }
+  void expect(size_t commands) override { out_.expect(commands); }
+  void flush() {
+    if (!pending_) return;
+    out_.add(std::move(*pending_));
+    pending_.reset();
+  }
+
+ private:
+  static constexpr uint32_t kMaxField = 0xFFFF;  // k_steps, in_kstride, w_kstride
+
+  // The buffers of `b` are those of `a`, the parameter rows aside.
+  static bool sameBuffers(const BufferUses& a, const BufferUses& b) {
+    const uint32_t params = bufferId(BufferKind::kParams, 0);
+    auto next = [&](const BufferUse*& it, const BufferUses& u) {
+      while (it != u.end() && it->buffer == params) ++it;
+    };
+    const BufferUse *x = a.begin(), *y = b.begin();
+    for (next(x, a), next(y, b); x != a.end() && y != b.end(); ++x, ++y, next(x, a), next(y, b)) {
+      if (x->buffer != y->buffer || x->write != y->write) return false;
+    }
+    return x == a.end() && y == b.end();
+  }
+
+  bool extends(const PlannedCommand& command) const {
+    const auto* g = std::get_if<hw::GemmCmd>(&command.cmd);
+    if (g == nullptr || g->keepWeights || !g->accumulate) return false;
+    const auto& p = std::get<hw::GemmCmd>(pending_->cmd);
+    if (p.kSteps >= kMaxField || g->kRows != p.kRows || g->mRows != p.mRows || g->mGroups != p.mGroups ||
+        g->inStride0 != p.inStride0 || g->inStride1 != p.inStride1 || g->accAddr != p.accAddr || g->inZp != p.inZp ||
+        g->wZp != p.wZp || g->inSigned != p.inSigned || g->wSigned != p.wSigned || g->fp16 != p.fp16 ||
+        !sameBuffers(pending_->uses, command.uses)) {
+      return false;
+    }
+    if (p.kSteps == 1) {  // the second step sets the strides
+      return g->inAddr >= p.inAddr && g->inAddr - p.inAddr <= kMaxField && g->wAddr >= p.wAddr &&
+             g->wAddr - p.wAddr <= kMaxField;
+    }
+    return g->inAddr == p.inAddr + p.kSteps * p.inKstride && g->wAddr == p.wAddr + p.kSteps * p.wKstride;
+  }
+
+  void fold(const PlannedCommand& command) {
+    const auto& g = std::get<hw::GemmCmd>(command.cmd);
+    auto& p = std::get<hw::GemmCmd>(pending_->cmd);
+    if (p.kSteps == 1) {
+      p.inKstride = g.inAddr - p.inAddr;
+      p.wKstride = g.wAddr - p.wAddr;
+    }
+    ++p.kSteps;
+    const uint32_t params = bufferId(BufferKind::kParams, 0);
+    const auto declares = [&](const BufferUses& u) {
+      return std::any_of(u.begin(), u.end(), [&](const BufferUse& x) { return x.buffer == params; });
+    };
+    if (declares(command.uses) && !declares(pending_->uses)) pending_->uses.push_back({params, false});
+    // Each step starts when the one before it leaves the unit free.
+    pending_->doneCycles = pending_->busyCycles + command.doneCycles;
+    pending_->busyCycles += command.busyCycles;
+  }
+
+  CommandSink& out_;
+  std::optional<PlannedCommand> pending_;
+};
 
 class Emitter {
  public:
@@ -107,7 +199,7 @@ void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, u
   uint64_t rows = uint64_t{tiles} * R_;
   while (rows > 0) {
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(rows, kMaxCount / R_ * R_));
-    loadFullRows(hw::Mem::kW, bufferId(BufferKind::kWeight, buffer), C_, dram, spadRow, n);
+    loadFullRows(hw::Mem::kW, weightBufferId(buffer), C_, dram, spadRow, n);
     rows -= n;
     dram += uint64_t{n} * C_;
     spadRow += n;
@@ -121,10 +213,10 @@ void Emitter::loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer) {
 }
 
 // The weight buffer of chunk `chunk` of an epoch's first group in a ramped plan
-// (loadFirstWeightRanges): one per range, numbered apart from the plain buffers.
+// (loadFirstWeightRanges): one per range.
 uint32_t weightRangeBuffer(uint32_t chunk) {
   const uint32_t range = chunk == 0 ? 0 : 32 - static_cast<uint32_t>(__builtin_clz(chunk));  // 1, 2-3, 4-7, ...
-  return (1u << 16) + range;
+  return kRangeBuffers + range;
 }
 
 // The weight tiles of an epoch's first group g (from weight row 0) for chunk 0 (`first`) or
@@ -140,6 +232,10 @@ void Emitter::loadFirstWeightRanges(uint32_t g, bool first) {
                     c * tiles * R_, weightRangeBuffer(c));
   }
 }
+
+// The weight buffer of a range of streamed weight slots (Emitter::run's `stepped` plans), apart
+// from the ramped ranges (a plan has one kind or the other, but the numbers say which).
+uint32_t weightRangeSlotsBuffer(uint32_t range) { return kRangeBuffers + 64 + range; }
 
 // The tiles of group g for one chunk.
 void Emitter::loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer) {
@@ -355,7 +451,7 @@ void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, 
   g.wZp = l_.wZp;
   g.fp16 = l_.fp16;
   pc.uses.push_back({bufferId(BufferKind::kInput, inBuffer), false});
-  pc.uses.push_back({bufferId(BufferKind::kWeight, wBuffer), false});
+  pc.uses.push_back({weightBufferId(wBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kAccumulator, accBuffer), true});
   // One GEMM before an epoch's first STORE orders the parameter load before every store of the
   // epoch.
@@ -415,6 +511,11 @@ nn::Status Emitter::run() {
   uint32_t largestLoad = 0;
   for (const ChunkGroup& g : p_.inputLoads) largestLoad = std::max(largestLoad, g.count);
   inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK : largestLoad) * Mt;
+  // A steppable plan runs a tile's chunks of a load one after the other, which fold into one
+  // GEMM; streamed weights then go a load's chunks at a time into a range of largestLoad slots
+  // (at least two ranges: one computing, the next loading).
+  const bool stepped = steppable(p_);
+  const uint32_t weightRanges = p_.weightMode == WeightMode::kStreamed ? p_.wSlots / largestLoad : 0;
   if (p_.inputMode == InputMode::kWindowed) {
     inRegionRows_ = 0;
     for (const MBox& b : p_.boxes) {
@@ -519,6 +620,63 @@ nn::Status Emitter::run() {
           rangesPending = false;
         }
         const uint32_t inRow0 = inRegionBase(inBuf);
+        // Packed: pixel p's K string from row p x chunks on. Pixel-major: the load's region
+        // (from its first chunk's) pixel by pixel, `count` rows a pixel (loadInputs).
+        auto inRowOf = [&](uint32_t c) {
+          return p_.packed      ? inRow0 + c
+                 : pixelMajor(cg) ? inRow0 + (cg.first - firstInBuf) * Mt + (c - cg.first)
+                                : inRow0 + (c - firstInBuf) * Mt;
+        };
+        const uint32_t inStride = p_.packed ? static_cast<uint32_t>(nK) : pixelMajor(cg) ? cg.count : 1;
+        // The STOREs after tile j's last GEMM.
+        auto storeAfter = [&](uint32_t j) -> nn::Status {
+          const uint32_t tile = g * p_.tilesPerGroup + j;
+          if (!mergeStores) return store(box, tile, 1, firstTile, accBase(accBuffer) + j * Mt, {accId(accBuffer, j)});
+          if (j + 1 < gTiles) return {};
+          // The group's tiles in one STORE, after the last of them: a request per pixel.
+          return store(box, g * p_.tilesPerGroup, gTiles, firstTile, accBase(accBuffer), {accId(accBuffer, 0)});
+        };
+        if (stepped) {
+          // Every chunk of the load has its weights in place (resident, or this load's range of
+          // slots), so each tile takes its chunks one after the other: GEMMs the StepMerger
+          // folds into one of k_steps steps, the weights of consecutive chunks gTiles tiles
+          // apart and their inputs a chunk apart.
+          uint32_t wBase = 0, wBuf = 0;
+          if (p_.weightMode == WeightMode::kStreamed) {
+            const uint32_t range = wUse++ % weightRanges;
+            wBuf = weightRangeSlotsBuffer(range);
+            wBase = range * largestLoad * p_.tilesPerGroup * R_;
+            loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_) + uint64_t{cg.first} * gTiles * R_ * C_,
+                            cg.count * gTiles, wBase, wBuf);
+          }
+          auto weightsOf = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {  // (first row, buffer)
+            switch (p_.weightMode) {
+              case WeightMode::kResidentEpoch:
+                return {((g - gFirst) * groupTiles + c * gTiles) * R_,
+                        g == gFirst && p_.ramped ? weightRangeBuffer(c) : g - gFirst};
+              case WeightMode::kResidentGroup:
+                return {(groupWBuffer * groupTiles + c * gTiles) * R_, groupWBuffer};
+              case WeightMode::kStreamed:
+                break;
+            }
+            return {wBase + (c - cg.first) * gTiles * R_, wBuf};
+          };
+          // The parameter rows: declared by the epoch's first GEMM, or in a ramped plan loaded
+          // just before the first tile's run that holds the last chunk, which declares them.
+          const uint32_t declaring = p_.ramped ? nK - 1 : cg.first;
+          const bool declares = paramsPending && declaring >= cg.first && declaring < cg.first + cg.count;
+          if (declares && p_.ramped) loadParams(firstTile, tiles);
+          for (uint32_t j = 0; j < gTiles; ++j) {
+            for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
+              const auto [wRow0, cBuf] = weightsOf(c);
+              gemm(box, c, inRowOf(c), inStride, inId, wRow0 + j * R_, cBuf, accBase(accBuffer) + j * Mt,
+                   accId(accBuffer, j), declares && j == 0 && c == declaring);
+            }
+            if (cg.first + cg.count == nK) NN_TRY(storeAfter(j));
+          }
+          paramsPending = paramsPending && !declares;
+          continue;
+        }
         for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
           uint32_t wRow0 = 0, wBuf = 0;
           switch (p_.weightMode) {
@@ -536,31 +694,18 @@ nn::Status Emitter::run() {
               loadChunkWeights(g, c, wRow0, wBuf);
               break;
           }
-          // Packed: pixel p's K string from row p x chunks on. Pixel-major: the load's region
-          // (from its first chunk's) pixel by pixel, `count` rows a pixel (loadInputs).
-          const uint32_t inRow = p_.packed      ? inRow0 + c
-                                 : pixelMajor(cg) ? inRow0 + (cg.first - firstInBuf) * Mt + (c - cg.first)
-                                                : inRow0 + (c - firstInBuf) * Mt;
-          const uint32_t inStride = p_.packed ? static_cast<uint32_t>(nK) : pixelMajor(cg) ? cg.count : 1;
           const bool declareParams = paramsPending && (!p_.ramped || c + 1 == nK);
           if (declareParams && p_.ramped) loadParams(firstTile, tiles);
           paramsPending = paramsPending && !declareParams;
           for (uint32_t j = 0; j < gTiles; ++j) {
             const uint32_t acc = accBase(accBuffer) + j * Mt;
-            const uint32_t tile = g * p_.tilesPerGroup + j;
             const bool params = declareParams && j == 0;
             if (p_.inputMode == InputMode::kWindowed) {
               windowGemms(box, c, inRow0, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
             } else {
-              gemm(box, c, inRow, inStride, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
+              gemm(box, c, inRowOf(c), inStride, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
             }
-            if (c + 1 < nK) continue;
-            if (!mergeStores) {
-              NN_TRY(store(box, tile, 1, firstTile, acc, {accId(accBuffer, j)}));
-            } else if (j + 1 == gTiles) {
-              // The group's tiles in one STORE, after the last of them: a request per pixel.
-              NN_TRY(store(box, g * p_.tilesPerGroup, gTiles, firstTile, accBase(accBuffer), {accId(accBuffer, 0)}));
-            }
+            if (c + 1 == nK) NN_TRY(storeAfter(j));
           }
         }
       }
@@ -621,7 +766,10 @@ std::vector<uint8_t> paramImage(const GemmLayer& l, const TilePlan& p, const hw:
 
 nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
                             const hw::HwConfig& config, CommandSink& out) {
-  return Emitter(layer, plan, where, config, out).run();
+  StepMerger steps(out);
+  NN_TRY(Emitter(layer, plan, where, config, steps).run());
+  steps.flush();
+  return {};
 }
 
 // Mirrors Emitter::run: every (box, group) pair of every epoch runs each chunk for each tile of

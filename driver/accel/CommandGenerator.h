@@ -46,8 +46,9 @@ std::vector<uint8_t> paddingImage(const GemmLayer& layer, const TilePlan& plan, 
 nn::Status generateCommands(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where,
                             const hw::HwConfig& config, CommandSink& out);
 
-// The GEMMs generateCommands() emits for the plan: how many, and the sum of their busy cycles
-// (CostModel::gemmBusyCycles), which is what a truncated estimate extrapolates over.
+// The GEMMs generateCommands() emits for the plan, counted a step each (one command may hold
+// several steps over K): how many, and the sum of their busy cycles (CostModel::gemmBusyCycles),
+// which is what a truncated estimate extrapolates over.
 struct GemmWork {
   uint64_t commands = 0;
   double busyCycles = 0;

@@ -371,13 +371,18 @@ void ScheduleEstimator::add(PlannedCommand&& command) {
   }
   ++segmentCommands_;
   const int unit = unitIndex(command.unit());
-  const bool gemm = std::holds_alternative<hw::GemmCmd>(command.cmd);
+  const auto* gemm = std::get_if<hw::GemmCmd>(&command.cmd);
+  const uint32_t steps = gemm != nullptr ? gemm->kSteps : 0;
   const double busy = command.busyCycles;
   segment_->timeline.add(command, unit, segment_->dependencies.add(command, unit));
-  if (!gemm || budget_ == 0) return;
+  if (gemm == nullptr || budget_ == 0) return;
   gemmBusy_ += busy;
-  ++gemms_;
-  if (gemms_ == std::max<uint64_t>(1, budget_ / 2)) half_ = {gemmBusy_, cycles(), channel_};
+  // The budget is of GEMM steps (gemmWork()), so that a prefix is the same work however many
+  // steps its commands hold.
+  const uint64_t before = gemms_;
+  gemms_ += steps;
+  const uint64_t half = std::max<uint64_t>(1, budget_ / 2);
+  if (before < half && gemms_ >= half) half_ = {gemmBusy_, cycles(), channel_};
   if (gemms_ >= budget_) {
     truncated_ = true;
     throw EstimateBudgetSpent{};

@@ -99,7 +99,7 @@ class ProgramBuilder final : public CommandSink {
 // dependencies and not on the tokens, and a candidate's commands need never be stored.
 //
 // With a GEMM budget the estimator sees only a prefix of the program: add() throws
-// EstimateBudgetSpent once `gemmBudget` GEMMs are in, and projectedCycles() extrapolates the
+// EstimateBudgetSpent once `gemmBudget` GEMM steps are in, and projectedCycles() extrapolates the
 // timeline over the GEMM work still to come at the rate of the prefix's second half (the first
 // holds the pipeline's fill). A large candidate is then ranked for the cost of a small one.
 struct EstimateBudgetSpent {};

@@ -61,7 +61,7 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
 
 // Bump when the candidates rankTilings() returns, or their order, change: cached indices made
 // by an older compiler then name other tilings, so its caches must not match.
-constexpr uint64_t kTilingRevision = 7;
+constexpr uint64_t kTilingRevision = 8;
 
 nn::Status checkDeadline(const DeviceQueue::Deadline& deadline, uint32_t operationIndex) {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {

@@ -16,8 +16,19 @@
 namespace weft::accel {
 
 // An on-chip buffer: a scratchpad slot or region, an accumulator region, the parameter rows,
-// the vector scratchpad's regions, the lookup table.
-enum class BufferKind : uint8_t { kInput = 1, kWeight = 2, kAccumulator = 3, kParams = 4, kVector = 5, kLut = 6 };
+// the vector scratchpad's regions, the lookup table; kWeightRange: a range of weight rows loaded
+// at once apart from the plain weight buffers (a ramped plan's first chunks, a range of
+// streamed slots). Indices are small: the scheduler keeps a table entry per index up to the
+// largest.
+enum class BufferKind : uint8_t {
+  kInput = 1,
+  kWeight = 2,
+  kAccumulator = 3,
+  kParams = 4,
+  kVector = 5,
+  kLut = 6,
+  kWeightRange = 7
+};
 constexpr uint32_t bufferId(BufferKind kind, uint32_t index) {
   return (static_cast<uint32_t>(kind) << 24) | (index & 0xFFFFFF);
 }

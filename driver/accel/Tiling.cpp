@@ -661,6 +661,17 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
   return ranked;
 }
 
+uint32_t TilePlan::largestLoad() const {
+  uint32_t most = 0;
+  for (const ChunkGroup& g : inputLoads) most = std::max(most, g.count);
+  return most;
+}
+
+bool steppable(const TilePlan& p) {
+  if (p.inputMode == InputMode::kWindowed || p.inputLoads.empty()) return false;
+  return p.weightMode != WeightMode::kStreamed || p.wSlots / p.largestLoad() >= 2;
+}
+
 std::string TilePlan::describe() const {
   auto orderName = order == LoopOrder::kBoxesOuter ? "boxes-outer" : "groups-outer";
   auto inName = inputMode == InputMode::kResident   ? "resident"
@@ -669,12 +680,11 @@ std::string TilePlan::describe() const {
   auto wName = weightMode == WeightMode::kResidentEpoch   ? "resident"
                : weightMode == WeightMode::kResidentGroup ? "resident-per-group"
                                                           : "streamed";
-  uint32_t largestLoad = 0;
-  for (const ChunkGroup& g : inputLoads) largestLoad = std::max(largestLoad, g.count);
   return fmt::format("{}{} chunks, {} boxes of <= {} rows{}, {} n-tiles in groups of {}, {}, inputs {} "
-                     "(loads of <= {} chunks, {} buffers), weights {}, {} accumulator buffers, estimate {:.0f} cycles",
+                     "(loads of <= {} chunks, {} buffers), weights {}, {} accumulator buffers, {}estimate {:.0f} cycles",
                      packed ? fmt::format("packed ({} pieces), ", pieces.size()) : "", chunks.size(), boxes.size(), rowsPerTile,
-                     ramped ? " (ramped ends)" : "", nTiles, tilesPerGroup, orderName, inName, largestLoad, inSlots, wName, accBuffers, estimatedCycles);
+                     ramped ? " (ramped ends)" : "", nTiles, tilesPerGroup, orderName, inName, largestLoad(), inSlots, wName,
+                     accBuffers, steppable(*this) ? "chunks stepped per tile, " : "", estimatedCycles);
 }
 
 }  // namespace weft::accel

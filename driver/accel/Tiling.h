@@ -90,8 +90,16 @@ struct TilePlan {
   bool ramped = false;
   double estimatedCycles = 0;
 
+  uint32_t largestLoad() const;
   std::string describe() const;
 };
+
+// Whether the plan's GEMMs go in steps over K: each tile takes the chunks of an input load one
+// after the other, GEMMs the command generator folds into one of k_steps steps, instead of each
+// chunk going across the group's tiles. Needs every chunk of the load with its weights in place:
+// resident, or streamed a load's chunks at a time into one of at least two ranges of slots. Not
+// windowed plans: a box's images share a chunk's weights instead (keep_weights).
+bool steppable(const TilePlan& plan);
 
 // The input tile a windowed box reads, per image: `height` x `width` pixels of `blocks` rows
 // each (a pixel's channels, Rows bytes a row, channel blocks fastest), padding included.

@@ -67,6 +67,32 @@ TEST(FullyConnected, StreamedChunksOfARowAreOneRequest) {
   EXPECT_LE(requests, inputRequests + 8) << op.mapping;
 }
 
+// A long reduction is 19 chunks for each of 2 n-tiles: 38 GEMMs a chunk each, but a tile's
+// chunks of a load go in one GEMM of k_steps steps, so the whole layer (its loads and stores
+// included) is fewer commands than that, with the same outputs.
+TEST(FullyConnected, ATilesChunksAreStepsOfOneGemm) {
+  std::mt19937 rng(7);
+  auto device = approxDevice("weft16");
+  const FcCase c = basic(128, 300, 20);
+  const OpModel m = makeFcModel(c, rng);
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+  auto prepared = prepare(*device, m.model);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
+  const auto& op = dev.value().execution->profile.operations.at(0);
+  EXPECT_NE(op.mapping.find("chunks stepped per tile"), std::string::npos) << op.mapping;
+  uint64_t retired = 0, rows = 0;
+  for (const auto& [name, value] : op.counters) {
+    if (name == "CMDS_RETIRED") retired = value;
+    if (name == "ARRAY_ROWS") rows = value;
+  }
+  EXPECT_EQ(rows, 128u * 19 * 2);  // every step's rows, as 38 GEMMs would
+  EXPECT_LT(retired, 19u * 2) << op.mapping;
+}
+
 TEST(FullyConnected, SingleElement) {
   std::mt19937 rng(1);
   expectBitExact(*approxDevice("weft8"), basic(1, 1, 1), rng);
