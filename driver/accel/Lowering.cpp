@@ -43,15 +43,20 @@ LowerFn familyOf(T type) {
 
 }  // namespace
 
-nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t index, bool withValues) {
+nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t index, bool withValues,
+                                            bool gemmFilterValues) {
   if (index >= model.main.operations.size()) {
     return NN_ERROR(BAD_DATA) << "operation index " << index << " out of range";
   }
-  OperationReader r(model, index);
+  const nn::OperationType type = model.main.operations[index].type;
+  const LowerFn lower = isWeftMatmulInt32(model, type) ? lowerWeftMatmulInt32 : familyOf(type);
+  // The array's layers (a weight image the compiler may not build); the vector unit's always
+  // take their filter.
+  const bool gemm = lower == lowerConv2d || lower == lowerFullyConnected || lower == lowerWeftMatmulInt32;
+  OperationReader r(model, index, gemmFilterValues || !gemm);
   NN_TRY(r.checkIndexes());
-  const LowerFn lower = isWeftMatmulInt32(model, r.op().type) ? lowerWeftMatmulInt32 : familyOf(r.op().type);
   if (lower == nullptr) {
-    return NN_ERROR(BAD_DATA) << nn::toString(r.op().type) << " is not supported by the accelerator";
+    return NN_ERROR(BAD_DATA) << nn::toString(type) << " is not supported by the accelerator";
   }
   return lower(r, index, withValues);
 }

@@ -43,9 +43,11 @@ struct LoweredOperation {
 
 // Lowers model.main.operations[index], or BAD_DATA saying why it is not supported.
 // With withValues = false the weights and column parameters are validated but not built
-// (getSupportedOperations).
-nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t index,
-                                            bool withValues = true);
+// (getSupportedOperations). With gemmFilterValues = false an array layer's filter is left out
+// (GemmLayer::weights empty), its column parameters built: for the timing backend, which
+// writes no weight image.
+nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t index, bool withValues = true,
+                                            bool gemmFilterValues = true);
 
 // The image form of a FULLY_CONNECTED layer whose input is a 4-D image tensor of logical
 // dimensions `dims` in `layout` (kNHWC or kNCHW): the filter covers the whole image, the output

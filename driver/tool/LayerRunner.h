@@ -58,7 +58,7 @@ struct LayerRunOptions {
   // Compilation caching: the directory (created when missing; empty: no caching) and what
   // else tells caches apart besides the layer itself (the hardware configuration).
   std::string cacheDir, cacheSalt;
-  // What the layers' tensors hold: kZeroPoint when nothing reads values (the timing backend).
+  // What the layers' tensors hold: kZeroPages when nothing reads values (the timing backend).
   TensorValues values = TensorValues::kDrawn;
   // The simulated DRAM's size: a layer whose tensors alone exceed it is refused, naming DramMiB,
   // before any of its data is allocated (0: no check).

@@ -273,13 +273,8 @@ Network buildLayer(const LayerSpec& spec, TensorValues values) {
   Network net = spec.network;
   Layer& l = net.layers.front();
   if (values == TensorValues::kNone) return net;
-  if (values == TensorValues::kZeroPoint) {
-    net.input = zeroPointBytes(elements(net.inputShape), net.inputQuant.zeroPoint);
-    for (ExtraInput& in : net.extraInputs) in.data = zeroPointBytes(elements(in.shape), in.quant.zeroPoint);
-    if (!l.weightShape.empty()) {
-      l.weights = zeroPointBytes(elements(l.weightShape), l.weightQuant.zeroPoint);
-      l.bias.assign(l.weightShape[3], 0);
-    }
+  if (values == TensorValues::kZeroPages) {
+    if (!l.weightShape.empty()) l.bias.assign(l.weightShape[3], 0);
     return net;
   }
   uint64_t seed = spec.seed;

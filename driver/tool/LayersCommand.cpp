@@ -309,8 +309,8 @@ int runLayers(const LayersOptions& options) {
   // (--repeat, --trace's host tracks), which overlapping compilations would blur.
   if (options.tracePath.empty() && options.repeat <= 1) run.prepareAhead = options.compileAhead;
   if (backend == "timing") {
-    run.values = TensorValues::kZeroPoint;  // nothing reads them; the cache keeps the two apart
-    run.cacheSalt += "|zero-point tensors";
+    run.values = TensorValues::kZeroPages;  // nothing reads them; the cache keeps the two apart
+    run.cacheSalt += "|zero-page tensors";
   }
   if (!options.quiet) {
     fmt::print(stderr, "weft: {} layers of {} on the accelerator ({} backend, {})\n", table.layers.size(),

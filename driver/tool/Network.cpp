@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -12,6 +14,8 @@
 #include "LayerFields.h"
 #include "LayerRules.h"
 #include "Splitmix.h"
+
+#include <sys/mman.h>
 
 namespace weft::tool {
 
@@ -58,8 +62,31 @@ uint64_t tensorBytes(const Network& net) {
   return bytes;
 }
 
-std::vector<uint8_t> zeroPointBytes(size_t n, int32_t zeroPoint) {
-  return std::vector<uint8_t>(n, static_cast<uint8_t>(zeroPoint));
+uint64_t Network::inputBytes(size_t i) const {
+  uint64_t n = 1;
+  for (uint32_t d : i == 0 ? inputShape : extraInputs.at(i - 1).shape) n *= d;
+  return n;
+}
+
+const uint8_t* zeroPages(uint64_t bytes) {
+  // One mapping, replaced by a larger one when a request exceeds it; the old ones stay mapped
+  // (their callers may still point into them) and cost address space only.
+  static std::mutex mutex;
+  static const uint8_t* region = nullptr;
+  static uint64_t regionBytes = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (bytes > regionBytes || region == nullptr) {
+    const uint64_t size = std::max<uint64_t>(bytes, uint64_t{1} << 20);
+    void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::runtime_error(fmt::format("cannot map {} bytes of zero pages", size));
+    region = static_cast<const uint8_t*>(p);
+    regionBytes = size;
+  }
+  return region;
+}
+
+const uint8_t* bytesOrZeroPages(const std::vector<uint8_t>& data, uint64_t bytes) {
+  return data.empty() && bytes > 0 ? zeroPages(bytes) : data.data();
 }
 
 std::vector<uint8_t> drawInput(uint64_t seed, size_t n) {

@@ -85,8 +85,10 @@ struct Network {
   std::vector<Layer> layers;
 
   size_t inputCount() const { return 1 + extraInputs.size(); }
-  // The bytes of network input i (0: `input`).
+  // The bytes of network input i (0: `input`), and its size by its shape (a kZeroPages build
+  // holds no bytes).
   const std::vector<uint8_t>& inputData(size_t i) const { return i == 0 ? input : extraInputs.at(i - 1).data; }
+  uint64_t inputBytes(size_t i) const;
 
   // What a Layer::inputs entry names: "input" ("input1"...) or the layer's name, its shape and quantization.
   std::string sourceName(int source) const;
@@ -99,12 +101,19 @@ struct Network {
 Network loadNetwork(const std::string& path);
 Network parseNetwork(const std::string& text, const std::string& origin);
 
-// What a built layer's tensors hold. kDrawn: the deterministic data below. kZeroPoint: every
-// element at its zero point, without drawing anything, for runs that never read values (the
-// timing backend): the tensors keep their sizes, so compilation and timing are the same, but a
-// ResNet-50 table no longer spends a sixth of its run drawing 25 MB of weights nobody reads.
+// What a built layer's tensors hold. kDrawn: the deterministic data below. kZeroPages: for runs
+// that never read values (the timing backend): nothing drawn, the inputs and weights hold no
+// bytes (biases are zeros), and the NNAPI model and execution are given zeroPages() of their
+// sizes, so compilation and timing are the same while the tensors take no memory (drawing them
+// was a sixth of a ResNet-50 table's run; GNMT's, as zero points, 120 MB of its peak memory).
 // kNone: shapes only, every data vector empty (sizing a layer before anything is allocated).
-enum class TensorValues { kDrawn, kZeroPoint, kNone };
+enum class TensorValues { kDrawn, kZeroPages, kNone };
+
+// `bytes` zero bytes that take no memory: a read-only anonymous mapping never written, each page
+// reading as the kernel's zero page. Shared by the process, for data nothing writes.
+const uint8_t* zeroPages(uint64_t bytes);
+// A tensor's bytes: `data` when it holds them, zeroPages() of its shape's size when it is empty.
+const uint8_t* bytesOrZeroPages(const std::vector<uint8_t>& data, uint64_t bytes);
 
 // The bytes a network's tensors take as NNAPI operands: its inputs, each layer's weights, bias
 // (int32) and output; shapes only, so it works on a kNone build.
@@ -118,8 +127,6 @@ std::vector<uint8_t> drawWeights(uint64_t seed, size_t n, int32_t zeroPoint);
 // around zeroPoint + 128, then shifted by -128 (the byte's top bit flipped).
 std::vector<uint8_t> drawSignedWeights(uint64_t seed, size_t n, int32_t zeroPoint);
 std::vector<int32_t> drawBias(uint64_t seed, size_t n, int64_t bound);
-// n elements at `zeroPoint` (a signed tensor's as its two's-complement byte): TensorValues::kZeroPoint.
-std::vector<uint8_t> zeroPointBytes(size_t n, int32_t zeroPoint);
 
 // A tensor a layer reads, as shape inference and the quantization rules see it.
 struct LayerInput {

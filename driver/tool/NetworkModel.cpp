@@ -90,8 +90,10 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
     case LayerOp::kConv2d:
     case LayerOp::kDepthwiseConv2d:
     case LayerOp::kFullyConnected: {
-      in.push_back(w.constant(quant8Type(net), l.weightShape, l.weightQuant.scale,
-                              l.weightQuant.zeroPoint, l.weights.data(), l.weights.size()));
+      uint64_t weightBytes = 1;
+      for (uint32_t d : l.weightShape) weightBytes *= d;
+      in.push_back(w.constant(quant8Type(net), l.weightShape, l.weightQuant.scale, l.weightQuant.zeroPoint,
+                              bytesOrZeroPages(l.weights, weightBytes), weightBytes));
       // NNAPI requires bias scale == input scale * weight scale, computed in float.
       in.push_back(w.constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(l.bias.size())},
                               net.sourceQuant(l.inputs.front()).scale * l.weightQuant.scale, 0, l.bias.data(),

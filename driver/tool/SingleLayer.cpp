@@ -67,10 +67,8 @@ Network singleLayerNetwork(const LayerShape& s, TensorValues values) {
   Network net = shapedNetwork(s);
   Layer& l = net.layers.front();
   if (values == TensorValues::kNone) return net;
-  if (values == TensorValues::kZeroPoint) {
-    l.weights = zeroPointBytes(elements(l.weightShape), s.weightZeroPoint);
+  if (values == TensorValues::kZeroPages) {
     l.bias.assign(s.filters, 0);
-    net.input = zeroPointBytes(elements(net.inputShape), s.inputZeroPoint);
     return net;
   }
   l.weights = s.isSigned ? drawSignedWeights(s.seed + 1, elements(l.weightShape), s.weightZeroPoint)
@@ -94,9 +92,7 @@ Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputS
   for (size_t k = 0; k < layer.inputs.size(); ++k) {
     const int source = layer.inputs[k];
     const auto& shape = network.sourceShape(source);
-    auto data = values == TensorValues::kNone        ? std::vector<uint8_t>{}
-                : values == TensorValues::kZeroPoint ? zeroPointBytes(elements(shape), network.sourceQuant(source).zeroPoint)
-                                                     : drawInput(inputSeed + k, elements(shape));
+    auto data = values == TensorValues::kDrawn ? drawInput(inputSeed + k, elements(shape)) : std::vector<uint8_t>{};
     if (k == 0) {
       net.inputShape = shape;
       net.inputQuant = network.sourceQuant(source);

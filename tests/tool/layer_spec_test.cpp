@@ -4,6 +4,8 @@
 // run alone, and the NNAPI models built from entries running on the CPU reference device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,21 +51,32 @@ TEST(LayerSpec, DepthwiseShapesAndData) {
   EXPECT_EQ(buildLayer(s).input, net.input) << "the data is deterministic";
 }
 
-// The three ways of filling a built layer: drawn data, zero points (the timing backend), nothing
+// The three ways of filling a built layer: drawn data, zero pages (the timing backend), nothing
 // (sizing); the shapes, and so tensorBytes, are the same for all three.
-TEST(LayerSpec, ZeroPointAndShapeOnlyBuildsKeepTheShapes) {
+TEST(LayerSpec, ZeroPageAndShapeOnlyBuildsKeepTheShapes) {
   const LayerSpec s = spec(R"({"name": "dw", "op": "DEPTHWISE_CONV_2D", "input": [1, 9, 7, 5], "kernel": [3, 3],
       "depthMultiplier": 2, "padding": "SAME", "weightZeroPoint": 7})");
-  const Network drawn = buildLayer(s, TensorValues::kDrawn), zero = buildLayer(s, TensorValues::kZeroPoint),
+  const Network drawn = buildLayer(s, TensorValues::kDrawn), zero = buildLayer(s, TensorValues::kZeroPages),
                 none = buildLayer(s, TensorValues::kNone);
   // 315 input bytes, 90 weights, 10 int32 biases, 630 output bytes.
   for (const Network* net : {&drawn, &zero, &none}) EXPECT_EQ(tensorBytes(*net), 315u + 90 + 40 + 630);
-  EXPECT_EQ(zero.input, std::vector<uint8_t>(315, 128));
-  EXPECT_EQ(zero.layers.front().weights, std::vector<uint8_t>(90, 7));
+  EXPECT_EQ(drawn.input.size(), 315u);
+  EXPECT_EQ(drawn.layers.front().weights.size(), 90u);
+  // Zero pages: no bytes held, zeros given in their place (and the biases, small, as zeros).
+  EXPECT_TRUE(zero.input.empty());
+  EXPECT_TRUE(zero.layers.front().weights.empty());
   EXPECT_EQ(zero.layers.front().bias, std::vector<int32_t>(10, 0));
+  EXPECT_EQ(zero.inputBytes(0), 315u);
+  const uint8_t* pages = bytesOrZeroPages(zero.input, zero.inputBytes(0));
+  ASSERT_NE(pages, nullptr);
+  EXPECT_TRUE(std::all_of(pages, pages + 315, [](uint8_t b) { return b == 0; }));
+  EXPECT_EQ(bytesOrZeroPages(drawn.input, 315), drawn.input.data());
+  // A larger request than any before gets a mapping of its size, all zeros.
+  const uint8_t* large = zeroPages(3u << 20);
+  EXPECT_EQ(large[0], 0);
+  EXPECT_EQ(large[(3u << 20) - 1], 0);
   EXPECT_TRUE(none.input.empty());
   EXPECT_TRUE(none.layers.front().weights.empty());
-  EXPECT_NE(drawn.input, zero.input);
 }
 
 TEST(LayerSpec, SignedTensorsGetSignedZeroPointsAndWeights) {

@@ -25,8 +25,8 @@ bool zeroPointFits(int32_t zp, OperandType t) {
 
 }  // namespace
 
-OperationReader::OperationReader(const nn::Model& model, uint32_t index)
-    : model_(model), op_(model.main.operations[index]), name_(nn::toString(op_.type)) {}
+OperationReader::OperationReader(const nn::Model& model, uint32_t index, bool filterValues)
+    : model_(model), op_(model.main.operations[index]), name_(nn::toString(op_.type)), filterValues_(filterValues) {}
 
 nn::Status OperationReader::checkIndexes() const {
   for (uint32_t i : op_.inputs) {
@@ -195,13 +195,15 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   q.wSigned = isSignedType(w.type);
   if (!wConstant) q.runtimeWeights = op_.inputs[1];
   if (!biasOmitted && !isConstant(bias)) q.runtimeBias = op_.inputs[2];
-  if (withValues) {
+  if (withValues && filterValues_) {
     if (wConstant) {
       const uint8_t* wBytes = constantBytes(model_, w);
       q.weights.assign(wBytes, wBytes + uint64_t{outChannels} * kSize);
     } else {
       q.weights.assign(uint64_t{outChannels} * kSize, static_cast<uint8_t>(w.zeroPoint));
     }
+  }
+  if (withValues) {
     if (!biasOmitted && isConstant(bias)) {
       const uint8_t* b = constantBytes(model_, bias);
       for (uint32_t n = 0; n < outChannels; ++n) std::memcpy(&q.columns[n].bias, b + 4 * n, 4);
@@ -247,9 +249,9 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
   ConvQuantization q;
   q.clamp = *clamp;
   q.columns.assign(outChannels, {});
-  if (withValues) {
+  const uint64_t values = uint64_t{outChannels} * kElements;
+  if (withValues && filterValues_) {
     const uint8_t* wBytes = constantBytes(model_, w);
-    const uint64_t values = uint64_t{outChannels} * kElements;
     if (relaxed) {
       q.weights.resize(2 * values);
       for (uint64_t i = 0; i < values; ++i) {
@@ -261,6 +263,8 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
     } else {
       q.weights.assign(wBytes, wBytes + 2 * values);
     }
+  }
+  if (withValues) {
     if (!biasOmitted) {
       const uint8_t* b = constantBytes(model_, bias);
       for (uint32_t n = 0; n < outChannels; ++n) {
