@@ -636,6 +636,14 @@ nn::Status Emitter::run() {
           // The group's tiles in one STORE, after the last of them: a request per pixel.
           return store(box, g * p_.tilesPerGroup, gTiles, firstTile, accBase(accBuffer), {accId(accBuffer, 0)});
         };
+        // Resident weights of chunk c: (first row, buffer).
+        auto residentWeights = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {
+          if (p_.weightMode == WeightMode::kResidentGroup) {
+            return {(groupWBuffer * groupTiles + c * gTiles) * R_, groupWBuffer};
+          }
+          return {((g - gFirst) * groupTiles + c * gTiles) * R_,
+                  g == gFirst && p_.ramped ? weightRangeBuffer(c) : g - gFirst};
+        };
         if (stepped) {
           // Every chunk of the load has its weights in place (resident, or this load's range of
           // slots), so each tile takes its chunks one after the other: GEMMs the StepMerger
@@ -649,16 +657,8 @@ nn::Status Emitter::run() {
             loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_) + uint64_t{cg.first} * gTiles * R_ * C_,
                             cg.count * gTiles, wBase, wBuf);
           }
-          auto weightsOf = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {  // (first row, buffer)
-            switch (p_.weightMode) {
-              case WeightMode::kResidentEpoch:
-                return {((g - gFirst) * groupTiles + c * gTiles) * R_,
-                        g == gFirst && p_.ramped ? weightRangeBuffer(c) : g - gFirst};
-              case WeightMode::kResidentGroup:
-                return {(groupWBuffer * groupTiles + c * gTiles) * R_, groupWBuffer};
-              case WeightMode::kStreamed:
-                break;
-            }
+          auto weightsOf = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {
+            if (p_.weightMode != WeightMode::kStreamed) return residentWeights(c);
             return {wBase + (c - cg.first) * gTiles * R_, wBuf};
           };
           // The parameter rows: declared by the epoch's first GEMM, or in a ramped plan loaded
@@ -678,21 +678,11 @@ nn::Status Emitter::run() {
           continue;
         }
         for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
-          uint32_t wRow0 = 0, wBuf = 0;
-          switch (p_.weightMode) {
-            case WeightMode::kResidentEpoch:
-              wBuf = g == gFirst && p_.ramped ? weightRangeBuffer(c) : g - gFirst;
-              wRow0 = ((g - gFirst) * groupTiles + c * gTiles) * R_;
-              break;
-            case WeightMode::kResidentGroup:
-              wBuf = groupWBuffer;
-              wRow0 = (groupWBuffer * groupTiles + c * gTiles) * R_;
-              break;
-            case WeightMode::kStreamed:
-              wBuf = wUse++ % p_.wSlots;
-              wRow0 = wBuf * p_.tilesPerGroup * R_;
-              loadChunkWeights(g, c, wRow0, wBuf);
-              break;
+          auto [wRow0, wBuf] = residentWeights(c);
+          if (p_.weightMode == WeightMode::kStreamed) {
+            wBuf = wUse++ % p_.wSlots;
+            wRow0 = wBuf * p_.tilesPerGroup * R_;
+            loadChunkWeights(g, c, wRow0, wBuf);
           }
           const bool declareParams = paramsPending && (!p_.ramped || c + 1 == nK);
           if (declareParams && p_.ramped) loadParams(firstTile, tiles);
