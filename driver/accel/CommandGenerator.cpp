@@ -573,7 +573,9 @@ nn::Status Emitter::run() {
     int64_t residentBox = -1, residentGroup = -1;
     uint32_t inBuffer = 0, groupWBuffer = 0;
     std::vector<bool> epochWeightsLoaded(gEnd - gFirst, false);
-    for (const auto& [b, g] : pairs) {
+    for (const auto& pair : pairs) {
+      // Named copies, not structured bindings: the lambdas below capture them (C++17).
+      const uint32_t b = pair.first, g = pair.second;
       const MBox& box = p_.boxes[b];
       const bool newBox = p_.inputMode != InputMode::kStreamed && residentBox != b;
       if (newBox) {
