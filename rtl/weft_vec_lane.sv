@@ -101,9 +101,9 @@ module weft_vec_lane
         v1_q <= (kind_i == WinKindDwconv) ? fp16_mul({a_hi_i, a_i}, {b_hi_i, b_i}) : fp16_to_fp32({a_hi_i, a_i});
       end else if (fp) begin  // eltwise lut, add or mul (checked); add keeps b in pa_q
         unique case (kind_i)
-          EltKindAdd: begin
+          EltKindAdd: begin  // a negative b_mult subtracts: b's sign flipped
             v1_q <= fp16_to_fp32({a_hi_i, a_i});
-            pa_q <= 64'(fp16_to_fp32({b_hi_i, b_i}));
+            pa_q <= 64'(fp16_to_fp32({b_hi_i ^ {b_mult_i[31], 7'd0}, b_i}));
           end
           EltKindMul: v1_q <= fp16_mul({a_hi_i, a_i}, {b_hi_i, b_i});
           default: begin

@@ -126,7 +126,9 @@ void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
             continue;
           }
           const uint16_t h = halfAt(a, c.aBcast ? 0 : l);
-          const uint16_t g = readsB ? halfAt(b, c.bBcast ? 0 : l) : 0;
+          // A negative b_mult makes the add a SUB: b's sign flipped.
+          const bool sub = c.kind == hw::EltKind::kAdd && c.bMult < 0;
+          const uint16_t g = (readsB ? halfAt(b, c.bBcast ? 0 : l) : 0) ^ (sub ? 0x8000 : 0);
           uint32_t v = 0;
           switch (c.kind) {
             case hw::EltKind::kAdd: v = hw::fp::fp32Add(hw::fp::fp16ToFp32(h), hw::fp::fp16ToFp32(g)); break;

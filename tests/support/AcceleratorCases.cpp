@@ -89,6 +89,7 @@ bool isAcceleratorFp16Case(const TestModel& model) {
         break;
       case T::CONCATENATION:
       case T::ADD:
+      case T::SUB:
       case T::MUL:
       case T::AVERAGE_POOL_2D:
       case T::MAX_POOL_2D:

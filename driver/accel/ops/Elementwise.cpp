@@ -3,9 +3,10 @@
 // TFLite's, as the reference kernels have it: ADD and SUB rescale both inputs to twice the larger
 // input scale with 20 bits of headroom (SUB negates the second multiplier) and the STORE rescales
 // the sum to the output; MUL multiplies the zero-point-adjusted inputs and the STORE rescales.
-// With the fp16 datapath ADD and MUL also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): the
-// lanes add the two values widened to binary32, or multiply them exactly, and the STORE rounds
-// to binary16 and clamps to the activation (ELTWISE and STORE fp16).
+// With the fp16 datapath ADD, SUB and MUL also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32):
+// the lanes add the two values widened to binary32 (SUB: the second's sign flipped, by a
+// negative b_mult as in the quant8 SUB), or multiply them exactly, and the STORE rounds to
+// binary16 and clamps to the activation (ELTWISE and STORE fp16).
 #include <algorithm>
 
 #include "EltwiseLayer.h"
@@ -82,7 +83,6 @@ nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t 
   NN_TRY(r.halfTensor(b, "second input", 0, 4));
   NN_TRY(r.sameType(a, b, "inputs"));
   NN_TRY(r.sameType(a, r.output(0), "input and output"));
-  if (op.type == nn::OperationType::SUB) return r.fail("SUB in float16 is not supported (ADD and MUL are)");
   auto act = r.int32Param(2, "fused activation");
   if (!act.ok()) return act.error();
   auto clamp = r.fp16Clamp(*act);
@@ -91,6 +91,7 @@ nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t 
   if (!dims.ok()) return dims.error();
   EltwiseMath m;
   m.kind = op.type == nn::OperationType::MUL ? hw::EltKind::kMul : hw::EltKind::kAdd;
+  m.bMult = op.type == nn::OperationType::SUB ? -1 : 1;
   m.fp16 = true;
   m.clamp = *clamp;  // the parameter row's bias is 0 (+0.0)
   return binaryLayer(r, index, std::move(m), *dims, 2);
