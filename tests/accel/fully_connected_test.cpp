@@ -34,6 +34,28 @@ FcCase basic(uint32_t batch, uint32_t inputSize, uint32_t units) {
   return c;
 }
 
+// Runs `m` on the device, expects the CPU reference's outputs bit for bit, and returns the
+// layer's profile (its mapping and counters).
+hal::OperationProfile profiledRun(const hal::IDevice& device, const OpModel& m) {
+  auto cpu = runOnCpu(m);
+  EXPECT_TRUE(cpu.ok()) << cpu.error().message;
+  auto prepared = prepare(device, m.model);
+  EXPECT_TRUE(prepared.ok()) << prepared.error().message;
+  if (!cpu.ok() || !prepared.ok()) return {};
+  auto dev = runOnPrepared(*prepared.value(), m);
+  EXPECT_TRUE(dev.ok()) << dev.error().message;
+  if (!dev.ok()) return {};
+  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
+  return dev.value().execution->profile.operations.at(0);
+}
+
+uint64_t counter(const hal::OperationProfile& op, const std::string& name) {
+  for (const auto& [n, value] : op.counters) {
+    if (n == name) return value;
+  }
+  return 0;
+}
+
 // A streamed load of several chunks holds its rows pixel by pixel, so a batch row's chunks are
 // one merged DRAM request (CommandGenerator's loadInputs): 32 rows of 100 bytes to 3 units at
 // weft16 stream 7 chunks in loads of several, and the layer reads its inputs in a request a
@@ -41,25 +63,14 @@ FcCase basic(uint32_t batch, uint32_t inputSize, uint32_t units) {
 TEST(FullyConnected, StreamedChunksOfARowAreOneRequest) {
   std::mt19937 rng(6);
   auto device = approxDevice("weft16");
-  const FcCase c = basic(32, 100, 3);
-  const OpModel m = makeFcModel(c, rng);
-  auto cpu = runOnCpu(m);
-  ASSERT_TRUE(cpu.ok()) << cpu.error().message;
-  auto prepared = prepare(*device, m.model);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto dev = runOnPrepared(*prepared.value(), m);
-  ASSERT_TRUE(dev.ok()) << dev.error().message;
-  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
-  const auto& op = dev.value().execution->profile.operations.at(0);
+  const hal::OperationProfile op = profiledRun(*device, makeFcModel(basic(32, 100, 3), rng));
+  if (HasFailure()) return;
   const std::string streamed = "inputs streamed (loads of <= ";
   const size_t at = op.mapping.find(streamed);
   ASSERT_NE(at, std::string::npos) << op.mapping;
   const uint32_t perLoad = static_cast<uint32_t>(std::stoul(op.mapping.substr(at + streamed.size())));
   ASSERT_GE(perLoad, 2u) << op.mapping;
-  uint64_t requests = 0;
-  for (const auto& [name, value] : op.counters) {
-    if (name == "DMA_RD_REQS") requests = value;
-  }
+  const uint64_t requests = counter(op, "DMA_RD_REQS");
   // Chunk by chunk, 32 rows x 7 chunks would be 224 input requests alone; pixel by pixel a row
   // takes one a load, and the weights and parameters a few merged ones more.
   const uint64_t inputRequests = 32ull * ((7 + perLoad - 1) / perLoad);
@@ -73,24 +84,11 @@ TEST(FullyConnected, StreamedChunksOfARowAreOneRequest) {
 TEST(FullyConnected, ATilesChunksAreStepsOfOneGemm) {
   std::mt19937 rng(7);
   auto device = approxDevice("weft16");
-  const FcCase c = basic(128, 300, 20);
-  const OpModel m = makeFcModel(c, rng);
-  auto cpu = runOnCpu(m);
-  ASSERT_TRUE(cpu.ok()) << cpu.error().message;
-  auto prepared = prepare(*device, m.model);
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto dev = runOnPrepared(*prepared.value(), m);
-  ASSERT_TRUE(dev.ok()) << dev.error().message;
-  EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1);
-  const auto& op = dev.value().execution->profile.operations.at(0);
+  const hal::OperationProfile op = profiledRun(*device, makeFcModel(basic(128, 300, 20), rng));
+  if (HasFailure()) return;
   EXPECT_NE(op.mapping.find("chunks stepped per tile"), std::string::npos) << op.mapping;
-  uint64_t retired = 0, rows = 0;
-  for (const auto& [name, value] : op.counters) {
-    if (name == "CMDS_RETIRED") retired = value;
-    if (name == "ARRAY_ROWS") rows = value;
-  }
-  EXPECT_EQ(rows, 128u * 19 * 2);  // every step's rows, as 38 GEMMs would
-  EXPECT_LT(retired, 19u * 2) << op.mapping;
+  EXPECT_EQ(counter(op, "ARRAY_ROWS"), 128u * 19 * 2);  // every step's rows, as 38 GEMMs would
+  EXPECT_LT(counter(op, "CMDS_RETIRED"), 19u * 2) << op.mapping;
 }
 
 TEST(FullyConnected, SingleElement) {
