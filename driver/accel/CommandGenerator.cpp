@@ -508,8 +508,7 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t tiles, uint32
 nn::Status Emitter::run() {
   const uint32_t nK = static_cast<uint32_t>(p_.chunks.size());
   const uint32_t Mt = p_.rowsPerTile;
-  uint32_t largestLoad = 0;
-  for (const ChunkGroup& g : p_.inputLoads) largestLoad = std::max(largestLoad, g.count);
+  const uint32_t largestLoad = p_.largestLoad();
   inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK : largestLoad) * Mt;
   // A steppable plan runs a tile's chunks of a load one after the other, which fold into one
   // GEMM; streamed weights then go a load's chunks at a time into a range of largestLoad slots

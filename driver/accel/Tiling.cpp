@@ -586,8 +586,6 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
               if (p.boxes.size() > 1 && p.inSlots < 2) continue;
             }
             p.inputLoads = inputLoads(loadChunks);
-            uint32_t largestLoad = 0;
-            for (const ChunkGroup& g : p.inputLoads) largestLoad = std::max(largestLoad, g.count);
             p.nTiles = nTiles;
             p.tilesPerGroup = ng;
             p.tilesPerEpoch = perEpoch;
@@ -597,7 +595,7 @@ std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChu
             p.accBuffers = accBuffers;
             if (im == InputMode::kStreamed) {
               p.inSlots = static_cast<uint32_t>(std::min<uint64_t>(
-                  kMaxSlots, config.inSpadRows() / (uint64_t{largestLoad} * p.rowsPerTile)));
+                  kMaxSlots, config.inSpadRows() / (uint64_t{p.largestLoad()} * p.rowsPerTile)));
               if (p.inSlots < 2) continue;
             }
             if (wm == WeightMode::kStreamed) {
