@@ -103,9 +103,10 @@ Network parseNetwork(const std::string& text, const std::string& origin);
 
 // What a built layer's tensors hold. kDrawn: the deterministic data below. kZeroPages: for runs
 // that never read values (the timing backend): nothing drawn, the inputs and weights hold no
-// bytes (biases are zeros), and the NNAPI model and execution are given zeroPages() of their
-// sizes, so compilation and timing are the same while the tensors take no memory (drawing them
-// was a sixth of a ResNet-50 table's run; GNMT's, as zero points, 120 MB of its peak memory).
+// bytes (biases are zeros); the NNAPI execution is given zeroPages() of the inputs' sizes and
+// the model its weights in a memory object never written (NetworkModel.cpp), so compilation and
+// timing are the same while the tensors take no memory (drawing them was a sixth of a ResNet-50
+// table's run; GNMT's, as zero points, 120 MB of its peak memory).
 // kNone: shapes only, every data vector empty (sizing a layer before anything is allocated).
 enum class TensorValues { kDrawn, kZeroPages, kNone };
 

@@ -2,11 +2,48 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
 namespace weft::tool {
 namespace {
+
+// Zero weights for runs that never read them (TensorValues::kZeroPages). NNAPI copies a value
+// given by pointer when the model finishes (Android too, into shared memory): GNMT's 60 MB
+// weight tensors became resident that way, a layer at a time. A value in a memory object is
+// referenced instead, as an app's weights mapped from its model file are. One memory over a
+// memfd that is never written: nothing reads these weights, so none of its pages is ever made.
+// Replaced by a larger one when a tensor exceeds it; the old ones stay (models reference them).
+ANeuralNetworksMemory* zeroMemory(uint64_t bytes) {
+  static std::mutex mutex;
+  static ANeuralNetworksMemory* memory = nullptr;
+  static uint64_t memoryBytes = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (memory == nullptr || bytes > memoryBytes) {
+    const uint64_t size = std::max<uint64_t>(bytes, uint64_t{1} << 20);
+    const int fd = memfd_create("weft-zero-weights", MFD_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(fmt::format("memfd_create: {}", std::strerror(errno)));
+    if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      const int error = errno;
+      close(fd);
+      throw std::runtime_error(fmt::format("cannot size a memfd to {} bytes: {}", size, std::strerror(error)));
+    }
+    ANeuralNetworksMemory* created = nullptr;
+    const int status = ANeuralNetworksMemory_createFromFd(size, PROT_READ, fd, 0, &created);
+    close(fd);  // the memory keeps a duplicate
+    check(status, "ANeuralNetworksMemory_createFromFd");
+    memory = created;
+    memoryBytes = size;
+  }
+  return memory;
+}
 
 class ModelWriter {
  public:
@@ -22,6 +59,14 @@ class ModelWriter {
     const uint32_t index = tensor(type, dims, scale, zeroPoint);
     check(ANeuralNetworksModel_setOperandValue(model_, static_cast<int32_t>(index), data, bytes),
           "ANeuralNetworksModel_setOperandValue");
+    return index;
+  }
+  // A constant of `bytes` zeros that takes no memory (zeroMemory()).
+  uint32_t zeroConstant(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint, size_t bytes) {
+    const uint32_t index = tensor(type, dims, scale, zeroPoint);
+    check(ANeuralNetworksModel_setOperandValueFromMemory(model_, static_cast<int32_t>(index), zeroMemory(bytes), 0,
+                                                         bytes),
+          "ANeuralNetworksModel_setOperandValueFromMemory");
     return index;
   }
   uint32_t int32Scalar(int32_t value) {
@@ -92,8 +137,11 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
     case LayerOp::kFullyConnected: {
       uint64_t weightBytes = 1;
       for (uint32_t d : l.weightShape) weightBytes *= d;
-      in.push_back(w.constant(quant8Type(net), l.weightShape, l.weightQuant.scale, l.weightQuant.zeroPoint,
-                              bytesOrZeroPages(l.weights, weightBytes), weightBytes));
+      in.push_back(l.weights.empty()
+                       ? w.zeroConstant(quant8Type(net), l.weightShape, l.weightQuant.scale, l.weightQuant.zeroPoint,
+                                        weightBytes)
+                       : w.constant(quant8Type(net), l.weightShape, l.weightQuant.scale, l.weightQuant.zeroPoint,
+                                    l.weights.data(), weightBytes));
       // NNAPI requires bias scale == input scale * weight scale, computed in float.
       in.push_back(w.constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(l.bias.size())},
                               net.sourceQuant(l.inputs.front()).scale * l.weightQuant.scale, 0, l.bias.data(),
