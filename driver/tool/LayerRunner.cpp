@@ -209,9 +209,12 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     if (!added) sameAs[i] = known->second;
   }
   // The layers to compile, in order, and those compiling ahead of the one executing. A layer is
-  // compiled ahead only when its tensors take at most 1/16 of the DRAM (its device images are
+  // compiled ahead when its tensors take at most 1/16 of the DRAM (its device images are
   // about twice its tensors, and up to three layers are held at once: the one executing, and
-  // two compiling), so that ahead or not, the same layers fit.
+  // two compiling), so that ahead or not, the same layers fit. A timing run holds no tensor
+  // values on the host, so there a larger layer may compile ahead too, while the images of all
+  // held at once would fit the DRAM together: GNMT's 100 MB layers each compile while the one
+  // before runs.
   std::vector<size_t> toCompile;
   for (size_t i = 0; i < count; ++i) {
     if (!sameAs[i]) toCompile.push_back(i);
@@ -219,14 +222,36 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
   std::map<size_t, std::future<PreparedLayer>> ahead;
   size_t launched = 0;  // toCompile[0, launched) are compiled or compiling
   auto small = [&](size_t i) { return options.dramBytes > 0 && bytes[i] <= options.dramBytes / 16; };
+  auto fitsBeside = [&](size_t executing, size_t i) {
+    if (options.dramBytes == 0 || options.values != TensorValues::kZeroPages) return false;
+    uint64_t held = bytes[i] + (executing < count ? bytes[executing] : 0);
+    for (const auto& compiling : ahead) held += bytes[compiling.first];
+    return 2 * held <= options.dramBytes;
+  };
   auto launchAhead = [&](size_t executing) {
     while (launched < toCompile.size() && ahead.size() < options.prepareAhead) {
       const size_t i = toCompile[launched];
-      if (i == executing || !small(i) || (executing < count && !small(executing))) break;
+      if (i == executing) break;
+      const bool smallOnes = small(i) && (executing >= count || small(executing));
+      if (!smallOnes && !fitsBeside(executing, i)) break;
       ahead.emplace(i, std::async(std::launch::async,
                                   [&, i] { return prepareLayer(table.layers[i], accelerator, options); }));
       ++launched;
     }
+  };
+  // What fails while layers compile ahead (a compilation, or an execution growing the command
+  // ring) is tried again without them, as it would have run without compiling ahead: the layers
+  // ahead are dropped (their DRAM freed; they compile again in their turn), so that a failure is
+  // the layer's own, not the room the others held.
+  auto dropAhead = [&](size_t i) {
+    for (auto& compiling : ahead) {
+      try {
+        compiling.second.get();
+      } catch (const std::exception&) {
+      }
+    }
+    ahead.clear();
+    launched = static_cast<size_t>(std::find(toCompile.begin(), toCompile.end(), i) - toCompile.begin()) + 1;
   };
   std::vector<LayerRun> runs;
   size_t traced = 0;  // commands kept for the trace so far
@@ -241,14 +266,24 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
       continue;
     }
     PreparedLayer prepared;
-    if (auto it = ahead.find(i); it != ahead.end()) {
-      prepared = it->second.get();  // rethrows what its compilation threw
-      prepared.run.compiledAhead = true;
-      ahead.erase(it);
-    } else {
-      ++launched;
-      launchAhead(i);
+    bool besideOthers = true;  // other layers held DRAM while it compiled
+    try {
+      if (auto it = ahead.find(i); it != ahead.end()) {
+        std::future<PreparedLayer> compiling = std::move(it->second);
+        ahead.erase(it);
+        prepared = compiling.get();  // rethrows what its compilation threw
+        prepared.run.compiledAhead = true;
+      } else {
+        ++launched;
+        launchAhead(i);
+        besideOthers = !ahead.empty();
+        prepared = prepareLayer(table.layers[i], accelerator, options);
+      }
+    } catch (const std::exception&) {
+      if (!besideOthers) throw;
+      dropAhead(i);
       prepared = prepareLayer(table.layers[i], accelerator, options);
+      prepared.run.againAlone = true;
     }
     launchAhead(i);
     const Network& net = *prepared.net;
@@ -274,7 +309,15 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     for (int r = 0; r < std::max(1, options.repeat); ++r) {
       // Device figures are the first execution's (every execution of a program gives the same:
       // DeviceQueue starts each at command 0 of the ring, from reset).
-      const Execution e = executeOnce(rawCompilation, net, outputData, outputBytes);
+      Execution e;
+      try {
+        e = executeOnce(rawCompilation, net, outputData, outputBytes);
+      } catch (const std::exception&) {
+        if (ahead.empty()) throw;
+        dropAhead(i);
+        e = executeOnce(rawCompilation, net, outputData, outputBytes);
+        run.againAlone = true;
+      }
       if (r == 0) {
         run.cycles = e.cycles;
         run.arrayRows = e.arrayRows;

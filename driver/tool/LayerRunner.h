@@ -48,6 +48,9 @@ struct LayerRun {
   // Compiled on a helper thread while earlier layers compiled or ran (LayerRunOptions::
   // prepareAhead): its prepareSeconds overlap theirs.
   bool compiledAhead = false;
+  // Its compilation or execution failed while layers compiled ahead held DRAM, and succeeded
+  // again without them (LayerRunOptions::prepareAhead).
+  bool againAlone = false;
 };
 
 struct LayerRunOptions {
@@ -80,7 +83,9 @@ struct LayerRunOptions {
   // second core shortens the run; the figures are the same (every region starts on a burst and
   // every program at command 0 of the ring). Only layers whose tensors are small next to
   // `dramBytes` are compiled ahead, so that those in flight fit the DRAM and host memory
-  // together; needs dramBytes.
+  // together, or with kZeroPages values (no tensor held on the host) layers whose device images
+  // fit the DRAM beside those in flight; a layer whose compilation ahead fails is compiled again
+  // alone. Needs dramBytes.
   size_t prepareAhead = 0;
   // Called before each layer with its position, for progress messages.
   std::function<void(size_t index, size_t count, const std::string& name)> onLayer;

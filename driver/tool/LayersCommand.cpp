@@ -267,6 +267,11 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   const bool overlapped = std::any_of(runs.begin(), runs.end(), [](const LayerRun& r) { return r.compiledAhead; });
   fmt::print(out, "wall time: {:.3f} s (building and compiling {:.3f} s, executing {:.3f} s{})\n", wallSeconds, prepare,
              execute, overlapped ? "; layers compiled while others ran, so the two overlap" : "");
+  const auto again = std::count_if(runs.begin(), runs.end(), [](const LayerRun& r) { return r.againAlone; });
+  if (again > 0) {
+    fmt::print(out, "{} layer(s) did not fit the DRAM beside the layers compiling ahead and ran again without them "
+               "(the same figures; --compile-ahead 0 compiles one layer at a time)\n", again);
+  }
 }
 
 // weft's figures for --compare-to, in SCALE-Sim's terms (the COMPUTE_REPORT form's).

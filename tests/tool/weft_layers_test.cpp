@@ -242,9 +242,9 @@ TEST(WeftScaleSim, ALayerGivesTheSameFiguresAloneAndAfterOthers) {
 
 // Layers compiled on other threads while earlier ones run (the default, --compile-ahead 2) give
 // the figures they give compiled one after another, and the same outputs: a compilation holds the
-// device only to place DRAM, and where a region lies changes nothing. A layer too large to compile
-// ahead (over 1/16 of DRAM, here 16 MiB) runs between the others. Overlapping compilations are
-// said to overlap in the host times.
+// device only to place DRAM, and where a region lies changes nothing. A layer over 1/16 of the
+// DRAM (here 16 MiB) compiles ahead only where its images fit beside the others'. Overlapping
+// compilations are said to overlap in the host times.
 TEST(WeftScaleSim, LayersCompiledAheadGiveTheFiguresTheyGiveOneAfterAnother) {
   const std::string table = tempPath("ahead.csv"), smallDram = tempPath("dram16.json");
   std::ofstream(smallDram) << R"({"name": "dram16", "base": "weft8", "params": {"DramMiB": 16}})";
@@ -279,6 +279,30 @@ TEST(WeftScaleSim, LayersCompiledAheadGiveTheFiguresTheyGiveOneAfterAnother) {
   }
   EXPECT_FALSE(outputs[0].empty());
   EXPECT_EQ(outputs[0], outputs[1]);
+}
+
+// Layers that the DRAM holds one at a time but not together: a 7.8 MB layer whose 134 k
+// commands grow the command ring to 8 MiB as it runs, while the 6 MB layer after it compiles
+// ahead in 16 MiB of DRAM (within the estimate of twice the tensors, beyond what the ring
+// leaves). What fails beside the layers ahead runs again without them, and every layer gives
+// the figures it gives compiled one at a time.
+TEST(WeftScaleSim, LayersThatDoNotFitBesideThoseAheadRunAgainWithoutThem) {
+  const std::string table = tempPath("crowded.csv"), smallDram = tempPath("crowded_dram16.json");
+  std::ofstream(smallDram) << R"({"name": "dram16", "base": "weft8", "params": {"DramMiB": 16}})";
+  std::ofstream(table) << kScaleSimHeader
+                       << "X, 1, 1, 1, 1, 2048, 3800, 1,\nA, 1, 1, 1, 1, 2048, 2900, 1,\nC, 1, 1, 1, 1, 1024, 2300, 1,\n";
+  const auto [aheadOutput, ahead] = scaleSimLayers(table, smallDram, "", "crowded_ahead");
+  const auto [serialOutput, serial] = scaleSimLayers(table, smallDram, "--compile-ahead 0", "crowded_serial");
+  ASSERT_EQ(ahead.size(), 3u);
+  ASSERT_EQ(serial.size(), 3u);
+  for (const auto& [name, layer] : serial) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(ahead.at(name)["cycles"], layer["cycles"]);
+    EXPECT_EQ(ahead.at(name)["counters"], layer["counters"]);
+  }
+  EXPECT_NE(aheadOutput.find("did not fit the DRAM beside the layers compiling ahead and ran again"), std::string::npos)
+      << aheadOutput;
+  EXPECT_EQ(serialOutput.find("ran again"), std::string::npos) << serialOutput;
 }
 
 TEST(WeftScaleSim, BadTablesAreClearErrors) {
