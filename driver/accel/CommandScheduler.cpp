@@ -132,10 +132,16 @@ class Timeline {
     return ready;
   }
   size_t size() const { return end_.size(); }
-  // When the segment's last command completes.
+  // The three bounds on when the segment's last command completes: the units' timeline, the
+  // channel (every command's bursts and its fetch), the controller's fetch rate.
+  std::array<double, 3> bounds() const {
+    const auto n = static_cast<double>(end_.size());
+    return {makespan_, t0_ + channel_ + n * cost_->fetchChannelCycles() + cost_->latency,
+            t0_ + n * cost_->fetchCycles()};
+  }
   double finish() const {
-    return std::max(
-        {makespan_, t0_ + channel_ + cost_->latency, t0_ + static_cast<double>(end_.size()) * cost_->fetchCycles()});
+    const std::array<double, 3> b = bounds();
+    return *std::max_element(b.begin(), b.end());
   }
 
  private:
@@ -362,7 +368,7 @@ ScheduleEstimator::~ScheduleEstimator() = default;
 void ScheduleEstimator::add(PlannedCommand&& command) {
   // The barrier ProgramBuilder puts before a command that would overfill the segment.
   if (!command.isBarrier() && segmentCommands_ >= kMaxSegmentCommands) add(PlannedCommand{hw::BarrierCmd{}, {}});
-  channel_ += command.channelCycles;
+  channel_ += command.channelCycles + cost_->fetchChannelCycles();
   if (command.isBarrier()) {
     t_ = cycles() + cost_->latency;  // draining and the snapshot write
     segment_ = std::make_unique<Segment>(*cost_, t_);
@@ -382,7 +388,7 @@ void ScheduleEstimator::add(PlannedCommand&& command) {
   const uint64_t before = gemms_;
   gemms_ += steps;
   const uint64_t half = std::max<uint64_t>(1, budget_ / 2);
-  if (before < half && gemms_ >= half) half_ = {gemmBusy_, cycles(), channel_};
+  if (before < half && gemms_ >= half) half_ = {gemmBusy_, bounds(), channel_};
   if (gemms_ >= budget_) {
     truncated_ = true;
     throw EstimateBudgetSpent{};
@@ -398,13 +404,29 @@ double ScheduleEstimator::project(double now, double half, double totalGemmBusy)
   return now + std::max(0.0, rate) * std::max(0.0, totalGemmBusy - gemmBusy_);
 }
 
+// Each bound projected on its own: which of them binds can change over a program (the channel
+// and fetch bounds lead while the pipeline fills), and projecting their maximum from a prefix
+// where the lead changed hands took the slope of neither.
 double ScheduleEstimator::projectedCycles(double totalGemmBusy) const {
-  return project(cycles(), half_.cycles, totalGemmBusy);
+  const std::array<double, 3> now = bounds();
+  double projected = 0;
+  for (size_t i = 0; i < now.size(); ++i) {
+    projected = std::max(projected, project(now[i], half_.bounds[i], totalGemmBusy));
+  }
+  return projected;
 }
 double ScheduleEstimator::projectedChannelCycles(double totalGemmBusy) const {
   return project(channel_, half_.channel, totalGemmBusy);
 }
 
-double ScheduleEstimator::cycles() const { return segment_->timeline.size() > 0 ? segment_->timeline.finish() : t_; }
+double ScheduleEstimator::cycles() const {
+  const std::array<double, 3> b = bounds();
+  return *std::max_element(b.begin(), b.end());
+}
+
+std::array<double, 3> ScheduleEstimator::bounds() const {
+  if (segment_->timeline.size() == 0) return {t_, t_, t_};
+  return segment_->timeline.bounds();
+}
 
 }  // namespace weft::accel

@@ -21,6 +21,7 @@
 // Barriers split a program into segments that are scheduled independently.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -110,8 +111,9 @@ class ScheduleEstimator final : public CommandSink {
   ~ScheduleEstimator() override;
   void add(PlannedCommand&& command) override;
   double cycles() const;
-  // The DRAM channel occupancy of every command added (its bursts, whoever waits for them):
-  // the compiler's measure of a tiling's DRAM traffic, which dominates the device's energy.
+  // The DRAM channel occupancy of every command added (its bursts, whoever waits for them, and
+  // its own fetch): the compiler's measure of a tiling's DRAM traffic, which dominates the
+  // device's energy.
   double channelCycles() const { return channel_; }
 
   // Whether the budget cut the program short.
@@ -124,9 +126,12 @@ class ScheduleEstimator final : public CommandSink {
  private:
   struct Segment;
   struct Mark {
-    double gemmBusy = 0, cycles = 0, channel = 0;
+    double gemmBusy = 0;
+    std::array<double, 3> bounds{};  // the timeline's (Timeline::bounds)
+    double channel = 0;
   };
   double project(double now, double half, double totalGemmBusy) const;
+  std::array<double, 3> bounds() const;
 
   std::unique_ptr<CostModel> cost_;
   std::unique_ptr<Segment> segment_;  // since the last barrier

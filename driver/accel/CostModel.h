@@ -91,6 +91,14 @@ struct CostModel {
     return std::max(beats(32), (latency + slots / 2 * beats(32) + 2) / slots);
   }
 
+  // DRAM channel cycles per command fetched: the fetch unit reads half its FetchSlots (or more)
+  // a request, and those bytes share the channel with the loads and stores (a third of an 8x8
+  // array's traffic on a fully-connected layer, whose small tiles take many commands).
+  double fetchChannelCycles() const {
+    constexpr uint64_t perRequest = hw::micro::kFetchSlots / 2;
+    return requestCycles(perRequest * hw::kCommandBytes) / static_cast<double>(perRequest);
+  }
+
   template <typename Command>
   void estimateLoad(Command& c, uint64_t rowsToLoad, uint64_t bytes) const {
     c.busyCycles = 2 + static_cast<double>(rowsToLoad) * loadRowCycles(bytes);

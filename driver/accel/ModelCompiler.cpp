@@ -59,9 +59,9 @@ nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint
   return region;
 }
 
-// Bump when the candidates rankTilings() returns, or their order, change: cached indices made
-// by an older compiler then name other tilings, so its caches must not match.
-constexpr uint64_t kTilingRevision = 8;
+// Bump when the candidates rankTilings() returns, their order, or how one is chosen change:
+// cached indices made by an older compiler then name other tilings, so its caches must not match.
+constexpr uint64_t kTilingRevision = 9;
 
 nn::Status checkDeadline(const DeviceQueue::Deadline& deadline, uint32_t operationIndex) {
   if (deadline && std::chrono::steady_clock::now() > *deadline) {
@@ -248,8 +248,8 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
   }
   ranked[best].estimatedCycles = cycles[best];
   *chosen = static_cast<uint32_t>(best);
-  // The choice with ramped ends, kept when its whole timeline is shorter and its traffic no
-  // more (a preference traded cycles for it). Tried on the choice alone (the ramp changes the
+  // The choice with ramped ends, kept when its whole timeline is shorter and, where a preference
+  // traded cycles for traffic, its traffic no more (its smaller boxes take more commands to fetch). Tried on the choice alone (the ramp changes the
   // layer's ends only, alike for every candidate), and only where the array is the bottleneck
   // (its GEMMs fill kRampBusyShare of the timeline): there the ends are what is left to win,
   // where a layer the DMA bounds loses more to the smaller boxes' extra requests than the
@@ -271,7 +271,8 @@ nn::Result<TilePlan> bestTiling(const GemmLayer& layer, const std::vector<KChunk
         std::fprintf(stderr, "[tiling] candidate %zu ramped: scheduled %.0f cycles, DRAM channel %.0f cycles\n",
                      best, estimator.cycles(), estimator.channelCycles());
       }
-      const bool gains = estimator.cycles() < cycles[best] * (1 - kRampGain) && estimator.channelCycles() <= channel[best];
+      const bool gains = estimator.cycles() < cycles[best] * (1 - kRampGain) &&
+                         (slack == 0 || estimator.channelCycles() <= channel[best]);
       if (gains || ramp == RampChoice::kAlways) {
         ramped->estimatedCycles = estimator.cycles();
         ranked[best] = std::move(*ramped);
