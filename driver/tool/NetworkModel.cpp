@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -21,6 +19,7 @@ namespace {
 // referenced instead, as an app's weights mapped from its model file are. One memory over a
 // memfd that is never written: nothing reads these weights, so none of its pages is ever made.
 // Replaced by a larger one when a tensor exceeds it; the old ones stay (models reference them).
+// Null where the system offers no memfd: the caller then gives zeroPages() by pointer.
 ANeuralNetworksMemory* zeroMemory(uint64_t bytes) {
   static std::mutex mutex;
   static ANeuralNetworksMemory* memory = nullptr;
@@ -29,16 +28,12 @@ ANeuralNetworksMemory* zeroMemory(uint64_t bytes) {
   if (memory == nullptr || bytes > memoryBytes) {
     const uint64_t size = std::max<uint64_t>(bytes, uint64_t{1} << 20);
     const int fd = memfd_create("weft-zero-weights", MFD_CLOEXEC);
-    if (fd < 0) throw std::runtime_error(fmt::format("memfd_create: {}", std::strerror(errno)));
-    if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      const int error = errno;
-      close(fd);
-      throw std::runtime_error(fmt::format("cannot size a memfd to {} bytes: {}", size, std::strerror(error)));
-    }
+    if (fd < 0) return nullptr;
     ANeuralNetworksMemory* created = nullptr;
-    const int status = ANeuralNetworksMemory_createFromFd(size, PROT_READ, fd, 0, &created);
+    const bool made = ftruncate(fd, static_cast<off_t>(size)) == 0 &&
+                      ANeuralNetworksMemory_createFromFd(size, PROT_READ, fd, 0, &created) == ANEURALNETWORKS_NO_ERROR;
     close(fd);  // the memory keeps a duplicate
-    check(status, "ANeuralNetworksMemory_createFromFd");
+    if (!made) return nullptr;
     memory = created;
     memoryBytes = size;
   }
@@ -61,11 +56,12 @@ class ModelWriter {
           "ANeuralNetworksModel_setOperandValue");
     return index;
   }
-  // A constant of `bytes` zeros that takes no memory (zeroMemory()).
+  // A constant of `bytes` zeros that takes no memory (zeroMemory(), else zeroPages()).
   uint32_t zeroConstant(int32_t type, const std::vector<uint32_t>& dims, float scale, int32_t zeroPoint, size_t bytes) {
+    ANeuralNetworksMemory* memory = zeroMemory(bytes);
+    if (memory == nullptr) return constant(type, dims, scale, zeroPoint, zeroPages(bytes), bytes);
     const uint32_t index = tensor(type, dims, scale, zeroPoint);
-    check(ANeuralNetworksModel_setOperandValueFromMemory(model_, static_cast<int32_t>(index), zeroMemory(bytes), 0,
-                                                         bytes),
+    check(ANeuralNetworksModel_setOperandValueFromMemory(model_, static_cast<int32_t>(index), memory, 0, bytes),
           "ANeuralNetworksModel_setOperandValueFromMemory");
     return index;
   }
