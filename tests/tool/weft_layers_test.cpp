@@ -174,6 +174,18 @@ std::pair<std::string, std::map<std::string, nlohmann::json>> scaleSimLayers(con
   return {r.output, byName};
 }
 
+// The same layers run with and without compiling ahead: `layers` of them, each with the same
+// cycles, counters and tiling either way.
+void expectSameFigures(const std::map<std::string, nlohmann::json>& ahead,
+                       const std::map<std::string, nlohmann::json>& serial, size_t layers) {
+  ASSERT_EQ(ahead.size(), layers);
+  ASSERT_EQ(serial.size(), layers);
+  for (const auto& [name, layer] : serial) {
+    SCOPED_TRACE(name);
+    for (const char* field : {"cycles", "counters", "mapping"}) EXPECT_EQ(ahead.at(name)[field], layer[field]) << field;
+  }
+}
+
 // Layers identical but for their names: the second reports the first's figures without running
 // (sameAs in the JSON, "= #k" in the table), and those are exactly what it gives when run
 // (--no-reuse), in this order or another: every program starts at command 0 of the ring from the
@@ -255,14 +267,7 @@ TEST(WeftScaleSim, LayersCompiledAheadGiveTheFiguresTheyGiveOneAfterAnother) {
     SCOPED_TRACE(hw);
     const auto [aheadOutput, ahead] = scaleSimLayers(table, hw, "", "ahead");
     const auto [serialOutput, serial] = scaleSimLayers(table, hw, "--compile-ahead 0", "serial");
-    ASSERT_EQ(ahead.size(), 6u);
-    ASSERT_EQ(serial.size(), 6u);
-    for (const auto& [name, layer] : serial) {
-      SCOPED_TRACE(name);
-      EXPECT_EQ(ahead.at(name)["cycles"], layer["cycles"]);
-      EXPECT_EQ(ahead.at(name)["counters"], layer["counters"]);
-      EXPECT_EQ(ahead.at(name)["mapping"], layer["mapping"]);
-    }
+    expectSameFigures(ahead, serial, 6);
     EXPECT_NE(aheadOutput.find("layers compiled while others ran"), std::string::npos) << aheadOutput;
     EXPECT_EQ(serialOutput.find("layers compiled while others ran"), std::string::npos) << serialOutput;
   }
@@ -293,13 +298,7 @@ TEST(WeftScaleSim, LayersThatDoNotFitBesideThoseAheadRunAgainWithoutThem) {
                        << "X, 1, 1, 1, 1, 2048, 3800, 1,\nA, 1, 1, 1, 1, 2048, 2900, 1,\nC, 1, 1, 1, 1, 1024, 2300, 1,\n";
   const auto [aheadOutput, ahead] = scaleSimLayers(table, smallDram, "", "crowded_ahead");
   const auto [serialOutput, serial] = scaleSimLayers(table, smallDram, "--compile-ahead 0", "crowded_serial");
-  ASSERT_EQ(ahead.size(), 3u);
-  ASSERT_EQ(serial.size(), 3u);
-  for (const auto& [name, layer] : serial) {
-    SCOPED_TRACE(name);
-    EXPECT_EQ(ahead.at(name)["cycles"], layer["cycles"]);
-    EXPECT_EQ(ahead.at(name)["counters"], layer["counters"]);
-  }
+  expectSameFigures(ahead, serial, 3);
   EXPECT_NE(aheadOutput.find("did not fit the DRAM beside the layers compiling ahead and ran again"), std::string::npos)
       << aheadOutput;
   EXPECT_EQ(serialOutput.find("ran again"), std::string::npos) << serialOutput;
