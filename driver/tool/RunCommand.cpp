@@ -376,6 +376,16 @@ int runCorpusCase(const RunOptions& options) {
   report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute", report.runWallSeconds,
                               since(runStart)});
   fillTiming(report, raw, steps, estimator, whole);
+  // A float model on a configuration without the fp16 datapath runs on the CPU: say which
+  // configuration would run it on the accelerator.
+  const bool floatTensors = std::any_of(main.operands.begin(), main.operands.end(), [](const test::TestOperand& t) {
+    return t.type == nn::OperandType::TENSOR_FLOAT32 || t.type == nn::OperandType::TENSOR_FLOAT16;
+  });
+  if (!hwConfig.fp16() && floatTensors && !report.nnapiDurationNote.empty()) {
+    report.nnapiDurationNote += fmt::format("; {} has no fp16 datapath (Fp16 0): --hw weft16fp runs float operations "
+                                            "on the accelerator",
+                                            hwConfig.name());
+  }
   if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
 
   report.referenceChecked = report.backend != "timing";

@@ -86,6 +86,11 @@ TEST(WeftRunCorpus, WithoutTheFp16DatapathTheCpuRunsTheFloatLayers) {
   const auto report = nlohmann::json::parse(std::ifstream(json));
   EXPECT_EQ(acceleratedLayers(report), 0);
   EXPECT_TRUE(report["referenceCheck"]["passed"].get<bool>());
+  // The report says why and what would run it there.
+  EXPECT_NE(r.output.find("weft16 has no fp16 datapath (Fp16 0): --hw weft16fp runs float operations on the "
+                          "accelerator"),
+            std::string::npos)
+      << r.output;
   // With it, the one operation runs on the accelerator alone, which reports NNAPI's durations.
   const ProcessResult fp =
       runWeft("--backend approx --hw weft16fp run --quiet " + path + " --json " + json + " --csv " + csv);
@@ -93,6 +98,7 @@ TEST(WeftRunCorpus, WithoutTheFp16DatapathTheCpuRunsTheFloatLayers) {
   const auto accelerated = nlohmann::json::parse(std::ifstream(json));
   EXPECT_EQ(acceleratedLayers(accelerated), 1);
   EXPECT_NE(fp.output.find("NNAPI durations: on hardware"), std::string::npos) << fp.output;
+  EXPECT_EQ(fp.output.find("no fp16 datapath"), std::string::npos) << fp.output;
 }
 
 TEST(WeftRunCorpus, AMalformedCaseIsAClearErrorExitCode2) {
