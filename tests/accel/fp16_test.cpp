@@ -483,14 +483,31 @@ TEST(Fp16, NotClaimedWithoutTheDatapath) {
   EXPECT_EQ(poolSupported.value(), std::vector<bool>{false});
 }
 
-// A depth multiplier in binary16 is left to the CPU, saying why.
-TEST(Fp16, DepthwiseWithADepthMultiplierIsNotClaimed) {
+// Depth multipliers in binary16: a group of 8 output values (weft16fp) reads its input values
+// from channel (group * 8) / dm on, the lanes mapped by the command's phase; multipliers that do
+// and do not divide the group, over channel counts that do and do not fill one.
+TEST(Fp16, DepthwiseWithDepthMultipliersMatchesTheReferenceWithinTolerance) {
   auto device = approxDevice("weft16fp");
   std::mt19937 rng(41);
-  Fp16Window c;
-  c.depthMultiplier = 2;
-  const OpModel m = makeFp16Window(c, rng);
-  expectNotClaimed(*device, m, "depth multiplier is not supported");
+  for (int i = 0; i < 16; ++i) {
+    Fp16Window c;
+    c.depthMultiplier = 2 + rng() % 4;
+    c.channels = 1 + rng() % 12;
+    c.batches = 1 + rng() % 2;
+    c.height = 2 + rng() % 10;
+    c.width = 2 + rng() % 10;
+    c.kh = 1 + rng() % 3;
+    c.kw = 1 + rng() % 3;
+    c.stride = 1 + rng() % 2;
+    c.padding = c.kh > c.height || c.kw > c.width ? 1 : 1 + static_cast<int32_t>(rng() % 2);
+    c.activation = static_cast<int32_t>(rng() % 4);
+    c.nchw = i % 4 == 1;
+    const OpModel m = makeFp16Window(c, rng);
+    const std::string what = fmt::format("{} depth multiplier {}", c.describe(), c.depthMultiplier);
+    const std::string tiling = expectWithinTolerance(*device, m, what);
+    if (HasFatalFailure()) return;
+    EXPECT_NE(tiling.find("fp16"), std::string::npos) << what << ": " << tiling;
+  }
 }
 
 }  // namespace

@@ -58,11 +58,6 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::FULLY_CONNECTED:
       case T::DEPTHWISE_CONV_2D:
         if (op.inputs.size() < 3 || !constant(op.inputs[1]) || !constant(op.inputs[2])) return false;
-        if (op.type == T::DEPTHWISE_CONV_2D) {
-          // The depth multiplier: input 6 of the implicit form (8 inputs, or a BOOL at 8), else 9.
-          const bool implicit = op.inputs.size() == 8 || operands[op.inputs.at(8)].type == nn::OperandType::BOOL;
-          if (int32At(op.inputs.at(implicit ? 6 : 9)) != 1) return false;
-        }
         break;
       case T::MEAN:
         if (!constant(op.inputs.at(1))) return false;  // axes given at execution: compiled then, int8 only

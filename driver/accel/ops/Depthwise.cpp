@@ -4,8 +4,8 @@
 // stride, dilation and depth multiplier up to 255, explicit or implicit padding up to 2047, NHWC
 // or NCHW, fused NONE/RELU/RELU1/RELU6. The store's requantization is the convolution's, per output channel.
 // With the fp16 datapath also TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32) with a constant filter
-// and bias and a depth multiplier of 1: binary16 windows (WindowLayer's fp16), exact products
-// summed in binary32, the bias added and the result rounded by STORE mode fp16.
+// and bias, any depth multiplier: binary16 windows (WindowLayer's fp16), exact products summed
+// in binary32, the bias added and the result rounded by STORE mode fp16.
 #include "Families.h"
 #include "WindowLayer.h"
 
@@ -54,7 +54,6 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   const bool fp16 = r.halfType(in);
   if (fp16) {
     NN_TRY(r.halfTensor(in, "input", 4, 4));
-    if (*dm != 1) return r.fail("an fp16 depthwise convolution with a depth multiplier is not supported");
   } else {
     NN_TRY(r.quant8Tensor(in, "input", 4, 4));
   }

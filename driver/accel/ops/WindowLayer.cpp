@@ -78,6 +78,8 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
   const LaneImage input{where.inputs[0], in, C}, output{where.outputs[0], out, C};
   const uint32_t groups = output.groups();
   const bool pixelMajor = depthMultiplier == 1 && in.channels % C == 0;
+  // A group is C bytes of output channels: C values, or C/2 binary16 ones.
+  const uint32_t valueBytes = fp16 ? 2 : 1, groupValues = C / valueBytes;
   const uint32_t accHalf = config.accRows() / 2;
   VectorCommands cmds(config, sink);
   cmds.setFp16Stores(fp16);
@@ -204,10 +206,11 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
               w.inSigned = inSigned;
               w.wSigned = wSigned;
               w.dm = depthMultiplier;
-              w.phase = (g * C) % depthMultiplier;
+              w.phase = (g * groupValues) % depthMultiplier;
               if (!empty && depthMultiplier > 1) {
-                // The input channels this group's outputs read, from channel (g*C) / dm on.
-                const uint32_t first = g * C / depthMultiplier;
+                // The input channels this group's outputs read, from channel (g*groupValues) / dm
+                // on (valueBytes bytes each).
+                const uint32_t first = g * groupValues / depthMultiplier * valueBytes;
                 NN_TRY(cmds.loadPlane(input, box, first, std::min(C, in.channels - first), base,
                                       vecBuffer(1 + tileBuf)));
               }
