@@ -376,12 +376,12 @@ int runCorpusCase(const RunOptions& options) {
   report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute", report.runWallSeconds,
                               since(runStart)});
   fillTiming(report, raw, steps, estimator, whole);
-  // A float model on a configuration without the fp16 datapath runs on the CPU: say which
-  // configuration would run it on the accelerator.
-  const bool floatTensors = std::any_of(main.operands.begin(), main.operands.end(), [](const test::TestOperand& t) {
-    return t.type == nn::OperandType::TENSOR_FLOAT32 || t.type == nn::OperandType::TENSOR_FLOAT16;
+  // A float16 (or relaxed float32) model on a configuration without the fp16 datapath runs on the
+  // CPU: say which configuration would run it on the accelerator.
+  const bool halfTensors = std::any_of(main.operands.begin(), main.operands.end(), [&](const test::TestOperand& t) {
+    return t.type == nn::OperandType::TENSOR_FLOAT16 || (t.type == nn::OperandType::TENSOR_FLOAT32 && model.isRelaxed);
   });
-  if (!hwConfig.fp16() && floatTensors && !report.nnapiDurationNote.empty()) {
+  if (!hwConfig.fp16() && halfTensors && !report.nnapiDurationNote.empty()) {
     report.nnapiDurationNote += fmt::format("; {} has no fp16 datapath (Fp16 0): --hw weft16fp runs float operations "
                                             "on the accelerator",
                                             hwConfig.name());
