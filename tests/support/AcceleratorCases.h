@@ -16,10 +16,10 @@ bool isAcceleratorCase(const TestModel& model);
 
 // The cases the fp16 datapath (a configuration with Fp16 1, weft16fp) claims: every operation
 // on TENSOR_FLOAT16 (its first input and outputs), or on TENSOR_FLOAT32 in a relaxed model, and
-// one of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (constant filter and bias; depth
-// multiplier 1), AVERAGE_POOL_2D, MAX_POOL_2D, MEAN (constant axes), RELU, RELU1, RELU6, LOGISTIC,
-// TANH; NHWC or NCHW;
-// no control flow.
+// one of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (constant filter and bias; any depth
+// multiplier), AVERAGE_POOL_2D, MAX_POOL_2D, MEAN (constant axes), RELU, RELU1, RELU6, LOGISTIC,
+// TANH, ADD, SUB, MUL, CONCATENATION, PAD and RESHAPE (constant paddings and shapes), PAD_V2 (a
+// constant border of one byte twice); NHWC or NCHW; no control flow.
 bool isAcceleratorFp16Case(const TestModel& model);
 
 }  // namespace weft::test
