@@ -447,7 +447,7 @@ std::vector<uint8_t> randomHalves(std::mt19937& rng, size_t count, float range) 
   return bytes;
 }
 
-OpModel makeFp16Chain(nn::OperandType type, std::mt19937& rng) {
+OpModel makeFp16Chain(nn::OperandType type, std::mt19937& rng, bool nchw) {
   const bool relaxed = type == OperandType::TENSOR_FLOAT32;
   auto values = [&](size_t count, float range) {
     if (!relaxed) return randomHalves(rng, count, range);
@@ -461,16 +461,19 @@ OpModel makeFp16Chain(nn::OperandType type, std::mt19937& rng) {
   };
   ModelBuilder b;
   const uint32_t H = 7, W = 6, C0 = 5, C1 = 12, C2 = 9, units = 10;
-  const uint32_t in = b.input(type, {1, H, W, C0}, 0, 0);
+  auto image = [&](uint32_t channels) {
+    return nchw ? nn::Dimensions{1, channels, H, W} : nn::Dimensions{1, H, W, channels};
+  };
+  const uint32_t in = b.input(type, image(C0), 0, 0);
   auto conv = [&](uint32_t input, uint32_t cin, uint32_t cout, int32_t activation) {
     const auto f = values(size_t{cout} * 9 * cin, 0.5f);
     const auto bias = values(cout, 1.0f);
-    const uint32_t out = b.tensor(type, {1, H, W, cout});
-    b.operation(nn::OperationType::CONV_2D,
-                {input, b.constant(type, {cout, 3, 3, cin}, f.data(), f.size()),
-                 b.constant(type, {cout}, bias.data(), bias.size()), b.int32Scalar(1), b.int32Scalar(1),
-                 b.int32Scalar(1), b.int32Scalar(activation)},
-                {out});
+    const uint32_t out = b.tensor(type, image(cout));
+    std::vector<uint32_t> inputs{input, b.constant(type, {cout, 3, 3, cin}, f.data(), f.size()),
+                                 b.constant(type, {cout}, bias.data(), bias.size()), b.int32Scalar(1),
+                                 b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(activation)};
+    if (nchw) inputs.push_back(b.boolScalar(true));
+    b.operation(nn::OperationType::CONV_2D, inputs, {out});
     return out;
   };
   const uint32_t x1 = conv(in, C0, C1, 1);

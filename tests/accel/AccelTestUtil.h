@@ -93,8 +93,9 @@ OpModel makeMatmulModel(const MatmulCase& c, std::mt19937& rng);
 std::vector<uint8_t> randomHalves(std::mt19937& rng, size_t count, float range);
 // Three layers, conv 3x3 SAME -> conv 3x3 SAME -> fully connected, every tensor of `type`:
 // TENSOR_FLOAT16, or TENSOR_FLOAT32 in a model relaxed to float16. The first output is read with
-// padding (a halo around it on the device), the second densely by the fully connected layer.
-OpModel makeFp16Chain(nn::OperandType type, std::mt19937& rng);
+// padding (a halo around it on the device), the second densely by the fully connected layer,
+// which flattens it in NCHW order when `nchw` (the convolutions' layout).
+OpModel makeFp16Chain(nn::OperandType type, std::mt19937& rng, bool nchw = false);
 
 // Random cases with valid quantization (scales such that multipliers are representable).
 ConvCase randomConvCase(std::mt19937& rng, uint32_t maxSpatial, uint32_t maxChannels);

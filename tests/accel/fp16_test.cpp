@@ -329,6 +329,16 @@ TEST(Fp16, ChainedLayersKeepBinary16BetweenThem) {
                         /*float32=*/true);
 }
 
+// The same chain in NCHW: the fully connected layer flattens its input channel-major, so its
+// weights are permuted a binary16 value (two bytes) at a time to the image's pixel-major bytes.
+TEST(Fp16, AFullyConnectedLayerReadsAnNchwImage) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(13);
+  expectWithinTolerance(*device, makeFp16Chain(OperandType::TENSOR_FLOAT16, rng, /*nchw=*/true), "NCHW float16 chain");
+  expectWithinTolerance(*device, makeFp16Chain(OperandType::TENSOR_FLOAT32, rng, /*nchw=*/true),
+                        "NCHW relaxed float32 chain", /*float32=*/true);
+}
+
 // Float32 is computed in float16 only where the model allows it.
 TEST(Fp16, Float32NeedsARelaxedModel) {
   auto device = approxDevice("weft16fp");

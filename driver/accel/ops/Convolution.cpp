@@ -6,7 +6,8 @@
 // TENSOR_FLOAT16 too (GemmLayer::fp16), and TENSOR_FLOAT32 in a model relaxed to float16, for the
 // fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): constant filter
 // and bias, each value two bytes of K; CONV_2D in NHWC or NCHW (the host's copies reorder whole
-// values, Transfer.h).
+// values, Transfer.h), FULLY_CONNECTED over an image in either (its weights permuted a value at a
+// time).
 #include <algorithm>
 #include <cstring>
 
@@ -218,9 +219,6 @@ nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLa
                                  "product of its inner dimensions";
   }
   const bool nchw = layout == DataLayout::kNCHW;
-  if (nchw && dense.fp16) {
-    return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: an fp16 layer cannot read an input kept in NCHW order";
-  }
   if (nchw && dense.runtimeWeights) {
     return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: weights given at execution cannot be permuted for an input kept "
                                  "in NCHW order";
@@ -233,14 +231,18 @@ nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLa
   g.filterW = w;
   g.nchw = nchw;
   if (nchw && !dense.weights.empty()) {
-    // Column (y, x, ch) of the image bytes is element ch*H*W + y*W + x of the NCHW flattening.
-    const uint32_t k = h * w * c;
+    // Value (y, x, ch) of the image is element ch*H*W + y*W + x of the NCHW flattening; a value
+    // is valueBytes bytes of K (binary16: two).
+    const uint64_t k = uint64_t{h} * w * c * valueBytes;
     for (uint32_t n = 0; n < g.output.channels; ++n) {
-      const uint8_t* src = &dense.weights[uint64_t{n} * k];
-      uint8_t* dst = &g.weights[uint64_t{n} * k];
+      const uint8_t* src = &dense.weights[n * k];
+      uint8_t* dst = &g.weights[n * k];
       for (uint32_t y = 0; y < h; ++y)
         for (uint32_t x = 0; x < w; ++x)
-          for (uint32_t ch = 0; ch < c; ++ch) dst[(y * w + x) * c + ch] = src[ch * h * w + y * w + x];
+          for (uint32_t ch = 0; ch < c; ++ch) {
+            std::memcpy(dst + (uint64_t{y * w + x} * c + ch) * valueBytes,
+                        src + (uint64_t{ch} * h * w + y * w + x) * valueBytes, valueBytes);
+          }
     }
   }
   return g;
