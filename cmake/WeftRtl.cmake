@@ -51,9 +51,17 @@ function(weft_rtl_plugin target)
   target_include_directories(${target} PRIVATE ${WEFT_SOURCE_DIR}/sim/include)
   # -O2 keeps the verilated C++ compile reasonable; --output-split-cfuncs is the measured
   # speed and build-time win (TOOLCHAIN.md).
+  # Verilator writes its sources' names into the model (the file of every $fatal and region
+  # check): given relative to the directory it runs in (the caller's source directory), they
+  # are the same in every clone, and so is the generated C++ (the compiler cache serves CI).
+  set(_sources)
+  foreach(_s IN LISTS WEFT_RTL_SOURCES)
+    file(RELATIVE_PATH _rel ${CMAKE_CURRENT_SOURCE_DIR} ${_s})
+    list(APPEND _sources ${_rel})
+  endforeach()
   verilate(${target} ${_trace_args}
     PREFIX Vweft_top TOP_MODULE weft_top
-    SOURCES ${WEFT_RTL_SOURCES}
+    SOURCES ${_sources}
     VERILATOR_ARGS ${A_PARAMS} -Wall --output-split-cfuncs 1000 -O2)
   # Verilator's generated C++ is not ours to warn about.
   target_compile_options(${target} PRIVATE -w)

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (CMake preset `fuzz`: clang-15, ASan + UBSan) and runs each for a
-# bounded time, starting from its seed corpus in tests/fuzz/corpus/<target>/ (new inputs go to
-# build/fuzz/corpus/<target>/, the seeds in the tree stay as they are). Fails on any crash, leak,
-# sanitizer report or timeout, leaving the reproducer in build/fuzz/findings/.
+# Builds the libFuzzer targets (CMake preset `sanitize`: clang-15, ASan + UBSan, shared with the
+# sanitized test suites) and runs each for a bounded time, starting from its seed corpus in
+# tests/fuzz/corpus/<target>/ (new inputs go to build/sanitize/corpus/<target>/, the seeds in the
+# tree stay as they are). Fails on any crash, leak, sanitizer report or timeout, leaving the
+# reproducer in build/sanitize/findings/.
 #   bash scripts/fuzz.sh [seconds per target, default 60]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer)
 
-cmake --preset fuzz > /dev/null
-cmake --build --preset fuzz --target weft_fuzzers
+cmake --preset sanitize > /dev/null
+cmake --build --preset sanitize --target weft_fuzzers
 
-mkdir -p build/fuzz/findings
+mkdir -p build/sanitize/findings
 # The accelerator on its approx backend wherever the runtime creates it: the RTL's SystemC does
 # not run under AddressSanitizer (it switches stacks; the verilated plugin is not instrumented).
 export WEFT_BACKEND=approx
@@ -21,14 +22,14 @@ if [[ -z "${ASAN_SYMBOLIZER_PATH:-}" ]] && command -v llvm-symbolizer > /dev/nul
   export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer)"
 fi
 for target in "${TARGETS[@]}"; do
-  work="build/fuzz/corpus/${target}"
+  work="build/sanitize/corpus/${target}"
   mkdir -p "${work}"
   echo "fuzz: ${target} for ${SECONDS_PER_TARGET} s"
   # close_fd_mask=2: the runtime reports every refused call on stderr; libFuzzer keeps its own.
   # WEFT_FUZZ_SEED_DIR: the targets that can (programs, accelerator caches) first write seeds made
   # by the current code next to the ones in the tree, so a format change never leaves them stale.
-  WEFT_FUZZ_SEED_DIR="${work}" "build/fuzz/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
-    -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="build/fuzz/findings/${target}-" \
+  WEFT_FUZZ_SEED_DIR="${work}" "build/sanitize/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
+    -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="build/sanitize/findings/${target}-" \
     "${work}" "tests/fuzz/corpus/${target}"
 done
 echo "fuzz: ${#TARGETS[@]} targets, ${SECONDS_PER_TARGET} s each, no finding"

@@ -1,4 +1,5 @@
 #include "BaselinesCommand.h"
+#include "DataDir.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -51,7 +52,7 @@ Workload resolve(const std::string& ref, const BaselinesOptions& o) {
   w.ref = ref;
   const bool scalesim = ref.rfind(kScalesimPrefix, 0) == 0;
   const std::string rest = scalesim ? ref.substr(std::strlen(kScalesimPrefix)) : ref;
-  w.path = scalesim ? (fs::path(o.scalesimDir) / rest).string() : (fs::path(WEFT_SOURCE_DIR) / rest).string();
+  w.path = scalesim ? (fs::path(o.scalesimDir) / rest).string() : (fs::path(dataDir()) / rest).string();
   w.name = (scalesim ? "scalesim-" : "") + fs::path(rest).stem().string();
   if (fs::path(rest).extension() == ".json" && fs::exists(w.path)) {
     std::ifstream in(w.path);

@@ -1,4 +1,5 @@
 #include "HtmlReport.h"
+#include "DataDir.h"
 
 #include <fmt/format.h>
 
@@ -26,7 +27,7 @@ int writeHtmlReport(const HtmlReportOptions& options) {
   const std::string python = chosen != nullptr && *chosen != '\0' ? chosen
                              : fs::exists("/usr/bin/python3")     ? "/usr/bin/python3"
                                                                   : "python3";
-  std::vector<std::string> args = {python, std::string(WEFT_SOURCE_DIR) + "/scripts/weft_report.py"};
+  std::vector<std::string> args = {python, dataDir() + "/scripts/weft_report.py"};
   args.insert(args.end(), options.inputs.begin(), options.inputs.end());
   args.insert(args.end(), {"--out", htmlReportPath(options)});
   if (!options.plotsDir.empty()) args.insert(args.end(), {"--plots", options.plotsDir});

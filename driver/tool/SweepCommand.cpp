@@ -1,4 +1,5 @@
 #include "SweepCommand.h"
+#include "DataDir.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -157,7 +158,7 @@ int runSweep(const SweepOptions& options) {
   }
 
   // Everything is checked before the output directory is touched.
-  const SweepPlan plan = loadSweepSpec(options.specPath, options.backend, WEFT_SOURCE_DIR);
+  const SweepPlan plan = loadSweepSpec(options.specPath, options.backend, dataDir());
   std::string energyModelText, energyModelPath;
   if (!options.energyModelPath.empty()) {
     codesign::EnergyModel::load(options.energyModelPath);

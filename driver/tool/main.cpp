@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "Network.h"
+#include "DataDir.h"
 #include "Nnapi.h"
 #include "BaselinesCommand.h"
 #include "LayersCommand.h"
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
   app.add_option("--hw", hw, "hardware configuration: a name of hw/configs or a JSON file (default: $WEFT_HW, else weft16)");
 
   weft::tool::RunOptions run;
-  run.networkPath = std::string(WEFT_SOURCE_DIR) + "/traces/networks/mobilenet_v1_224_quant.json";
+  run.networkPath = weft::tool::dataDir() + "/traces/networks/mobilenet_v1_224_quant.json";
   CLI::App* runCmd = app.add_subcommand("run", "run a bundled network on the accelerator, check it against the CPU reference, report per-layer timing; or one case of the AOSP conformance corpus, checked against its expected outputs");
   runCmd->add_option("network", run.networkPath,
                      "network description (traces/networks/*.json) or a conformance corpus case "
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
       ->needs(compareTo);
 
   weft::tool::ValidateOptions validate;
-  validate.layersPath = std::string(WEFT_SOURCE_DIR) + "/traces/validation/layers.json";
+  validate.layersPath = weft::tool::dataDir() + "/traces/validation/layers.json";
   validate.hw = {"weft8", "weft16", "weft8os", "weft16os"};
   CLI::App* validateCmd = app.add_subcommand(
       "validate", "run a layer set on the rtl and approx backends per configuration; compare cycles, outputs and speed");
@@ -162,11 +163,11 @@ int main(int argc, char** argv) {
   validateCmd->add_flag("--quiet", validate.quiet, "no progress messages");
 
   weft::tool::BaselinesOptions baselines;
-  baselines.dir = std::string(WEFT_SOURCE_DIR) + "/traces/baselines";
+  baselines.dir = weft::tool::dataDir() + "/traces/baselines";
   if (const char* d = std::getenv("WEFT_SCALESIM_DIR"); d != nullptr && *d != '\0') {
     baselines.scalesimDir = d;
   } else {
-    baselines.scalesimDir = std::string(WEFT_SOURCE_DIR) + "/../shared/workloads/scalesim";
+    baselines.scalesimDir = weft::tool::dataDir() + "/../shared/workloads/scalesim";
   }
   CLI::App* baselinesCmd = app.add_subcommand(
       "baselines", "compare every layer's cycles with traces/baselines (bundled networks, regression layers, SCALE-Sim "

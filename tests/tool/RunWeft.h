@@ -1,11 +1,12 @@
 // The `weft` binary run as a user runs it: a process with arguments and environment, judged by
-// its exit code and its output (stdout and stderr together). WEFT_BINARY comes from CMake.
+// its exit code and its output (stdout and stderr together). weftBinary() comes from CMake.
 #pragma once
 
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <string>
+#include "ToolTestPaths.h"
 
 namespace weft::tool::test {
 
@@ -16,7 +17,7 @@ struct ProcessResult {
 
 // `env`: assignments put before the command ("WEFT_BACKEND=approx"), as a shell reads them.
 inline ProcessResult runWeft(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + WEFT_BINARY + " " + args + " 2>&1";
+  const std::string cmd = env + " " + weftBinary() + " " + args + " 2>&1";
   ProcessResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;

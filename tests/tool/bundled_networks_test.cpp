@@ -8,6 +8,9 @@
 #include <string>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
 
 namespace {
 
@@ -17,7 +20,7 @@ using weft::tool::test::runWeft;
 class BundledNetwork : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BundledNetwork, PassesTheReferenceCheckOnApprox) {
-  const std::string network = std::string(WEFT_SOURCE_DIR) + "/traces/networks/" + GetParam() + ".json";
+  const std::string network = sourceDir() + "/traces/networks/" + GetParam() + ".json";
   const std::string json = ::testing::TempDir() + "bundled_" + GetParam() + ".json";
   const ProcessResult r = runWeft("--backend approx run --quiet " + network + " --json " + json + " --csv " +
                                   ::testing::TempDir() + "bundled_" + GetParam() + ".csv");

@@ -16,6 +16,9 @@
 #include "LayerSpec.h"
 #include "LayerTable.h"
 #include "NetworkModel.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
 
 namespace weft::tool {
 namespace {
@@ -196,7 +199,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadEntry>& info) { return std::string(info.param.what); });
 
 std::string writeSet(const std::string& name, const std::string& text) {
-  const std::string dir = std::string(WEFT_SOURCE_DIR) + "/traces/validation";
+  const std::string dir = sourceDir() + "/traces/validation";
   const std::string path = ::testing::TempDir() + "layer_spec_test_" + name + ".json";
   std::ofstream(path) << text;
   return path;
@@ -205,7 +208,7 @@ std::string writeSet(const std::string& name, const std::string& text) {
 // A `networks` entry takes any op, "all" of them, and a prefix; layers that read several tensors
 // (ResNet's ADDs) run alone on inputs of their own.
 TEST(LayerSet, NetworkLayersOfEveryOpRunAlone) {
-  const std::string nets = std::string(WEFT_SOURCE_DIR) + "/traces/networks/";
+  const std::string nets = sourceDir() + "/traces/networks/";
   const std::string path = writeSet("nets", R"({"format": 1, "name": "n", "networks": [
       {"path": ")" + nets + R"(resnet18_224_quant.json", "ops": ["ADD", "SOFTMAX"], "prefix": "r/"},
       {"path": ")" + nets + R"(squeezenet1_1_224_quant.json", "ops": "all", "prefix": "s/"}]})");
@@ -222,7 +225,7 @@ TEST(LayerSet, NetworkLayersOfEveryOpRunAlone) {
 }
 
 TEST(LayerSet, BadNetworkOpsAndEntriesAreClearErrors) {
-  const std::string nets = std::string(WEFT_SOURCE_DIR) + "/traces/networks/";
+  const std::string nets = sourceDir() + "/traces/networks/";
   auto error = [](const std::string& path) {
     try {
       loadLayerTable(path);

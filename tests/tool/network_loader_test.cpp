@@ -10,6 +10,10 @@
 
 #include "Network.h"
 #include "NetworkModel.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
+using weft::tool::test::testDir;
 
 namespace weft::tool {
 namespace {
@@ -43,10 +47,10 @@ std::string errorOf(const std::string& text) {
   return "(no error)";
 }
 
-const std::string kNetworks = std::string(WEFT_SOURCE_DIR) + "/traces/networks/";
+const std::string kNetworks = sourceDir() + "/traces/networks/";
 
 TEST(NetworkLoader, FormatOneIsAChain) {
-  const Network net = loadNetwork(std::string(WEFT_TEST_DIR) + "/small_net.json");
+  const Network net = loadNetwork(testDir() + "/small_net.json");
   ASSERT_EQ(net.layers.size(), 6u);
   EXPECT_EQ(net.layers[0].inputs, std::vector<int>{kNetworkInput});
   for (size_t i = 1; i < net.layers.size(); ++i) EXPECT_EQ(net.layers[i].inputs, std::vector<int>{int(i) - 1});

@@ -11,6 +11,9 @@
 
 #include "ScaleSimCompare.h"
 #include "ScaleSimReport.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::testDir;
 
 namespace weft::tool {
 namespace {
@@ -18,7 +21,7 @@ namespace {
 const std::vector<std::string> kTiny = {"Tiny_conv3x3", "Tiny_conv3x3_s2", "Tiny_fc"};
 
 std::string fixture() {
-  std::ifstream in(std::string(WEFT_TEST_DIR) + "/scalesim/tiny_COMPUTE_REPORT.csv", std::ios::binary);
+  std::ifstream in(testDir() + "/scalesim/tiny_COMPUTE_REPORT.csv", std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();

@@ -9,13 +9,16 @@
 #include <sstream>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
 
 namespace fs = std::filesystem;
 using weft::tool::test::runWeft;
 
 namespace {
 
-const std::string kBaselines = std::string(WEFT_SOURCE_DIR) + "/traces/baselines";
+const std::string kBaselines = sourceDir() + "/traces/baselines";
 
 fs::path scratchDir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("weft-baselines-" + name + "-" + std::to_string(getpid()));

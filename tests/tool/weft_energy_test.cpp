@@ -10,6 +10,9 @@
 #include <string>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::testDir;
 
 namespace {
 
@@ -88,7 +91,7 @@ TEST(WeftEnergy, DefaultsChargeDramAndScaleAreaWithTheMemories) {
 
 TEST(WeftEnergy, RunReportsEnergyPerAcceleratedLayerAndInTotal) {
   const std::string json = tempPath("run.json"), csv = tempPath("run.csv");
-  const ProcessResult r = runWeft("--backend approx --hw weft8 run --quiet " + std::string(WEFT_TEST_DIR) +
+  const ProcessResult r = runWeft("--backend approx --hw weft8 run --quiet " + testDir() +
                                   "/small_net.json --json " + json + " --csv " + csv);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const auto report = readJson(json);
@@ -120,7 +123,7 @@ TEST(WeftEnergy, BadModelFilesStopTheCommandBeforeItRuns) {
            {R"({"macPj": -0.1})", "\"macPj\" must be a non-negative number"},
            {"not json", "not JSON"}}) {
     std::ofstream(model) << text;
-    for (const std::string& command : {"layers --quiet " + tinyTable(), std::string("run --quiet ") + WEFT_TEST_DIR +
+    for (const std::string& command : {"layers --quiet " + tinyTable(), "run --quiet " + testDir() +
                                                                              "/small_net.json --csv " +
                                                                              tempPath("never.csv")}) {
       const std::string json = tempPath("never.json");

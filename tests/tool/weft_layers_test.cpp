@@ -19,6 +19,9 @@
 #include <utility>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
 
 namespace {
 
@@ -26,7 +29,7 @@ using weft::tool::test::ProcessResult;
 using weft::tool::test::runWeft;
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_layers_test_" + name; }
-const std::string kRegression = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
+const std::string kRegression = sourceDir() + "/traces/validation/regression.json";
 
 nlohmann::json readJson(const std::string& path) {
   std::ifstream in(path);
@@ -119,7 +122,7 @@ TEST(WeftScaleSim, ConvAndGemmTablesRunWithComputeReports) {
 // --cache-dir: the first run writes a compilation cache per layer, the second replays it
 // (WEFT_ACCEL_TRACE_TILING says when a cache is not used) with the same cycles and outputs.
 TEST(WeftScaleSim, ACacheDirectoryIsWrittenThenReplayed) {
-  const std::string dir = tempPath("cache"), table = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
+  const std::string dir = tempPath("cache"), table = sourceDir() + "/traces/validation/regression.json";
   std::filesystem::remove_all(dir);
   std::vector<nlohmann::json> reports;
   std::vector<std::string> outputs;

@@ -13,6 +13,9 @@
 #include <string>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::testDir;
 
 namespace {
 
@@ -68,7 +71,7 @@ TEST(WeftReport, PageFromRunLayersAndSweepRendersEveryPlotWithoutScriptErrors) {
     GTEST_SKIP() << "chromium is not installed (Debian chromium; scripts/setup.sh)";
   }
   const std::string run = tempPath("run.json"), layers = tempPath("layers.json"), sweep = tempPath("sweep");
-  ASSERT_EQ(runWeft("--backend approx --hw weft8 run --quiet " + std::string(WEFT_TEST_DIR) + "/small_net.json --json " +
+  ASSERT_EQ(runWeft("--backend approx --hw weft8 run --quiet " + testDir() + "/small_net.json --json " +
                     run + " --csv " + tempPath("run.csv"))
                 .exitCode,
             0);

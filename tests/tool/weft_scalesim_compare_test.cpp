@@ -14,13 +14,16 @@
 #include <vector>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::testDir;
 
 namespace {
 
 using weft::tool::test::ProcessResult;
 using weft::tool::test::runWeft;
 
-const std::string kDir = std::string(WEFT_TEST_DIR) + "/scalesim/";
+const std::string kDir = testDir() + "/scalesim/";
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_scalesim_compare_" + name; }
 

@@ -14,6 +14,9 @@
 #include <thread>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::testDir;
 
 namespace {
 
@@ -52,7 +55,7 @@ class SlurmCluster : public ::testing::Test {
     }
     dir_ = tempPath("cluster");
     fs::remove_all(dir_);
-    const std::string start = std::string(WEFT_TEST_DIR) + "/slurm_cluster.sh start " + dir_;
+    const std::string start = testDir() + "/slurm_cluster.sh start " + dir_;
     if (std::system(start.c_str()) != 0) {
       failure_ = "the test cluster did not start; logs in " + dir_;
       return;
@@ -61,7 +64,7 @@ class SlurmCluster : public ::testing::Test {
     conf_ = "SLURM_CONF=" + dir_ + "/slurm.conf";
   }
   static void TearDownTestSuite() {
-    if (started_) std::system((std::string(WEFT_TEST_DIR) + "/slurm_cluster.sh stop " + dir_).c_str());
+    if (started_) std::system((testDir() + "/slurm_cluster.sh stop " + dir_).c_str());
     started_ = false;
   }
   void SetUp() override {

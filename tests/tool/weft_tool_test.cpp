@@ -10,6 +10,10 @@
 #include <string>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
+using weft::tool::test::testDir;
 
 namespace {
 
@@ -17,7 +21,7 @@ using weft::tool::test::ProcessResult;
 using weft::tool::test::runWeft;
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_tool_test_" + name; }
-const std::string kNet = std::string(WEFT_TEST_DIR) + "/small_net.json";
+const std::string kNet = testDir() + "/small_net.json";
 
 TEST(WeftRun, ApproxRunPassesTheReferenceCheckAndWritesReports) {
   const std::string json = tempPath("run.json"), csv = tempPath("run.csv");
@@ -86,7 +90,7 @@ TEST(WeftRun, ApproxRunPassesTheReferenceCheckAndWritesReports) {
 // report says what each layer reads.
 TEST(WeftRun, GraphNetworkPassesAndReportsEachLayersInputs) {
   const std::string json = tempPath("graph.json"), csv = tempPath("graph.csv");
-  const ProcessResult r = runWeft("--backend approx run --quiet " + std::string(WEFT_TEST_DIR) +
+  const ProcessResult r = runWeft("--backend approx run --quiet " + testDir() +
                                   "/small_graph_net.json --json " + json + " --csv " + csv);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
@@ -108,7 +112,7 @@ TEST(WeftRun, GraphNetworkPassesAndReportsEachLayersInputs) {
 TEST(WeftRun, ConcatenationInputsWithTheOutputsQuantizationAreWrittenInPlace) {
   std::string text;
   {
-    std::ifstream in(std::string(WEFT_TEST_DIR) + "/small_graph_net.json");
+    std::ifstream in(testDir() + "/small_graph_net.json");
     std::ostringstream s;
     s << in.rdbuf();
     text = s.str();
@@ -143,7 +147,7 @@ TEST(WeftRun, ConcatenationInputsWithTheOutputsQuantizationAreWrittenInPlace) {
 // The execution preference changes the compilation: low-power trades at most 15 % of the
 // cycles for less DRAM traffic (ResNet-18's convolutions have tilings that differ in both).
 TEST(WeftRun, LowPowerPreferenceMovesFewerDramBytesWithinItsSlack) {
-  const std::string net = std::string(WEFT_SOURCE_DIR) + "/traces/networks/resnet18_224_quant.json";
+  const std::string net = sourceDir() + "/traces/networks/resnet18_224_quant.json";
   auto run = [&](const std::string& preference) {
     const std::string json = tempPath("preference_" + preference + ".json");
     const ProcessResult r = runWeft("--backend approx run --quiet " + net + " --preference " + preference +
@@ -194,7 +198,7 @@ TEST(WeftRun, TheTimingBackendReportsApproxTimingWithoutAReferenceCheck) {
 }
 
 TEST(WeftLayers, TheTimingBackendRefusesToWriteOutputs) {
-  const ProcessResult r = runWeft("--backend timing --hw weft8 layers " + std::string(WEFT_TEST_DIR) +
+  const ProcessResult r = runWeft("--backend timing --hw weft8 layers " + testDir() +
                                   "/scalesim/tiny.csv --quiet --outputs " + tempPath("timing.bin"));
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("the timing backend computes no outputs"), std::string::npos) << r.output;

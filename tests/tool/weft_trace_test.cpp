@@ -10,6 +10,10 @@
 #include <string>
 
 #include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+using weft::tool::test::sourceDir;
+using weft::tool::test::testDir;
 
 namespace {
 
@@ -64,7 +68,7 @@ std::multiset<std::string> sliceNames(const json& events, int tid) {
 // element-wise, softmax...) on both backends at 8x8 and 16x16: identical device timelines,
 // layer slices and every command's slice and counter event alike.
 TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
-  const std::string layers = std::string(WEFT_SOURCE_DIR) + "/traces/validation/regression.json";
+  const std::string layers = sourceDir() + "/traces/validation/regression.json";
   for (const char* hw : {"weft8", "weft16"}) {
     SCOPED_TRACE(hw);
     json traces[2];
@@ -120,7 +124,7 @@ TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
 
 TEST(WeftTrace, RunTraceLaysTheAcceleratorLayersEndToEnd) {
   const std::string trace = tempPath("run.json"), report = tempPath("report.json");
-  const ProcessResult r = runWeft("--backend approx --hw weft8 run --quiet " + std::string(WEFT_TEST_DIR) +
+  const ProcessResult r = runWeft("--backend approx --hw weft8 run --quiet " + testDir() +
                                   "/small_net.json --json " + report + " --csv " + tempPath("report.csv") +
                                   " --trace " + trace);
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -178,7 +182,7 @@ TEST(WeftTrace, RunTraceIsTheSameOnBothBackends) {
   for (int b = 0; b < 2; ++b) {
     const std::string backend = b == 0 ? "rtl" : "approx";
     const std::string trace = tempPath(backend + ".json");
-    const ProcessResult r = runWeft("--backend " + backend + " --hw weft8 run --quiet " + std::string(WEFT_TEST_DIR) +
+    const ProcessResult r = runWeft("--backend " + backend + " --hw weft8 run --quiet " + testDir() +
                                     "/small_net.json --json " + tempPath(backend + "_report.json") + " --csv " +
                                     tempPath(backend + "_report.csv") + " --trace " + trace);
     ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -209,7 +213,7 @@ namespace {
 // in its metadata and on stderr, and still shows every layer on the layers track; without a
 // limit reached it says nothing.
 TEST(WeftTrace, TheTraceLimitKeepsTheFirstCommandsAndSaysSo) {
-  const std::string table = std::string(WEFT_TEST_DIR) + "/scalesim/tiny.csv";
+  const std::string table = testDir() + "/scalesim/tiny.csv";
   auto commandSlices = [](const json& device) {
     size_t n = 0;
     for (const char* track : {"load (DMA in)", "compute (array)", "store (post-processing, DMA out)", "vector"}) {
@@ -247,7 +251,7 @@ namespace {
 // `weft run --trace-limit` cuts the command tracks the same way, and keeps every layer.
 TEST(WeftTrace, RunTraceLimitKeepsTheFirstCommands) {
   const std::string path = tempPath("run.json");
-  const ProcessResult r = runWeft("--backend approx --hw weft8 run " + std::string(WEFT_TEST_DIR) +
+  const ProcessResult r = runWeft("--backend approx --hw weft8 run " + testDir() +
                                   "/small_net.json --quiet --json " + tempPath("report.json") + " --trace " + path +
                                   " --trace-limit 40");
   ASSERT_EQ(r.exitCode, 0) << r.output;

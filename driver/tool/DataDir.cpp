@@ -1,0 +1,10 @@
+#include "DataDir.h"
+
+namespace weft::tool {
+
+const std::string& dataDir() {
+  static const std::string dir = WEFT_SOURCE_DIR;
+  return dir;
+}
+
+}  // namespace weft::tool
