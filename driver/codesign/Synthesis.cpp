@@ -112,6 +112,16 @@ struct CacheKey {
 
 LogicArea finish(LogicArea a);
 
+// Which yosys synthesizes: the program it runs, its size and modification time. Part of the
+// cache key, so that a result is reused only from the same yosys (the rtl.synth tests keep their
+// results in a cache shared by every build of the machine).
+std::string toolIdentity(const std::string& program) {
+  const std::string path = host::findOnPath(program);
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return "missing:" + program;
+  return fmt::format("{}:{}:{}", path, static_cast<uint64_t>(st.st_size), static_cast<int64_t>(st.st_mtime));
+}
+
 nlohmann::ordered_json toJson(const LogicArea& a) {
   nlohmann::ordered_json cells = nlohmann::ordered_json::object(), um2 = nlohmann::ordered_json::object();
   for (const auto& [type, n] : a.cellsByType) cells[type] = n;
@@ -441,7 +451,8 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
     fail.note = "logic not synthesized (this build does not know its RTL sources)";
     return fail;
   }
-  const CacheKey key{hw.rtlKey(), setup.rtlDigest, fnv1a(yosysScript(hw, "<source>", "<netlist>") + kPricing)};
+  const CacheKey key{hw.rtlKey(), setup.rtlDigest,
+                     fnv1a(yosysScript(hw, "<source>", "<netlist>") + kPricing + toolIdentity(setup.yosys))};
   const std::string memoKey = setup.yosys + "|" + setup.cacheDir + "/" + key.fileName();
   {
     std::lock_guard<std::mutex> lock(memoMutex());

@@ -7,7 +7,10 @@
 //                    ADD/SUB/MUL, activations, SOFTMAX, PAD, CONCATENATION, RESHAPE) on 8-bit
 //                    quantized tensors (with int32 biases), on the accelerator alone: a case it
 //                    does not claim fails (skipped only when no accelerator is present);
-//                    WEFT_CONFORMANCE_SAMPLE=K runs a sample of them (see registerTests).
+//   accelfp16_<version>  the float16 and relaxed float32 cases the fp16 datapath runs (run
+//                    with WEFT_HW=weft16fp);
+//                    WEFT_CONFORMANCE_SAMPLE=K runs a sample of the accelerator's cases (see
+//                    registerAcceleratorCases).
 // Run a subset with  weft_conformance_api --gtest_filter='cpu_V1_2.conv2d*'
 // A summary per device, spec version and operation is printed at the end.
 #include <gtest/gtest.h>
@@ -204,6 +207,49 @@ class SummaryPrinter : public SummaryListener {
   }
 };
 
+// An accelerator case with what sampling groups it by: its spec version and set of operations,
+// and the bytes of its inputs.
+struct SampledCase {
+  CorpusCase corpusCase;
+  std::string group;
+  uint64_t inputBytes = 0;
+};
+
+SampledCase sampledCase(const CorpusCase& c, const TestModel& model) {
+  SampledCase s{c, c.version, 0};
+  for (nn::OperationType t : model.operationTypes()) s.group += std::string(" ") + nn::toString(t);
+  for (uint32_t i : model.main.inputIndexes) s.inputBytes += model.main.operands[i].data.size();
+  return s;
+}
+
+// Registers `cases` on the accelerator as suites <prefix><version>: all of them, or with
+// sample = K > 0, K cases of each version and operation set, spread over those whose inputs are
+// at most 16 KiB.
+void registerAcceleratorCases(const std::string& prefix, const std::vector<SampledCase>& cases, size_t sample) {
+  auto add = [&](const CorpusCase& c) {
+    const std::string suite = prefix + c.version;
+    testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
+  };
+  if (sample == 0) {
+    for (const SampledCase& s : cases) add(s.corpusCase);
+    return;
+  }
+  std::map<std::string, std::vector<CorpusCase>> groups;
+  for (const SampledCase& s : cases) {
+    if (s.inputBytes <= 16 * 1024) groups[s.group].push_back(s.corpusCase);
+  }
+  size_t picked = 0;
+  for (const auto& [key, group] : groups) {
+    const size_t n = group.size(), k = std::min(sample, n);
+    for (size_t j = 0; j < k; ++j) add(group[k == 1 ? 0 : j * (n - 1) / (k - 1)]);
+    picked += k;
+  }
+  std::printf("[conformance] accelerator sample (%s*): %zu of %zu cases (WEFT_CONFORMANCE_SAMPLE=%zu per spec "
+              "version and operation set, inputs up to 16 KiB; unset it for every case)\n",
+              prefix.c_str(), picked, cases.size(), sample);
+}
+
 void registerTests() {
   const CorpusLocation location = findConformanceCorpus();
   if (!location.dir) {
@@ -220,53 +266,21 @@ void registerTests() {
     testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                           [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kCpu); });
   }
-  // The accelerator's cases are chosen by content, which needs the file read. With
-  // WEFT_CONFORMANCE_SAMPLE=K only a sample runs (ctest's RTL entries: the whole set takes tens of
-  // minutes there): per spec version and set of operations, K cases spread over those whose
-  // inputs are at most 16 KiB.
-  const char* sampleVar = std::getenv("WEFT_CONFORMANCE_SAMPLE");
-  const size_t sample = sampleVar != nullptr ? std::strtoul(sampleVar, nullptr, 10) : 0;
-  std::map<std::string, std::vector<CorpusCase>> groups;  // sampling: version + operation set
-  size_t accelerated = 0;
+  // The accelerator's cases are chosen by content, which needs the file read: the 8-bit ones
+  // (accel_<version>) and the float16 and relaxed ones of the fp16 datapath (accelfp16_<version>).
+  std::vector<SampledCase> int8Cases, fp16Cases;
   for (const CorpusCase& c : cases) {
     auto model = loadTestModel(c.file, c.version);
     if (!model.ok()) continue;
-    if (isAcceleratorFp16Case(*model)) {  // run with a configuration that has the fp16 datapath
-      const std::string suite = std::string("accelfp16_") + c.version;
-      testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
-    }
-    if (!isAcceleratorCase(*model)) continue;
-    ++accelerated;
-    if (sample > 0) {
-      uint64_t inputBytes = 0;
-      for (uint32_t i : model->main.inputIndexes) inputBytes += model->main.operands[i].data.size();
-      if (inputBytes > 16 * 1024) continue;
-      std::string key = c.version;
-      for (nn::OperationType t : model->operationTypes()) key += std::string(" ") + nn::toString(t);
-      groups[key].push_back(c);
-      continue;
-    }
-    const std::string suite = std::string("accel_") + c.version;
-    testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                          [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
+    if (isAcceleratorFp16Case(*model)) fp16Cases.push_back(sampledCase(c, *model));
+    if (isAcceleratorCase(*model)) int8Cases.push_back(sampledCase(c, *model));
   }
-  if (sample > 0) {
-    size_t picked = 0;
-    for (const auto& [key, group] : groups) {
-      const size_t n = group.size(), k = std::min(sample, n);
-      for (size_t j = 0; j < k; ++j) {
-        const CorpusCase& c = group[k == 1 ? 0 : j * (n - 1) / (k - 1)];
-        const std::string suite = std::string("accel_") + c.version;
-        testing::RegisterTest(suite.c_str(), c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [c]() -> testing::Test* { return new ApiCaseTest(c, Target::kAccelerator); });
-        ++picked;
-      }
-    }
-    std::printf("[conformance] accelerator sample: %zu of %zu cases (WEFT_CONFORMANCE_SAMPLE=%zu per spec version "
-                "and operation set, inputs up to 16 KiB; unset it for every case)\n",
-                picked, accelerated, sample);
-  }
+  // WEFT_CONFORMANCE_SAMPLE=K: only a sample runs (ctest's RTL entries: the whole set takes tens
+  // of minutes there, and the approx entries run every case on the same command programs).
+  const char* sampleVar = std::getenv("WEFT_CONFORMANCE_SAMPLE");
+  const size_t sample = sampleVar != nullptr ? std::strtoul(sampleVar, nullptr, 10) : 0;
+  registerAcceleratorCases("accel_", int8Cases, sample);
+  registerAcceleratorCases("accelfp16_", fp16Cases, sample);
 }
 
 }  // namespace

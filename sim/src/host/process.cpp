@@ -35,14 +35,16 @@ int runLogged(const std::vector<std::string>& argv, const std::string& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool onPath(const std::string& program) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+bool onPath(const std::string& program) { return !findOnPath(program).empty(); }
+
+std::string findOnPath(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0 ? program : std::string();
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "");
   for (std::string d; std::getline(dirs, d, ':');) {
-    if (!d.empty() && ::access((d + "/" + program).c_str(), X_OK) == 0) return true;
+    if (!d.empty() && ::access((d + "/" + program).c_str(), X_OK) == 0) return d + "/" + program;
   }
-  return false;
+  return {};
 }
 
 FileLock::FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {

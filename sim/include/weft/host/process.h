@@ -16,6 +16,10 @@ int runLogged(const std::vector<std::string>& argv, const std::string& log);
 // Whether `program` can be run: an executable path, or a name found on PATH.
 bool onPath(const std::string& program);
 
+// The file `program` runs: itself when it holds a '/', else the first executable of that name on
+// PATH; empty when there is none.
+std::string findOnPath(const std::string& program);
+
 // Holds an exclusive flock(2) on `path` (created when missing) for its lifetime: one build of
 // a key at a time across processes and threads.
 class FileLock {
