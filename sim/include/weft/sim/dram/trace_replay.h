@@ -1,0 +1,53 @@
+// DRAMsim3's trace format and its trace driver, so that a trace runs the same way on both
+// simulators. A line is `<address> <operation> <cycle>`: the address in hex (`0x` optional),
+// READ or WRITE (DRAMsim3's other spellings P_MEM_RD, P_MEM_WR, BOFF, read, write too), the
+// cycle in decimal DRAM cycles. Blank lines and lines starting with `#` are skipped.
+//
+// Replay as DRAMsim3's TraceBasedCPU does: in file order, one transaction a cycle; the
+// transaction of a line with cycle t is offered from cycle t on and enters the controller the
+// first cycle after that its queue has room (DRAMsim3's driver hands it over after the memory's
+// clock tick, so it enters at t + 1 at the earliest). Latency counts from that entry.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "weft/sim/dram/device.h"
+#include "weft/sim/dram/stats.h"
+
+namespace weft::sim::dram {
+
+struct TraceRecord {
+  uint64_t addr = 0;
+  uint64_t cycle = 0;
+  bool isWrite = false;
+};
+
+// Throws DramInputError naming the file and line and what is wrong with it. `capacityBytes`
+// (0: no check) rejects addresses beyond the device.
+std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fileName, uint64_t capacityBytes = 0);
+std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityBytes = 0);
+
+struct ReplayResult {
+  std::string device;
+  double tCKns = 0;
+  uint32_t requestBytes = 0;
+  uint64_t transactions = 0;
+  uint64_t dramCycles = 0;  // the cycle at which the last transaction completed
+  DramStats stats;          // background counted up to dramCycles
+  DramEnergy energy;
+
+  // Bytes moved per second while the trace ran, in GB/s (10^9 bytes), as DRAMsim3's
+  // average_bandwidth: transactions * request bytes / (dramCycles * tCK).
+  double bandwidthGBps() const;
+  nlohmann::json toJson() const;
+  std::string toText() const;
+};
+
+ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace);
+
+}  // namespace weft::sim::dram

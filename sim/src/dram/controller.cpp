@@ -1,0 +1,586 @@
+#include "controller.h"
+
+#include <algorithm>
+
+namespace weft::sim::dram {
+
+namespace {
+uint64_t refreshIntervalOf(const DeviceSpec& spec) {
+  switch (spec.controller.refreshPolicy) {
+    case RefreshPolicy::kBankStaggered: return spec.timing.tREFIb;
+    case RefreshPolicy::kRankSimultaneous: return spec.timing.tREFI;
+    case RefreshPolicy::kRankStaggered: break;
+  }
+  return spec.timing.tREFI / spec.org.ranks;  // one rank after the other
+}
+}  // namespace
+
+ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& timing, uint32_t index,
+                                     ReferenceChecks checks)
+    : timing_(timing),
+      index_(index),
+      checks_(checks),
+      ranks_(spec.org.ranks),
+      banksPerRank_(spec.org.banks()),
+      banksPerGroup_(spec.org.banksPerGroup),
+      banks_(spec.org.ranks * spec.org.banks()),
+      transactionQueueSize_(spec.controller.transactionQueueSize),
+      queueCap_(spec.controller.commandQueueSize),
+      numQueues_(spec.controller.queueStructure == QueueStructure::kPerBank ? banks_ : ranks_),
+      writeHigh_(spec.controller.writeHigh()),
+      writeLow_(spec.controller.writeLowWatermark),
+      rowHitCap_(spec.controller.rowHitCap),
+      perBank_(spec.controller.queueStructure == QueueStructure::kPerBank),
+      unified_(spec.controller.unifiedQueue),
+      closedPage_(spec.controller.pagePolicy == PagePolicy::kClosed),
+      dualIssue_(spec.controller.dualCommandIssue),
+      refreshPolicy_(spec.controller.refreshPolicy),
+      refreshInterval_(refreshIntervalOf(spec)),
+      nextRefresh_(refreshIntervalOf(spec)),
+      pendingReads_(2 * spec.controller.transactionQueueSize + numQueues_ * queueCap_),
+      pendingWrites_(2 * spec.controller.transactionQueueSize + numQueues_ * queueCap_) {
+  bankNext_.assign(size_t{banks_} * kTargets, 0);
+  groupNext_.assign(size_t{ranks_} * spec.org.bankGroups * kTargets, 0);
+  rankNext_.assign(size_t{ranks_} * kTargets, 0);
+  faw_.assign(size_t{ranks_} * 4, 0);
+  fawCount_.assign(ranks_, 0);
+  aw32_.assign(size_t{ranks_} * 32, 0);
+  aw32Count_.assign(ranks_, 0);
+  bank_.resize(banks_);
+  readQ_.reserve(transactionQueueSize_);
+  writeQ_.reserve(transactionQueueSize_);
+  cmd_.resize(size_t{numQueues_} * queueCap_);
+  size_.assign(numQueues_, 0);
+  summary_.resize(numQueues_);
+  lowerBound_.assign(numQueues_, 0);
+  stats_.rankActiveCycles.assign(ranks_, 0);
+  stats_.rankPrechargedCycles.assign(ranks_, 0);
+  openRows_.assign(ranks_, 0);
+  rankSince_.assign(ranks_, 0);
+  nextEvent_ = nextRefresh_;  // refresh goes on when nothing else does
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transactions in
+
+void ChannelController::enqueue(const Transaction& t, const Coordinates& where, uint64_t cycle,
+                                std::vector<Completion>& out) {
+  const uint32_t bank = where.rank * banksPerRank_ + where.bankGroup * banksPerGroup_ + where.bank;
+  Entry e{t.addr, where.row, where.column, bank, kNoSlot, t.isWrite};
+  const auto completeNow = [&](bool isWrite) {  // posted write, or a read served by a pending write
+    out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
+    stats_.lastDoneCycle = std::max(stats_.lastDoneCycle, cycle + 1);
+  };
+  if (t.isWrite) {
+    ++stats_.writes;
+    if (pendingWrites_.find(t.addr) == AddressTable::kNone) {
+      pendingWrites_.insert(t.addr, 0);
+      (unified_ ? readQ_ : writeQ_).push_back(e);
+      outstandingChange(bank, +1, cycle);
+    } else {
+      ++stats_.writesMerged;
+    }
+    ++stats_.writesDone;
+    completeNow(true);
+  } else {
+    ++stats_.reads;
+    if (pendingWrites_.find(t.addr) != AddressTable::kNone) {
+      ++stats_.readsForwarded;
+      ++stats_.readsDone;
+      stats_.readLatencySum += 1;
+      completeNow(false);
+    } else {
+      uint32_t slot;
+      if (!freeSlots_.empty()) {
+        slot = freeSlots_.back();
+        freeSlots_.pop_back();
+        slots_[slot] = {t.id, t.addr, cycle, kNoSlot};
+      } else {
+        slot = static_cast<uint32_t>(slots_.size());
+        slots_.push_back({t.id, t.addr, cycle, kNoSlot});
+      }
+      ++undecided_;
+      const uint32_t head = pendingReads_.find(t.addr);
+      if (head != AddressTable::kNone) {  // one read command will serve both
+        uint32_t last = head;
+        while (slots_[last].next != kNoSlot) last = slots_[last].next;
+        slots_[last].next = slot;
+        ++stats_.readsMerged;
+      } else {
+        pendingReads_.insert(t.addr, slot);
+        e.slot = slot;
+        readQ_.push_back(e);
+        outstandingChange(bank, +1, cycle);
+      }
+    }
+  }
+  if (nextEvent_ > cycle) nextEvent_ = cycle;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time
+
+void ChannelController::advanceTo(uint64_t end, std::vector<Completion>& out) {
+  while (nextEvent_ < end) {
+    const uint64_t c = nextEvent_;
+    processCycle(c, out);
+    nextEvent_ = computeNextEvent(c);
+  }
+}
+
+void ChannelController::processCycle(uint64_t c, std::vector<Completion>& out) {
+  if (c == nextRefresh_) {
+    insertRefresh();
+    nextRefresh_ += refreshInterval_;
+  }
+  Candidate first{};
+  bool have = !refreshQ_.empty() && refreshCandidate(c, first);
+  if (!have) have = pick(c, first);
+  if (have) {
+    issue(first, c, out);
+    lastIssue_ = c;
+    // HBM: the row and column command buses are separate; a second command of the other kind.
+    Candidate second{};
+    if (dualIssue_ && pick(c, second) && isColumn(second.kind) != isColumn(first.kind)) issue(second, c, out);
+  }
+  if (scheduleTransaction(c)) lastMove_ = c;
+}
+
+// Nothing changes between events but time, so the next event is the earliest of: the next cycle
+// when a transaction moved or a command issued (another may move), a ready command, a refresh.
+uint64_t ChannelController::computeNextEvent(uint64_t c) {
+  if (checks_.everyCycle) return c + 1;
+  if ((lastIssue_ == c || lastMove_ == c) && (!readQ_.empty() || !writeQ_.empty())) return c + 1;
+  uint64_t next = nextRefresh_;
+  if (!refreshQ_.empty()) next = std::min(next, refreshReady());
+  for (uint32_t q = 0; q < numQueues_; ++q) {
+    if (size_[q] == 0 || blocked(q)) continue;
+    const uint64_t r = queueReady(q);
+    lowerBound_[q] = r;
+    if (r < next) next = r;
+  }
+  return next > c ? next : c + 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choosing a command
+
+bool ChannelController::pick(uint64_t c, Candidate& out) {
+  for (uint32_t i = 1; i <= numQueues_; ++i) {
+    uint32_t q = rr_ + i;
+    if (q >= numQueues_) q -= numQueues_;
+    if (size_[q] == 0 || lowerBound_[q] > c || blocked(q)) continue;
+    if (firstReady(q, c, out)) {
+      rr_ = q;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint64_t ChannelController::actReady(uint32_t bank) const {
+  uint64_t t = ready(bank, kTAct);
+  const uint32_t r = rankOf(bank);
+  if (timing_.tFAW != 0 && fawCount_[r] >= 4) {
+    t = std::max(t, faw_[size_t{r} * 4 + fawCount_[r] % 4] + timing_.tFAW);  // the 4th-last activate
+  }
+  if (timing_.t32AW != 0 && aw32Count_[r] >= 32) {
+    t = std::max(t, aw32_[size_t{r} * 32 + aw32Count_[r] % 32] + timing_.t32AW);
+  }
+  return t;
+}
+
+bool ChannelController::writeDependsOnEarlierRead(uint32_t q, uint32_t i) const {
+  const Entry& w = entry(q, i);
+  for (uint32_t j = 0; j < i; ++j) {
+    const Entry& e = entry(q, j);
+    if (!e.isWrite && e.bank == w.bank && e.row == w.row && e.column == w.column) return true;
+  }
+  return false;
+}
+
+// The queue's entries in order; each asks for the command its bank needs: an activate if the
+// bank is closed, its column command on a hit, else a precharge, which only the bank's oldest
+// entry may ask for and only if no entry hits the open row (or that row had rowHitCap hits).
+// A write waits for an older read of the same column. With `out`: the first command ready at
+// c; otherwise the earliest cycle any of them is ready (into *earliest).
+bool ChannelController::scanQueue(uint32_t q, uint64_t c, Candidate* out, uint64_t* earliest) {
+  uint64_t best = kNever;
+  const uint32_t n = size_[q];
+  for (uint32_t i = 0; i < n; ++i) {
+    const Entry& e = entry(q, i);
+    const Bank& bk = bank_[e.bank];
+    CommandKind kind;
+    uint64_t t;
+    if (bk.openRow < 0) {
+      kind = kAct;
+      t = actReady(e.bank);
+    } else if (bk.openRow == e.row) {
+      if (e.isWrite && writeDependsOnEarlierRead(q, i)) continue;
+      kind = columnKind(e.isWrite);
+      t = ready(e.bank, e.isWrite ? kTWr : kTRd);
+    } else {
+      bool older = false;
+      for (uint32_t j = 0; j < i && !older; ++j) older = entry(q, j).bank == e.bank;
+      if (older) continue;
+      if (bk.hits < rowHitCap_) {
+        bool pendingHit = false;
+        for (uint32_t j = i; j < n && !pendingHit; ++j) {
+          pendingHit = entry(q, j).bank == e.bank && entry(q, j).row == bk.openRow;
+        }
+        if (pendingHit) continue;
+      }
+      kind = kPre;
+      t = ready(e.bank, kTPre);
+    }
+    if (out != nullptr) {
+      if (t <= c) {
+        *out = Candidate{kind, q, i, e.bank, false};
+        return true;
+      }
+    } else if (t < best) {
+      best = t;
+    }
+  }
+  if (earliest != nullptr) *earliest = best;
+  return false;
+}
+
+// A per-bank queue's choice in O(1): every entry of a closed bank wants the same activate; of an
+// open bank, only the first read hit, the first write hit free to go, and the head's precharge
+// can be the first ready command.
+void ChannelController::summarize(uint32_t q) {
+  Summary s;
+  s.valid = true;
+  const Bank& bk = bank_[q];
+  if (bk.openRow < 0) {
+    s.activate = true;
+  } else {
+    bool anyHit = false;
+    for (uint32_t i = 0; i < size_[q]; ++i) {
+      const Entry& e = entry(q, i);
+      if (e.row != bk.openRow) continue;
+      anyHit = true;
+      if (!e.isWrite) {
+        if (s.readHit < 0) s.readHit = static_cast<int32_t>(i);
+      } else if (s.writeHit < 0 && !writeDependsOnEarlierRead(q, i)) {
+        s.writeHit = static_cast<int32_t>(i);
+      }
+    }
+    s.precharge = entry(q, 0).row != bk.openRow && (!anyHit || bk.hits >= rowHitCap_);
+  }
+  summary_[q] = s;
+}
+
+bool ChannelController::firstReady(uint32_t q, uint64_t c, Candidate& out) {
+  if (!perBank_ || checks_.scanQueues) return scanQueue(q, c, &out, nullptr);
+  if (!summary_[q].valid) summarize(q);
+  const Summary& s = summary_[q];
+  if (s.activate) {
+    if (actReady(q) > c) return false;
+    out = Candidate{kAct, q, 0, q, false};
+    return true;
+  }
+  if (s.precharge && ready(q, kTPre) <= c) {  // the head's precharge comes before any hit
+    out = Candidate{kPre, q, 0, q, false};
+    return true;
+  }
+  int32_t best = kNoEntry;
+  if (s.readHit >= 0 && ready(q, kTRd) <= c) best = s.readHit;
+  if (s.writeHit >= 0 && s.writeHit < best && ready(q, kTWr) <= c) best = s.writeHit;
+  if (best == kNoEntry) return false;
+  const uint32_t i = static_cast<uint32_t>(best);
+  out = Candidate{columnKind(entry(q, i).isWrite), q, i, q, false};
+  return true;
+}
+
+uint64_t ChannelController::queueReady(uint32_t q) {
+  if (!perBank_ || checks_.scanQueues) {
+    uint64_t t = kNever;
+    scanQueue(q, 0, nullptr, &t);
+    return t;
+  }
+  if (!summary_[q].valid) summarize(q);
+  const Summary& s = summary_[q];
+  if (s.activate) return actReady(q);
+  uint64_t t = kNever;
+  if (s.precharge) t = std::min(t, ready(q, kTPre));
+  if (s.readHit >= 0) t = std::min(t, ready(q, kTRd));
+  if (s.writeHit >= 0) t = std::min(t, ready(q, kTWr));
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refresh: as soon as due, the rank's (or bank's) commands wait; its open banks are precharged,
+// one a cycle as each may, and the refresh issues when every bank is ready for it.
+
+void ChannelController::insertRefresh() {
+  const auto push = [&](RefreshRequest r) {
+    refreshQ_.push_back(r);
+    if (refreshQ_.size() == 1) blockRefreshedQueues();
+  };
+  switch (refreshPolicy_) {
+    case RefreshPolicy::kRankStaggered:
+      push({refreshRank_, -1});
+      refreshRank_ = (refreshRank_ + 1) % ranks_;
+      break;
+    case RefreshPolicy::kRankSimultaneous:
+      for (uint32_t r = 0; r < ranks_; ++r) push({r, -1});
+      break;
+    case RefreshPolicy::kBankStaggered: {
+      const uint32_t bank = refreshRank_ * banksPerRank_ + refreshGroup_ * banksPerGroup_ + refreshBank_;
+      push({refreshRank_, static_cast<int32_t>(bank)});
+      // JEDEC's fixed order: bank groups fastest, then banks, then ranks.
+      if (++refreshGroup_ == banksPerRank_ / banksPerGroup_) {
+        refreshGroup_ = 0;
+        if (++refreshBank_ == banksPerGroup_) {
+          refreshBank_ = 0;
+          refreshRank_ = (refreshRank_ + 1) % ranks_;
+        }
+      }
+      break;
+    }
+  }
+}
+
+void ChannelController::blockRefreshedQueues() {
+  blockedLo_ = blockedHi_ = 0;
+  if (refreshQ_.empty()) return;
+  const RefreshRequest& r = refreshQ_.front();
+  if (r.bank >= 0) {
+    blockedLo_ = queueOf(static_cast<uint32_t>(r.bank));
+    blockedHi_ = blockedLo_ + 1;
+  } else {
+    blockedLo_ = queueOf(r.rank * banksPerRank_);
+    blockedHi_ = perBank_ ? blockedLo_ + banksPerRank_ : blockedLo_ + 1;
+  }
+}
+
+bool ChannelController::refreshCandidate(uint64_t c, Candidate& out) const {
+  const RefreshRequest& r = refreshQ_.front();
+  if (r.bank >= 0) {
+    const uint32_t b = static_cast<uint32_t>(r.bank);
+    if (bank_[b].openRow >= 0) {
+      if (ready(b, kTPre) > c) return false;
+      out = Candidate{kPre, 0, 0, b, true};
+      return true;
+    }
+    if (ready(b, kTRefb) > c) return false;
+    out = Candidate{kRefb, 0, 0, b, true};
+    return true;
+  }
+  const uint32_t first = r.rank * banksPerRank_;
+  bool all = true;
+  for (uint32_t b = first; b < first + banksPerRank_; ++b) {
+    if (bank_[b].openRow >= 0) {
+      if (ready(b, kTPre) <= c) {
+        out = Candidate{kPre, 0, 0, b, true};
+        return true;
+      }
+      all = false;
+    } else if (ready(b, kTRef) > c) {
+      all = false;
+    }
+  }
+  if (!all) return false;
+  out = Candidate{kRef, 0, 0, first, true};
+  return true;
+}
+
+uint64_t ChannelController::refreshReady() const {
+  const RefreshRequest& r = refreshQ_.front();
+  if (r.bank >= 0) {
+    const uint32_t b = static_cast<uint32_t>(r.bank);
+    return bank_[b].openRow >= 0 ? ready(b, kTPre) : ready(b, kTRefb);
+  }
+  const uint32_t first = r.rank * banksPerRank_;
+  uint64_t firstPrecharge = kNever, allClosed = 0;
+  for (uint32_t b = first; b < first + banksPerRank_; ++b) {
+    if (bank_[b].openRow >= 0) {
+      firstPrecharge = std::min(firstPrecharge, ready(b, kTPre));
+    } else {
+      allClosed = std::max(allClosed, ready(b, kTRef));
+    }
+  }
+  return firstPrecharge != kNever ? firstPrecharge : allClosed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issuing
+
+void ChannelController::applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c) {
+  const auto bump = [c](uint64_t* next, const std::vector<Delay>& delays) {
+    for (const Delay& d : delays) {
+      const uint64_t v = c + d.cycles;
+      if (next[d.target] < v) next[d.target] = v;
+    }
+  };
+  bump(&bankNext_[size_t{bank} * kTargets], timing_.sameBank[kind]);
+  bump(&groupNext_[size_t{groupOf(bank)} * kTargets], timing_.sameGroup[kind]);
+  bump(&rankNext_[size_t{rank} * kTargets], timing_.sameRank[kind]);
+  if (!timing_.otherRanks[kind].empty()) {
+    for (uint32_t r = 0; r < ranks_; ++r) {
+      if (r != rank) bump(&rankNext_[size_t{r} * kTargets], timing_.otherRanks[kind]);
+    }
+  }
+}
+
+void ChannelController::touchQueueOf(uint32_t bank) {
+  const uint32_t q = queueOf(bank);
+  summary_[q].valid = false;
+  lowerBound_[q] = 0;
+}
+
+void ChannelController::openRowCount(uint32_t rank, int delta, uint64_t c) {
+  if (delta > 0) {
+    if (openRows_[rank]++ == 0) {
+      stats_.rankPrechargedCycles[rank] += c - rankSince_[rank];
+      rankSince_[rank] = c;
+    }
+  } else if (--openRows_[rank] == 0) {
+    stats_.rankActiveCycles[rank] += c - rankSince_[rank];
+    rankSince_[rank] = c;
+  }
+}
+
+void ChannelController::outstandingChange(uint32_t bank, int delta, uint64_t c) {
+  Bank& bk = bank_[bank];
+  const bool flips = delta > 0 ? bk.outstanding++ == 0 : --bk.outstanding == 0;
+  if (!flips) return;
+  stats_.bankBusySum += uint64_t{busyBanks_} * (c - busySince_);
+  if (busyBanks_ > 0) stats_.busyCycles += c - busySince_;
+  busySince_ = c;
+  busyBanks_ = delta > 0 ? busyBanks_ + 1 : busyBanks_ - 1;
+}
+
+void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out) {
+  const uint32_t b = cand.bank, r = rankOf(b);
+  Bank& bk = bank_[b];
+  switch (cand.kind) {
+    case kAct: {
+      bk.openRow = entry(cand.queue, cand.entry).row;
+      bk.hits = 0;
+      bk.openedAfterConflict = bk.closedForConflict;
+      bk.closedForConflict = false;
+      ++stats_.activates;
+      openRowCount(r, +1, c);
+      if (timing_.tFAW != 0) faw_[size_t{r} * 4 + fawCount_[r]++ % 4] = c;
+      if (timing_.t32AW != 0) aw32_[size_t{r} * 32 + aw32Count_[r]++ % 32] = c;
+      touchQueueOf(b);
+      break;
+    }
+    case kPre:
+      bk.openRow = -1;
+      bk.closedForConflict = !cand.fromRefresh;
+      ++stats_.precharges;
+      openRowCount(r, -1, c);
+      touchQueueOf(b);
+      break;
+    case kRd:
+    case kWr:
+    case kRda:
+    case kWra: {
+      const uint32_t q = cand.queue;
+      const Entry e = entry(q, cand.entry);
+      for (uint32_t i = cand.entry; i + 1 < size_[q]; ++i) entry(q, i) = entry(q, i + 1);
+      --size_[q];
+      --cmdTotal_;
+      if (bk.hits > 0) {
+        ++stats_.rowHits;
+      } else if (bk.openedAfterConflict) {
+        ++stats_.rowConflicts;
+      } else {
+        ++stats_.rowMisses;
+      }
+      ++bk.hits;
+      outstandingChange(b, -1, c);
+      if (e.isWrite) {
+        ++stats_.writeCommands;
+        pendingWrites_.erase(e.addr);
+      } else {
+        ++stats_.readCommands;
+        pendingReads_.erase(e.addr);
+        drainBlocked_ = false;
+        const uint64_t done = c + timing_.readDelay;
+        for (uint32_t s = e.slot; s != kNoSlot;) {
+          const ReadSlot& rs = slots_[s];
+          out.push_back(Completion{rs.id, rs.addr, rs.enter, c, done, index_, false});
+          ++stats_.readsDone;
+          stats_.readLatencySum += done - rs.enter;
+          --undecided_;
+          freeSlots_.push_back(s);
+          s = rs.next;
+        }
+        stats_.lastDoneCycle = std::max(stats_.lastDoneCycle, done);
+      }
+      if (cand.kind == kRda || cand.kind == kWra) {
+        bk.openRow = -1;
+        bk.closedForConflict = false;
+        ++stats_.autoPrecharges;
+        openRowCount(r, -1, c);
+      }
+      touchQueueOf(b);
+      break;
+    }
+    case kRef:
+    case kRefb:
+      ++(cand.kind == kRef ? stats_.refreshes : stats_.bankRefreshes);
+      refreshQ_.pop_front();
+      blockRefreshedQueues();  // the next refresh, if one waits, takes its queues now
+      break;
+    case kKinds:
+      break;
+  }
+  applyTiming(cand.kind, b, r, c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// From the transaction queues to the command queues: one a cycle, the oldest whose command
+// queue has room; reads unless the write queue is draining.
+
+bool ChannelController::scheduleTransaction(uint64_t c) {
+  (void)c;
+  if (!unified_ && drainLeft_ == 0 && !drainBlocked_ &&
+      (writeQ_.size() >= writeHigh_ || (writeQ_.size() > writeLow_ && cmdTotal_ == 0))) {
+    drainLeft_ = static_cast<uint32_t>(writeQ_.size());
+  }
+  std::vector<Entry>& queue = unified_ || drainLeft_ == 0 ? readQ_ : writeQ_;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    const Entry e = queue[i];
+    const uint32_t q = queueOf(e.bank);
+    if (size_[q] >= queueCap_) continue;
+    if (!unified_ && e.isWrite) {
+      if (pendingReads_.find(e.addr) != AddressTable::kNone) {  // a read of it goes first
+        drainLeft_ = 0;
+        drainBlocked_ = true;
+        return false;
+      }
+      --drainLeft_;
+    }
+    entry(q, size_[q]++) = e;
+    ++cmdTotal_;
+    summary_[q].valid = false;
+    lowerBound_[q] = 0;
+    queue.erase(queue.begin() + static_cast<long>(i));
+    if (!e.isWrite) drainBlocked_ = false;
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+DramStats ChannelController::statsAt(uint64_t now) const {
+  DramStats s = stats_;
+  for (uint32_t r = 0; r < ranks_; ++r) {
+    if (now <= rankSince_[r]) continue;
+    (openRows_[r] > 0 ? s.rankActiveCycles[r] : s.rankPrechargedCycles[r]) += now - rankSince_[r];
+  }
+  if (now > busySince_) {
+    s.bankBusySum += uint64_t{busyBanks_} * (now - busySince_);
+    if (busyBanks_ > 0) s.busyCycles += now - busySince_;
+  }
+  return s;
+}
+
+}  // namespace weft::sim::dram

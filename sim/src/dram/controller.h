@@ -1,0 +1,159 @@
+// One channel's controller and its banks (memory_system.h describes the behaviour). Private to
+// the model: MemorySystem routes transactions here by channel.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "address_table.h"
+#include "timing_table.h"
+#include "weft/sim/dram/address_mapping.h"
+#include "weft/sim/dram/device.h"
+#include "weft/sim/dram/memory_system.h"
+#include "weft/sim/dram/stats.h"
+
+namespace weft::sim::dram {
+
+class ChannelController {
+ public:
+  ChannelController(const DeviceSpec& spec, const TimingTable& timing, uint32_t index, ReferenceChecks checks = {});
+
+  bool canAccept(bool isWrite) const {
+    const std::vector<Entry>& q = unified_ || !isWrite ? readQ_ : writeQ_;
+    return q.size() < transactionQueueSize_;
+  }
+  // `cycle` >= every cycle simulated so far; the caller checked canAccept().
+  void enqueue(const Transaction& t, const Coordinates& where, uint64_t cycle, std::vector<Completion>& out);
+  // Simulates the cycles before `end`.
+  void advanceTo(uint64_t end, std::vector<Completion>& out);
+  uint64_t nextEvent() const { return nextEvent_; }
+  uint64_t undecided() const { return undecided_; }
+  DramStats statsAt(uint64_t now) const;
+  uint32_t index() const { return index_; }
+
+ private:
+  struct Entry {
+    uint64_t addr;
+    uint32_t row, column;
+    uint32_t bank;  // flat: rank * banks + group * banksPerGroup + bank
+    uint32_t slot;  // reads: the head of its pending-read chain
+    bool isWrite;
+  };
+  struct Bank {
+    int64_t openRow = -1;
+    uint32_t hits = 0;              // column commands since the row opened
+    uint32_t outstanding = 0;       // transactions waiting for their column command
+    bool closedForConflict = false; // the last close made room for another row
+    bool openedAfterConflict = false;
+  };
+  struct ReadSlot {
+    uint64_t id, addr, enter;
+    uint32_t next;  // next read merged into the same command, or kNoSlot
+  };
+  struct Candidate {
+    CommandKind kind;
+    uint32_t queue, entry, bank;
+    bool fromRefresh;
+  };
+  struct Summary {  // of a per-bank command queue, valid until the queue or its bank changes
+    bool valid = false;
+    bool activate = false, precharge = false;
+    int32_t readHit = -1, writeHit = -1;
+  };
+  struct RefreshRequest {
+    uint32_t rank;
+    int32_t bank;  // flat bank for a per-bank refresh, -1 for the whole rank
+  };
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  static constexpr uint64_t kNever = UINT64_MAX;
+  static constexpr int32_t kNoEntry = INT32_MAX;
+
+  void processCycle(uint64_t c, std::vector<Completion>& out);
+  uint64_t computeNextEvent(uint64_t c);
+  bool pick(uint64_t c, Candidate& out);
+  bool firstReady(uint32_t q, uint64_t c, Candidate& out);
+  uint64_t queueReady(uint32_t q);
+  bool scanQueue(uint32_t q, uint64_t c, Candidate* out, uint64_t* earliest);
+  void summarize(uint32_t q);
+  bool refreshCandidate(uint64_t c, Candidate& out) const;
+  uint64_t refreshReady() const;
+  void insertRefresh();
+  void blockRefreshedQueues();
+  void issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out);
+  void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
+  bool scheduleTransaction(uint64_t c);
+  void touchQueueOf(uint32_t bank);
+  void openRowCount(uint32_t rank, int delta, uint64_t c);
+  void outstandingChange(uint32_t bank, int delta, uint64_t c);
+  bool writeDependsOnEarlierRead(uint32_t q, uint32_t i) const;
+  bool blocked(uint32_t q) const { return q >= blockedLo_ && q < blockedHi_; }
+
+  uint64_t ready(uint32_t bank, Target t) const {
+    const uint64_t* b = &bankNext_[size_t{bank} * kTargets];
+    const uint64_t* g = &groupNext_[size_t{groupOf(bank)} * kTargets];
+    const uint64_t* r = &rankNext_[size_t{rankOf(bank)} * kTargets];
+    uint64_t v = b[t] > g[t] ? b[t] : g[t];
+    return v > r[t] ? v : r[t];
+  }
+  uint64_t actReady(uint32_t bank) const;
+  uint32_t rankOf(uint32_t bank) const { return bank / banksPerRank_; }
+  uint32_t groupOf(uint32_t bank) const { return bank / banksPerGroup_; }  // flat over the channel
+  uint32_t queueOf(uint32_t bank) const { return perBank_ ? bank : bank / banksPerRank_; }
+  Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * queueCap_ + i]; }
+  const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * queueCap_ + i]; }
+  CommandKind columnKind(bool isWrite) const {
+    return closedPage_ ? (isWrite ? kWra : kRda) : (isWrite ? kWr : kRd);
+  }
+
+  const TimingTable& timing_;
+  const uint32_t index_;
+  const ReferenceChecks checks_;
+  const uint32_t ranks_, banksPerRank_, banksPerGroup_, banks_;
+  const uint32_t transactionQueueSize_, queueCap_, numQueues_;
+  const uint32_t writeHigh_, writeLow_, rowHitCap_;
+  const bool perBank_, unified_, closedPage_, dualIssue_;
+  const RefreshPolicy refreshPolicy_;
+  const uint64_t refreshInterval_;
+
+  // Timing: the earliest cycle of each Target, per bank, per bank group, per rank.
+  std::vector<uint64_t> bankNext_, groupNext_, rankNext_;
+  // The last activates per rank (ring buffers) for tFAW and GDDR's t32AW.
+  std::vector<uint64_t> faw_, aw32_;
+  std::vector<uint32_t> fawCount_, aw32Count_;
+  std::vector<Bank> bank_;
+
+  // Transaction queues (FIFO; the scheduler takes the oldest whose command queue has room).
+  std::vector<Entry> readQ_, writeQ_;  // unified: both in readQ_
+  uint32_t drainLeft_ = 0;
+  bool drainBlocked_ = false;  // a drain stopped at a write whose address a pending read needs
+
+  // Command queues, numQueues_ x queueCap_ entries.
+  std::vector<Entry> cmd_;
+  std::vector<uint32_t> size_;
+  std::vector<Summary> summary_;
+  std::vector<uint64_t> lowerBound_;  // no command from this queue before this cycle
+  uint32_t cmdTotal_ = 0;
+  uint32_t rr_ = 0;  // round-robin: the queue served last
+
+  std::deque<RefreshRequest> refreshQ_;
+  uint32_t blockedLo_ = 0, blockedHi_ = 0;  // queues of the refresh being performed
+  uint64_t nextRefresh_;
+  uint32_t refreshRank_ = 0, refreshGroup_ = 0, refreshBank_ = 0;
+
+  AddressTable pendingReads_, pendingWrites_;
+  std::vector<ReadSlot> slots_;
+  std::vector<uint32_t> freeSlots_;
+  uint64_t undecided_ = 0;
+
+  uint64_t nextEvent_ = kNever;
+  uint64_t lastIssue_ = kNever, lastMove_ = kNever;
+
+  DramStats stats_;
+  std::vector<uint32_t> openRows_;        // per rank
+  std::vector<uint64_t> rankSince_;       // per rank: when its open/precharged state began
+  uint32_t busyBanks_ = 0;
+  uint64_t busySince_ = 0;
+};
+
+}  // namespace weft::sim::dram
