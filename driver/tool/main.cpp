@@ -16,6 +16,7 @@
 #include "LayersCommand.h"
 #include "RunCommand.h"
 #include "CodesignCli.h"
+#include "DramCommand.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
 
@@ -188,6 +189,8 @@ int main(int argc, char** argv) {
 
   weft::tool::CodesignCli codesign;  // sweep, report
   codesign.add(app);
+  weft::tool::DramCommand dram;  // dram replay, dram devices
+  dram.add(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -208,6 +211,7 @@ int main(int argc, char** argv) {
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
     if (baselinesCmd->parsed()) return weft::tool::runBaselines(baselines);
     if (const auto code = codesign.run()) return *code;
+    if (const auto code = dram.run()) return *code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;
