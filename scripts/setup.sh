@@ -11,6 +11,7 @@ PACKAGES=(
   yosys python3-numpy python3-matplotlib
   slurm-wlm munge chromium
   clang-15 libfuzzer-15-dev
+  libonnx-dev libprotobuf-dev libonnx-testdata
 )
 
 missing=()

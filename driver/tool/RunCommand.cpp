@@ -20,6 +20,7 @@
 #include "HtmlReport.h"
 #include "Trace.h"
 #include "NetworkModel.h"
+#include "OnnxRun.h"
 #include "Report.h"
 #include "weft/hw/config.h"
 #include "weft/runtime/Profile.h"
@@ -288,28 +289,29 @@ bool isCorpusCase(const std::string& path) {
   return doc.is_object() && doc.contains("operands") && doc.contains("operations") && doc.contains("inputIndexes");
 }
 
-// `weft run <case.json>`: one case of the conformance corpus as an NNAPI application would run
-// it (built through the C API, compiled for the accelerator alone when it claims every operation,
-// else partitioned with the CPU), checked against the case's expected outputs with NNAPI's
-// tolerances, with the same per-operation timing report as a network.
-int runCorpusCase(const RunOptions& options) {
-  auto loaded = test::loadTestModel(options.networkPath);
-  if (!loaded.ok()) throw std::runtime_error(fmt::format("{}: {}", options.networkPath, loaded.error().message));
-  const test::TestModel& model = *loaded;
+}  // namespace
+
+// A model run as an NNAPI application would run it: built through the C API, compiled for the
+// accelerator alone when it claims every operation (else partitioned with the CPU), executed on
+// the inputs the model's input operands hold, its outputs checked by `modelCase.check`, with the
+// per-operation timing report of a network.
+int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
+  const test::TestModel& model = *modelCase.model;
   const test::TestSubgraph& main = model.main;
+  const std::string& origin = modelCase.origin;
   if (!model.referenced.empty()) {
-    throw std::runtime_error(fmt::format("{}: control flow (IF/WHILE) runs on the CPU only", options.networkPath));
+    throw std::runtime_error(fmt::format("{}: control flow (IF/WHILE) runs on the CPU only", origin));
   }
   const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
   const codesign::Estimator estimator(hwConfig, options.energyModelPath);
-  RunReport report = newReport(model.name, hwConfig, estimator, options);
+  RunReport report = newReport(modelCase.name, hwConfig, estimator, options);
   if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
-  const auto origin = Clock::now();
-  const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin).count(); };
+  const auto origin0 = Clock::now();
+  const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin0).count(); };
 
   test::ApiModelBuilder builder(model);
   if (builder.model() == nullptr) {
-    throw std::runtime_error(fmt::format("{}: building the model failed: {}", options.networkPath, builder.failure()));
+    throw std::runtime_error(fmt::format("{}: building the model failed: {}", origin, builder.failure()));
   }
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
   const size_t count = main.operations.size();
@@ -336,7 +338,9 @@ int runCorpusCase(const RunOptions& options) {
     LayerReport row;
     row.index = i;
     row.op = nn::toString(op.type);
-    row.name = fmt::format("{}#{}", row.op, i);
+    row.name = i < modelCase.operationNames.size() && !modelCase.operationNames[i].empty()
+                   ? modelCase.operationNames[i]
+                   : fmt::format("{}#{}", row.op, i);
     row.device = i < devices.size() ? devices[i] : "?";
     for (uint32_t o : op.inputs) {
       const test::TestOperand& t = main.operands[o];
@@ -348,7 +352,7 @@ int runCorpusCase(const RunOptions& options) {
     report.layers.push_back(std::move(row));
   }
   if (!options.quiet) {
-    fmt::print(stderr, "weft: {}: {} operations, {} on {} ({} backend){}; running...\n", model.name, count,
+    fmt::print(stderr, "weft: {}: {} operations, {} on {} ({} backend){}; running...\n", modelCase.name, count,
                std::count(devices.begin(), devices.end(), deviceName(accelerator)), deviceName(accelerator),
                report.backend, whole ? "" : ", the rest on the CPU");
   }
@@ -364,14 +368,14 @@ int runCorpusCase(const RunOptions& options) {
   }
   std::vector<std::vector<uint8_t>> outputs(main.outputIndexes.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    outputs[i].resize(std::max<size_t>(1, main.operands[main.outputIndexes[i]].data.size()));
+    outputs[i].resize(std::max<size_t>(1, operandBytes(main.outputIndexes[i])));
     check(ANeuralNetworksExecution_setOutput(raw, static_cast<int32_t>(i), nullptr, outputs[i].data(),
                                              outputs[i].size()),
           "ANeuralNetworksExecution_setOutput");
   }
   if (whole) check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
   const auto runStart = Clock::now();
-  check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", model.name));
+  check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", modelCase.name));
   report.runWallSeconds = since(Clock::now()) - since(runStart);
   report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute", report.runWallSeconds,
                               since(runStart)});
@@ -390,19 +394,40 @@ int runCorpusCase(const RunOptions& options) {
 
   report.referenceChecked = report.backend != "timing";
   if (report.referenceChecked) {
-    std::vector<test::TestBuffer> actual;
-    for (const auto& o : outputs) actual.emplace_back(o.data(), o.size());
-    const test::CheckReport checked = test::checkResults(model, actual);
+    const test::CheckReport checked = modelCase.check(outputs);
     report.referencePassed = checked.ok();
-    report.referenceRule = "every output within NNAPI's tolerance of the case's expected values";
+    report.referenceRule = modelCase.rule;
     report.referenceFailures = checked.ok() ? "" : checked.summary() + "\n";
+    if (modelCase.onOutputs) modelCase.onOutputs(outputs);
   }
   return writeReports(report, options);
+}
+
+namespace {
+
+// `weft run <case.json>`: one case of the conformance corpus, checked against the case's expected
+// outputs with NNAPI's tolerances.
+int runCorpusCase(const RunOptions& options) {
+  auto loaded = test::loadTestModel(options.networkPath);
+  if (!loaded.ok()) throw std::runtime_error(fmt::format("{}: {}", options.networkPath, loaded.error().message));
+  const test::TestModel& model = *loaded;
+  ModelCase modelCase;
+  modelCase.model = &model;
+  modelCase.name = model.name;
+  modelCase.origin = options.networkPath;
+  modelCase.rule = "every output within NNAPI's tolerance of the case's expected values";
+  modelCase.check = [&](const std::vector<std::vector<uint8_t>>& outputs) {
+    std::vector<test::TestBuffer> actual;
+    for (const auto& o : outputs) actual.emplace_back(o.data(), o.size());
+    return test::checkResults(model, actual);
+  };
+  return runModelCase(modelCase, options);
 }
 
 }  // namespace
 
 int runNetwork(const RunOptions& options) {
+  if (isOnnxModel(options.networkPath)) return runOnnx(options);
   if (isCorpusCase(options.networkPath)) return runCorpusCase(options);
   const Network net = loadNetwork(options.networkPath);
   const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   run.networkPath = weft::tool::dataDir() + "/traces/networks/mobilenet_v1_224_quant.json";
   CLI::App* runCmd = app.add_subcommand("run", "run a bundled network on the accelerator, check it against the CPU reference, report per-layer timing; or one case of the AOSP conformance corpus, checked against its expected outputs");
   runCmd->add_option("network", run.networkPath,
-                     "network description (traces/networks/*.json) or a conformance corpus case "
+                     "network description (traces/networks/*.json), an ONNX model (.onnx, or a directory with "
+                     "model.onnx and test_data_set_0/ as ONNX's tests ship) or a conformance corpus case "
                      "(../shared/conformance/aosp/<version>/<case>.json)")
       ->capture_default_str();
   runCmd->add_option("--json", run.jsonPath, "JSON report path (default out/<network>-<backend>-<hw>.json)");
@@ -85,6 +86,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
+  runCmd->add_option("--shape", run.shapes,
+                     "ONNX models: an input's shape (NAME=1x3x224x224) or a symbolic dimension's value (batch=1); "
+                     "unbound symbolic dimensions are 1");
+  runCmd->add_option("--input", run.inputs,
+                     "ONNX models: an input's values, NAME=FILE (.npy, or an ONNX TensorProto .pb); default: drawn "
+                     "from --seed");
+  runCmd->add_option("--save-outputs", run.saveOutputsDir,
+                     "ONNX models: write each output of the accelerated run as DIR/<output>.npy");
+  runCmd->add_flag("--relaxed", run.relaxed,
+                   "ONNX models: let float32 compute in float16 (NNAPI's relaxed computation: what the fp16 "
+                   "accelerator, --hw weft16fp, runs)");
+  runCmd->add_option("--seed", run.seed, "ONNX models: the seed of inputs drawn at random")->capture_default_str();
   const std::map<std::string, int32_t> preferences = {
       {"fast", 1}, {"sustained", 2}, {"low-power", 0}};
   runCmd->add_option("--preference", run.preference,

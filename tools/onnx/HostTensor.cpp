@@ -1,0 +1,299 @@
+#include "HostTensor.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ImportError.h"
+
+namespace weft::onnx {
+
+const char* dtypeName(DType type) {
+  switch (type) {
+    case DType::kFloat: return "float";
+    case DType::kUint8: return "uint8";
+    case DType::kInt8: return "int8";
+    case DType::kUint16: return "uint16";
+    case DType::kInt16: return "int16";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kString: return "string";
+    case DType::kBool: return "bool";
+    case DType::kFloat16: return "float16";
+    case DType::kDouble: return "double";
+    case DType::kUint32: return "uint32";
+    case DType::kUint64: return "uint64";
+    case DType::kComplex64: return "complex64";
+    case DType::kComplex128: return "complex128";
+    case DType::kBfloat16: return "bfloat16";
+    case DType::kUndefined: break;
+  }
+  return "undefined";
+}
+
+size_t dtypeSize(DType type) {
+  switch (type) {
+    case DType::kBool:
+    case DType::kUint8:
+    case DType::kInt8: return 1;
+    case DType::kUint16:
+    case DType::kInt16:
+    case DType::kFloat16:
+    case DType::kBfloat16: return 2;
+    case DType::kFloat:
+    case DType::kInt32:
+    case DType::kUint32: return 4;
+    case DType::kInt64:
+    case DType::kUint64:
+    case DType::kDouble:
+    case DType::kComplex64: return 8;
+    case DType::kComplex128: return 16;
+    default: return 0;
+  }
+}
+
+bool isFloat(DType type) {
+  return type == DType::kFloat || type == DType::kFloat16 || type == DType::kDouble || type == DType::kBfloat16;
+}
+
+bool isInteger(DType type) {
+  switch (type) {
+    case DType::kUint8:
+    case DType::kInt8:
+    case DType::kUint16:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kUint32:
+    case DType::kUint64: return true;
+    default: return false;
+  }
+}
+
+int64_t elementCount(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shapeString(const Shape& shape) {
+  if (shape.empty()) return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+HostTensor::HostTensor(DType t, Shape s) : type(t), shape(std::move(s)) {
+  bytes.assign(static_cast<size_t>(elementCount(shape)) * dtypeSize(type), 0);
+}
+
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      uint32_t m = man;
+      do {
+        ++e;
+        m <<= 1;
+      } while ((m & 0x400u) == 0);
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((m & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
+  if (absx >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
+  if (absx < 0x38800000u) {                                             // subnormal or zero in half
+    const float a = std::fabs(f) * 16777216.0f;                         // 2^24: units of the smallest subnormal
+    const uint32_t q = static_cast<uint32_t>(std::nearbyint(a));
+    return static_cast<uint16_t>(sign | q);
+  }
+  const uint32_t mant = absx & 0x7fffffu;
+  uint32_t h = ((absx >> 23) - 112) << 10 | (mant >> 13);
+  const uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+double HostTensor::asDouble(int64_t i) const {
+  switch (type) {
+    case DType::kFloat: return data<float>()[i];
+    case DType::kDouble: return data<double>()[i];
+    case DType::kFloat16: return halfToFloat(data<uint16_t>()[i]);
+    case DType::kBfloat16: {
+      const uint32_t bits = static_cast<uint32_t>(data<uint16_t>()[i]) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
+    default: return static_cast<double>(asInt(i));
+  }
+}
+
+int64_t HostTensor::asInt(int64_t i) const {
+  switch (type) {
+    case DType::kBool:
+    case DType::kUint8: return data<uint8_t>()[i];
+    case DType::kInt8: return data<int8_t>()[i];
+    case DType::kUint16: return data<uint16_t>()[i];
+    case DType::kInt16: return data<int16_t>()[i];
+    case DType::kInt32: return data<int32_t>()[i];
+    case DType::kUint32: return data<uint32_t>()[i];
+    case DType::kInt64: return data<int64_t>()[i];
+    case DType::kUint64: return static_cast<int64_t>(data<uint64_t>()[i]);
+    default: return static_cast<int64_t>(asDouble(i));
+  }
+}
+
+void HostTensor::setDouble(int64_t i, double v) {
+  switch (type) {
+    case DType::kFloat: data<float>()[i] = static_cast<float>(v); return;
+    case DType::kDouble: data<double>()[i] = v; return;
+    case DType::kFloat16: data<uint16_t>()[i] = floatToHalf(static_cast<float>(v)); return;
+    case DType::kBool: data<uint8_t>()[i] = v != 0.0; return;
+    default: setInt(i, static_cast<int64_t>(v)); return;
+  }
+}
+
+void HostTensor::setInt(int64_t i, int64_t v) {
+  switch (type) {
+    case DType::kBool: data<uint8_t>()[i] = v != 0; return;
+    case DType::kUint8: data<uint8_t>()[i] = static_cast<uint8_t>(v); return;
+    case DType::kInt8: data<int8_t>()[i] = static_cast<int8_t>(v); return;
+    case DType::kUint16: data<uint16_t>()[i] = static_cast<uint16_t>(v); return;
+    case DType::kInt16: data<int16_t>()[i] = static_cast<int16_t>(v); return;
+    case DType::kInt32: data<int32_t>()[i] = static_cast<int32_t>(v); return;
+    case DType::kUint32: data<uint32_t>()[i] = static_cast<uint32_t>(v); return;
+    case DType::kInt64: data<int64_t>()[i] = v; return;
+    case DType::kUint64: data<uint64_t>()[i] = static_cast<uint64_t>(v); return;
+    default: setDouble(i, static_cast<double>(v)); return;
+  }
+}
+
+std::vector<int64_t> HostTensor::toInts() const {
+  std::vector<int64_t> out(static_cast<size_t>(size()));
+  for (int64_t i = 0; i < size(); ++i) out[static_cast<size_t>(i)] = asInt(i);
+  return out;
+}
+
+HostTensor HostTensor::fromInts(const std::vector<int64_t>& values, Shape shape, DType type) {
+  if (shape.empty() && values.size() != 1) shape = {static_cast<int64_t>(values.size())};
+  HostTensor t(type, shape);
+  for (size_t i = 0; i < values.size(); ++i) t.setInt(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+HostTensor HostTensor::scalarFloat(float v) {
+  HostTensor t(DType::kFloat, {});
+  t.data<float>()[0] = v;
+  return t;
+}
+
+HostTensor HostTensor::castTo(DType to) const {
+  if (to == type) return *this;
+  HostTensor out(to, shape);
+  const bool floatResult = isFloat(to);
+  for (int64_t i = 0; i < size(); ++i) {
+    if (floatResult || isFloat(type)) {
+      out.setDouble(i, asDouble(i));
+    } else {
+      out.setInt(i, asInt(i));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+template <typename Field, typename Out>
+void copyField(const Field& field, HostTensor& t) {
+  for (int i = 0; i < field.size(); ++i) t.data<Out>()[i] = static_cast<Out>(field.Get(i));
+}
+
+}  // namespace
+
+HostTensor fromProto(const ::onnx::TensorProto& proto, const std::string& where) {
+  const auto type = static_cast<DType>(proto.data_type());
+  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0) {
+    throw ImportError(fmt::format("{}: tensor '{}' keeps its data in an external file, which the importer does not "
+                                  "read (save the model with its data inside: onnx.save(model, path, "
+                                  "save_as_external_data=False))",
+                                  where, proto.name()));
+  }
+  if (dtypeSize(type) == 0 || type == DType::kComplex64 || type == DType::kComplex128) {
+    throw ImportError(fmt::format("{}: tensor '{}' has element type {}, which the importer does not handle", where,
+                                  proto.name(), dtypeName(type)));
+  }
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : shape) {
+    if (d < 0) throw ImportError(fmt::format("{}: tensor '{}' has a negative dimension", where, proto.name()));
+  }
+  HostTensor t(type, shape);
+  const size_t expected = t.bytes.size();
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != expected) {
+      throw ImportError(fmt::format("{}: tensor '{}' ({} {}) holds {} bytes of data, not {}", where, proto.name(),
+                                    dtypeName(type), shapeString(shape), proto.raw_data().size(), expected));
+    }
+    std::memcpy(t.bytes.data(), proto.raw_data().data(), expected);
+    return t;
+  }
+  auto count = [&](int n) {
+    if (n != t.size()) {
+      throw ImportError(fmt::format("{}: tensor '{}' ({} {}) holds {} values, not {}", where, proto.name(),
+                                    dtypeName(type), shapeString(shape), n, t.size()));
+    }
+  };
+  switch (type) {
+    case DType::kFloat: count(proto.float_data_size()); copyField<decltype(proto.float_data()), float>(proto.float_data(), t); break;
+    case DType::kDouble: count(proto.double_data_size()); copyField<decltype(proto.double_data()), double>(proto.double_data(), t); break;
+    case DType::kInt64: count(proto.int64_data_size()); copyField<decltype(proto.int64_data()), int64_t>(proto.int64_data(), t); break;
+    case DType::kUint32:
+    case DType::kUint64: count(proto.uint64_data_size()); for (int i = 0; i < proto.uint64_data_size(); ++i) t.setInt(i, static_cast<int64_t>(proto.uint64_data(i))); break;
+    case DType::kFloat16:
+    case DType::kBfloat16:
+      // Stored as their bit patterns in int32_data.
+      count(proto.int32_data_size());
+      for (int i = 0; i < proto.int32_data_size(); ++i) t.data<uint16_t>()[i] = static_cast<uint16_t>(proto.int32_data(i));
+      break;
+    default:  // int32, int16, int8, uint16, uint8, bool: int32_data
+      count(proto.int32_data_size());
+      for (int i = 0; i < proto.int32_data_size(); ++i) t.setInt(i, proto.int32_data(i));
+      break;
+  }
+  return t;
+}
+
+HostTensor readTensorProtoFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ImportError(fmt::format("{}: cannot open the file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromString(text.str())) {
+    throw ImportError(fmt::format("{}: not a serialized ONNX TensorProto (the protobuf does not parse)", path));
+  }
+  return fromProto(proto, path);
+}
+
+}  // namespace weft::onnx

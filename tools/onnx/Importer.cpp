@@ -1,0 +1,503 @@
+#include "Importer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "Folding.h"
+#include "ImportError.h"
+
+namespace weft::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+
+// How many rounds of shape inference and folding at most: each round folds at least one node,
+// and exporters' shape chains are a few nodes deep.
+constexpr int kMaxFoldRounds = 64;
+// Constants up to this size stay in the proto for shape inference's data propagation; larger
+// ones (weights) are stood in for by a typed graph input.
+constexpr size_t kSmallConstantBytes = 4096;
+
+class Importer final : public Lowering {
+ public:
+  Importer(::onnx::ModelProto model, const ImportOptions& options, std::string origin)
+      : proto_(std::move(model)), options_(options), origin_(std::move(origin)) {}
+
+  ImportedModel run();
+
+  // Lowering.
+  bool isConstant(const std::string& value) const override { return constants_.count(value) != 0; }
+  const HostTensor& constant(const std::string& value) const override {
+    auto it = constants_.find(value);
+    if (it == constants_.end()) throw ImportError(fmt::format("{}: '{}' is not a constant", origin_, value));
+    return it->second;
+  }
+  const ValueInfo& info(const std::string& value) const override {
+    auto it = infos_.find(value);
+    if (it == infos_.end()) {
+      throw ImportError(fmt::format("{}: {}: the type and static shape of '{}' are unknown (shape inference could not "
+                                    "find them; give the inputs' shapes with --shape)",
+                                    origin_, current_ ? current_->label() : std::string("graph"), value));
+    }
+    return it->second;
+  }
+  uint32_t operand(const std::string& value) override;
+  uint32_t constantOperand(const HostTensor& tensor, const std::string& name) override;
+  uint32_t output(const Node& node, size_t i) override;
+  uint32_t temporary(nn::OperandType type, const Shape& shape, const std::string& name) override {
+    return builder_.addTensor(type, nnDims(shape), name);
+  }
+  void alias(const std::string& value, uint32_t operand) override { operands_[value] = operand; }
+  NnapiBuilder& nn() override { return builder_; }
+  void add(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) override {
+    const size_t index = builder_.addOperation(type, std::move(inputs), std::move(outputs));
+    if (record_ != nullptr) record_->operations.push_back(index);
+  }
+
+ private:
+  void checkOpsets();
+  void takeInitializers();
+  void addStandIn(const std::string& name, DType type, const Shape& shape);
+  void addFoldedToProto(const std::string& name, const HostTensor& t);
+  void bindInputs();
+  void inferAndFold();
+  void collectInfos();
+  void lowerNodes();
+  void defineOutputs();
+  std::string where() const { return origin_; }
+
+  ::onnx::ModelProto proto_;
+  ImportOptions options_;
+  std::string origin_;
+  ImportedModel result_;
+  int64_t opset_ = 0;
+  std::map<std::string, HostTensor> constants_;
+  std::map<std::string, ValueInfo> infos_;
+  std::map<std::string, uint32_t> operands_;
+  std::vector<std::string> graphInputs_;
+  std::vector<::onnx::NodeProto> nodes_;  // the graph's nodes as the model gives them
+  std::vector<bool> folded_;
+  NnapiBuilder builder_;
+  const Node* current_ = nullptr;
+  NodeRecord* record_ = nullptr;
+};
+
+ValueInfo infoFromType(const ::onnx::TypeProto& type, bool& complete) {
+  ValueInfo v;
+  complete = false;
+  if (!type.has_tensor_type()) return v;
+  v.type = static_cast<DType>(type.tensor_type().elem_type());
+  if (!type.tensor_type().has_shape()) return v;
+  complete = true;
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      v.shape.push_back(d.dim_value());
+    } else {
+      complete = false;
+      v.shape.push_back(-1);
+    }
+  }
+  return v;
+}
+
+void Importer::checkOpsets() {
+  bool found = false;
+  for (const auto& o : proto_.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      opset_ = o.version();
+      found = true;
+    }
+  }
+  if (!found && proto_.opset_import_size() == 0 && proto_.ir_version() <= 2) {
+    opset_ = 1;  // IR version 1 and 2 models have no opset_import: opset 1
+    found = true;
+  }
+  if (!found) throw ImportError(fmt::format("{}: the model imports no opset of the default ONNX domain", where()));
+  if (opset_ < kMinOpset || opset_ > kMaxOpset) {
+    throw ImportError(fmt::format("{}: opset {} of the default domain; weft imports opsets {} to {} (convert the model "
+                                  "with onnx.version_converter)",
+                                  where(), opset_, kMinOpset, kMaxOpset));
+  }
+  result_.opset = opset_;
+  const auto& graph = proto_.graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      const Node node(n, i, opset_);
+      throw ImportError(fmt::format("{}: {}: operator of domain '{}', which weft does not import (only the default "
+                                    "ONNX domain)",
+                                    where(), node.label(), n.domain()));
+    }
+  }
+}
+
+void Importer::takeInitializers() {
+  auto* graph = proto_.mutable_graph();
+  google::protobuf::RepeatedPtrField<::onnx::TensorProto> kept;
+  std::set<std::string> listed;
+  for (const auto& in : graph->input()) listed.insert(in.name());
+  for (auto& init : *graph->mutable_initializer()) {
+    HostTensor t = fromProto(init, where());
+    const std::string name = init.name();
+    infos_[name] = ValueInfo{t.type, t.shape};
+    // Shape inference needs a large initializer's type and shape only: its data leaves the proto
+    // (the weights are held once) and a graph input of that type stands in for it.
+    if (t.bytes.size() <= kSmallConstantBytes) {
+      kept.Add()->CopyFrom(init);
+    } else if (listed.count(name) == 0) {
+      addStandIn(name, t.type, t.shape);
+    }
+    constants_[name] = std::move(t);
+  }
+  graph->mutable_initializer()->Swap(&kept);
+}
+
+void Importer::addStandIn(const std::string& name, DType type, const Shape& shape) {
+  auto* input = proto_.mutable_graph()->add_input();
+  input->set_name(name);
+  auto* tt = input->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int32_t>(type));
+  auto* s = tt->mutable_shape();
+  for (int64_t d : shape) s->add_dim()->set_dim_value(d);
+}
+
+void Importer::addFoldedToProto(const std::string& name, const HostTensor& t) {
+  if (t.bytes.size() > kSmallConstantBytes) {
+    addStandIn(name, t.type, t.shape);
+    return;
+  }
+  auto* init = proto_.mutable_graph()->add_initializer();
+  init->set_name(name);
+  init->set_data_type(static_cast<int32_t>(t.type));
+  for (int64_t d : t.shape) init->add_dims(d);
+  init->set_raw_data(std::string(t.bytes.begin(), t.bytes.end()));
+}
+
+void Importer::bindInputs() {
+  auto* graph = proto_.mutable_graph();
+  for (auto& input : *graph->mutable_input()) {
+    const std::string& name = input.name();
+    if (constants_.count(name) != 0) continue;
+    if (!input.type().has_tensor_type()) {
+      throw ImportError(fmt::format("{}: input '{}' is not a tensor (sequences, maps and optionals are not imported)",
+                                    where(), name));
+    }
+    auto* tt = input.mutable_type()->mutable_tensor_type();
+    const auto type = static_cast<DType>(tt->elem_type());
+    Shape shape;
+    if (auto it = options_.shapes.find(name); it != options_.shapes.end()) {
+      shape = it->second;
+      if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(shape.size())) {
+        throw ImportError(fmt::format("{}: --shape {}={} has rank {}, the input has rank {}", where(), name,
+                                      shapeString(shape), shape.size(), tt->shape().dim_size()));
+      }
+      for (int d = 0; tt->has_shape() && d < tt->shape().dim_size(); ++d) {
+        const auto& dim = tt->shape().dim(d);
+        if (dim.has_dim_value() && dim.dim_value() != shape[d]) {
+          throw ImportError(fmt::format("{}: --shape {}={} sets dimension {} to {}, which the model fixes at {}",
+                                        where(), name, shapeString(shape), d, shape[d], dim.dim_value()));
+        }
+      }
+    } else {
+      if (!tt->has_shape()) {
+        throw ImportError(fmt::format("{}: input '{}' has no shape, not even its rank: give it with --shape {}=DxDx...",
+                                      where(), name, name));
+      }
+      for (int d = 0; d < tt->shape().dim_size(); ++d) {
+        const auto& dim = tt->shape().dim(d);
+        if (dim.has_dim_value() && dim.dim_value() > 0) {
+          shape.push_back(dim.dim_value());
+          continue;
+        }
+        const std::string symbol = dim.has_dim_param() ? dim.dim_param() : std::string();
+        if (auto it = options_.shapes.find(symbol); !symbol.empty() && it != options_.shapes.end()) {
+          if (it->second.size() != 1) {
+            throw ImportError(fmt::format("{}: --shape {}= binds a dimension: give one number", where(), symbol));
+          }
+          shape.push_back(it->second[0]);
+          continue;
+        }
+        shape.push_back(1);
+        result_.notes.push_back(fmt::format(
+            "input '{}': dimension {}{} is not fixed; it is bound to 1 (--shape {}=... or --shape <dimension>=N binds it)",
+            name, d, symbol.empty() ? std::string() : " ('" + symbol + "')", name));
+      }
+    }
+    auto* s = tt->mutable_shape();
+    s->clear_dim();
+    for (int64_t d : shape) {
+      if (d <= 0) throw ImportError(fmt::format("{}: input '{}' would have dimension {}", where(), name, d));
+      s->add_dim()->set_dim_value(d);
+    }
+    graphInputs_.push_back(name);
+    infos_[name] = ValueInfo{type, shape};
+  }
+  for (const auto& [key, value] : options_.shapes) {
+    bool used = std::find(graphInputs_.begin(), graphInputs_.end(), key) != graphInputs_.end();
+    for (const auto& input : graph->input()) {
+      for (int d = 0; input.type().has_tensor_type() && d < input.type().tensor_type().shape().dim_size(); ++d) {
+        used |= input.type().tensor_type().shape().dim(d).dim_param() == key;
+      }
+    }
+    if (!used) {
+      throw ImportError(fmt::format("{}: --shape {}: the model has no input and no symbolic dimension of that name",
+                                    where(), key));
+    }
+  }
+}
+
+void Importer::collectInfos() {
+  auto take = [&](const ::onnx::ValueInfoProto& v) {
+    if (constants_.count(v.name()) != 0) return;
+    bool complete = false;
+    ValueInfo info = infoFromType(v.type(), complete);
+    if (complete && info.type != DType::kUndefined) infos_[v.name()] = info;
+  };
+  const auto& graph = proto_.graph();
+  for (const auto& v : graph.input()) take(v);
+  for (const auto& v : graph.value_info()) take(v);
+  for (const auto& v : graph.output()) take(v);
+}
+
+void Importer::inferAndFold() {
+  nodes_.assign(proto_.graph().node().begin(), proto_.graph().node().end());
+  folded_.assign(nodes_.size(), false);
+  for (int round = 0; round < kMaxFoldRounds; ++round) {
+    try {
+      ::onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/true);
+      ::onnx::shape_inference::InferShapes(proto_, ::onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (const std::exception& e) {
+      throw ImportError(fmt::format("{}: ONNX shape inference failed: {}", where(), e.what()));
+    }
+    collectInfos();
+    size_t foldedNow = 0;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (folded_[i]) continue;
+      const Node node(nodes_[i], static_cast<int>(i), opset_);
+      std::vector<FoldInput> inputs(node.inputCount());
+      for (size_t k = 0; k < node.inputCount(); ++k) {
+        const std::string in = node.input(k);
+        if (in.empty()) continue;
+        if (auto c = constants_.find(in); c != constants_.end()) inputs[k].value = &c->second;
+        if (auto v = infos_.find(in); v != infos_.end()) {
+          inputs[k].type = v->second.type;
+          inputs[k].shape = v->second.shape;
+        }
+      }
+      current_ = &node;
+      auto outputs = foldNode(node, inputs);
+      current_ = nullptr;
+      if (!outputs) continue;
+      if (outputs->size() < node.outputCount()) continue;  // e.g. optional outputs it does not compute
+      for (size_t k = 0; k < node.outputCount(); ++k) {
+        const std::string out = node.output(k);
+        if (out.empty()) continue;
+        infos_[out] = ValueInfo{(*outputs)[k].type, (*outputs)[k].shape};
+        addFoldedToProto(out, (*outputs)[k]);
+        constants_[out] = std::move((*outputs)[k]);
+      }
+      folded_[i] = true;
+      ++foldedNow;
+    }
+    if (foldedNow == 0) break;
+    // The next round infers shapes over what is left, the folded values now initializers.
+    auto* nodes = proto_.mutable_graph()->mutable_node();
+    nodes->Clear();
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!folded_[i]) nodes->Add()->CopyFrom(nodes_[i]);
+    }
+  }
+}
+
+uint32_t Importer::operand(const std::string& value) {
+  if (auto it = operands_.find(value); it != operands_.end()) return it->second;
+  if (auto c = constants_.find(value); c != constants_.end()) {
+    const uint32_t index = constantOperand(c->second, value);
+    operands_[value] = index;
+    return index;
+  }
+  throw ImportError(fmt::format("{}: {}: '{}' is read before any node computes it (the graph is not in topological "
+                                "order, or names a value that does not exist)",
+                                where(), current_ ? current_->label() : std::string("graph"), value));
+}
+
+uint32_t Importer::constantOperand(const HostTensor& tensor, const std::string& name) {
+  const nn::OperandType type = nnTensorType(tensor.type, fmt::format("{}: constant '{}'", where(), name));
+  std::vector<uint8_t> bytes;
+  if (tensor.type == DType::kInt64) {
+    bytes.resize(static_cast<size_t>(tensor.size()) * 4);
+    for (int64_t i = 0; i < tensor.size(); ++i) {
+      const int64_t v = tensor.asInt(i);
+      if (v < INT32_MIN || v > INT32_MAX) {
+        throw ImportError(fmt::format("{}: {}: constant '{}' holds {}, beyond NNAPI's 32-bit integers", where(),
+                                      current_ ? current_->label() : std::string("graph"), name, v));
+      }
+      const auto narrow = static_cast<int32_t>(v);
+      std::memcpy(bytes.data() + i * 4, &narrow, 4);
+    }
+  } else {
+    bytes = tensor.bytes;
+  }
+  return builder_.addConstant(type, nnDims(tensor.shape), std::move(bytes), name);
+}
+
+uint32_t Importer::output(const Node& node, size_t i) {
+  const std::string name = node.output(i);
+  const ValueInfo& v = info(name);
+  const uint32_t index = builder_.addTensor(nnTensorType(v.type, where() + ": " + node.error("output '" + name + "'")),
+                                            nnDims(v.shape), name);
+  operands_[name] = index;
+  return index;
+}
+
+void Importer::lowerNodes() {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node node(nodes_[i], static_cast<int>(i), opset_);
+    NodeRecord record{static_cast<int>(i), node.name(), node.op(), folded_[i], {}};
+    if (!folded_[i]) {
+      const Converter* convert = findConverter(node.op());
+      if (convert == nullptr) {
+        throw ImportError(fmt::format("{}: {}: operator {} is not supported (weft imports: {})", where(), node.label(),
+                                      node.op(), fmt::join(convertedOperators(), ", ")));
+      }
+      current_ = &node;
+      record_ = &record;
+      try {
+        (*convert)(node, *this);
+      } catch (const ImportError& e) {
+        const std::string message = e.what();
+        current_ = nullptr;
+        record_ = nullptr;
+        // Converters name the node; the file is prefixed here once.
+        if (message.rfind(where(), 0) == 0) throw;
+        throw ImportError(where() + ": " + message);
+      }
+      current_ = nullptr;
+      record_ = nullptr;
+    }
+    result_.nodes.push_back(std::move(record));
+  }
+}
+
+void Importer::defineOutputs() {
+  std::set<uint32_t> inputs(builder_.model().main.inputIndexes.begin(), builder_.model().main.inputIndexes.end());
+  std::set<uint32_t> defined;
+  for (const auto& out : proto_.graph().output()) {
+    const std::string& name = out.name();
+    uint32_t index = operand(name);
+    // NNAPI needs each output its own computed operand: an output that is an input (Identity),
+    // another output, or a constant (everything folded at import) is copied by a RESHAPE.
+    const auto lifetime = builder_.operand(index).lifetime;
+    const bool constant = lifetime == nn::Operand::LifeTime::CONSTANT_COPY ||
+                          lifetime == nn::Operand::LifeTime::CONSTANT_REFERENCE;
+    if (constant || inputs.count(index) != 0 || defined.count(index) != 0) {
+      const ValueInfo& v = info(name);
+      const test::TestOperand& from = builder_.operand(index);
+      const uint32_t copy = builder_.addTensor(from.type, nnDims(v.shape), name, from.scale, from.zeroPoint);
+      std::vector<int32_t> dims;
+      for (uint32_t d : nnDims(v.shape)) dims.push_back(static_cast<int32_t>(d));
+      builder_.addOperation(nn::OperationType::RESHAPE, {index, builder_.int32Vector(dims)}, {copy});
+      index = copy;
+    }
+    defined.insert(index);
+    builder_.addOutput(index);
+    result_.outputNames.push_back(name);
+    result_.outputs.push_back(info(name));
+  }
+}
+
+ImportedModel Importer::run() {
+  if (!proto_.has_graph()) throw ImportError(fmt::format("{}: the model has no graph", where()));
+  checkOpsets();
+  result_.name = proto_.graph().name();
+  takeInitializers();
+  bindInputs();
+  // The model's inputs are the NNAPI model's first operands, in the graph's order.
+  for (const std::string& name : graphInputs_) {
+    const ValueInfo& v = infos_.at(name);
+    const uint32_t index = builder_.addTensor(nnTensorType(v.type, fmt::format("{}: input '{}'", where(), name)),
+                                              nnDims(v.shape), name);
+    builder_.addInput(index);
+    operands_[name] = index;
+    result_.inputNames.push_back(name);
+    result_.inputs.push_back(v);
+  }
+  inferAndFold();
+  lowerNodes();
+  defineOutputs();
+  builder_.model().isRelaxed = options_.relaxed;
+  builder_.model().name = result_.name;
+  result_.model = std::move(builder_.model());
+  return std::move(result_);
+}
+
+}  // namespace
+
+bool isOnnxPath(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  return ext == ".onnx" || ext == ".ONNX";
+}
+
+Shape parseShape(const std::string& text) {
+  Shape shape;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, 'x');) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || v <= 0) {
+      throw ImportError(fmt::format("'{}' is not a shape (positive sizes joined by x, as 1x3x224x224)", text));
+    }
+    shape.push_back(v);
+  }
+  if (shape.empty()) throw ImportError(fmt::format("'{}' is not a shape", text));
+  return shape;
+}
+
+ImportedModel importOnnx(::onnx::ModelProto model, const ImportOptions& options, const std::string& origin) {
+  Importer importer(std::move(model), options, origin);
+  return importer.run();
+}
+
+ImportedModel importOnnxFile(const std::string& path, const ImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ImportError(fmt::format("{}: cannot open the file", path));
+  ::onnx::ModelProto model;
+  {
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const std::string text = bytes.str();
+    if (text.empty()) throw ImportError(fmt::format("{}: the file is empty", path));
+    if (!model.ParseFromString(text)) {
+      throw ImportError(fmt::format("{}: not an ONNX model (the protobuf does not parse: a truncated or corrupt file, "
+                                    "or another format)",
+                                    path));
+    }
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    throw ImportError(fmt::format("{}: not an ONNX model (no graph or no IR version)", path));
+  }
+  ImportedModel imported = importOnnx(std::move(model), options, path);
+  if (imported.name.empty()) imported.name = fs::path(path).stem().string();
+  imported.model.name = imported.name;
+  return imported;
+}
+
+}  // namespace weft::onnx

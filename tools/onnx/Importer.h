@@ -1,0 +1,63 @@
+// ONNX import: reads an ONNX model (opsets 7 to 17), binds its symbolic dimensions, infers its
+// static shapes (ONNX's own shape inference), folds its constants and shape arithmetic, and
+// converts each remaining node into NNAPI operations (ops/). The result is an NNAPI model
+// (driver/corpus's TestModel) that `weft run`, `weft layers` and sweeps build through the NNAPI C
+// API like any application's, with a record of which ONNX node became which operations.
+// An unsupported operator, attribute, type or dynamic shape is an ImportError naming the node;
+// nothing is dropped or approximated.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "HostTensor.h"
+#include "Lowering.h"
+#include "TestModel.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace weft::onnx {
+
+constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
+
+struct ImportOptions {
+  // --shape NAME=1x3x224x224: a whole input's shape by the input's name, or the value of a
+  // symbolic dimension by its name (--shape batch=1). Unbound symbolic dimensions are 1, with a note.
+  std::map<std::string, Shape> shapes;
+  // The model's float32 arithmetic may run in float16 (NNAPI's relaxComputationFloat32toFloat16):
+  // what runs float models on an fp16 configuration's accelerator.
+  bool relaxed = false;
+};
+
+struct NodeRecord {
+  int index = 0;
+  std::string name, op;
+  bool folded = false;                 // evaluated at import (a constant)
+  std::vector<size_t> operations;      // the NNAPI operations it became (model order)
+};
+
+struct ImportedModel {
+  std::string name;     // the graph's name, else the file's stem
+  int64_t opset = 0;    // of the default domain
+  test::TestModel model;
+  std::vector<std::string> inputNames, outputNames;  // in the model's input and output order
+  std::vector<ValueInfo> inputs, outputs;            // their ONNX types and static shapes
+  std::vector<NodeRecord> nodes;
+  std::vector<std::string> notes;  // what the user should know (defaulted dimensions)
+};
+
+// Whether `path` names an ONNX model (by its extension: .onnx).
+bool isOnnxPath(const std::string& path);
+
+ImportedModel importOnnxFile(const std::string& path, const ImportOptions& options = {});
+// The same from a parsed model (the Python binding's onnx.ModelProto); `origin` names it in errors.
+ImportedModel importOnnx(::onnx::ModelProto model, const ImportOptions& options, const std::string& origin);
+
+// "1x3x224x224" -> {1, 3, 224, 224}; ImportError on anything else.
+Shape parseShape(const std::string& text);
+
+}  // namespace weft::onnx

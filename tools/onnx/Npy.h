@@ -1,0 +1,17 @@
+// numpy's .npy files (format version 1 and 2, little-endian, C order): inputs given with
+// `--input NAME=x.npy` and calibration samples are read, outputs are written with
+// `--save-outputs DIR`.
+#pragma once
+
+#include <string>
+
+#include "HostTensor.h"
+
+namespace weft::onnx {
+
+// ImportError naming the file on anything it cannot read (Fortran order, big-endian, objects).
+HostTensor readNpy(const std::string& path);
+// Writes `tensor` (float32, float16, int32, int64, uint8, int8, bool, double); throws on failure.
+void writeNpy(const std::string& path, const HostTensor& tensor);
+
+}  // namespace weft::onnx

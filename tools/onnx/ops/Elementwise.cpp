@@ -1,0 +1,344 @@
+// Element-wise operators: arithmetic, comparisons and logic (NNAPI broadcasts as numpy does),
+// unary math, activations, Clip, Where, Cast, Identity and Dropout at inference.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "../Folding.h"
+#include "OpUtil.h"
+#include "Registry.h"
+
+namespace weft::onnx::ops {
+namespace {
+
+using Op = nn::OperationType;
+
+// The NNAPI types an element-wise operation takes, besides float32 and float16.
+bool takesInt32(Op op) {
+  switch (op) {
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+    case Op::DIV:
+    case Op::MAXIMUM:
+    case Op::MINIMUM:
+    case Op::EQUAL:
+    case Op::NOT_EQUAL:
+    case Op::GREATER:
+    case Op::GREATER_EQUAL:
+    case Op::LESS:
+    case Op::LESS_EQUAL:
+    case Op::NEG:
+    case Op::ABS: return true;
+    default: return false;
+  }
+}
+
+void requireTypeFor(const Node& node, Lowering& l, const std::string& value, Op op) {
+  const DType t = typeOf(l, value);
+  if (t == DType::kFloat || t == DType::kFloat16) return;
+  if ((t == DType::kInt32 || t == DType::kInt64) && takesInt32(op)) return;
+  if (t == DType::kBool && (op == Op::EQUAL || op == Op::NOT_EQUAL)) return;
+  throw ImportError(node.error(fmt::format("'{}' is {}, which NNAPI's {} does not take", value, dtypeName(t),
+                                           nn::toString(op))));
+}
+
+// Two-input arithmetic with a fuse code (ADD, SUB, MUL, DIV).
+Converter arithmetic(Op op) {
+  return [op](const Node& node, Lowering& l) {
+    onlyAttributes(node, {"broadcast", "axis"});
+    if (node.opset() < 7 && node.attrInt("broadcast", 0) != 0) {
+      throw ImportError(node.error("legacy broadcast (opset < 7) is not supported"));
+    }
+    requireTypeFor(node, l, node.input(0), op);
+    if (op == Op::DIV && typeOf(l, node.input(0)) != DType::kFloat && typeOf(l, node.input(0)) != DType::kFloat16) {
+      // NNAPI's integer DIV rounds toward negative infinity, ONNX's toward zero: equal only for
+      // operands of one sign, which an import cannot know.
+      throw ImportError(node.error("integer Div (NNAPI rounds toward negative infinity, ONNX toward zero)"));
+    }
+    l.add(op, {in(node, l, 0), in(node, l, 1), l.nn().scalarInt32(kFuseNone)}, {l.output(node, 0)});
+  };
+}
+
+// Two inputs, no parameters (POW, MAXIMUM, comparisons, logic).
+Converter binary(Op op) {
+  return [op](const Node& node, Lowering& l) {
+    onlyAttributes(node, {});
+    if (op != Op::LOGICAL_AND && op != Op::LOGICAL_OR) requireTypeFor(node, l, node.input(0), op);
+    if (op == Op::POW && typeOf(l, node.input(1)) != typeOf(l, node.input(0))) {
+      throw ImportError(node.error("a Pow whose exponent's type differs from its base's"));
+    }
+    l.add(op, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
+  };
+}
+
+Converter unary(Op op) {
+  return [op](const Node& node, Lowering& l) {
+    onlyAttributes(node, {});
+    requireTypeFor(node, l, node.input(0), op);
+    l.add(op, {in(node, l, 0)}, {l.output(node, 0)});
+  };
+}
+
+// Max, Min, Sum and Mean of any number of inputs: a chain of the binary operation.
+Converter variadic(Op op, bool mean) {
+  return [op, mean](const Node& node, Lowering& l) {
+    onlyAttributes(node, {});
+    std::vector<std::string> inputs;
+    for (size_t i = 0; i < node.inputCount(); ++i) {
+      if (node.hasInput(i)) inputs.push_back(node.input(i));
+    }
+    if (inputs.empty()) throw ImportError(node.error("no inputs"));
+    requireTypeFor(node, l, inputs[0], op);
+    const bool fused = op == Op::ADD;
+    auto apply = [&](uint32_t a, uint32_t b, uint32_t out) {
+      if (fused) l.add(op, {a, b, l.nn().scalarInt32(kFuseNone)}, {out});
+      else l.add(op, {a, b}, {out});
+    };
+    const uint32_t output = l.output(node, 0);
+    const ValueInfo& outInfo = l.info(node.output(0));
+    const nn::OperandType type = l.nn().operand(output).type;
+    if (inputs.size() == 1 && !mean) {
+      reshapeTo(l, l.operand(inputs[0]), outInfo.shape, output);
+      return;
+    }
+    uint32_t acc = l.operand(inputs[0]);
+    Shape accShape = l.info(inputs[0]).shape;
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      accShape = broadcastShapes(accShape, l.info(inputs[i]).shape, node);
+      const bool last = i + 1 == inputs.size() && !mean;
+      const uint32_t next = last ? output : l.temporary(type, accShape, fmt::format("{}_partial{}", node.output(0), i));
+      apply(acc, l.operand(inputs[i]), next);
+      acc = next;
+    }
+    if (mean) {
+      const uint32_t scale = floatConstantLike(l, inputs[0], {1.0f / static_cast<float>(inputs.size())}, {1},
+                                               node.output(0) + "_mean_scale");
+      l.add(Op::MUL, {acc, scale, l.nn().scalarInt32(kFuseNone)}, {output});
+    }
+  };
+}
+
+void convertNot(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  l.add(Op::LOGICAL_NOT, {in(node, l, 0)}, {l.output(node, 0)});
+}
+
+void convertXor(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  l.add(Op::NOT_EQUAL, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
+}
+
+// ceil(x) = -floor(-x), exactly.
+void convertCeil(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireFloat(node, l, node.input(0));
+  const Shape& shape = shapeOf(l, node.input(0));
+  const uint32_t out = l.output(node, 0);
+  const nn::OperandType type = l.nn().operand(out).type;
+  const uint32_t negated = l.temporary(type, shape, node.output(0) + "_neg");
+  l.add(Op::NEG, {in(node, l, 0)}, {negated});
+  const uint32_t floored = l.temporary(type, shape, node.output(0) + "_floor");
+  l.add(Op::FLOOR, {negated}, {floored});
+  l.add(Op::NEG, {floored}, {out});
+}
+
+void convertReciprocal(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireFloat(node, l, node.input(0));
+  const uint32_t one = floatConstantLike(l, node.input(0), {1.0f}, {1}, node.output(0) + "_one");
+  l.add(Op::DIV, {one, in(node, l, 0), l.nn().scalarInt32(kFuseNone)}, {l.output(node, 0)});
+}
+
+// Relu, Sigmoid, Tanh, HardSwish: one input, float.
+Converter activation(Op op) {
+  return [op](const Node& node, Lowering& l) {
+    onlyAttributes(node, {});
+    requireFloat(node, l, node.input(0));
+    l.add(op, {in(node, l, 0)}, {l.output(node, 0)});
+  };
+}
+
+void convertElu(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"alpha"});
+  requireFloat(node, l, node.input(0));
+  l.add(Op::ELU, {in(node, l, 0), floatScalarLike(l, node.input(0), node.attrFloat("alpha", 1.0f))},
+        {l.output(node, 0)});
+}
+
+void convertLeakyRelu(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"alpha"});
+  requireFloat(node, l, node.input(0));
+  const uint32_t alpha =
+      floatConstantLike(l, node.input(0), {node.attrFloat("alpha", 0.01f)}, {1}, node.output(0) + "_alpha");
+  l.add(Op::PRELU, {in(node, l, 0), alpha}, {l.output(node, 0)});
+}
+
+void convertPRelu(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireFloat(node, l, node.input(0));
+  // NNAPI broadcasts alpha to the input (numpy rules), as ONNX's unidirectional broadcast does.
+  broadcastShapes(shapeOf(l, node.input(0)), shapeOf(l, node.input(1)), node);
+  l.add(Op::PRELU, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
+}
+
+void convertClip(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"min", "max"});
+  requireFloat(node, l, node.input(0));
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  const uint32_t x = in(node, l, 0), out = l.output(node, 0);
+  if (node.opset() < 11) {
+    lo = node.attrFloat("min", lo);
+    hi = node.attrFloat("max", hi);
+  } else if ((node.hasInput(1) && !l.isConstant(node.input(1))) || (node.hasInput(2) && !l.isConstant(node.input(2)))) {
+    // Bounds computed at run time: MAXIMUM and MINIMUM with them.
+    const nn::OperandType type = l.nn().operand(out).type;
+    uint32_t current = x;
+    if (node.hasInput(1)) {
+      const uint32_t next = node.hasInput(2) ? l.temporary(type, shapeOf(l, node.output(0)), node.output(0) + "_lo") : out;
+      l.add(Op::MAXIMUM, {current, in(node, l, 1)}, {next});
+      current = next;
+    }
+    if (node.hasInput(2)) l.add(Op::MINIMUM, {current, in(node, l, 2)}, {out});
+    return;
+  } else {
+    if (node.hasInput(1)) lo = static_cast<float>(constantInput(node, l, 1, "min").asDouble(0));
+    if (node.hasInput(2)) hi = static_cast<float>(constantInput(node, l, 2, "max").asDouble(0));
+  }
+  if (lo == 0.0f && std::isinf(hi) && hi > 0) return l.add(Op::RELU, {x}, {out});
+  if (lo == 0.0f && hi == 6.0f) return l.add(Op::RELU6, {x}, {out});
+  if (lo == -1.0f && hi == 1.0f) return l.add(Op::RELU1, {x}, {out});
+  const nn::OperandType type = l.nn().operand(out).type;
+  uint32_t current = x;
+  if (!std::isinf(lo)) {
+    const uint32_t bound = floatConstantLike(l, node.input(0), {lo}, {1}, node.output(0) + "_min");
+    const uint32_t next = std::isinf(hi) ? out : l.temporary(type, shapeOf(l, node.output(0)), node.output(0) + "_lo");
+    l.add(Op::MAXIMUM, {current, bound}, {next});
+    current = next;
+  }
+  if (!std::isinf(hi)) {
+    const uint32_t bound = floatConstantLike(l, node.input(0), {hi}, {1}, node.output(0) + "_max");
+    l.add(Op::MINIMUM, {current, bound}, {out});
+    current = out;
+  }
+  if (current != out) reshapeTo(l, current, shapeOf(l, node.output(0)), out);
+}
+
+void convertWhere(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  // NNAPI's SELECT takes three tensors of one shape: the inputs are broadcast first.
+  const Shape& shape = shapeOf(l, node.output(0));
+  const uint32_t c = broadcastTo(l, node.input(0), in(node, l, 0), shape);
+  const uint32_t x = broadcastTo(l, node.input(1), in(node, l, 1), shape);
+  const uint32_t y = broadcastTo(l, node.input(2), in(node, l, 2), shape);
+  l.add(Op::SELECT, {c, x, y}, {l.output(node, 0)});
+}
+
+void convertCast(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"to", "saturate"});
+  const DType from = typeOf(l, node.input(0)), to = typeOf(l, node.output(0));
+  auto castable = [](DType t) {
+    return t == DType::kFloat || t == DType::kFloat16 || t == DType::kInt32 || t == DType::kInt64;
+  };
+  if (!castable(from) || !castable(to)) {
+    throw ImportError(node.error(fmt::format("a cast from {} to {} (NNAPI's CAST converts float32, float16 and "
+                                             "int32)",
+                                             dtypeName(from), dtypeName(to))));
+  }
+  const uint32_t x = in(node, l, 0), out = l.output(node, 0);
+  if (l.nn().operand(x).type == l.nn().operand(out).type) {
+    reshapeTo(l, x, shapeOf(l, node.output(0)), out);  // int64 <-> int32 are one NNAPI type
+    return;
+  }
+  l.add(Op::CAST, {x}, {out});
+}
+
+// Identity, and Dropout at inference (its mask output is refused).
+void convertIdentity(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"ratio", "seed", "is_test"});
+  // Dropout at inference passes its input and keeps every element: the mask is all true.
+  if (node.op() == "Dropout" && node.opset() >= 12 && node.hasInput(2)) {
+    const HostTensor& training = constantInput(node, l, 2, "training_mode");
+    if (training.asInt(0) != 0) throw ImportError(node.error("training_mode=1 (inference only)"));
+  }
+  l.alias(node.output(0), in(node, l, 0));
+  if (node.op() == "Dropout" && node.hasOutput(1)) {
+    HostTensor mask(DType::kBool, shapeOf(l, node.input(0)));
+    for (int64_t i = 0; i < mask.size(); ++i) mask.setInt(i, 1);
+    l.alias(node.output(1), l.constantOperand(mask, node.output(1)));
+  }
+}
+
+// Softmax and LogSoftmax. Before opset 13 they normalize over every dimension from `axis` on
+// (the input seen as 2-D); NNAPI normalizes along one axis, so the input is reshaped to 2-D and
+// back unless the trailing dimensions are one.
+Converter softmax(Op op) {
+  return [op](const Node& node, Lowering& l) {
+    onlyAttributes(node, {"axis"});
+    requireFloat(node, l, node.input(0));
+    const Shape& shape = shapeOf(l, node.input(0));
+    const size_t rank = shape.size();
+    const int64_t axis = axisIn(node, node.attrInt("axis", node.opset() >= 13 ? -1 : 1), rank);
+    const uint32_t x = in(node, l, 0), out = l.output(node, 0);
+    const uint32_t beta = floatScalarLike(l, node.input(0), 1.0f);
+    if (node.opset() >= 13 || axis + 1 == static_cast<int64_t>(rank)) {
+      l.add(op, {x, beta, l.nn().scalarInt32(static_cast<int32_t>(axis))}, {out});
+      return;
+    }
+    const int64_t outer = elementCount(Shape(shape.begin(), shape.begin() + axis));
+    const Shape flat{outer, elementCount(shape) / std::max<int64_t>(outer, 1)};
+    const uint32_t x2 = reshaped(l, x, flat, node.output(0) + "_2d");
+    const uint32_t y2 = l.temporary(l.nn().operand(out).type, flat, node.output(0) + "_2d_out");
+    l.add(op, {x2, beta, l.nn().scalarInt32(1)}, {y2});
+    reshapeTo(l, y2, shape, out);
+  };
+}
+
+}  // namespace
+
+void registerElementwise(Registry& r) {
+  r.add("Add", arithmetic(Op::ADD));
+  r.add("Sub", arithmetic(Op::SUB));
+  r.add("Mul", arithmetic(Op::MUL));
+  r.add("Div", arithmetic(Op::DIV));
+  r.add("Pow", binary(Op::POW));
+  r.add("Equal", binary(Op::EQUAL));
+  r.add("Greater", binary(Op::GREATER));
+  r.add("GreaterOrEqual", binary(Op::GREATER_EQUAL));
+  r.add("Less", binary(Op::LESS));
+  r.add("LessOrEqual", binary(Op::LESS_EQUAL));
+  r.add("And", binary(Op::LOGICAL_AND));
+  r.add("Or", binary(Op::LOGICAL_OR));
+  r.add("Xor", convertXor);
+  r.add("Not", convertNot);
+  r.add("Max", variadic(Op::MAXIMUM, false));
+  r.add("Min", variadic(Op::MINIMUM, false));
+  r.add("Sum", variadic(Op::ADD, false));
+  r.add("Mean", variadic(Op::ADD, true));
+  r.add("Abs", unary(Op::ABS));
+  r.add("Neg", unary(Op::NEG));
+  r.add("Exp", unary(Op::EXP));
+  r.add("Log", unary(Op::LOG));
+  r.add("Sqrt", unary(Op::SQRT));
+  r.add("Sin", unary(Op::SIN));
+  r.add("Floor", unary(Op::FLOOR));
+  r.add("Reciprocal", convertReciprocal);
+  r.add("Ceil", convertCeil);
+  r.add("Relu", activation(Op::RELU));
+  r.add("Sigmoid", activation(Op::LOGISTIC));
+  r.add("Tanh", activation(Op::TANH));
+  r.add("HardSwish", activation(Op::HARD_SWISH));
+  r.add("Elu", convertElu);
+  r.add("LeakyRelu", convertLeakyRelu);
+  r.add("PRelu", convertPRelu);
+  r.add("Clip", convertClip);
+  r.add("Where", convertWhere);
+  r.add("Cast", convertCast);
+  r.add("Identity", convertIdentity);
+  r.add("Dropout", convertIdentity);
+  r.add("Softmax", softmax(Op::SOFTMAX));
+  r.add("LogSoftmax", softmax(Op::LOG_SOFTMAX));
+}
+
+}  // namespace weft::onnx::ops

@@ -1,0 +1,149 @@
+#include "OpUtil.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "../Folding.h"
+
+namespace weft::onnx::ops {
+
+uint32_t in(const Node& node, Lowering& l, size_t i) {
+  if (!node.hasInput(i)) throw ImportError(node.error(fmt::format("input {} is missing", i)));
+  return l.operand(node.input(i));
+}
+
+const HostTensor& constantInput(const Node& node, Lowering& l, size_t i, const std::string& what) {
+  if (!node.hasInput(i)) throw ImportError(node.error(what + " is missing"));
+  if (!l.isConstant(node.input(i))) {
+    throw ImportError(node.error(fmt::format("{} ('{}') is computed at run time; weft imports it only as a constant "
+                                             "(NNAPI needs it when the model is compiled)",
+                                             what, node.input(i))));
+  }
+  return l.constant(node.input(i));
+}
+
+std::vector<int64_t> constantInts(const Node& node, Lowering& l, size_t i, const std::string& what) {
+  return constantInput(node, l, i, what).toInts();
+}
+
+int64_t axisIn(const Node& node, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) throw ImportError(node.error(fmt::format("axis {} is outside rank {}", axis, rank)));
+  return axis < 0 ? axis + r : axis;
+}
+
+void onlyAttributes(const Node& node, const std::vector<std::string>& known) {
+  for (const std::string& a : node.attributeNames()) {
+    if (std::find(known.begin(), known.end(), a) == known.end()) {
+      throw ImportError(node.error(fmt::format("attribute '{}' is not supported", a)));
+    }
+  }
+}
+
+void requireAttr(const Node& node, const std::string& attribute, int64_t expected, int64_t fallback) {
+  const int64_t v = node.attrInt(attribute, fallback);
+  if (v != expected) {
+    throw ImportError(node.error(fmt::format("{}={} is not supported (only {})", attribute, v, expected)));
+  }
+}
+
+void requireFloat(const Node& node, Lowering& l, const std::string& value) {
+  const DType t = typeOf(l, value);
+  if (t != DType::kFloat && t != DType::kFloat16) {
+    throw ImportError(node.error(fmt::format("'{}' is {}: NNAPI's {} takes float32 or float16", value, dtypeName(t),
+                                             node.op())));
+  }
+}
+
+void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output) {
+  std::vector<int32_t> dims(shape.begin(), shape.end());
+  l.add(nn::OperationType::RESHAPE, {input, l.nn().int32Vector(dims)}, {output});
+}
+
+uint32_t reshaped(Lowering& l, uint32_t input, const Shape& shape, const std::string& name) {
+  const test::TestOperand& from = l.nn().operand(input);
+  const uint32_t out = l.nn().addTensor(from.type, nnDims(shape), name, from.scale, from.zeroPoint);
+  reshapeTo(l, input, shape, out);
+  return out;
+}
+
+uint32_t broadcastTo(Lowering& l, const std::string& value, uint32_t input, const Shape& shape) {
+  const ValueInfo& v = l.info(value);
+  if (v.shape == shape) return input;
+  const test::TestOperand& from = l.nn().operand(input);
+  const uint32_t out = l.nn().addTensor(from.type, nnDims(shape), value + "_broadcast", from.scale, from.zeroPoint);
+  HostTensor zeros(v.type == DType::kInt64 ? DType::kInt32 : v.type, shape);
+  const uint32_t z = l.constantOperand(zeros, value + "_broadcast_zeros");
+  if (v.type == DType::kBool) {
+    l.add(nn::OperationType::LOGICAL_OR, {input, z}, {out});
+  } else {
+    l.add(nn::OperationType::ADD, {input, z, l.nn().scalarInt32(kFuseNone)}, {out});
+  }
+  return out;
+}
+
+Padding2d windowPadding(const Node& node, const Shape& input, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                        const Shape* ceilOutput) {
+  const std::string autoPad = node.attrString("auto_pad", "NOTSET");
+  Padding2d p;
+  const int64_t inH = input[2], inW = input[3];
+  auto same = [&](int64_t in, int64_t k, int64_t s, int64_t d, bool upper, int32_t& begin, int32_t& end) {
+    const int64_t out = (in + s - 1) / s;
+    const int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - in);
+    begin = static_cast<int32_t>(upper ? total / 2 : total - total / 2);
+    end = static_cast<int32_t>(total - begin);
+  };
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    const bool upper = autoPad == "SAME_UPPER";
+    same(inH, kernel[0], strides[0], dilations[0], upper, p.top, p.bottom);
+    same(inW, kernel[1], strides[1], dilations[1], upper, p.left, p.right);
+  } else if (autoPad == "NOTSET") {
+    const auto pads = node.attrInts("pads", {0, 0, 0, 0});
+    if (pads.size() != 4) throw ImportError(node.error(fmt::format("pads {} are not 2-D", fmt::join(pads, ","))));
+    for (int64_t v : pads) {
+      if (v < 0) throw ImportError(node.error("negative pads are not supported"));
+    }
+    p.top = static_cast<int32_t>(pads[0]);
+    p.left = static_cast<int32_t>(pads[1]);
+    p.bottom = static_cast<int32_t>(pads[2]);
+    p.right = static_cast<int32_t>(pads[3]);
+  } else if (autoPad != "VALID") {
+    throw ImportError(node.error("auto_pad '" + autoPad + "' is not an ONNX padding"));
+  }
+  if (ceilOutput != nullptr) {
+    // ceil_mode: the last window may start inside the input and run past its end; NNAPI rounds
+    // down, so the rows and columns it misses become padding at the bottom and right, as many
+    // as make NNAPI's output the size shape inference gave.
+    auto extra = [&](int64_t in, int64_t k, int64_t s, int64_t d, int32_t begin, int32_t& end, int64_t out) {
+      const int64_t span = in + begin + end - ((k - 1) * d + 1);
+      const int64_t floorOut = span < 0 ? 0 : span / s + 1;
+      if (out > floorOut) end += static_cast<int32_t>((out - floorOut) * s);
+    };
+    extra(inH, kernel[0], strides[0], dilations[0], p.top, p.bottom, (*ceilOutput)[2]);
+    extra(inW, kernel[1], strides[1], dilations[1], p.left, p.right, (*ceilOutput)[3]);
+  }
+  return p;
+}
+
+uint32_t floatConstant(Lowering& l, const std::vector<float>& values, const Shape& shape, const std::string& name) {
+  HostTensor t(DType::kFloat, shape);
+  std::memcpy(t.bytes.data(), values.data(), values.size() * sizeof(float));
+  return l.constantOperand(t, name);
+}
+
+uint32_t floatConstantLike(Lowering& l, const std::string& like, const std::vector<float>& values, const Shape& shape,
+                           const std::string& name) {
+  HostTensor t(DType::kFloat, shape);
+  std::memcpy(t.bytes.data(), values.data(), values.size() * sizeof(float));
+  return l.constantOperand(typeOf(l, like) == DType::kFloat16 ? t.castTo(DType::kFloat16) : t, name);
+}
+
+uint32_t floatScalarLike(Lowering& l, const std::string& like, float value) {
+  return typeOf(l, like) == DType::kFloat16 ? l.nn().scalarFloat16(value) : l.nn().scalarFloat32(value);
+}
+
+}  // namespace weft::onnx::ops

@@ -1,0 +1,70 @@
+// What the converters share: reading a node's inputs as NNAPI operands, static shapes, constant
+// attributes given as inputs, NNAPI's explicit padding from ONNX's pads and auto_pad, and the
+// few NNAPI idioms several operators need (a RESHAPE to a static shape, a broadcast).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../ImportError.h"
+#include "../Lowering.h"
+
+namespace weft::onnx::ops {
+
+// NNAPI's FuseCode NONE, for the arithmetic and convolution operations.
+constexpr int32_t kFuseNone = 0;
+
+inline const Shape& shapeOf(Lowering& l, const std::string& value) { return l.info(value).shape; }
+inline DType typeOf(Lowering& l, const std::string& value) { return l.info(value).type; }
+inline size_t rankOf(Lowering& l, const std::string& value) { return l.info(value).shape.size(); }
+
+// The node's input i as an operand; ImportError when it is omitted.
+uint32_t in(const Node& node, Lowering& l, size_t i);
+// Input i, which must be a constant (shapes, axes, pads given as inputs), as int64 values; `what`
+// names it in the error otherwise.
+std::vector<int64_t> constantInts(const Node& node, Lowering& l, size_t i, const std::string& what);
+// Input i as a constant tensor; ImportError naming `what` when it is computed at run time.
+const HostTensor& constantInput(const Node& node, Lowering& l, size_t i, const std::string& what);
+
+// An axis in [-rank, rank) normalized to [0, rank); ImportError otherwise.
+int64_t axisIn(const Node& node, int64_t axis, size_t rank);
+
+// Refuses the node when an attribute outside `known` is present, or when an attribute has a value
+// other than the one the importer implements.
+void onlyAttributes(const Node& node, const std::vector<std::string>& known);
+void requireAttr(const Node& node, const std::string& attribute, int64_t expected, int64_t fallback);
+
+// The float types NNAPI's float operations take; ImportError naming the type otherwise.
+void requireFloat(const Node& node, Lowering& l, const std::string& value);
+
+// RESHAPE of `input` to `shape` into `output` (a static shape: no -1).
+void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output);
+// A new operand holding `input` reshaped to `shape`.
+uint32_t reshaped(Lowering& l, uint32_t input, const Shape& shape, const std::string& name);
+
+// `input` (of ONNX value `value`) broadcast to `shape` as a new operand: ADD of zeros for
+// numbers, LOGICAL_OR with false for booleans (NNAPI's element-wise operations broadcast).
+uint32_t broadcastTo(Lowering& l, const std::string& value, uint32_t input, const Shape& shape);
+
+// NNAPI's explicit padding of a 2-D window (height and width, NCHW) from ONNX's pads / auto_pad.
+// With ceilOutput (ceil_mode), the bottom and right padding grow until NNAPI's rounded-down
+// output has that shape.
+struct Padding2d {
+  int32_t top = 0, left = 0, bottom = 0, right = 0;
+};
+Padding2d windowPadding(const Node& node, const Shape& input, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                        const Shape* ceilOutput = nullptr);
+
+// A constant operand of `values` (float32) with `shape`.
+uint32_t floatConstant(Lowering& l, const std::vector<float>& values, const Shape& shape, const std::string& name);
+// A constant of the same NNAPI float type as `like` (float32 or float16): what NNAPI's float
+// operations need of their second operand.
+uint32_t floatConstantLike(Lowering& l, const std::string& like, const std::vector<float>& values, const Shape& shape,
+                           const std::string& name);
+// A scalar of the float type of ONNX value `like` (FLOAT32 or FLOAT16), as NNAPI's float
+// operations take their scalar parameters.
+uint32_t floatScalarLike(Lowering& l, const std::string& like, float value);
+
+}  // namespace weft::onnx::ops

@@ -1,0 +1,60 @@
+#include "Registry.h"
+
+#include <fmt/format.h>
+
+#include "../ImportError.h"
+
+namespace weft::onnx {
+namespace {
+
+const ops::Registry& registry() {
+  static const ops::Registry r = [] {
+    ops::Registry r;
+    ops::registerElementwise(r);
+    ops::registerConvolution(r);
+    ops::registerPooling(r);
+    ops::registerShape(r);
+    ops::registerReduction(r);
+    ops::registerMatMul(r);
+    ops::registerResize(r);
+    ops::registerComposed(r);
+    return r;
+  }();
+  return r;
+}
+
+}  // namespace
+
+const Converter* findConverter(const std::string& op) { return registry().find(op); }
+
+std::vector<std::string> convertedOperators() {
+  std::vector<std::string> ops;
+  for (const auto& [op, convert] : registry().all()) ops.push_back(op);
+  return ops;
+}
+
+nn::OperandType nnTensorType(DType type, const std::string& where) {
+  switch (type) {
+    case DType::kFloat: return nn::OperandType::TENSOR_FLOAT32;
+    case DType::kFloat16: return nn::OperandType::TENSOR_FLOAT16;
+    case DType::kInt32:
+    case DType::kInt64: return nn::OperandType::TENSOR_INT32;
+    case DType::kBool: return nn::OperandType::TENSOR_BOOL8;
+    default:
+      throw ImportError(fmt::format("{}: element type {} has no NNAPI tensor type (NNAPI has float32, float16, "
+                                    "int32, bool and quantized 8-bit tensors; 8-bit integers are imported only as "
+                                    "quantized values, from QuantizeLinear or QLinear operators)",
+                                    where, dtypeName(type)));
+  }
+}
+
+std::vector<uint32_t> nnDims(const Shape& shape) {
+  // NNAPI reads a tensor without dimensions as one of unknown rank: ONNX's scalars are [1].
+  if (shape.empty()) return {1};
+  std::vector<uint32_t> dims;
+  dims.reserve(shape.size());
+  for (int64_t d : shape) dims.push_back(static_cast<uint32_t>(d));
+  return dims;
+}
+
+}  // namespace weft::onnx

@@ -1,0 +1,34 @@
+// The converters by operator: each family file (ops/*.cpp) registers its operators with one
+// line each in its register function; Registry.cpp calls the families.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "../Lowering.h"
+
+namespace weft::onnx::ops {
+
+class Registry {
+ public:
+  void add(const std::string& op, Converter convert) { converters_[op] = std::move(convert); }
+  const Converter* find(const std::string& op) const {
+    auto it = converters_.find(op);
+    return it == converters_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, Converter>& all() const { return converters_; }
+
+ private:
+  std::map<std::string, Converter> converters_;
+};
+
+void registerElementwise(Registry& r);
+void registerConvolution(Registry& r);
+void registerPooling(Registry& r);
+void registerShape(Registry& r);
+void registerReduction(Registry& r);
+void registerMatMul(Registry& r);
+void registerResize(Registry& r);
+void registerComposed(Registry& r);
+
+}  // namespace weft::onnx::ops

@@ -1,0 +1,311 @@
+// Operators that move data without arithmetic: reshapes (Reshape, Flatten, Squeeze, Unsqueeze
+// all become RESHAPE to the static shape inference found), Transpose, Concat, Split, Slice,
+// Gather, Pad, Tile, Expand, DepthToSpace and SpaceToDepth.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <numeric>
+
+#include "OpUtil.h"
+#include "Registry.h"
+
+namespace weft::onnx::ops {
+namespace {
+
+using Op = nn::OperationType;
+
+void requireNonEmpty(const Node& node, Lowering& l) {
+  for (size_t i = 0; i < node.outputCount(); ++i) {
+    if (node.hasOutput(i) && elementCount(shapeOf(l, node.output(i))) == 0) {
+      throw ImportError(node.error("an empty output (NNAPI tensors have no zero-sized dimension)"));
+    }
+  }
+}
+
+void convertReshape(const Node& node, Lowering& l) {
+  requireNonEmpty(node, l);
+  reshapeTo(l, in(node, l, 0), shapeOf(l, node.output(0)), l.output(node, 0));
+}
+
+void convertTranspose(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"perm"});
+  const Shape& x = shapeOf(l, node.input(0));
+  const size_t rank = x.size();
+  std::vector<int64_t> perm = node.attrInts("perm");
+  if (perm.empty()) {
+    for (size_t d = 0; d < rank; ++d) perm.push_back(static_cast<int64_t>(rank - 1 - d));
+  }
+  if (perm.size() != rank) throw ImportError(node.error("perm does not match the input's rank"));
+  for (auto& p : perm) p = axisIn(node, p, rank);
+  const uint32_t input = in(node, l, 0), out = l.output(node, 0);
+  if (rank <= 4) {
+    std::vector<int32_t> p32(perm.begin(), perm.end());
+    l.add(Op::TRANSPOSE, {input, l.nn().int32Vector(p32)}, {out});
+    return;
+  }
+  // NNAPI transposes up to rank 4: drop the unit dimensions and merge the runs of dimensions that
+  // stay neighbours (a channel shuffle's [N, G, C/G, H, W] -> [N, C/G, G, H, W] is a rank-4
+  // transpose of [N, G, C/G, H*W]), then reshape around a TRANSPOSE of that rank.
+  std::vector<int64_t> kept;  // input axes that are not 1, in output order
+  for (int64_t p : perm) {
+    if (x[p] != 1) kept.push_back(p);
+  }
+  std::vector<std::vector<int64_t>> runs;  // merged input axes, in output order
+  for (int64_t p : kept) {
+    if (!runs.empty() && runs.back().back() + 1 == p) {
+      runs.back().push_back(p);
+    } else {
+      runs.push_back({p});
+    }
+  }
+  if (runs.size() > 4) {
+    throw ImportError(node.error(fmt::format("a transpose of rank {} that no rank-4 transpose expresses (perm {})", rank,
+                                             fmt::join(perm, ","))));
+  }
+  std::vector<size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a][0] < runs[b][0]; });
+  Shape merged(runs.size());
+  std::vector<int32_t> p32(runs.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    int64_t size = 1;
+    for (int64_t a : runs[order[k]]) size *= x[a];
+    merged[k] = size;
+  }
+  for (size_t k = 0; k < runs.size(); ++k) {
+    p32[k] = static_cast<int32_t>(std::find(order.begin(), order.end(), k) - order.begin());
+  }
+  Shape mergedOut(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) mergedOut[k] = merged[p32[k]];
+  const uint32_t flat = reshaped(l, input, merged.empty() ? Shape{1} : merged, node.output(0) + "_merged");
+  if (runs.size() <= 1) {
+    reshapeTo(l, flat, shapeOf(l, node.output(0)), out);
+    return;
+  }
+  const uint32_t moved = l.temporary(l.nn().operand(out).type, mergedOut, node.output(0) + "_moved");
+  l.add(Op::TRANSPOSE, {flat, l.nn().int32Vector(p32)}, {moved});
+  reshapeTo(l, moved, shapeOf(l, node.output(0)), out);
+}
+
+void convertConcat(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"axis"});
+  requireNonEmpty(node, l);
+  const size_t rank = rankOf(l, node.output(0));
+  const int64_t axis = axisIn(node, node.attrInt("axis", 0), rank);
+  std::vector<uint32_t> inputs;
+  for (size_t i = 0; i < node.inputCount(); ++i) {
+    if (!node.hasInput(i) || elementCount(shapeOf(l, node.input(i))) == 0) continue;  // empty pieces add nothing
+    inputs.push_back(l.operand(node.input(i)));
+  }
+  if (inputs.empty()) throw ImportError(node.error("no non-empty inputs"));
+  inputs.push_back(l.nn().scalarInt32(static_cast<int32_t>(axis)));
+  l.add(Op::CONCATENATION, inputs, {l.output(node, 0)});
+}
+
+void convertSplit(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"axis", "split", "num_outputs"});
+  requireNonEmpty(node, l);
+  const Shape& x = shapeOf(l, node.input(0));
+  const int64_t axis = axisIn(node, node.attrInt("axis", 0), x.size());
+  std::vector<int64_t> sizes;
+  for (size_t i = 0; i < node.outputCount(); ++i) sizes.push_back(shapeOf(l, node.output(i))[axis]);
+  const uint32_t input = in(node, l, 0);
+  const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t s) { return s == sizes[0]; });
+  if (equal && sizes[0] * static_cast<int64_t>(sizes.size()) == x[axis]) {
+    std::vector<uint32_t> outs;
+    for (size_t i = 0; i < node.outputCount(); ++i) outs.push_back(l.output(node, i));
+    l.add(Op::SPLIT, {input, l.nn().scalarInt32(static_cast<int32_t>(axis)),
+                      l.nn().scalarInt32(static_cast<int32_t>(sizes.size()))},
+          outs);
+    return;
+  }
+  int64_t offset = 0;
+  for (size_t i = 0; i < node.outputCount(); ++i) {
+    std::vector<int32_t> begin(x.size(), 0), size(x.begin(), x.end());
+    begin[axis] = static_cast<int32_t>(offset);
+    size[axis] = static_cast<int32_t>(sizes[i]);
+    offset += sizes[i];
+    l.add(Op::SLICE, {input, l.nn().int32Vector(begin), l.nn().int32Vector(size)}, {l.output(node, i)});
+  }
+}
+
+void convertSlice(const Node& node, Lowering& l) {
+  requireNonEmpty(node, l);
+  const Shape& x = shapeOf(l, node.input(0));
+  const size_t rank = x.size();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (node.opset() < 10) {
+    onlyAttributes(node, {"starts", "ends", "axes"});
+    starts = node.attrInts("starts");
+    ends = node.attrInts("ends");
+    axes = node.attrInts("axes");
+  } else {
+    starts = constantInts(node, l, 1, "starts");
+    ends = constantInts(node, l, 2, "ends");
+    if (node.hasInput(3)) axes = constantInts(node, l, 3, "axes");
+    if (node.hasInput(4)) steps = constantInts(node, l, 4, "steps");
+  }
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    throw ImportError(node.error("starts, ends, axes and steps differ in length"));
+  }
+  std::vector<int32_t> begin(rank, 0), end(x.begin(), x.end()), stride(rank, 1);
+  int32_t endMask = 0;
+  bool unitSteps = true;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const int64_t a = axisIn(node, axes[k], rank), dim = x[a], s = steps[k];
+    if (s == 0) throw ImportError(node.error("a step of 0"));
+    int64_t b = starts[k] < 0 ? starts[k] + dim : starts[k], e = ends[k] < 0 ? ends[k] + dim : ends[k];
+    if (s > 0) {
+      b = std::clamp<int64_t>(b, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      b = std::clamp<int64_t>(b, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      if (e < 0) endMask |= 1 << a;  // through index 0: NNAPI's end -1 would mean the last element
+    }
+    begin[a] = static_cast<int32_t>(b);
+    end[a] = static_cast<int32_t>(e);
+    stride[a] = static_cast<int32_t>(s);
+    unitSteps &= s == 1;
+  }
+  const uint32_t input = in(node, l, 0), out = l.output(node, 0);
+  if (unitSteps) {
+    std::vector<int32_t> size(rank);
+    for (size_t d = 0; d < rank; ++d) size[d] = end[d] - begin[d];
+    l.add(Op::SLICE, {input, l.nn().int32Vector(begin), l.nn().int32Vector(size)}, {out});
+    return;
+  }
+  l.add(Op::STRIDED_SLICE,
+        {input, l.nn().int32Vector(begin), l.nn().int32Vector(end), l.nn().int32Vector(stride), l.nn().scalarInt32(0),
+         l.nn().scalarInt32(endMask), l.nn().scalarInt32(0)},
+        {out});
+}
+
+void convertGather(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"axis"});
+  requireNonEmpty(node, l);
+  const Shape& x = shapeOf(l, node.input(0));
+  const int64_t axis = axisIn(node, node.attrInt("axis", 0), x.size());
+  uint32_t indices;
+  Shape indexShape = shapeOf(l, node.input(1));
+  if (l.isConstant(node.input(1))) {
+    // Negative indices count from the end in ONNX; NNAPI's GATHER takes them in [0, n).
+    std::vector<int64_t> values = l.constant(node.input(1)).toInts();
+    for (auto& v : values) {
+      if (v < -x[axis] || v >= x[axis]) throw ImportError(node.error(fmt::format("index {} is outside {}", v, x[axis])));
+      if (v < 0) v += x[axis];
+    }
+    if (indexShape.empty()) indexShape = {1};
+    indices = l.constantOperand(HostTensor::fromInts(values, indexShape, DType::kInt32), node.output(0) + "_indices");
+  } else {
+    // Negative indices count from the end: index + n where index < 0, as NNAPI's GATHER takes
+    // indices in [0, n) only.
+    const uint32_t raw = in(node, l, 1);
+    if (indexShape.empty()) indexShape = {1};
+    const std::string name = node.output(0);
+    const uint32_t negative = l.temporary(nn::OperandType::TENSOR_BOOL8, indexShape, name + "_negative");
+    const uint32_t zero = l.constantOperand(HostTensor::fromInts({0}, {1}, DType::kInt32), name + "_zero");
+    l.add(Op::LESS, {raw, zero}, {negative});
+    const uint32_t wrapped = l.temporary(nn::OperandType::TENSOR_INT32, indexShape, name + "_wrapped");
+    const uint32_t n = l.constantOperand(HostTensor::fromInts({x[axis]}, {1}, DType::kInt32), name + "_n");
+    l.add(Op::ADD, {raw, n, l.nn().scalarInt32(kFuseNone)}, {wrapped});
+    indices = l.temporary(nn::OperandType::TENSOR_INT32, indexShape, name + "_indices");
+    l.add(Op::SELECT, {negative, wrapped, raw}, {indices});
+  }
+  const uint32_t out = l.output(node, 0);
+  if (shapeOf(l, node.input(1)).empty()) {
+    // A scalar index drops the axis: gather with a one-element index, then reshape.
+    Shape gathered = x;
+    gathered[axis] = 1;
+    const uint32_t g = l.temporary(l.nn().operand(out).type, gathered, node.output(0) + "_gathered");
+    l.add(Op::GATHER, {in(node, l, 0), l.nn().scalarInt32(static_cast<int32_t>(axis)), indices}, {g});
+    reshapeTo(l, g, shapeOf(l, node.output(0)), out);
+    return;
+  }
+  l.add(Op::GATHER, {in(node, l, 0), l.nn().scalarInt32(static_cast<int32_t>(axis)), indices}, {out});
+}
+
+void convertPad(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"mode", "pads", "value", "paddings"});
+  requireNonEmpty(node, l);
+  const size_t rank = rankOf(l, node.input(0));
+  const std::vector<int64_t> pads = node.opset() < 11 ? node.attrInts(node.has("pads") ? "pads" : "paddings")
+                                                      : constantInts(node, l, 1, "pads");
+  if (pads.size() != 2 * rank) throw ImportError(node.error("pads are not two per dimension"));
+  std::vector<int32_t> pairs(2 * rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (pads[d] < 0 || pads[d + rank] < 0) throw ImportError(node.error("negative pads (cropping) are not supported"));
+    pairs[2 * d] = static_cast<int32_t>(pads[d]);
+    pairs[2 * d + 1] = static_cast<int32_t>(pads[d + rank]);
+  }
+  const std::string mode = node.attrString("mode", "constant");
+  const uint32_t input = in(node, l, 0), out = l.output(node, 0);
+  const uint32_t paddings = l.constantOperand(
+      HostTensor::fromInts(std::vector<int64_t>(pairs.begin(), pairs.end()), {static_cast<int64_t>(rank), 2},
+                           DType::kInt32),
+      node.output(0) + "_paddings");
+  if (mode == "reflect") {
+    l.add(Op::MIRROR_PAD, {input, paddings, l.nn().scalarInt32(0)}, {out});
+    return;
+  }
+  if (mode != "constant") throw ImportError(node.error("mode '" + mode + "' (NNAPI pads with a constant or reflects)"));
+  float value = node.opset() < 11 ? node.attrFloat("value", 0.0f) : 0.0f;
+  if (node.opset() >= 11 && node.hasInput(2)) value = static_cast<float>(constantInput(node, l, 2, "constant_value").asDouble(0));
+  requireFloat(node, l, node.input(0));
+  if (value == 0.0f) {
+    l.add(Op::PAD, {input, paddings}, {out});
+  } else {
+    l.add(Op::PAD_V2, {input, paddings, floatScalarLike(l, node.input(0), value)}, {out});
+  }
+}
+
+void convertTile(const Node& node, Lowering& l) {
+  requireNonEmpty(node, l);
+  std::vector<int64_t> repeats = node.opset() < 6 ? std::vector<int64_t>{} : constantInts(node, l, 1, "repeats");
+  std::vector<int32_t> r32(repeats.begin(), repeats.end());
+  l.add(Op::TILE, {in(node, l, 0), l.nn().int32Vector(r32)}, {l.output(node, 0)});
+}
+
+void convertExpand(const Node& node, Lowering& l) {
+  requireNonEmpty(node, l);
+  const uint32_t b = broadcastTo(l, node.input(0), in(node, l, 0), shapeOf(l, node.output(0)));
+  reshapeTo(l, b, shapeOf(l, node.output(0)), l.output(node, 0));
+}
+
+Converter blockMove(Op op) {
+  return [op](const Node& node, Lowering& l) {
+    onlyAttributes(node, {"blocksize", "mode"});
+    if (node.attrString("mode", "DCR") != "DCR") {
+      throw ImportError(node.error("mode CRD (NNAPI moves blocks in DCR order)"));
+    }
+    if (rankOf(l, node.input(0)) != 4) throw ImportError(node.error("only 4-D (NCHW) inputs"));
+    l.add(op, {in(node, l, 0), l.nn().scalarInt32(static_cast<int32_t>(node.attrInt("blocksize", 0))),
+               l.nn().scalarBool(true)},
+          {l.output(node, 0)});
+  };
+}
+
+}  // namespace
+
+void registerShape(Registry& r) {
+  r.add("Reshape", convertReshape);
+  r.add("Flatten", convertReshape);
+  r.add("Squeeze", convertReshape);
+  r.add("Unsqueeze", convertReshape);
+  r.add("Transpose", convertTranspose);
+  r.add("Concat", convertConcat);
+  r.add("Split", convertSplit);
+  r.add("Slice", convertSlice);
+  r.add("Gather", convertGather);
+  r.add("Pad", convertPad);
+  r.add("Tile", convertTile);
+  r.add("Expand", convertExpand);
+  r.add("DepthToSpace", blockMove(Op::DEPTH_TO_SPACE));
+  r.add("SpaceToDepth", blockMove(Op::SPACE_TO_DEPTH));
+}
+
+}  // namespace weft::onnx::ops
