@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
-TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer)
+TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer
+  onnx_fuzzer)
 
 cmake --preset sanitize > /dev/null
 cmake --build --preset sanitize --target weft_fuzzers
@@ -24,12 +25,20 @@ fi
 for target in "${TARGETS[@]}"; do
   work="build/sanitize/corpus/${target}"
   mkdir -p "${work}"
+  seeds=()
+  if [[ -d "tests/fuzz/corpus/${target}" ]]; then seeds=("tests/fuzz/corpus/${target}"); fi
+  if [[ "${target}" == onnx_fuzzer && -d /usr/share/libonnx-testdata/data/node ]]; then
+    # Seeds: the small models of ONNX's node tests (Debian's libonnx-testdata), not copied into the tree.
+    for model in /usr/share/libonnx-testdata/data/node/test_{abs,add_bcast,conv_with_strides_padding,maxpool_2d_pads,gemm_default_scalar_bias,softmax_axis_1,slice,concat_2d_axis_0,gather_0,reshape_reduced_dims}/model.onnx; do
+      if [[ -f "${model}" ]]; then cp "${model}" "${work}/seed-$(basename "$(dirname "${model}")").onnx"; fi
+    done
+  fi
   echo "fuzz: ${target} for ${SECONDS_PER_TARGET} s"
   # close_fd_mask=2: the runtime reports every refused call on stderr; libFuzzer keeps its own.
   # WEFT_FUZZ_SEED_DIR: the targets that can (programs, accelerator caches) first write seeds made
   # by the current code next to the ones in the tree, so a format change never leaves them stale.
   WEFT_FUZZ_SEED_DIR="${work}" "build/sanitize/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
     -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="build/sanitize/findings/${target}-" \
-    "${work}" "tests/fuzz/corpus/${target}"
+    "${work}" "${seeds[@]}"
 done
 echo "fuzz: ${#TARGETS[@]} targets, ${SECONDS_PER_TARGET} s each, no finding"

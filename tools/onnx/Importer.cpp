@@ -188,6 +188,19 @@ void Importer::addFoldedToProto(const std::string& name, const HostTensor& t) {
 
 void Importer::bindInputs() {
   auto* graph = proto_.mutable_graph();
+  std::set<std::string> names;  // inputs and symbolic dimensions --shape may name
+  for (const auto& input : graph->input()) {
+    names.insert(input.name());
+    for (int d = 0; input.type().has_tensor_type() && d < input.type().tensor_type().shape().dim_size(); ++d) {
+      names.insert(input.type().tensor_type().shape().dim(d).dim_param());
+    }
+  }
+  for (const auto& [key, value] : options_.shapes) {
+    if (names.count(key) == 0 || constants_.count(key) != 0) {
+      throw ImportError(fmt::format("{}: --shape {}: the model has no input and no symbolic dimension of that name",
+                                    where(), key));
+    }
+  }
   for (auto& input : *graph->mutable_input()) {
     const std::string& name = input.name();
     if (constants_.count(name) != 0) continue;
@@ -244,18 +257,6 @@ void Importer::bindInputs() {
     }
     graphInputs_.push_back(name);
     infos_[name] = ValueInfo{type, shape};
-  }
-  for (const auto& [key, value] : options_.shapes) {
-    bool used = std::find(graphInputs_.begin(), graphInputs_.end(), key) != graphInputs_.end();
-    for (const auto& input : graph->input()) {
-      for (int d = 0; input.type().has_tensor_type() && d < input.type().tensor_type().shape().dim_size(); ++d) {
-        used |= input.type().tensor_type().shape().dim(d).dim_param() == key;
-      }
-    }
-    if (!used) {
-      throw ImportError(fmt::format("{}: --shape {}: the model has no input and no symbolic dimension of that name",
-                                    where(), key));
-    }
   }
 }
 
@@ -452,6 +453,9 @@ bool isOnnxPath(const std::string& path) {
 }
 
 Shape parseShape(const std::string& text) {
+  if (text.empty() || text.front() == 'x' || text.back() == 'x') {
+    throw ImportError(fmt::format("'{}' is not a shape (positive sizes joined by x, as 1x3x224x224)", text));
+  }
   Shape shape;
   std::stringstream in(text);
   for (std::string part; std::getline(in, part, 'x');) {

@@ -1,0 +1,306 @@
+// The ONNX importer (tools/onnx) on models built here: shape arithmetic folds away, symbolic
+// dimensions bind, batch norms and reshapes become what NNAPI runs, and every kind of bad input
+// is an ImportError naming what is wrong. Then `weft run` on ONNX files as a user runs it: a model
+// with seeded inputs passes its reference check and saves its outputs; files that are not ONNX,
+// truncated ones, bad inputs and options exit with code 2 and write nothing.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "ImportError.h"
+#include "Importer.h"
+#include "Npy.h"
+#include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+namespace weft::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+using tool::test::runWeft;
+
+// A little builder of ONNX graphs, as onnx.helper writes them.
+struct Graph {
+  ::onnx::ModelProto model;
+  ::onnx::GraphProto* g = model.mutable_graph();
+
+  explicit Graph(int64_t opset = 13) {
+    model.set_ir_version(8);
+    auto* o = model.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g->set_name("test");
+  }
+  void value(::onnx::ValueInfoProto* v, const std::string& name, int32_t type, const std::vector<std::string>& dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* s = t->mutable_shape();
+    for (const std::string& d : dims) {
+      auto* dim = s->add_dim();
+      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) {
+        dim->set_dim_value(std::stoll(d));
+      } else {
+        dim->set_dim_param(d);
+      }
+    }
+  }
+  void input(const std::string& name, const std::vector<std::string>& dims, int32_t type = ::onnx::TensorProto::FLOAT) {
+    value(g->add_input(), name, type, dims);
+  }
+  void output(const std::string& name) { g->add_output()->set_name(name); }
+  ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in, const std::vector<std::string>& out,
+                          const std::string& name = "") {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? op + "_" + std::to_string(g->node_size()) : name);
+    for (const auto& i : in) n->add_input(i);
+    for (const auto& o : out) n->add_output(o);
+    return n;
+  }
+  void ints(::onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  }
+  void floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (float x : v) t->add_float_data(x);
+  }
+  void int64s(const std::string& name, const std::vector<int64_t>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t x : v) t->add_int64_data(x);
+  }
+  ImportedModel import(const ImportOptions& options = {}) const { return importOnnx(model, options, "test.onnx"); }
+  void save(const std::string& path) const {
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+  }
+};
+
+std::multiset<nn::OperationType> operationsOf(const ImportedModel& m) {
+  std::multiset<nn::OperationType> ops;
+  for (const auto& op : m.model.main.operations) ops.insert(op.type);
+  return ops;
+}
+
+std::string importError(const Graph& graph, const ImportOptions& options = {}) {
+  try {
+    graph.import(options);
+  } catch (const ImportError& e) {
+    return e.what();
+  }
+  return "(imported)";
+}
+
+// An exporter's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all folded into
+// one RESHAPE with a constant shape.
+TEST(OnnxImport, ShapeArithmeticFoldsIntoOneReshape) {
+  Graph m;
+  m.input("x", {"N", "3", "4", "5"});
+  m.node("Shape", {"x"}, {"shape"});
+  m.int64s("zero", {0});
+  m.node("Gather", {"shape", "zero"}, {"batch"});
+  m.int64s("minus_one", {-1});
+  m.node("Concat", {"batch", "minus_one"}, {"target"})->add_attribute()->set_name("axis");
+  m.g->mutable_node(2)->mutable_attribute(0)->set_type(::onnx::AttributeProto::INT);
+  m.g->mutable_node(2)->mutable_attribute(0)->set_i(0);
+  m.node("Reshape", {"x", "target"}, {"flat"});
+  m.node("Relu", {"flat"}, {"y"});
+  m.output("y");
+  const ImportedModel imported = m.import();
+  EXPECT_EQ(operationsOf(imported), (std::multiset<nn::OperationType>{nn::OperationType::RESHAPE, nn::OperationType::RELU}));
+  ASSERT_EQ(imported.outputs.size(), 1u);
+  EXPECT_EQ(imported.outputs[0].shape, (Shape{1, 60}));
+  // The symbolic batch dimension defaulted to 1, and the user is told.
+  ASSERT_EQ(imported.notes.size(), 1u);
+  EXPECT_NE(imported.notes[0].find("'N'"), std::string::npos) << imported.notes[0];
+  EXPECT_EQ(imported.nodes.size(), 5u);
+  EXPECT_TRUE(imported.nodes[0].folded);
+  EXPECT_FALSE(imported.nodes[3].folded);
+}
+
+TEST(OnnxImport, ShapeOptionBindsAnInputOrADimension) {
+  Graph m;
+  m.input("x", {"batch", "8"});
+  m.node("Relu", {"x"}, {"y"});
+  m.output("y");
+  ImportOptions byInput;
+  byInput.shapes["x"] = {4, 8};
+  EXPECT_EQ(m.import(byInput).inputs[0].shape, (Shape{4, 8}));
+  ImportOptions byDimension;
+  byDimension.shapes["batch"] = {3};
+  EXPECT_EQ(m.import(byDimension).inputs[0].shape, (Shape{3, 8}));
+  EXPECT_TRUE(m.import(byDimension).notes.empty());
+  ImportOptions wrongRank;
+  wrongRank.shapes["x"] = {1, 2, 3};
+  EXPECT_NE(importError(m, wrongRank).find("rank"), std::string::npos);
+  ImportOptions contradicting;
+  contradicting.shapes["x"] = {1, 9};
+  EXPECT_NE(importError(m, contradicting).find("fixes at 8"), std::string::npos);
+  ImportOptions unknown;
+  unknown.shapes["nosuch"] = {1};
+  EXPECT_NE(importError(m, unknown).find("no input and no symbolic dimension"), std::string::npos);
+}
+
+TEST(OnnxImport, ConvolutionsKeepNchwAndRearrangeTheirWeights) {
+  Graph m;
+  m.input("x", {"1", "2", "5", "5"});
+  m.floats("w", {3, 2, 3, 3}, std::vector<float>(54, 0.5f));
+  m.floats("b", {3}, {1, 2, 3});
+  auto* conv = m.node("Conv", {"x", "w", "b"}, {"c"}, "conv1");
+  m.ints(conv, "pads", {1, 1, 1, 1});
+  m.floats("dw", {3, 1, 3, 3}, std::vector<float>(27, 0.25f));
+  auto* dw = m.node("Conv", {"c", "dw"}, {"d"}, "dw1");
+  auto* group = dw->add_attribute();
+  group->set_name("group");
+  group->set_type(::onnx::AttributeProto::INT);
+  group->set_i(3);
+  m.output("d");
+  const ImportedModel imported = m.import();
+  EXPECT_EQ(operationsOf(imported),
+            (std::multiset<nn::OperationType>{nn::OperationType::CONV_2D, nn::OperationType::DEPTHWISE_CONV_2D}));
+  const auto& convOp = imported.model.main.operations[0];
+  const auto& filter = imported.model.main.operands[convOp.inputs[1]];
+  EXPECT_EQ(filter.dimensions, (std::vector<uint32_t>{3, 3, 3, 2}));  // OHWI
+  // The layout flag (NCHW) is set: no TRANSPOSE anywhere.
+  EXPECT_EQ(imported.model.main.operands[convOp.inputs[10]].data.at<uint8_t>(0), 1);
+  EXPECT_EQ(imported.nodes[0].operations.size(), 1u);
+  EXPECT_EQ(imported.nodes[0].name, "conv1");
+}
+
+TEST(OnnxImport, UnsupportedOperatorsAreNamedWithTheirNode) {
+  Graph m;
+  m.input("x", {"4"});
+  m.node("Round", {"x"}, {"y"}, "rounding");
+  m.output("y");
+  const std::string e = importError(m);
+  EXPECT_NE(e.find("node 'rounding' (Round)"), std::string::npos) << e;
+  EXPECT_NE(e.find("operator Round is not supported"), std::string::npos) << e;
+}
+
+TEST(OnnxImport, UnsupportedAttributesAndTypesAreRefused) {
+  Graph pool;
+  pool.input("x", {"1", "1", "4", "4"});
+  auto* p = pool.node("MaxPool", {"x"}, {"y"}, "pool");
+  pool.ints(p, "kernel_shape", {2, 2});
+  pool.ints(p, "dilations", {2, 2});
+  pool.output("y");
+  EXPECT_NE(importError(pool).find("dilated pooling"), std::string::npos);
+
+  Graph dbl;
+  dbl.input("x", {"4"}, ::onnx::TensorProto::DOUBLE);
+  dbl.node("Relu", {"x"}, {"y"});
+  dbl.output("y");
+  EXPECT_NE(importError(dbl).find("element type double"), std::string::npos);
+
+  Graph domain;
+  domain.input("x", {"4"});
+  domain.node("FusedGemm", {"x"}, {"y"})->set_domain("com.microsoft");
+  domain.output("y");
+  EXPECT_NE(importError(domain).find("domain 'com.microsoft'"), std::string::npos);
+}
+
+TEST(OnnxImport, OpsetsOutsideSevenToSeventeenAreRefused) {
+  for (int64_t opset : {6, 18}) {
+    Graph m(opset);
+    m.input("x", {"4"});
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    EXPECT_NE(importError(m).find("opset " + std::to_string(opset)), std::string::npos);
+  }
+}
+
+TEST(OnnxImport, ShapesParse) {
+  EXPECT_EQ(parseShape("1x3x224x224"), (Shape{1, 3, 224, 224}));
+  EXPECT_EQ(parseShape("7"), (Shape{7}));
+  for (const char* bad : {"", "x", "1x", "1xx2", "0x3", "-1x2", "3.5", "abc"}) {
+    EXPECT_THROW(parseShape(bad), ImportError) << bad;
+  }
+}
+
+// ---- weft run on ONNX files -------------------------------------------------------------------
+
+std::string tempPath(const std::string& name) { return ::testing::TempDir() + "onnx_import_test_" + name; }
+
+Graph smallModel() {
+  Graph m;
+  m.input("image", {"1", "2", "4", "4"});
+  m.floats("w", {4, 2, 1, 1}, {0.5f, -1, 1, 0.25f, -0.5f, 2, 0.1f, 0.3f});
+  m.node("Conv", {"image", "w"}, {"c"}, "pointwise");
+  m.node("Relu", {"c"}, {"r"}, "relu");
+  m.node("GlobalAveragePool", {"r"}, {"p"}, "pool");
+  m.node("Flatten", {"p"}, {"logits"}, "flatten");
+  m.output("logits");
+  return m;
+}
+
+TEST(WeftRunOnnx, AModelWithSeededInputsPassesAndSavesItsOutputs) {
+  const std::string model = tempPath("small.onnx"), out = tempPath("outputs");
+  smallModel().save(model);
+  fs::remove_all(out);
+  const auto r = runWeft("--backend approx run " + model + " --quiet --save-outputs " + out + " --json " +
+                             tempPath("small.json") + " --csv " + tempPath("small.csv"),
+                         "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
+  // Operations are named after the nodes they came from.
+  EXPECT_NE(r.output.find("pointwise"), std::string::npos) << r.output;
+  const HostTensor saved = readNpy(out + "/logits.npy");
+  EXPECT_EQ(saved.type, DType::kFloat);
+  EXPECT_EQ(saved.shape, (Shape{1, 4}));
+}
+
+TEST(WeftRunOnnx, InputsFromFilesMustMatchTheModel) {
+  const std::string model = tempPath("inputs.onnx"), good = tempPath("good.npy"), bad = tempPath("bad.npy");
+  smallModel().save(model);
+  HostTensor image(DType::kFloat, {1, 2, 4, 4});
+  for (int64_t i = 0; i < image.size(); ++i) image.setDouble(i, 0.1 * static_cast<double>(i));
+  writeNpy(good, image);
+  writeNpy(bad, HostTensor(DType::kFloat, {1, 2, 4, 5}));
+  const std::string report = " --quiet --json " + tempPath("in.json") + " --csv " + tempPath("in.csv");
+  auto r = runWeft("--backend approx run " + model + " --input image=" + good + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  r = runWeft("--backend approx run " + model + " --input image=" + bad + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("input 'image' is float 1x2x4x5, the model takes float 1x2x4x4"), std::string::npos)
+      << r.output;
+  r = runWeft("--backend approx run " + model + " --input nosuch=" + good + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("the model has no input 'nosuch'"), std::string::npos) << r.output;
+  r = runWeft("--backend approx run " + model + " --shape image=1x2" + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+TEST(WeftRunOnnx, FilesThatAreNotOnnxModelsAreClearErrorsThatWriteNothing) {
+  const std::string text = tempPath("text.onnx"), truncated = tempPath("truncated.onnx"), empty = tempPath("empty.onnx");
+  std::ofstream(text) << "this is not a protobuf\n";
+  {
+    std::string bytes;
+    smallModel().model.SerializeToString(&bytes);
+    std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  std::ofstream(empty).close();
+  for (const std::string& file : {text, truncated, empty, tempPath("missing.onnx")}) {
+    const std::string json = tempPath("bad.json");
+    fs::remove(json);
+    const auto r = runWeft("--backend approx run " + file + " --quiet --json " + json + " --csv " + tempPath("bad.csv"),
+                           "WEFT_YOSYS=none");
+    EXPECT_EQ(r.exitCode, 2) << file << ": " << r.output;
+    EXPECT_NE(r.output.find("weft: error: " + file), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(json)) << file;
+  }
+}
+
+}  // namespace
+}  // namespace weft::onnx
