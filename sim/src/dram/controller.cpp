@@ -24,6 +24,8 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
       banksPerRank_(spec.org.banks()),
       banksPerGroup_(spec.org.banksPerGroup),
       banks_(spec.org.ranks * spec.org.banks()),
+      rankShift_(static_cast<uint32_t>(log2Exact(spec.org.banks()))),
+      groupShift_(static_cast<uint32_t>(log2Exact(spec.org.banksPerGroup))),
       transactionQueueSize_(spec.controller.transactionQueueSize),
       queueCap_(spec.controller.commandQueueSize),
       numQueues_(spec.controller.queueStructure == QueueStructure::kPerBank ? banks_ : ranks_),
@@ -47,12 +49,18 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
   aw32_.assign(size_t{ranks_} * 32, 0);
   aw32Count_.assign(ranks_, 0);
   bank_.resize(banks_);
-  readQ_.reserve(transactionQueueSize_);
-  writeQ_.reserve(transactionQueueSize_);
   cmd_.resize(size_t{numQueues_} * queueCap_);
   size_.assign(numQueues_, 0);
   summary_.resize(numQueues_);
+  waitingReads_.resize(numQueues_);
+  waitingWrites_.resize(numQueues_);
+  movableReads_.assign((numQueues_ + 63) / 64, 0);
+  movableWrites_.assign((numQueues_ + 63) / 64, 0);
+  pool_.reserve(2 * size_t{transactionQueueSize_});
   lowerBound_.assign(numQueues_, 0);
+  nonEmpty_.assign((numQueues_ + 63) / 64, 0);
+  blockedBits_.assign((numQueues_ + 63) / 64, 0);
+  writesIn_.assign(numQueues_, 0);
   stats_.rankActiveCycles.assign(ranks_, 0);
   stats_.rankPrechargedCycles.assign(ranks_, 0);
   openRows_.assign(ranks_, 0);
@@ -66,16 +74,17 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
 void ChannelController::enqueue(const Transaction& t, const Coordinates& where, uint64_t cycle,
                                 std::vector<Completion>& out) {
   const uint32_t bank = where.rank * banksPerRank_ + where.bankGroup * banksPerGroup_ + where.bank;
-  Entry e{t.addr, where.row, where.column, bank, kNoSlot, t.isWrite};
+  const uint32_t q = queueOf(bank);
+  Entry e{t.addr, where.row, where.column, bank, q, kNoSlot, kNil, 0, t.isWrite};
   const auto completeNow = [&](bool isWrite) {  // posted write, or a read served by a pending write
-    out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
+    if (recordCompletions_) out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
     stats_.lastDoneCycle = std::max(stats_.lastDoneCycle, cycle + 1);
   };
   if (t.isWrite) {
     ++stats_.writes;
     if (pendingWrites_.find(t.addr) == AddressTable::kNone) {
       pendingWrites_.insert(t.addr, 0);
-      (unified_ ? readQ_ : writeQ_).push_back(e);
+      wait(e, !unified_);
       outstandingChange(bank, +1, cycle);
     } else {
       ++stats_.writesMerged;
@@ -109,12 +118,14 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
       } else {
         pendingReads_.insert(t.addr, slot);
         e.slot = slot;
-        readQ_.push_back(e);
+        wait(e, false);
         outstandingChange(bank, +1, cycle);
       }
     }
   }
-  if (nextEvent_ > cycle) nextEvent_ = cycle;
+  // Nothing else depends on the transaction queues: a transaction that cannot move on now
+  // changes nothing in this cycle.
+  if (nextEvent_ > cycle && canMoveNextCycle()) nextEvent_ = cycle;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,26 +149,30 @@ void ChannelController::processCycle(uint64_t c, std::vector<Completion>& out) {
   if (!have) have = pick(c, first);
   if (have) {
     issue(first, c, out);
-    lastIssue_ = c;
     // HBM: the row and column command buses are separate; a second command of the other kind.
     Candidate second{};
     if (dualIssue_ && pick(c, second) && isColumn(second.kind) != isColumn(first.kind)) issue(second, c, out);
   }
-  if (scheduleTransaction(c)) lastMove_ = c;
+  if (scheduleTransaction(c)) lastMove_ = c;  // something moved (or the drain stopped): look again at c + 1
 }
 
 // Nothing changes between events but time, so the next event is the earliest of: the next cycle
 // when a transaction moved or a command issued (another may move), a ready command, a refresh.
 uint64_t ChannelController::computeNextEvent(uint64_t c) {
   if (checks_.everyCycle) return c + 1;
-  if ((lastIssue_ == c || lastMove_ == c) && (!readQ_.empty() || !writeQ_.empty())) return c + 1;
+  // A move may be followed by another; a command issued at c already had its move at c.
+  if (lastMove_ == c && canMoveNextCycle()) return c + 1;
   uint64_t next = nextRefresh_;
   if (!refreshQ_.empty()) next = std::min(next, refreshReady());
-  for (uint32_t q = 0; q < numQueues_; ++q) {
-    if (size_[q] == 0 || blocked(q)) continue;
-    const uint64_t r = queueReady(q);
-    lowerBound_[q] = r;
-    if (r < next) next = r;
+  for (size_t w = 0; w < nonEmpty_.size(); ++w) {
+    for (uint64_t bits = nonEmpty_[w] & ~blockedBits_[w]; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
+      // lowerBound_ never overestimates: a queue whose bound is not earlier cannot be first.
+      if (lowerBound_[q] >= next) continue;
+      const uint64_t r = queueReady(q);
+      lowerBound_[q] = r;
+      if (r < next) next = r;
+    }
   }
   return next > c ? next : c + 1;
 }
@@ -166,13 +181,21 @@ uint64_t ChannelController::computeNextEvent(uint64_t c) {
 // Choosing a command
 
 bool ChannelController::pick(uint64_t c, Candidate& out) {
-  for (uint32_t i = 1; i <= numQueues_; ++i) {
-    uint32_t q = rr_ + i;
-    if (q >= numQueues_) q -= numQueues_;
-    if (size_[q] == 0 || lowerBound_[q] > c || blocked(q)) continue;
-    if (firstReady(q, c, out)) {
-      rr_ = q;
-      return true;
+  // Round robin: the queues after the one served last, then from the first up to it.
+  const uint32_t start = rr_ + 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t w = 0; w < nonEmpty_.size(); ++w) {
+      const uint32_t base = static_cast<uint32_t>(w * 64);
+      uint64_t bits = nonEmpty_[w] & ~blockedBits_[w];
+      // pass 0: queues >= start; pass 1: queues < start
+      const uint64_t atOrAfter = start <= base ? ~uint64_t{0} : start >= base + 64 ? 0 : ~uint64_t{0} << (start - base);
+      bits &= pass == 0 ? atOrAfter : ~atOrAfter;
+      for (; bits != 0; bits &= bits - 1) {
+        const uint32_t q = base + static_cast<uint32_t>(__builtin_ctzll(bits));
+        if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
+        rr_ = q;
+        return true;
+      }
     }
   }
   return false;
@@ -256,7 +279,9 @@ void ChannelController::summarize(uint32_t q) {
   if (bk.openRow < 0) {
     s.activate = true;
   } else {
-    bool anyHit = false;
+    const bool headHits = entry(q, 0).row == bk.openRow;
+    bool anyHit = headHits;
+    const bool writes = writesIn_[q] > 0;
     for (uint32_t i = 0; i < size_[q]; ++i) {
       const Entry& e = entry(q, i);
       if (e.row != bk.openRow) continue;
@@ -266,8 +291,9 @@ void ChannelController::summarize(uint32_t q) {
       } else if (s.writeHit < 0 && !writeDependsOnEarlierRead(q, i)) {
         s.writeHit = static_cast<int32_t>(i);
       }
+      if (s.readHit >= 0 && (s.writeHit >= 0 || !writes)) break;  // nothing later changes the choice
     }
-    s.precharge = entry(q, 0).row != bk.openRow && (!anyHit || bk.hits >= rowHitCap_);
+    s.precharge = !headHits && (!anyHit || bk.hits >= rowHitCap_);
   }
   summary_[q] = s;
 }
@@ -344,6 +370,7 @@ void ChannelController::insertRefresh() {
 }
 
 void ChannelController::blockRefreshedQueues() {
+  for (uint32_t q = blockedLo_; q < blockedHi_; ++q) blockedBits_[q >> 6] &= ~(uint64_t{1} << (q & 63));
   blockedLo_ = blockedHi_ = 0;
   if (refreshQ_.empty()) return;
   const RefreshRequest& r = refreshQ_.front();
@@ -354,6 +381,7 @@ void ChannelController::blockRefreshedQueues() {
     blockedLo_ = queueOf(r.rank * banksPerRank_);
     blockedHi_ = perBank_ ? blockedLo_ + banksPerRank_ : blockedLo_ + 1;
   }
+  for (uint32_t q = blockedLo_; q < blockedHi_; ++q) blockedBits_[q >> 6] |= uint64_t{1} << (q & 63);
 }
 
 bool ChannelController::refreshCandidate(uint64_t c, Candidate& out) const {
@@ -409,7 +437,7 @@ uint64_t ChannelController::refreshReady() const {
 // Issuing
 
 void ChannelController::applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c) {
-  const auto bump = [c](uint64_t* next, const std::vector<Delay>& delays) {
+  const auto bump = [c](uint64_t* next, const Delays& delays) {
     for (const Delay& d : delays) {
       const uint64_t v = c + d.cycles;
       if (next[d.target] < v) next[d.target] = v;
@@ -483,8 +511,10 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
       const uint32_t q = cand.queue;
       const Entry e = entry(q, cand.entry);
       for (uint32_t i = cand.entry; i + 1 < size_[q]; ++i) entry(q, i) = entry(q, i + 1);
-      --size_[q];
+      if (--size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
+      writesIn_[q] -= e.isWrite;
       --cmdTotal_;
+      updateMovable(q);
       if (bk.hits > 0) {
         ++stats_.rowHits;
       } else if (bk.openedAfterConflict) {
@@ -504,7 +534,7 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
         const uint64_t done = c + timing_.readDelay;
         for (uint32_t s = e.slot; s != kNoSlot;) {
           const ReadSlot& rs = slots_[s];
-          out.push_back(Completion{rs.id, rs.addr, rs.enter, c, done, index_, false});
+          if (recordCompletions_) out.push_back(Completion{rs.id, rs.addr, rs.enter, c, done, index_, false});
           ++stats_.readsDone;
           stats_.readLatencySum += done - rs.enter;
           --undecided_;
@@ -538,34 +568,91 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
 // From the transaction queues to the command queues: one a cycle, the oldest whose command
 // queue has room; reads unless the write queue is draining.
 
+bool ChannelController::drainStarts() const {
+  return !unified_ && drainLeft_ == 0 && !drainBlocked_ &&
+         (writesWaiting_ >= writeHigh_ || (writesWaiting_ > writeLow_ && cmdTotal_ == 0));
+}
+
+bool ChannelController::canMoveNextCycle() const {
+  const bool writes = !unified_ && (drainLeft_ > 0 || drainStarts());
+  return anyBit(writes ? movableWrites_ : movableReads_);
+}
+
+void ChannelController::updateMovable(uint32_t q) {
+  const bool room = size_[q] < queueCap_;
+  const uint64_t bit = uint64_t{1} << (q & 63);
+  movableReads_[q >> 6] = room && waitingReads_[q].count > 0 ? movableReads_[q >> 6] | bit : movableReads_[q >> 6] & ~bit;
+  movableWrites_[q >> 6] =
+      room && waitingWrites_[q].count > 0 ? movableWrites_[q >> 6] | bit : movableWrites_[q >> 6] & ~bit;
+}
+
+void ChannelController::wait(const Entry& e, bool asWrite) {
+  uint32_t i;
+  if (!freePool_.empty()) {
+    i = freePool_.back();
+    freePool_.pop_back();
+  } else {
+    i = static_cast<uint32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  pool_[i] = e;
+  pool_[i].next = kNil;
+  pool_[i].order = arrivals_++;
+  WaitList& list = (asWrite ? waitingWrites_ : waitingReads_)[e.queue];
+  if (list.count++ == 0) {
+    list.head = i;
+  } else {
+    pool_[list.tail].next = i;
+  }
+  list.tail = i;
+  ++(asWrite ? writesWaiting_ : readsWaiting_);
+  updateMovable(e.queue);
+}
+
 bool ChannelController::scheduleTransaction(uint64_t c) {
   (void)c;
-  if (!unified_ && drainLeft_ == 0 && !drainBlocked_ &&
-      (writeQ_.size() >= writeHigh_ || (writeQ_.size() > writeLow_ && cmdTotal_ == 0))) {
-    drainLeft_ = static_cast<uint32_t>(writeQ_.size());
-  }
-  std::vector<Entry>& queue = unified_ || drainLeft_ == 0 ? readQ_ : writeQ_;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    const Entry e = queue[i];
-    const uint32_t q = queueOf(e.bank);
-    if (size_[q] >= queueCap_) continue;
-    if (!unified_ && e.isWrite) {
-      if (pendingReads_.find(e.addr) != AddressTable::kNone) {  // a read of it goes first
-        drainLeft_ = 0;
-        drainBlocked_ = true;
-        return false;
+  if (drainStarts()) drainLeft_ = writesWaiting_;
+  const bool writes = !unified_ && drainLeft_ > 0;
+  const std::vector<uint64_t>& movable = writes ? movableWrites_ : movableReads_;
+  std::vector<WaitList>& lists = writes ? waitingWrites_ : waitingReads_;
+  // The oldest transaction whose command queue has room: the oldest head of those queues.
+  uint32_t best = kNil, bestQueue = 0;
+  for (size_t w = 0; w < movable.size(); ++w) {
+    for (uint64_t bits = movable[w]; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
+      const uint32_t head = lists[q].head;
+      // Live entries are far fewer than 2^31 arrivals apart: the signed difference orders them.
+      if (best == kNil || static_cast<int32_t>(pool_[head].order - pool_[best].order) < 0) {
+        best = head;
+        bestQueue = q;
       }
-      --drainLeft_;
     }
-    entry(q, size_[q]++) = e;
-    ++cmdTotal_;
-    summary_[q].valid = false;
-    lowerBound_[q] = 0;
-    queue.erase(queue.begin() + static_cast<long>(i));
-    if (!e.isWrite) drainBlocked_ = false;
-    return true;
   }
-  return false;
+  if (best == kNil) return false;  // every one waits for a full command queue
+  const Entry e = pool_[best];
+  if (writes) {
+    if (pendingReads_.find(e.addr) != AddressTable::kNone) {  // a read of it goes first
+      drainLeft_ = 0;
+      drainBlocked_ = true;
+      return true;  // reads may move from the next cycle on
+    }
+    --drainLeft_;
+  }
+  WaitList& list = lists[bestQueue];
+  list.head = e.next;
+  if (--list.count == 0) list.tail = kNil;
+  --(writes ? writesWaiting_ : readsWaiting_);
+  freePool_.push_back(best);
+  const uint32_t q = bestQueue;
+  entry(q, size_[q]++) = e;
+  writesIn_[q] += e.isWrite;
+  nonEmpty_[q >> 6] |= uint64_t{1} << (q & 63);
+  ++cmdTotal_;
+  summary_[q].valid = false;
+  lowerBound_[q] = 0;
+  updateMovable(q);
+  if (!e.isWrite) drainBlocked_ = false;
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,8 +20,7 @@ class ChannelController {
   ChannelController(const DeviceSpec& spec, const TimingTable& timing, uint32_t index, ReferenceChecks checks = {});
 
   bool canAccept(bool isWrite) const {
-    const std::vector<Entry>& q = unified_ || !isWrite ? readQ_ : writeQ_;
-    return q.size() < transactionQueueSize_;
+    return (unified_ || !isWrite ? readsWaiting_ : writesWaiting_) < transactionQueueSize_;
   }
   // `cycle` >= every cycle simulated so far; the caller checked canAccept().
   void enqueue(const Transaction& t, const Coordinates& where, uint64_t cycle, std::vector<Completion>& out);
@@ -31,14 +30,22 @@ class ChannelController {
   uint64_t undecided() const { return undecided_; }
   DramStats statsAt(uint64_t now) const;
   uint32_t index() const { return index_; }
+  void recordCompletions(bool on) { recordCompletions_ = on; }
+  uint64_t lastDoneCycle() const { return stats_.lastDoneCycle; }
 
  private:
   struct Entry {
     uint64_t addr;
     uint32_t row, column;
-    uint32_t bank;  // flat: rank * banks + group * banksPerGroup + bank
-    uint32_t slot;  // reads: the head of its pending-read chain
+    uint32_t bank;   // flat: rank * banks + group * banksPerGroup + bank
+    uint32_t queue;  // its command queue
+    uint32_t slot;   // reads: the head of its pending-read chain
+    uint32_t next;   // the next transaction waiting for the same command queue
+    uint32_t order;  // arrival order in the transaction queues (wraps; compare differences)
     bool isWrite;
+  };
+  struct WaitList {  // transactions waiting for one command queue, oldest first
+    uint32_t head = kNil, tail = kNil, count = 0;
   };
   struct Bank {
     int64_t openRow = -1;
@@ -66,6 +73,7 @@ class ChannelController {
     int32_t bank;  // flat bank for a per-bank refresh, -1 for the whole rank
   };
   static constexpr uint32_t kNoSlot = UINT32_MAX;
+  static constexpr uint32_t kNil = UINT32_MAX;
   static constexpr uint64_t kNever = UINT64_MAX;
   static constexpr int32_t kNoEntry = INT32_MAX;
 
@@ -83,6 +91,16 @@ class ChannelController {
   void issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out);
   void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
   bool scheduleTransaction(uint64_t c);
+  bool drainStarts() const;
+  bool canMoveNextCycle() const;
+  void updateMovable(uint32_t q);
+  void wait(const Entry& e, bool asWrite);
+  static bool anyBit(const std::vector<uint64_t>& bits) {
+    for (const uint64_t w : bits) {
+      if (w != 0) return true;
+    }
+    return false;
+  }
   void touchQueueOf(uint32_t bank);
   void openRowCount(uint32_t rank, int delta, uint64_t c);
   void outstandingChange(uint32_t bank, int delta, uint64_t c);
@@ -97,9 +115,10 @@ class ChannelController {
     return v > r[t] ? v : r[t];
   }
   uint64_t actReady(uint32_t bank) const;
-  uint32_t rankOf(uint32_t bank) const { return bank / banksPerRank_; }
-  uint32_t groupOf(uint32_t bank) const { return bank / banksPerGroup_; }  // flat over the channel
-  uint32_t queueOf(uint32_t bank) const { return perBank_ ? bank : bank / banksPerRank_; }
+  // Bank counts are powers of two (the address mapping needs whole bits): shifts, not divisions.
+  uint32_t rankOf(uint32_t bank) const { return bank >> rankShift_; }
+  uint32_t groupOf(uint32_t bank) const { return bank >> groupShift_; }  // flat over the channel
+  uint32_t queueOf(uint32_t bank) const { return perBank_ ? bank : bank >> rankShift_; }
   Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * queueCap_ + i]; }
   const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * queueCap_ + i]; }
   CommandKind columnKind(bool isWrite) const {
@@ -110,6 +129,7 @@ class ChannelController {
   const uint32_t index_;
   const ReferenceChecks checks_;
   const uint32_t ranks_, banksPerRank_, banksPerGroup_, banks_;
+  const uint32_t rankShift_, groupShift_;
   const uint32_t transactionQueueSize_, queueCap_, numQueues_;
   const uint32_t writeHigh_, writeLow_, rowHitCap_;
   const bool perBank_, unified_, closedPage_, dualIssue_;
@@ -123,8 +143,15 @@ class ChannelController {
   std::vector<uint32_t> fawCount_, aw32Count_;
   std::vector<Bank> bank_;
 
-  // Transaction queues (FIFO; the scheduler takes the oldest whose command queue has room).
-  std::vector<Entry> readQ_, writeQ_;  // unified: both in readQ_
+  // Transaction queues. The scheduler moves the oldest transaction whose command queue has room,
+  // so they are kept as one arrival-ordered list per command queue (in a pool of entries): the
+  // oldest movable one is the oldest head among the queues with room, found from a bit mask.
+  std::vector<Entry> pool_;
+  std::vector<uint32_t> freePool_;
+  std::vector<WaitList> waitingReads_, waitingWrites_;  // unified: all in waitingReads_
+  uint32_t readsWaiting_ = 0, writesWaiting_ = 0;
+  uint32_t arrivals_ = 0;
+  std::vector<uint64_t> movableReads_, movableWrites_;  // bit q: waits for q, and q has room
   uint32_t drainLeft_ = 0;
   bool drainBlocked_ = false;  // a drain stopped at a write whose address a pending read needs
 
@@ -133,6 +160,9 @@ class ChannelController {
   std::vector<uint32_t> size_;
   std::vector<Summary> summary_;
   std::vector<uint64_t> lowerBound_;  // no command from this queue before this cycle
+  std::vector<uint64_t> nonEmpty_;    // bit q: command queue q holds an entry
+  std::vector<uint64_t> blockedBits_; // bit q: command queue q waits for a refresh
+  std::vector<uint32_t> writesIn_;    // writes in each command queue
   uint32_t cmdTotal_ = 0;
   uint32_t rr_ = 0;  // round-robin: the queue served last
 
@@ -147,8 +177,9 @@ class ChannelController {
   uint64_t undecided_ = 0;
 
   uint64_t nextEvent_ = kNever;
-  uint64_t lastIssue_ = kNever, lastMove_ = kNever;
+  uint64_t lastMove_ = kNever;
 
+  bool recordCompletions_ = true;
   DramStats stats_;
   std::vector<uint32_t> openRows_;        // per rank
   std::vector<uint64_t> rankSince_;       // per rank: when its open/precharged state began

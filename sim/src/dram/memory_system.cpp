@@ -29,75 +29,85 @@ void MemorySystem::enqueue(const Transaction& t, uint64_t cycle) {
     throw std::out_of_range(fmt::format("DRAM address {:#x} is beyond the device ({} bytes)", t.addr, capacity_));
   }
   if (cycle < now_) throw std::logic_error(fmt::format("DRAM enqueue at cycle {} before now ({})", cycle, now_));
-  advanceTo(cycle);
+  now_ = cycle;
   const Coordinates where = mapping_.decode(t.addr);
   ChannelController& ch = *channels_[where.channel];
+  ch.advanceTo(now_, completions_);
   if (!ch.canAccept(t.isWrite)) {
     throw std::logic_error(fmt::format("DRAM channel {} has no room for a {} at cycle {}", where.channel,
                                        t.isWrite ? "write" : "read", cycle));
   }
-  const size_t before = completions_.size();
-  ch.enqueue(t, where, cycle, completions_);
-  for (size_t i = before; i < completions_.size(); ++i) lastDone_ = std::max(lastDone_, completions_[i].doneCycle);
+  ch.enqueue(t, where, now_, completions_);
 }
 
 uint64_t MemorySystem::offer(const Transaction& t, uint64_t cycle) {
   if (t.addr >= capacity_) {
     throw std::out_of_range(fmt::format("DRAM address {:#x} is beyond the device ({} bytes)", t.addr, capacity_));
   }
-  advanceTo(std::max(cycle, now_));
-  const ChannelController& ch = *channels_[mapping_.channelOf(t.addr)];
+  now_ = std::max(cycle, now_);
+  const Coordinates where = mapping_.decode(t.addr);
+  ChannelController& ch = *channels_[where.channel];
+  ch.advanceTo(now_, completions_);
   // A full queue empties only when its channel moves a transaction on, at one of its events.
-  while (!ch.canAccept(t.isWrite)) advanceTo(ch.nextEvent() + 1);
-  enqueue(t, now_);
+  while (!ch.canAccept(t.isWrite)) {
+    now_ = ch.nextEvent() + 1;
+    ch.advanceTo(now_, completions_);
+  }
+  ch.enqueue(t, where, now_, completions_);
   return now_;
 }
 
-void MemorySystem::advanceTo(uint64_t cycle) {
-  if (cycle <= now_) return;
-  const size_t before = completions_.size();
-  bool severalChannels = false;
-  uint32_t firstChannel = UINT32_MAX;
-  for (auto& ch : channels_) {
-    if (ch->nextEvent() >= cycle) continue;
-    const size_t n = completions_.size();
-    ch->advanceTo(cycle, completions_);
-    if (completions_.size() > n) {
-      if (firstChannel == UINT32_MAX) firstChannel = ch->index();
-      else severalChannels = true;
-    }
-  }
-  if (severalChannels) {  // channel by channel -> in the order they were decided
-    std::stable_sort(completions_.begin() + static_cast<long>(before), completions_.end(),
-                     [](const Completion& a, const Completion& b) { return a.decidedCycle < b.decidedCycle; });
-  }
-  for (size_t i = before; i < completions_.size(); ++i) lastDone_ = std::max(lastDone_, completions_[i].doneCycle);
-  now_ = cycle;
+void MemorySystem::recordCompletions(bool on) {
+  for (auto& ch : channels_) ch->recordCompletions(on);
 }
 
-uint64_t MemorySystem::nextEventCycle() const {
+void MemorySystem::advanceTo(uint64_t cycle) { now_ = std::max(now_, cycle); }
+
+void MemorySystem::sync() {
+  for (auto& ch : channels_) ch->advanceTo(now_, completions_);
+}
+
+uint64_t MemorySystem::nextEventCycle() {
+  sync();
   uint64_t next = kNever;
   for (const auto& ch : channels_) next = std::min(next, ch->nextEvent());
   return std::max(next, now_);
 }
 
-uint64_t MemorySystem::undecided() const {
+uint64_t MemorySystem::undecided() {
+  sync();
   uint64_t n = 0;
   for (const auto& ch : channels_) n += ch->undecided();
   return n;
 }
 
 uint64_t MemorySystem::drain() {
-  while (undecided() > 0) advanceTo(nextEventCycle() + 1);
-  return lastDone_;
+  sync();
+  for (auto& ch : channels_) {
+    while (ch->undecided() > 0) {
+      const uint64_t next = ch->nextEvent() + 1;
+      ch->advanceTo(next, completions_);
+      now_ = std::max(now_, next);
+    }
+  }
+  sync();
+  uint64_t last = 0;
+  for (const auto& ch : channels_) last = std::max(last, ch->lastDoneCycle());
+  return last;
 }
 
 void MemorySystem::takeCompletions(std::vector<Completion>& out) {
+  sync();
+  // Each channel's are in order already; channels ran at different times.
+  std::stable_sort(completions_.begin(), completions_.end(), [](const Completion& a, const Completion& b) {
+    return a.decidedCycle != b.decidedCycle ? a.decidedCycle < b.decidedCycle : a.channel < b.channel;
+  });
   out.insert(out.end(), completions_.begin(), completions_.end());
   completions_.clear();
 }
 
-DramStats MemorySystem::stats() const {
+DramStats MemorySystem::stats() {
+  sync();
   DramStats total;
   for (const auto& ch : channels_) total.add(ch->statsAt(now_));
   return total;

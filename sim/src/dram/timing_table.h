@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <initializer_list>
 
 #include "weft/sim/dram/device.h"
 
@@ -28,10 +28,24 @@ struct Delay {
   uint32_t cycles;
 };
 
+// At most one delay per Target: a fixed array, read in the controller's innermost loop.
+struct Delays {
+  Delays() = default;
+  Delays(std::initializer_list<Delay> list) {
+    for (const Delay& d : list) items[n++] = d;
+  }
+  const Delay* begin() const { return items; }
+  const Delay* end() const { return items + n; }
+  bool empty() const { return n == 0; }
+
+  Delay items[kTargets] = {};
+  uint32_t n = 0;
+};
+
 struct TimingTable {
   explicit TimingTable(const DeviceSpec& spec);
 
-  std::vector<Delay> sameBank[kKinds], sameGroup[kKinds], sameRank[kKinds], otherRanks[kKinds];
+  Delays sameBank[kKinds], sameGroup[kKinds], sameRank[kKinds], otherRanks[kKinds];
   uint32_t readDelay = 0;  // RD to its last data beat
   uint32_t tFAW = 0, t32AW = 0;
 };

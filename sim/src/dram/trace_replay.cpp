@@ -35,7 +35,7 @@ int operationOf(std::string_view op) {
 
 std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fileName, uint64_t capacityBytes) {
   std::vector<TraceRecord> records;
-  records.reserve(text.size() / 24);
+  records.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   const char* p = text.data();
   const char* const end = p + text.size();
   uint64_t lineNo = 0;
@@ -92,26 +92,25 @@ std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fi
 }
 
 std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityBytes) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw DramInputError(fmt::format("{}: cannot open the trace", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseTrace(text.str(), path, capacityBytes);
+  std::string text(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+    throw DramInputError(fmt::format("{}: cannot read the trace", path));
+  }
+  return parseTrace(text, path, capacityBytes);
 }
 
 ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace) {
   MemorySystem memory(spec);
-  std::vector<Completion> done;
+  memory.recordCompletions(false);  // the statistics are all a replay reports
   uint64_t lastEntry = 0;
   for (size_t i = 0; i < trace.size(); ++i) {
     const TraceRecord& r = trace[i];
     // One transaction a cycle, none before the cycle after its own (DRAMsim3's driver).
     const uint64_t from = std::max(r.cycle + 1, i == 0 ? 0 : lastEntry + 1);
     lastEntry = memory.offer(Transaction{i, r.addr, r.isWrite}, from);
-    if ((i & 0xffff) == 0) {
-      done.clear();
-      memory.takeCompletions(done);  // only the statistics matter here
-    }
   }
   ReplayResult result;
   result.dramCycles = memory.drain();

@@ -82,23 +82,26 @@ class MemorySystem {
   // Returns the cycle it entered.
   uint64_t offer(const Transaction& t, uint64_t cycle);
 
-  // Simulates every cycle before `cycle` (>= now()).
+  // Simulates every cycle before `cycle` (>= now()). Channels do not interact, so each runs
+  // when something asks about it; the results do not depend on when that is.
   void advanceTo(uint64_t cycle);
   // The earliest cycle >= now() at which the model may change state on its own (a command, a
   // queue move, a refresh); a caller that feeds transactions can run up to it and no further.
-  uint64_t nextEventCycle() const;
+  uint64_t nextEventCycle();
   // Transactions entered whose completions have not been determined yet.
-  uint64_t undecided() const;
+  uint64_t undecided();
   // Runs until every entered transaction's completion is determined; returns the latest
-  // doneCycle so far (0 if none).
+  // doneCycle of all (0 if none). now() is then past the last column command.
   uint64_t drain();
 
-  // Appends the completions determined since the last call, in the order they were determined
-  // (cycle, then channel), and forgets them.
+  // Appends the completions determined before now(), ordered by the cycle they were decided,
+  // then by channel, and forgets them.
   void takeCompletions(std::vector<Completion>& out);
+  // Off: no completion records are kept (statistics only, e.g. a trace replay). On by default.
+  void recordCompletions(bool on);
 
   // Statistics summed over the channels, the background state counted up to now().
-  DramStats stats() const;
+  DramStats stats();
   const std::vector<std::unique_ptr<ChannelController>>& channels() const { return channels_; }
 
  private:
@@ -108,8 +111,9 @@ class MemorySystem {
   std::unique_ptr<TimingTable> timing_;  // shared by the channels
   uint64_t now_ = 0;
   std::vector<std::unique_ptr<ChannelController>> channels_;
+  void sync();  // every channel run to now()
+
   std::vector<Completion> completions_;
-  uint64_t lastDone_ = 0;
 };
 
 }  // namespace weft::sim::dram
