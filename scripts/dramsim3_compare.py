@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+"""weft's DRAM model side by side with DRAMsim3 on the same traces and the same .ini files.
+
+DRAMsim3 (umd-memsys/DRAMsim3) is not part of weft: build it elsewhere (`cmake .. && make
+dramsim3main`) and point this script at its build directory. For each device file and each
+generated trace it runs `dramsim3main` and `weft dram replay`, and prints one table row:
+completion cycle, average read latency, row-hit rate and energy of both, with the targets
+(cycles and latency within 5 %, row hits within 2 points) marked.
+
+    python3 scripts/dramsim3_compare.py --dramsim3 /tmp/dramsim3/build --weft build/dram/weft
+    python3 scripts/dramsim3_compare.py --dramsim3 DIR --configs HBM2_8Gb_x128.ini --patterns random --n 5000
+
+How DRAMsim3's figures are taken (its main program runs exactly -c CYCLES cycles):
+- completion: the smallest CYCLES at which every transaction is done, found by doubling then
+  bisection; DRAMsim3 returns a transaction in the first cycle >= its completion cycle, so its
+  completion cycle is that CYCLES - 1, which is what weft's dram_cycles means.
+- its trace reader hands the last line to the controller twice (as a read); the search waits
+  for every transaction that completes at all (N + 1, or N when the extra read never does),
+  and its latency average includes the extra one when it completes.
+- row-hit rate: (num_read_row_hits + num_write_row_hits) / (num_read_cmds + num_write_cmds).
+- energy: DRAMsim3 multiplies mA and V by cycles, not ns; its total_energy * tCK is in pJ.
+
+Traces (one transaction offered every `--gap` cycles, addresses aligned to a transaction):
+  seq_read, seq_write   consecutive addresses from 0
+  mix                   STREAM-add-like: read a[i], read b[i], write c[i] (three regions)
+  stride                one row of a bank apart: every transaction in another bank (or channel)
+  random                uniform random addresses over the device, 2/3 reads
+  random_sparse         the same, one every 40 cycles (latency without queueing)
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+DEFAULT_CONFIGS = ["DDR4_8Gb_x16_3200.ini", "LPDDR4_8Gb_x16_2400.ini", "HBM2_8Gb_x128.ini"]
+PATTERNS = ["seq_read", "seq_write", "mix", "stride", "random", "random_sparse"]
+
+
+def read_ini(path):
+    """The few fields the generator needs, as DRAMsim3 reads them (case-insensitive names)."""
+    sections, section = {}, None
+    for raw in open(path):
+        line = raw.strip()
+        if not line or line[0] in ";#":
+            continue
+        if line.startswith("["):
+            section = line[1:line.index("]")].strip().lower()
+            continue
+        name, value = line.split("=", 1)
+        sections.setdefault(section, {})[name.strip().lower()] = value.split(";")[0].strip()
+    s = sections
+    get = lambda sec, name, d: s.get(sec, {}).get(name.lower(), d)
+    protocol = get("dram_structure", "protocol", "DDR3")
+    bl = int(get("dram_structure", "BL", 8))
+    columns = int(get("dram_structure", "columns", 1024))
+    if protocol.startswith("GDDR"):
+        columns *= bl
+    elif protocol.startswith("HBM"):
+        columns *= 2
+    bus = int(get("system", "bus_width", 64))
+    dev = int(get("dram_structure", "device_width", 8))
+    rows = int(get("dram_structure", "rows", 65536))
+    groups = int(get("dram_structure", "bankgroups", 2))
+    per_group = int(get("dram_structure", "banks_per_group", 2))
+    channels = int(get("system", "channels", 1))
+    channel_mib = int(get("system", "channel_size", 1024))
+    rank_bytes = columns * dev // 8 * rows * groups * per_group * (bus // dev)
+    ranks = max(1, (channel_mib << 20) // rank_bytes)
+    return {
+        "request_bytes": bus // 8 * bl,
+        "row_bytes": (columns // bl) * (bus // 8 * bl),  # one bank's row at the column field's width
+        "capacity": rank_bytes * ranks * channels,
+        "tck": float(get("timing", "tCK", 1.0)),
+    }
+
+
+def make_trace(pattern, dev, n, gap, seed):
+    """(addresses, is_write, cycles) of n transactions."""
+    rng = np.random.default_rng(seed)
+    rb = dev["request_bytes"]
+    slots = dev["capacity"] // rb
+    idx = np.arange(n, dtype=np.uint64)
+    if pattern == "seq_read":
+        addr, wr = idx * rb, np.zeros(n, bool)
+    elif pattern == "seq_write":
+        addr, wr = idx * rb, np.ones(n, bool)
+    elif pattern == "mix":
+        region = np.uint64(dev["capacity"] // 4 // rb * rb)
+        k = idx // 3
+        addr = (idx % 3) * region + k * np.uint64(rb)
+        wr = idx % 3 == 2
+    elif pattern == "stride":
+        row = np.uint64(dev["row_bytes"])
+        addr = (idx * row + (idx // 64) * np.uint64(rb)) % np.uint64(dev["capacity"])
+        wr = np.zeros(n, bool)
+    elif pattern in ("random", "random_sparse"):
+        addr = rng.integers(0, slots, n, dtype=np.uint64) * np.uint64(rb)
+        wr = rng.random(n) < 1 / 3
+    else:
+        raise ValueError(pattern)
+    step = 40 if pattern == "random_sparse" else gap
+    cycles = idx * np.uint64(step)
+    return addr, wr, cycles
+
+
+def write_trace(path, addr, wr, cycles):
+    with open(path, "w") as f:
+        for a, w, c in zip(addr.tolist(), wr.tolist(), cycles.tolist()):
+            f.write(f"0x{a:x} {'WRITE' if w else 'READ'} {c}\n")
+
+
+def dramsim3_run(binary, ini, trace, cycles, workdir):
+    out = os.path.join(workdir, f"ds3_{cycles}")
+    os.makedirs(out, exist_ok=True)
+    subprocess.run([binary, ini, "-c", str(cycles), "-t", trace, "-o", out], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(out, "dramsim3.json")) as f:
+        channels = json.load(f)
+    return list(channels.values())
+
+
+def done_count(channels):
+    return sum(c["num_reads_done"] + c["num_writes_done"] for c in channels)
+
+
+def dramsim3_figures(binary, ini, trace, n, guess, workdir):
+    """Smallest CYCLES with every transaction done, and DRAMsim3's statistics there.
+
+    Its reader hands the last line over twice; the extra transaction usually completes (N + 1
+    done) but not always (a stride trace here leaves it in a queue for ever), so the target is
+    the count reached long after the trace ends, which must be N or N + 1."""
+    hi = int(guess * 4) + 200000
+    want = done_count(dramsim3_run(binary, ini, trace, hi, workdir))
+    if want < n:
+        raise RuntimeError(f"DRAMsim3 finished only {want} of {n} transactions in {hi} cycles")
+    lo = max(1, int(guess * 0.8))
+    if done_count(dramsim3_run(binary, ini, trace, lo, workdir)) >= want:
+        lo = 1
+    while hi - lo > 1:  # done(lo) < want <= done(hi)
+        mid = (lo + hi) // 2
+        if done_count(dramsim3_run(binary, ini, trace, mid, workdir)) >= want:
+            hi = mid
+        else:
+            lo = mid
+    ch = dramsim3_run(binary, ini, trace, hi, workdir)
+    reads = sum(c["num_reads_done"] for c in ch)
+    lat = sum(c["average_read_latency"] * c["num_reads_done"] for c in ch) / reads if reads else 0.0
+    cmds = sum(c["num_read_cmds"] + c["num_write_cmds"] for c in ch)
+    hits = sum(c["num_read_row_hits"] + c["num_write_row_hits"] for c in ch)
+    return {
+        "dram_cycles": hi - 1,
+        "average_read_latency_cycles": lat,
+        "row_hit_rate": hits / cmds if cmds else 0.0,
+        "activates": sum(c["num_act_cmds"] for c in ch),
+        "refreshes": sum(c["num_ref_cmds"] + c["num_refb_cmds"] for c in ch),
+        "energy_units": sum(c["total_energy"] for c in ch),
+    }
+
+
+def weft_figures(weft, ini, trace, workdir):
+    out = os.path.join(workdir, "weft.json")
+    subprocess.run([weft, "dram", "replay", trace, "--dram", ini, "--json", out, "--quiet"], check=True,
+                   stderr=subprocess.DEVNULL)
+    with open(out) as f:
+        return json.load(f)
+
+
+def pct(a, b):
+    return 100.0 * (a - b) / b if b else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dramsim3", required=True, help="DRAMsim3 build directory (with dramsim3main)")
+    ap.add_argument("--configs-dir", help="DRAMsim3's configs/ (default: DIR/../configs)")
+    ap.add_argument("--weft", default=None, help="the weft binary (default: build/default/weft)")
+    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="device files of configs/")
+    ap.add_argument("--patterns", nargs="+", default=PATTERNS, choices=PATTERNS)
+    ap.add_argument("--n", type=int, default=20000, help="transactions a trace")
+    ap.add_argument("--gap", type=int, default=1, help="cycles between offered transactions")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="also write the rows as JSON here")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a row misses a target")
+    args = ap.parse_args()
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    binary = os.path.join(args.dramsim3, "dramsim3main")
+    configs_dir = args.configs_dir or os.path.join(os.path.dirname(os.path.abspath(args.dramsim3)), "configs")
+    weft = args.weft or os.path.join(root, "build", "default", "weft")
+    for path, what in ((binary, "dramsim3main"), (weft, "weft")):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"dramsim3_compare: {what} not found at {path}")
+
+    rows, misses = [], 0
+    header = ("| device | trace | cycles weft | cycles DRAMsim3 | diff | read latency weft | DRAMsim3 | diff "
+              "| row hits weft | DRAMsim3 | diff (points) | energy weft / DRAMsim3 |")
+    print(header)
+    print("|" + "---|" * 12)
+    with tempfile.TemporaryDirectory(prefix="dramsim3_compare.") as work:
+        for config in args.configs:
+            ini = os.path.join(configs_dir, config)
+            dev = read_ini(ini)
+            for pattern in args.patterns:
+                trace = os.path.join(work, f"{pattern}.trace")
+                write_trace(trace, *make_trace(pattern, dev, args.n, args.gap, args.seed))
+                w = weft_figures(weft, ini, trace, work)
+                d = dramsim3_figures(binary, ini, trace, args.n, w["dram_cycles"], work)
+                dc = pct(w["dram_cycles"], d["dram_cycles"])
+                # A trace without reads: DRAMsim3's only read is its reader's extra one.
+                has_reads = w["reads"] > 0
+                dl = pct(w["average_read_latency_cycles"], d["average_read_latency_cycles"]) if has_reads else 0.0
+                dh = 100.0 * (w["row_hit_rate"] - d["row_hit_rate"])
+                ds3_pj = d["energy_units"] * dev["tck"]
+                energy = w["energy_pj"] / ds3_pj if ds3_pj else float("nan")
+                ok = abs(dc) <= 5 and abs(dl) <= 5 and abs(dh) <= 2
+                misses += not ok
+                mark = lambda good: "" if good else " ✗"
+                print(f"| {config.replace('.ini', '')} | {pattern} | {w['dram_cycles']} | {d['dram_cycles']} | "
+                      f"{dc:+.2f} %{mark(abs(dc) <= 5)} | {w['average_read_latency_cycles']:.1f} | "
+                      f"{d['average_read_latency_cycles']:.1f} | "
+                      f"{f'{dl:+.2f} %' if has_reads else 'no reads'}{mark(abs(dl) <= 5)} | "
+                      f"{100 * w['row_hit_rate']:.1f} % | {100 * d['row_hit_rate']:.1f} % | "
+                      f"{dh:+.2f}{mark(abs(dh) <= 2)} | {energy:.3f} |", flush=True)
+                rows.append({"device": config, "trace": pattern, "weft": w, "dramsim3": d,
+                             "cycles_diff_pct": dc, "latency_diff_pct": dl, "row_hit_diff_points": dh,
+                             "energy_ratio": energy})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    print(f"\n{len(rows) - misses} of {len(rows)} rows within the targets "
+          "(cycles and read latency within 5 %, row-hit rate within 2 points)")
+    return 1 if args.check and misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
