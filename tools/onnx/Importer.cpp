@@ -6,6 +6,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
 
 #include <algorithm>
 #include <climits>
@@ -126,6 +127,19 @@ void Importer::checkOpsets() {
     found = true;
   }
   if (!found) throw ImportError(fmt::format("{}: the model imports no opset of the default ONNX domain", where()));
+  if (opset_ < kMinOpset && opset_ >= 1) {
+    // Older models (PyTorch's early exporters wrote opset 6) are upgraded by ONNX's own version
+    // converter, as `onnx.version_converter.convert_version(model, 7)` would.
+    try {
+      proto_ = ::onnx::version_conversion::ConvertVersion(proto_, static_cast<int>(kMinOpset));
+      result_.notes.push_back(fmt::format("opset {} converted to opset {} by ONNX's version converter", opset_, kMinOpset));
+      opset_ = kMinOpset;
+    } catch (const std::exception& e) {
+      throw ImportError(fmt::format("{}: opset {} of the default domain, which ONNX's version converter cannot take to "
+                                    "opset {}: {}",
+                                    where(), opset_, kMinOpset, e.what()));
+    }
+  }
   if (opset_ < kMinOpset || opset_ > kMaxOpset) {
     throw ImportError(fmt::format("{}: opset {} of the default domain; weft imports opsets {} to {} (convert the model "
                                   "with onnx.version_converter)",

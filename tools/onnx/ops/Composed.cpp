@@ -258,9 +258,50 @@ void convertMvn(const Node& node, Lowering& l) {
   c.binary(Op::MUL, centered, inv, l.output(node, 0));
 }
 
+// Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)).
+void convertSelu(const Node& node, Lowering& l) {
+  onlyAttributes(node, {"alpha", "gamma"});
+  requireFloat(node, l, node.input(0));
+  const float alpha = node.attrFloat("alpha", 1.67326319217681884765625f);
+  const float gamma = node.attrFloat("gamma", 1.05070102214813232421875f);
+  Chain c(node, l);
+  const uint32_t x = in(node, l, 0);
+  const uint32_t pos = c.binary(Op::MAXIMUM, x, c.constant(0.0f, "zero"), c.temp("pos"));
+  const uint32_t neg = c.binary(Op::MINIMUM, x, c.constant(0.0f, "zero2"), c.temp("neg"));
+  const uint32_t e = c.unary(Op::EXP, neg, c.temp("exp"));
+  const uint32_t em1 = c.binary(Op::SUB, e, c.constant(1.0f, "one"), c.temp("em1"));
+  const uint32_t scaled = c.binary(Op::MUL, em1, c.constant(alpha, "alpha"), c.temp("scaled"));
+  const uint32_t sum = c.binary(Op::ADD, pos, scaled, c.temp("sum"));
+  c.binary(Op::MUL, sum, c.constant(gamma, "gamma"), l.output(node, 0));
+}
+
+// Softplus: log(exp(x) + 1).
+void convertSoftplus(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireFloat(node, l, node.input(0));
+  Chain c(node, l);
+  const uint32_t e = c.unary(Op::EXP, in(node, l, 0), c.temp("exp"));
+  const uint32_t ep1 = c.binary(Op::ADD, e, c.constant(1.0f, "one"), c.temp("ep1"));
+  c.unary(Op::LOG, ep1, l.output(node, 0));
+}
+
+// Softsign: x / (1 + |x|).
+void convertSoftsign(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireFloat(node, l, node.input(0));
+  Chain c(node, l);
+  const uint32_t x = in(node, l, 0);
+  const uint32_t a = c.unary(Op::ABS, x, c.temp("abs"));
+  const uint32_t ap1 = c.binary(Op::ADD, a, c.constant(1.0f, "one"), c.temp("ap1"));
+  c.binary(Op::DIV, x, ap1, l.output(node, 0));
+}
+
 }  // namespace
 
 void registerComposed(Registry& r) {
+  r.add("Selu", convertSelu);
+  r.add("Softplus", convertSoftplus);
+  r.add("Softsign", convertSoftsign);
   r.add("Cos", convertCos);
   r.add("Tan", convertTan);
   r.add("Sinh", hyperbolic(false));
