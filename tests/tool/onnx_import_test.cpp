@@ -179,6 +179,39 @@ TEST(OnnxImport, ConvolutionsKeepNchwAndRearrangeTheirWeights) {
   EXPECT_EQ(imported.nodes[0].name, "conv1");
 }
 
+// A batch norm after a convolution folds into its weights and bias: one CONV_2D.
+TEST(OnnxImport, BatchNormFoldsIntoThePrecedingConvolution) {
+  Graph m;
+  m.input("x", {"1", "1", "3", "3"});
+  m.floats("w", {2, 1, 1, 1}, {1.0f, 2.0f});
+  m.floats("b", {2}, {0.0f, 1.0f});
+  m.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  m.floats("scale", {2}, {2.0f, 1.0f});
+  m.floats("shift", {2}, {1.0f, 0.0f});
+  m.floats("mean", {2}, {0.5f, 1.0f});
+  m.floats("var", {2}, {3.0f, 0.0f});
+  auto* bn = m.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"y"}, "bn");
+  auto* eps = bn->add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(::onnx::AttributeProto::FLOAT);
+  eps->set_f(1.0f);
+  m.output("y");
+  const ImportedModel imported = m.import();
+  ASSERT_EQ(operationsOf(imported), (std::multiset<nn::OperationType>{nn::OperationType::CONV_2D}));
+  EXPECT_TRUE(imported.nodes[1].folded);
+  const auto& conv = imported.model.main.operations[0];
+  const auto& filter = imported.model.main.operands[conv.inputs[1]];
+  const auto& bias = imported.model.main.operands[conv.inputs[2]];
+  // Channel 0: a = 2 / sqrt(3 + 1) = 1, bias (0 - 0.5) * 1 + 1 = 0.5. Channel 1: a = 1 / sqrt(0 + 1)
+  // = 1, weight 2, bias (1 - 1) * 1 + 0 = 0.
+  EXPECT_FLOAT_EQ(filter.data.at<float>(0), 1.0f);
+  EXPECT_FLOAT_EQ(filter.data.at<float>(1), 2.0f);
+  EXPECT_FLOAT_EQ(bias.data.at<float>(0), 0.5f);
+  EXPECT_FLOAT_EQ(bias.data.at<float>(1), 0.0f);
+  // The convolution writes the batch norm's output, the model's.
+  EXPECT_EQ(imported.model.main.operands[conv.outputs[0]].name, "y");
+}
+
 TEST(OnnxImport, UnsupportedOperatorsAreNamedWithTheirNode) {
   Graph m;
   m.input("x", {"4"});

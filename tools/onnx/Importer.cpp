@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +76,7 @@ class Importer final : public Lowering {
   void addFoldedToProto(const std::string& name, const HostTensor& t);
   void bindInputs();
   void inferAndFold();
+  void foldBatchNorms();
   void collectInfos();
   void lowerNodes();
   void defineOutputs();
@@ -91,6 +93,7 @@ class Importer final : public Lowering {
   std::vector<std::string> graphInputs_;
   std::vector<::onnx::NodeProto> nodes_;  // the graph's nodes as the model gives them
   std::vector<bool> folded_;
+  std::set<size_t> notesBatchNorm_;  // batch norms folded into their convolution
   NnapiBuilder builder_;
   const Node* current_ = nullptr;
   NodeRecord* record_ = nullptr;
@@ -337,6 +340,67 @@ void Importer::inferAndFold() {
   }
 }
 
+// A BatchNormalization whose input is a convolution's output that nothing else reads, all its
+// parameters and the convolution's weights constant, folds into the convolution: its weights
+// and bias are scaled per output channel, as exporters and ONNX Runtime do. The convolution then
+// writes the batch norm's output, and the batch norm becomes a folded node.
+void Importer::foldBatchNorms() {
+  std::map<std::string, int> readers;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i]) continue;
+    for (const auto& in : nodes_[i].input()) ++readers[in];
+  }
+  for (const auto& out : proto_.graph().output()) ++readers[out.name()];
+  std::map<std::string, size_t> producer;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i]) continue;
+    for (const auto& out : nodes_[i].output()) producer[out] = i;
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node bn(nodes_[i], static_cast<int>(i), opset_);
+    if (folded_[i] || bn.op() != "BatchNormalization" || bn.outputCount() > 1 || bn.inputCount() < 5) continue;
+    if (bn.attrInt("training_mode", 0) != 0) continue;
+    auto p = producer.find(bn.input(0));
+    if (p == producer.end() || readers[bn.input(0)] != 1) continue;
+    ::onnx::NodeProto& convProto = nodes_[p->second];
+    const Node conv(convProto, static_cast<int>(p->second), opset_);
+    if (conv.op() != "Conv" || !isConstant(conv.input(1)) || (conv.hasInput(2) && !isConstant(conv.input(2)))) continue;
+    bool allConstant = true;
+    for (size_t k = 1; k < 5; ++k) allConstant &= isConstant(bn.input(k));
+    if (!allConstant) continue;
+    const HostTensor& w = constant(conv.input(1));
+    if (!isFloat(w.type) || w.shape.empty()) continue;
+    const int64_t outC = w.shape[0];
+    const HostTensor &scale = constant(bn.input(1)), &shift = constant(bn.input(2)), &mean = constant(bn.input(3)),
+                     &var = constant(bn.input(4));
+    if (scale.size() != outC || shift.size() != outC || mean.size() != outC || var.size() != outC) continue;
+    const double eps = bn.attrFloat("epsilon", 1e-5f);
+    HostTensor folded = w;
+    HostTensor bias(w.type, {outC});
+    const int64_t per = w.size() / outC;
+    for (int64_t c = 0; c < outC; ++c) {
+      const double a = scale.asDouble(c) / std::sqrt(var.asDouble(c) + eps);
+      for (int64_t k = 0; k < per; ++k) folded.setDouble(c * per + k, w.asDouble(c * per + k) * a);
+      const double b0 = conv.hasInput(2) ? constant(conv.input(2)).asDouble(c) : 0.0;
+      bias.setDouble(c, (b0 - mean.asDouble(c)) * a + shift.asDouble(c));
+    }
+    const std::string wName = conv.output(0) + "_bn_folded_W", bName = conv.output(0) + "_bn_folded_B";
+    infos_[wName] = ValueInfo{folded.type, folded.shape};
+    infos_[bName] = ValueInfo{bias.type, bias.shape};
+    constants_[wName] = std::move(folded);
+    constants_[bName] = std::move(bias);
+    convProto.set_input(1, wName);
+    if (convProto.input_size() > 2) {
+      convProto.set_input(2, bName);
+    } else {
+      convProto.add_input(bName);
+    }
+    convProto.set_output(0, bn.output(0));
+    folded_[i] = true;
+    notesBatchNorm_.insert(i);
+  }
+}
+
 uint32_t Importer::operand(const std::string& value) {
   if (auto it = operands_.find(value); it != operands_.end()) return it->second;
   if (auto c = constants_.find(value); c != constants_.end()) {
@@ -451,6 +515,7 @@ ImportedModel Importer::run() {
     result_.inputs.push_back(v);
   }
   inferAndFold();
+  foldBatchNorms();
   lowerNodes();
   defineOutputs();
   builder_.model().isRelaxed = options_.relaxed;
