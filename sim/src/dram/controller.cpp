@@ -484,6 +484,28 @@ void ChannelController::outstandingChange(uint32_t bank, int delta, uint64_t c) 
 void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out) {
   const uint32_t b = cand.bank, r = rankOf(b);
   Bank& bk = bank_[b];
+  if (recordCommands_) {
+    static constexpr CommandRecord::Kind kinds[kKinds] = {
+        CommandRecord::kActivate,          CommandRecord::kPrecharge,         CommandRecord::kRead,
+        CommandRecord::kWrite,             CommandRecord::kReadAutoPrecharge, CommandRecord::kWriteAutoPrecharge,
+        CommandRecord::kRefresh,           CommandRecord::kBankRefresh};
+    CommandRecord rec;
+    rec.cycle = c;
+    rec.kind = kinds[cand.kind];
+    rec.channel = index_;
+    rec.rank = r;
+    rec.bankGroup = (b & (banksPerRank_ - 1)) >> groupShift_;
+    rec.bank = b & (banksPerGroup_ - 1);
+    if (cand.kind == kRef) rec.bankGroup = rec.bank = 0;
+    if (cand.kind == kAct || isColumn(cand.kind)) {
+      const Entry& e = entry(cand.queue, cand.entry);
+      rec.row = e.row;
+      if (isColumn(cand.kind)) rec.addr = e.addr;
+    } else if (cand.kind == kPre) {
+      rec.row = bk.openRow;
+    }
+    commands_.push_back(rec);
+  }
   switch (cand.kind) {
     case kAct: {
       bk.openRow = entry(cand.queue, cand.entry).row;

@@ -31,6 +31,11 @@ class ChannelController {
   DramStats statsAt(uint64_t now) const;
   uint32_t index() const { return index_; }
   void recordCompletions(bool on) { recordCompletions_ = on; }
+  void recordCommands(bool on) { recordCommands_ = on; }
+  void takeCommands(std::vector<CommandRecord>& out) {
+    out.insert(out.end(), commands_.begin(), commands_.end());
+    commands_.clear();
+  }
   uint64_t lastDoneCycle() const { return stats_.lastDoneCycle; }
 
  private:
@@ -180,6 +185,8 @@ class ChannelController {
   uint64_t lastMove_ = kNever;
 
   bool recordCompletions_ = true;
+  bool recordCommands_ = false;
+  std::vector<CommandRecord> commands_;
   DramStats stats_;
   std::vector<uint32_t> openRows_;        // per rank
   std::vector<uint64_t> rankSince_;       // per rank: when its open/precharged state began

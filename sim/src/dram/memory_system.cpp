@@ -61,6 +61,32 @@ void MemorySystem::recordCompletions(bool on) {
   for (auto& ch : channels_) ch->recordCompletions(on);
 }
 
+void MemorySystem::recordCommands(bool on) {
+  for (auto& ch : channels_) ch->recordCommands(on);
+}
+
+void MemorySystem::takeCommands(std::vector<CommandRecord>& out) {
+  sync();
+  const size_t first = out.size();
+  for (auto& ch : channels_) ch->takeCommands(out);
+  std::stable_sort(out.begin() + static_cast<long>(first), out.end(),
+                   [](const CommandRecord& a, const CommandRecord& b) { return a.cycle < b.cycle; });
+}
+
+const char* commandName(CommandRecord::Kind k) {
+  switch (k) {
+    case CommandRecord::kActivate: return "ACT";
+    case CommandRecord::kPrecharge: return "PRE";
+    case CommandRecord::kRead: return "RD";
+    case CommandRecord::kWrite: return "WR";
+    case CommandRecord::kReadAutoPrecharge: return "RDA";
+    case CommandRecord::kWriteAutoPrecharge: return "WRA";
+    case CommandRecord::kRefresh: return "REF";
+    case CommandRecord::kBankRefresh: return "REFb";
+  }
+  return "?";
+}
+
 void MemorySystem::advanceTo(uint64_t cycle) { now_ = std::max(now_, cycle); }
 
 void MemorySystem::sync() {
@@ -102,8 +128,11 @@ void MemorySystem::takeCompletions(std::vector<Completion>& out) {
   std::stable_sort(completions_.begin(), completions_.end(), [](const Completion& a, const Completion& b) {
     return a.decidedCycle != b.decidedCycle ? a.decidedCycle < b.decidedCycle : a.channel < b.channel;
   });
-  out.insert(out.end(), completions_.begin(), completions_.end());
-  completions_.clear();
+  // Those decided at now() itself wait: a channel may still decide others in that cycle.
+  auto end = completions_.begin();
+  while (end != completions_.end() && end->decidedCycle < now_) ++end;
+  out.insert(out.end(), completions_.begin(), end);
+  completions_.erase(completions_.begin(), end);
 }
 
 DramStats MemorySystem::stats() {

@@ -42,6 +42,14 @@ class AddressMapping {
     return c;
   }
   uint32_t channelOf(uint64_t addr) const { return field(addr >> offsetBits_, kChannel); }
+  // The first byte address of the transaction at `c` (fields beyond their widths are dropped):
+  // the inverse of decode(), for laying data out on rows and banks.
+  uint64_t encode(const Coordinates& c) const {
+    const uint64_t v[kFields] = {c.channel, c.rank, c.bankGroup, c.bank, c.row, c.column};
+    uint64_t a = 0;
+    for (int f = 0; f < kFields; ++f) a |= (v[f] & mask_[f]) << pos_[f];
+    return a << offsetBits_;
+  }
 
   // The order, most significant first, in DRAMsim3's spelling (e.g. "rochrababgco").
   const std::string& canonical() const { return canonical_; }

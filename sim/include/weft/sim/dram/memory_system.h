@@ -59,6 +59,18 @@ struct ReferenceChecks {
   bool scanQueues = false;  // evaluate every command-queue entry instead of per-bank summaries
 };
 
+// One DRAM command, for timelines and for checking the timing rules from outside.
+struct CommandRecord {
+  enum Kind : uint8_t { kActivate, kPrecharge, kRead, kWrite, kReadAutoPrecharge, kWriteAutoPrecharge, kRefresh,
+                        kBankRefresh };
+  uint64_t cycle = 0;
+  Kind kind = kActivate;
+  uint32_t channel = 0, rank = 0, bankGroup = 0, bank = 0;  // bank within its group; refresh: bank 0
+  int64_t row = -1;                                          // ACT: the row opened; column commands: the row read
+  uint64_t addr = 0;                                         // column commands: the transaction's address
+};
+const char* commandName(CommandRecord::Kind k);
+
 class MemorySystem {
  public:
   static constexpr uint64_t kNever = UINT64_MAX;
@@ -94,11 +106,15 @@ class MemorySystem {
   // doneCycle of all (0 if none). now() is then past the last column command.
   uint64_t drain();
 
-  // Appends the completions determined before now(), ordered by the cycle they were decided,
-  // then by channel, and forgets them.
+  // Appends the completions decided before now(), ordered by the cycle they were decided, then
+  // by channel, and forgets them (successive calls continue that order).
   void takeCompletions(std::vector<Completion>& out);
   // Off: no completion records are kept (statistics only, e.g. a trace replay). On by default.
   void recordCompletions(bool on);
+  // On: every command issued is recorded; takeCommands() hands them over in issue order (cycle,
+  // then channel). Off by default.
+  void recordCommands(bool on);
+  void takeCommands(std::vector<CommandRecord>& out);
 
   // Statistics summed over the channels, the background state counted up to now().
   DramStats stats();
