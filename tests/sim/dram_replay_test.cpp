@@ -1,0 +1,239 @@
+// DRAMsim3-format traces and their replay (weft/sim/dram/trace_replay.h), the statistics and
+// energy a replay reports, and `weft dram replay` itself: its JSON, and bad input ending with
+// exit code 2 and nothing written.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "DramToolPaths.h"
+#include "weft/sim/dram/errors.h"
+#include "weft/sim/dram/memory_system.h"
+#include "weft/sim/dram/trace_replay.h"
+
+namespace weft::sim::dram {
+namespace {
+
+std::string errorOf(const std::string& text, uint64_t capacity = 0) {
+  try {
+    parseTrace(text, "t.trace", capacity);
+  } catch (const DramInputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DramTrace, ReadsDramsim3sFormat) {
+  const auto t = parseTrace(
+      "0x1f40 READ 0\n"
+      "# a comment\n"
+      "\n"
+      "1f80 WRITE 5\r\n"
+      "  0X200 P_MEM_RD   17  \n"
+      "0x40 write 18\n"
+      "0x80 BOFF 19",
+      "t.trace");
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_EQ(t[0].addr, 0x1f40u);
+  EXPECT_FALSE(t[0].isWrite);
+  EXPECT_EQ(t[1].addr, 0x1f80u);
+  EXPECT_TRUE(t[1].isWrite);
+  EXPECT_EQ(t[1].cycle, 5u);
+  EXPECT_EQ(t[2].addr, 0x200u);
+  EXPECT_EQ(t[2].cycle, 17u);
+  EXPECT_TRUE(t[3].isWrite);
+  EXPECT_TRUE(t[4].isWrite);
+}
+
+TEST(DramTrace, ALineThatDoesNotParseIsNamed) {
+  const struct {
+    const char* text;
+    const char* says;
+  } cases[] = {
+      {"0x10 READ 1\nzz READ 2\n", "t.trace:2: 'zz READ 2': no hexadecimal address"},
+      {"0x10 READ 1\n0x1g READ 2\n", "t.trace:2: '0x1g READ 2': the address is not hexadecimal"},
+      {"0x10 FETCH 1\n", "t.trace:1: '0x10 FETCH 1': the operation is neither READ nor WRITE"},
+      {"0x10 READ\n", "t.trace:1: '0x10 READ': no decimal cycle"},
+      {"0x10 READ 12x\n", "unexpected text after the cycle"},
+      {"0x10 READ 1 2\n", "unexpected text after the cycle"},
+      {"0x10\n", "no operation"},
+      {"0x11223344556677889 READ 1\n", "does not fit in 64 bits"},
+  };
+  for (const auto& c : cases) {
+    const std::string m = errorOf(c.text);
+    EXPECT_NE(m.find(c.says), std::string::npos) << "'" << c.says << "' not in: " << m;
+    EXPECT_NE(m.find("0x<address> READ|WRITE <cycle>"), std::string::npos) << m;
+  }
+  EXPECT_NE(errorOf("0x0 READ 0\n0x1000 READ 1\n", 0x1000).find("t.trace:2"), std::string::npos);
+  EXPECT_NE(errorOf("0x0 READ 0\n0x1000 READ 1\n", 0x1000).find("beyond the device"), std::string::npos);
+  EXPECT_EQ(errorOf("0x0 READ 0\n0xfff READ 1\n", 0x1000), "");
+}
+
+TEST(DramReplay, ReportsWhatTheDramDid) {
+  const DeviceSpec spec = preset("ddr4-3200");
+  std::vector<TraceRecord> trace;
+  for (uint64_t i = 0; i < 2000; ++i) trace.push_back({(i * 64) % (1 << 20), i, i % 4 == 3});
+  const ReplayResult r = replayTrace(spec, trace);
+  const DramStats& s = r.stats;
+  EXPECT_EQ(r.transactions, 2000u);
+  EXPECT_EQ(s.reads, 1500u);
+  EXPECT_EQ(s.writes, 500u);
+  EXPECT_EQ(s.readsDone + s.writesDone, 2000u);
+  EXPECT_EQ(r.dramCycles, s.lastDoneCycle);
+  EXPECT_GT(r.dramCycles, 2000u);
+  EXPECT_EQ(s.rowHits + s.rowMisses + s.rowConflicts, s.columnCommands());
+  EXPECT_GT(s.rowHits, s.rowMisses);  // a stream: mostly hits
+  EXPECT_GT(s.activates, 0u);
+  EXPECT_GT(s.averageReadLatency(), spec.timing.CL);
+  EXPECT_GE(s.bankLevelParallelism(), 1.0);
+  EXPECT_NEAR(r.bandwidthGBps(), 2000.0 * 64 / (double(r.dramCycles) * 0.625), 1e-9);
+  uint64_t rankCycles = 0;
+  for (size_t k = 0; k < s.rankActiveCycles.size(); ++k) rankCycles += s.rankActiveCycles[k] + s.rankPrechargedCycles[k];
+  EXPECT_EQ(rankCycles, 2 * r.dramCycles);  // both ranks, every cycle, one state or the other
+
+  const nlohmann::json j = r.toJson();
+  for (const char* key : {"transactions", "reads", "writes", "dram_cycles", "average_read_latency_cycles", "row_hits",
+                          "row_misses", "row_conflicts", "activates", "refreshes", "energy_pj", "bandwidth_gbps"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["dram_cycles"], r.dramCycles);
+  EXPECT_DOUBLE_EQ(j["energy_pj"].get<double>(), r.energy.total());
+  EXPECT_EQ(replayTrace(spec, trace).toJson().dump(), j.dump());  // deterministic
+  EXPECT_NE(r.toText().find("row buffer"), std::string::npos);
+}
+
+TEST(DramEnergy, ByCommandFromIddCurrents) {
+  const DeviceSpec spec = preset("ddr4-3200");  // VDD 1.2, 4 devices a rank, tCK 0.625 ns
+  MemorySystem m(spec);
+  m.enqueue({0, 0, false}, 0);  // one activate, one read
+  m.drain();
+  m.advanceTo(1000);
+  const DramStats s = m.stats();
+  ASSERT_EQ(s.activates, 1u);
+  ASSERT_EQ(s.readCommands, 1u);
+  const DramEnergy e = computeEnergy(spec, s);
+  const double k = 1.2 * 0.625 * 4;  // V * ns * devices: mA * cycles -> pJ
+  const PowerRail& p = spec.power[0];
+  EXPECT_DOUBLE_EQ(e.activate, k * (p.idd0 - p.idd3n) * spec.timing.tRAS);
+  EXPECT_DOUBLE_EQ(e.precharge, 0.0);  // the row is still open
+  EXPECT_DOUBLE_EQ(e.read, k * (p.idd4r - p.idd3n) * spec.timing.burstCycles);
+  EXPECT_DOUBLE_EQ(e.write, 0.0);
+  EXPECT_DOUBLE_EQ(e.refresh, 0.0);  // the first refresh is due at 6240
+  // Rank 0 has a row open from the activate (cycle 1) on; rank 1 never does.
+  EXPECT_DOUBLE_EQ(e.background, k * (p.idd3n * 999 + p.idd2n * 1 + p.idd2n * 1000));
+  // Together an activate and a precharge cost DRAMsim3's IDD0 * tRC - IDD3N * tRAS - IDD2N * tRP.
+  DramStats pair;
+  pair.activates = pair.precharges = 1;
+  const DramEnergy both = computeEnergy(spec, pair);
+  EXPECT_DOUBLE_EQ(both.activate + both.precharge,
+                   k * (p.idd0 * spec.timing.tRC - p.idd3n * spec.timing.tRAS - p.idd2n * spec.timing.tRP));
+}
+
+TEST(DramStatsTest, RowHitsMissesAndConflicts) {
+  MemorySystem m(preset("ddr4-3200"));
+  Coordinates c;
+  const auto at = [&](uint32_t row, uint32_t col) {
+    c.row = row, c.column = col;
+    return m.mapping().encode(c);
+  };
+  m.enqueue({0, at(1, 0), false}, 0);    // closed bank: a miss
+  m.enqueue({1, at(1, 1), false}, 1);    // the same row: a hit
+  m.drain();
+  m.advanceTo(200);
+  m.enqueue({2, at(2, 0), false}, 200);  // another row: a conflict
+  m.drain();
+  const DramStats s = m.stats();
+  EXPECT_EQ(s.rowMisses, 1u);
+  EXPECT_EQ(s.rowHits, 1u);
+  EXPECT_EQ(s.rowConflicts, 1u);
+  EXPECT_EQ(s.precharges, 1u);
+}
+
+// `weft dram replay` as a process.
+struct Ran {
+  int code;
+  std::string out, err;
+};
+
+Ran runWeft(const std::string& args) {
+  const std::string errFile = fmt::format("/tmp/weft_dram_err.{}", getpid());
+  const std::string cmd = fmt::format("{} {} 2>{}", weftBinary(), args, errFile);
+  Ran r{};
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(errFile);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::remove(errFile.c_str());
+  return r;
+}
+
+class DramTool : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fmt::format("/tmp/weft_dram_tool.{}", getpid());
+    ASSERT_EQ(system(("mkdir -p " + dir_).c_str()), 0);
+  }
+  void TearDown() override { (void)system(("rm -rf " + dir_).c_str()); }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  bool exists(const std::string& name) const { return std::ifstream(dir_ + "/" + name).good(); }
+  std::string dir_;
+};
+
+TEST_F(DramTool, ReplayWritesTheFiguresAsJson) {
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += fmt::format("0x{:x} {} {}\n", i * 64, i % 3 == 2 ? "WRITE" : "READ", i);
+  const std::string trace = write("t.trace", text);
+  const Ran r = runWeft(fmt::format("dram replay {} --dram lpddr4-3200 --json {}/out.json", trace, dir_));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("transactions      300"), std::string::npos) << r.out;
+  std::ifstream in(dir_ + "/out.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["transactions"], 300);
+  EXPECT_EQ(j["reads"], 200);
+  EXPECT_EQ(j["writes"], 100);
+  EXPECT_EQ(j["device"], "lpddr4-3200");
+  EXPECT_GT(j["dram_cycles"].get<uint64_t>(), 300u);
+  EXPECT_GT(j["energy_pj"].get<double>(), 0.0);
+  EXPECT_EQ(runWeft("dram devices").code, 0);
+}
+
+TEST_F(DramTool, BadInputExitsWith2AndWritesNothing) {
+  const std::string good = write("good.trace", "0x0 READ 0\n0x40 WRITE 1\n");
+  const std::string badLine = write("bad.trace", "0x0 READ 0\n0x40 WRIT 1\n");
+  const std::string beyond = write("far.trace", "0x0 READ 0\n0xffffffffff READ 1\n");
+  const std::string badIni = write("bad.ini", "[dram_structure]\nprotocol = DDR4\n");
+  const struct {
+    std::string args;
+    const char* says;
+  } cases[] = {
+      {fmt::format("dram replay {} --dram ddr4-3200", badLine), "bad.trace:2: '0x40 WRIT 1'"},
+      {fmt::format("dram replay {} --dram ddr4-3200", beyond), "far.trace:2"},
+      {fmt::format("dram replay {} --dram ddr9-1", good), "neither a preset"},
+      {fmt::format("dram replay {} --dram {}", good, badIni), "bad.ini: [dram_structure] bankgroups is missing"},
+      {fmt::format("dram replay {}/none.trace --dram ddr4-3200", dir_), "cannot open the trace"},
+  };
+  for (const auto& c : cases) {
+    const Ran r = runWeft(c.args + fmt::format(" --json {}/out.json", dir_));
+    EXPECT_EQ(r.code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << "'" << c.says << "' not in: " << r.err;
+    EXPECT_FALSE(exists("out.json")) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace weft::sim::dram
