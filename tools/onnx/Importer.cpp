@@ -64,6 +64,15 @@ class Importer final : public Lowering {
   }
   void alias(const std::string& value, uint32_t operand) override { operands_[value] = operand; }
   NnapiBuilder& nn() override { return builder_; }
+  void defineValue(const std::string& value, const ValueInfo& info, uint32_t operand) override {
+    infos_[value] = info;
+    operands_[value] = operand;
+  }
+  void defineConstant(const std::string& value, HostTensor tensor) override {
+    infos_[value] = ValueInfo{tensor.type, tensor.shape};
+    constants_[value] = std::move(tensor);
+  }
+  void defineInfo(const std::string& value, const ValueInfo& info) override { infos_[value] = info; }
   void add(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) override {
     const size_t index = builder_.addOperation(type, std::move(inputs), std::move(outputs));
     if (record_ != nullptr) record_->operations.push_back(index);

@@ -43,6 +43,13 @@ class Lowering {
   // Makes `value` be held by an existing operand (Identity, Dropout at inference).
   virtual void alias(const std::string& value, uint32_t operand) = 0;
 
+  // A value a converter makes up (a view of a node's input or output in another shape): known by
+  // its info, held by `operand` (computed) or a constant.
+  virtual void defineValue(const std::string& value, const ValueInfo& info, uint32_t operand) = 0;
+  virtual void defineConstant(const std::string& value, HostTensor tensor) = 0;
+  // Registers the info of a value a converter will produce with output() on a node of its own.
+  virtual void defineInfo(const std::string& value, const ValueInfo& info) = 0;
+
   virtual NnapiBuilder& nn() = 0;
   // Adds an operation on behalf of the node being converted (the report maps nodes to them).
   virtual void add(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) = 0;

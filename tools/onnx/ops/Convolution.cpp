@@ -73,7 +73,10 @@ void convertConv(const Node& node, Lowering& l) {
   onlyAttributes(node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   requireFloat(node, l, node.input(0));
   const Shape& x = shapeOf(l, node.input(0));
-  if (x.size() != 4) throw ImportError(node.error(fmt::format("a {}-D input: only 2-D convolutions (NCHW) are supported", x.size())));
+  if (x.size() == 3) return convertAs2d(node, l, convertConv);
+  if (x.size() != 4) {
+    throw ImportError(node.error(fmt::format("a {}-D input: only 1-D and 2-D convolutions (NCHW) are supported", x.size())));
+  }
   if (!l.isConstant(node.input(1))) {
     convertConvRuntimeWeights(node, l);
     return;
@@ -139,13 +142,15 @@ void convertConv(const Node& node, Lowering& l) {
   l.add(Op::GROUPED_CONV_2D, args, {out});
 }
 
+void convertConvTranspose(const Node& node, Lowering& l);
 void convertConvTranspose(const Node& node, Lowering& l) {
   onlyAttributes(node, {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads",
                         "strides"});
   requireFloat(node, l, node.input(0));
   requireAttr(node, "group", 1, 1);
   const Shape &x = shapeOf(l, node.input(0)), &y = shapeOf(l, node.output(0));
-  if (x.size() != 4) throw ImportError(node.error("only 2-D transposed convolutions (NCHW) are supported"));
+  if (x.size() == 3) return convertAs2d(node, l, convertConvTranspose);
+  if (x.size() != 4) throw ImportError(node.error("only 1-D and 2-D transposed convolutions (NCHW) are supported"));
   const Shape& ws = shapeOf(l, node.input(1));
   if (ws.size() != 4) throw ImportError(node.error("weights that are not 4-D"));
   const int64_t inC = ws[0], outC = ws[1], kh = ws[2], kw = ws[3];

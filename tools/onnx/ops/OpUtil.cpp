@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <onnx/onnx_pb.h>
+
 #include "../Folding.h"
 
 namespace weft::onnx::ops {
@@ -144,6 +146,62 @@ uint32_t floatConstantLike(Lowering& l, const std::string& like, const std::vect
 
 uint32_t floatScalarLike(Lowering& l, const std::string& like, float value) {
   return typeOf(l, like) == DType::kFloat16 ? l.nn().scalarFloat16(value) : l.nn().scalarFloat32(value);
+}
+
+void convertAs2d(const Node& node, Lowering& l, const Converter& convert2d) {
+  ::onnx::NodeProto proto = node.proto();
+  auto unitHeight = [](Shape s) {
+    s.insert(s.begin() + 2, 1);
+    return s;
+  };
+  // The input, as [N, C, 1, W].
+  const std::string x = node.input(0), x2 = x + "_as_2d";
+  const ValueInfo& xi = l.info(x);
+  const ValueInfo x2i{xi.type, unitHeight(xi.shape)};
+  l.defineValue(x2, x2i, reshaped(l, in(node, l, 0), x2i.shape, x2));
+  proto.set_input(0, x2);
+  // The weights (Conv, ConvTranspose), as [M, C, 1, k].
+  if (node.hasInput(1)) {
+    const std::string w = node.input(1), w2 = w + "_as_2d";
+    const ValueInfo& wi = l.info(w);
+    if (wi.shape.size() == 3) {
+      if (l.isConstant(w)) {
+        HostTensor t = l.constant(w);
+        t.shape = unitHeight(t.shape);
+        l.defineConstant(w2, std::move(t));
+      } else {
+        const ValueInfo w2i{wi.type, unitHeight(wi.shape)};
+        l.defineValue(w2, w2i, reshaped(l, in(node, l, 1), w2i.shape, w2));
+      }
+      proto.set_input(1, w2);
+    }
+  }
+  // The window attributes with the unit height: one more leading entry, pads one at each end.
+  for (auto& a : *proto.mutable_attribute()) {
+    const std::string& name = a.name();
+    if (name == "kernel_shape" || name == "output_shape") {
+      a.mutable_ints()->Add(1);
+      std::rotate(a.mutable_ints()->rbegin(), a.mutable_ints()->rbegin() + 1, a.mutable_ints()->rend());
+    } else if (name == "strides" || name == "dilations") {
+      a.mutable_ints()->Add(1);
+      std::rotate(a.mutable_ints()->rbegin(), a.mutable_ints()->rbegin() + 1, a.mutable_ints()->rend());
+    } else if (name == "output_padding") {
+      a.mutable_ints()->Add(0);
+      std::rotate(a.mutable_ints()->rbegin(), a.mutable_ints()->rbegin() + 1, a.mutable_ints()->rend());
+    } else if (name == "pads" && a.ints_size() == 2) {
+      const int64_t begin = a.ints(0), end = a.ints(1);
+      a.clear_ints();
+      for (int64_t v : {int64_t{0}, begin, int64_t{0}, end}) a.add_ints(v);
+    }
+  }
+  // The output, as [N, M, 1, L], reshaped back into the node's.
+  const std::string y = node.output(0), y2 = y + "_as_2d";
+  const ValueInfo& yi = l.info(y);
+  l.defineInfo(y2, ValueInfo{yi.type, unitHeight(yi.shape)});
+  proto.set_output(0, y2);
+  const Node node2d(proto, node.index(), node.opset());
+  convert2d(node2d, l);
+  reshapeTo(l, l.operand(y2), yi.shape, l.output(node, 0));
 }
 
 }  // namespace weft::onnx::ops

@@ -67,4 +67,9 @@ uint32_t floatConstantLike(Lowering& l, const std::string& like, const std::vect
 // operations take their scalar parameters.
 uint32_t floatScalarLike(Lowering& l, const std::string& like, float value);
 
+// A 1-D convolution or pool ([N, C, W]) converted as the 2-D one ([N, C, 1, W]): its input,
+// weights and output seen with a unit height, its window attributes given that height, the
+// 2-D converter run on that node, and the result reshaped back.
+void convertAs2d(const Node& node, Lowering& l, const Converter& convert2d);
+
 }  // namespace weft::onnx::ops

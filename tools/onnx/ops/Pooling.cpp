@@ -11,13 +11,16 @@ namespace {
 using Op = nn::OperationType;
 
 Converter windowPool(Op op) {
-  return [op](const Node& node, Lowering& l) {
+  return [op](const Node& node, Lowering& l) -> void {
     onlyAttributes(node, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads",
                           "storage_order", "strides"});
     requireFloat(node, l, node.input(0));
     if (node.hasOutput(1)) throw ImportError(node.error("the Indices output is not supported"));
     const Shape& x = shapeOf(l, node.input(0));
-    if (x.size() != 4) throw ImportError(node.error(fmt::format("a {}-D input: only 2-D pooling (NCHW) is supported", x.size())));
+    if (x.size() == 3) return convertAs2d(node, l, windowPool(op));
+    if (x.size() != 4) {
+      throw ImportError(node.error(fmt::format("a {}-D input: only 1-D and 2-D pooling (NCHW) is supported", x.size())));
+    }
     const auto kernel = node.attrInts("kernel_shape"), strides = node.attrInts("strides", {1, 1});
     const auto dilations = node.attrInts("dilations", {1, 1});
     if (kernel.size() != 2 || strides.size() != 2) throw ImportError(node.error("only 2-D windows are supported"));
