@@ -25,6 +25,10 @@ Traces (one transaction offered every `--gap` cycles, addresses aligned to a tra
   mix                   STREAM-add-like: read a[i], read b[i], write c[i] (three regions)
   stride                one row of a bank apart: every transaction in another bank (or channel)
   random                uniform random addresses over the device, 2/3 reads
+  random_local          reads random within 128 KiB, writes within the next 128 KiB: some row
+                        hits, repeated addresses (merged reads and writes). Reads and writes do
+                        not share addresses: DRAMsim3 deadlocks when a full write queue's oldest
+                        write waits for a read still in the read queue (weft lets reads go on)
   random_sparse         the same, one every 40 cycles (latency without queueing)
 """
 import argparse
@@ -38,7 +42,7 @@ import tempfile
 import numpy as np
 
 DEFAULT_CONFIGS = ["DDR4_8Gb_x16_3200.ini", "LPDDR4_8Gb_x16_2400.ini", "HBM2_8Gb_x128.ini"]
-PATTERNS = ["seq_read", "seq_write", "mix", "stride", "random", "random_sparse"]
+PATTERNS = ["seq_read", "seq_write", "mix", "stride", "random", "random_local", "random_sparse"]
 
 
 def read_ini(path):
@@ -101,6 +105,10 @@ def make_trace(pattern, dev, n, gap, seed):
     elif pattern in ("random", "random_sparse"):
         addr = rng.integers(0, slots, n, dtype=np.uint64) * np.uint64(rb)
         wr = rng.random(n) < 1 / 3
+    elif pattern == "random_local":
+        wr = rng.random(n) < 1 / 3
+        addr = (rng.integers(0, (128 << 10) // rb, n, dtype=np.uint64) +
+                wr.astype(np.uint64) * np.uint64((128 << 10) // rb)) * np.uint64(rb)
     else:
         raise ValueError(pattern)
     step = 40 if pattern == "random_sparse" else gap

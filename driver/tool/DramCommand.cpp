@@ -35,14 +35,14 @@ std::optional<int> DramCommand::run() const {
 int DramCommand::replay() const {
   const dram::DeviceSpec spec = dram::loadDevice(device_);
   for (const auto& note : spec.notes) fmt::print(stderr, "weft: note: {}: {}\n", spec.name, note);
-  const auto trace = dram::readTrace(tracePath_, spec.org.capacityBytes());
   const auto start = std::chrono::steady_clock::now();
-  const dram::ReplayResult result = dram::replayTrace(spec, trace);
+  const dram::ReplayResult result = dram::replayTraceFile(spec, tracePath_);  // read as it runs
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!jsonPath_.empty()) writeAtomically(jsonPath_, result.toJson().dump(2) + "\n");
   if (!quiet_) {
     fmt::print("{}", result.toText());
-    fmt::print("replay            {} transactions in {:.3f} s ({:.1f} M transactions/s)\n", result.transactions,
+    fmt::print("replay            {} transactions read and simulated in {:.3f} s ({:.1f} M transactions/s)\n",
+               result.transactions,
                seconds, seconds > 0 ? double(result.transactions) / seconds / 1e6 : 0.0);
   }
   return 0;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "weft/sim/dram/errors.h"
 #include "weft/sim/dram/memory_system.h"
@@ -33,26 +35,21 @@ int operationOf(std::string_view op) {
 
 }  // namespace
 
-std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fileName, uint64_t capacityBytes) {
-  std::vector<TraceRecord> records;
-  records.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  uint64_t lineNo = 0;
-  while (p < end) {
-    ++lineNo;
-    const char* eol = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
-    if (eol == nullptr) eol = end;
-    const std::string_view line(p, static_cast<size_t>(eol - p));
-    const char* q = p;
-    p = eol + 1;
+bool TraceReader::next(TraceRecord& out) {
+  while (p_ < end_) {
+    ++line_;
+    const char* eol = static_cast<const char*>(memchr(p_, '\n', static_cast<size_t>(end_ - p_)));
+    if (eol == nullptr) eol = end_;
+    const std::string_view line(p_, static_cast<size_t>(eol - p_));
+    const char* q = p_;
+    p_ = eol + 1;
     while (q < eol && isBlank(*q)) ++q;
     if (q == eol || *q == '#') continue;
     const auto bad = [&](const std::string& what) {
       std::string shown(line.substr(0, 80));
       while (!shown.empty() && shown.back() == '\r') shown.pop_back();
-      return DramInputError(fmt::format("{}:{}: '{}': {} (a line is '0x<address> READ|WRITE <cycle>')", fileName,
-                                        lineNo, shown, what));
+      return DramInputError(fmt::format("{}:{}: '{}': {} (a line is '0x<address> READ|WRITE <cycle>')", file_, line_,
+                                        shown, what));
     };
     // Address, hex.
     if (eol - q > 1 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
@@ -82,46 +79,103 @@ std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fi
     if (digits == 0) throw bad("no decimal cycle");
     while (q < eol && isBlank(*q)) ++q;
     if (q != eol) throw bad("unexpected text after the cycle");
-    if (capacityBytes != 0 && addr >= capacityBytes) {
-      throw bad(fmt::format("address {:#x} is beyond the device ({} bytes: addresses below {:#x})", addr, capacityBytes,
-                            capacityBytes));
+    if (capacity_ != 0 && addr >= capacity_) {
+      throw bad(fmt::format("address {:#x} is beyond the device ({} bytes: addresses below {:#x})", addr, capacity_,
+                            capacity_));
     }
-    records.push_back(TraceRecord{addr, cycle, op == 1});
+    out = TraceRecord{addr, cycle, op == 1};
+    return true;
   }
+  return false;
+}
+
+std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fileName, uint64_t capacityBytes) {
+  std::vector<TraceRecord> records;
+  records.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  TraceReader reader(text, fileName, capacityBytes);
+  for (TraceRecord r; reader.next(r);) records.push_back(r);
   return records;
 }
 
-std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityBytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw DramInputError(fmt::format("{}: cannot open the trace", path));
-  std::string text(static_cast<size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
-    throw DramInputError(fmt::format("{}: cannot read the trace", path));
-  }
-  return parseTrace(text, path, capacityBytes);
-}
+namespace {
 
-ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace) {
+// A file mapped read-only for as long as this lives.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY);
+    struct stat st{};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (fd_ >= 0) ::close(fd_);
+      throw DramInputError(fmt::format("{}: cannot open the trace", path));
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ > 0) {
+      void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+      if (m == MAP_FAILED) {
+        ::close(fd_);
+        throw DramInputError(fmt::format("{}: cannot read the trace", path));
+      }
+      data_ = static_cast<const char*>(m);
+      ::madvise(m, size_, MADV_SEQUENTIAL);
+    }
+  }
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
+    ::close(fd_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view text() const { return {data_ == nullptr ? "" : data_, size_}; }
+
+ private:
+  int fd_ = -1;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// DRAMsim3's driver: in order, one transaction a cycle, none before the cycle after its own.
+template <typename Next>
+ReplayResult replay(const DeviceSpec& spec, Next next) {
   MemorySystem memory(spec);
   memory.recordCompletions(false);  // the statistics are all a replay reports
-  uint64_t lastEntry = 0;
-  for (size_t i = 0; i < trace.size(); ++i) {
-    const TraceRecord& r = trace[i];
-    // One transaction a cycle, none before the cycle after its own (DRAMsim3's driver).
-    const uint64_t from = std::max(r.cycle + 1, i == 0 ? 0 : lastEntry + 1);
-    lastEntry = memory.offer(Transaction{i, r.addr, r.isWrite}, from);
-  }
   ReplayResult result;
+  uint64_t lastEntry = 0, n = 0;
+  for (TraceRecord r; next(r); ++n) {
+    const uint64_t from = std::max(r.cycle + 1, n == 0 ? 0 : lastEntry + 1);
+    lastEntry = memory.offer(Transaction{n, r.addr, r.isWrite}, from);
+  }
   result.dramCycles = memory.drain();
   memory.advanceTo(result.dramCycles);
   result.device = spec.name;
   result.tCKns = spec.timing.tCK();
   result.requestBytes = spec.org.requestBytes();
-  result.transactions = trace.size();
+  result.transactions = n;
   result.stats = memory.stats();
   result.energy = computeEnergy(spec, result.stats);
   return result;
+}
+
+}  // namespace
+
+std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityBytes) {
+  const MappedFile file(path);
+  return parseTrace(file.text(), path, capacityBytes);
+}
+
+ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace) {
+  size_t i = 0;
+  return replay(spec, [&](TraceRecord& r) {
+    if (i == trace.size()) return false;
+    r = trace[i++];
+    return true;
+  });
+}
+
+ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path) {
+  const MappedFile file(path);
+  TraceReader reader(file.text(), path, spec.org.capacityBytes());
+  return replay(spec, [&](TraceRecord& r) { return reader.next(r); });
 }
 
 double ReplayResult::bandwidthGBps() const {

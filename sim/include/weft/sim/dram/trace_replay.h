@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,8 +28,23 @@ struct TraceRecord {
   bool isWrite = false;
 };
 
-// Throws DramInputError naming the file and line and what is wrong with it. `capacityBytes`
-// (0: no check) rejects addresses beyond the device.
+// The records of a trace text one at a time. next() throws DramInputError naming the file and
+// line and what is wrong with it; `capacityBytes` (0: no check) rejects addresses beyond the
+// device.
+class TraceReader {
+ public:
+  TraceReader(std::string_view text, std::string fileName, uint64_t capacityBytes = 0)
+      : p_(text.data()), end_(text.data() + text.size()), file_(std::move(fileName)), capacity_(capacityBytes) {}
+  bool next(TraceRecord& out);
+
+ private:
+  const char* p_;
+  const char* end_;
+  std::string file_;
+  uint64_t capacity_;
+  uint64_t line_ = 0;
+};
+
 std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fileName, uint64_t capacityBytes = 0);
 std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityBytes = 0);
 
@@ -49,5 +65,8 @@ struct ReplayResult {
 };
 
 ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace);
+// The same from a file, read as it goes (mapped, not copied): a bad line stops the replay with
+// its DramInputError, after whatever came before it ran.
+ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path);
 
 }  // namespace weft::sim::dram
