@@ -1,6 +1,7 @@
 #include "controller.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace weft::sim::dram {
 
@@ -532,7 +533,7 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
     case kWra: {
       const uint32_t q = cand.queue;
       const Entry e = entry(q, cand.entry);
-      for (uint32_t i = cand.entry; i + 1 < size_[q]; ++i) entry(q, i) = entry(q, i + 1);
+      std::memmove(&entry(q, cand.entry), &entry(q, cand.entry + 1), (size_[q] - cand.entry - 1) * sizeof(Entry));
       if (--size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
       writesIn_[q] -= e.isWrite;
       --cmdTotal_;
