@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -75,8 +76,13 @@ bool isInteger(DType type) {
 }
 
 int64_t elementCount(const Shape& shape) {
+  // Saturating: a shape of a corrupt or hostile file counts as too large, never as negative.
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d < 0) return INT64_MAX;
+    if (d != 0 && n > INT64_MAX / d) return INT64_MAX;
+    n *= d;
+  }
   return n;
 }
 
@@ -88,7 +94,12 @@ std::string shapeString(const Shape& shape) {
 }
 
 HostTensor::HostTensor(DType t, Shape s) : type(t), shape(std::move(s)) {
-  bytes.assign(static_cast<size_t>(elementCount(shape)) * dtypeSize(type), 0);
+  const int64_t n = elementCount(shape);
+  if (n > kMaxTensorElements) {
+    throw ImportError(fmt::format("a {} tensor of shape {} is larger than weft handles ({} elements at most)",
+                                  dtypeName(t), shapeString(shape), kMaxTensorElements));
+  }
+  bytes.assign(static_cast<size_t>(n) * dtypeSize(type), 0);
 }
 
 float halfToFloat(uint16_t h) {
@@ -248,36 +259,41 @@ HostTensor fromProto(const ::onnx::TensorProto& proto, const std::string& where)
   for (int64_t d : shape) {
     if (d < 0) throw ImportError(fmt::format("{}: tensor '{}' has a negative dimension", where, proto.name()));
   }
-  HostTensor t(type, shape);
-  const size_t expected = t.bytes.size();
+  // The data must be in the file before anything of the shape's size is allocated: a corrupt
+  // shape is an error, not an allocation.
+  const int64_t elements = elementCount(shape);
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != expected) {
+    const uint64_t expected = static_cast<uint64_t>(elements) * dtypeSize(type);
+    if (elements == INT64_MAX || proto.raw_data().size() != expected) {
       throw ImportError(fmt::format("{}: tensor '{}' ({} {}) holds {} bytes of data, not {}", where, proto.name(),
                                     dtypeName(type), shapeString(shape), proto.raw_data().size(), expected));
     }
-    std::memcpy(t.bytes.data(), proto.raw_data().data(), expected);
+    HostTensor t(type, shape);
+    std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
     return t;
   }
-  auto count = [&](int n) {
-    if (n != t.size()) {
-      throw ImportError(fmt::format("{}: tensor '{}' ({} {}) holds {} values, not {}", where, proto.name(),
-                                    dtypeName(type), shapeString(shape), n, t.size()));
-    }
-  };
+  const int given = type == DType::kFloat    ? proto.float_data_size()
+                    : type == DType::kDouble ? proto.double_data_size()
+                    : type == DType::kInt64  ? proto.int64_data_size()
+                    : type == DType::kUint32 || type == DType::kUint64 ? proto.uint64_data_size()
+                                                                       : proto.int32_data_size();
+  if (given != elements) {
+    throw ImportError(fmt::format("{}: tensor '{}' ({} {}) holds {} values, not {}", where, proto.name(),
+                                  dtypeName(type), shapeString(shape), given, elements));
+  }
+  HostTensor t(type, shape);
   switch (type) {
-    case DType::kFloat: count(proto.float_data_size()); copyField<decltype(proto.float_data()), float>(proto.float_data(), t); break;
-    case DType::kDouble: count(proto.double_data_size()); copyField<decltype(proto.double_data()), double>(proto.double_data(), t); break;
-    case DType::kInt64: count(proto.int64_data_size()); copyField<decltype(proto.int64_data()), int64_t>(proto.int64_data(), t); break;
+    case DType::kFloat: copyField<decltype(proto.float_data()), float>(proto.float_data(), t); break;
+    case DType::kDouble: copyField<decltype(proto.double_data()), double>(proto.double_data(), t); break;
+    case DType::kInt64: copyField<decltype(proto.int64_data()), int64_t>(proto.int64_data(), t); break;
     case DType::kUint32:
-    case DType::kUint64: count(proto.uint64_data_size()); for (int i = 0; i < proto.uint64_data_size(); ++i) t.setInt(i, static_cast<int64_t>(proto.uint64_data(i))); break;
+    case DType::kUint64: for (int i = 0; i < proto.uint64_data_size(); ++i) t.setInt(i, static_cast<int64_t>(proto.uint64_data(i))); break;
     case DType::kFloat16:
     case DType::kBfloat16:
       // Stored as their bit patterns in int32_data.
-      count(proto.int32_data_size());
       for (int i = 0; i < proto.int32_data_size(); ++i) t.data<uint16_t>()[i] = static_cast<uint16_t>(proto.int32_data(i));
       break;
     default:  // int32, int16, int8, uint16, uint8, bool: int32_data
-      count(proto.int32_data_size());
       for (int i = 0; i < proto.int32_data_size(); ++i) t.setInt(i, proto.int32_data(i));
       break;
   }

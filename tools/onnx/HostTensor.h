@@ -41,6 +41,8 @@ bool isFloat(DType type);    // float, float16, double, bfloat16
 bool isInteger(DType type);  // the signed and unsigned integers, bool not included
 
 using Shape = std::vector<int64_t>;
+// The most elements one tensor may have (4 Gi: 16 GiB of float32); larger is an ImportError.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 32;
 int64_t elementCount(const Shape& shape);
 std::string shapeString(const Shape& shape);  // "1x3x224x224", "scalar" for rank 0
 

@@ -80,6 +80,7 @@ class Importer final : public Lowering {
 
  private:
   void checkOpsets();
+  void checkWindows();
   void takeInitializers();
   void addStandIn(const std::string& name, DType type, const Shape& shape);
   void addFoldedToProto(const std::string& name, const HostTensor& t);
@@ -124,6 +125,24 @@ ValueInfo infoFromType(const ::onnx::TypeProto& type, bool& complete) {
     }
   }
   return v;
+}
+
+// Window attributes that must be positive (a stride or kernel of 0 divides by zero in ONNX's own
+// shape inference): refused, naming the node, before any pass reads them.
+void Importer::checkWindows() {
+  static const std::set<std::string> kPositive = {"strides", "dilations", "kernel_shape", "blocksize", "group", "size"};
+  const auto& graph = proto_.graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    for (const auto& a : graph.node(i).attribute()) {
+      if (kPositive.count(a.name()) == 0) continue;
+      bool bad = a.type() == ::onnx::AttributeProto::INT && a.i() <= 0;
+      for (int64_t v : a.ints()) bad |= v <= 0;
+      if (bad) {
+        const Node node(graph.node(i), i, 0);
+        throw ImportError(fmt::format("{}: {}: attribute '{}' must be positive", where(), node.label(), a.name()));
+      }
+    }
+  }
 }
 
 void Importer::checkOpsets() {
@@ -304,10 +323,13 @@ void Importer::inferAndFold() {
   folded_.assign(nodes_.size(), false);
   for (int round = 0; round < kMaxFoldRounds; ++round) {
     try {
-      ::onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/true);
+      // Strict on the model as given (a node whose inputs contradict its operator is an error, not a
+      // shape the converters would trust); lenient on the later rounds, whose graphs folding made.
+      ::onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/round == 0 ? 1 : 0,
+                                              /*data_propagation=*/true);
       ::onnx::shape_inference::InferShapes(proto_, ::onnx::OpSchemaRegistry::Instance(), inference);
     } catch (const std::exception& e) {
-      throw ImportError(fmt::format("{}: ONNX shape inference failed: {}", where(), e.what()));
+      throw ImportError(fmt::format("{}: ONNX shape inference refuses the model: {}", where(), e.what()));
     }
     collectInfos();
     size_t foldedNow = 0;
@@ -325,7 +347,7 @@ void Importer::inferAndFold() {
         }
       }
       current_ = &node;
-      auto outputs = foldNode(node, inputs);
+      auto outputs = foldNode(node, inputs, std::min<int64_t>(options_.maxElements, int64_t{1} << 24));
       current_ = nullptr;
       if (!outputs) continue;
       if (outputs->size() < node.outputCount()) continue;  // e.g. optional outputs it does not compute
@@ -509,6 +531,15 @@ void Importer::defineOutputs() {
 
 ImportedModel Importer::run() {
   if (!proto_.has_graph()) throw ImportError(fmt::format("{}: the model has no graph", where()));
+  // ONNX's checker first: a structurally broken model (names read before they are written,
+  // attributes of the wrong type, nodes out of order) is refused with its message before any
+  // of libonnx's passes (version conversion, shape inference) meets it.
+  try {
+    ::onnx::checker::check_model(proto_);
+  } catch (const std::exception& e) {
+    throw ImportError(fmt::format("{}: not a valid ONNX model (ONNX's checker: {})", where(), e.what()));
+  }
+  checkWindows();
   checkOpsets();
   result_.name = proto_.graph().name();
   takeInitializers();
@@ -524,6 +555,12 @@ ImportedModel Importer::run() {
     result_.inputs.push_back(v);
   }
   inferAndFold();
+  for (const auto& [name, v] : infos_) {
+    if (elementCount(v.shape) > options_.maxElements) {
+      throw ImportError(fmt::format("{}: value '{}' of shape {} has more elements than weft takes ({})", where(), name,
+                                    shapeString(v.shape), options_.maxElements));
+    }
+  }
   foldBatchNorms();
   lowerNodes();
   defineOutputs();

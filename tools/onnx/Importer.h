@@ -31,6 +31,9 @@ struct ImportOptions {
   // The model's float32 arithmetic may run in float16 (NNAPI's relaxComputationFloat32toFloat16):
   // what runs float models on an fp16 configuration's accelerator.
   bool relaxed = false;
+  // The most elements a value of the model may have: larger is an ImportError before anything of
+  // that size is allocated (2^28: a gigabyte of float32).
+  int64_t maxElements = int64_t{1} << 28;
 };
 
 struct NodeRecord {

@@ -100,6 +100,9 @@ void batchMatMul(const Node& node, Lowering& l, bool adjX, bool adjY, uint32_t o
 
 void convertMatMul(const Node& node, Lowering& l) {
   onlyAttributes(node, {});
+  if (rankOf(l, node.input(0)) == 0 || rankOf(l, node.input(1)) == 0) {
+    throw ImportError(node.error("a scalar operand (MatMul multiplies tensors of rank 1 and above)"));
+  }
   const DType t = typeOf(l, node.input(0));
   if (t != DType::kFloat && t != DType::kFloat16) {
     throw ImportError(node.error(fmt::format("a {} product (NNAPI multiplies float or quantized matrices)", dtypeName(t))));
@@ -118,6 +121,9 @@ void convertGemm(const Node& node, Lowering& l) {
   const float alpha = node.attrFloat("alpha", 1.0f), beta = node.attrFloat("beta", 1.0f);
   const bool transA = node.attrInt("transA", 0) != 0, transB = node.attrInt("transB", 0) != 0;
   const Shape &a = shapeOf(l, node.input(0)), &y = shapeOf(l, node.output(0));
+  if (a.size() != 2 || y.size() != 2 || rankOf(l, node.input(1)) != 2) {
+    throw ImportError(node.error("operands that are not matrices (Gemm multiplies 2-D tensors)"));
+  }
   const int64_t m = y[0], n = y[1], k = transA ? a[0] : a[1];
   const std::string name = node.output(0);
   const uint32_t out = l.output(node, 0);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <climits>
+
 #include "../ImportError.h"
 
 namespace weft::onnx {
@@ -53,7 +55,12 @@ std::vector<uint32_t> nnDims(const Shape& shape) {
   if (shape.empty()) return {1};
   std::vector<uint32_t> dims;
   dims.reserve(shape.size());
-  for (int64_t d : shape) dims.push_back(static_cast<uint32_t>(d));
+  for (int64_t d : shape) {
+    if (d < 0 || d > INT32_MAX) {
+      throw ImportError(fmt::format("a dimension of {} in shape {} (NNAPI's are 32-bit)", d, shapeString(shape)));
+    }
+    dims.push_back(static_cast<uint32_t>(d));
+  }
   return dims;
 }
 

@@ -108,7 +108,10 @@ void convertSplit(const Node& node, Lowering& l) {
   const Shape& x = shapeOf(l, node.input(0));
   const int64_t axis = axisIn(node, node.attrInt("axis", 0), x.size());
   std::vector<int64_t> sizes;
-  for (size_t i = 0; i < node.outputCount(); ++i) sizes.push_back(shapeOf(l, node.output(i))[axis]);
+  for (size_t i = 0; i < node.outputCount(); ++i) {
+    if (shapeOf(l, node.output(i)).size() != x.size()) throw ImportError(node.error("outputs of another rank than the input"));
+    sizes.push_back(shapeOf(l, node.output(i))[axis]);
+  }
   const uint32_t input = in(node, l, 0);
   const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t s) { return s == sizes[0]; });
   if (equal && sizes[0] * static_cast<int64_t>(sizes.size()) == x[axis]) {
