@@ -132,6 +132,17 @@ ValueInfo infoFromType(const ::onnx::TypeProto& type, bool& complete) {
 void Importer::checkWindows() {
   static const std::set<std::string> kPositive = {"strides", "dilations", "kernel_shape", "blocksize", "group", "size"};
   const auto& graph = proto_.graph();
+  // Every output must be something the graph has (libonnx's passes dereference it).
+  std::set<std::string> defined;
+  for (const auto& v : graph.input()) defined.insert(v.name());
+  for (const auto& t : graph.initializer()) defined.insert(t.name());
+  for (const auto& n : graph.node()) defined.insert(n.output().begin(), n.output().end());
+  for (const auto& out : graph.output()) {
+    if (defined.count(out.name()) == 0) {
+      throw ImportError(fmt::format("{}: output '{}' is neither an input, an initializer nor any node's output",
+                                    where(), out.name()));
+    }
+  }
   for (int i = 0; i < graph.node_size(); ++i) {
     for (const auto& a : graph.node(i).attribute()) {
       if (kPositive.count(a.name()) == 0) continue;
