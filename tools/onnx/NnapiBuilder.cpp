@@ -15,28 +15,32 @@ uint32_t NnapiBuilder::push(test::TestOperand operand) {
   return static_cast<uint32_t>(model_.main.operands.size() - 1);
 }
 
-uint32_t NnapiBuilder::addTensor(nn::OperandType type, const std::vector<uint32_t>& dims, const std::string& name,
-                                 float scale, int32_t zeroPoint) {
+namespace {
+
+test::TestOperand operandOf(nn::OperandType type, const std::vector<uint32_t>& dims, const std::string& name,
+                            float scale, int32_t zeroPoint, LifeTime lifetime) {
   test::TestOperand o;
   o.name = name;
   o.type = type;
   o.dimensions = dims;
   o.scale = scale;
   o.zeroPoint = zeroPoint;
-  o.lifetime = LifeTime::TEMPORARY_VARIABLE;
-  return push(std::move(o));
+  o.lifetime = lifetime;
+  return o;
+}
+
+}  // namespace
+
+uint32_t NnapiBuilder::addTensor(nn::OperandType type, const std::vector<uint32_t>& dims, const std::string& name,
+                                 float scale, int32_t zeroPoint) {
+  return push(operandOf(type, dims, name, scale, zeroPoint, LifeTime::TEMPORARY_VARIABLE));
 }
 
 uint32_t NnapiBuilder::addConstant(nn::OperandType type, const std::vector<uint32_t>& dims, std::vector<uint8_t> bytes,
                                    const std::string& name, float scale, int32_t zeroPoint) {
-  test::TestOperand o;
-  o.name = name;
-  o.type = type;
-  o.dimensions = dims;
-  o.scale = scale;
-  o.zeroPoint = zeroPoint;
   // Small values are copied into the model; large ones (weights) live in one shared memory.
-  o.lifetime = bytes.size() <= 128 ? LifeTime::CONSTANT_COPY : LifeTime::CONSTANT_REFERENCE;
+  test::TestOperand o = operandOf(type, dims, name, scale, zeroPoint,
+                                  bytes.size() <= 128 ? LifeTime::CONSTANT_COPY : LifeTime::CONSTANT_REFERENCE);
   o.data = test::TestBuffer(std::move(bytes));
   return push(std::move(o));
 }

@@ -224,12 +224,7 @@ void convertTopK(const Node& node, Lowering& l) {
 
 void convertCastLike(const Node& node, Lowering& l) {
   onlyAttributes(node, {"saturate"});
-  const uint32_t x = in(node, l, 0), out = l.output(node, 0);
-  if (l.nn().operand(x).type == l.nn().operand(out).type) {
-    reshapeTo(l, x, shapeOf(l, node.output(0)), out);
-    return;
-  }
-  l.add(Op::CAST, {x}, {out});
+  castOrCopy(l, in(node, l, 0), shapeOf(l, node.output(0)), l.output(node, 0));
 }
 
 // MeanVarianceNormalization: (x - mean) / sqrt(variance) over `axes` (default N, H, W); no

@@ -14,12 +14,6 @@ namespace {
 
 using Op = nn::OperationType;
 
-// A float weight tensor read as float (float16 weights widened), for rearranging.
-std::vector<float> floats(const HostTensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.size()));
-  for (int64_t i = 0; i < t.size(); ++i) v[static_cast<size_t>(i)] = static_cast<float>(t.asDouble(i));
-  return v;
-}
 
 // A float constant of the float type of `like`, from float values.
 uint32_t weightsLike(Lowering& l, const std::string& like, const std::vector<float>& values, const Shape& shape,
@@ -89,9 +83,9 @@ void convertConv(const Node& node, Lowering& l) {
     throw ImportError(node.error(fmt::format("group {} does not divide {} input and {} output channels", group, inC, outC)));
   }
   const ConvGeometry g = geometry(node, x, w.shape);
-  const std::vector<float> wf = floats(w);
+  const std::vector<float> wf = toFloats(w);
   std::vector<float> bias(static_cast<size_t>(outC), 0.0f);
-  if (node.hasInput(2)) bias = floats(constantInput(node, l, 2, "the bias"));
+  if (node.hasInput(2)) bias = toFloats(constantInput(node, l, 2, "the bias"));
   if (static_cast<int64_t>(bias.size()) != outC) throw ImportError(node.error("a bias that is not one value per output channel"));
   const std::string name = node.output(0);
   const uint32_t b = weightsLike(l, node.input(0), bias, {outC}, name + "_bias");
@@ -183,7 +177,7 @@ void convertConvTranspose(const Node& node, Lowering& l) {
   const std::string name = node.output(0);
   uint32_t filter;
   if (l.isConstant(node.input(1))) {
-    const std::vector<float> wf = floats(l.constant(node.input(1)));
+    const std::vector<float> wf = toFloats(l.constant(node.input(1)));
     std::vector<float> ohwi(wf.size());
     for (int64_t c = 0; c < inC; ++c)
       for (int64_t o = 0; o < outC; ++o)
@@ -200,7 +194,7 @@ void convertConvTranspose(const Node& node, Lowering& l) {
     bias = in(node, l, 2);
   } else {
     std::vector<float> b(static_cast<size_t>(outC), 0.0f);
-    if (node.hasInput(2)) b = floats(l.constant(node.input(2)));
+    if (node.hasInput(2)) b = toFloats(l.constant(node.input(2)));
     bias = weightsLike(l, node.input(0), b, {outC}, name + "_bias");
   }
   auto scalar = [&](int64_t v) { return l.nn().scalarInt32(static_cast<int32_t>(v)); };
@@ -233,8 +227,8 @@ void convertBatchNorm(const Node& node, Lowering& l) {
   }
   requireFloat(node, l, node.input(0));
   if (rankOf(l, node.input(0)) < 2) throw ImportError(node.error("an input without a channel axis"));
-  const auto scale = floats(constantInput(node, l, 1, "scale")), bias = floats(constantInput(node, l, 2, "B"));
-  const auto mean = floats(constantInput(node, l, 3, "the mean")), var = floats(constantInput(node, l, 4, "the variance"));
+  const auto scale = toFloats(constantInput(node, l, 1, "scale")), bias = toFloats(constantInput(node, l, 2, "B"));
+  const auto mean = toFloats(constantInput(node, l, 3, "the mean")), var = toFloats(constantInput(node, l, 4, "the variance"));
   const float eps = node.attrFloat("epsilon", 1e-5f);
   std::vector<float> a(scale.size()), b(scale.size());
   for (size_t c = 0; c < scale.size(); ++c) {
@@ -248,7 +242,7 @@ void convertInstanceNorm(const Node& node, Lowering& l) {
   onlyAttributes(node, {"epsilon"});
   requireFloat(node, l, node.input(0));
   if (rankOf(l, node.input(0)) != 4) throw ImportError(node.error("only 4-D (NCHW) inputs"));
-  const auto scale = floats(constantInput(node, l, 1, "scale")), bias = floats(constantInput(node, l, 2, "B"));
+  const auto scale = toFloats(constantInput(node, l, 1, "scale")), bias = toFloats(constantInput(node, l, 2, "B"));
   const uint32_t out = l.output(node, 0);
   const uint32_t normalized = l.temporary(l.nn().operand(out).type, shapeOf(l, node.input(0)), node.output(0) + "_norm");
   l.add(Op::INSTANCE_NORMALIZATION,

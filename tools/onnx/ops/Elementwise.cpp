@@ -246,12 +246,7 @@ void convertCast(const Node& node, Lowering& l) {
                                              "int32)",
                                              dtypeName(from), dtypeName(to))));
   }
-  const uint32_t x = in(node, l, 0), out = l.output(node, 0);
-  if (l.nn().operand(x).type == l.nn().operand(out).type) {
-    reshapeTo(l, x, shapeOf(l, node.output(0)), out);  // int64 <-> int32 are one NNAPI type
-    return;
-  }
-  l.add(Op::CAST, {x}, {out});
+  castOrCopy(l, in(node, l, 0), shapeOf(l, node.output(0)), l.output(node, 0));
 }
 
 // Identity, and Dropout at inference (its mask output is refused).

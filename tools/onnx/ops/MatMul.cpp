@@ -12,11 +12,6 @@ namespace {
 
 using Op = nn::OperationType;
 
-std::vector<float> floats(const HostTensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.size()));
-  for (int64_t i = 0; i < t.size(); ++i) v[static_cast<size_t>(i)] = static_cast<float>(t.asDouble(i));
-  return v;
-}
 
 // FULLY_CONNECTED of `input` (rows of K) by weights [N, K] and bias [N] into `out` of [rows, N].
 void fullyConnected(const Node& node, Lowering& l, uint32_t input, const std::vector<float>& weightsNK, int64_t n,
@@ -33,7 +28,7 @@ void matMulConstant(const Node& node, Lowering& l) {
   const Shape &a = shapeOf(l, node.input(0)), &y = shapeOf(l, node.output(0));
   const HostTensor& b = l.constant(node.input(1));
   const int64_t k = b.shape[0], n = b.shape.size() == 2 ? b.shape[1] : 1;
-  const std::vector<float> bf = floats(b);
+  const std::vector<float> bf = toFloats(b);
   std::vector<float> w(static_cast<size_t>(n * k));
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j) w[j * k + i] = bf[i * n + j];
@@ -143,7 +138,7 @@ void convertGemm(const Node& node, Lowering& l) {
   const uint32_t product = needAdd ? l.temporary(type, y, name + "_product") : out;
   if (l.isConstant(node.input(1))) {
     const HostTensor& bt = l.constant(node.input(1));
-    const std::vector<float> bf = floats(bt);
+    const std::vector<float> bf = toFloats(bt);
     std::vector<float> w(static_cast<size_t>(n * k));
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < k; ++i) w[j * k + i] = alpha * (transB ? bf[j * k + i] : bf[i * n + j]);

@@ -131,6 +131,20 @@ Padding2d windowPadding(const Node& node, const Shape& input, const std::vector<
   return p;
 }
 
+std::vector<float> toFloats(const HostTensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.size()));
+  for (int64_t i = 0; i < t.size(); ++i) v[static_cast<size_t>(i)] = static_cast<float>(t.asDouble(i));
+  return v;
+}
+
+void castOrCopy(Lowering& l, uint32_t input, const Shape& shape, uint32_t output) {
+  if (l.nn().operand(input).type == l.nn().operand(output).type) {
+    reshapeTo(l, input, shape, output);
+    return;
+  }
+  l.add(nn::OperationType::CAST, {input}, {output});
+}
+
 uint32_t floatConstant(Lowering& l, const std::vector<float>& values, const Shape& shape, const std::string& name) {
   HostTensor t(DType::kFloat, shape);
   std::memcpy(t.bytes.data(), values.data(), values.size() * sizeof(float));

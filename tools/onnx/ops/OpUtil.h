@@ -57,6 +57,12 @@ Padding2d windowPadding(const Node& node, const Shape& input, const std::vector<
                         const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                         const Shape* ceilOutput = nullptr);
 
+// A float tensor's values as float (float16 widened): weights rearranged at import.
+std::vector<float> toFloats(const HostTensor& t);
+// CAST of `input` into `output`, or a RESHAPE where the two have one NNAPI type (int32 and
+// int64 are both TENSOR_INT32).
+void castOrCopy(Lowering& l, uint32_t input, const Shape& shape, uint32_t output);
+
 // A constant operand of `values` (float32) with `shape`.
 uint32_t floatConstant(Lowering& l, const std::vector<float>& values, const Shape& shape, const std::string& name);
 // A constant of the same NNAPI float type as `like` (float32 or float16): what NNAPI's float
