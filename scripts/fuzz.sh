@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer
-  onnx_fuzzer)
+  onnx_fuzzer dram_fuzzer)
 
 cmake --preset sanitize > /dev/null
 cmake --build --preset sanitize --target weft_fuzzers

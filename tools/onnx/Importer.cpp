@@ -103,7 +103,6 @@ class Importer final : public Lowering {
   std::vector<std::string> graphInputs_;
   std::vector<::onnx::NodeProto> nodes_;  // the graph's nodes as the model gives them
   std::vector<bool> folded_;
-  std::set<size_t> notesBatchNorm_;  // batch norms folded into their convolution
   NnapiBuilder builder_;
   const Node* current_ = nullptr;
   NodeRecord* record_ = nullptr;
@@ -439,7 +438,6 @@ void Importer::foldBatchNorms() {
     }
     convProto.set_output(0, bn.output(0));
     folded_[i] = true;
-    notesBatchNorm_.insert(i);
   }
 }
 
