@@ -29,7 +29,7 @@ for target in "${TARGETS[@]}"; do
   if [[ -d "tests/fuzz/corpus/${target}" ]]; then seeds=("tests/fuzz/corpus/${target}"); fi
   if [[ "${target}" == onnx_fuzzer && -d /usr/share/libonnx-testdata/data/node ]]; then
     # Seeds: the small models of ONNX's node tests (Debian's libonnx-testdata), not copied into the tree.
-    for model in /usr/share/libonnx-testdata/data/node/test_{abs,add_bcast,conv_with_strides_padding,maxpool_2d_pads,gemm_default_scalar_bias,softmax_axis_1,slice,concat_2d_axis_0,gather_0,reshape_reduced_dims}/model.onnx; do
+    for model in /usr/share/libonnx-testdata/data/node/test_{abs,add_bcast,conv_with_strides_padding,maxpool_2d_pads,gemm_default_scalar_bias,softmax_axis_1,slice,concat_2d_axis_0,gather_0,reshape_reduced_dims,quantizelinear,dequantizelinear,qlinearconv,qlinearmatmul_2D}/model.onnx; do
       if [[ -f "${model}" ]]; then cp "${model}" "${work}/seed-$(basename "$(dirname "${model}")").onnx"; fi
     done
   fi

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -14,6 +15,7 @@
 #include "Importer.h"
 #include "Nnapi.h"
 #include "Npy.h"
+#include "QuantizedGraph.h"
 
 namespace weft::tool {
 namespace {
@@ -41,7 +43,8 @@ HostTensor readTensorFile(const std::string& path) {
   throw onnx::ImportError(fmt::format("{}: an input file is .npy or an ONNX TensorProto .pb", path));
 }
 
-// Seeded values in the input's type: floats uniform in [-1, 1), integers in [0, 10), booleans.
+// Seeded values in the input's type: floats uniform in [-1, 1), quantized values over their
+// whole range, other integers in [0, 10), booleans.
 HostTensor randomTensor(const onnx::ValueInfo& info, uint64_t seed) {
   HostTensor t(info.type, info.shape);
   std::mt19937_64 rng(seed);
@@ -51,6 +54,8 @@ HostTensor randomTensor(const onnx::ValueInfo& info, uint64_t seed) {
       t.setDouble(i, real(rng));
     } else if (info.type == DType::kBool) {
       t.setInt(i, static_cast<int64_t>(rng() & 1));
+    } else if (info.quant.quantized()) {
+      t.setInt(i, static_cast<int64_t>(rng() % 256) + (info.type == DType::kInt8 ? -128 : 0));
     } else {
       t.setInt(i, static_cast<int64_t>(rng() % 10));
     }
@@ -92,9 +97,12 @@ struct Tolerance {
   double atol, rtol;
 };
 
-// Compares `actual` with `expected`: floats within atol + rtol * |expected|, the rest exactly.
+// Compares `actual` with `expected`: floats within atol + rtol * |expected|, the rest exactly;
+// an output of a quantized model (quantum > 0: the scale of its quantized value) may also be
+// one quantization step off, as integer requantization and float rounding differ that much.
 void compareOutput(const std::string& name, const HostTensor& actual, const HostTensor& expected, Tolerance tol,
-                   std::vector<std::string>& failures) {
+                   double quantum, std::vector<std::string>& failures) {
+  tol.atol = std::max(tol.atol, quantum * 1.0001);
   if (actual.shape != expected.shape) {
     failures.push_back(fmt::format("output '{}': shape {}, expected {}", name, onnx::shapeString(actual.shape),
                                    onnx::shapeString(expected.shape)));
@@ -111,7 +119,8 @@ void compareOutput(const std::string& name, const HostTensor& actual, const Host
       excess = std::fabs(a - e) - (tol.atol + tol.rtol * std::fabs(e));
       if (std::isnan(excess)) excess = INFINITY;
     } else {
-      excess = actual.asInt(i) == expected.asInt(i) ? -1.0 : std::fabs(a - e);
+      const int64_t step = quantum > 0 ? 1 : 0;
+      excess = std::llabs(actual.asInt(i) - expected.asInt(i)) <= step ? -1.0 : std::fabs(a - e);
     }
     if (excess > 0) {
       ++bad;
@@ -239,6 +248,9 @@ int runOnnx(const RunOptions& options) {
                            : "every output within atol 1e-5, rtol 1e-3 of the CPU reference's";
   }
 
+  if (std::any_of(imported.outputQuanta.begin(), imported.outputQuanta.end(), [](double q) { return q > 0; })) {
+    rule += ", or one quantization step of the quantized outputs";
+  }
   ModelCase modelCase;
   modelCase.model = &imported.model;
   // Reports are named after the file (exporters name every graph "main_graph" or "torch-jit-export").
@@ -261,7 +273,7 @@ int runOnnx(const RunOptions& options) {
       const HostTensor actual = fromNnapiBytes(outputs[i], imported.outputs[i]);
       HostTensor want = expected[i];
       if (want.type == DType::kDouble) want = want.castTo(DType::kFloat);
-      compareOutput(imported.outputNames[i], actual, want, tolerance, report.failures);
+      compareOutput(imported.outputNames[i], actual, want, tolerance, imported.outputQuanta[i], report.failures);
     }
     return report;
   };
@@ -270,6 +282,7 @@ int runOnnx(const RunOptions& options) {
     fs::create_directories(options.saveOutputsDir);
     for (size_t i = 0; i < outputs.size(); ++i) {
       HostTensor t = fromNnapiBytes(outputs[i], imported.outputs[i]);
+      if (imported.outputs[i].quant.quantized()) t = onnx::dequantize(t, imported.outputs[i].quant);
       if (onnx::isFloat(t.type)) t = t.castTo(DType::kFloat);
       onnx::writeNpy((fs::path(options.saveOutputsDir) / (fileNameOf(imported.outputNames[i]) + ".npy")).string(), t);
     }

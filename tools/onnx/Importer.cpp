@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "Folding.h"
+#include "QuantizedGraph.h"
 #include "ImportError.h"
 
 namespace weft::onnx {
@@ -73,6 +74,10 @@ class Importer final : public Lowering {
     constants_[value] = std::move(tensor);
   }
   void defineInfo(const std::string& value, const ValueInfo& info) override { infos_[value] = info; }
+  int32_t fusedActivation(const Node& node) const override {
+    auto it = quantized_.fusedActivation.find(node.index());
+    return it == quantized_.fusedActivation.end() ? 0 : it->second;
+  }
   void add(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) override {
     const size_t index = builder_.addOperation(type, std::move(inputs), std::move(outputs));
     if (record_ != nullptr) record_->operations.push_back(index);
@@ -87,9 +92,12 @@ class Importer final : public Lowering {
   void bindInputs();
   void inferAndFold();
   void foldBatchNorms();
+  void planQuantizedNodes();
+  void addInputs();
   void collectInfos();
   void lowerNodes();
   void defineOutputs();
+  double quantumOf(const std::string& value) const;
   std::string where() const { return origin_; }
 
   ::onnx::ModelProto proto_;
@@ -106,6 +114,7 @@ class Importer final : public Lowering {
   NnapiBuilder builder_;
   const Node* current_ = nullptr;
   NodeRecord* record_ = nullptr;
+  QuantizedPlan quantized_;
 };
 
 ValueInfo infoFromType(const ::onnx::TypeProto& type, bool& complete) {
@@ -441,10 +450,34 @@ void Importer::foldBatchNorms() {
   }
 }
 
+void Importer::planQuantizedNodes() {
+  std::set<std::string> outputs;
+  for (const auto& out : proto_.graph().output()) outputs.insert(out.name());
+  quantized_ = planQuantized(QuantizedGraphView{nodes_, folded_, constants_, infos_, outputs, opset_, where()});
+}
+
+// The model's inputs are the NNAPI model's first operands, in the graph's order (after the
+// quantized pass, which gives a quantized input its scale and zero point).
+void Importer::addInputs() {
+  for (const std::string& name : graphInputs_) {
+    const ValueInfo& v = infos_.at(name);
+    const uint32_t index = builder_.addTensor(nnTensorType(v, fmt::format("{}: input '{}'", where(), name)),
+                                              nnDims(v.shape), name, v.quant.quantized() ? v.quant.scales.front() : 0.0f,
+                                              v.quant.quantized() ? v.quant.zeroPoints.front() : 0);
+    builder_.addInput(index);
+    operands_[name] = index;
+    result_.inputNames.push_back(name);
+    result_.inputs.push_back(v);
+  }
+}
+
 uint32_t Importer::operand(const std::string& value) {
   if (auto it = operands_.find(value); it != operands_.end()) return it->second;
   if (auto c = constants_.find(value); c != constants_.end()) {
-    const uint32_t index = constantOperand(c->second, value);
+    const auto v = infos_.find(value);
+    const bool quantized = v != infos_.end() && v->second.quant.quantized();
+    const uint32_t index = quantized ? builder_.addQuantized(c->second, v->second.quant, value)
+                                     : constantOperand(c->second, value);
     operands_[value] = index;
     return index;
   }
@@ -476,8 +509,9 @@ uint32_t Importer::constantOperand(const HostTensor& tensor, const std::string& 
 uint32_t Importer::output(const Node& node, size_t i) {
   const std::string name = node.output(i);
   const ValueInfo& v = info(name);
-  const uint32_t index = builder_.addTensor(nnTensorType(v.type, where() + ": " + node.error("output '" + name + "'")),
-                                            nnDims(v.shape), name);
+  const uint32_t index = builder_.addTensor(nnTensorType(v, where() + ": " + node.error("output '" + name + "'")),
+                                            nnDims(v.shape), name, v.quant.quantized() ? v.quant.scales.front() : 0.0f,
+                                            v.quant.quantized() ? v.quant.zeroPoints.front() : 0);
   operands_[name] = index;
   return index;
 }
@@ -487,7 +521,8 @@ void Importer::lowerNodes() {
     const Node node(nodes_[i], static_cast<int>(i), opset_);
     NodeRecord record{static_cast<int>(i), node.name(), node.op(), folded_[i], {}};
     if (!folded_[i]) {
-      const Converter* convert = findConverter(node.op());
+      const bool quantized = quantized_.nodes.count(static_cast<int>(i)) != 0;
+      const Converter* convert = quantized ? findQuantizedConverter(node.op()) : findConverter(node.op());
       if (convert == nullptr) {
         throw ImportError(fmt::format("{}: {}: operator {} is not supported (weft imports: {})", where(), node.label(),
                                       node.op(), fmt::join(convertedOperators(), ", ")));
@@ -509,6 +544,18 @@ void Importer::lowerNodes() {
     }
     result_.nodes.push_back(std::move(record));
   }
+}
+
+double Importer::quantumOf(const std::string& value) const {
+  const ValueInfo& v = info(value);
+  if (v.quant.quantized()) return v.quant.scales.front();
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const auto& n = nodes_[i];
+    if (folded_[i] || n.op_type() != "DequantizeLinear" || n.output_size() < 1 || n.output(0) != value) continue;
+    const ValueInfo& q = info(n.input(0));
+    return q.quant.quantized() ? q.quant.scales.front() : 0.0;
+  }
+  return 0.0;
 }
 
 void Importer::defineOutputs() {
@@ -535,6 +582,7 @@ void Importer::defineOutputs() {
     builder_.addOutput(index);
     result_.outputNames.push_back(name);
     result_.outputs.push_back(info(name));
+    result_.outputQuanta.push_back(quantumOf(name));
   }
 }
 
@@ -553,16 +601,6 @@ ImportedModel Importer::run() {
   result_.name = proto_.graph().name();
   takeInitializers();
   bindInputs();
-  // The model's inputs are the NNAPI model's first operands, in the graph's order.
-  for (const std::string& name : graphInputs_) {
-    const ValueInfo& v = infos_.at(name);
-    const uint32_t index = builder_.addTensor(nnTensorType(v.type, fmt::format("{}: input '{}'", where(), name)),
-                                              nnDims(v.shape), name);
-    builder_.addInput(index);
-    operands_[name] = index;
-    result_.inputNames.push_back(name);
-    result_.inputs.push_back(v);
-  }
   inferAndFold();
   for (const auto& [name, v] : infos_) {
     if (elementCount(v.shape) > options_.maxElements) {
@@ -571,6 +609,8 @@ ImportedModel Importer::run() {
     }
   }
   foldBatchNorms();
+  planQuantizedNodes();
+  addInputs();
   lowerNodes();
   defineOutputs();
   builder_.model().isRelaxed = options_.relaxed;

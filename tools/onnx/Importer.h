@@ -49,6 +49,9 @@ struct ImportedModel {
   test::TestModel model;
   std::vector<std::string> inputNames, outputNames;  // in the model's input and output order
   std::vector<ValueInfo> inputs, outputs;            // their ONNX types and static shapes
+  // Per output: one step of the quantized value it is or was dequantized from (its scale), else
+  // 0. A quantized result may differ from another implementation's by that much (rounding).
+  std::vector<double> outputQuanta;
   std::vector<NodeRecord> nodes;
   std::vector<std::string> notes;  // what the user should know (defaulted dimensions)
 };
