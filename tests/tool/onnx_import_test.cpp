@@ -429,6 +429,17 @@ TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   EXPECT_NE(importError(zeroStride).find("node 'pool' (MaxPool): attribute 'strides' must be positive"),
             std::string::npos)
       << importError(zeroStride);
+  // A QLinearConv whose input and weights differ in rank (the fuzzer's libonnx crash).
+  Graph ranks;
+  ranks.input("x", {"1", "7", "7"}, ::onnx::TensorProto::UINT8);
+  ranks.input("w", {"1", "1", "1", "1"}, ::onnx::TensorProto::UINT8);
+  for (const char* s : {"sx", "sw", "sy"}) ranks.input(s, {}, ::onnx::TensorProto::FLOAT);
+  for (const char* z : {"zx", "zw", "zy"}) ranks.input(z, {}, ::onnx::TensorProto::UINT8);
+  ranks.node("QLinearConv", {"x", "sx", "zx", "w", "sw", "zw", "sy", "zy"}, {"y"}, "qconv");
+  ranks.value(ranks.g->add_output(), "y", ::onnx::TensorProto::UINT8, {"a", "b", "c"});
+  EXPECT_NE(importError(ranks).find("node 'qconv' (QLinearConv): its input has rank 3 and its weights rank 4"),
+            std::string::npos)
+      << importError(ranks);
 }
 
 TEST(OnnxImport, ShapesParse) {

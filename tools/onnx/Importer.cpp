@@ -162,6 +162,26 @@ void Importer::checkWindows() {
       }
     }
   }
+  // A convolution's input and weights of different ranks, as the graph declares them
+  // (libonnx 1.12's QLinearConv inference reads past the end of the shorter).
+  std::map<std::string, int> declaredRank;
+  for (const auto& v : graph.input()) {
+    if (v.type().tensor_type().has_shape()) declaredRank[v.name()] = v.type().tensor_type().shape().dim_size();
+  }
+  for (const auto& t : graph.initializer()) declaredRank[t.name()] = t.dims_size();
+  static const std::map<std::string, int> kWeightsInput = {{"Conv", 1}, {"ConvInteger", 1}, {"ConvTranspose", 1},
+                                                           {"QLinearConv", 3}};
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    auto w = kWeightsInput.find(n.op_type());
+    if (w == kWeightsInput.end() || n.input_size() <= w->second) continue;
+    auto x = declaredRank.find(n.input(0)), k = declaredRank.find(n.input(w->second));
+    if (x != declaredRank.end() && k != declaredRank.end() && x->second != k->second) {
+      const Node node(n, i, 0);
+      throw ImportError(fmt::format("{}: {}: its input has rank {} and its weights rank {}", where(), node.label(),
+                                    x->second, k->second));
+    }
+  }
 }
 
 void Importer::checkOpsets() {
