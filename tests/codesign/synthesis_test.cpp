@@ -1,4 +1,4 @@
-// Logic area from synthesis (driver/codesign/Synthesis.h): the per-cell table, the stat parser,
+// Logic area from synthesis (tools/codesign/Synthesis.h): the per-cell table, the stat parser,
 // and the cache, run against a fake yosys that counts its calls.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // Host processes and file locks, shared by the on-demand builds: the verilated RTL plugins
 // (sim/src/rtl/plugin_builder.cpp) and the yosys synthesis behind the area figures
-// (driver/codesign/Synthesis.cpp). Both run a tool with its output in a log, look for tools on
+// (tools/codesign/Synthesis.cpp). Both run a tool with its output in a log, look for tools on
 // PATH, and serialize builds of one key across processes with a lock file.
 #pragma once
 

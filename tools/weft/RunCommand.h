@@ -18,7 +18,7 @@ struct RunOptions {
   std::string tracePath;          // Chrome trace-event timeline (Trace.h); empty: none
   size_t traceLimit = 200000;     // commands the trace shows (Trace.h keepFirstCommands; 0: all)
   std::string htmlPath;           // also the HTML report (scripts/weft_report.py); empty: none
-  std::string energyModelPath;    // energy coefficients overriding the defaults (driver/codesign); empty: none
+  std::string energyModelPath;    // energy coefficients overriding the defaults (tools/codesign); empty: none
   int tolerance = 3;              // DESIGN.md: quant8 atol 3 for whole MobileNet-style networks
   // ANeuralNetworksCompilation_setPreference for the accelerated compilation:
   // ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER (1), _SUSTAINED_SPEED (2) or _LOW_POWER (0).

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   runCmd->add_option("--tolerance", run.tolerance, "largest accepted |accelerator - reference| per element, quant8 units")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   runCmd->add_option("--energy-model", run.energyModelPath,
-                     "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+                     "JSON file of energy and area coefficients overriding the defaults (tools/codesign/README.md)");
   runCmd->add_option("--trace", run.tracePath, "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   runCmd
       ->add_option("--trace-limit", run.traceLimit,
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
                         "keep each layer's compilation here (NNAPI compilation caching): a later run of the same "
                         "layers on the same configuration skips the tiling search");
   layersCmd->add_option("--energy-model", layers.energyModelPath,
-                        "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+                        "JSON file of energy and area coefficients overriding the defaults (tools/codesign/README.md)");
   layersCmd->add_option("--trace", layers.tracePath,
                         "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   layersCmd

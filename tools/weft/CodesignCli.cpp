@@ -17,7 +17,7 @@ void CodesignCli::add(CLI::App& app) {
   sweepCmd_->add_option("--backend", sweep_.backend, "accelerator backend (default: the spec's, else approx)")
       ->check(CLI::IsMember({"rtl", "approx"}));
   sweepCmd_->add_option("--energy-model", sweep_.energyModelPath,
-                        "JSON file of energy and area coefficients overriding the defaults (driver/codesign/README.md)");
+                        "JSON file of energy and area coefficients overriding the defaults (tools/codesign/README.md)");
   // Hidden: what a Slurm array task runs.
   sweepCmd_->add_option("--shard", shard_, "run only the points i, i+n, i+2n, ... and do not merge (i/n)")->group("");
   sweepCmd_->add_flag("--collect", sweep_.collect, "only merge the point results already in --out (after shards)");

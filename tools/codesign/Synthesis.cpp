@@ -238,6 +238,9 @@ std::string yosysScript(const hw::HwConfig& hw, const std::string& source, const
     const auto eq = p.find('=');
     chparam += fmt::format(" -set {} {}", p.substr(2, eq - 2), p.substr(eq + 1));
   }
+  // The script's text is part of the cache key (synthesizeLogic), so its first comment keeps the
+  // folder this code had when the flow was last changed (now tools/codesign): rewording it would
+  // synthesize every configuration again on every machine for an unchanged netlist.
   return fmt::format(
       "# The logic of weft_top at {} (driver/codesign/README.md): yosys's coarse-grained\n"
       "# synthesis (synth up to fine:), priced per cell by Synthesis.cpp.\n"

@@ -1,6 +1,6 @@
 // Energy of what the accelerator did, from its own performance counters (hw/spec/regs.json)
 // times the per-event energies of an EnergyModel, plus leakage over the elapsed time. Which
-// counter stands for which event, and what is left out, is in driver/codesign/README.md.
+// counter stands for which event, and what is left out, is in tools/codesign/README.md.
 #pragma once
 
 #include <cstdint>

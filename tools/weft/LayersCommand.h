@@ -17,7 +17,7 @@ struct LayersOptions {
   // (its slices on two tracks and the counter changes it makes): 200 MB at the default.
   size_t traceLimit = 200000;
   std::string htmlPath;         // also the HTML report (scripts/weft_report.py); empty: none
-  std::string energyModelPath;  // energy coefficients overriding the defaults (driver/codesign); empty: none
+  std::string energyModelPath;  // energy coefficients overriding the defaults (tools/codesign); empty: none
   // SCALE-Sim's COMPUTE_REPORT.csv for the same table, set beside weft's figures
   // (ScaleSimCompare.h); empty: no comparison. Its CSV and JSON forms: empty, beside the reports.
   std::string compareToPath, compareCsvPath, compareJsonPath;

@@ -33,7 +33,7 @@ struct LayerReport {
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   uint64_t minDramBytes = 0;    // the least DRAM traffic: every tensor the layer reads and writes, once
   int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
-  codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (driver/codesign)
+  codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (tools/codesign)
 };
 
 // The unit whose busy fraction is largest ("array", "vector", "load", "store"): what bounds the
@@ -71,7 +71,7 @@ struct RunReport {
   // outputs instead of quant8 units against the CPU device; its failures, one a line.
   std::string referenceRule, referenceFailures;
   int worstError = 0;
-  // Co-design estimates (driver/codesign): the accelerator's energy (its layers' and the
+  // Co-design estimates (tools/codesign): the accelerator's energy (its layers' and the
   // execution's register accesses), the configuration's area and the models' sources.
   codesign::EnergyBreakdown acceleratorEnergy;
   std::vector<size_t> deviceOrder;  // accelerator layers in the order the device ran them
