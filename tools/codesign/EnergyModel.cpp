@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "weft/common/files.h"
 
 namespace weft::codesign {
 namespace {
@@ -48,11 +48,9 @@ EnergyModel::EnergyModel() : overridden_(std::size(kInfo), false) {
 }
 
 EnergyModel EnergyModel::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ModelError(fmt::format("energy model '{}': cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return fromJson(text.str(), path);
+  const auto text = common::readFile(path);
+  if (!text) throw ModelError(fmt::format("energy model '{}': cannot read the file", path));
+  return fromJson(*text, path);
 }
 
 EnergyModel EnergyModel::fromJson(std::string_view text, const std::string& origin) {

@@ -1,6 +1,10 @@
 #include "Synthesis.h"
 
-#include "weft/host/process.h"
+#include "weft/common/file_lock.h"
+#include "weft/common/files.h"
+#include "weft/common/fnv1a.h"
+#include "weft/common/log_tail.h"
+#include "weft/common/process.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -46,58 +50,23 @@ constexpr double kFa = 4.256, kHa = 2.660;
 // Bumped when price() changes, so cached results are priced again.
 constexpr const char* kPricing = "coarse-nangate45-v1";
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The cache key's digest of the flow: FNV-1a from the basis these keys were first made with, so
+// that results cached before stay valid.
+std::string flowDigest(const std::string& text) {
+  return fmt::format("{:016x}", common::fnv1a(text, common::kFnv1aTruncatedBasis)).substr(0, 12);
 }
 
-// FNV-1a: a digest that is the same on every build (std::hash need not be).
-std::string fnv1a(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return fmt::format("{:016x}", h).substr(0, 12);
-}
-
-// The last lines of a file, for a note.
+// What a failed yosys run says: its first ERROR line, else its last line.
 std::string lastLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string last;
-  for (std::string l; std::getline(in, l);) {
-    if (l.find("ERROR") != std::string::npos) return l;
-    if (!l.empty()) last = l;
-  }
-  return last;
+  const auto scan = common::scanLog(path, [](const std::string& l) { return l.find("ERROR") != std::string::npos; });
+  return scan.matching.empty() ? scan.lastNonEmpty : scan.matching.front();
 }
 
 // The first "... is implicitly declared" warning of a yosys log, or "".
 std::string implicitDeclaration(const std::string& log) {
-  std::ifstream in(log);
-  for (std::string l; std::getline(in, l);) {
-    if (l.find("is implicitly declared") != std::string::npos) return l;
-  }
-  return "";
-}
-
-// Writes `text` to `path` through a temporary file and a rename, so a reader never sees a
-// partial file.
-bool writeAtomically(const std::string& path, const std::string& text) {
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.good()) {
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  const auto scan =
+      common::scanLog(log, [](const std::string& l) { return l.find("is implicitly declared") != std::string::npos; });
+  return scan.matching.empty() ? std::string() : scan.matching.front();
 }
 
 // The memories the SRAM model counts (Energy.h memories()): the scratchpads and parameter
@@ -116,7 +85,7 @@ LogicArea finish(LogicArea a);
 // cache key, so that a result is reused only from the same yosys (the rtl.synth tests keep their
 // results in a cache shared by every build of the machine).
 std::string toolIdentity(const std::string& program) {
-  const std::string path = host::findOnPath(program);
+  const std::string path = common::findOnPath(program);
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return "missing:" + program;
   return fmt::format("{}:{}:{}", path, static_cast<uint64_t>(st.st_size), static_cast<int64_t>(st.st_mtime));
@@ -455,7 +424,7 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
     return fail;
   }
   const CacheKey key{hw.rtlKey(), setup.rtlDigest,
-                     fnv1a(yosysScript(hw, "<source>", "<netlist>") + kPricing + toolIdentity(setup.yosys))};
+                     flowDigest(yosysScript(hw, "<source>", "<netlist>") + kPricing + toolIdentity(setup.yosys))};
   const std::string memoKey = setup.yosys + "|" + setup.cacheDir + "/" + key.fileName();
   {
     std::lock_guard<std::mutex> lock(memoMutex());
@@ -473,16 +442,16 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
   if (cached) {
     if (auto a = readCache(cachePath, key)) return remember(*a);
   }
-  if (!host::onPath(setup.yosys)) {
+  if (!common::onPath(setup.yosys)) {
     fail.note = fmt::format("logic not synthesized (no yosys: '{}' is not on PATH; set WEFT_YOSYS)", setup.yosys);
     return remember(fail);
   }
 
   // One synthesis per key at a time; whoever waited finds the result in the cache.
-  std::unique_ptr<host::FileLock> lock;
+  std::unique_ptr<common::FileLock> lock;
   if (cached) {
     fs::create_directories(setup.cacheDir, ec);
-    lock = std::make_unique<host::FileLock>((fs::path(setup.cacheDir) / ("." + key.fileName() + ".lock")).string());
+    lock = std::make_unique<common::FileLock>((fs::path(setup.cacheDir) / ("." + key.fileName() + ".lock")).string());
     if (auto a = readCache(cachePath, key)) return remember(*a);
   }
   std::string work = (fs::path(cached ? setup.cacheDir : fs::temp_directory_path().string()) /
@@ -507,8 +476,8 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
                "RTL parameter set; WEFT_YOSYS=none skips it)\n",
                hw.name().c_str());
   std::remove(log.c_str());  // runLogged appends
-  const int rc = host::runLogged({setup.yosys, "-q", "-s", script}, log);
-  LogicArea a = rc == 0 ? parseNetlist(readFile(netlist)) : LogicArea{};
+  const int rc = common::runLogged({setup.yosys, "-q", "-s", script}, log);
+  LogicArea a = rc == 0 ? parseNetlist(common::readFile(netlist).value_or("")) : LogicArea{};
   // yosys 0.23 reads some constructs it does not support as a new implicit wire, with only a
   // warning (rtl/README.md): such a netlist is wrong, so it counts as a failure.
   const std::string misread = rc == 0 ? implicitDeclaration(log) : std::string();
@@ -533,7 +502,7 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
                                   {"flow", key.flow},
                                   {"config", hw.name()},
                                   {"logic", toJson(a)}};
-    writeAtomically(cachePath, doc.dump(1) + "\n");
+    common::tryWriteFileAtomically(cachePath, doc.dump(1) + "\n");  // a cache: a failed write costs a synthesis
   }
   fs::remove_all(work, ec);
   return remember(a);

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "weft/common/files.h"
+
 namespace weft::test {
 
 using nlohmann::json;
@@ -248,11 +250,9 @@ nn::Result<TestModel> parseTestModel(const std::string& jsonText) {
 }
 
 nn::Result<TestModel> loadTestModel(const std::filesystem::path& file, const std::string& version) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return NN_ERROR(BAD_DATA) << "cannot open " << file.string();
-  std::stringstream text;
-  text << in.rdbuf();
-  auto model = parseTestModel(text.str());
+  const auto text = common::readFile(file.string());
+  if (!text) return NN_ERROR(BAD_DATA) << "cannot open " << file.string();
+  auto model = parseTestModel(*text);
   if (!model.ok()) return NN_ERROR(BAD_DATA) << file.string() << ": " << model.error().message;
   model->version = version.empty() ? file.parent_path().filename().string() : version;
   return model;

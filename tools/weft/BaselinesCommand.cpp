@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
-#include "TextFile.h"
 #include "WorkerProcess.h"
+#include "weft/common/files.h"
 #include "weft/hw/config.h"
 
 namespace weft::tool {
@@ -77,7 +77,7 @@ struct BaselineFile {
 BaselineFile loadBaseline(const std::string& path) {
   BaselineFile b;
   b.path = path;
-  const std::string text = readTextFile(path);
+  const std::string text = common::readFileOrThrow(path);
   try {
     const json j = json::parse(text);
     if (j.value("format", 0) != kFormat) throw std::runtime_error(fmt::format("\"format\" is not {}", kFormat));
@@ -112,13 +112,7 @@ void writeBaseline(const BaselineFile& b) {
     configSep = ",\n";
   }
   text += "\n }\n}\n";
-  const std::string tmp = b.path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
-    out << text;
-  }
-  fs::rename(tmp, b.path);
+  common::writeFileAtomically(b.path, text);
 }
 
 // One worker: a workload on one configuration.
@@ -145,7 +139,7 @@ Job makeJob(const Workload& w, const std::string& config, const BaselinesOptions
 }
 
 Measured readReport(const Job& job) {
-  const json r = json::parse(readTextFile(job.reportPath));
+  const json r = json::parse(common::readFileOrThrow(job.reportPath));
   Measured m;
   for (const auto& l : r.at("layers")) m.push_back({l.at("name").get<std::string>(), l.at("cycles").get<uint64_t>()});
   return m;

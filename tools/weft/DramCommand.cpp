@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "SweepFiles.h"
+#include "weft/common/files.h"
 #include "weft/sim/dram/device.h"
 #include "weft/sim/dram/trace_replay.h"
 
@@ -38,7 +38,7 @@ int DramCommand::replay() const {
   const auto start = std::chrono::steady_clock::now();
   const dram::ReplayResult result = dram::replayTraceFile(spec, tracePath_);  // read as it runs
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!jsonPath_.empty()) writeAtomically(jsonPath_, result.toJson().dump(2) + "\n");
+  if (!jsonPath_.empty()) common::writeFileAtomically(jsonPath_, result.toJson().dump(2) + "\n");
   if (!quiet_) {
     fmt::print("{}", result.toText());
     fmt::print("replay            {} transactions read and simulated in {:.3f} s ({:.1f} M transactions/s)\n",

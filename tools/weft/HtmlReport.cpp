@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "Subprocess.h"
+#include "weft/common/process.h"
 
 namespace weft::tool {
 
@@ -31,7 +31,7 @@ int writeHtmlReport(const HtmlReportOptions& options) {
   args.insert(args.end(), options.inputs.begin(), options.inputs.end());
   args.insert(args.end(), {"--out", htmlReportPath(options)});
   if (!options.plotsDir.empty()) args.insert(args.end(), {"--plots", options.plotsDir});
-  const ChildResult r = runChild(python, args, {}, "");
+  const common::ChildResult r = common::runChild(python, args);
   if (r.exitCode != 0) fmt::print(stderr, "weft: the HTML report was not written ({} failed)\n", python);
   return r.exitCode == 0 ? 0 : 2;
 }

@@ -5,86 +5,32 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <set>
-#include <type_traits>
 #include <string>
 #include <vector>
 
 #include "Network.h"
+#include "weft/common/json_fields.h"
 
 namespace weft::tool::json_fields {
 
 using nlohmann::json;
 
+// The generic readers (weft/common/json_fields.h) with NetworkError as their error.
 inline const json& field(const json& obj, const char* key, const std::string& where) {
-  if (!obj.is_object() || !obj.contains(key)) {
-    throw NetworkError(fmt::format("{}: missing \"{}\"", where, key));
-  }
-  return obj.at(key);
+  return common::json_fields::field<NetworkError>(obj, key, where);
 }
 
-// A field of type T. Numbers must fit T: nlohmann converts with a plain cast, which wraps a
-// negative number into an unsigned type and is undefined behaviour for a number out of an
-// integer's or a float's range (2e20 for an int, 1e300 for a float). An integer field takes an
-// integral floating-point number too (128.0), as hand-written files have them.
+// A field of type T: numbers must fit T (common::json_fields::value).
 template <typename T>
 T get(const json& obj, const char* key, const std::string& where) {
-  const json& v = field(obj, key, where);
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    auto outOfRange = [&] {
-      return NetworkError(fmt::format("{}: \"{}\" must be an integer in [{}, {}]", where, key,
-                                      std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-    };
-    if (v.is_number_unsigned()) {
-      const uint64_t u = v.get<uint64_t>();
-      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) throw outOfRange();
-      return static_cast<T>(u);
-    }
-    if (v.is_number_integer()) {
-      const int64_t n = v.get<int64_t>();
-      if (n < 0 ? (!std::is_signed_v<T> || n < static_cast<int64_t>(std::numeric_limits<T>::min()))
-                : static_cast<uint64_t>(n) > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
-        throw outOfRange();
-      }
-      return static_cast<T>(n);
-    }
-    if (v.is_number_float()) {
-      const double d = v.get<double>();
-      // Compared as doubles: the bounds of a 64-bit T round to powers of two, so `<` is exact.
-      if (!(d == std::floor(d) && d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-            d < std::ldexp(1.0, std::numeric_limits<T>::digits))) {
-        throw outOfRange();
-      }
-      return static_cast<T>(d);
-    }
-    throw NetworkError(fmt::format("{}: \"{}\" must be an integer", where, key));
-  } else if constexpr (std::is_floating_point_v<T>) {
-    if (!v.is_number()) throw NetworkError(fmt::format("{}: \"{}\" must be a number", where, key));
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || std::fabs(d) > static_cast<double>(std::numeric_limits<T>::max())) {
-      throw NetworkError(fmt::format("{}: \"{}\" is {}, out of the range of a {}-bit float", where, key, d,
-                                     8 * sizeof(T)));
-    }
-    return static_cast<T>(d);
-  } else {
-    try {
-      return v.get<T>();
-    } catch (const json::exception& e) {
-      throw NetworkError(fmt::format("{}: \"{}\" has the wrong type ({})", where, key, e.what()));
-    }
-  }
+  return common::json_fields::get<T, NetworkError>(obj, key, where);
 }
 
 // An integer field within [lo, hi] (nlohmann would wrap a negative number into an unsigned type).
 inline int64_t integerIn(const json& obj, const char* key, int64_t lo, int64_t hi, const std::string& where) {
-  const json& v = field(obj, key, where);
-  if (!v.is_number_integer()) throw NetworkError(fmt::format("{}: \"{}\" must be an integer", where, key));
-  const int64_t n = v.get<int64_t>();
-  if (n < lo || n > hi) throw NetworkError(fmt::format("{}: \"{}\" is {}, not in [{}, {}]", where, key, n, lo, hi));
-  return n;
+  return common::json_fields::integerFieldIn<NetworkError>(obj, key, lo, hi, where);
 }
 
 // A list of tensor dimensions, each at least 1, at most 2^31 elements in all: a negative entry

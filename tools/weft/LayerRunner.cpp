@@ -20,6 +20,7 @@
 #include "Splitmix.h"
 #include "Trace.h"
 #include "weft/runtime/Profile.h"
+#include "weft/common/fnv1a.h"
 
 namespace weft::tool {
 namespace {
@@ -92,9 +93,7 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
 // The NNAPI cache token of a layer: its name, shape and data seed with the options' salt,
 // hashed (FNV-1a) and spread over the token's 32 bytes.
 std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken(const std::string& identity) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : identity) h = (h ^ c) * 0x100000001b3ull;
-  Splitmix64 spread(h);
+  Splitmix64 spread(common::fnv1a(identity));
   std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> token{};
   for (size_t i = 0; i < token.size(); i += 8) {
     const uint64_t word = spread.next();

@@ -16,6 +16,7 @@
 #include "LayerFields.h"
 #include "LayerSpec.h"
 #include "SingleLayer.h"
+#include "weft/common/files.h"
 
 namespace weft::tool {
 namespace {
@@ -28,11 +29,9 @@ constexpr const char* kAcceptedFormats =
     "or a GEMM table with the header 'Layer, M, N, K'";
 
 std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NetworkError(fmt::format("cannot read layer table '{}'", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto text = common::readFile(path);
+  if (!text) throw NetworkError(fmt::format("cannot read layer table '{}'", path));
+  return std::move(*text);
 }
 
 std::string trim(const std::string& s) {

@@ -17,6 +17,7 @@
 #include "Trace.h"
 #include "LayerRunner.h"
 #include "LayerTable.h"
+#include "Report.h"
 #include "ScaleSimCompare.h"
 #include "ScaleSimReport.h"
 #include "weft/hw/config.h"
@@ -27,14 +28,6 @@ namespace {
 std::string envOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-void writeFile(const std::string& path, const std::string& text) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
 }
 
 // SCALE-Sim's COMPUTE_REPORT.csv quantities, for weft's array (one row enters it per cycle
@@ -336,15 +329,15 @@ int runLayers(const LayersOptions& options) {
   if (!options.outputsPath.empty()) {
     std::string bytes;
     for (const LayerRun& r : runs) bytes.append(reinterpret_cast<const char*>(r.output.data()), r.output.size());
-    writeFile(options.outputsPath, bytes);
+    writeOutputFile(options.outputsPath, bytes);
   }
   const std::string stem = fmt::format("out/{}-{}-{}", table.name, backend, hw.name());
   const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
   const std::string reportPath =
       options.computeReportPath.empty() ? stem + "-COMPUTE_REPORT.csv" : options.computeReportPath;
-  writeFile(jsonPath, jsonReport(table, runs, hw, backend, wall, options.outputsPath, estimator));
-  writeFile(reportPath, computeReport(runs, hw));
-  if (!options.csvPath.empty()) writeFile(options.csvPath, csvReport(runs, hw, estimator));
+  writeOutputFile(jsonPath, jsonReport(table, runs, hw, backend, wall, options.outputsPath, estimator));
+  writeOutputFile(reportPath, computeReport(runs, hw));
+  if (!options.csvPath.empty()) writeOutputFile(options.csvPath, csvReport(runs, hw, estimator));
   fmt::print("reports written to {} and {}{}\n", jsonPath, reportPath, options.csvPath.empty() ? "" : " and " + options.csvPath);
   if (scalesim) {
     ScaleSimComparison c = compareWithScaleSim(*scalesim, weftFigures(runs, hw), hw.rows(), hw.cols());
@@ -352,8 +345,8 @@ int runLayers(const LayersOptions& options) {
     printComparison(c, std::cout);
     const std::string csv = options.compareCsvPath.empty() ? stem + "-vs-scalesim.csv" : options.compareCsvPath;
     const std::string json = options.compareJsonPath.empty() ? stem + "-vs-scalesim.json" : options.compareJsonPath;
-    writeFile(csv, comparisonCsv(c));
-    writeFile(json, comparisonJson(c).dump(2) + "\n");
+    writeOutputFile(csv, comparisonCsv(c));
+    writeOutputFile(json, comparisonJson(c).dump(2) + "\n");
     fmt::print("comparison written to {} and {}\n", csv, json);
   }
   if (!options.tracePath.empty()) {
@@ -366,7 +359,7 @@ int runLayers(const LayersOptions& options) {
     if (truncated) {
       fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n", shown);
     }
-    writeFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator, truncated ? shown : 0));
+    writeOutputFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator, truncated ? shown : 0));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
   }
   if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});

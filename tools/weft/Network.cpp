@@ -16,6 +16,7 @@
 #include "Splitmix.h"
 
 #include <sys/mman.h>
+#include "weft/common/files.h"
 
 namespace weft::tool {
 
@@ -253,11 +254,9 @@ Network parseNetwork(const std::string& text, const std::string& path) {
 }
 
 Network loadNetwork(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw NetworkError(fmt::format("cannot read network description '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseNetwork(text.str(), path);
+  const auto text = common::readFile(path);
+  if (!text) throw NetworkError(fmt::format("cannot read network description '{}'", path));
+  return parseNetwork(*text, path);
 }
 
 }  // namespace weft::tool

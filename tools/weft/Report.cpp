@@ -5,10 +5,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <array>
 #include <iterator>
+#include <stdexcept>
 #include <utility>
 #include <nlohmann/json.hpp>
+
 
 namespace weft::tool {
 namespace {
@@ -237,6 +241,14 @@ std::string toCsv(const RunReport& r) {
                        area);
   }
   return out;
+}
+
+void writeOutputFile(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
 }
 
 }  // namespace weft::tool

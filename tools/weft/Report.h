@@ -89,4 +89,9 @@ void printTable(const RunReport& report, std::ostream& out);
 std::string toJson(const RunReport& report);
 std::string toCsv(const RunReport& report);
 
+// Writes one of the tool's outputs (a report, a table, a trace, an outputs file) where the user
+// said, its folder created, or throws std::runtime_error "cannot write '<path>'". In place, not
+// through a rename: the path may be /dev/stdout or a pipe.
+void writeOutputFile(const std::string& path, const std::string& text);
+
 }  // namespace weft::tool

@@ -170,12 +170,6 @@ void compare(RunReport& report, const Outputs& accel, const Outputs& reference) 
   }
 }
 
-void writeFile(const std::string& path, const std::string& text) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream(path) << text;
-}
-
 // Prints which layer runs and, on the accelerator, its device cycles so far: on a terminal as
 // one line rewritten in place, otherwise as a line per event.
 class ProgressDisplay {
@@ -265,15 +259,15 @@ int writeReports(const RunReport& report, const RunOptions& options) {
   const std::string stem = fmt::format("out/{}-{}-{}", report.network, report.backend, report.hwConfig);
   const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
   const std::string csvPath = options.csvPath.empty() ? stem + ".csv" : options.csvPath;
-  writeFile(jsonPath, toJson(report));
-  writeFile(csvPath, toCsv(report));
+  writeOutputFile(jsonPath, toJson(report));
+  writeOutputFile(csvPath, toCsv(report));
   fmt::print("report written to {} and {}\n", jsonPath, csvPath);
   if (!options.tracePath.empty()) {
     if (report.commandsTruncatedAt > 0) {
       fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n",
                  report.commandsTruncatedAt);
     }
-    writeFile(options.tracePath, runTrace(report));
+    writeOutputFile(options.tracePath, runTrace(report));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
   }
   if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include "weft/common/files.h"
 
 namespace weft::tool {
 namespace {
@@ -238,11 +239,9 @@ ScaleSimReport parseComputeReport(const std::string& text, const std::string& so
 }
 
 ScaleSimReport loadComputeReport(const std::string& path, const std::vector<std::string>& tableNames) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScaleSimReportError(fmt::format("{}: cannot read it (SCALE-Sim's COMPUTE_REPORT.csv)", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parseComputeReport(s.str(), path, tableNames);
+  const auto text = common::readFile(path);
+  if (!text) throw ScaleSimReportError(fmt::format("{}: cannot read it (SCALE-Sim's COMPUTE_REPORT.csv)", path));
+  return parseComputeReport(*text, path, tableNames);
 }
 
 }  // namespace weft::tool

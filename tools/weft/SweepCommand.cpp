@@ -15,7 +15,9 @@
 
 #include "EnergyModel.h"
 #include "HtmlReport.h"
-#include "Subprocess.h"
+#include "WorkerProcess.h"
+#include "weft/common/files.h"
+#include "weft/common/process.h"
 #include "SweepFiles.h"
 #include "SweepSlurm.h"
 #include "SweepResults.h"
@@ -46,14 +48,14 @@ ordered_json runWorkload(const SweepPlan& plan, const SweepPoint& point, const S
   if (!energyModelPath.empty()) args.insert(args.end(), {"--energy-model", energyModelPath});
   std::error_code ignored;
   fs::remove(stem + ".json", ignored);
-  const ChildResult r =
-      runChild("/proc/self/exe", args, {{"WEFT_HW", hwPath}, {"WEFT_BACKEND", plan.backend}}, stem + ".log");
+  const common::ChildResult r =
+      common::runChild("/proc/self/exe", args, {{{"WEFT_HW", hwPath}, {"WEFT_BACKEND", plan.backend}}, stem + ".log"});
   const bool referenceMismatch = w.kind == SweepWorkload::Kind::kNetwork && r.exitCode == 1;
   if (r.exitCode != 0 && !referenceMismatch) {
     const std::string why = r.signal != 0 ? fmt::format("killed by signal {}", r.signal) : failureReason(stem + ".log");
     return failedWorkload(w.label, fmt::format("{} (log: {})", why, log));
   }
-  const json report = json::parse(readFile(stem + ".json"), nullptr, false);
+  const json report = json::parse(common::readFile(stem + ".json").value_or(""), nullptr, false);
   if (report.is_discarded()) return failedWorkload(w.label, fmt::format("no report from the run (log: {})", log));
   ordered_json result = w.kind == SweepWorkload::Kind::kNetwork
                             ? workloadFromRunReport(w.label, report)
@@ -70,7 +72,7 @@ ordered_json runPoint(const SweepPlan& plan, const SweepPoint& point, const std:
   const fs::path work = fs::path(dir) / "work" / point.id;
   fs::create_directories(work);
   const std::string hwPath = (work / "hw.json").string();
-  writeAtomically(hwPath, point.config.toJson() + "\n");
+  common::writeFileAtomically(hwPath, point.config.toJson() + "\n");
   ordered_json values = ordered_json::object();
   for (const auto& [param, value] : point.values) values[param] = paramValueJson(param, value);
   ordered_json result = {{"id", point.id}, {"params", values}, {"fingerprint", fingerprint}, {"status", "ok"}};
@@ -153,7 +155,7 @@ int runSweep(const SweepOptions& options) {
       throw SweepError(fmt::format("{}: no plan.json: not a sweep directory (run weft sweep SPEC --out {} first)",
                                    options.outDir, options.outDir));
     }
-    const SweepPlan plan = SweepPlan::fromJson(json::parse(readFile(planPath.string())));
+    const SweepPlan plan = SweepPlan::fromJson(json::parse(common::readFile(planPath.string()).value_or("")));
     return finishSweep(plan, options.outDir, options);
   }
 
@@ -162,13 +164,13 @@ int runSweep(const SweepOptions& options) {
   std::string energyModelText, energyModelPath;
   if (!options.energyModelPath.empty()) {
     codesign::EnergyModel::load(options.energyModelPath);
-    energyModelText = readFile(options.energyModelPath);
+    energyModelText = common::readFile(options.energyModelPath).value_or("");
     energyModelPath = fs::absolute(options.energyModelPath).string();
   }
   const std::string dir = options.outDir;
   fs::create_directories(fs::path(dir) / "points");
   fs::create_directories(fs::path(dir) / "work");
-  writeAtomically(fs::path(dir) / "plan.json", plan.toJson().dump(2) + "\n");
+  common::writeFileAtomically((fs::path(dir) / "plan.json").string(), plan.toJson().dump(2) + "\n");
   if (options.slurm.enabled) return runSweepOnSlurm(plan, options, energyModelPath);
 
   std::vector<size_t> todo;
@@ -194,7 +196,7 @@ int runSweep(const SweepOptions& options) {
       const auto start = Clock::now();
       const ordered_json fingerprint = plan.fingerprint(point, energyModelText);
       const ordered_json result = runPoint(plan, point, dir, fingerprint, energyModelPath);
-      writeAtomically(pointFile(dir, point), result.dump(1) + "\n");
+      common::writeFileAtomically(pointFile(dir, point).string(), result.dump(1) + "\n");
       const bool ok = result["status"] == "ok";
       failed += ok ? 0 : 1;
       progress.finished(point.id, ok, std::chrono::duration<double>(Clock::now() - start).count());

@@ -1,13 +1,9 @@
 #include "SweepFiles.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 #include "SweepResults.h"
+#include "weft/common/files.h"
 
 namespace weft::tool {
 
@@ -15,31 +11,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void writeAtomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + fmt::format(".tmp.{}.{}", getpid(),
-                                                   std::hash<std::thread::id>()(std::this_thread::get_id()));
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
-  }
-  fs::rename(tmp, path);
-}
-
 fs::path pointFile(const std::string& dir, const SweepPoint& p) { return fs::path(dir) / "points" / (p.id + ".json"); }
 
 bool isDone(const std::string& dir, const SweepPoint& p, const ordered_json& fingerprint) {
   const fs::path path = pointFile(dir, p);
   if (!fs::exists(path)) return false;
-  const json j = json::parse(readFile(path.string()), nullptr, false);
+  const json j = json::parse(common::readFile(path.string()).value_or(""), nullptr, false);
   return j.is_object() && j.value("status", "") == "ok" && j.contains("fingerprint") &&
          j["fingerprint"] == json::parse(fingerprint.dump());
 }
@@ -56,7 +33,7 @@ size_t merge(const SweepPlan& plan, const std::string& dir, bool quiet) {
   size_t failed = 0;
   for (const auto& p : plan.points) {
     const fs::path path = pointFile(dir, p);
-    json j = fs::exists(path) ? json::parse(readFile(path.string()), nullptr, false) : json();
+    json j = fs::exists(path) ? json::parse(common::readFile(path.string()).value_or(""), nullptr, false) : json();
     if (!j.is_object() || !j.contains("workloads")) {
       missing.push_back(p.id);
       continue;
@@ -69,8 +46,8 @@ size_t merge(const SweepPlan& plan, const std::string& dir, bool quiet) {
                                          "sweep (or its missing shards) again",
                                          missing.size(), plan.points.size(), dir, missing.front()));
   }
-  writeAtomically(fs::path(dir) / "results.csv", resultsCsv(plan, files));
-  writeAtomically(fs::path(dir) / "results.jsonl", resultsJsonLines(plan, files));
+  common::writeFileAtomically((fs::path(dir) / "results.csv").string(), resultsCsv(plan, files));
+  common::writeFileAtomically((fs::path(dir) / "results.jsonl").string(), resultsJsonLines(plan, files));
   if (!quiet) {
     fmt::print("sweep: {} points x {} workloads on {}, {} failed; results in {}/results.csv and results.jsonl\n",
                plan.points.size(), plan.workloads.size(), plan.backend, failed, dir);

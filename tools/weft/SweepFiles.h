@@ -11,12 +11,6 @@
 
 namespace weft::tool {
 
-std::string readFile(const std::string& path);
-
-// Writes through a temporary file and a rename, so a reader (or a rerun after a kill) sees the
-// old file or the whole new one, never a part.
-void writeAtomically(const std::filesystem::path& path, const std::string& text);
-
 std::filesystem::path pointFile(const std::string& dir, const SweepPoint& p);
 
 // A point is done when its file holds a successful result for the same fingerprint.

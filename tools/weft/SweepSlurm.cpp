@@ -9,7 +9,9 @@
 #include <optional>
 #include <thread>
 
-#include "Subprocess.h"
+#include "WorkerProcess.h"
+#include "weft/common/files.h"
+#include "weft/common/process.h"
 #include "SweepFiles.h"
 
 namespace weft::tool {
@@ -45,7 +47,7 @@ std::string batchScript(const SweepPlan& plan, const std::string& energyModelPat
 // Runs a Slurm client command, its output into `log`: the output's last line, or nothing when
 // the command failed.
 std::optional<std::string> slurmCommand(const std::vector<std::string>& args, const fs::path& log) {
-  const ChildResult r = runChild(args[0], args, {}, log.string());
+  const common::ChildResult r = common::runChild(args[0], args, {{}, log.string()});
   if (r.exitCode != 0) return std::nullopt;
   return failureReason(log.string());
 }
@@ -59,7 +61,7 @@ int runSweepOnSlurm(const SweepPlan& plan, const SweepOptions& options, const st
   const int points = static_cast<int>(plan.points.size());
   const int tasks = std::min(options.slurm.tasks > 0 ? options.slurm.tasks : 1000, points);
   const fs::path script = slurmDir / "sweep.sbatch";
-  writeAtomically(script, batchScript(plan, energyModelPath, dir, tasks));
+  common::writeFileAtomically(script.string(), batchScript(plan, energyModelPath, dir, tasks));
 
   std::vector<std::string> submit = {"sbatch", "--parsable"};
   submit.insert(submit.end(), options.slurm.sbatchArgs.begin(), options.slurm.sbatchArgs.end());

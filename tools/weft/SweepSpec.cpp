@@ -11,6 +11,10 @@
 
 #include "LayerTable.h"
 #include "Network.h"
+#include "weft/common/files.h"
+#include "weft/common/fnv1a.h"
+#include "weft/common/json_fields.h"
+#include "weft/hw/param_json.h"
 
 namespace weft::tool {
 namespace {
@@ -21,17 +25,9 @@ using nlohmann::ordered_json;
 constexpr const char* kKeys = "doc, base, grid, points, workloads, backend";
 
 std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SweepError(fmt::format("{}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-uint64_t fnv1a(const std::string& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
+  auto text = common::readFile(path);
+  if (!text) throw SweepError(fmt::format("{}: cannot read the file", path));
+  return std::move(*text);
 }
 
 std::vector<std::string> bundledNetworks(const std::string& sourceDir) {
@@ -73,7 +69,7 @@ SweepWorkload workload(const ordered_json& entry, const std::string& where, cons
                                  fmt::join(bundledNetworks(sourceDir), ", ")));
   }
   const std::string text = readFile(w.path);
-  w.contentHash = fnv1a(text);
+  w.contentHash = common::fnv1a(text);
   try {
     // A network description has a top-level "input"; a layer set and a table have none.
     bool network = false;
@@ -95,22 +91,17 @@ SweepWorkload workload(const ordered_json& entry, const std::string& where, cons
 }
 
 int64_t integerValue(const ordered_json& v, const std::string& where) {
-  if (!v.is_number_integer()) throw SweepError(fmt::format("{}: must be an integer", where));
-  return v.get<int64_t>();
+  return common::json_fields::integer<SweepError>(v, where + ":");
 }
 
 // A value of `param` as the spec writes it: an integer, or an enumerated parameter's value name.
 int64_t paramValue(const std::string& param, const ordered_json& v, const std::string& where) {
   const hw::Param p = hw::paramByName(param);
   if (!hw::kParamSpecs[static_cast<size_t>(p)].isEnum()) return integerValue(v, where);
-  if (!v.is_string()) {
-    throw SweepError(fmt::format("{}: {} = {} is not one of {} (an enumerated parameter takes its value's name)", where,
-                                 param, v.dump(), hw::paramValueNames(p)));
-  }
   try {
-    return hw::paramValueByName(p, v.get<std::string>());
+    return hw::enumParamValue(p, nlohmann::json(v), where);
   } catch (const hw::ConfigError& e) {
-    throw SweepError(fmt::format("{}: {}", where, e.what()));
+    throw SweepError(e.what());
   }
 }
 
@@ -146,7 +137,7 @@ ordered_json SweepPlan::fingerprint(const SweepPoint& point, const std::string& 
   return {{"config", ordered_json::parse(point.config.toJson())},
           {"backend", backend},
           {"workloads", workloadsJson},
-          {"energyModel", fmt::format("{:016x}", fnv1a(energyModelText))}};
+          {"energyModel", fmt::format("{:016x}", common::fnv1a(energyModelText))}};
 }
 
 ordered_json SweepPlan::toJson() const {

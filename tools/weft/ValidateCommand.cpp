@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "TextFile.h"
+#include "weft/common/files.h"
+#include "Report.h"
 #include "WorkerProcess.h"
 #include "weft/hw/config.h"
 
@@ -74,8 +75,8 @@ struct Side {
 
 Side loadSide(const std::string& stem) {
   Side s;
-  s.report = json::parse(readTextFile(stem + ".json"));
-  s.outputs = readTextFile(stem + ".bin");
+  s.report = json::parse(common::readFileOrThrow(stem + ".json"));
+  s.outputs = common::readFileOrThrow(stem + ".bin");
   return s;
 }
 
@@ -273,7 +274,7 @@ int runValidate(const ValidateOptions& o) {
                   {"minSpeedup", o.minSpeedup},
                   {"met", passed}};
   const std::string jsonPath = o.jsonPath.empty() ? dir + "/validate.json" : o.jsonPath;
-  std::ofstream(jsonPath) << j.dump(2) << "\n";
+  writeOutputFile(jsonPath, j.dump(2) + "\n");
   fmt::print("report written to {} (worker reports and outputs in {})\n", jsonPath, dir);
   return passed ? 0 : 1;
 }

@@ -28,4 +28,8 @@ void finishWorker(pid_t pid, const WorkerSpec& spec);
 // startWorker then finishWorker.
 void runWorker(const WorkerSpec& spec);
 
+// What a failed `weft` child (a worker, a sweep point) said in its log: its "weft: ..." lines
+// joined (each cut at 300 characters), else the log's last line.
+std::string failureReason(const std::string& logPath);
+
 }  // namespace weft::tool
