@@ -1,6 +1,6 @@
 // Writes the NNAPI model the importer makes, as the conformance harness holds models
-// (weft::test::TestModel, driver/corpus): operands with their types, shapes and constant values,
-// operations, the model's inputs and outputs. driver/corpus's ApiModelBuilder then builds it
+// (weft::test::TestModel, tools/conformance): operands with their types, shapes and constant values,
+// operations, the model's inputs and outputs. tools/conformance's ApiModelBuilder then builds it
 // through the NNAPI C API, so an imported model takes the same path as an Android app's.
 #pragma once
 
