@@ -46,8 +46,12 @@ TilingMemo& TilingMemo::instance() {
   return memo;
 }
 
-std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunks, const LayerPlacement& where,
-                            const hw::HwConfig& config, double slack) {
+std::string TilingMemo::key(const TilingProblem& problem, const TilingPolicy& policy, const CompileOptions& options) {
+  const GemmLayer& l = problem.layer;
+  const std::vector<KChunk>& chunks = problem.chunks;
+  const LayerPlacement& where = problem.where;
+  const hw::HwConfig& config = problem.config;
+  const double slack = policy.slack;
   KeyWriter k;
   k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
     << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
@@ -57,7 +61,7 @@ std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunk
   k << where.input << where.output << where.weights << where.params << where.padding;
   k << slack;
   for (size_t i = 0; i < hw::kParamSpecs.size(); ++i) k << config.get(static_cast<hw::Param>(i));
-  k << static_cast<int>(inputChoice()) << static_cast<int>(rampChoice());
+  k << static_cast<int>(options.inputChoice) << static_cast<int>(options.ramp);
   return k.take();
 }
 
