@@ -1,5 +1,9 @@
 #include "SearchKey.h"
 
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
 #include "CompilationCache.h"
 
 namespace weft::accel {
@@ -9,36 +13,64 @@ namespace {
 // cached indices made by an older compiler then name other tilings, so its caches must not match.
 constexpr uint64_t kTilingRevision = 9;
 
+// Values as their bytes, one after the other.
+class KeyWriter {
+ public:
+  template <typename T>
+  KeyWriter& operator<<(const T& value) {
+    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    text_.append(bytes, sizeof(T));
+    return *this;
+  }
+  KeyWriter& operator<<(const ImageShape& s) { return *this << s.batches << s.height << s.width << s.channels; }
+  // A view's layout, not where it lies: the search's estimates (CostModel) price requests by
+  // their sizes and strides at a random alignment, so a layer repeated at other addresses (a
+  // ResNet's identical blocks) finds its tiling in the memo instead of searching again.
+  KeyWriter& operator<<(const ImageView& v) { return *this << v.pixelStride << v.rowStride << v.imageStride; }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
 }  // namespace
 
-std::string searchFingerprint(const std::vector<LoweredOperation>& layers, const std::vector<LayerPlacement>& where,
+std::string layerKey(const TilingProblem& problem) {
+  const GemmLayer& l = problem.layer;
+  const LayerPlacement& where = problem.where;
+  KeyWriter k;
+  k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
+    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
+    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators << l.fp16;
+  k << problem.chunks.size();
+  for (const KChunk& c : problem.chunks) k << c.offset << c.bytes << c.kBegin;
+  k << where.input << where.output << where.weights << where.params << where.padding;
+  return k.take();
+}
+
+std::string contextKey(const hw::HwConfig& config, const TilingPolicy& policy, const CompileOptions& options) {
+  KeyWriter k;
+  for (size_t i = 0; i < hw::kParamSpecs.size(); ++i) k << config.get(static_cast<hw::Param>(i));
+  k << policy.shapes << policy.prefixGemms << policy.wholeGemms << policy.contenders << policy.reach
+    << policy.slackReach << policy.tie << policy.packedMargin << policy.rampBusyShare << policy.rampGain << policy.slack;
+  // The preference only through the policy's slack; the search's threads (gemmsWorthAThread)
+  // change its speed, never its choice.
+  k << options.inputChoice << options.ramp;
+  return k.take();
+}
+
+std::string searchFingerprint(const std::vector<LoweredOperation>& layers, const std::vector<LayerPlacement>& views,
                               const std::vector<std::vector<KChunk>>& chunks, const CompileTarget& target) {
-  const hw::HwConfig& config = target.config;
   Fnv64 f;
-  f.add(kTilingRevision).add(config.toJson()).add(layers.size()).add(static_cast<uint64_t>(target.options.inputChoice))
-      .add(static_cast<uint64_t>(target.options.ramp));
-  f.add(static_cast<uint64_t>(target.options.preference));  // the same candidates, chosen by another measure
-  auto shape = [&](const ImageShape& s) { f.add(s.batches).add(s.height).add(s.width).add(s.channels); };
-  auto view = [&](const ImageView& v) { f.add(v.pixelStride).add(v.rowStride).add(v.imageStride); };
+  f.add(kTilingRevision).add(contextKey(target.config, target.policy, target.options)).add(layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
     if (layers[l].isVector()) {  // tiled without a search: only its identity matters
       f.add(layers[l].vector->describe());
       continue;
     }
-    const GemmLayer& g = layers[l].layer;
-    f.add(static_cast<uint64_t>(g.type));
-    shape(g.input);
-    shape(g.output);
-    for (uint64_t v : {g.filterH, g.filterW, g.strideH, g.strideW, g.dilationH, g.dilationW, g.padTop, g.padLeft,
-                       g.padBottom, g.padRight}) {
-      f.add(v);
-    }
-    f.add(uint64_t{g.nchw} | uint64_t{g.inSigned} << 1 | uint64_t{g.wSigned} << 2 | uint64_t{g.rawAccumulators} << 3 |
-          uint64_t{g.fp16} << 4);
-    view(where[l].input);
-    view(where[l].output);
-    f.add(chunks[l].size());
-    for (const KChunk& c : chunks[l]) f.add(static_cast<uint64_t>(c.offset)).add(c.bytes).add(c.kBegin);
+    f.add(layerKey(TilingProblem{layers[l].layer, chunks[l], views[l], target.config}));
   }
   return f.hex();
 }

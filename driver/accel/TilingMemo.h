@@ -3,9 +3,8 @@
 // The search (TilingSearch.h) schedules a layer's best candidates to pick one:
 // most of compiling a convolution. Networks repeat layer shapes (ResNet-50's 54 layers have 22
 // shapes) and sweeps compile the same layers again, so the choice is kept, keyed by everything the
-// search reads: the layer's geometry and data types, its K chunks, where its tensors lie in DRAM,
-// the whole hardware configuration and the preference's slack. Constant values are not in the key
-// because the search never reads them. A hit gives the same candidate and estimate the search
+// search reads (SearchKey.h, the same key a compilation cache's fingerprint hashes). Constant
+// values are not in the key because the search never reads them. A hit gives the same candidate and estimate the search
 // would have: the memo changes compilation time, never a program.
 #pragma once
 
