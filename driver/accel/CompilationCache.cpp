@@ -12,7 +12,9 @@ namespace weft::accel {
 namespace {
 
 constexpr const char* kFormat = "weft-accel-tilings";
-constexpr int kVersion = 1;
+// 2: the fingerprint is SearchKey's, which also holds the zero points, the operands given at
+// execution and the tiling policy (version 1's missed them).
+constexpr int kVersion = 2;
 
 // The checksum covers the canonical dump of everything but itself.
 std::string checksumOf(const nlohmann::json& body) { return Fnv64().add(body.dump()).hex(); }
