@@ -94,8 +94,8 @@ nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queu
 // then, and beside executions.
 nn::Result<CompiledModel> compileModel(const nn::Model& model, DeviceQueue& queue, const CompileOptions& options,
                                        const TilingChoices* replay) {
-  CompilationState s{CompileTarget{queue.config(), options, TilingPolicy::forPreference(options.preference),
-                                   sim::computesData(queue.backend().kind())}};
+  CompilationState s(CompileTarget{queue.config(), options, TilingPolicy::forPreference(options.preference),
+                                   sim::computesData(queue.backend().kind())});
   NN_TRY(into(s.lowered, lowerModel(model, s.target)));
   NN_TRY(into(s.layout, layoutModel(model, std::move(s.lowered))));
   NN_TRY(into(s.tilings, searchTilings(s.layout, s.target, replay)));

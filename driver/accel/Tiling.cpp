@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "weft/common/fnv1a.h"
+
 namespace weft::accel {
 namespace {
 
@@ -335,8 +337,8 @@ class DistinctPlans {
 
  private:
   static uint64_t hashOf(const TilePlan& p) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+    common::Fnv1a h;  // whole words per step
+    auto mix = [&](uint64_t v) { h.word(v); };
     for (uint64_t v : {uint64_t{p.rowsPerTile}, uint64_t{p.nTiles}, uint64_t{p.tilesPerGroup}, uint64_t{p.tilesPerEpoch},
                        uint64_t(p.order), uint64_t(p.inputMode), uint64_t(p.weightMode), uint64_t{p.accBuffers},
                        uint64_t{p.inSlots}, uint64_t{p.wSlots}, uint64_t{p.packed}}) {
@@ -348,7 +350,7 @@ class DistinctPlans {
       mix((uint64_t{b.oh0} << 32) | b.noh);
       mix((uint64_t{b.ow0} << 32) | b.now);
     }
-    return h;
+    return h.value();
   }
   std::unordered_multimap<uint64_t, size_t> byHash_;
 };

@@ -17,6 +17,8 @@
 namespace weft::accel {
 
 struct CompilationState {
+  explicit CompilationState(CompileTarget t) : target(std::move(t)) {}
+
   CompileTarget target;
   LoweredModel lowered;                        // 1. lowerModel
   LayoutPlan layout;                           // 2. layoutModel
