@@ -5,9 +5,13 @@
 # tree stay as they are). Fails on any crash, leak, sanitizer report or timeout, leaving the
 # reproducer in build/sanitize/findings/.
 #   bash scripts/fuzz.sh [seconds per target, default 60]
+# WEFT_FUZZ_SEED: libFuzzer's -seed. Under CI (CI=true) it defaults to 1, so a run of one commit
+# mutates the same inputs in the same order and a finding is the commit's, not the day's luck;
+# elsewhere it defaults to 0 (a new random seed each run, for exploring).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
+if [[ "${CI:-}" == true ]]; then FUZZ_SEED="${WEFT_FUZZ_SEED:-1}"; else FUZZ_SEED="${WEFT_FUZZ_SEED:-0}"; fi
 TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer
   onnx_fuzzer dram_fuzzer)
 
@@ -37,7 +41,7 @@ for target in "${TARGETS[@]}"; do
   # close_fd_mask=2: the runtime reports every refused call on stderr; libFuzzer keeps its own.
   # WEFT_FUZZ_SEED_DIR: the targets that can (programs, accelerator caches) first write seeds made
   # by the current code next to the ones in the tree, so a format change never leaves them stale.
-  WEFT_FUZZ_SEED_DIR="${work}" "build/sanitize/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -timeout=10 -rss_limit_mb=2048 \
+  WEFT_FUZZ_SEED_DIR="${work}" "build/sanitize/tests/fuzz/${target}" -max_total_time="${SECONDS_PER_TARGET}" -seed="${FUZZ_SEED}" -timeout=10 -rss_limit_mb=2048 \
     -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="build/sanitize/findings/${target}-" \
     "${work}" "${seeds[@]}"
 done

@@ -413,6 +413,29 @@ TEST(OnnxImport, OpsetsAboveSeventeenAreRefusedAndOlderOnesConverted) {
   EXPECT_NE(imported.notes[0].find("opset 6 converted to opset 7"), std::string::npos);
 }
 
+// Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:
+// the fuzzer's allocation of a pointer-sized string). One found by inference converts.
+TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {
+  Graph vectorB(6);
+  vectorB.input("a", {"2", "3"});
+  vectorB.input("b", {"3"});
+  vectorB.input("c", {});
+  vectorB.node("Gemm", {"a", "b", "c"}, {"y"}, "fc");
+  vectorB.output("y", 2);
+  EXPECT_NE(importError(vectorB).find("node 'fc' (Gemm): operand 'b' must be a matrix of known shape to convert this "
+                                      "opset-6 model to opset 7 (its rank is 1)"),
+            std::string::npos)
+      << importError(vectorB);
+  Graph flattened(6);
+  flattened.input("x", {"1", "2", "3", "1"});
+  flattened.input("w", {"6", "4"});
+  flattened.input("c", {"4"});
+  flattened.node("Flatten", {"x"}, {"f"});
+  flattened.node("Gemm", {"f", "w", "c"}, {"y"});
+  flattened.output("y", 2);
+  EXPECT_EQ(flattened.import().opset, 7);
+}
+
 // ONNX's checker and the window checks stand before libonnx's passes: a broken model is an error.
 TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   Graph unknownInput;

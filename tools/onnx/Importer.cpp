@@ -85,6 +85,7 @@ class Importer final : public Lowering {
 
  private:
   void checkOpsets();
+  void checkGemmsBeforeConversion();
   void checkWindows();
   void takeInitializers();
   void addStandIn(const std::string& name, DType type, const Shape& shape);
@@ -184,6 +185,53 @@ void Importer::checkWindows() {
   }
 }
 
+// ONNX 1.12's opset-6 Gemm shape inference and its Gemm 6->7 adapter both index the operands'
+// sizes as matrices without looking at their rank (a rank-1 operand reads past the end: the
+// fuzzer's string allocated from a pointer). So before anything infers or converts an old model,
+// each Gemm's A and B must be known matrices: declared, or inferred over the nodes before it
+// (whose Gemms this loop has already checked).
+void Importer::checkGemmsBeforeConversion() {
+  const auto& graph = proto_.graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    if (n.op_type() != "Gemm") continue;
+    ::onnx::ModelProto prefix;
+    prefix.set_ir_version(proto_.ir_version());
+    *prefix.mutable_opset_import() = proto_.opset_import();
+    auto* g = prefix.mutable_graph();
+    *g->mutable_input() = graph.input();
+    *g->mutable_value_info() = graph.value_info();
+    for (int k = 0; k < i; ++k) *g->add_node() = graph.node(k);
+    std::map<std::string, int> rank;
+    for (const auto& t : graph.initializer()) {
+      rank[t.name()] = t.dims_size();
+      // Small ones (shapes that Reshape-5 reads) with their data; the weights by rank only.
+      if (t.ByteSizeLong() <= kSmallConstantBytes) *g->add_initializer() = t;
+    }
+    try {
+      ::onnx::ShapeInferenceOptions lenient(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/false);
+      ::onnx::shape_inference::InferShapes(prefix, ::onnx::OpSchemaRegistry::Instance(), lenient);
+    } catch (const std::exception&) {
+      // What a lenient inference cannot take stays unknown, and the check below names it.
+    }
+    const auto declare = [&](const ::onnx::ValueInfoProto& v) {
+      if (v.type().tensor_type().has_shape()) rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    };
+    for (const auto& v : g->input()) declare(v);
+    for (const auto& v : g->value_info()) declare(v);
+    for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
+      auto r = rank.find(n.input(k));
+      if (r == rank.end() || r->second != 2) {
+        const Node node(n, i, opset_);
+        throw ImportError(fmt::format("{}: {}: operand '{}' must be a matrix of known shape to convert this opset-{} "
+                                      "model to opset {} (its rank is {})",
+                                      where(), node.label(), n.input(k), opset_, kMinOpset,
+                                      r == rank.end() ? std::string("unknown") : std::to_string(r->second)));
+      }
+    }
+  }
+}
+
 void Importer::checkOpsets() {
   bool found = false;
   for (const auto& o : proto_.opset_import()) {
@@ -198,6 +246,14 @@ void Importer::checkOpsets() {
   }
   if (!found) throw ImportError(fmt::format("{}: the model imports no opset of the default ONNX domain", where()));
   if (opset_ < kMinOpset && opset_ >= 1) {
+    checkGemmsBeforeConversion();
+    // The converter's adapters read the sizes of intermediate values, which it does not infer.
+    try {
+      ::onnx::ShapeInferenceOptions lenient(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/false);
+      ::onnx::shape_inference::InferShapes(proto_, ::onnx::OpSchemaRegistry::Instance(), lenient);
+    } catch (const std::exception&) {
+      // Sizes inference cannot find stay unknown; an adapter that needs them says so below.
+    }
     // Older models (PyTorch's early exporters wrote opset 6) are upgraded by ONNX's own version
     // converter, as `onnx.version_converter.convert_version(model, 7)` would.
     try {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "HostTensor.h"
@@ -19,6 +20,9 @@ namespace weft::onnx {
 // A value's static type and shape, as shape inference and folding found them, and its
 // quantization when QuantizeLinear/DequantizeLinear nodes give it one (ops/Quantized.cpp).
 struct ValueInfo {
+  ValueInfo() = default;
+  ValueInfo(DType type_, Shape shape_, Quantization quant_ = {})
+      : type(type_), shape(std::move(shape_)), quant(std::move(quant_)) {}
   DType type = DType::kUndefined;
   Shape shape;
   Quantization quant;
