@@ -511,3 +511,22 @@ TEST(WeftLayers, ALayerLargerThanTheDramIsRefusedNamingDramMiB) {
 }
 
 }  // namespace
+
+namespace {
+
+// A configuration given as a file names the default reports by the file's stem: `--hw
+// my/configs/big.json` writes out/<table>-timing-big.json, not a directory tree built from the path.
+TEST(WeftLayers, ReportsOfAConfigurationFileAreNamedAfterItsStem) {
+  const std::filesystem::path dir = tempPath("named-from-file");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "my" / "configs");
+  std::ofstream(dir / "my" / "configs" / "big.json") << R"({"base": "weft8", "params": {"DramBytesPerCycle": 32}})";
+  std::filesystem::copy_file(sourceDir() + "/tests/tool/scalesim/tiny.csv", dir / "4k.csv");
+  const ProcessResult r = runWeft("--backend timing --hw my/configs/big.json layers 4k.csv --quiet", "cd " + dir.string() + " &&");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "4k-timing-big.json")) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "4k-timing-big-COMPUTE_REPORT.csv")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "4k-timing-my")) << r.output;
+}
+
+}  // namespace

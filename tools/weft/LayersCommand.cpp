@@ -18,6 +18,7 @@
 #include "LayerRunner.h"
 #include "LayerTable.h"
 #include "Report.h"
+#include "ReportNames.h"
 #include "ScaleSimCompare.h"
 #include "ScaleSimReport.h"
 #include "weft/hw/config.h"
@@ -331,7 +332,7 @@ int runLayers(const LayersOptions& options) {
     for (const LayerRun& r : runs) bytes.append(reinterpret_cast<const char*>(r.output.data()), r.output.size());
     writeOutputFile(options.outputsPath, bytes);
   }
-  const std::string stem = fmt::format("out/{}-{}-{}", table.name, backend, hw.name());
+  const std::string stem = defaultReportStem(table.name, backend, envOr("WEFT_HW", "weft16"));
   const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
   const std::string reportPath =
       options.computeReportPath.empty() ? stem + "-COMPUTE_REPORT.csv" : options.computeReportPath;

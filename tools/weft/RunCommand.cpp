@@ -22,6 +22,7 @@
 #include "NetworkModel.h"
 #include "OnnxRun.h"
 #include "Report.h"
+#include "ReportNames.h"
 #include "weft/hw/config.h"
 #include "weft/runtime/Profile.h"
 
@@ -256,7 +257,7 @@ RunReport newReport(const std::string& name, const hw::HwConfig& hwConfig, const
 // The JSON and CSV reports, the trace and the HTML page the options ask for; the exit code.
 int writeReports(const RunReport& report, const RunOptions& options) {
   printTable(report, std::cout);
-  const std::string stem = fmt::format("out/{}-{}-{}", report.network, report.backend, report.hwConfig);
+  const std::string stem = defaultReportStem(report.network, report.backend, envOr("WEFT_HW", "weft16"));
   const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
   const std::string csvPath = options.csvPath.empty() ? stem + ".csv" : options.csvPath;
   writeOutputFile(jsonPath, toJson(report));
