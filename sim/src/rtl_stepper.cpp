@@ -1,5 +1,7 @@
 #include "weft/sim/rtl_stepper.h"
 
+#include "rtl/plugin_locations.h"
+
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -10,9 +12,6 @@
 #include <map>
 #include <mutex>
 
-#ifndef WEFT_RTL_BUILD_DIR
-#define WEFT_RTL_BUILD_DIR ""
-#endif
 
 namespace weft::sim {
 namespace {
@@ -20,19 +19,6 @@ namespace {
 bool isFile(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::vector<std::string> splitPath(const char* list) {
-  std::vector<std::string> dirs;
-  if (list == nullptr) return dirs;
-  std::string s(list);
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = std::min(s.find(':', start), s.size());
-    if (end > start) dirs.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return dirs;
 }
 
 // Plugins are never unloaded; the same file loads once per process.
@@ -53,12 +39,7 @@ std::string RtlPlugin::fileName(const hw::HwConfig& config, bool trace) {
   return fmt::format("weft_rtl_{}_{}{}.so", config.rtlKey(), WEFT_RTL_DIGEST, trace ? "_trace" : "");
 }
 
-std::vector<std::string> RtlPlugin::searchDirs() {
-  std::vector<std::string> dirs;
-  if (std::strlen(WEFT_RTL_BUILD_DIR) > 0) dirs.emplace_back(WEFT_RTL_BUILD_DIR);
-  for (auto& d : splitPath(std::getenv("WEFT_RTL_DIR"))) dirs.push_back(std::move(d));
-  return dirs;
-}
+std::vector<std::string> RtlPlugin::searchDirs() { return rtlPluginLocations().searchDirs; }
 
 const RtlPlugin& RtlPlugin::load(const hw::HwConfig& config, bool trace) {
   const std::string name = fileName(config, trace);

@@ -26,15 +26,14 @@
 #include <regex>
 #include <sstream>
 
+#include "weft/common/locations.h"
 
-#ifndef WEFT_RTL_SOURCES
-#define WEFT_RTL_SOURCES ""
+
+#ifndef WEFT_RTL_FILES
+#define WEFT_RTL_FILES ""
 #endif
 #ifndef WEFT_RTL_DIGEST
 #define WEFT_RTL_DIGEST "unknown"
-#endif
-#ifndef WEFT_AREA_CACHE_DIR
-#define WEFT_AREA_CACHE_DIR ""
 #endif
 
 namespace weft::codesign {
@@ -172,13 +171,22 @@ SynthesisSetup SynthesisSetup::fromBuild() {
   SynthesisSetup s;
   const char* yosys = std::getenv("WEFT_YOSYS");
   s.yosys = (yosys != nullptr && *yosys != '\0') ? yosys : "yosys";
-  std::stringstream list(WEFT_RTL_SOURCES);
+  // The RTL of this build, found from where this program is (weft/common/locations.h): the source
+  // tree in a build, share/weft/rtl-project in an installed tree; the generated package first.
+  const common::WeftTree tree =
+      common::findWeftTree(common::directoryOfCode(reinterpret_cast<const void*>(&SynthesisSetup::fromBuild)));
+  s.sources.push_back(tree.rtlPackage());
+  std::stringstream list(WEFT_RTL_FILES);
   for (std::string f; std::getline(list, f, '|');) {
-    if (!f.empty()) s.sources.push_back(f);
+    if (!f.empty()) s.sources.push_back(tree.rtlProjectRoot() + "/rtl/" + f);
   }
   s.rtlDigest = WEFT_RTL_DIGEST;
   const char* cache = std::getenv("WEFT_AREA_CACHE");
-  s.cacheDir = cache != nullptr ? cache : WEFT_AREA_CACHE_DIR;
+  const std::string userCache = common::userCacheDirectory();
+  s.cacheDir = cache != nullptr         ? cache
+               : tree.buildTree         ? tree.buildTree->areaCacheDir
+               : userCache.empty()      ? std::string()
+                                        : userCache + "/area";
   return s;
 }
 

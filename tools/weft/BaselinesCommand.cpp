@@ -52,7 +52,9 @@ Workload resolve(const std::string& ref, const BaselinesOptions& o) {
   w.ref = ref;
   const bool scalesim = ref.rfind(kScalesimPrefix, 0) == 0;
   const std::string rest = scalesim ? ref.substr(std::strlen(kScalesimPrefix)) : ref;
-  w.path = scalesim ? (fs::path(o.scalesimDir) / rest).string() : (fs::path(dataDir()) / rest).string();
+  // An installed weft knows no SCALE-Sim directory of its own: the path then says what to set.
+  const std::string scalesimDir = o.scalesimDir.empty() ? "$WEFT_SCALESIM_DIR" : o.scalesimDir;
+  w.path = scalesim ? (fs::path(scalesimDir) / rest).string() : (fs::path(dataDir()) / rest).string();
   w.name = (scalesim ? "scalesim-" : "") + fs::path(rest).stem().string();
   if (fs::path(rest).extension() == ".json" && fs::exists(w.path)) {
     std::ifstream in(w.path);

@@ -27,7 +27,9 @@ int writeHtmlReport(const HtmlReportOptions& options) {
   const std::string python = chosen != nullptr && *chosen != '\0' ? chosen
                              : fs::exists("/usr/bin/python3")     ? "/usr/bin/python3"
                                                                   : "python3";
-  std::vector<std::string> args = {python, dataDir() + "/scripts/weft_report.py"};
+  const std::string script = dataDir() + "/scripts/weft_report.py";
+  requireData(script);
+  std::vector<std::string> args = {python, script};
   args.insert(args.end(), options.inputs.begin(), options.inputs.end());
   args.insert(args.end(), {"--out", htmlReportPath(options)});
   if (!options.plotsDir.empty()) args.insert(args.end(), {"--plots", options.plotsDir});

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   if (const char* d = std::getenv("WEFT_SCALESIM_DIR"); d != nullptr && *d != '\0') {
     baselines.scalesimDir = d;
   } else {
-    baselines.scalesimDir = weft::tool::dataDir() + "/../shared/workloads/scalesim";
+    baselines.scalesimDir = weft::tool::defaultScaleSimDir();
   }
   CLI::App* baselinesCmd = app.add_subcommand(
       "baselines", "compare every layer's cycles with traces/baselines (bundled networks, regression layers, SCALE-Sim "
@@ -219,6 +219,11 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    // The bundled data a command defaults to: a missing one (an installed weft without its share
+    // directory) is an error naming it, before anything runs.
+    if (runCmd->parsed()) weft::tool::requireData(run.networkPath);
+    if (validateCmd->parsed()) weft::tool::requireData(validate.layersPath);
+    if (baselinesCmd->parsed()) weft::tool::requireData(baselines.dir);
     if (runCmd->parsed()) return weft::tool::runNetwork(run);
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);

@@ -1,5 +1,8 @@
 #include "rtl/plugin_builder.h"
 
+#include "rtl/plugin_locations.h"
+#include "weft/common/locations.h"
+
 #include "weft/common/file_lock.h"
 #include "weft/common/log_tail.h"
 #include "weft/common/process.h"
@@ -19,15 +22,6 @@
 #include <vector>
 
 
-#ifndef WEFT_SOURCE_DIR
-#define WEFT_SOURCE_DIR ""
-#endif
-#ifndef WEFT_PKG_SV
-#define WEFT_PKG_SV ""
-#endif
-#ifndef WEFT_CMAKE_COMMAND
-#define WEFT_CMAKE_COMMAND "cmake"
-#endif
 
 namespace weft::sim {
 namespace {
@@ -39,14 +33,17 @@ std::string tail(const std::string& path, size_t lines) {
   return out;
 }
 
-// Where built plugins go: the first WEFT_RTL_DIR entry, or the build's RTL directory.
-std::string outputDir() {
-  if (const char* env = std::getenv("WEFT_RTL_DIR"); env != nullptr && *env != '\0') {
-    const std::string list(env);
-    return list.substr(0, list.find(':'));
+// Why an on-demand build cannot start here, or empty: the plugin project, the RTL package and
+// cmake must be there (an installed weft ships the first two in share/weft/rtl-project).
+std::string missingBuildInput(const RtlPluginLocations& where) {
+  struct stat st {};
+  const std::string project = where.projectRoot + "/sim/rtl_plugin/CMakeLists.txt";
+  if (::stat(project.c_str(), &st) != 0) return fmt::format("its CMake project {} is missing", project);
+  if (::stat(where.rtlPackage.c_str(), &st) != 0) return fmt::format("the RTL package {} is missing", where.rtlPackage);
+  if (where.cmake.find('/') == std::string::npos && !common::onPath(where.cmake)) {
+    return "cmake is not on PATH (building RTL models needs cmake, verilator and a C++ compiler)";
   }
-  const auto dirs = RtlPlugin::searchDirs();
-  return dirs.empty() ? std::string() : dirs.front();
+  return {};
 }
 
 }  // namespace
@@ -56,12 +53,26 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
     return RtlPlugin::load(config, trace);
   } catch (const RtlPluginError& missing) {
     const char* autobuild = std::getenv("WEFT_RTL_AUTOBUILD");
-    const std::string dir = outputDir();
-    if ((autobuild != nullptr && std::string(autobuild) == "0") || dir.empty() ||
-        std::strlen(WEFT_SOURCE_DIR) == 0) {
-      throw;
+    if (autobuild != nullptr && std::string(autobuild) == "0") throw;
+    const RtlPluginLocations where = rtlPluginLocations();
+    const std::string dir = where.buildDir;
+    if (dir.empty()) {
+      throw RtlPluginError(fmt::format("{}\nIt cannot be built here: no directory to build it in (set WEFT_RTL_DIR, "
+                                       "XDG_CACHE_HOME or HOME)", missing.what()));
     }
-    ::mkdir(dir.c_str(), 0755);
+    if (const std::string why = missingBuildInput(where); !why.empty()) {
+      throw RtlPluginError(fmt::format("{}\nIt cannot be built here: {}", missing.what(), why));
+    }
+    try {
+      common::createDirectories(dir);
+    } catch (const std::exception& e) {
+      throw RtlPluginError(fmt::format("{}\nIt cannot be built here: {} (WEFT_RTL_DIR names another directory)",
+                                       missing.what(), e.what()));
+    }
+    if (::access(dir.c_str(), W_OK) != 0) {
+      throw RtlPluginError(fmt::format("{}\nIt cannot be built here: the directory {} is not writable (WEFT_RTL_DIR "
+                                       "names another directory)", missing.what(), dir));
+    }
     const std::string name = RtlPlugin::fileName(config, trace);
     const std::string stem = name.substr(0, name.size() - 3);  // without ".so"
     common::FileLock lock(dir + "/." + stem + ".lock");
@@ -78,14 +89,14 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
                  "weft: no RTL model of configuration '%s' yet; building %s (a minute or two, once; log: %s)\n",
                  config.name().c_str(), name.c_str(), log.c_str());
     std::vector<std::string> configure = {
-        WEFT_CMAKE_COMMAND, "-S", std::string(WEFT_SOURCE_DIR) + "/sim/rtl_plugin", "-B", buildDir,
-        "-DCMAKE_BUILD_TYPE=Release", std::string("-DWEFT_SOURCE_DIR=") + WEFT_SOURCE_DIR,
-        std::string("-DWEFT_PKG_SV=") + WEFT_PKG_SV, "-DWEFT_RTL_KEY=" + config.rtlKey(),
+        where.cmake, "-S", where.projectRoot + "/sim/rtl_plugin", "-B", buildDir,
+        "-DCMAKE_BUILD_TYPE=Release", "-DWEFT_SOURCE_DIR=" + where.projectRoot,
+        "-DWEFT_PKG_SV=" + where.rtlPackage, "-DWEFT_RTL_KEY=" + config.rtlKey(),
         "-DWEFT_RTL_PARAMS=" + params, "-DWEFT_RTL_BUS_BYTES=" + std::to_string(config.busBytes()),
         "-DWEFT_RTL_OUTPUT_DIR=" + staging, std::string("-DWEFT_RTL_TRACE=") + (trace ? "ON" : "OFF")};
     if (common::onPath("ninja")) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
     if (common::runLogged(configure, log) != 0 ||
-        common::runLogged({WEFT_CMAKE_COMMAND, "--build", buildDir, "-j", "2"}, log) != 0) {
+        common::runLogged({where.cmake, "--build", buildDir, "-j", "2"}, log) != 0) {
       throw RtlPluginError(fmt::format("building the RTL model for configuration '{}' failed ({}); the end of {}:{}",
                                        config.name(), missing.what(), log, tail(log, 15)));
     }

@@ -9,8 +9,10 @@
 namespace weft::sim {
 
 // The configuration's plugin: loaded when a build of it exists (RtlPlugin::load's search
-// path), otherwise built with the on-demand project (sim/rtl_plugin/) into the first
-// directory of WEFT_RTL_DIR, or the build's RTL directory, then loaded. Concurrent processes
+// path), otherwise built with the on-demand project (sim/rtl_plugin/; an install's
+// share/weft/rtl-project) into the first directory of WEFT_RTL_DIR, else the build's RTL
+// directory, else (installed) ${XDG_CACHE_HOME:-~/.cache}/weft/rtl, then loaded
+// (rtl/plugin_locations.h). A directory it cannot create or write is an error naming it. Concurrent processes
 // asking for the same configuration build it once (a lock file). WEFT_RTL_AUTOBUILD=0 turns
 // building off. Throws RtlPluginError saying what failed and where the build log is.
 const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace);

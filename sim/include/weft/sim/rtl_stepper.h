@@ -36,8 +36,9 @@ class RtlPluginError : public std::runtime_error {
 // thread-local state that must not be unloaded), so loading the same file twice is free.
 class RtlPlugin {
  public:
-  // Finds weft_rtl_<config.rtlKey()>_<RTL digest>[_trace].so in the build's RTL directory
-  // (WEFT_RTL_BUILD_DIR), then in each directory of the colon-separated env WEFT_RTL_DIR,
+  // Finds weft_rtl_<config.rtlKey()>_<RTL digest>[_trace].so in the build's RTL directory (an
+  // installed module: its lib/weft/rtl), then in each directory of the colon-separated env
+  // WEFT_RTL_DIR (installed: then the user's cache; sim/src/rtl/plugin_locations.h),
   // and checks its ABI version, key and bus width. Throws RtlPluginError naming every path
   // searched when it is missing or does not match.
   static const RtlPlugin& load(const hw::HwConfig& config, bool trace = false);
