@@ -1,8 +1,11 @@
 #include "AcceleratorLoader.h"
 
+#include "weft/AbiStamp.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -30,7 +33,8 @@ std::vector<std::string> candidates() {
   if (kDriverVariableAtLoad != nullptr && *kDriverVariableAtLoad != '\0') return {kDriverVariableAtLoad};
   std::vector<std::string> paths;
   if (const std::string directory = directoryOfThisCode(); !directory.empty()) {
-    paths.push_back(directory + "/" + accel::kAcceleratorModuleFile);
+    paths.push_back(directory + "/" + accel::kAcceleratorModuleFile);  // the build tree
+    paths.push_back(directory + "/" + accel::kAcceleratorModuleInstalledDir + "/" + accel::kAcceleratorModuleFile);
   }
   paths.push_back(accel::kAcceleratorModuleFile);  // the dynamic loader's search path
   return paths;
@@ -58,6 +62,11 @@ nn::Result<const accel::AcceleratorModule*> load() {
       return NN_ERROR(OP_FAILED) << path << " was built for accelerator-module ABI " << module->abi
                                  << ", this runtime needs " << accel::kAcceleratorModuleAbi
                                  << " (use the module built with this libneuralnetworks.so)";
+    }
+    if (module->build == nullptr || std::strcmp(module->build, WEFT_ABI_STAMP) != 0) {
+      return NN_ERROR(OP_FAILED) << path << " is from another build of weft (ABI " << (module->build ? module->build : "?")
+                                 << ", this libneuralnetworks.so is " << WEFT_ABI_STAMP
+                                 << "): a stale module left beside a rebuilt library; install or build both together";
     }
     return module;
   }

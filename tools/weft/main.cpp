@@ -9,6 +9,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "AbiCheck.h"
 #include "Network.h"
 #include "DataDir.h"
 #include "Nnapi.h"
@@ -56,6 +57,10 @@ int main(int argc, char** argv) {
   // next layer: gnmt.csv peaked at 520 MB against 427 MB compiled one after another. Sharing one
   // cost no time measured (Resnet50.csv: 0.098 s against 0.095 s, medians of 31 paired runs).
   mallopt(M_ARENA_MAX, 1);
+  if (const std::string mismatch = weft::tool::runtimeAbiMismatch(); !mismatch.empty()) {
+    fmt::print(stderr, "weft: error: {}\n", mismatch);
+    return 2;
+  }
   CLI::App app{"weft: NNAPI on a simulated systolic-array accelerator"};
   app.require_subcommand(1);
   std::string backend, hw;

@@ -11,6 +11,11 @@
 #include "android/NeuralNetworks.h"
 #include "weft/hal/IPreparedModel.h"
 
+// The ABI stamp of this libneuralnetworks.so's build ("<version>+<digest of the headers whose
+// types cross>", weft/AbiStamp.h). The structures above are C++: a program using them checks
+// that the library's stamp is its own before it calls anything else (the `weft` tool does).
+extern "C" const char* weft_abi_stamp(void);
+
 namespace weft::runtime {
 
 // The per-step profiles of the latest computation of `execution`, one per step run in order.
