@@ -530,3 +530,20 @@ TEST(WeftLayers, ReportsOfAConfigurationFileAreNamedAfterItsStem) {
 }
 
 }  // namespace
+
+namespace {
+
+// Reports that cannot be written are an error naming the directory before anything runs (an
+// unwritable working directory, such as an install's prefix; here a path through a file, which
+// fails for root too), with exit code 2.
+TEST(WeftLayers, AnUnwritableReportDirectoryIsNamedBeforeTheRun) {
+  const std::string file = tempPath("not-a-directory");
+  std::ofstream(file) << "x";
+  const ProcessResult r =
+      runWeft("--backend timing layers " + sourceDir() + "/tests/tool/scalesim/tiny.csv --json " + file + "/out/r.json");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot create the directory " + file), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Tiny_conv3x3"), std::string::npos) << r.output;  // nothing ran
+}
+
+}  // namespace

@@ -1,6 +1,7 @@
 #include "Report.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
@@ -12,6 +13,8 @@
 #include <stdexcept>
 #include <utility>
 #include <nlohmann/json.hpp>
+
+#include "weft/common/locations.h"
 
 
 namespace weft::tool {
@@ -243,9 +246,24 @@ std::string toCsv(const RunReport& r) {
   return out;
 }
 
-void writeOutputFile(const std::string& path, const std::string& text) {
+void requireWritableDirectoryFor(const std::string& path) {
+  if (::access(path.c_str(), W_OK) == 0) return;  // an existing file it may write (or /dev/stdout, a pipe)
   const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::string dir = std::filesystem::absolute(parent.empty() ? "." : parent).lexically_normal().string();
+  try {
+    common::createDirectories(dir);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {} cannot be written (run weft in a directory you can write, or "
+                                         "name the outputs' paths)", e.what(), path));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw std::runtime_error(fmt::format("the directory {} is not writable, so {} cannot be written (run weft in a "
+                                         "directory you can write, or name the outputs' paths)", dir, path));
+  }
+}
+
+void writeOutputFile(const std::string& path, const std::string& text) {
+  requireWritableDirectoryFor(path);
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));

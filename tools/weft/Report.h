@@ -94,4 +94,9 @@ std::string toCsv(const RunReport& report);
 // through a rename: the path may be /dev/stdout or a pipe.
 void writeOutputFile(const std::string& path, const std::string& text);
 
+// Creates the folder `path` goes in and checks it can be written, or throws std::runtime_error
+// naming the directory and why: called before a run too, so that an unwritable working
+// directory (an install's prefix, /) fails at once, not after minutes of simulation.
+void requireWritableDirectoryFor(const std::string& path);
+
 }  // namespace weft::tool

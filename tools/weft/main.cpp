@@ -15,6 +15,7 @@
 #include "Nnapi.h"
 #include "BaselinesCommand.h"
 #include "LayersCommand.h"
+#include "Report.h"
 #include "RunCommand.h"
 #include "CodesignCli.h"
 #include "DramCommand.h"
@@ -227,6 +228,15 @@ int main(int argc, char** argv) {
     // The bundled data a command defaults to: a missing one (an installed weft without its share
     // directory) is an error naming it, before anything runs.
     if (runCmd->parsed()) weft::tool::requireData(run.networkPath);
+    // Where the reports go must be writable before anything runs (out/ by default).
+    if (runCmd->parsed()) {
+      for (const std::string& p : {run.jsonPath, run.csvPath}) weft::tool::requireWritableDirectoryFor(p.empty() ? "out/report" : p);
+    }
+    if (layersCmd->parsed()) {
+      for (const std::string& p : {layers.jsonPath, layers.computeReportPath}) {
+        weft::tool::requireWritableDirectoryFor(p.empty() ? "out/report" : p);
+      }
+    }
     if (validateCmd->parsed()) weft::tool::requireData(validate.layersPath);
     if (baselinesCmd->parsed()) weft::tool::requireData(baselines.dir);
     if (runCmd->parsed()) return weft::tool::runNetwork(run);
