@@ -54,10 +54,12 @@ nn::Result<const accel::AcceleratorModule*> load() {
     // The handle is never closed: the devices the module creates live until the process ends.
     auto entry = reinterpret_cast<accel::AcceleratorModuleEntry>(dlsym(handle, accel::kAcceleratorModuleEntry));
     const accel::AcceleratorModule* module = entry != nullptr ? entry() : nullptr;
-    if (module == nullptr || module->createDevice == nullptr || module->setProgressListener == nullptr) {
+    if (module == nullptr) {
       return NN_ERROR(OP_FAILED) << path << " is not a weft accelerator driver (no " << accel::kAcceleratorModuleEntry
                                  << ")";
     }
+    // The layout number and the build's stamp first: nothing else of a table from another build
+    // can be trusted.
     if (module->abi != accel::kAcceleratorModuleAbi) {
       return NN_ERROR(OP_FAILED) << path << " was built for accelerator-module ABI " << module->abi
                                  << ", this runtime needs " << accel::kAcceleratorModuleAbi
@@ -67,6 +69,9 @@ nn::Result<const accel::AcceleratorModule*> load() {
       return NN_ERROR(OP_FAILED) << path << " is from another build of weft (ABI " << (module->build ? module->build : "?")
                                  << ", this libneuralnetworks.so is " << WEFT_ABI_STAMP
                                  << "): a stale module left beside a rebuilt library; install or build both together";
+    }
+    if (module->createDevice == nullptr || module->setProgressListener == nullptr) {
+      return NN_ERROR(OP_FAILED) << path << " is not a weft accelerator driver (its table is incomplete)";
     }
     return module;
   }
