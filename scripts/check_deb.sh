@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/default}
 command -v mmdebstrap >/dev/null || { echo "check_deb: needs mmdebstrap (apt-get install mmdebstrap)" >&2; exit 2; }
+# cpack's Depends come from dpkg-shlibdeps.
+command -v dpkg-shlibdeps >/dev/null || { echo "check_deb: needs dpkg-shlibdeps (apt-get install dpkg-dev)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "check_deb: needs root (mmdebstrap's root mode, chroot)" >&2; exit 2; }
 [ -f "$build/CPackConfig.cmake" ] || { echo "check_deb: $build is not a configured build directory" >&2; exit 2; }
 
@@ -28,16 +30,18 @@ dpkg-deb --field "$deb" Depends Recommends
 mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
 mirror=${mirror:-http://deb.debian.org/debian}
 work=$(mktemp -d /tmp/weft-check-deb.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Kept when a step fails, for its logs.
+trap 'if [ $? = 0 ]; then rm -rf "$work"; else echo "check_deb: logs kept in $work" >&2; fi' EXIT
 cp "$deb" "$work/weft.deb"
 log="$work/times"
 
 # The hooks run inside mmdebstrap's chroot set-up (/proc, /dev mounted); each writes its time.
+# Recommends are asked for explicitly: Debian installs them by default, mmdebstrap's apt does not.
 t=$(now)
 step "mmdebstrap bookworm from $mirror, then install and run"
 nice -n 19 mmdebstrap --variant=apt --quiet \
   --customize-hook="copy-in $work/weft.deb /root" \
-  --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q /root/weft.deb >\"$work/apt.log\" 2>&1 || { tail -30 \"$work/apt.log\"; exit 1; }; echo \"install \$(date +%s.%N) \$s\" >>\"$log\"" \
+  --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o APT::Install-Recommends=true /root/weft.deb >\"$work/apt.log\" 2>&1 || { tail -30 \"$work/apt.log\"; exit 1; }; echo \"install \$(date +%s.%N) \$s\" >>\"$log\"" \
   --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" sh -c 'cd /root && weft run' >\"$work/run.log\" 2>&1 || { tail -30 \"$work/run.log\"; exit 1; }; echo \"run \$(date +%s.%N) \$s\" >>\"$log\"" \
   --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" sh -c 'cmake -S /usr/share/weft/examples/quantized_burst -B /root/example && cmake --build /root/example && /root/example/quantized_burst' >\"$work/example.log\" 2>&1 || { tail -30 \"$work/example.log\"; exit 1; }; echo \"example \$(date +%s.%N) \$s\" >>\"$log\"" \
   bookworm /dev/null "$mirror"
