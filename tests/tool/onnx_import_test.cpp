@@ -367,6 +367,34 @@ TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {
   EXPECT_EQ(flattened.import().opset, 7);
 }
 
+// ShuffleNet's channel shuffle (Reshape to rank 5, Transpose of the group axes, Reshape back)
+// is one CHANNEL_SHUFFLE; another transpose of the rank-5 value is not.
+TEST(OnnxImport, TheExportersChannelShuffleIsOneChannelShuffle) {
+  const auto shuffle = [](std::vector<int64_t> perm) {
+    Graph m;
+    m.input("x", {"1", "6", "2", "2"});
+    m.int64s("split", {1, 3, 2, 2, 2});
+    m.int64s("merged", {1, 6, 2, 2});
+    m.node("Reshape", {"x", "split"}, {"s"}, "view");
+    m.ints(m.node("Transpose", {"s"}, {"t"}, "transpose"), "perm", perm);
+    m.node("Reshape", {"t", "merged"}, {"y"}, "reshape");
+    m.output("y", 4);
+    return m;
+  };
+  const ImportedModel imported = shuffle({0, 2, 1, 3, 4}).import();
+  const auto& main = imported.model.main;
+  ASSERT_EQ(main.operations.size(), 1u);
+  const auto& op = main.operations[0];
+  EXPECT_EQ(op.type, nn::OperationType::CHANNEL_SHUFFLE);
+  EXPECT_EQ(main.operands[op.inputs[1]].data.at<int32_t>(0), 3);  // groups
+  EXPECT_EQ(main.operands[op.inputs[2]].data.at<int32_t>(0), 1);  // NCHW's channel axis
+  EXPECT_EQ(imported.nodes.at(0).operations, std::vector<size_t>{0});
+  EXPECT_TRUE(imported.nodes.at(1).folded);
+  const ImportedModel other = shuffle({0, 1, 2, 4, 3}).import();
+  EXPECT_EQ(operationsOf(other).count(nn::OperationType::CHANNEL_SHUFFLE), 0u);
+  EXPECT_EQ(operationsOf(other).count(nn::OperationType::TRANSPOSE), 1u);
+}
+
 // ONNX's checker and the window checks stand before libonnx's passes: a broken model is an error.
 TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   Graph unknownInput;
