@@ -485,6 +485,25 @@ TEST(WeftRunOnnx, InputsFromFilesMustMatchTheModel) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
 }
 
+// What NNAPI's validation refuses (here a rank-5 RELU: NNAPI takes rank 4 at most) is named by
+// the node it came from.
+TEST(WeftRunOnnx, AnOperationNnapiRefusesNamesItsNode) {
+  Graph m;
+  m.input("x", {"1", "4", "2", "2"});
+  m.int64s("five", {1, 2, 2, 2, 2});
+  m.node("Reshape", {"x", "five"}, {"r"}, "split");
+  m.node("Relu", {"r"}, {"y"}, "activation");
+  m.output("y", 5);
+  const std::string model = tempPath("rank5.onnx"), json = tempPath("rank5.json");
+  m.save(model);
+  fs::remove(json);
+  const auto r = runWeft("--backend approx run " + model + " --quiet --json " + json, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("node 'activation': NNAPI refuses the RELU it became"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 5"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(json));
+}
+
 TEST(WeftRunOnnx, FilesThatAreNotOnnxModelsAreClearErrorsThatWriteNothing) {
   const std::string text = tempPath("text.onnx"), truncated = tempPath("truncated.onnx"), empty = tempPath("empty.onnx");
   std::ofstream(text) << "this is not a protobuf\n";

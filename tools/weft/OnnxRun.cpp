@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 
+#include "ApiModelBuilder.h"
 #include "CpuReference.h"
 #include "OnnxQuantize.h"
 #include "ImportError.h"
@@ -219,6 +220,19 @@ std::vector<std::string> operationNames(const onnx::ImportedModel& imported, con
   return mapped;
 }
 
+// An operation NNAPI refuses (a shape or type its validation does not take) is a bad model,
+// named by the node it came from, before anything runs.
+void checkNnapiTakesIt(const test::TestModel& model, const std::vector<std::string>& names, const std::string& path) {
+  test::ApiModelBuilder builder(model);
+  if (builder.model() != nullptr) return;
+  const auto op = builder.failedOperation();
+  if (op && *op < names.size() && !names[*op].empty()) {
+    throw onnx::ImportError(fmt::format("{}: node '{}': NNAPI refuses the {} it became (see the reason above): {}", path,
+                                        names[*op], nn::toString(model.main.operations[*op].type), builder.failure()));
+  }
+  throw onnx::ImportError(fmt::format("{}: NNAPI refuses the model: {}", path, builder.failure()));
+}
+
 }  // namespace
 
 int runOnnx(const RunOptions& options) {
@@ -242,6 +256,8 @@ int runOnnx(const RunOptions& options) {
   }
   const test::TestModel& model = quantized ? quantized->quantized.model : imported.model;
   const std::vector<onnx::ValueInfo>& outputInfos = quantized ? quantized->outputs : imported.outputs;
+  const std::vector<std::string> names = operationNames(imported, quantized ? &*quantized : nullptr);
+  checkNnapiTakesIt(model, names, path);
 
   // What the outputs are checked against: the test directory's outputs with ONNX's tolerance, or
   // the same NNAPI model on the CPU reference device (for --quantize, the int8 model).
@@ -276,7 +292,7 @@ int runOnnx(const RunOptions& options) {
   if (modelCase.name.empty()) modelCase.name = fs::path(fs::absolute(options.networkPath).lexically_normal().parent_path()).filename().string();
   modelCase.origin = path;
   modelCase.rule = rule;
-  modelCase.operationNames = operationNames(imported, quantized ? &*quantized : nullptr);
+  modelCase.operationNames = names;
   modelCase.check = [&](const std::vector<std::vector<uint8_t>>& outputs) {
     test::CheckReport report;
     for (size_t i = 0; i < outputs.size() && i < expected.size(); ++i) {
