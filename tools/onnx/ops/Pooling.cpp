@@ -41,8 +41,8 @@ Converter windowPool(Op op) {
   };
 }
 
-// A global pool of an image: one window over the whole plane, as the accelerator's vector unit
-// runs pools (NNAPI's MEAN over NCHW's spatial axes stays on the CPU); of other ranks, a reduction.
+// A global pool of an image: one window over the whole plane (poolWholePlane); of other ranks,
+// a reduction.
 Converter globalPool(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {});
@@ -50,13 +50,8 @@ Converter globalPool(Op op) {
     const size_t rank = rankOf(l, node.input(0));
     if (rank < 3) throw ImportError(node.error("an input without spatial axes"));
     if (rank == 4) {
-      const Shape& x = shapeOf(l, node.input(0));
-      auto scalar = [&](int64_t v) { return l.nn().scalarInt32(static_cast<int32_t>(v)); };
-      const Op window = op == Op::MEAN ? Op::AVERAGE_POOL_2D : Op::MAX_POOL_2D;
-      l.add(window,
-            {in(node, l, 0), scalar(0), scalar(0), scalar(0), scalar(0), scalar(1), scalar(1), scalar(x[3]), scalar(x[2]),
-             scalar(kFuseNone), l.nn().scalarBool(true)},
-            {l.output(node, 0)});
+      poolWholePlane(l, op == Op::MEAN ? Op::AVERAGE_POOL_2D : Op::MAX_POOL_2D, in(node, l, 0),
+                     shapeOf(l, node.input(0)), l.output(node, 0));
       return;
     }
     std::vector<int32_t> axes;

@@ -33,17 +33,12 @@ std::vector<int32_t> reducedAxes(const Node& node, Lowering& l, bool& identity) 
 }
 
 // A mean or maximum over an NCHW image's plane (PyTorch's x.mean([2, 3])): one pooling window
-// over the plane, which the accelerator's vector unit runs, then the reshape that drops the
-// kept dimensions.
+// over the plane (poolWholePlane), then the reshape that drops the kept dimensions.
 void spatialPool(Lowering& l, Op pool, uint32_t input, const Shape& x, bool keep, const std::string& name,
                  uint32_t out) {
   const nn::OperandType type = l.nn().operand(out).type;
   const uint32_t pooled = keep ? out : l.temporary(type, {x[0], x[1], 1, 1}, name + "_pooled");
-  auto scalar = [&](int64_t v) { return l.nn().scalarInt32(static_cast<int32_t>(v)); };
-  l.add(pool,
-        {input, scalar(0), scalar(0), scalar(0), scalar(0), scalar(1), scalar(1), scalar(x[3]), scalar(x[2]),
-         scalar(kFuseNone), l.nn().scalarBool(true)},
-        {pooled});
+  poolWholePlane(l, pool, input, x, pooled);
   if (!keep) reshapeTo(l, pooled, {x[0], x[1]}, out);
 }
 
