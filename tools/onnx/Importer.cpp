@@ -787,13 +787,9 @@ ImportedModel importOnnx(::onnx::ModelProto model, const ImportOptions& options,
 }
 
 ImportedModel importOnnxFile(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(fmt::format("{}: cannot open the file", path));
   ::onnx::ModelProto model;
   {
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    const std::string text = bytes.str();
+    const std::string text = readFileBytes(path);
     if (text.empty()) throw ImportError(fmt::format("{}: the file is empty", path));
     if (!model.ParseFromString(text)) {
       throw ImportError(fmt::format("{}: not an ONNX model (the protobuf does not parse: a truncated or corrupt file, "
