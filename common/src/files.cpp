@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -16,9 +17,25 @@ namespace weft::common {
 std::optional<std::string> readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return std::move(text).str();
+  // A regular file is read into a string of its size (a model of 100 MB takes 100 MB, not the
+  // doubling buffer of a stream and a copy); what reports no size (a pipe, /proc) as a stream.
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+  in.clear();
+  std::string text;
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.seekg(0);
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    in.clear();
+  } else {
+    in.seekg(0);
+  }
+  std::ostringstream rest;  // whatever the size did not cover
+  rest << in.rdbuf();
+  text += std::move(rest).str();
+  return text;
 }
 
 std::string readFileOrThrow(const std::string& path) {

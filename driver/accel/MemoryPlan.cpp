@@ -225,6 +225,13 @@ void layOutImages(const nn::Model& model, const Operations& ops, const std::map<
   }
 }
 
+// Whether a tensor's bytes on the device are in its logical order: an NCHW tensor is kept as an
+// NHWC image, the same order only when each image is one pixel (a global pool's [N, C, 1, 1],
+// flattened before a classifier) or one channel.
+bool inLogicalOrder(const TensorLayout& t) {
+  return t.layout != DataLayout::kNCHW || t.image.height * t.image.width == 1 || t.image.channels == 1;
+}
+
 // What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
 // logical order. FULLY_CONNECTED's input is the exception: it reads an image form instead
 // (lowerFullyConnectedInputs, after the plan).
@@ -237,7 +244,7 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
     for (const TensorUse& u : usesOf(lo)) {
       if (u.layout != DataLayout::kFlat || (fc && u.operand == lo.layer.inputOperand)) continue;
       auto it = plan.tensors.find(u.operand);
-      dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && it->second.layout != DataLayout::kNCHW));
+      dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && inLogicalOrder(it->second)));
     }
     if (!dense) {
       reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": it reads a tensor as dense bytes that is kept "

@@ -36,6 +36,19 @@ TEST(Files, ReadsWhatWasWrittenByteForByte) {
   EXPECT_EQ(readFile(path), "");
 }
 
+// Files that report no size (procfs; pipes) are read whole as a stream; a large one whole too.
+TEST(Files, ReadsFilesWithoutASizeAndLargeOnesWhole) {
+  const auto status = readFile("/proc/self/status");
+  ASSERT_TRUE(status.has_value());
+  EXPECT_NE(status->find("Name:"), std::string::npos);
+  TempDir dir;
+  const std::string path = dir / "large.bin";
+  std::string bytes(3 << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+  writeFileAtomically(path, bytes);
+  EXPECT_EQ(readFile(path), bytes);
+}
+
 TEST(Files, AFileThatCannotBeReadIsNulloptOrAnErrorNamingIt) {
   TempDir dir;
   EXPECT_EQ(readFile(dir / "missing"), std::nullopt);

@@ -13,6 +13,7 @@
 #include "ImportError.h"
 #include "Importer.h"
 #include "Npy.h"
+#include "OnnxTestGraph.h"
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
 
@@ -21,78 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using tool::test::runWeft;
+using graphs::Graph;
 
-// A little builder of ONNX graphs, as onnx.helper writes them.
-struct Graph {
-  ::onnx::ModelProto model;
-  ::onnx::GraphProto* g = model.mutable_graph();
-
-  explicit Graph(int64_t opset = 13) {
-    model.set_ir_version(8);
-    auto* o = model.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    g->set_name("test");
-  }
-  void value(::onnx::ValueInfoProto* v, const std::string& name, int32_t type, const std::vector<std::string>& dims) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(type);
-    auto* s = t->mutable_shape();
-    for (const std::string& d : dims) {
-      auto* dim = s->add_dim();
-      if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) {
-        dim->set_dim_value(std::stoll(d));
-      } else {
-        dim->set_dim_param(d);
-      }
-    }
-  }
-  void input(const std::string& name, const std::vector<std::string>& dims, int32_t type = ::onnx::TensorProto::FLOAT) {
-    value(g->add_input(), name, type, dims);
-  }
-  // An output typed float with `rank` symbolic dimensions, as exporters write them (ONNX's
-  // checker wants a type and a shape; inference fills in the sizes).
-  void output(const std::string& name, int rank) {
-    std::vector<std::string> dims;
-    for (int d = 0; d < rank; ++d) dims.push_back(name + "_d" + std::to_string(d));
-    value(g->add_output(), name, ::onnx::TensorProto::FLOAT, dims);
-  }
-  ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in, const std::vector<std::string>& out,
-                          const std::string& name = "") {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name.empty() ? op + "_" + std::to_string(g->node_size()) : name);
-    for (const auto& i : in) n->add_input(i);
-    for (const auto& o : out) n->add_output(o);
-    return n;
-  }
-  void ints(::onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
-    auto* a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(::onnx::AttributeProto::INTS);
-    for (int64_t x : v) a->add_ints(x);
-  }
-  void floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(::onnx::TensorProto::FLOAT);
-    for (int64_t d : dims) t->add_dims(d);
-    for (float x : v) t->add_float_data(x);
-  }
-  void int64s(const std::string& name, const std::vector<int64_t>& v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(::onnx::TensorProto::INT64);
-    t->add_dims(static_cast<int64_t>(v.size()));
-    for (int64_t x : v) t->add_int64_data(x);
-  }
-  ImportedModel import(const ImportOptions& options = {}) const { return importOnnx(model, options, "test.onnx"); }
-  void save(const std::string& path) const {
-    std::ofstream out(path, std::ios::binary);
-    model.SerializeToOstream(&out);
-  }
-};
 
 std::multiset<nn::OperationType> operationsOf(const ImportedModel& m) {
   std::multiset<nn::OperationType> ops;
@@ -436,6 +367,34 @@ TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {
   EXPECT_EQ(flattened.import().opset, 7);
 }
 
+// ShuffleNet's channel shuffle (Reshape to rank 5, Transpose of the group axes, Reshape back)
+// is one CHANNEL_SHUFFLE; another transpose of the rank-5 value is not.
+TEST(OnnxImport, TheExportersChannelShuffleIsOneChannelShuffle) {
+  const auto shuffle = [](std::vector<int64_t> perm) {
+    Graph m;
+    m.input("x", {"1", "6", "2", "2"});
+    m.int64s("split", {1, 3, 2, 2, 2});
+    m.int64s("merged", {1, 6, 2, 2});
+    m.node("Reshape", {"x", "split"}, {"s"}, "view");
+    m.ints(m.node("Transpose", {"s"}, {"t"}, "transpose"), "perm", perm);
+    m.node("Reshape", {"t", "merged"}, {"y"}, "reshape");
+    m.output("y", 4);
+    return m;
+  };
+  const ImportedModel imported = shuffle({0, 2, 1, 3, 4}).import();
+  const auto& main = imported.model.main;
+  ASSERT_EQ(main.operations.size(), 1u);
+  const auto& op = main.operations[0];
+  EXPECT_EQ(op.type, nn::OperationType::CHANNEL_SHUFFLE);
+  EXPECT_EQ(main.operands[op.inputs[1]].data.at<int32_t>(0), 3);  // groups
+  EXPECT_EQ(main.operands[op.inputs[2]].data.at<int32_t>(0), 1);  // NCHW's channel axis
+  EXPECT_EQ(imported.nodes.at(0).operations, std::vector<size_t>{0});
+  EXPECT_TRUE(imported.nodes.at(1).folded);
+  const ImportedModel other = shuffle({0, 1, 2, 4, 3}).import();
+  EXPECT_EQ(operationsOf(other).count(nn::OperationType::CHANNEL_SHUFFLE), 0u);
+  EXPECT_EQ(operationsOf(other).count(nn::OperationType::TRANSPOSE), 1u);
+}
+
 // ONNX's checker and the window checks stand before libonnx's passes: a broken model is an error.
 TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   Graph unknownInput;
@@ -524,6 +483,25 @@ TEST(WeftRunOnnx, InputsFromFilesMustMatchTheModel) {
   EXPECT_NE(r.output.find("the model has no input 'nosuch'"), std::string::npos) << r.output;
   r = runWeft("--backend approx run " + model + " --shape image=1x2" + report, "WEFT_YOSYS=none");
   EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+// What NNAPI's validation refuses (here a rank-5 RELU: NNAPI takes rank 4 at most) is named by
+// the node it came from.
+TEST(WeftRunOnnx, AnOperationNnapiRefusesNamesItsNode) {
+  Graph m;
+  m.input("x", {"1", "4", "2", "2"});
+  m.int64s("five", {1, 2, 2, 2, 2});
+  m.node("Reshape", {"x", "five"}, {"r"}, "split");
+  m.node("Relu", {"r"}, {"y"}, "activation");
+  m.output("y", 5);
+  const std::string model = tempPath("rank5.onnx"), json = tempPath("rank5.json");
+  m.save(model);
+  fs::remove(json);
+  const auto r = runWeft("--backend approx run " + model + " --quiet --json " + json, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("node 'activation': NNAPI refuses the RELU it became"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 5"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(json));
 }
 
 TEST(WeftRunOnnx, FilesThatAreNotOnnxModelsAreClearErrorsThatWriteNothing) {

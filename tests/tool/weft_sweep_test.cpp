@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "OnnxTestGraph.h"
 #include "RunWeft.h"
 #include "weft/common/files.h"
 
@@ -274,6 +276,70 @@ TEST(WeftSweep, AFailingPointIsRecordedAndTheSweepGoesOn) {
 }
 
 // A bad specification is an error naming the field and what is accepted; nothing is written.
+// A float ONNX classifier beside a spec: Conv -> Relu -> GlobalAveragePool -> Flatten.
+void writeOnnxModel(const std::string& spec) {
+  weft::onnx::graphs::Graph m;
+  m.input("image", {"1", "4", "8", "8"});
+  std::vector<float> w(8 * 4 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 11) / 11.0f - 0.5f;
+  m.floats("w", {8, 4, 3, 3}, w);
+  m.ints(m.node("Conv", {"image", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"r"}, "relu");
+  m.node("GlobalAveragePool", {"r"}, {"p"}, "pool");
+  m.node("Flatten", {"p"}, {"y"}, "flatten");
+  m.output("y", 2);
+  m.save((fs::path(spec).parent_path() / "net.onnx").string());
+}
+
+// ONNX models are workloads: quantized after training on each point (calibrated on the run's
+// inputs), every layer on the accelerator, and a bigger array takes fewer cycles.
+TEST(WeftSweep, OnnxModelsAreWorkloads) {
+  const std::string spec = writeSpec("onnx", R"({"base": "weft16", "grid": {"Rows": [8, 16]},
+      "workloads": [{"path": "net.onnx", "quantize": "int8"}], "backend": "approx"})");
+  const std::string out = tempPath("onnx_out");
+  writeOnnxModel(spec);
+  fs::remove_all(out);
+  const ProcessResult r = runWeft("sweep " + spec + " --out " + out + " --jobs 2", "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto rows = readCsv(out + "/results.csv");
+  std::map<std::string, uint64_t> totals;
+  size_t layers = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][3], "net");
+    EXPECT_EQ(rows[i][6], "ok") << rows[i][4];
+    if (rows[i][4] == "total") {
+      totals[rows[i][0]] = std::stoull(rows[i][7]);
+    } else {
+      ++layers;
+      EXPECT_NE(rows[i][5], "cpu") << rows[i][4];
+    }
+  }
+  EXPECT_EQ(layers, 2u * 3);  // conv+relu, pool, flatten at each point
+  ASSERT_EQ(totals.size(), 2u);
+  EXPECT_LT(totals["Rows16"], totals["Rows8"]);
+}
+
+TEST(WeftSweep, BadOnnxWorkloadsFailBeforeAnythingIsWritten) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"workloads": [{"path": "net.onnx", "quantize": "int4"}]})", "\"quantize\" must be \"int8\""},
+      {R"({"workloads": [{"path": "net.onnx", "calibration": "."}]})", "\"calibration\" is a directory, with \"quantize\""},
+      {R"({"workloads": [{"path": "net.onnx", "colour": 1}]})", "unknown key \"colour\""},
+      {R"({"workloads": [{"path": "net.onnx", "shape": ["image=1x4"]}]})", "does not load"},
+      {R"({"workloads": ["missing.onnx"]})", "'missing.onnx' is not a file"},
+      {R"({"workloads": ["garbage.onnx"]})", "'garbage.onnx' does not load"},
+  };
+  for (const auto& [text, needle] : cases) {
+    const std::string spec = writeSpec("bad_onnx", text), out = tempPath("bad_onnx_out");
+    writeOnnxModel(spec);
+    std::ofstream(fs::path(spec).parent_path() / "garbage.onnx") << "not a protobuf";
+    fs::remove_all(out);
+    const ProcessResult r = runWeft("sweep " + spec + " --out " + out);
+    EXPECT_EQ(r.exitCode, 2) << text << "\n" << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos) << text << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out)) << text;
+  }
+}
+
 TEST(WeftSweep, BadSpecificationsFailBeforeAnythingIsWritten) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"{", "not JSON"},

@@ -167,6 +167,7 @@ ANeuralNetworksModel* ApiModelBuilder::build(const TestSubgraph& subgraph, bool 
                                                  operation.outputs.data()),
                std::string("ANeuralNetworksModel_addOperation(") + nn::toString(operation.type) + ", " + where +
                    " operation " + std::to_string(k) + ")")) {
+      if (isMain) failedOperation_ = k;
       return nullptr;
     }
   }

@@ -4,6 +4,7 @@
 // memory at 4-byte-aligned offsets, empty constants are omitted operands.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ class ApiModelBuilder {
   // The finished main model, or nullptr with failure() saying which call failed.
   ANeuralNetworksModel* model() const { return main_; }
   const std::string& failure() const { return failure_; }
+  // The main graph's operation ANeuralNetworksModel_addOperation refused, when that failed.
+  std::optional<size_t> failedOperation() const { return failedOperation_; }
 
  private:
   bool createConstantMemory();
@@ -39,6 +42,7 @@ class ApiModelBuilder {
   std::vector<std::vector<size_t>> constantOffsets_;  // [subgraph (0 = main, k+1 = referenced k)][operand]
   ANeuralNetworksModel* main_ = nullptr;
   std::string failure_;
+  std::optional<size_t> failedOperation_;
 };
 
 }  // namespace weft::test

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ImportError.h"
+#include "weft/common/files.h"
 
 namespace weft::onnx {
 
@@ -300,13 +301,15 @@ HostTensor fromProto(const ::onnx::TensorProto& proto, const std::string& where)
   return t;
 }
 
+std::string readFileBytes(const std::string& path) {
+  auto bytes = common::readFile(path);
+  if (!bytes) throw ImportError(fmt::format("{}: cannot open the file", path));
+  return std::move(*bytes);
+}
+
 HostTensor readTensorProtoFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(fmt::format("{}: cannot open the file", path));
-  std::stringstream text;
-  text << in.rdbuf();
   ::onnx::TensorProto proto;
-  if (!proto.ParseFromString(text.str())) {
+  if (!proto.ParseFromString(readFileBytes(path))) {
     throw ImportError(fmt::format("{}: not a serialized ONNX TensorProto (the protobuf does not parse)", path));
   }
   return fromProto(proto, path);

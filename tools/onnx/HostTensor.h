@@ -98,6 +98,8 @@ struct HostTensor {
 // A TensorProto's value: raw_data or the typed fields. `where` names it in errors (ImportError):
 // external data, strings and types the importer does not handle are refused.
 HostTensor fromProto(const ::onnx::TensorProto& proto, const std::string& where);
+// A file's bytes; ImportError "<path>: cannot open the file" when it cannot be read.
+std::string readFileBytes(const std::string& path);
 // The same read from a serialized TensorProto file (ONNX's test data, `--input NAME=x.pb`).
 HostTensor readTensorProtoFile(const std::string& path);
 

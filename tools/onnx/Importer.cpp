@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -97,6 +98,7 @@ class Importer final : public Lowering {
   void addInputs();
   void collectInfos();
   void lowerNodes();
+  bool lowerChannelShuffle(size_t i, const std::map<std::string, std::vector<size_t>>& readers);
   void defineOutputs();
   double quantumOf(const std::string& value) const;
   std::string where() const { return origin_; }
@@ -592,10 +594,64 @@ uint32_t Importer::output(const Node& node, size_t i) {
   return index;
 }
 
+// ShuffleNet's channel shuffle as exporters write it, x.view(N, g, C/g, H, W).transpose(1, 2)
+// .reshape(N, C, H, W): three nodes around a rank-5 value, which NNAPI's tensors cannot hold (at
+// most rank 4), are one CHANNEL_SHUFFLE of g groups along axis 1. The Transpose and the second
+// Reshape are then folded into node i (the first Reshape).
+bool Importer::lowerChannelShuffle(size_t i, const std::map<std::string, std::vector<size_t>>& readers) {
+  const auto onlyReader = [&](const std::string& value, const char* op) -> std::optional<size_t> {
+    auto r = readers.find(value);
+    if (r == readers.end() || r->second.size() != 1 || r->second[0] >= nodes_.size() ||  // a graph output
+        nodes_[r->second[0]].op_type() != op) {
+      return std::nullopt;
+    }
+    return r->second[0];
+  };
+  const auto& reshape = nodes_[i];
+  if (reshape.op_type() != "Reshape" || reshape.input_size() < 1 || reshape.output_size() != 1) return false;
+  if (quantized_.nodes.count(static_cast<int>(i)) != 0) return false;
+  const auto transposeAt = onlyReader(reshape.output(0), "Transpose");
+  if (!transposeAt) return false;
+  const auto& transpose = nodes_[*transposeAt];
+  const auto backAt = onlyReader(transpose.output(0), "Reshape");
+  if (!backAt) return false;
+  const Node back(nodes_[*backAt], static_cast<int>(*backAt), opset_);
+  const Node t(transpose, static_cast<int>(*transposeAt), opset_);
+  auto x = infos_.find(reshape.input(0)), split = infos_.find(reshape.output(0)), y = infos_.find(back.output(0));
+  if (x == infos_.end() || split == infos_.end() || y == infos_.end()) return false;
+  const Shape &xs = x->second.shape, &ss = split->second.shape;
+  if (xs.size() != 4 || ss.size() != 5 || y->second.shape != xs || x->second.quant.quantized()) return false;
+  if (ss[0] != xs[0] || ss[1] * ss[2] != xs[1] || ss[3] != xs[2] || ss[4] != xs[3]) return false;
+  if (t.attrInts("perm") != std::vector<int64_t>{0, 2, 1, 3, 4}) return false;
+  const Node node(reshape, static_cast<int>(i), opset_);
+  add(nn::OperationType::CHANNEL_SHUFFLE,
+      {operand(reshape.input(0)), builder_.scalarInt32(static_cast<int32_t>(ss[1])), builder_.scalarInt32(1)},
+      {output(back, 0)});
+  folded_[*transposeAt] = folded_[*backAt] = true;
+  return true;
+}
+
 void Importer::lowerNodes() {
+  std::map<std::string, std::vector<size_t>> readers;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i]) continue;
+    for (const auto& in : nodes_[i].input()) readers[in].push_back(i);
+  }
+  for (const auto& out : proto_.graph().output()) readers[out.name()].push_back(nodes_.size());  // not a node
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node node(nodes_[i], static_cast<int>(i), opset_);
     NodeRecord record{static_cast<int>(i), node.name(), node.op(), folded_[i], {}};
+    if (!folded_[i]) {
+      record_ = &record;
+      current_ = &node;
+      const bool shuffled = lowerChannelShuffle(i, readers);
+      current_ = nullptr;
+      record_ = nullptr;
+      if (shuffled) {
+        result_.nodes.push_back(std::move(record));
+        continue;
+      }
+    }
     if (!folded_[i]) {
       const bool quantized = quantized_.nodes.count(static_cast<int>(i)) != 0;
       const Converter* convert = quantized ? findQuantizedConverter(node.op()) : findConverter(node.op());
@@ -731,13 +787,9 @@ ImportedModel importOnnx(::onnx::ModelProto model, const ImportOptions& options,
 }
 
 ImportedModel importOnnxFile(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(fmt::format("{}: cannot open the file", path));
   ::onnx::ModelProto model;
   {
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    const std::string text = bytes.str();
+    const std::string text = readFileBytes(path);
     if (text.empty()) throw ImportError(fmt::format("{}: the file is empty", path));
     if (!model.ParseFromString(text)) {
       throw ImportError(fmt::format("{}: not an ONNX model (the protobuf does not parse: a truncated or corrupt file, "

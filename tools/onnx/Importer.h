@@ -39,7 +39,7 @@ struct ImportOptions {
 struct NodeRecord {
   int index = 0;
   std::string name, op;
-  bool folded = false;                 // evaluated at import (a constant)
+  bool folded = false;                 // evaluated at import (a constant), or lowered with another node
   std::vector<size_t> operations;      // the NNAPI operations it became (model order)
 };
 

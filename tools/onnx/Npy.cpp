@@ -24,11 +24,7 @@ constexpr Descr kDescrs[] = {{"<f4", DType::kFloat}, {"<f2", DType::kFloat16}, {
 }  // namespace
 
 HostTensor readNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(fmt::format("{}: cannot open the file", path));
-  std::stringstream all;
-  all << in.rdbuf();
-  const std::string bytes = all.str();
+  const std::string bytes = readFileBytes(path);
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
     throw ImportError(fmt::format("{}: not a .npy file (no \\x93NUMPY magic)", path));
   }

@@ -8,9 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "ApiModelBuilder.h"
+#include "CpuReference.h"
+#include "OnnxQuantize.h"
 #include "ImportError.h"
 #include "Importer.h"
 #include "Nnapi.h"
@@ -138,56 +141,15 @@ void compareOutput(const std::string& name, const HostTensor& actual, const Host
   }
 }
 
-// The outputs of `model` (its inputs set in its input operands) computed by the CPU reference
-// device through NNAPI: what an ONNX model's accelerated run is checked against.
-std::vector<std::vector<uint8_t>> referenceOutputs(const test::TestModel& model, const std::string& origin) {
-  test::ApiModelBuilder builder(model);
-  if (builder.model() == nullptr) {
-    throw std::runtime_error(fmt::format("{}: building the model failed: {}", origin, builder.failure()));
-  }
-  ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
-  ANeuralNetworksCompilation* rawCompilation = nullptr;
-  check(ANeuralNetworksCompilation_createForDevices(builder.model(), &cpu, 1, &rawCompilation),
-        "ANeuralNetworksCompilation_createForDevices(cpu)");
-  CompilationPtr compilation(rawCompilation);
-  check(ANeuralNetworksCompilation_finish(rawCompilation), "ANeuralNetworksCompilation_finish(cpu)");
-  ANeuralNetworksExecution* raw = nullptr;
-  check(ANeuralNetworksExecution_create(rawCompilation, &raw), "ANeuralNetworksExecution_create");
-  ExecutionPtr execution(raw);
-  const auto& main = model.main;
-  for (size_t i = 0; i < main.inputIndexes.size(); ++i) {
-    const test::TestBuffer& data = main.operands[main.inputIndexes[i]].data;
-    check(ANeuralNetworksExecution_setInput(raw, static_cast<int32_t>(i), nullptr, data.data(), data.size()),
-          "ANeuralNetworksExecution_setInput");
-  }
-  std::vector<std::vector<uint8_t>> outputs(main.outputIndexes.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const test::TestOperand& o = main.operands[main.outputIndexes[i]];
-    outputs[i].resize(std::max<size_t>(1, nn::numberOfElements(o.dimensions) * test::testElementSize(o.type)));
-    check(ANeuralNetworksExecution_setOutput(raw, static_cast<int32_t>(i), nullptr, outputs[i].data(), outputs[i].size()),
-          "ANeuralNetworksExecution_setOutput");
-  }
-  check(ANeuralNetworksExecution_compute(raw), "ANeuralNetworksExecution_compute(cpu reference)");
-  return outputs;
-}
-
-// An ONNX value's name as a file name: exporters write "/layer1/Relu_output_0" or "onnx::Add_5".
-std::string fileNameOf(std::string name) {
-  for (char& c : name) {
-    if (c == '/' || c == ':' || c == '\\') c = '_';
-  }
-  const size_t start = name.find_first_not_of('_');
-  return start == std::string::npos ? "output" : name.substr(start);
-}
-
 }  // namespace
 
 bool isOnnxModel(const std::string& path) {
   return onnx::isOnnxPath(path) || (fs::is_directory(path) && fs::exists(fs::path(path) / "model.onnx"));
 }
 
-int runOnnx(const RunOptions& options) {
-  const std::string path = modelFile(options.networkPath), testData = testDataDir(options.networkPath);
+namespace {
+
+onnx::ImportedModel importForRun(const std::string& path, const RunOptions& options) {
   onnx::ImportOptions importOptions;
   importOptions.relaxed = options.relaxed;
   for (const std::string& s : options.shapes) {
@@ -197,8 +159,12 @@ int runOnnx(const RunOptions& options) {
   }
   onnx::ImportedModel imported = onnx::importOnnxFile(path, importOptions);
   for (const std::string& note : imported.notes) fmt::print(stderr, "weft: {}: {}\n", path, note);
+  return imported;
+}
 
-  // The inputs: --input files, else the test directory's, else drawn from the seed.
+// The inputs, into the model's input operands: --input files, else the test directory's, else
+// drawn from the seed.
+void setInputs(onnx::ImportedModel& imported, const RunOptions& options, const std::string& testData) {
   std::map<std::string, std::string> given;
   for (const std::string& s : options.inputs) {
     const size_t eq = s.find('=');
@@ -229,62 +195,126 @@ int runOnnx(const RunOptions& options) {
     }
     main.operands[main.inputIndexes[i]].data = test::TestBuffer(toNnapiBytes(value, name));
   }
+}
+
+// The report's name of each operation: the ONNX node it came from ("node.k" when one node made
+// several), and for a quantized model the role of the QUANTIZE/DEQUANTIZE around a float one.
+std::vector<std::string> operationNames(const onnx::ImportedModel& imported, const QuantizedRun* quantized) {
+  std::vector<std::string> names(imported.model.main.operations.size());
+  for (const onnx::NodeRecord& node : imported.nodes) {
+    const std::string label = node.name.empty() ? fmt::format("{}#{}", node.op, node.index) : node.name;
+    for (size_t k = 0; k < node.operations.size(); ++k) {
+      names[node.operations[k]] = node.operations.size() == 1 ? label : fmt::format("{}.{}", label, k);
+    }
+  }
+  if (quantized == nullptr) return names;
+  std::vector<std::string> mapped;
+  for (size_t i = 0; i < quantized->quantized.origin.size(); ++i) {
+    std::string name = names.at(quantized->quantized.origin[i]);
+    if (const int64_t folded = quantized->quantized.folded[i]; folded >= 0) {
+      name += "+" + names.at(static_cast<size_t>(folded));
+    }
+    const std::string& role = quantized->quantized.role[i];
+    mapped.push_back(role.empty() ? name : fmt::format("{}.{}", name, role));
+  }
+  return mapped;
+}
+
+// An operation NNAPI refuses (a shape or type its validation does not take) is a bad model,
+// named by the node it came from, before anything runs.
+void checkNnapiTakesIt(const test::TestModel& model, const std::vector<std::string>& names, const std::string& path) {
+  test::ApiModelBuilder builder(model);
+  if (builder.model() != nullptr) return;
+  const auto op = builder.failedOperation();
+  if (op && *op < names.size() && !names[*op].empty()) {
+    throw onnx::ImportError(fmt::format("{}: node '{}': NNAPI refuses the {} it became (see the reason above): {}", path,
+                                        names[*op], nn::toString(model.main.operations[*op].type), builder.failure()));
+  }
+  throw onnx::ImportError(fmt::format("{}: NNAPI refuses the model: {}", path, builder.failure()));
+}
+
+}  // namespace
+
+int runOnnx(const RunOptions& options) {
+  const std::string path = modelFile(options.networkPath), testData = testDataDir(options.networkPath);
+  if (!options.calibrationDir.empty() && options.quantize.empty()) {
+    throw onnx::ImportError("--calibration is for --quantize int8");
+  }
+  if (!options.quantize.empty() && options.quantize != "int8") {
+    throw onnx::ImportError(fmt::format("--quantize {}: weft quantizes to int8", options.quantize));
+  }
+  onnx::ImportedModel imported = importForRun(path, options);
+  setInputs(imported, options, testData);
+
+  std::optional<QuantizedRun> quantized;
+  if (!options.quantize.empty()) {
+    quantized = quantizeImported(imported, options.calibrationDir, path);
+    fmt::print("quantized to int8 after calibration on {} sample{} ({} of {} operations kept in float{}{})\n",
+               quantized->calibrationSamples, quantized->calibrationSamples == 1 ? "" : "s",
+               quantized->quantized.keptInFloat.size(), imported.model.main.operations.size(),
+               quantized->quantized.keptInFloat.empty() ? "" : ": ", fmt::join(quantized->quantized.keptInFloat, ", "));
+  }
+  const test::TestModel& model = quantized ? quantized->quantized.model : imported.model;
+  const std::vector<onnx::ValueInfo>& outputInfos = quantized ? quantized->outputs : imported.outputs;
+  const std::vector<std::string> names = operationNames(imported, quantized ? &*quantized : nullptr);
+  checkNnapiTakesIt(model, names, path);
 
   // What the outputs are checked against: the test directory's outputs with ONNX's tolerance, or
-  // the same NNAPI model on the CPU reference device.
+  // the same NNAPI model on the CPU reference device (for --quantize, the int8 model).
   std::vector<HostTensor> expected;
+  std::vector<double> quanta = imported.outputQuanta;
   Tolerance tolerance{1e-5, 1e-3};
   std::string rule;
-  if (!testData.empty()) {
+  if (!testData.empty() && !quantized) {
     for (size_t i = 0; i < imported.outputNames.size(); ++i) {
       expected.push_back(onnx::readTensorProtoFile(fmt::format("{}/output_{}.pb", testData, i)));
     }
     rule = "every output within ONNX's test tolerance (atol 1e-5, rtol 1e-3) of the test data's";
   } else {
-    const auto reference = referenceOutputs(imported.model, path);
-    for (size_t i = 0; i < reference.size(); ++i) expected.push_back(fromNnapiBytes(reference[i], imported.outputs[i]));
+    const auto reference = cpuReferenceOutputs(model, path);
+    for (size_t i = 0; i < reference.size(); ++i) expected.push_back(fromNnapiBytes(reference[i], outputInfos[i]));
     if (options.relaxed) tolerance = Tolerance{2e-2, 2e-2};
     rule = options.relaxed ? "every output within 2e-2 (absolute and relative) of the CPU reference's float32"
                            : "every output within atol 1e-5, rtol 1e-3 of the CPU reference's";
+    if (quantized) {
+      for (size_t i = 0; i < quanta.size(); ++i) quanta[i] = outputInfos[i].quant.scales[0];
+      rule = "every int8 output within one step of the int8 model's on the CPU reference";
+    }
   }
-
-  if (std::any_of(imported.outputQuanta.begin(), imported.outputQuanta.end(), [](double q) { return q > 0; })) {
+  if (!quantized && std::any_of(quanta.begin(), quanta.end(), [](double q) { return q > 0; })) {
     rule += ", or one quantization step of the quantized outputs";
   }
   ModelCase modelCase;
-  modelCase.model = &imported.model;
+  modelCase.model = &model;
   // Reports are named after the file (exporters name every graph "main_graph" or "torch-jit-export").
   modelCase.name = fs::is_directory(options.networkPath) ? fs::path(options.networkPath).lexically_normal().filename().string()
                                                          : fs::path(path).stem().string();
   if (modelCase.name.empty()) modelCase.name = fs::path(fs::absolute(options.networkPath).lexically_normal().parent_path()).filename().string();
   modelCase.origin = path;
   modelCase.rule = rule;
-  modelCase.operationNames.resize(main.operations.size());
-  for (const onnx::NodeRecord& node : imported.nodes) {
-    const std::string label = node.name.empty() ? fmt::format("{}#{}", node.op, node.index) : node.name;
-    for (size_t k = 0; k < node.operations.size(); ++k) {
-      modelCase.operationNames[node.operations[k]] =
-          node.operations.size() == 1 ? label : fmt::format("{}.{}", label, k);
-    }
-  }
+  modelCase.operationNames = names;
   modelCase.check = [&](const std::vector<std::vector<uint8_t>>& outputs) {
     test::CheckReport report;
     for (size_t i = 0; i < outputs.size() && i < expected.size(); ++i) {
-      const HostTensor actual = fromNnapiBytes(outputs[i], imported.outputs[i]);
+      const HostTensor actual = fromNnapiBytes(outputs[i], outputInfos[i]);
       HostTensor want = expected[i];
       if (want.type == DType::kDouble) want = want.castTo(DType::kFloat);
-      compareOutput(imported.outputNames[i], actual, want, tolerance, imported.outputQuanta[i], report.failures);
+      compareOutput(imported.outputNames[i], actual, want, tolerance, quanta[i], report.failures);
     }
     return report;
   };
   modelCase.onOutputs = [&](const std::vector<std::vector<uint8_t>>& outputs) {
+    if (quantized) {
+      fmt::print("int8 accuracy against the float model on the CPU reference, same inputs:\n");
+      for (const std::string& line : accuracyLines(*quantized, imported, outputs)) fmt::print("  {}\n", line);
+    }
     if (options.saveOutputsDir.empty()) return;
     fs::create_directories(options.saveOutputsDir);
     for (size_t i = 0; i < outputs.size(); ++i) {
-      HostTensor t = fromNnapiBytes(outputs[i], imported.outputs[i]);
-      if (imported.outputs[i].quant.quantized()) t = onnx::dequantize(t, imported.outputs[i].quant);
+      HostTensor t = fromNnapiBytes(outputs[i], outputInfos[i]);
+      if (outputInfos[i].quant.quantized()) t = onnx::dequantize(t, outputInfos[i].quant);
       if (onnx::isFloat(t.type)) t = t.castTo(DType::kFloat);
-      onnx::writeNpy((fs::path(options.saveOutputsDir) / (fileNameOf(imported.outputNames[i]) + ".npy")).string(), t);
+      onnx::writeNpy((fs::path(options.saveOutputsDir) / (npyFileName(imported.outputNames[i]) + ".npy")).string(), t);
     }
     fmt::print("outputs written to {}/\n", options.saveOutputsDir);
   };

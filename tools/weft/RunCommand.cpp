@@ -423,6 +423,10 @@ int runCorpusCase(const RunOptions& options) {
 
 int runNetwork(const RunOptions& options) {
   if (isOnnxModel(options.networkPath)) return runOnnx(options);
+  if (!options.quantize.empty() || !options.calibrationDir.empty()) {
+    throw std::invalid_argument(fmt::format("--quantize and --calibration are for ONNX float models; {} is not one",
+                                            options.networkPath));
+  }
   if (isCorpusCase(options.networkPath)) return runCorpusCase(options);
   const Network net = loadNetwork(options.networkPath);
   const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));

@@ -31,6 +31,9 @@ struct RunOptions {
   std::string saveOutputsDir;
   bool relaxed = false;
   uint64_t seed = 1;
+  // --quantize int8: post-training quantization (OnnxQuantize.h), calibrated over
+  // --calibration DIR (empty: on the run's inputs).
+  std::string quantize, calibrationDir;
 };
 
 // Returns the process exit code: 0 when the reference check passes, 1 on a mismatch.

@@ -40,6 +40,7 @@ ordered_json runWorkload(const SweepPlan& plan, const SweepPoint& point, const S
   std::vector<std::string> args = {"weft"};
   if (w.kind == SweepWorkload::Kind::kNetwork) {
     args.insert(args.end(), {"run", w.path, "--json", stem + ".json", "--csv", stem + ".csv", "--quiet"});
+    args.insert(args.end(), w.runArgs.begin(), w.runArgs.end());
   } else {
     // One layer compiled at a time: the sweep's pool of points already keeps the cores busy.
     args.insert(args.end(), {"layers", w.path, "--json", stem + ".json", "--compute-report",

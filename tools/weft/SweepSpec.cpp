@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "Importer.h"
 #include "LayerTable.h"
 #include "Network.h"
 #include "weft/common/files.h"
@@ -49,14 +50,77 @@ std::string resolvePath(const std::string& written, const std::string& specPath)
   return fs::absolute(p).lexically_normal().string();
 }
 
+// An ONNX model as a workload: `weft run MODEL.onnx` with the entry's options. Imported here, so
+// that a model weft cannot take fails before anything runs.
+SweepWorkload onnxWorkload(const ordered_json& entry, const std::string& where, const std::string& specPath) {
+  SweepWorkload w;
+  w.kind = SweepWorkload::Kind::kNetwork;
+  std::string written;
+  onnx::ImportOptions options;
+  if (entry.is_string()) {
+    written = entry.get<std::string>();
+  } else {
+    static const std::set<std::string> kKeys = {"path", "quantize", "calibration", "shape"};
+    for (const auto& [key, value] : entry.items()) {
+      if (kKeys.count(key) == 0) {
+        throw SweepError(fmt::format("{}: unknown key \"{}\" (an ONNX workload takes {})", where, key,
+                                     fmt::join(kKeys, ", ")));
+      }
+    }
+    if (!entry.contains("path") || !entry["path"].is_string()) throw SweepError(where + ": \"path\" must be a string");
+    written = entry["path"].get<std::string>();
+    if (entry.contains("quantize")) {
+      if (entry["quantize"] != "int8") throw SweepError(where + ": \"quantize\" must be \"int8\"");
+      w.runArgs.insert(w.runArgs.end(), {"--quantize", "int8"});
+    }
+    if (entry.contains("calibration")) {
+      if (!entry["calibration"].is_string() || !entry.contains("quantize")) {
+        throw SweepError(where + ": \"calibration\" is a directory, with \"quantize\"");
+      }
+      const std::string dir = resolvePath(entry["calibration"].get<std::string>(), specPath);
+      if (!fs::is_directory(dir)) throw SweepError(fmt::format("{}: calibration directory {} does not exist", where, dir));
+      w.runArgs.insert(w.runArgs.end(), {"--calibration", dir});
+    }
+    if (entry.contains("shape")) {
+      if (!entry["shape"].is_array()) throw SweepError(where + ": \"shape\" must be a list of NAME=1x3x224x224");
+      for (const auto& s : entry["shape"]) {
+        if (!s.is_string()) throw SweepError(where + ": \"shape\" must be a list of NAME=1x3x224x224");
+        const std::string text = s.get<std::string>();
+        const size_t eq = text.find('=');
+        if (eq == std::string::npos || eq == 0) throw SweepError(fmt::format("{}: shape {}: give NAME=1x3x224x224", where, text));
+        try {
+          options.shapes[text.substr(0, eq)] = onnx::parseShape(text.substr(eq + 1));
+        } catch (const std::exception& e) {
+          throw SweepError(fmt::format("{}: {}", where, e.what()));
+        }
+        w.runArgs.insert(w.runArgs.end(), {"--shape", text});
+      }
+    }
+  }
+  w.path = resolvePath(written, specPath);
+  if (!fs::is_regular_file(w.path)) throw SweepError(fmt::format("{}: '{}' is not a file", where, written));
+  try {
+    onnx::importOnnxFile(w.path, options);
+  } catch (const std::exception& e) {
+    throw SweepError(fmt::format("{}: '{}' does not load: {}", where, written, e.what()));
+  }
+  w.label = fs::path(w.path).stem().string();
+  std::string identity = readFile(w.path);
+  for (const std::string& a : w.runArgs) identity += '\0' + a;
+  w.contentHash = common::fnv1a(identity);
+  return w;
+}
+
 SweepWorkload workload(const ordered_json& entry, const std::string& where, const std::string& specPath,
                        const std::string& sourceDir) {
+  if (entry.is_object()) return onnxWorkload(entry, where, specPath);
   if (!entry.is_string() || entry.get<std::string>().empty()) {
-    throw SweepError(fmt::format("{}: must be a bundled network's name or a path to a network, layer set or "
-                                 "SCALE-Sim table",
+    throw SweepError(fmt::format("{}: must be a bundled network's name or a path to a network, layer set, "
+                                 "SCALE-Sim table or ONNX model",
                                  where));
   }
   const std::string written = entry.get<std::string>();
+  if (onnx::isOnnxPath(written)) return onnxWorkload(entry, where, specPath);
   const std::string bundled = (fs::path(sourceDir) / "traces" / "networks" / (written + ".json")).string();
   SweepWorkload w;
   if (written.find('/') == std::string::npos && fs::exists(bundled)) {
@@ -151,7 +215,8 @@ ordered_json SweepPlan::toJson() const {
   auto& workloadsJson = j["workloads"] = ordered_json::array();
   for (const auto& w : workloads) {
     workloadsJson.push_back({{"label", w.label}, {"path", w.path}, {"hash", w.contentHash},
-                             {"kind", w.kind == SweepWorkload::Kind::kNetwork ? "network" : "layers"}});
+                             {"kind", w.kind == SweepWorkload::Kind::kNetwork ? "network" : "layers"},
+                             {"args", w.runArgs}});
   }
   return j;
 }
@@ -177,6 +242,7 @@ SweepPlan SweepPlan::fromJson(const nlohmann::json& j) {
     workload.path = w.at("path").get<std::string>();
     workload.contentHash = w.at("hash").get<uint64_t>();
     workload.kind = w.at("kind") == "network" ? SweepWorkload::Kind::kNetwork : SweepWorkload::Kind::kLayerTable;
+    if (w.contains("args")) workload.runArgs = w.at("args").get<std::vector<std::string>>();
     plan.workloads.push_back(std::move(workload));
   }
   return plan;
@@ -314,7 +380,7 @@ SweepPlan parseSweepSpec(const std::string& text, const std::string& path, const
   // The workloads, each loaded once now so that a bad one fails before anything runs.
   if (!spec.contains("workloads") || !spec["workloads"].is_array() || spec["workloads"].empty()) {
     throw SweepError(fmt::format("{}: \"workloads\" must be a non-empty list of bundled network names ({}) or "
-                                 "paths to networks, layer sets or SCALE-Sim tables",
+                                 "paths to networks, layer sets, SCALE-Sim tables or ONNX models",
                                  path, fmt::join(bundledNetworks(sourceDir), ", ")));
   }
   std::set<std::string> labels;

@@ -30,8 +30,11 @@ struct SweepWorkload {
   enum class Kind { kNetwork, kLayerTable };  // `weft run` / `weft layers`
   std::string label;  // its name (the network's, the table's): the `workload` column
   std::string path;   // absolute
-  uint64_t contentHash = 0;  // FNV-1a of the file
+  uint64_t contentHash = 0;  // FNV-1a of the file and of runArgs
   Kind kind = Kind::kLayerTable;
+  // Options of `weft run` for an ONNX model ({"path": ..., "quantize": "int8", "calibration": DIR,
+  // "shape": [...]}): "--quantize", "int8", ...
+  std::vector<std::string> runArgs;
 };
 
 struct SweepPoint {

@@ -104,6 +104,14 @@ int main(int argc, char** argv) {
                    "ONNX models: let float32 compute in float16 (NNAPI's relaxed computation: what the fp16 "
                    "accelerator, --hw weft16fp, runs)");
   runCmd->add_option("--seed", run.seed, "ONNX models: the seed of inputs drawn at random")->capture_default_str();
+  runCmd->add_option("--quantize", run.quantize,
+                     "ONNX float models: int8 post-training quantization (per-channel symmetric weights, "
+                     "asymmetric activations calibrated on the CPU reference); reports each output's accuracy "
+                     "against the float model")
+      ->check(CLI::IsMember({"int8"}));
+  runCmd->add_option("--calibration", run.calibrationDir,
+                     "with --quantize: a directory of .npy input samples to calibrate on (default: the run's inputs)")
+      ->check(CLI::ExistingDirectory);
   const std::map<std::string, int32_t> preferences = {
       {"fast", 1}, {"sustained", 2}, {"low-power", 0}};
   runCmd->add_option("--preference", run.preference,
@@ -211,7 +219,13 @@ int main(int argc, char** argv) {
   weft::tool::DramCommand dram;  // dram replay, dram devices
   dram.add(app);
 
-  CLI11_PARSE(app, argc, argv);
+  // A command line weft cannot take is bad input like any other: its message and exit code 2
+  // (CLI11's own codes, 105 and up, say nothing to a script); --help still exits 0.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
     reexecWith(backend, hw, argv);

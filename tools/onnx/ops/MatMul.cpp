@@ -120,6 +120,14 @@ void convertGemm(const Node& node, Lowering& l) {
     throw ImportError(node.error("operands that are not matrices (Gemm multiplies 2-D tensors)"));
   }
   const int64_t m = y[0], n = y[1], k = transA ? a[0] : a[1];
+  // The output's shape may come from a declaration rather than from inference: it must agree
+  // with the operands' (the weights below are read by it).
+  const Shape& b = shapeOf(l, node.input(1));
+  const Shape expectB = transB ? Shape{n, k} : Shape{k, n};
+  if ((transA ? a[1] : a[0]) != m || b != expectB) {
+    throw ImportError(node.error(fmt::format("operands of shapes {} and {} that do not give its output's shape {}",
+                                             shapeString(a), shapeString(b), shapeString(y))));
+  }
   const std::string name = node.output(0);
   const uint32_t out = l.output(node, 0);
   const nn::OperandType type = l.nn().operand(out).type;

@@ -154,9 +154,22 @@ Padding2d windowPadding(const Node& node, const Shape& input, const std::vector<
   return p;
 }
 
+void poolWholePlane(Lowering& l, nn::OperationType pool, uint32_t input, const Shape& x, uint32_t output) {
+  auto scalar = [&](int64_t v) { return l.nn().scalarInt32(static_cast<int32_t>(v)); };
+  l.add(pool,
+        {input, scalar(0), scalar(0), scalar(0), scalar(0), scalar(1), scalar(1), scalar(x[3]), scalar(x[2]),
+         scalar(kFuseNone), l.nn().scalarBool(true)},
+        {output});
+}
+
 std::vector<float> toFloats(const HostTensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.size()));
-  for (int64_t i = 0; i < t.size(); ++i) v[static_cast<size_t>(i)] = static_cast<float>(t.asDouble(i));
+  const int64_t n = t.size();
+  if (t.type == DType::kFloat) {  // weights, mostly: one copy, not an element-wise conversion
+    const float* data = t.data<float>();
+    return std::vector<float>(data, data + n);
+  }
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(t.asDouble(i));
   return v;
 }
 

@@ -44,6 +44,10 @@ void requireFloatOrQuantized(const Node& node, Lowering& l, const std::string& v
 
 // RESHAPE of `input` to `shape` into `output` (a static shape: no -1).
 void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output);
+// `pool` (AVERAGE_POOL_2D or MAX_POOL_2D) of an NCHW image `x` with one window over its whole
+// plane: the global pools and spatial reductions, in the form the accelerator's vector unit runs
+// (NNAPI's MEAN over NCHW's spatial axes stays on the CPU).
+void poolWholePlane(Lowering& l, nn::OperationType pool, uint32_t input, const Shape& x, uint32_t output);
 // A new operand holding `input` reshaped to `shape`.
 uint32_t reshaped(Lowering& l, uint32_t input, const Shape& shape, const std::string& name);
 

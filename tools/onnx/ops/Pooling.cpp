@@ -1,5 +1,5 @@
 // Pooling in NCHW (NNAPI's layout flag set): windows with explicit padding (ceil_mode becomes
-// extra padding at the end), the global pools as reductions over the spatial axes.
+// extra padding at the end), the global pools as one window over the image.
 #include <fmt/format.h>
 
 #include "OpUtil.h"
@@ -41,12 +41,19 @@ Converter windowPool(Op op) {
   };
 }
 
+// A global pool of an image: one window over the whole plane (poolWholePlane); of other ranks,
+// a reduction.
 Converter globalPool(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {});
     requireFloatOrQuantized(node, l, node.input(0));
     const size_t rank = rankOf(l, node.input(0));
     if (rank < 3) throw ImportError(node.error("an input without spatial axes"));
+    if (rank == 4) {
+      poolWholePlane(l, op == Op::MEAN ? Op::AVERAGE_POOL_2D : Op::MAX_POOL_2D, in(node, l, 0),
+                     shapeOf(l, node.input(0)), l.output(node, 0));
+      return;
+    }
     std::vector<int32_t> axes;
     for (size_t d = 2; d < rank; ++d) axes.push_back(static_cast<int32_t>(d));
     const uint32_t keep = op == Op::MEAN ? l.nn().scalarInt32(1) : l.nn().scalarBool(true);

@@ -3,6 +3,8 @@
 // and ArgMin.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "OpUtil.h"
 #include "Registry.h"
 
@@ -28,6 +30,16 @@ std::vector<int32_t> reducedAxes(const Node& node, Lowering& l, bool& identity) 
   }
   for (int64_t a : axes) out.push_back(static_cast<int32_t>(axisIn(node, a, rank)));
   return out;
+}
+
+// A mean or maximum over an NCHW image's plane (PyTorch's x.mean([2, 3])): one pooling window
+// over the plane (poolWholePlane), then the reshape that drops the kept dimensions.
+void spatialPool(Lowering& l, Op pool, uint32_t input, const Shape& x, bool keep, const std::string& name,
+                 uint32_t out) {
+  const nn::OperandType type = l.nn().operand(out).type;
+  const uint32_t pooled = keep ? out : l.temporary(type, {x[0], x[1], 1, 1}, name + "_pooled");
+  poolWholePlane(l, pool, input, x, pooled);
+  if (!keep) reshapeTo(l, pooled, {x[0], x[1]}, out);
 }
 
 enum class Pre { kNone, kAbs, kSquare, kExp };
@@ -56,6 +68,11 @@ Converter reduce(Op op, Pre pre = Pre::kNone, Post post = Post::kNone) {
       input = t;
     }
     const bool keep = node.attrInt("keepdims", 1) != 0;
+    if ((op == Op::MEAN || op == Op::REDUCE_MAX) && pre == Pre::kNone && post == Post::kNone && x.size() == 4 &&
+        axes.size() == 2 && std::min(axes[0], axes[1]) == 2 && std::max(axes[0], axes[1]) == 3) {
+      spatialPool(l, op == Op::MEAN ? Op::AVERAGE_POOL_2D : Op::MAX_POOL_2D, input, x, keep, name, out);
+      return;
+    }
     const uint32_t reduced = post == Post::kNone ? out : l.temporary(type, shapeOf(l, node.output(0)), name + "_sum");
     const uint32_t keepOperand = op == Op::MEAN ? l.nn().scalarInt32(keep ? 1 : 0) : l.nn().scalarBool(keep);
     l.add(op, {input, l.nn().int32Vector(axes), keepOperand}, {reduced});

@@ -1,0 +1,300 @@
+// Post-training int8 quantization (tools/onnx/PostTraining.h) on imported float models with
+// chosen calibration ranges: weights per channel, biases int32 at input x weight scale, a RELU
+// folded into the operation before it, NNAPI's fixed SOFTMAX output, pools keeping their input's
+// quantization, concatenated values sharing one, an operation without a quantized form kept in
+// float between DEQUANTIZE and QUANTIZE; and the errors. Then `weft run --quantize int8` as a
+// user runs it: the int8 model on the accelerator with its accuracy reported, and bad options.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <regex>
+
+#include "ImportError.h"
+#include "Importer.h"
+#include "Npy.h"
+#include "OnnxTestGraph.h"
+#include "PostTraining.h"
+#include "RunWeft.h"
+#include "ToolTestPaths.h"
+
+namespace weft::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+using graphs::Graph;
+using nn::OperandType;
+using Op = nn::OperationType;
+using tool::test::runWeft;
+
+// Conv (3 output channels) -> Relu -> GlobalAveragePool -> Flatten -> Exp -> Softmax.
+Graph classifier() {
+  Graph m;
+  m.input("image", {"1", "2", "4", "4"});
+  m.floats("w", {3, 2, 1, 1}, {0.5f, -1.0f, 0.25f, 0.125f, -2.0f, 1.0f});
+  m.floats("b", {3}, {0.1f, -0.2f, 0.3f});
+  m.node("Conv", {"image", "w", "b"}, {"c"}, "conv");
+  m.node("Relu", {"c"}, {"r"}, "relu");
+  m.node("GlobalAveragePool", {"r"}, {"p"}, "pool");
+  m.node("Flatten", {"p"}, {"f"}, "flatten");
+  m.node("Exp", {"f"}, {"e"}, "exp");
+  m.node("Softmax", {"e"}, {"y"}, "softmax");
+  m.output("y", 2);
+  return m;
+}
+
+// Every computed value observed in [lo, hi] (the importer's float model, operand by operand).
+std::map<uint32_t, Range> uniformRanges(const ImportedModel& m, float lo, float hi) {
+  std::map<uint32_t, Range> ranges;
+  for (uint32_t i : calibratedOperands(m.model)) ranges[i] = {lo, hi};
+  return ranges;
+}
+
+const test::TestOperation& only(const test::TestSubgraph& g, Op type) {
+  const test::TestOperation* found = nullptr;
+  for (const auto& op : g.operations) {
+    if (op.type == type) {
+      EXPECT_EQ(found, nullptr) << nn::toString(type) << " twice";
+      found = &op;
+    }
+  }
+  if (found == nullptr) throw std::runtime_error(std::string("no ") + nn::toString(type));
+  return *found;
+}
+
+TEST(PostTraining, ConvolutionWeightsPerChannelBiasInt32AndTheReluFolded) {
+  const ImportedModel imported = classifier().import();
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  const auto& g = q.model.main;
+  const auto& conv = only(g, Op::CONV_2D);
+  const auto& input = g.operands[conv.inputs[0]];
+  EXPECT_EQ(input.type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+  EXPECT_FLOAT_EQ(input.scale, 4.0f / 255);
+  EXPECT_EQ(input.zeroPoint, -64);  // -128 - (-1) / (4/255), rounded
+  const auto& filter = g.operands[conv.inputs[1]];
+  EXPECT_EQ(filter.type, OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
+  EXPECT_EQ(filter.channelQuant.channelDim, 0u);
+  ASSERT_EQ(filter.channelQuant.scales.size(), 3u);
+  EXPECT_FLOAT_EQ(filter.channelQuant.scales[0], 1.0f / 127);  // max |w| of channel 0 is 1
+  EXPECT_FLOAT_EQ(filter.channelQuant.scales[2], 2.0f / 127);
+  EXPECT_EQ(filter.data.at<int8_t>(1), -127);  // -1.0 / (1/127)
+  EXPECT_EQ(filter.data.at<int8_t>(0), 64);    // 0.5 / (1/127) = 63.5, to even
+  const auto& bias = g.operands[conv.inputs[2]];
+  EXPECT_EQ(bias.type, OperandType::TENSOR_INT32);
+  EXPECT_EQ(bias.scale, 0.0f);  // per channel: each channel's is input x filter scale
+  EXPECT_EQ(bias.data.at<int32_t>(2), static_cast<int32_t>(std::nearbyint(0.3 / ((4.0 / 255) * (2.0 / 127)))));
+  // The Relu is the convolution's fused activation, and the convolution writes its output.
+  for (const auto& op : g.operations) EXPECT_NE(op.type, Op::RELU);
+  const size_t implicitAct = conv.inputs.size() == 7 || g.operands[conv.inputs[7]].type == OperandType::BOOL ? 6 : 9;
+  EXPECT_EQ(g.operands[conv.inputs[implicitAct]].data.at<int32_t>(0), 1);  // ANEURALNETWORKS_FUSED_RELU
+  const size_t convIndex = static_cast<size_t>(&conv - g.operations.data());
+  ASSERT_GE(q.folded[convIndex], 0);
+  EXPECT_EQ(imported.model.main.operations[static_cast<size_t>(q.folded[convIndex])].type, Op::RELU);
+}
+
+TEST(PostTraining, PoolsKeepTheirInputsQuantizationAndSoftmaxHasNnapisFixedOne) {
+  const ImportedModel imported = classifier().import();
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  const auto& g = q.model.main;
+  const auto& pool = only(g, Op::AVERAGE_POOL_2D);
+  const auto &in = g.operands[pool.inputs[0]], &out = g.operands[pool.outputs[0]];
+  EXPECT_EQ(out.type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+  EXPECT_EQ(out.scale, in.scale);
+  EXPECT_EQ(out.zeroPoint, in.zeroPoint);
+  const auto& y = g.operands[only(g, Op::SOFTMAX).outputs[0]];
+  EXPECT_FLOAT_EQ(y.scale, 1.0f / 256);
+  EXPECT_EQ(y.zeroPoint, -128);
+  ASSERT_EQ(q.outputs.size(), 1u);
+  EXPECT_FLOAT_EQ(q.outputs[0].scales[0], 1.0f / 256);
+  ASSERT_EQ(q.inputs.size(), 1u);
+  EXPECT_EQ(q.inputs[0].zeroPoints[0], -64);
+}
+
+TEST(PostTraining, AnOperationWithoutAQuantizedFormStaysFloatBetweenDequantizeAndQuantize) {
+  const ImportedModel imported = classifier().import();
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  const auto& g = q.model.main;
+  ASSERT_EQ(q.keptInFloat.size(), 1u);
+  EXPECT_EQ(q.keptInFloat[0].rfind("EXP#", 0), 0u) << q.keptInFloat[0];
+  const auto& exp = only(g, Op::EXP);
+  EXPECT_EQ(g.operands[exp.inputs[0]].type, OperandType::TENSOR_FLOAT32);
+  EXPECT_EQ(g.operands[exp.outputs[0]].type, OperandType::TENSOR_FLOAT32);
+  const auto& dequantize = only(g, Op::DEQUANTIZE);
+  const auto& quantize = only(g, Op::QUANTIZE);
+  EXPECT_EQ(dequantize.outputs[0], exp.inputs[0]);
+  EXPECT_EQ(quantize.inputs[0], exp.outputs[0]);
+  // Nothing else is float: every other operation writes int8.
+  for (const auto& op : g.operations) {
+    if (op.type == Op::EXP || op.type == Op::DEQUANTIZE) continue;
+    for (uint32_t o : op.outputs) {
+      EXPECT_EQ(g.operands[o].type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED) << nn::toString(op.type);
+    }
+  }
+  // Every operation of the quantized model points at the float one it comes from.
+  ASSERT_EQ(q.origin.size(), g.operations.size());
+  for (size_t i = 0; i < g.operations.size(); ++i) {
+    const Op from = imported.model.main.operations.at(q.origin[i]).type;
+    if (q.role[i].empty()) {
+      EXPECT_EQ(from, g.operations[i].type);
+    } else {
+      EXPECT_EQ(from, Op::EXP) << q.role[i];
+    }
+  }
+}
+
+TEST(PostTraining, ConcatenatedValuesShareOneQuantizationOverTheirRanges) {
+  Graph m;
+  m.input("x", {"1", "1", "2", "2"});
+  m.floats("wa", {2, 1, 1, 1}, {1.0f, -1.0f});
+  m.floats("wb", {2, 1, 1, 1}, {2.0f, 0.5f});
+  m.node("Conv", {"x", "wa"}, {"a"});
+  m.node("Conv", {"x", "wb"}, {"b"});
+  m.node("Relu", {"b"}, {"rb"});
+  auto* concat = m.node("Concat", {"a", "rb"}, {"y"});
+  auto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(::onnx::AttributeProto::INT);
+  axis->set_i(1);
+  m.output("y", 4);
+  const ImportedModel imported = m.import();
+  std::map<uint32_t, Range> ranges = uniformRanges(imported, -1.0f, 1.0f);
+  const auto& f = imported.model.main;
+  for (const auto& op : f.operations) {
+    if (op.type == Op::RELU) ranges[op.outputs[0]] = {0.0f, 6.0f};
+    if (op.type == Op::CONCATENATION) ranges[op.outputs[0]] = {-2.0f, 4.0f};
+  }
+  const QuantizedModel q = quantizeInt8(imported.model, ranges);
+  const auto& g = q.model.main;
+  const auto& cat = only(g, Op::CONCATENATION);
+  const auto& out = g.operands[cat.outputs[0]];
+  EXPECT_FLOAT_EQ(out.scale, 8.0f / 255);  // [-2, 6]: the union
+  for (size_t k = 0; k + 1 < cat.inputs.size(); ++k) {
+    EXPECT_EQ(g.operands[cat.inputs[k]].scale, out.scale) << k;
+    EXPECT_EQ(g.operands[cat.inputs[k]].zeroPoint, out.zeroPoint) << k;
+  }
+}
+
+TEST(PostTraining, Int8QuantizationCoversTheRangeAndHoldsZeroExactly) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-50.0f, 50.0f);
+  for (int i = 0; i < 1000; ++i) {
+    float lo = u(rng), hi = u(rng);
+    if (lo > hi) std::swap(lo, hi);
+    const Quantization q = int8Quantization({lo, hi});
+    const float s = q.scales[0];
+    const int32_t z = q.zeroPoints[0];
+    ASSERT_GT(s, 0.0f);
+    ASSERT_GE(z, -128);
+    ASSERT_LE(z, 127);
+    // The widened range [min(lo, 0), max(hi, 0)] lies within half a step of [-128, 127].
+    EXPECT_LE((-128 - z) * s, std::min(lo, 0.0f) + s / 2) << lo << " " << hi;
+    EXPECT_GE((127 - z) * s, std::max(hi, 0.0f) - s / 2) << lo << " " << hi;
+  }
+  EXPECT_GT(int8Quantization({0.0f, 0.0f}).scales[0], 0.0f);  // a value that is always 0
+}
+
+TEST(PostTraining, RefusesWhatItCannotQuantize) {
+  const ImportedModel imported = classifier().import();
+  std::map<uint32_t, Range> missing = uniformRanges(imported, -1.0f, 1.0f);
+  missing.erase(missing.begin());
+  EXPECT_THROW(quantizeInt8(imported.model, missing), ImportError);
+  test::TestModel half = classifier().import().model;
+  for (auto& o : half.main.operands) {
+    if (o.type == OperandType::TENSOR_FLOAT32) o.type = OperandType::TENSOR_FLOAT16;
+  }
+  EXPECT_THROW(quantizeInt8(half, uniformRanges(imported, -1.0f, 1.0f)), ImportError);
+  RangeObserver observer;
+  const float nan = std::nanf("");
+  EXPECT_THROW(observer.observe(0, reinterpret_cast<const uint8_t*>(&nan), sizeof nan), ImportError);
+}
+
+// ---- weft run --quantize int8 -------------------------------------------------------------------
+
+std::string tempPath(const std::string& name) { return ::testing::TempDir() + "post_training_test_" + name; }
+
+// Conv -> Relu -> GlobalAveragePool -> Flatten -> Gemm: every layer has an accelerated int8 form.
+Graph convNet() {
+  Graph m;
+  m.input("image", {"1", "2", "6", "6"});
+  std::vector<float> w(4 * 2 * 3 * 3), fc(5 * 4);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0.0f, 0.5f);
+  for (float& v : w) v = n(rng);
+  for (float& v : fc) v = n(rng);
+  m.floats("w", {4, 2, 3, 3}, w);
+  m.floats("b", {4}, {0.1f, -0.1f, 0.2f, 0.0f});
+  m.floats("fc", {5, 4}, fc);
+  auto* conv = m.node("Conv", {"image", "w", "b"}, {"c"}, "conv");
+  m.ints(conv, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"r"}, "relu");
+  m.node("GlobalAveragePool", {"r"}, {"p"}, "pool");
+  m.node("Flatten", {"p"}, {"f"}, "flatten");
+  auto* gemm = m.node("Gemm", {"f", "fc"}, {"logits"}, "classifier");
+  auto* transB = gemm->add_attribute();
+  transB->set_name("transB");
+  transB->set_type(::onnx::AttributeProto::INT);
+  transB->set_i(1);
+  m.output("logits", 2);
+  return m;
+}
+
+TEST(WeftRunQuantize, TheInt8ModelRunsOnTheAcceleratorAndItsAccuracyIsReported) {
+  const std::string model = tempPath("net.onnx"), cal = tempPath("calibration"), json = tempPath("net.json");
+  convNet().save(model);
+  fs::remove_all(cal);
+  fs::create_directories(cal);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  HostTensor stack(DType::kFloat, {3, 1, 2, 6, 6});  // three samples in one file
+  for (int64_t i = 0; i < stack.size(); ++i) stack.setDouble(i, u(rng));
+  writeNpy(cal + "/samples.npy", stack);
+  const auto r = runWeft("--backend approx run " + model + " --quantize int8 --calibration " + cal + " --json " + json +
+                             " --csv " + tempPath("net.csv") + " --save-outputs " + tempPath("out"),
+                         "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("quantized to int8 after calibration on 3 samples (0 of"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("conv+relu"), std::string::npos) << r.output;  // the folded activation, named
+  std::smatch cosine;
+  ASSERT_TRUE(std::regex_search(r.output, cosine, std::regex("output 'logits': cosine similarity ([0-9.]+)")))
+      << r.output;
+  EXPECT_GE(std::stod(cosine[1]), 0.99) << r.output;
+  std::ifstream report(json);
+  const std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("weft-cpu"), std::string::npos) << "every layer on the accelerator:\n" << text;
+  const HostTensor saved = readNpy(tempPath("out") + "/logits.npy");
+  EXPECT_EQ(saved.type, DType::kFloat);  // dequantized
+  EXPECT_EQ(saved.shape, (Shape{1, 5}));
+}
+
+TEST(WeftRunQuantize, BadOptionsAndModelsAreClearErrors) {
+  const std::string model = tempPath("bad.onnx"), cal = tempPath("badcal"), report = " --json " + tempPath("bad.json");
+  convNet().save(model);
+  fs::remove_all(cal);
+  fs::create_directories(cal);
+  writeNpy(cal + "/wrong.npy", HostTensor(DType::kFloat, {1, 2, 6, 5}));
+  auto r = runWeft("--backend approx run " + model + " --quantize int4" + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  r = runWeft("--backend approx run " + model + " --calibration " + cal + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("--calibration is for --quantize int8"), std::string::npos) << r.output;
+  r = runWeft("--backend approx run " + model + " --quantize int8 --calibration " + cal + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("wrong.npy: shape 1x2x6x5, the input takes 1x2x6x6"), std::string::npos) << r.output;
+  fs::remove(cal + "/wrong.npy");
+  r = runWeft("--backend approx run " + model + " --quantize int8 --calibration " + cal + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("no samples"), std::string::npos) << r.output;
+  r = runWeft("--backend approx run " + model + " --quantize int8 --relaxed" + report, "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  r = runWeft("--backend approx run " + tool::test::sourceDir() + "/traces/networks/mobilenet_v1_224_quant.json" +
+                  " --quantize int8" + report,
+              "WEFT_YOSYS=none");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("are for ONNX float models"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tempPath("bad.json")));
+}
+
+}  // namespace
+}  // namespace weft::onnx

@@ -1,0 +1,576 @@
+#include "PostTraining.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "ImportError.h"
+
+namespace weft::onnx {
+namespace {
+
+using LifeTime = nn::Operand::LifeTime;
+using Op = nn::OperationType;
+using nn::OperandType;
+
+bool isConstant(const test::TestOperand& o) {
+  return o.lifetime == LifeTime::CONSTANT_COPY || o.lifetime == LifeTime::CONSTANT_REFERENCE;
+}
+
+bool isComputedFloat(const test::TestOperand& o) {
+  return o.type == OperandType::TENSOR_FLOAT32 && !isConstant(o) && o.lifetime != LifeTime::NO_VALUE;
+}
+
+std::vector<float> floatsOf(const test::TestOperand& o) {
+  std::vector<float> v(o.data.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), o.data.data(), v.size() * sizeof(float));
+  return v;
+}
+
+template <typename T>
+test::TestBuffer bufferOf(const std::vector<T>& values) {
+  return test::TestBuffer::fromVector(values);
+}
+
+int8_t quantizeValue(float v, float scale, int32_t zeroPoint) {
+  const double q = std::nearbyint(static_cast<double>(v) / scale) + zeroPoint;
+  return static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
+}
+
+// How an operation's quantized form sets its output's quantization.
+enum class Rule {
+  kFloat,        // no quantized form here: it stays float32 between DEQUANTIZE and QUANTIZE
+  kCalibrated,   // the observed range of its output
+  kSameAsInput,  // NNAPI requires the input's quantization (moves, selects, pools, Relu)
+  kFixed,        // NNAPI's fixed output quantization (SOFTMAX, LOGISTIC, TANH)
+};
+
+Rule ruleOf(Op type) {
+  switch (type) {
+    case Op::CONV_2D:
+    case Op::DEPTHWISE_CONV_2D:
+    case Op::GROUPED_CONV_2D:
+    case Op::FULLY_CONNECTED:
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+    case Op::CONCATENATION:
+    case Op::PRELU:
+      return Rule::kCalibrated;
+    case Op::AVERAGE_POOL_2D:
+    case Op::MAX_POOL_2D:
+    case Op::RELU:
+    case Op::RELU1:
+    case Op::RELU6:
+    case Op::RESHAPE:
+    case Op::SQUEEZE:
+    case Op::EXPAND_DIMS:
+    case Op::TRANSPOSE:
+    case Op::PAD:
+    case Op::PAD_V2:
+    case Op::MEAN:
+    case Op::SLICE:
+    case Op::STRIDED_SLICE:
+    case Op::DEPTH_TO_SPACE:
+    case Op::SPACE_TO_DEPTH:
+    case Op::BATCH_TO_SPACE_ND:
+    case Op::SPACE_TO_BATCH_ND:
+    case Op::RESIZE_BILINEAR:
+    case Op::RESIZE_NEAREST_NEIGHBOR:
+    case Op::REDUCE_MAX:
+    case Op::REDUCE_MIN:
+    case Op::CHANNEL_SHUFFLE:
+      return Rule::kSameAsInput;
+    case Op::SOFTMAX:
+    case Op::LOGISTIC:
+    case Op::TANH:
+      return Rule::kFixed;
+    default:
+      return Rule::kFloat;
+  }
+}
+
+Quantization fixedOutput(Op type) {
+  if (type == Op::TANH) return {{1.0f / 128}, {0}, -1};
+  return {{1.0f / 256}, {-128}, -1};  // SOFTMAX, LOGISTIC: [0, 1)
+}
+
+// The weights of a convolution's or FULLY_CONNECTED's input 1 and the axis of their output
+// channels (-1: one scale for the tensor, as NNAPI's FULLY_CONNECTED takes them).
+int64_t weightChannelAxis(Op type) {
+  switch (type) {
+    case Op::CONV_2D:
+    case Op::GROUPED_CONV_2D:
+      return 0;  // OHWI
+    case Op::DEPTHWISE_CONV_2D:
+      return 3;  // 1HW(C*multiplier)
+    default:
+      return -1;
+  }
+}
+
+bool hasWeights(Op type) { return type == Op::FULLY_CONNECTED || weightChannelAxis(type) >= 0; }
+
+// The input holding an operation's fused activation code, for the operations a following RELU
+// can fold into (NNAPI's rule for implicit padding: the padding scheme's signature).
+std::optional<size_t> activationInput(const test::TestSubgraph& g, const test::TestOperation& op) {
+  const size_t n = op.inputs.size();
+  const auto isBool = [&](size_t k) { return k < n && g.operands[op.inputs[k]].type == OperandType::BOOL; };
+  switch (op.type) {
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+      return 2;
+    case Op::FULLY_CONNECTED:
+      return 3;
+    case Op::CONV_2D:
+      return n == 7 || (n >= 8 && isBool(7)) ? 6 : 9;
+    case Op::DEPTHWISE_CONV_2D:
+      return n == 8 || (n >= 9 && isBool(8)) ? 7 : 10;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<int32_t> fusedCodeOf(Op relu) {
+  if (relu == Op::RELU) return 1;
+  if (relu == Op::RELU1) return 2;
+  if (relu == Op::RELU6) return 3;
+  return std::nullopt;
+}
+
+class Quantizer {
+ public:
+  Quantizer(const test::TestModel& model, const std::map<uint32_t, Range>& ranges)
+      : in_(model.main), ranges_(ranges) {
+    out_.model.name = model.name;
+    out_.model.main.operands = in_.operands;
+    out_.model.main.inputIndexes = in_.inputIndexes;
+    out_.model.main.outputIndexes = in_.outputIndexes;
+  }
+
+  QuantizedModel run() {
+    findFusions();
+    findConcatenationTies();
+    decideQuantizations();
+    keepFloatValuesBetweenFloatOperations();
+    for (uint32_t i = 0; i < in_.operands.size(); ++i) {
+      if (quant_.count(i) != 0) setQuantized(i, quant_.at(i));
+    }
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      if (absorbed_.count(i) != 0) continue;
+      if (floatOps_.count(i) != 0) {
+        emitInFloat(i);
+      } else {
+        emitQuantized(i);
+      }
+    }
+    for (uint32_t i : in_.inputIndexes) out_.inputs.push_back(quant_.at(i));
+    for (uint32_t i : in_.outputIndexes) out_.outputs.push_back(quant_.at(i));
+    return std::move(out_);
+  }
+
+ private:
+  auto& operands() { return out_.model.main.operands; }
+
+  const Range& rangeOf(uint32_t operand) const {
+    auto r = ranges_.find(operand);
+    if (r == ranges_.end()) {
+      const auto& o = in_.operands[operand];
+      throw ImportError(fmt::format("no calibration range for '{}' (operand {})", o.name, operand));
+    }
+    return r->second;
+  }
+
+  // A convolution whose weights are computed at run time stays float: its weights' scales would
+  // have to be known before they exist.
+  bool runtimeWeights(const test::TestOperation& op) const {
+    return hasWeights(op.type) && (op.inputs.size() < 2 || !isConstant(in_.operands[op.inputs[1]]));
+  }
+
+  // A RELU, RELU1 or RELU6 that alone reads a quantized operation's output (not a model output)
+  // folds into that operation as its fused activation, as TFLite's converter folds them: one
+  // pass less, and the output's int8 range is the activation's, not the wider one before it.
+  void findFusions() {
+    std::map<uint32_t, std::vector<size_t>> readers;
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      for (uint32_t input : in_.operations[i].inputs) readers[input].push_back(i);
+    }
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      const auto& op = in_.operations[i];
+      const auto act = activationInput(in_, op);
+      if (!act || *act >= op.inputs.size() || op.outputs.size() != 1 || runtimeWeights(op)) continue;
+      const auto& code = in_.operands[op.inputs[*act]];
+      if (!isConstant(code) || code.data.size() < sizeof(int32_t) || code.data.at<int32_t>(0) != 0) continue;
+      const uint32_t out = op.outputs[0];
+      const auto& r = readers[out];
+      if (in_.operands[out].lifetime != LifeTime::TEMPORARY_VARIABLE || r.size() != 1) continue;
+      const auto& relu = in_.operations[r[0]];
+      if (!fusedCodeOf(relu.type) || relu.inputs.at(0) != out) continue;
+      fusedInto_[i] = r[0];
+      absorbed_.insert(r[0]);
+    }
+  }
+
+  // Every computed float32 tensor's int8 quantization, in operation order (so an input's is
+  // known before an operation that keeps it).
+  void decideQuantizations() {
+    for (uint32_t i = 0; i < in_.operands.size(); ++i) {
+      const auto& o = in_.operands[i];
+      if (o.type == OperandType::TENSOR_FLOAT16 || (o.type == OperandType::FLOAT16)) {
+        throw ImportError("a float16 model cannot be quantized here (quantize its float32 form)");
+      }
+      if (o.lifetime == LifeTime::SUBGRAPH_INPUT && isComputedFloat(o)) quant_[i] = int8Quantization(rangeOf(i));
+    }
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      const auto& op = in_.operations[i];
+      for (uint32_t o : op.outputs) {
+        if (!isComputedFloat(in_.operands[o])) continue;
+        Rule rule = ruleOfOperation(i);
+        if (absorbed_.count(i) != 0) rule = Rule::kCalibrated;  // a folded activation's output: its own range
+        const uint32_t first = op.inputs.empty() ? o : op.inputs[0];
+        if (rule == Rule::kSameAsInput && quant_.count(first) == 0) rule = Rule::kCalibrated;  // e.g. a constant's
+        if (rule == Rule::kSameAsInput) {
+          quant_[o] = quant_.at(first);
+        } else if (rule == Rule::kFixed) {
+          quant_[o] = fixedOutput(op.type);
+        } else {
+          quant_[o] = int8Quantization(tiedRange(o));
+        }
+      }
+    }
+  }
+
+  // The rule an operation follows here, kFloat recorded in floatOps_: no quantized form, weights
+  // computed at run time, or a LOGISTIC/TANH whose input steps are too fine for NNAPI's fixed-point
+  // kernel (it rescales the input to Q4.27: the input scale must exceed 2^-27).
+  Rule ruleOfOperation(size_t i) {
+    const auto& op = in_.operations[i];
+    Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOf(op.type);
+    if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
+      auto q = quant_.find(op.inputs.at(0));
+      if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rule = Rule::kFloat;
+    }
+    if (rule == Rule::kFloat) floatOps_.insert(i);
+    return rule;
+  }
+
+  // CONCATENATION copies its inputs' bytes when they share its quantization (the accelerator
+  // runs only that form): the inputs an operation of calibrated output writes take the
+  // concatenation's quantization, over the union of their ranges (TFLite's converter does the same).
+  void findConcatenationTies() {
+    std::map<uint32_t, size_t> writer;
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      for (uint32_t o : in_.operations[i].outputs) writer[o] = i;
+    }
+    for (const auto& op : in_.operations) {
+      if (op.type != Op::CONCATENATION || op.outputs.size() != 1 || !isComputedFloat(in_.operands[op.outputs[0]])) continue;
+      for (size_t k = 0; k + 1 < op.inputs.size(); ++k) {
+        const uint32_t input = op.inputs[k];
+        auto w = writer.find(input);
+        if (w == writer.end() || !isComputedFloat(in_.operands[input])) continue;
+        const auto& producer = in_.operations[w->second];
+        const bool calibrated = absorbed_.count(w->second) != 0 ||
+                                (ruleOf(producer.type) == Rule::kCalibrated && !runtimeWeights(producer));
+        if (calibrated) tie_[root(input)] = root(op.outputs[0]);
+      }
+    }
+  }
+
+  uint32_t root(uint32_t operand) {
+    auto it = tie_.find(operand);
+    if (it == tie_.end() || it->second == operand) return operand;
+    return it->second = root(it->second);
+  }
+
+  // An operand's observed range, widened to its tie group's.
+  Range tiedRange(uint32_t operand) {
+    Range r = rangeOf(operand);
+    if (tie_.empty()) return r;
+    const uint32_t group = root(operand);
+    for (const auto& [member, parent] : tie_) {
+      (void)parent;
+      if (root(member) != group) continue;
+      const Range& m = rangeOf(member);
+      r.lo = std::min(r.lo, m.lo);
+      r.hi = std::max(r.hi, m.hi);
+    }
+    const Range& g = rangeOf(group);
+    r.lo = std::min(r.lo, g.lo);
+    r.hi = std::max(r.hi, g.hi);
+    return r;
+  }
+
+  // A value written by an operation kept in float and read only by such operations (not a
+  // model output) stays float32: no QUANTIZE/DEQUANTIZE pair, no precision lost between them.
+  void keepFloatValuesBetweenFloatOperations() {
+    std::map<uint32_t, bool> allReadersFloat;
+    for (size_t k = 0; k < in_.operations.size(); ++k) {
+      const auto& op = in_.operations[k];
+      const bool isFloat = floatOps_.count(k) != 0;
+      for (uint32_t i : op.inputs) {
+        auto [it, fresh] = allReadersFloat.try_emplace(i, isFloat);
+        if (!fresh) it->second = it->second && isFloat;
+      }
+    }
+    for (size_t k = 0; k < in_.operations.size(); ++k) {
+      const auto& op = in_.operations[k];
+      if (floatOps_.count(k) == 0) continue;
+      for (uint32_t o : op.outputs) {
+        auto r = allReadersFloat.find(o);
+        if (r != allReadersFloat.end() && r->second && in_.operands[o].lifetime == LifeTime::TEMPORARY_VARIABLE) {
+          quant_.erase(o);
+        }
+      }
+    }
+  }
+
+  void setQuantized(uint32_t index, const Quantization& q) {
+    auto& o = operands()[index];
+    o.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    o.scale = q.scales.front();
+    o.zeroPoint = q.zeroPoints.front();
+    o.data = {};
+  }
+
+  uint32_t push(test::TestOperand o) {
+    operands().push_back(std::move(o));
+    return static_cast<uint32_t>(operands().size() - 1);
+  }
+
+  uint32_t floatTemporary(const test::TestOperand& like, const std::string& suffix) {
+    test::TestOperand t;
+    t.name = like.name + suffix;
+    t.type = OperandType::TENSOR_FLOAT32;
+    t.dimensions = like.dimensions;
+    return push(std::move(t));
+  }
+
+  void addOperation(Op type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs, size_t origin,
+                    const std::string& role, int64_t folded = -1) {
+    out_.model.main.operations.push_back({type, std::move(inputs), std::move(outputs)});
+    out_.origin.push_back(origin);
+    out_.role.push_back(role);
+    out_.folded.push_back(folded);
+  }
+
+  // The operation on float32 values: DEQUANTIZE for its quantized inputs, QUANTIZE for its outputs.
+  void emitInFloat(size_t index) {
+    const auto& op = in_.operations[index];
+    out_.keptInFloat.push_back(fmt::format("{}#{}", nn::toString(op.type), index));
+    std::vector<uint32_t> inputs = op.inputs, outputs = op.outputs;
+    for (uint32_t& i : inputs) {
+      if (quant_.count(i) == 0) continue;
+      const uint32_t f = floatTemporary(in_.operands[i], "_dequantized");
+      addOperation(Op::DEQUANTIZE, {i}, {f}, index, "dequantize");
+      i = f;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> requantize;
+    for (uint32_t& o : outputs) {
+      if (quant_.count(o) == 0) continue;
+      const uint32_t f = floatTemporary(in_.operands[o], "_float");
+      requantize.emplace_back(f, o);
+      o = f;
+    }
+    addOperation(op.type, inputs, outputs, index, "");
+    for (auto [f, q] : requantize) addOperation(Op::QUANTIZE, {f}, {q}, index, "quantize");
+  }
+
+  void emitQuantized(size_t index) {
+    const auto& op = in_.operations[index];
+    std::vector<uint32_t> inputs = op.inputs;
+    // What weights' biases and PAD_V2's value are scaled by (these read a quantized input 0).
+    auto input = [&]() -> const Quantization& { return quant_.at(op.inputs.at(0)); };
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const auto& o = in_.operands[inputs[k]];
+      if (hasWeights(op.type) && k == 1) {
+        inputs[k] = weights(op, inputs[k]);
+      } else if (hasWeights(op.type) && k == 2 && o.type == OperandType::TENSOR_FLOAT32) {
+        inputs[k] = bias(op, inputs[k], input().scales.front());
+      } else if (op.type == Op::PAD_V2 && k == 2 && o.type == OperandType::FLOAT32) {
+        inputs[k] = padValue(o, input());
+      } else if (o.type == OperandType::TENSOR_FLOAT32 && isConstant(o)) {
+        inputs[k] = constantTensor(inputs[k]);
+      }
+    }
+    std::vector<uint32_t> outputs = op.outputs;
+    int64_t folded = -1;
+    if (auto fused = fusedInto_.find(index); fused != fusedInto_.end()) {
+      const auto& relu = in_.operations[fused->second];
+      const size_t act = *activationInput(in_, op);
+      test::TestOperand code = in_.operands[op.inputs[act]];
+      code.name = "fused_" + std::string(nn::toString(relu.type));
+      code.data = bufferOf(std::vector<int32_t>{*fusedCodeOf(relu.type)});
+      inputs[act] = push(std::move(code));
+      operands()[outputs[0]].lifetime = LifeTime::NO_VALUE;  // nothing writes or reads it now
+      outputs = relu.outputs;
+      folded = static_cast<int64_t>(fused->second);
+    }
+    addOperation(op.type, inputs, outputs, index, "", folded);
+  }
+
+  // Symmetric int8 weights: per output channel (TENSOR_QUANT8_SYMM_PER_CHANNEL) for convolutions,
+  // one scale for FULLY_CONNECTED (which takes only the input's type), zero point 0.
+  uint32_t weights(const test::TestOperation& op, uint32_t index) {
+    const auto& w = in_.operands[index];
+    const std::vector<float> values = floatsOf(w);
+    const int64_t axis = weightChannelAxis(op.type);
+    const size_t channels = axis < 0 ? 1 : w.dimensions.at(static_cast<size_t>(axis));
+    size_t inner = 1;
+    for (size_t d = static_cast<size_t>(std::max<int64_t>(axis, 0)) + 1; d < w.dimensions.size(); ++d) {
+      inner *= w.dimensions[d];
+    }
+    if (axis < 0) inner = values.size();
+    auto channelOf = [&](size_t i) { return axis < 0 ? 0 : (i / inner) % channels; };
+    std::vector<float> maxAbs(channels, 0.0f);
+    for (size_t i = 0; i < values.size(); ++i) maxAbs[channelOf(i)] = std::max(maxAbs[channelOf(i)], std::fabs(values[i]));
+    std::vector<float> scales(channels);
+    for (size_t c = 0; c < channels; ++c) scales[c] = maxAbs[c] > 0 ? maxAbs[c] / 127.0f : 1.0f;
+    std::vector<int8_t> q(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      q[i] = static_cast<int8_t>(std::clamp<double>(std::nearbyint(values[i] / scales[channelOf(i)]), -127, 127));
+    }
+    test::TestOperand t = w;
+    t.name = w.name + "_int8";
+    t.data = bufferOf(q);
+    t.lifetime = LifeTime::CONSTANT_COPY;
+    if (axis < 0) {
+      t.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+      t.scale = scales[0];
+      t.zeroPoint = 0;
+    } else {
+      t.type = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+      t.scale = 0.0f;
+      t.zeroPoint = 0;
+      t.channelQuant.scales = scales;
+      t.channelQuant.channelDim = static_cast<uint32_t>(axis);
+    }
+    weightScales_ = std::move(scales);
+    return push(std::move(t));
+  }
+
+  // int32 bias of scale input_scale * weight_scale (per channel: scale 0, each channel's implied).
+  uint32_t bias(const test::TestOperation& op, uint32_t index, float inputScale) {
+    const auto& b = in_.operands[index];
+    const std::vector<float> values = floatsOf(b);
+    std::vector<int32_t> q(values.size());
+    const bool perChannel = weightChannelAxis(op.type) >= 0;
+    for (size_t c = 0; c < values.size(); ++c) {
+      const double scale = static_cast<double>(inputScale) * weightScales_[perChannel ? c : 0];
+      q[c] = static_cast<int32_t>(std::clamp<double>(std::nearbyint(values[c] / scale),
+                                                     std::numeric_limits<int32_t>::min(),
+                                                     std::numeric_limits<int32_t>::max()));
+    }
+    test::TestOperand t = b;
+    t.name = b.name + "_int32";
+    t.type = OperandType::TENSOR_INT32;
+    t.scale = perChannel ? 0.0f : inputScale * weightScales_[0];
+    t.zeroPoint = 0;
+    t.data = bufferOf(q);
+    t.lifetime = LifeTime::CONSTANT_COPY;
+    return push(std::move(t));
+  }
+
+  // PAD_V2's pad value for a quantized input: an INT32 scalar in the input's quantized units.
+  uint32_t padValue(const test::TestOperand& value, const Quantization& input) {
+    const float v = value.data.at<float>(0);
+    test::TestOperand t;
+    t.name = value.name + "_quantized";
+    t.type = OperandType::INT32;
+    t.lifetime = LifeTime::CONSTANT_COPY;
+    t.data = bufferOf(std::vector<int32_t>{quantizeValue(v, input.scales.front(), input.zeroPoints.front())});
+    return push(std::move(t));
+  }
+
+  // Any other float constant an operation reads (an ADD's or MUL's operand, PRELU's alpha):
+  // asymmetric int8 over its own range, one copy however many operations read it.
+  uint32_t constantTensor(uint32_t index) {
+    if (auto done = quantizedConstants_.find(index); done != quantizedConstants_.end()) return done->second;
+    const auto& c = in_.operands[index];
+    const std::vector<float> values = floatsOf(c);
+    Range r;
+    for (float v : values) {
+      r.lo = std::min(r.lo, v);
+      r.hi = std::max(r.hi, v);
+    }
+    const Quantization q = int8Quantization(r);
+    std::vector<int8_t> bytes(values.size());
+    for (size_t i = 0; i < values.size(); ++i) bytes[i] = quantizeValue(values[i], q.scales[0], q.zeroPoints[0]);
+    test::TestOperand t = c;
+    t.name = c.name + "_int8";
+    t.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    t.scale = q.scales[0];
+    t.zeroPoint = q.zeroPoints[0];
+    t.data = bufferOf(bytes);
+    t.lifetime = LifeTime::CONSTANT_COPY;
+    return quantizedConstants_[index] = push(std::move(t));
+  }
+
+  const test::TestSubgraph& in_;
+  const std::map<uint32_t, Range>& ranges_;
+  QuantizedModel out_;
+  std::map<uint32_t, Quantization> quant_;
+  std::map<uint32_t, uint32_t> quantizedConstants_;
+  std::map<size_t, size_t> fusedInto_;  // an operation -> the activation folded into it
+  std::set<size_t> floatOps_;           // the operations kept in float32
+  std::map<uint32_t, uint32_t> tie_;    // operands sharing one quantization: union-find parents
+  std::set<size_t> absorbed_;           // the activations folded
+  std::vector<float> weightScales_;  // the last weights(): what the bias after them is scaled by
+};
+
+}  // namespace
+
+std::vector<uint32_t> calibratedOperands(const test::TestModel& model) {
+  std::vector<uint32_t> operands;
+  for (uint32_t i = 0; i < model.main.operands.size(); ++i) {
+    if (isComputedFloat(model.main.operands[i])) operands.push_back(i);
+  }
+  return operands;
+}
+
+test::TestModel observingModel(const test::TestModel& model, const std::vector<uint32_t>& operands) {
+  test::TestModel observing = model;
+  auto& main = observing.main;
+  const std::set<uint32_t> inputs(main.inputIndexes.begin(), main.inputIndexes.end());
+  for (uint32_t i : operands) {
+    if (inputs.count(i) == 0) main.operands[i].lifetime = LifeTime::SUBGRAPH_OUTPUT;
+  }
+  // An input can be observed only by the caller (NNAPI outputs are written by operations).
+  main.outputIndexes.clear();
+  for (uint32_t i : operands) {
+    if (inputs.count(i) == 0) main.outputIndexes.push_back(i);
+  }
+  return observing;
+}
+
+void RangeObserver::observe(uint32_t operand, const uint8_t* data, size_t bytes) {
+  Range& r = ranges_[operand];
+  for (size_t i = 0; i + sizeof(float) <= bytes; i += sizeof(float)) {
+    float v;
+    std::memcpy(&v, data + i, sizeof(float));
+    if (!std::isfinite(v)) {
+      throw ImportError(fmt::format("calibration: operand {} took the value {}, which int8 cannot hold", operand, v));
+    }
+    r.lo = std::min(r.lo, v);
+    r.hi = std::max(r.hi, v);
+  }
+}
+
+Quantization int8Quantization(Range range) {
+  const double lo = std::min(0.0f, range.lo), hi = std::max(0.0f, range.hi);
+  const double scale = hi > lo ? (hi - lo) / 255.0 : 1.0 / 256;
+  const double zero = std::clamp(std::nearbyint(-128.0 - lo / scale), -128.0, 127.0);
+  return {{static_cast<float>(scale)}, {static_cast<int32_t>(zero)}, -1};
+}
+
+QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges) {
+  if (!model.referenced.empty()) throw ImportError("a model with control flow (IF, WHILE) cannot be quantized here");
+  return Quantizer(model, ranges).run();
+}
+
+}  // namespace weft::onnx

@@ -1,0 +1,70 @@
+// Post-training int8 quantization of a float NNAPI model, the way the TFLite converter does it:
+// weights symmetric int8 (per output channel for convolutions, per tensor for FULLY_CONNECTED),
+// activations asymmetric int8 (TENSOR_QUANT8_ASYMM_SIGNED) from ranges observed on calibration
+// inputs, int32 biases of scale input_scale * weight_scale, and the fixed output quantizations
+// NNAPI asks of SOFTMAX, LOGISTIC and TANH. Operations NNAPI has no quantized form of here stay
+// float32 between a DEQUANTIZE and a QUANTIZE. Works on any float32 model (an imported ONNX model
+// is one); calibration runs are the caller's (they need a device), through observingModel().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "HostTensor.h"
+#include "TestModel.h"
+
+namespace weft::onnx {
+
+// The values one operand took over the calibration runs, widened to hold 0 (so 0 is exact).
+struct Range {
+  float lo = 0.0f, hi = 0.0f;
+};
+
+// The operands a calibration run observes: every float32 tensor computed at run time (the
+// model's inputs, its outputs and the temporaries between), in operand order.
+std::vector<uint32_t> calibratedOperands(const test::TestModel& model);
+
+// `model` with those of `operands` that operations write as its outputs, in operand order (its
+// inputs and operations unchanged): run it on the calibration inputs and give a RangeObserver
+// each run's inputs and outputs.
+test::TestModel observingModel(const test::TestModel& model, const std::vector<uint32_t>& operands);
+
+// The ranges of a model's values over the calibration runs: each run's model inputs and the
+// observing model's outputs, operand by operand (float32 bytes). NaN and infinite values are
+// refused: a model that makes them cannot be calibrated.
+class RangeObserver {
+ public:
+  void observe(uint32_t operand, const uint8_t* data, size_t bytes);
+  const std::map<uint32_t, Range>& ranges() const { return ranges_; }
+
+ private:
+  std::map<uint32_t, Range> ranges_;
+};
+
+// Asymmetric int8 parameters of a range (scale > 0; zero point in [-128, 127], 0 exact).
+Quantization int8Quantization(Range range);
+
+struct QuantizedModel {
+  test::TestModel model;
+  // The quantization of each model input and output (the model takes and gives int8 values).
+  std::vector<Quantization> inputs, outputs;
+  // For each operation of the quantized model, the float model's operation it comes from (a
+  // DEQUANTIZE or QUANTIZE inserted around a float operation points at that operation).
+  std::vector<size_t> origin;
+  // What each operation is in the quantized model: "" for the operation itself, "dequantize" or
+  // "quantize" for the ones inserted around an operation kept in float.
+  std::vector<std::string> role;
+  // For each operation, the float model's RELU, RELU1 or RELU6 folded into it as its fused
+  // activation (-1: none).
+  std::vector<int64_t> folded;
+  // The float model's operations that stayed float32, as "TYPE#index".
+  std::vector<std::string> keptInFloat;
+};
+
+// Quantizes `model` (float32, main graph only) with the observed `ranges` (every operand of
+// calibratedOperands). ImportError when the model is not float32 or an operand has no range.
+QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges);
+
+}  // namespace weft::onnx
