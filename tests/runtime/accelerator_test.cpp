@@ -207,7 +207,9 @@ int computeWithTimeout(const Compilation& compilation, const std::vector<uint8_t
   Execution execution(compilation);
   EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input.data(), input.size()), kOk);
   EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, output.data(), output.size()), kOk);
-  if (timeoutNs > 0) EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), timeoutNs), kOk);
+  if (timeoutNs > 0) {
+    EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), timeoutNs), kOk);
+  }
   return execution.compute();
 }
 
