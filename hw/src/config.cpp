@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -95,8 +96,8 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
   }
   if (!doc.is_object()) throw ConfigError(fmt::format("{}: expected a JSON object", origin));
   for (const auto& [key, value] : doc.items()) {
-    if (key != "name" && key != "doc" && key != "base" && key != "params") {
-      throw ConfigError(fmt::format("{}: unknown key '{}'; accepted keys: name, doc, base, params",
+    if (key != "name" && key != "doc" && key != "base" && key != "params" && key != "dram_ini") {
+      throw ConfigError(fmt::format("{}: unknown key '{}'; accepted keys: name, doc, base, params, dram_ini",
                                     origin, key));
     }
   }
@@ -143,11 +144,25 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
       config.values_[static_cast<size_t>(p)] = v;
     }
   }
+  if (doc.contains("dram_ini")) {
+    if (!doc["dram_ini"].is_string() || doc["dram_ini"].get<std::string>().empty()) {
+      throw ConfigError(fmt::format("{}: 'dram_ini' must be the path of a DRAMsim3 .ini file", origin));
+    }
+    config.dramIni_ = doc["dram_ini"].get<std::string>();
+  }
   config.checkConstraints(origin);
   return config;
 }
 
 void HwConfig::checkConstraints(std::string_view origin) const {
+  const bool ini = getEnum<Param::kDram>() == Dram::kIni;
+  if (ini && dramIni_.empty()) {
+    throw ConfigError(fmt::format("{}: Dram = \"ini\" needs 'dram_ini', the path of a DRAMsim3 .ini file", origin));
+  }
+  if (!ini && !dramIni_.empty()) {
+    throw ConfigError(fmt::format("{}: 'dram_ini' is set but Dram = \"{}\": it applies to Dram \"ini\" only", origin,
+                                  text(Param::kDram)));
+  }
   if (const std::string_view error = violatedConstraint(*this); !error.empty()) {
     throw ConfigError(fmt::format("{}: {}", origin, error));
   }
@@ -165,7 +180,16 @@ HwConfig HwConfig::load(std::string_view nameOrPath) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  return fromJson(text.str(), nameOrPath);
+  HwConfig config = fromJson(text.str(), nameOrPath);
+  // A relative .ini path is relative to the configuration file.
+  if (!config.dramIni_.empty() && config.dramIni_.front() != '/') {
+    const std::string path(nameOrPath);
+    const size_t slash = path.rfind('/');
+    if (slash != std::string::npos) config.dramIni_ = path.substr(0, slash + 1) + config.dramIni_;
+    // Absolute, so that a copy of the configuration written elsewhere (sweeps, validate) still finds it.
+    config.dramIni_ = std::filesystem::absolute(config.dramIni_).lexically_normal().string();
+  }
+  return config;
 }
 
 HwConfig HwConfig::with(Param p, int64_t value) const {
@@ -223,6 +247,7 @@ std::string HwConfig::toJson() const {
     }
   }
   doc["params"] = params;
+  if (!dramIni_.empty()) doc["dram_ini"] = dramIni_;
   return doc.dump(2);
 }
 

@@ -37,6 +37,11 @@ class ChannelController {
     commands_.clear();
   }
   uint64_t lastDoneCycle() const { return stats_.lastDoneCycle; }
+  // Writes not yet written: waiting in the write queue or in a command queue.
+  bool writesPending() const;
+  // On: the write queue drains whatever it holds, below the low watermark too (the end of a
+  // program, MemorySystem::drainWrites). The caller runs the channel while it is on.
+  void flushWrites(bool on, uint64_t now);
 
  private:
   struct Entry {
@@ -158,7 +163,8 @@ class ChannelController {
   uint32_t arrivals_ = 0;
   std::vector<uint64_t> movableReads_, movableWrites_;  // bit q: waits for q, and q has room
   uint32_t drainLeft_ = 0;
-  bool drainBlocked_ = false;  // a drain stopped at a write whose address a pending read needs
+  bool drainBlocked_ = false;
+  bool flush_ = false;  // flushWrites: drain below the low watermark too  // a drain stopped at a write whose address a pending read needs
 
   // Command queues, numQueues_ x queueCap_ entries.
   std::vector<Entry> cmd_;

@@ -122,6 +122,26 @@ uint64_t MemorySystem::drain() {
   return last;
 }
 
+uint64_t MemorySystem::drainWrites() {
+  sync();
+  uint64_t end = now_;
+  for (auto& ch : channels_) {
+    if (!ch->writesPending()) continue;
+    ch->flushWrites(true, now_);
+    uint64_t t = now_;
+    while (ch->writesPending()) {
+      if (ch->nextEvent() == kNever) throw std::logic_error("DRAM write drain: writes pending and no event");
+      t = std::max(t, ch->nextEvent() + 1);
+      ch->advanceTo(t, completions_);
+    }
+    ch->flushWrites(false, t);
+    end = std::max(end, t);
+  }
+  now_ = end;
+  sync();
+  return now_;
+}
+
 void MemorySystem::takeCompletions(std::vector<Completion>& out) {
   sync();
   // Each channel's are in order already; channels ran at different times.

@@ -105,6 +105,11 @@ class MemorySystem {
   // Runs until every entered transaction's completion is determined; returns the latest
   // doneCycle of all (0 if none). now() is then past the last column command.
   uint64_t drain();
+  // Writes every posted write still buffered (a write queue holds up to its low watermark while
+  // the channel is otherwise idle): the end of a program, before its energy and counters are
+  // read. Runs each channel from now() until its write queues are empty and their WR commands
+  // issued; now() is then past the last of them. Returns now().
+  uint64_t drainWrites();
 
   // Appends the completions decided before now(), ordered by the cycle they were decided, then
   // by channel, and forgets them (successive calls continue that order).
