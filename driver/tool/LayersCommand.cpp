@@ -1,5 +1,7 @@
 #include "LayersCommand.h"
 
+#include "DramCounters.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -295,6 +297,7 @@ int runLayers(const LayersOptions& options) {
     throw std::invalid_argument("--outputs: the timing backend computes no outputs; use --backend approx or rtl");
   }
   const codesign::Estimator estimator(hw, options.energyModelPath);  // a bad model file fails before running
+  const DramCountersScope dramCounters(hw);
   std::optional<ScaleSimReport> scalesim;  // read before running, so that a bad one writes nothing
   if (!options.compareToPath.empty()) {
     std::vector<std::string> names;
