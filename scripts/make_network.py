@@ -3,7 +3,7 @@
 
 The network is defined by its layer structure, per-layer quantization parameters and integer
 seeds: every weight, bias and input value is an integer drawn from splitmix64 (the same
-generator weft implements in C++, driver/tool/Network.cpp), so the description stays small and
+generator weft implements in C++, tools/weft/Network.cpp), so the description stays small and
 the model is bit-for-bit the same wherever it is rebuilt. Quantization parameters are
 calibrated here, as post-training quantization does: the float network (dequantized weights) is
 run on the deterministic input, each convolution's weight scale is set so its pre-activation

@@ -124,6 +124,47 @@ class Emitter {
   nn::Status run();
 
  private:
+  // Where the loop nest is: one parameter epoch, one (box, group) pair of it, one input load of
+  // that pair.
+  struct Epoch {
+    uint32_t firstTile = 0, tiles = 0, gFirst = 0;
+    // The first GEMM of the epoch declares the parameter rows, ordering their load before every
+    // STORE (no token queue joins load and store). A ramped plan needs them by the first STORE
+    // only: they load after the first pair's inputs and weights (what the first GEMM waits
+    // for), just before the first GEMM of its last chunk, which declares them.
+    bool paramsPending = true;
+    bool rangesPending = false;  // the first group's weights past chunk 0, after the first inputs
+    int64_t residentBox = -1, residentGroup = -1;
+    uint32_t inBuffer = 0, groupWBuffer = 0;
+    std::vector<bool> weightsLoaded;  // per group of the epoch (resident weights)
+  };
+  struct Pair {
+    uint32_t b = 0, g = 0;
+    const MBox& box;
+    bool newBox = false;
+    uint32_t accBuffer = 0, gTiles = 0;
+  };
+  struct Load {
+    const ChunkGroup& cg;
+    uint32_t firstInBuf = 0, inId = 0, inRow0 = 0, inStride = 1;
+  };
+
+  void reserve();
+  nn::Status epoch(uint32_t e);
+  nn::Status pair(Epoch& ep, uint32_t b, uint32_t g);
+  nn::Status inputLoad(Epoch& ep, const Pair& pr, size_t gi);
+  nn::Status steppedGemms(Epoch& ep, const Pair& pr, const Load& ld);
+  nn::Status chunkGemms(Epoch& ep, const Pair& pr, const Load& ld);
+  nn::Status storeAfter(const Epoch& ep, const Pair& pr, uint32_t j);
+  uint32_t inRowOf(const Load& ld, uint32_t c) const;
+  std::pair<uint32_t, uint32_t> residentWeights(const Epoch& ep, const Pair& pr, uint32_t c) const;
+  // Accumulator dependencies: per region when double-buffered (a GEMM waits for the whole
+  // previous use of its region, one token), per tile when single-buffered (each tile's first
+  // GEMM waits only for that tile's store).
+  uint32_t accId(uint32_t buffer, uint32_t j) const {
+    return p_.accBuffers > 1 ? buffer : buffer * p_.tilesPerGroup + j;
+  }
+
   // Scratchpad layout.
   uint32_t inRegionBase(uint32_t slot) const { return slot * inRegionRows_; }
   uint32_t accBase(uint32_t buffer) const { return buffer * p_.tilesPerGroup * p_.rowsPerTile; }
@@ -161,6 +202,10 @@ class Emitter {
   unsigned R_, C_;
   uint32_t inRegionRows_ = 0;
   CommandSink& out_;
+  // The loop nest's constants (run()) and the buffers' rotation.
+  uint32_t nK_ = 0, Mt_ = 0, largestLoad_ = 0, groupTiles_ = 0, weightRanges_ = 0;
+  bool stepped_ = false, mergeStores_ = false;
+  uint32_t inUse_ = 0, wUse_ = 0, accUse_ = 0;
 };
 
 // `runs` runs of `rows` contiguous full rows of memory `dst`, `runStride` bytes apart in DRAM,
@@ -506,200 +551,214 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t tiles, uint32
 // execution and keeps few tokens outstanding: each load just before the first GEMM that reads
 // it, each STORE right after the last GEMM of its tile. The scheduler then hoists the loads.
 nn::Status Emitter::run() {
-  const uint32_t nK = static_cast<uint32_t>(p_.chunks.size());
-  const uint32_t Mt = p_.rowsPerTile;
-  const uint32_t largestLoad = p_.largestLoad();
-  inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK : largestLoad) * Mt;
+  nK_ = static_cast<uint32_t>(p_.chunks.size());
+  Mt_ = p_.rowsPerTile;
+  largestLoad_ = p_.largestLoad();
   // A steppable plan runs a tile's chunks of a load one after the other, which fold into one
   // GEMM; streamed weights then go a load's chunks at a time into a range of largestLoad slots
   // (at least two ranges: one computing, the next loading).
-  const bool stepped = steppable(p_);
-  const uint32_t weightRanges = p_.weightMode == WeightMode::kStreamed ? p_.wSlots / largestLoad : 0;
+  stepped_ = steppable(p_);
+  weightRanges_ = p_.weightMode == WeightMode::kStreamed ? p_.wSlots / largestLoad_ : 0;
+  groupTiles_ = p_.tilesPerGroup * nK_;  // weight tiles of a full group
+  // A pixel's channels of a whole group leave in one write request when a tile is whole beats
+  // and the group fits the store's row buffer (weft_store's tiles). With one accumulator buffer
+  // each tile is its own dependency and its STORE its own (so the next group can start early).
+  mergeStores_ = p_.tilesPerGroup > 1 && p_.accBuffers > 1 && C_ % cost_.busBytes == 0 &&
+                 p_.tilesPerGroup <= hw::micro::kStoreFifoDepth;
+  reserve();
+  const uint32_t nEpochs = ceilDiv(p_.nTiles, p_.tilesPerEpoch);
+  for (uint32_t e = 0; e < nEpochs; ++e) NN_TRY(epoch(e));
+  return {};
+}
+
+// The input regions' size, and the commands to come reserved at once rather than copied as the
+// program grows (an estimate short of a GNMT layer's 2.8 M commands held 75 and 150 MB of
+// program at once): a GEMM per (tile, chunk, box), or per image of a windowed box; a STORE per
+// (tile, box); per (group, box) a load of each chunk's inputs when they stream and of its
+// weights when those do; the rest (per box or epoch) fits the margin.
+void Emitter::reserve() {
+  inRegionRows_ = (p_.inputMode == InputMode::kResident ? nK_ : largestLoad_) * Mt_;
   if (p_.inputMode == InputMode::kWindowed) {
     inRegionRows_ = 0;
     for (const MBox& b : p_.boxes) {
       inRegionRows_ = std::max<uint32_t>(inRegionRows_, static_cast<uint32_t>(windowTile(l_, b, R_).rowsPerImage() * b.nb));
     }
   }
-  const uint32_t groupTiles = p_.tilesPerGroup * nK;  // weight tiles of a full group
-  // The commands to come, reserved at once rather than copied as the program grows (an estimate
-  // short of a GNMT layer's 2.8 M commands held 75 and 150 MB of program at once): a GEMM per
-  // (tile, chunk, box), or per image of a windowed box; a STORE per (tile, box); per (group, box)
-  // a load of each chunk's inputs when they stream and of its weights when those do; the rest
-  // (per box or epoch) fits the margin.
   uint64_t boxGemms = 0;
   for (const MBox& b : p_.boxes) boxGemms += p_.inputMode == InputMode::kWindowed ? b.nb : 1;
   const uint64_t groupBoxes = uint64_t{ceilDiv(p_.nTiles, p_.tilesPerGroup)} * p_.boxes.size();
-  const uint64_t streamedLoads = uint64_t{p_.inputMode == InputMode::kStreamed ? nK : 0} +
-                                 (p_.weightMode == WeightMode::kStreamed ? nK : 0);
-  out_.expect(boxGemms * nK * p_.nTiles + uint64_t{p_.nTiles} * p_.boxes.size() + groupBoxes * streamedLoads +
+  const uint64_t streamedLoads = uint64_t{p_.inputMode == InputMode::kStreamed ? nK_ : 0} +
+                                 (p_.weightMode == WeightMode::kStreamed ? nK_ : 0);
+  out_.expect(boxGemms * nK_ * p_.nTiles + uint64_t{p_.nTiles} * p_.boxes.size() + groupBoxes * streamedLoads +
               2 * p_.boxes.size() * (p_.inputLoads.size() + 1) + 64);
-  // Accumulator dependencies: per region when double-buffered (a GEMM waits for the whole
-  // previous use of its region, one token), per tile when single-buffered (each tile's first
-  // GEMM waits only for that tile's store).
-  auto accId = [&](uint32_t buffer, uint32_t j) {
-    return p_.accBuffers > 1 ? buffer : buffer * p_.tilesPerGroup + j;
-  };
+}
 
-  // A pixel's channels of a whole group leave in one write request when a tile is whole beats
-  // and the group fits the store's row buffer (weft_store's tiles). With one accumulator buffer
-  // each tile is its own dependency and its STORE its own (so the next group can start early).
-  const bool mergeStores = p_.tilesPerGroup > 1 && p_.accBuffers > 1 && C_ % cost_.busBytes == 0 &&
-                           p_.tilesPerGroup <= hw::micro::kStoreFifoDepth;
-  uint32_t inUse = 0, wUse = 0, accUse = 0;
-  const uint32_t nEpochs = ceilDiv(p_.nTiles, p_.tilesPerEpoch);
-  for (uint32_t e = 0; e < nEpochs; ++e) {
-    const uint32_t firstTile = e * p_.tilesPerEpoch;
-    const uint32_t tiles = std::min(p_.tilesPerEpoch, p_.nTiles - firstTile);
-    const uint32_t gFirst = firstTile / p_.tilesPerGroup;
-    const uint32_t gEnd = ceilDiv(firstTile + tiles, p_.tilesPerGroup);
-    if (e > 0) out_.add(PlannedCommand{hw::BarrierCmd{}, {}});
-    if (!p_.ramped) loadParams(firstTile, tiles);
-    std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (box, group) in loop order
-    if (p_.order == LoopOrder::kBoxesOuter) {
-      for (uint32_t b = 0; b < p_.boxes.size(); ++b)
-        for (uint32_t g = gFirst; g < gEnd; ++g) pairs.emplace_back(b, g);
+// One parameter epoch: its (box, group) pairs in loop order.
+nn::Status Emitter::epoch(uint32_t e) {
+  Epoch ep;
+  ep.firstTile = e * p_.tilesPerEpoch;
+  ep.tiles = std::min(p_.tilesPerEpoch, p_.nTiles - ep.firstTile);
+  ep.gFirst = ep.firstTile / p_.tilesPerGroup;
+  const uint32_t gEnd = ceilDiv(ep.firstTile + ep.tiles, p_.tilesPerGroup);
+  ep.weightsLoaded.assign(gEnd - ep.gFirst, false);
+  if (e > 0) out_.add(PlannedCommand{hw::BarrierCmd{}, {}});
+  if (!p_.ramped) loadParams(ep.firstTile, ep.tiles);
+  if (p_.order == LoopOrder::kBoxesOuter) {
+    for (uint32_t b = 0; b < p_.boxes.size(); ++b)
+      for (uint32_t g = ep.gFirst; g < gEnd; ++g) NN_TRY(pair(ep, b, g));
+  } else {
+    for (uint32_t g = ep.gFirst; g < gEnd; ++g)
+      for (uint32_t b = 0; b < p_.boxes.size(); ++b) NN_TRY(pair(ep, b, g));
+  }
+  return {};
+}
+
+// Box b and group g: their inputs and weights where they are not resident yet, then each input
+// load's GEMMs and the group's STOREs.
+nn::Status Emitter::pair(Epoch& ep, uint32_t b, uint32_t g) {
+  Pair pr{b, g, p_.boxes[b]};
+  pr.newBox = p_.inputMode != InputMode::kStreamed && ep.residentBox != b;
+  if (pr.newBox) {
+    ep.inBuffer = inUse_++ % p_.inSlots;
+    ep.residentBox = b;
+  }
+  if (p_.weightMode == WeightMode::kResidentEpoch && !ep.weightsLoaded[g - ep.gFirst]) {
+    // The epoch's first weights are what the array waits for before its first GEMM: they
+    // load in ranges. Later groups load while the array is busy, and at once.
+    if (g == ep.gFirst && p_.ramped) {
+      loadFirstWeightRanges(g, true);
+      ep.rangesPending = true;
     } else {
-      for (uint32_t g = gFirst; g < gEnd; ++g)
-        for (uint32_t b = 0; b < p_.boxes.size(); ++b) pairs.emplace_back(b, g);
+      loadGroupWeights(g, (g - ep.gFirst) * groupTiles_ * R_, g - ep.gFirst);
     }
-    // The first GEMM of the epoch declares the parameter rows, ordering their load before every
-    // STORE (no token queue joins load and store). A ramped plan needs them by the first STORE
-    // only: they load after the first pair's inputs and weights (what the first GEMM waits for),
-    // just before the first GEMM of its last chunk, which declares them.
-    bool paramsPending = true;
-    bool rangesPending = false;  // the first group's weights past chunk 0, after the first inputs
-    int64_t residentBox = -1, residentGroup = -1;
-    uint32_t inBuffer = 0, groupWBuffer = 0;
-    std::vector<bool> epochWeightsLoaded(gEnd - gFirst, false);
-    for (const auto& pair : pairs) {
-      // Named copies, not structured bindings: the lambdas below capture them (C++17).
-      const uint32_t b = pair.first, g = pair.second;
-      const MBox& box = p_.boxes[b];
-      const bool newBox = p_.inputMode != InputMode::kStreamed && residentBox != b;
-      if (newBox) {
-        inBuffer = inUse++ % p_.inSlots;
-        residentBox = b;
+    ep.weightsLoaded[g - ep.gFirst] = true;
+  }
+  if (p_.weightMode == WeightMode::kResidentGroup && ep.residentGroup != g) {
+    ep.groupWBuffer = wUse_++ % 2;
+    loadGroupWeights(g, ep.groupWBuffer * groupTiles_ * R_, ep.groupWBuffer);
+    ep.residentGroup = g;
+  }
+  pr.accBuffer = accUse_++ % p_.accBuffers;
+  pr.gTiles = groupSize(p_, g);
+  for (size_t gi = 0; gi < p_.inputLoads.size(); ++gi) NN_TRY(inputLoad(ep, pr, gi));
+  return {};
+}
+
+// One input load of a pair (loaded unless resident), then the GEMMs of its chunks.
+nn::Status Emitter::inputLoad(Epoch& ep, const Pair& pr, size_t gi) {
+  const ChunkGroup& cg = p_.inputLoads[gi];
+  // inBuf: the region (spad rows); inId: what dependencies track. A resident region is
+  // tracked per load, so that a box's later loads need not wait for the GEMMs reading
+  // its earlier ones.
+  Load ld{cg};
+  uint32_t inBuf = ep.inBuffer;
+  ld.inId = ep.inBuffer * static_cast<uint32_t>(p_.inputLoads.size()) + static_cast<uint32_t>(gi);
+  if (p_.inputMode == InputMode::kStreamed) {
+    inBuf = inUse_++ % p_.inSlots;
+    ld.inId = inBuf;
+    ld.firstInBuf = cg.first;
+    NN_TRY(loadInputs(pr.box, cg, inRegionBase(inBuf), ld.inId, ld.firstInBuf));
+  } else if (pr.newBox && p_.inputMode == InputMode::kWindowed) {
+    NN_TRY(loadWindow(pr.box, inRegionBase(inBuf), ld.inId));
+  } else if (pr.newBox) {
+    NN_TRY(loadInputs(pr.box, cg, inRegionBase(inBuf), ld.inId, 0));
+  }
+  if (ep.rangesPending) {
+    loadFirstWeightRanges(ep.gFirst, false);
+    ep.rangesPending = false;
+  }
+  ld.inRow0 = inRegionBase(inBuf);
+  ld.inStride = p_.packed ? static_cast<uint32_t>(nK_) : pixelMajor(cg) ? cg.count : 1;
+  return stepped_ ? steppedGemms(ep, pr, ld) : chunkGemms(ep, pr, ld);
+}
+
+// Packed: pixel p's K string from row p x chunks on. Pixel-major: the load's region (from its
+// first chunk's) pixel by pixel, `count` rows a pixel (loadInputs).
+uint32_t Emitter::inRowOf(const Load& ld, uint32_t c) const {
+  return p_.packed            ? ld.inRow0 + c
+         : pixelMajor(ld.cg) ? ld.inRow0 + (ld.cg.first - ld.firstInBuf) * Mt_ + (c - ld.cg.first)
+                              : ld.inRow0 + (c - ld.firstInBuf) * Mt_;
+}
+
+// The STOREs after tile j's last GEMM.
+nn::Status Emitter::storeAfter(const Epoch& ep, const Pair& pr, uint32_t j) {
+  const uint32_t tile = pr.g * p_.tilesPerGroup + j;
+  if (!mergeStores_) {
+    return store(pr.box, tile, 1, ep.firstTile, accBase(pr.accBuffer) + j * Mt_, {accId(pr.accBuffer, j)});
+  }
+  if (j + 1 < pr.gTiles) return {};
+  // The group's tiles in one STORE, after the last of them: a request per pixel.
+  return store(pr.box, pr.g * p_.tilesPerGroup, pr.gTiles, ep.firstTile, accBase(pr.accBuffer),
+               {accId(pr.accBuffer, 0)});
+}
+
+// Resident weights of chunk c: (first row, buffer).
+std::pair<uint32_t, uint32_t> Emitter::residentWeights(const Epoch& ep, const Pair& pr, uint32_t c) const {
+  if (p_.weightMode == WeightMode::kResidentGroup) {
+    return {(ep.groupWBuffer * groupTiles_ + c * pr.gTiles) * R_, ep.groupWBuffer};
+  }
+  return {((pr.g - ep.gFirst) * groupTiles_ + c * pr.gTiles) * R_,
+          pr.g == ep.gFirst && p_.ramped ? weightRangeBuffer(c) : pr.g - ep.gFirst};
+}
+
+// Every chunk of the load has its weights in place (resident, or this load's range of slots),
+// so each tile takes its chunks one after the other: GEMMs the StepMerger folds into one of
+// k_steps steps, the weights of consecutive chunks gTiles tiles apart and their inputs a chunk
+// apart.
+nn::Status Emitter::steppedGemms(Epoch& ep, const Pair& pr, const Load& ld) {
+  const ChunkGroup& cg = ld.cg;
+  uint32_t wBase = 0, wBuf = 0;
+  if (p_.weightMode == WeightMode::kStreamed) {
+    const uint32_t range = wUse_++ % weightRanges_;
+    wBuf = weightRangeSlotsBuffer(range);
+    wBase = range * largestLoad_ * p_.tilesPerGroup * R_;
+    loadWeightTiles(at_.weights + groupWeightOffset(p_, pr.g, R_, C_) + uint64_t{cg.first} * pr.gTiles * R_ * C_,
+                    cg.count * pr.gTiles, wBase, wBuf);
+  }
+  auto weightsOf = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {
+    if (p_.weightMode != WeightMode::kStreamed) return residentWeights(ep, pr, c);
+    return {wBase + (c - cg.first) * pr.gTiles * R_, wBuf};
+  };
+  // The parameter rows: declared by the epoch's first GEMM, or in a ramped plan loaded
+  // just before the first tile's run that holds the last chunk, which declares them.
+  const uint32_t declaring = p_.ramped ? nK_ - 1 : cg.first;
+  const bool declares = ep.paramsPending && declaring >= cg.first && declaring < cg.first + cg.count;
+  if (declares && p_.ramped) loadParams(ep.firstTile, ep.tiles);
+  for (uint32_t j = 0; j < pr.gTiles; ++j) {
+    for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
+      const auto [wRow0, cBuf] = weightsOf(c);
+      gemm(pr.box, c, inRowOf(ld, c), ld.inStride, ld.inId, wRow0 + j * R_, cBuf, accBase(pr.accBuffer) + j * Mt_,
+           accId(pr.accBuffer, j), declares && j == 0 && c == declaring);
+    }
+    if (cg.first + cg.count == nK_) NN_TRY(storeAfter(ep, pr, j));
+  }
+  ep.paramsPending = ep.paramsPending && !declares;
+  return {};
+}
+
+// Chunk by chunk, each across the group's tiles (streamed weights a chunk at a time).
+nn::Status Emitter::chunkGemms(Epoch& ep, const Pair& pr, const Load& ld) {
+  const ChunkGroup& cg = ld.cg;
+  for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
+    auto [wRow0, wBuf] = residentWeights(ep, pr, c);
+    if (p_.weightMode == WeightMode::kStreamed) {
+      wBuf = wUse_++ % p_.wSlots;
+      wRow0 = wBuf * p_.tilesPerGroup * R_;
+      loadChunkWeights(pr.g, c, wRow0, wBuf);
+    }
+    const bool declareParams = ep.paramsPending && (!p_.ramped || c + 1 == nK_);
+    if (declareParams && p_.ramped) loadParams(ep.firstTile, ep.tiles);
+    ep.paramsPending = ep.paramsPending && !declareParams;
+    for (uint32_t j = 0; j < pr.gTiles; ++j) {
+      const uint32_t acc = accBase(pr.accBuffer) + j * Mt_;
+      const bool params = declareParams && j == 0;
+      if (p_.inputMode == InputMode::kWindowed) {
+        windowGemms(pr.box, c, ld.inRow0, ld.inId, wRow0 + j * R_, wBuf, acc, accId(pr.accBuffer, j), params);
+      } else {
+        gemm(pr.box, c, inRowOf(ld, c), ld.inStride, ld.inId, wRow0 + j * R_, wBuf, acc, accId(pr.accBuffer, j),
+             params);
       }
-      if (p_.weightMode == WeightMode::kResidentEpoch && !epochWeightsLoaded[g - gFirst]) {
-        // The epoch's first weights are what the array waits for before its first GEMM: they
-        // load in ranges. Later groups load while the array is busy, and at once.
-        if (g == gFirst && p_.ramped) {
-          loadFirstWeightRanges(g, true);
-          rangesPending = true;
-        } else {
-          loadGroupWeights(g, (g - gFirst) * groupTiles * R_, g - gFirst);
-        }
-        epochWeightsLoaded[g - gFirst] = true;
-      }
-      if (p_.weightMode == WeightMode::kResidentGroup && residentGroup != g) {
-        groupWBuffer = wUse++ % 2;
-        loadGroupWeights(g, groupWBuffer * groupTiles * R_, groupWBuffer);
-        residentGroup = g;
-      }
-      const uint32_t accBuffer = accUse++ % p_.accBuffers;
-      const uint32_t gTiles = groupSize(p_, g);
-      for (size_t gi = 0; gi < p_.inputLoads.size(); ++gi) {
-        const ChunkGroup& cg = p_.inputLoads[gi];
-        // inBuf: the region (spad rows); inId: what dependencies track. A resident region is
-        // tracked per load, so that a box's later loads need not wait for the GEMMs reading
-        // its earlier ones.
-        uint32_t inBuf = inBuffer, firstInBuf = 0;
-        uint32_t inId = inBuffer * static_cast<uint32_t>(p_.inputLoads.size()) + static_cast<uint32_t>(gi);
-        if (p_.inputMode == InputMode::kStreamed) {
-          inBuf = inUse++ % p_.inSlots;
-          inId = inBuf;
-          firstInBuf = cg.first;
-          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, firstInBuf));
-        } else if (newBox && p_.inputMode == InputMode::kWindowed) {
-          NN_TRY(loadWindow(box, inRegionBase(inBuf), inId));
-        } else if (newBox) {
-          NN_TRY(loadInputs(box, cg, inRegionBase(inBuf), inId, 0));
-        }
-        if (rangesPending) {
-          loadFirstWeightRanges(gFirst, false);
-          rangesPending = false;
-        }
-        const uint32_t inRow0 = inRegionBase(inBuf);
-        // Packed: pixel p's K string from row p x chunks on. Pixel-major: the load's region
-        // (from its first chunk's) pixel by pixel, `count` rows a pixel (loadInputs).
-        auto inRowOf = [&](uint32_t c) {
-          return p_.packed      ? inRow0 + c
-                 : pixelMajor(cg) ? inRow0 + (cg.first - firstInBuf) * Mt + (c - cg.first)
-                                : inRow0 + (c - firstInBuf) * Mt;
-        };
-        const uint32_t inStride = p_.packed ? static_cast<uint32_t>(nK) : pixelMajor(cg) ? cg.count : 1;
-        // The STOREs after tile j's last GEMM.
-        auto storeAfter = [&](uint32_t j) -> nn::Status {
-          const uint32_t tile = g * p_.tilesPerGroup + j;
-          if (!mergeStores) return store(box, tile, 1, firstTile, accBase(accBuffer) + j * Mt, {accId(accBuffer, j)});
-          if (j + 1 < gTiles) return {};
-          // The group's tiles in one STORE, after the last of them: a request per pixel.
-          return store(box, g * p_.tilesPerGroup, gTiles, firstTile, accBase(accBuffer), {accId(accBuffer, 0)});
-        };
-        // Resident weights of chunk c: (first row, buffer).
-        auto residentWeights = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {
-          if (p_.weightMode == WeightMode::kResidentGroup) {
-            return {(groupWBuffer * groupTiles + c * gTiles) * R_, groupWBuffer};
-          }
-          return {((g - gFirst) * groupTiles + c * gTiles) * R_,
-                  g == gFirst && p_.ramped ? weightRangeBuffer(c) : g - gFirst};
-        };
-        if (stepped) {
-          // Every chunk of the load has its weights in place (resident, or this load's range of
-          // slots), so each tile takes its chunks one after the other: GEMMs the StepMerger
-          // folds into one of k_steps steps, the weights of consecutive chunks gTiles tiles
-          // apart and their inputs a chunk apart.
-          uint32_t wBase = 0, wBuf = 0;
-          if (p_.weightMode == WeightMode::kStreamed) {
-            const uint32_t range = wUse++ % weightRanges;
-            wBuf = weightRangeSlotsBuffer(range);
-            wBase = range * largestLoad * p_.tilesPerGroup * R_;
-            loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_) + uint64_t{cg.first} * gTiles * R_ * C_,
-                            cg.count * gTiles, wBase, wBuf);
-          }
-          auto weightsOf = [&](uint32_t c) -> std::pair<uint32_t, uint32_t> {
-            if (p_.weightMode != WeightMode::kStreamed) return residentWeights(c);
-            return {wBase + (c - cg.first) * gTiles * R_, wBuf};
-          };
-          // The parameter rows: declared by the epoch's first GEMM, or in a ramped plan loaded
-          // just before the first tile's run that holds the last chunk, which declares them.
-          const uint32_t declaring = p_.ramped ? nK - 1 : cg.first;
-          const bool declares = paramsPending && declaring >= cg.first && declaring < cg.first + cg.count;
-          if (declares && p_.ramped) loadParams(firstTile, tiles);
-          for (uint32_t j = 0; j < gTiles; ++j) {
-            for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
-              const auto [wRow0, cBuf] = weightsOf(c);
-              gemm(box, c, inRowOf(c), inStride, inId, wRow0 + j * R_, cBuf, accBase(accBuffer) + j * Mt,
-                   accId(accBuffer, j), declares && j == 0 && c == declaring);
-            }
-            if (cg.first + cg.count == nK) NN_TRY(storeAfter(j));
-          }
-          paramsPending = paramsPending && !declares;
-          continue;
-        }
-        for (uint32_t c = cg.first; c < cg.first + cg.count; ++c) {
-          auto [wRow0, wBuf] = residentWeights(c);
-          if (p_.weightMode == WeightMode::kStreamed) {
-            wBuf = wUse++ % p_.wSlots;
-            wRow0 = wBuf * p_.tilesPerGroup * R_;
-            loadChunkWeights(g, c, wRow0, wBuf);
-          }
-          const bool declareParams = paramsPending && (!p_.ramped || c + 1 == nK);
-          if (declareParams && p_.ramped) loadParams(firstTile, tiles);
-          paramsPending = paramsPending && !declareParams;
-          for (uint32_t j = 0; j < gTiles; ++j) {
-            const uint32_t acc = accBase(accBuffer) + j * Mt;
-            const bool params = declareParams && j == 0;
-            if (p_.inputMode == InputMode::kWindowed) {
-              windowGemms(box, c, inRow0, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
-            } else {
-              gemm(box, c, inRowOf(c), inStride, inId, wRow0 + j * R_, wBuf, acc, accId(accBuffer, j), params);
-            }
-            if (c + 1 == nK) NN_TRY(storeAfter(j));
-          }
-        }
-      }
+      if (c + 1 == nK_) NN_TRY(storeAfter(ep, pr, j));
     }
   }
   return {};

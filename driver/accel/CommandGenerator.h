@@ -16,14 +16,6 @@
 
 namespace weft::accel {
 
-// Where a layer's data are in DRAM.
-struct LayerPlacement {
-  ImageView input, output;
-  uint64_t weights = 0;  // weightImage() bytes
-  uint64_t params = 0;   // paramImage() bytes
-  uint64_t padding = 0;  // paddingImage() bytes (windowed inputs only)
-};
-
 // Weight tiles of Rows x Cols bytes: for each group, for each chunk, for each tile of the
 // group, row r = the weights of K index chunk.kBegin + r for the tile's Cols channels. Rows
 // past the chunk and channels past N hold the weight zero point (they contribute nothing).

@@ -1,18 +1,19 @@
 #include "CompilationCache.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "weft/common/files.h"
+#include "weft/common/fnv1a.h"
 
 namespace weft::accel {
 namespace {
 
 constexpr const char* kFormat = "weft-accel-tilings";
-constexpr int kVersion = 1;
+// 2: the fingerprint is SearchKey's, which also holds the zero points, the operands given at
+// execution and the tiling policy (version 1's missed them).
+constexpr int kVersion = 2;
 
 // The checksum covers the canonical dump of everything but itself.
 std::string checksumOf(const nlohmann::json& body) { return Fnv64().add(body.dump()).hex(); }
@@ -24,17 +25,13 @@ nlohmann::json bodyOf(const TilingChoices& c) {
 }  // namespace
 
 Fnv64& Fnv64::add(std::string_view bytes) {
-  for (unsigned char b : bytes) {
-    h_ ^= b;
-    h_ *= 0x100000001b3ull;
-  }
+  h_ = common::Fnv1a(h_).bytes(bytes).value();
   return *this;
 }
 
 Fnv64& Fnv64::add(uint64_t value) {
-  char bytes[8];
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(value >> (8 * i));
-  return add(std::string_view(bytes, 8));
+  h_ = common::Fnv1a(h_).littleEndianBytes(value).value();
+  return *this;
 }
 
 std::string Fnv64::hex() const { return fmt::format("{:016x}", h_); }
@@ -48,11 +45,9 @@ std::optional<TilingChoices> readTilingCache(const std::string& path, std::strin
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return reject("no cache file");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const std::optional<std::string> text = common::readFile(path);
+  if (!text) return reject("no cache file");
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return reject("not a JSON object");
   auto field = [&](const char* name, nlohmann::json::value_t type) {
     auto it = j.find(name);
@@ -77,20 +72,8 @@ std::optional<TilingChoices> readTilingCache(const std::string& path, std::strin
 bool writeTilingCache(const std::string& path, const TilingChoices& choices) {
   nlohmann::json j = bodyOf(choices);
   j["checksum"] = checksumOf(j);
-  const std::string temporary = fmt::format("{}.{}.tmp", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << j.dump() << '\n';
-    if (!out) {
-      std::remove(temporary.c_str());
-      return false;
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return false;
-  }
-  return true;
+  // A temporary unique to the call: two compilations of one process may write one key at once.
+  return common::tryWriteFileAtomically(path, j.dump() + "\n").empty();
 }
 
 }  // namespace weft::accel

@@ -35,7 +35,7 @@ class Fnv64 {
   std::string hex() const;
 
  private:
-  uint64_t h_ = 0xcbf29ce484222325ull;
+  uint64_t h_ = 0xcbf29ce484222325ull;  // common::kFnv1aOffsetBasis (the header stays free of common/)
 };
 
 std::string cacheFilePath(const hal::CacheRequest& request);

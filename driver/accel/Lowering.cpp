@@ -4,6 +4,7 @@
 #include <array>
 #include <utility>
 
+#include "MemoryPlan.h"
 #include "ops/Families.h"
 
 namespace weft::accel {
@@ -59,6 +60,29 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
     return NN_ERROR(BAD_DATA) << nn::toString(type) << " is not supported by the accelerator";
   }
   return lower(r, index, withValues);
+}
+
+void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* rejected) {
+  auto& layers = plan.layers;
+  for (auto lo = layers.begin(); lo != layers.end();) {
+    if (lo->isVector() || lo->layer.type != nn::OperationType::FULLY_CONNECTED) {
+      ++lo;
+      continue;
+    }
+    const TensorLayout& input = plan.tensors.at(lo->layer.inputOperand);
+    if (!input.hasHalo() && input.layout != DataLayout::kNCHW) {  // dense bytes: read as they are
+      ++lo;
+      continue;
+    }
+    auto image = fullyConnectedOverImage(*lo, input.layout);
+    if (!image.ok()) {
+      if (rejected) rejected->emplace(lo->operationIndex(), image.error());
+      lo = layers.erase(lo);
+      continue;
+    }
+    lo->layer = std::move(image).value();
+    ++lo;
+  }
 }
 
 }  // namespace weft::accel

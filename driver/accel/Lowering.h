@@ -14,6 +14,8 @@
 // filter covers the whole image: see fullyConnectedOverImage().
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -54,5 +56,12 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
 // is one pixel per batch, and the weights are permuted to the NHWC order of the image bytes.
 // BAD_DATA when input_size is not the product of the three inner dimensions.
 nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLayout layout);
+
+// Lowering once the layouts are settled (MemoryPlan.h): a FULLY_CONNECTED layer whose input the
+// plan keeps as an image (with a halo, or in NCHW order) reads that image whole, in its image
+// form. A layer that has none is dropped from the plan and `rejected` receives its operation
+// index and the reason.
+struct LayoutPlan;
+void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* rejected);
 
 }  // namespace weft::accel

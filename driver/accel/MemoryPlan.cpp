@@ -1,6 +1,7 @@
 #include "MemoryPlan.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "weft/kernels/Extensions.h"
 
@@ -115,25 +116,25 @@ void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
   }
 }
 
-}  // namespace
+using Operations = std::vector<std::optional<LoweredOperation>>;
+using Reject = std::function<void(uint32_t, nn::Error)>;
 
-LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<LoweredOperation>> ops,
-                       std::map<uint32_t, nn::Error>* rejected) {
-  const auto& operands = model.main.operands;
-  auto reject = [&](uint32_t i, nn::Error e) {
-    if (rejected) rejected->emplace(i, std::move(e));
-    ops[i].reset();
-  };
-  // Image layouts are fixed by the operations that index a tensor as an image (NHWC or NCHW);
-  // the first one in model order wins and a disagreeing one is dropped. Dropping an operation
-  // can only remove constraints, so one pass settles it.
+std::vector<TensorUse> usesOf(const LoweredOperation& lo) {
+  std::vector<TensorUse> uses = inputsOf(lo);
+  for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
+  return uses;
+}
+
+// Image layouts are fixed by the operations that index a tensor as an image (NHWC or NCHW);
+// the first one in model order wins and a disagreeing one is dropped. Dropping an operation
+// can only remove constraints, so one pass settles it.
+std::map<uint32_t, DataLayout> imageLayouts(const Operations& ops, const Reject& reject) {
   std::map<uint32_t, DataLayout> imageLayout;
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
     const auto& lo = *ops[i];
     if (!lo.isVector() && lo.layer.type != nn::OperationType::CONV_2D) continue;
-    std::vector<TensorUse> uses = inputsOf(lo);
-    for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
+    const std::vector<TensorUse> uses = usesOf(lo);
     bool conflict = false;
     for (const TensorUse& u : uses) {
       if (u.layout != DataLayout::kNHWC && u.layout != DataLayout::kNCHW) continue;
@@ -149,8 +150,12 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
       if (u.layout == DataLayout::kNHWC || u.layout == DataLayout::kNCHW) imageLayout[u.operand] = u.layout;
     }
   }
-  // kAny tensors of an operation share one layout: the one any of them has been given, else NHWC.
-  // Propagate until nothing changes (each pass fixes at least one tensor or stops).
+  return imageLayout;
+}
+
+// kAny tensors of an operation share one layout: the one any of them has been given, else NHWC.
+// Propagate until nothing changes (each pass fixes at least one tensor or stops).
+void propagateAnyLayouts(const Operations& ops, std::map<uint32_t, DataLayout>& imageLayout, const Reject& reject) {
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t i = 0; i < ops.size(); ++i) {
@@ -179,18 +184,27 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
       for (LayerTensor* t : any) changed = imageLayout.emplace(t->operand, *fixed).second || changed;
     }
   }
+}
 
-  // Logical dimensions: declared for inputs (fully specified, the lowering checked), computed
-  // for outputs (their declaration may leave dimensions unspecified).
+// Logical dimensions: declared for inputs (fully specified, the lowering checked), computed
+// for outputs (their declaration may leave dimensions unspecified).
+std::map<uint32_t, nn::Dimensions> logicalDimensions(const nn::Model& model, const Operations& ops) {
   std::map<uint32_t, nn::Dimensions> dims;
   for (const auto& op : ops) {
     if (!op) continue;
-    for (const TensorUse& u : inputsOf(*op)) dims[u.operand] = operands[u.operand].dimensions;
+    for (const TensorUse& u : inputsOf(*op)) dims[u.operand] = model.main.operands[u.operand].dimensions;
   }
   for (const auto& op : ops) {
     if (op) dims[outputsOf(*op).front().operand] = op->outputDims;
   }
-  LayoutPlan plan;
+  return dims;
+}
+
+// The image tensors' layouts, with the largest padding any convolution on the array reads on
+// each side as their halo.
+void layOutImages(const nn::Model& model, const Operations& ops, const std::map<uint32_t, DataLayout>& imageLayout,
+                  const std::map<uint32_t, nn::Dimensions>& dims, LayoutPlan& plan) {
+  const auto& operands = model.main.operands;
   for (const auto& [index, layout] : imageLayout) {
     TensorLayout t = flatLayout(model, operands[index], index, dims.at(index));
     if (t.dims.size() == 4) {
@@ -201,7 +215,6 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     }
     plan.tensors[index] = t;
   }
-  // Halo: the largest padding any convolution on the array reads on each side.
   for (const auto& op : ops) {
     if (!op || op->isVector() || op->layer.type != nn::OperationType::CONV_2D) continue;
     auto& t = plan.tensors.at(op->layer.inputOperand);
@@ -210,16 +223,18 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     t.haloLeft = std::max(t.haloLeft, op->layer.padLeft);
     t.haloRight = std::max(t.haloRight, op->layer.padRight);
   }
-  // What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
-  // logical order. FULLY_CONNECTED's input is the exception: it reads an image form instead.
+}
+
+// What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
+// logical order. FULLY_CONNECTED's input is the exception: it reads an image form instead
+// (lowerFullyConnectedInputs, after the plan).
+void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& reject) {
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
-    auto& lo = *ops[i];
+    const auto& lo = *ops[i];
     const bool fc = !lo.isVector() && lo.layer.type == nn::OperationType::FULLY_CONNECTED;
-    std::vector<TensorUse> uses = inputsOf(lo);
-    for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
     bool dense = true;
-    for (const TensorUse& u : uses) {
+    for (const TensorUse& u : usesOf(lo)) {
       if (u.layout != DataLayout::kFlat || (fc && u.operand == lo.layer.inputOperand)) continue;
       auto it = plan.tensors.find(u.operand);
       dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && it->second.layout != DataLayout::kNCHW));
@@ -227,28 +242,20 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     if (!dense) {
       reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": it reads a tensor as dense bytes that is kept "
                                                                   "with a halo or in NCHW order for another operation");
-      continue;
-    }
-    // FULLY_CONNECTED reads dense bytes when it can, the whole image otherwise.
-    if (!fc) continue;
-    auto it = plan.tensors.find(lo.layer.inputOperand);
-    if (it != plan.tensors.end() && (it->second.hasHalo() || it->second.layout == DataLayout::kNCHW)) {
-      auto image = fullyConnectedOverImage(lo, it->second.layout);
-      if (!image.ok()) {
-        reject(i, image.error());
-        continue;
-      }
-      lo.layer = std::move(image).value();
     }
   }
+}
+
+// The remaining operations become the plan's layers, every tensor they use laid out (dense bytes
+// where no image layout was fixed).
+void addLayers(const nn::Model& model, Operations& ops, const std::map<uint32_t, nn::Dimensions>& dims,
+               LayoutPlan& plan) {
   plan.layers.reserve(ops.size());
   for (auto& op : ops) {
     if (!op) continue;
-    std::vector<TensorUse> uses = inputsOf(*op);
-    for (const TensorUse& u : outputsOf(*op)) uses.push_back(u);
-    for (const TensorUse& u : uses) {
+    for (const TensorUse& u : usesOf(*op)) {
       if (plan.tensors.count(u.operand) == 0) {
-        plan.tensors[u.operand] = flatLayout(model, operands[u.operand], u.operand, dims.at(u.operand));
+        plan.tensors[u.operand] = flatLayout(model, model.main.operands[u.operand], u.operand, dims.at(u.operand));
       }
     }
     if (op->isVector()) {
@@ -263,8 +270,38 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     }
     plan.layers.push_back(std::move(*op));  // a layer's weights are copied nowhere else
   }
+}
+
+}  // namespace
+
+LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<LoweredOperation>> ops,
+                       std::map<uint32_t, nn::Error>* rejected) {
+  const Reject reject = [&](uint32_t i, nn::Error e) {
+    if (rejected) rejected->emplace(i, std::move(e));
+    ops[i].reset();
+  };
+  std::map<uint32_t, DataLayout> imageLayout = imageLayouts(ops, reject);
+  propagateAnyLayouts(ops, imageLayout, reject);
+  const std::map<uint32_t, nn::Dimensions> dims = logicalDimensions(model, ops);
+  LayoutPlan plan;
+  layOutImages(model, ops, imageLayout, dims, plan);
+  checkDense(ops, plan, reject);
+  addLayers(model, ops, dims, plan);
   concatenateInPlace(model, plan);
   return plan;
+}
+
+LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer, const std::function<uint64_t(uint32_t)>& addressOf) {
+  auto view = [&](uint32_t operand, const ImageShape& shape) {
+    const TensorLayout& t = plan.tensors.at(operand);
+    return viewOf(t, shape, addressOf(t.aliasOf ? *t.aliasOf : operand));
+  };
+  LayerPlacement where;
+  where.input = view(layer.inputOperand, layer.input);
+  ImageShape outputBytes = layer.output;  // the view in bytes, as tensor images count them
+  outputBytes.channels *= layer.outputElementBytes();
+  where.output = view(layer.outputOperand, outputBytes);
+  return where;
 }
 
 ImageView viewOf(const TensorLayout& t, const ImageShape& s, uint64_t addr) {

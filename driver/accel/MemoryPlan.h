@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
@@ -52,7 +53,8 @@ struct TensorLayout {
 
 struct LayoutPlan {
   std::map<uint32_t, TensorLayout> tensors;  // every operand a layer reads or writes
-  std::vector<LoweredOperation> layers;      // in model order, FULLY_CONNECTED in its final form
+  std::vector<LoweredOperation> layers;      // in the order given (FULLY_CONNECTED in its final
+                                             // form once lowerFullyConnectedInputs has run)
 };
 
 // Decides the layout of every tensor the operations touch. `ops[i]` is the lowering of
@@ -66,5 +68,18 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
 
 // The view a layer's input or output ImageShape has of a tensor placed at `addr`.
 ImageView viewOf(const TensorLayout& t, const ImageShape& layerShape, uint64_t addr);
+
+// Where a GEMM layer's data are in DRAM.
+struct LayerPlacement {
+  ImageView input, output;
+  uint64_t weights = 0;  // weightImage() bytes (CommandGenerator.h)
+  uint64_t params = 0;   // paramImage() bytes
+  uint64_t padding = 0;  // paddingImage() bytes (windowed inputs only)
+};
+
+// A GEMM layer's views of its input and output, each tensor (or, for a view into another
+// tensor, its parent) at addressOf(operand); its constants' addresses 0.
+LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer,
+                         const std::function<uint64_t(uint32_t)>& addressOf);
 
 }  // namespace weft::accel

@@ -76,6 +76,165 @@ nn::Status checkDimensions(const nn::Dimensions& given, const nn::Dimensions& ac
   return {};
 }
 
+// A request's arguments, checked against the compiled model before the device is touched: each
+// in host memory (`inputs` / `outputs`) or in a device buffer of this device (`*Buffers`).
+struct Arguments {
+  std::vector<Buffer> inputs, outputs;
+  std::vector<const DeviceBuffer*> inputBuffers, outputBuffers;
+  std::vector<nn::OutputShape> outputShapes;
+  bool sufficient = true;  // every host output large enough
+};
+
+nn::Status checkInputs(const nn::Request& request, const CompiledModel& cm, const std::vector<uint32_t>& operands,
+                       const DeviceQueue* queue, Arguments& args) {
+  for (size_t i = 0; i < operands.size(); ++i) {
+    auto it = cm.tensors.find(operands[i]);
+    if (it == cm.tensors.end()) continue;  // an input no operation reads
+    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.inputs[i], queue)) {
+      NN_TRY(checkWholeBuffer(*buffer, request.inputs[i], it->second.layout, "input", i));
+      NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
+      args.inputBuffers[i] = buffer;
+      continue;
+    }
+    auto b = argumentBuffer(request, request.inputs[i], "input", i);
+    if (!b.ok()) return b.error();
+    NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
+    if (b.value().length < logicalBytes(it->second.layout)) {
+      return NN_ERROR(BAD_DATA) << fmt::format("input {} has {} bytes, the model needs {}", i, b.value().length,
+                                               logicalBytes(it->second.layout));
+    }
+    args.inputs[i] = b.value();
+  }
+  return {};
+}
+
+nn::Status checkOutputs(const nn::Request& request, const CompiledModel& cm, const std::vector<uint32_t>& operands,
+                        const DeviceQueue* queue, Arguments& args) {
+  for (size_t i = 0; i < operands.size(); ++i) {
+    auto it = cm.tensors.find(operands[i]);
+    if (it == cm.tensors.end()) {
+      return NN_ERROR(BAD_DATA) << "output " << i << " is not computed by the prepared model";
+    }
+    const TensorLayout& t = it->second.layout;
+    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.outputs[i], queue)) {
+      NN_TRY(checkWholeBuffer(*buffer, request.outputs[i], t, "output", i));
+      NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
+      args.outputShapes.push_back(nn::OutputShape{t.dims, true});
+      args.outputBuffers[i] = buffer;
+      continue;
+    }
+    auto b = argumentBuffer(request, request.outputs[i], "output", i);
+    if (!b.ok()) return b.error();
+    NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
+    nn::OutputShape shape{t.dims, b.value().length >= logicalBytes(t)};
+    args.sufficient = args.sufficient && shape.isSufficient;
+    args.outputShapes.push_back(shape);
+    args.outputs[i] = b.value();
+  }
+  return {};
+}
+
+// How an execution's tensors cross between the host and the device: device buffers kept in the
+// tensor's own layout are used in place (the program's addresses of the tensor move to the
+// buffer, ProgramRelocation.h), others go through the host. The timing backend has no data path
+// (`movesData` false): nothing reads the inputs or writes the outputs, so no tensor moves (a
+// 4096x4096x64 layer's input is 1 GB), and the output buffers keep what they held. Host copies
+// are charged to the operation that reads (inputs) or writes (outputs) them.
+class Transfers {
+ public:
+  Transfers(sim::IDeviceBackend& backend, const CompiledModel& cm, const Arguments& args, bool movesData,
+            ExecutionMeasurements& m)
+      : backend_(backend), cm_(cm), args_(args), movesData_(movesData), m_(m) {}
+
+  void toDevice(const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const DeviceBuffer* buffer = args_.inputBuffers[i];
+      if (buffer == nullptr) continue;
+      const PlacedTensor& t = cm_.tensors.at(inputs[i]);
+      hostCopyBytes += buffer->prepareForDeviceRead();
+      if (sameDeviceLayout(buffer->layout(), t.layout)) {
+        inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
+        continue;
+      }
+      if (movesData_) reorder(buffer->layout(), buffer->region()->addr(), t.layout, t.region->addr());
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const DeviceBuffer* buffer = args_.outputBuffers[i];
+      if (buffer == nullptr) continue;
+      const PlacedTensor& t = cm_.tensors.at(outputs[i]);
+      if (sameDeviceLayout(buffer->layout(), t.layout)) inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
+    }
+    for (size_t i = 0; i < inputs.size() && movesData_; ++i) {
+      if (args_.inputs[i].data == nullptr) continue;
+      const PlacedTensor& t = cm_.tensors.at(inputs[i]);
+      const auto c0 = Clock::now();
+      copyToDevice(backend_, t.layout, t.region->addr(), args_.inputs[i].data);
+      hostCopyBytes += logicalBytes(t.layout);
+      m_.copyTime[cm_.firstReader.at(inputs[i])] += Clock::now() - c0;
+    }
+  }
+
+  void fromDevice(const std::vector<uint32_t>& outputs) {
+    for (size_t i = 0; i < outputs.size() && movesData_; ++i) {
+      const PlacedTensor& t = cm_.tensors.at(outputs[i]);
+      if (const DeviceBuffer* buffer = args_.outputBuffers[i]) {
+        if (!sameDeviceLayout(buffer->layout(), t.layout)) {  // through the host, into its layout
+          reorder(t.layout, t.region->addr(), buffer->layout(), buffer->region()->addr());
+        }
+        continue;
+      }
+      const auto c0 = Clock::now();
+      hostCopyBytes += logicalBytes(t.layout);
+      copyFromDevice(backend_, t.layout, t.region->addr(), args_.outputs[i].data);
+      auto producer = cm_.producer.find(outputs[i]);
+      if (producer != cm_.producer.end()) m_.copyTime[producer->second] += Clock::now() - c0;
+    }
+  }
+
+  ProgramRelocation inPlace;
+  uint64_t hostCopyBytes = 0;
+
+ private:
+  // A tensor from one device layout into another, through the host.
+  void reorder(const TensorLayout& from, uint64_t fromAddr, const TensorLayout& to, uint64_t toAddr) {
+    std::vector<uint8_t> bytes(logicalBytes(from));
+    copyFromDevice(backend_, from, fromAddr, bytes.data());
+    copyToDevice(backend_, to, toAddr, bytes.data());
+    hostCopyBytes += 2 * bytes.size();
+  }
+
+  sim::IDeviceBackend& backend_;
+  const CompiledModel& cm_;
+  const Arguments& args_;
+  const bool movesData_;
+  ExecutionMeasurements& m_;
+};
+
+// Per-command timelines (opt-in): the events in program order, with the commands as executed;
+// and the DRAM requests.
+void addTimelines(hal::ExecutionProfile& profile, const SubmissionReport& submission,
+                  const std::vector<uint8_t>& program) {
+  const auto& events = submission.commands;
+  profile.commands.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const sim::CommandEvent& e = events[i];
+    hal::CommandProfile c;
+    c.index = static_cast<uint32_t>(i);
+    c.unit = e.unit;
+    c.opcode = e.opcode;
+    c.decode = e.decode;
+    c.dispatch = e.dispatch;
+    c.start = e.start;
+    c.complete = e.complete;
+    std::memcpy(c.word.data(), program.data() + i * hw::kCommandBytes, hw::kCommandBytes);
+    profile.commands.push_back(c);
+  }
+  profile.dramRequests.reserve(submission.dram.size());
+  for (const sim::DramEvent& d : submission.dram) {
+    profile.dramRequests.push_back({d.issue, d.done, d.bytes, d.write != 0});
+  }
+}
+
 }  // namespace
 
 PreparedModel::PreparedModel(std::shared_ptr<DeviceQueue> queue, const nn::Model& model,
@@ -166,50 +325,16 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
                                              inputOperands_.size(), outputOperands_.size());
   }
   // Validate every argument before touching the device.
-  std::vector<Buffer> inputs(inputOperands_.size()), outputs(outputOperands_.size());
-  std::vector<const DeviceBuffer*> inputBuffers(inputOperands_.size()), outputBuffers(outputOperands_.size());
+  Arguments args;
+  args.inputs.resize(inputOperands_.size());
+  args.inputBuffers.resize(inputOperands_.size());
+  args.outputs.resize(outputOperands_.size());
+  args.outputBuffers.resize(outputOperands_.size());
+  NN_TRY(checkInputs(request, cm, inputOperands_, queue_.get(), args));
+  NN_TRY(checkOutputs(request, cm, outputOperands_, queue_.get(), args));
   hal::ExecutionResult result;
-  bool sufficient = true;
-  for (size_t i = 0; i < inputOperands_.size(); ++i) {
-    auto it = cm.tensors.find(inputOperands_[i]);
-    if (it == cm.tensors.end()) continue;  // an input no operation reads
-    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.inputs[i], queue_.get())) {
-      NN_TRY(checkWholeBuffer(*buffer, request.inputs[i], it->second.layout, "input", i));
-      NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
-      inputBuffers[i] = buffer;
-      continue;
-    }
-    auto b = argumentBuffer(request, request.inputs[i], "input", i);
-    if (!b.ok()) return b.error();
-    NN_TRY(checkDimensions(request.inputs[i].dimensions, it->second.layout.dims, "input", i));
-    if (b.value().length < logicalBytes(it->second.layout)) {
-      return NN_ERROR(BAD_DATA) << fmt::format("input {} has {} bytes, the model needs {}", i, b.value().length,
-                                               logicalBytes(it->second.layout));
-    }
-    inputs[i] = b.value();
-  }
-  for (size_t i = 0; i < outputOperands_.size(); ++i) {
-    auto it = cm.tensors.find(outputOperands_[i]);
-    if (it == cm.tensors.end()) {
-      return NN_ERROR(BAD_DATA) << "output " << i << " is not computed by the prepared model";
-    }
-    const TensorLayout& t = it->second.layout;
-    if (const DeviceBuffer* buffer = deviceBufferOf(request, request.outputs[i], queue_.get())) {
-      NN_TRY(checkWholeBuffer(*buffer, request.outputs[i], t, "output", i));
-      NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
-      result.outputShapes.push_back(nn::OutputShape{t.dims, true});
-      outputBuffers[i] = buffer;
-      continue;
-    }
-    auto b = argumentBuffer(request, request.outputs[i], "output", i);
-    if (!b.ok()) return b.error();
-    NN_TRY(checkDimensions(request.outputs[i].dimensions, t.dims, "output", i));
-    nn::OutputShape shape{t.dims, b.value().length >= logicalBytes(t)};
-    sufficient = sufficient && shape.isSufficient;
-    result.outputShapes.push_back(shape);
-    outputs[i] = b.value();
-  }
-  if (!sufficient) return result;  // the runtime reports OUTPUT_INSUFFICIENT_SIZE
+  result.outputShapes = args.outputShapes;
+  if (!args.sufficient) return result;  // the runtime reports OUTPUT_INSUFFICIENT_SIZE
   if (deadline && Clock::now() > *deadline) {
     return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed before the device was started";
   }
@@ -221,51 +346,15 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
     return NN_ERROR(MISSED_DEADLINE_TRANSIENT) << "the execution deadline passed while waiting for the device";
   }
   auto& backend = queue_->backend();
-  // The timing backend has no data path: nothing reads the inputs or writes the outputs, so no
-  // tensor moves between the host and the device (a 4096x4096x64 layer's input is 1 GB), and the
-  // output buffers keep what they held.
-  const bool movesData = sim::computesData(backend.kind());
   ExecutionMeasurements m;
   m.copyTime.assign(cm.operations.size(), std::chrono::nanoseconds(0));
   m.statsBefore = backend.stats();
-  // Host copies are charged to the operation that reads (inputs) or writes (outputs) them.
-  uint64_t hostCopyBytes = 0;
-  // Device buffers kept in the tensor's own layout are used in place: the program's addresses of
-  // the tensor move to the buffer (ProgramRelocation.h). Others go through the host.
-  ProgramRelocation inPlace;
-  for (size_t i = 0; i < inputOperands_.size(); ++i) {
-    const DeviceBuffer* buffer = inputBuffers[i];
-    if (buffer == nullptr) continue;
-    const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
-    hostCopyBytes += buffer->prepareForDeviceRead();
-    if (sameDeviceLayout(buffer->layout(), t.layout)) {
-      inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
-      continue;
-    }
-    if (!movesData) continue;
-    std::vector<uint8_t> bytes(logicalBytes(buffer->layout()));
-    copyFromDevice(backend, buffer->layout(), buffer->region()->addr(), bytes.data());
-    copyToDevice(backend, t.layout, t.region->addr(), bytes.data());
-    hostCopyBytes += 2 * bytes.size();
-  }
-  for (size_t i = 0; i < outputOperands_.size(); ++i) {
-    const DeviceBuffer* buffer = outputBuffers[i];
-    if (buffer == nullptr) continue;
-    const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
-    if (sameDeviceLayout(buffer->layout(), t.layout)) inPlace.add(t.region->addr(), t.region->bytes(), buffer->region()->addr());
-  }
-  for (size_t i = 0; i < inputOperands_.size() && movesData; ++i) {
-    if (inputs[i].data == nullptr) continue;
-    const PlacedTensor& t = cm.tensors.at(inputOperands_[i]);
-    const auto c0 = Clock::now();
-    copyToDevice(backend, t.layout, t.region->addr(), inputs[i].data);
-    hostCopyBytes += logicalBytes(t.layout);
-    m.copyTime[cm.firstReader.at(inputOperands_[i])] += Clock::now() - c0;
-  }
+  Transfers transfers(backend, cm, args, sim::computesData(backend.kind()), m);
+  transfers.toDevice(inputOperands_, outputOperands_);
   std::vector<uint8_t> relocated;
-  if (!inPlace.empty()) {
+  if (!transfers.inPlace.empty()) {
     relocated = cm.program;
-    NN_TRY(inPlace.apply(relocated, /*everyAddressMoves=*/false));
+    NN_TRY(transfers.inPlace.apply(relocated, /*everyAddressMoves=*/false));
   }
   DeviceQueue::ProgressFn onProgress;
   if (auto listener = progressListener()) {
@@ -275,55 +364,20 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
                               cm.operations.size()});
     };
   }
-  const std::vector<uint8_t>& program = inPlace.empty() ? cm.program : relocated;
+  const std::vector<uint8_t>& program = transfers.inPlace.empty() ? cm.program : relocated;
   auto submitted = queue_->run(program, cm.watchdogCycles, onProgress, deadline);
-  for (const DeviceBuffer* buffer : outputBuffers) {
+  for (const DeviceBuffer* buffer : args.outputBuffers) {
     if (buffer != nullptr) buffer->deviceWrote();  // or half-wrote, when the run failed
   }
   if (!submitted.ok()) return submitted.error();
   m.submission = submitted.value();
   const auto snapshots = readSnapshots(backend, cm);
-  for (size_t i = 0; i < outputOperands_.size() && movesData; ++i) {
-    const PlacedTensor& t = cm.tensors.at(outputOperands_[i]);
-    if (const DeviceBuffer* buffer = outputBuffers[i]) {
-      if (!sameDeviceLayout(buffer->layout(), t.layout)) {  // through the host, into its layout
-        std::vector<uint8_t> bytes(logicalBytes(t.layout));
-        copyFromDevice(backend, t.layout, t.region->addr(), bytes.data());
-        copyToDevice(backend, buffer->layout(), buffer->region()->addr(), bytes.data());
-        hostCopyBytes += 2 * bytes.size();
-      }
-      continue;
-    }
-    const auto c0 = Clock::now();
-    hostCopyBytes += logicalBytes(t.layout);
-    copyFromDevice(backend, t.layout, t.region->addr(), outputs[i].data);
-    auto producer = cm.producer.find(outputOperands_[i]);
-    if (producer != cm.producer.end()) m.copyTime[producer->second] += Clock::now() - c0;
-  }
+  transfers.fromDevice(outputOperands_);
   m.statsAfter = backend.stats();
   m.wallTime = Clock::now() - t0;
   result.profile = makeProfile(cm, snapshots, m, queue_->config(), std::string(sim::toString(backend.kind())));
-  result.profile.hostCopyBytes = hostCopyBytes;
-  // Per-command timelines (opt-in): the events in program order, with the commands as executed.
-  const auto& events = m.submission.commands;
-  result.profile.commands.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    const sim::CommandEvent& e = events[i];
-    hal::CommandProfile c;
-    c.index = static_cast<uint32_t>(i);
-    c.unit = e.unit;
-    c.opcode = e.opcode;
-    c.decode = e.decode;
-    c.dispatch = e.dispatch;
-    c.start = e.start;
-    c.complete = e.complete;
-    std::memcpy(c.word.data(), program.data() + i * hw::kCommandBytes, hw::kCommandBytes);
-    result.profile.commands.push_back(c);
-  }
-  result.profile.dramRequests.reserve(m.submission.dram.size());
-  for (const sim::DramEvent& d : m.submission.dram) {
-    result.profile.dramRequests.push_back({d.issue, d.done, d.bytes, d.write != 0});
-  }
+  result.profile.hostCopyBytes = transfers.hostCopyBytes;
+  addTimelines(result.profile, m.submission, program);
   result.timing = makeTiming(result.profile, measure);
   return result;
 }

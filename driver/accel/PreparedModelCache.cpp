@@ -213,54 +213,40 @@ nn::Result<std::shared_ptr<ParsedCache>> readCache(const std::vector<hal::Shared
   return parseCacheImage(CacheImage{std::move(model).value(), std::move(data).value()}, config);
 }
 
-nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image, const hw::HwConfig& config) {
-  hal::PayloadReader r(image.model);
-  const uint8_t* digests = r.bytes(2 * sizeof(nn::Sha256Digest));
-  NN_RET_CHECK(digests != nullptr) << "the model cache is too short";
-  const nn::Sha256Digest config0 = configDigest(config);
-  NN_RET_CHECK(std::memcmp(digests, config0.data(), config0.size()) == 0)
-      << "the cache was made for another hardware configuration";
-  const nn::Sha256Digest data0 = nn::sha256(image.data);
-  NN_RET_CHECK(std::memcmp(digests + config0.size(), data0.data(), data0.size()) == 0)
-      << "the data cache is not the one the model cache was saved with";
+namespace {
 
-  auto parsed = std::make_shared<ParsedCache>();
-  const auto form = static_cast<CacheForm>(r.u8());
-  if (r.ok() && form == CacheForm::kCompiledPerExecution) {
-    CachedModel cached;
-    const auto priority = static_cast<int32_t>(r.u32());
-    const auto preference = static_cast<int32_t>(r.u32());
-    NN_RET_CHECK(r.ok() && (priority == 90 || priority == 100 || priority == 110)) << "the model cache names no priority";
-    NN_RET_CHECK(preference >= 0 && preference <= 2) << "the model cache names no execution preference";
-    cached.priority = static_cast<nn::Priority>(priority);
-    cached.preference = static_cast<nn::ExecutionPreference>(preference);
-    const uint64_t structureBytes = r.count(1);
-    const uint8_t* structure = r.bytes(structureBytes);
-    NN_RET_CHECK(structure != nullptr && r.atEnd()) << "the model cache is malformed";
-    auto model = nn::deserializeModel(std::vector<uint8_t>(structure, structure + structureBytes), image.data);
-    if (!model.ok()) return NN_ERROR(BAD_DATA) << "the cached model: " << model.error().message;
-    cached.model = std::move(model).value();
-    // The files were intact, yet what they hold is checked like any model a client gives; then it
-    // must still be a model that runs here, and one with execution parameters (anything else is
-    // cached as its program).
-    if (nn::Status valid = nn::validateModel(cached.model); !valid.ok()) {
-      return NN_ERROR(BAD_DATA) << "the cached model is invalid: " << valid.error().message;
-    }
-    const auto supported = supportedOperations(cached.model, config, nullptr);
-    NN_RET_CHECK(std::all_of(supported.begin(), supported.end(), [](bool b) { return b; }) &&
-                 !executionParameters(cached.model).empty())
-        << "the cached model is not one weft-accel compiles per execution";
-    parsed->perExecution = std::move(cached);
-    return parsed;
-  }
-  NN_RET_CHECK(r.ok() && form == CacheForm::kCompiled) << "the model cache holds no form weft-accel knows";
-  CompiledModel& c = parsed->compiled;
-  parsed->inputs = readIndexes(r);
-  parsed->outputs = readIndexes(r);
+// The per-execution form: the model itself, checked like any model a client gives.
+nn::Result<CachedModel> parsePerExecution(hal::PayloadReader& r, const CacheImage& image, const hw::HwConfig& config) {
+  CachedModel cached;
   const auto priority = static_cast<int32_t>(r.u32());
-  NN_RET_CHECK(!r.ok() || priority == 90 || priority == 100 || priority == 110) << "the model cache names no priority";
-  parsed->priority = static_cast<nn::Priority>(priority);
-  hal::PayloadReader d(image.data);
+  const auto preference = static_cast<int32_t>(r.u32());
+  NN_RET_CHECK(r.ok() && (priority == 90 || priority == 100 || priority == 110)) << "the model cache names no priority";
+  NN_RET_CHECK(preference >= 0 && preference <= 2) << "the model cache names no execution preference";
+  cached.priority = static_cast<nn::Priority>(priority);
+  cached.preference = static_cast<nn::ExecutionPreference>(preference);
+  const uint64_t structureBytes = r.count(1);
+  const uint8_t* structure = r.bytes(structureBytes);
+  NN_RET_CHECK(structure != nullptr && r.atEnd()) << "the model cache is malformed";
+  auto model = nn::deserializeModel(std::vector<uint8_t>(structure, structure + structureBytes), image.data);
+  if (!model.ok()) return NN_ERROR(BAD_DATA) << "the cached model: " << model.error().message;
+  cached.model = std::move(model).value();
+  // The files were intact, yet what they hold is checked like any model a client gives; then it
+  // must still be a model that runs here, and one with execution parameters (anything else is
+  // cached as its program).
+  if (nn::Status valid = nn::validateModel(cached.model); !valid.ok()) {
+    return NN_ERROR(BAD_DATA) << "the cached model is invalid: " << valid.error().message;
+  }
+  const auto supported = supportedOperations(cached.model, config, nullptr);
+  NN_RET_CHECK(std::all_of(supported.begin(), supported.end(), [](bool b) { return b; }) &&
+               !executionParameters(cached.model).empty())
+      << "the cached model is not one weft-accel compiles per execution";
+  return cached;
+}
+
+// The compiled form's records: tensors, constants and snapshots (their contents from the data
+// file), the program and the operations.
+void readCompiledRecords(hal::PayloadReader& r, hal::PayloadReader& d, ParsedCache& parsed) {
+  CompiledModel& c = parsed.compiled;
   auto contents = [&](RegionRecord& region) {
     const uint8_t* p = d.bytes(region.bytes);
     if (p != nullptr) region.contents.assign(p, p + region.bytes);
@@ -271,7 +257,7 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
     if (!layout.aliasOf) {
       RegionRecord region{r.u64(), r.u64(), {}};
       if (r.u8() != 0) contents(region);
-      parsed->tensors.emplace_back(layout.operand, std::move(region));
+      parsed.tensors.emplace_back(layout.operand, std::move(region));
     }
     c.tensors[layout.operand] = PlacedTensor{std::move(layout), nullptr};
   }
@@ -279,9 +265,9 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
   for (uint64_t i = 0; i < constants && r.ok(); ++i) {
     RegionRecord region{r.u64(), r.u64(), {}};
     contents(region);
-    parsed->constants.push_back(std::move(region));
+    parsed.constants.push_back(std::move(region));
   }
-  parsed->snapshots = RegionRecord{r.u64(), r.u64(), {}};
+  parsed.snapshots = RegionRecord{r.u64(), r.u64(), {}};
   const uint64_t programBytes = r.count(1);
   if (const uint8_t* p = r.bytes(programBytes)) c.program.assign(p, p + programBytes);
   const uint64_t operations = r.count(52);
@@ -303,10 +289,11 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
   c.producer = readPositions(r);
   c.tilings.fingerprint = r.string();
   c.tilings.tilings = readIndexes(r);
-  NN_RET_CHECK(r.ok() && r.atEnd()) << "the model cache is malformed";
-  NN_RET_CHECK(d.ok() && d.atEnd()) << "the data cache does not hold the regions the model cache names";
+}
 
-  // What the prepared model indexes must be in range, whatever the files say.
+// What the prepared model indexes must be in range, whatever the files say.
+nn::Status checkCompiledIndexes(const ParsedCache& parsed) {
+  const CompiledModel& c = parsed.compiled;
   NN_RET_CHECK(!c.program.empty() && c.program.size() % hw::kCommandBytes == 0) << "the cached program is malformed";
   for (const auto& [operand, placed] : c.tensors) {
     if (!placed.layout.aliasOf) continue;
@@ -316,7 +303,7 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
   }
   size_t owners = 0;
   for (const auto& [operand, placed] : c.tensors) owners += placed.layout.aliasOf ? 0 : 1;
-  NN_RET_CHECK(parsed->tensors.size() == owners) << "a tensor is cached twice";
+  NN_RET_CHECK(parsed.tensors.size() == owners) << "a tensor is cached twice";
   for (const auto* positions : {&c.firstReader, &c.producer}) {
     for (const auto& [operand, position] : *positions) {
       NN_RET_CHECK(position < c.operations.size() && c.tensors.count(operand) == 1)
@@ -326,8 +313,43 @@ nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image
   for (const CompiledOperation& op : c.operations) {
     NN_RET_CHECK(op.unit == hw::Unit::kCompute || op.unit == hw::Unit::kVector) << "a cached operation has no unit";
   }
-  NN_RET_CHECK(parsed->snapshots.bytes >= hw::kSnapshotBytes * (c.operations.size() + 1))
+  NN_RET_CHECK(parsed.snapshots.bytes >= hw::kSnapshotBytes * (c.operations.size() + 1))
       << "the cached snapshot region is too small";
+  return {};
+}
+
+}  // namespace
+
+nn::Result<std::shared_ptr<ParsedCache>> parseCacheImage(const CacheImage& image, const hw::HwConfig& config) {
+  hal::PayloadReader r(image.model);
+  const uint8_t* digests = r.bytes(2 * sizeof(nn::Sha256Digest));
+  NN_RET_CHECK(digests != nullptr) << "the model cache is too short";
+  const nn::Sha256Digest config0 = configDigest(config);
+  NN_RET_CHECK(std::memcmp(digests, config0.data(), config0.size()) == 0)
+      << "the cache was made for another hardware configuration";
+  const nn::Sha256Digest data0 = nn::sha256(image.data);
+  NN_RET_CHECK(std::memcmp(digests + config0.size(), data0.data(), data0.size()) == 0)
+      << "the data cache is not the one the model cache was saved with";
+
+  auto parsed = std::make_shared<ParsedCache>();
+  const auto form = static_cast<CacheForm>(r.u8());
+  if (r.ok() && form == CacheForm::kCompiledPerExecution) {
+    auto cached = parsePerExecution(r, image, config);
+    if (!cached.ok()) return cached.error();
+    parsed->perExecution = std::move(cached).value();
+    return parsed;
+  }
+  NN_RET_CHECK(r.ok() && form == CacheForm::kCompiled) << "the model cache holds no form weft-accel knows";
+  parsed->inputs = readIndexes(r);
+  parsed->outputs = readIndexes(r);
+  const auto priority = static_cast<int32_t>(r.u32());
+  NN_RET_CHECK(!r.ok() || priority == 90 || priority == 100 || priority == 110) << "the model cache names no priority";
+  parsed->priority = static_cast<nn::Priority>(priority);
+  hal::PayloadReader d(image.data);
+  readCompiledRecords(r, d, *parsed);
+  NN_RET_CHECK(r.ok() && r.atEnd()) << "the model cache is malformed";
+  NN_RET_CHECK(d.ok() && d.atEnd()) << "the data cache does not hold the regions the model cache names";
+  NN_TRY(checkCompiledIndexes(*parsed));
   return parsed;
 }
 

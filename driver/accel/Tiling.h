@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "CompileOptions.h"
 #include "CostModel.h"
 #include "GemmLayer.h"
 #include "ImageView.h"
@@ -113,15 +114,6 @@ WindowTile windowTile(const GemmLayer& layer, const MBox& box, unsigned rows);
 // which the DMA fetches with merged requests) held densely in the input view.
 bool windowable(const GemmLayer& layer, const ImageView& input, unsigned rows);
 
-// How the candidates may feed the array: from the environment variable WEFT_ACCEL_INPUT_MODE,
-// "windowed" (on-chip windows wherever the layer is windowable), "packed" (DMA-gathered windows
-// packed into full rows wherever that saves chunks) or "im2col" (DMA-gathered windows, a chunk
-// per run); unset or anything else leaves the choice to the search, as does a way that does
-// not apply to a layer. For comparing the dataflows on the same hardware, and for tests that
-// must reach one of them.
-enum class InputChoice { kAny, kWindowed, kIm2col, kPacked };
-InputChoice inputChoice();
-
 // The K chunks of the windowed mode: one per filter tap and block of Rows channels, in K order.
 std::vector<KChunk> windowChunks(const GemmLayer& layer, unsigned rows);
 
@@ -140,20 +132,13 @@ std::vector<KChunk> packedChunks(const GemmLayer& layer, unsigned rows);
 // the compiler schedules the variant of its choice and keeps it when its timeline is shorter.
 std::optional<TilePlan> rampedPlan(const TilePlan& plan, const hw::HwConfig& config);
 
-// Whether the compiler tries rampedPlan(): from the environment variable WEFT_ACCEL_RAMP,
-// "always" (the chosen plan whenever it has three boxes or more and the layer more than one
-// candidate, whatever the timeline says) or "never"; unset or anything else leaves it to the
-// search. For tests that must reach ramped plans, and for
-// comparing the two on the same hardware.
-enum class RampChoice { kSearch, kAlways, kNever };
-RampChoice rampChoice();
-
 // Every tiling that fits `config`'s memories, fastest first by the analytic estimate, keeping
 // the `shapes` best distinct shapes (all their input-load sizes). Empty when none fits, which
 // only a pathological configuration can cause.
-// `input` is the layer's input view (it decides whether the windowed mode applies).
+// `input` is the layer's input view (it decides whether the windowed mode applies). A `choice`
+// other than kAny keeps only the candidates that feed the array that way, when there are any.
 std::vector<TilePlan> rankTilings(const GemmLayer& layer, const std::vector<KChunk>& chunks, const ImageView& input,
-                                  const hw::HwConfig& config, size_t shapes);
+                                  const hw::HwConfig& config, size_t shapes, InputChoice choice = InputChoice::kAny);
 
 
 }  // namespace weft::accel

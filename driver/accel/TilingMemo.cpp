@@ -1,9 +1,8 @@
 #include "TilingMemo.h"
 
-#include <cstdlib>
-#include <cstring>
-#include <type_traits>
 #include <utility>
+
+#include "SearchKey.h"
 
 namespace weft::accel {
 namespace {
@@ -13,32 +12,6 @@ namespace {
 // come back).
 constexpr size_t kMaxEntries = 4096;
 
-class KeyWriter {
- public:
-  template <typename T>
-  KeyWriter& operator<<(const T& value) {
-    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    text_.append(bytes, sizeof(T));
-    return *this;
-  }
-  KeyWriter& operator<<(const ImageShape& s) { return *this << s.batches << s.height << s.width << s.channels; }
-  // A view's layout, not where it lies: the search's estimates (CostModel) price requests by
-  // their sizes and strides at a random alignment, so a layer repeated at other addresses (a
-  // ResNet's identical blocks) finds its tiling here instead of searching again.
-  KeyWriter& operator<<(const ImageView& v) { return *this << v.pixelStride << v.rowStride << v.imageStride; }
-  KeyWriter& operator<<(const std::string& s) {
-    *this << s.size();
-    text_ += s;
-    return *this;
-  }
-  std::string take() { return std::move(text_); }
-
- private:
-  std::string text_;
-};
-
 }  // namespace
 
 TilingMemo& TilingMemo::instance() {
@@ -46,19 +19,8 @@ TilingMemo& TilingMemo::instance() {
   return memo;
 }
 
-std::string TilingMemo::key(const GemmLayer& l, const std::vector<KChunk>& chunks, const LayerPlacement& where,
-                            const hw::HwConfig& config, double slack) {
-  KeyWriter k;
-  k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
-    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
-    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators << l.fp16;
-  k << chunks.size();
-  for (const KChunk& c : chunks) k << c.offset << c.bytes << c.kBegin;
-  k << where.input << where.output << where.weights << where.params << where.padding;
-  k << slack;
-  for (size_t i = 0; i < hw::kParamSpecs.size(); ++i) k << config.get(static_cast<hw::Param>(i));
-  k << static_cast<int>(inputChoice()) << static_cast<int>(rampChoice());
-  return k.take();
+std::string TilingMemo::key(const TilingProblem& problem, const TilingPolicy& policy, const CompileOptions& options) {
+  return layerKey(problem) + contextKey(problem.config, policy, options);
 }
 
 std::optional<TilingChoice> TilingMemo::find(const std::string& key) const {

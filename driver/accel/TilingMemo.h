@@ -1,11 +1,10 @@
 // The tiling search's results, remembered for the life of the process.
 //
-// The search (bestTiling in ModelCompiler.cpp) schedules a layer's best candidates to pick one:
+// The search (TilingSearch.h) schedules a layer's best candidates to pick one:
 // most of compiling a convolution. Networks repeat layer shapes (ResNet-50's 54 layers have 22
 // shapes) and sweeps compile the same layers again, so the choice is kept, keyed by everything the
-// search reads: the layer's geometry and data types, its K chunks, where its tensors lie in DRAM,
-// the whole hardware configuration and the preference's slack. Constant values are not in the key
-// because the search never reads them. A hit gives the same candidate and estimate the search
+// search reads (SearchKey.h, the same key a compilation cache's fingerprint hashes). Constant
+// values are not in the key because the search never reads them. A hit gives the same candidate and estimate the search
 // would have: the memo changes compilation time, never a program.
 #pragma once
 
@@ -16,25 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "CommandGenerator.h"
-#include "GemmLayer.h"
-#include "Tiling.h"
+#include "TilingSearch.h"
 #include "weft/hw/config.h"
 
 namespace weft::accel {
-
-struct TilingChoice {
-  uint32_t candidate = 0;  // index into rankTilings()'s list (what a compilation cache records)
-  TilePlan plan;           // that candidate, with its scheduled estimate: a hit needs no ranking
-};
 
 class TilingMemo {
  public:
   // The process's memo, shared by every device and thread.
   static TilingMemo& instance();
 
-  static std::string key(const GemmLayer& layer, const std::vector<KChunk>& chunks, const LayerPlacement& where,
-                         const hw::HwConfig& config, double slack);
+  static std::string key(const TilingProblem& problem, const TilingPolicy& policy, const CompileOptions& options);
   std::optional<TilingChoice> find(const std::string& key) const;
   void remember(const std::string& key, TilingChoice choice);
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "Errors.h"
+#include "weft/common/files.h"
 
 namespace weft::runtime {
 namespace {
@@ -41,11 +42,9 @@ ExtensionPermission decide() {
   permission.allowlist = kAllowlistVariableAtLoad != nullptr && *kAllowlistVariableAtLoad != '\0'
                              ? kAllowlistVariableAtLoad
                              : kDefaultExtensionAllowlist;
-  std::ifstream file(permission.allowlist);
-  if (!file) return permission;  // no allowlist: no program may use extensions
-  std::stringstream text;
-  text << file.rdbuf();
-  permission.allowed = !permission.executable.empty() && isListedInAllowlist(text.str(), permission.executable);
+  const auto text = common::readFile(permission.allowlist);
+  if (!text) return permission;  // no allowlist: no program may use extensions
+  permission.allowed = !permission.executable.empty() && isListedInAllowlist(*text, permission.executable);
   return permission;
 }
 

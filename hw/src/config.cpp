@@ -1,12 +1,14 @@
 #include "weft/hw/config.h"
+#include "weft/hw/param_json.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "weft/common/files.h"
+#include "weft/common/json_fields.h"
 
 namespace weft::hw {
 namespace {
@@ -67,6 +69,19 @@ int64_t paramValueByName(Param p, std::string_view valueName) {
   throw ConfigError(fmt::format("{} = \"{}\" is not one of {}", s.name, valueName, quotedNames(s)));
 }
 
+int64_t enumParamValue(Param p, const nlohmann::json& value, std::string_view origin) {
+  const ParamSpec& s = spec(p);
+  if (!value.is_string()) {
+    throw ConfigError(fmt::format("{}: {} = {} is not one of {} (an enumerated parameter takes its value's name)", origin,
+                                  s.name, value.dump(), quotedNames(s)));
+  }
+  try {
+    return paramValueByName(p, value.get<std::string>());
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", origin, e.what()));
+  }
+}
+
 std::string paramValueText(Param p, int64_t value) {
   const ParamSpec& s = spec(p);
   if (s.isEnum() && value >= 0 && static_cast<size_t>(value) < s.values.size()) {
@@ -123,23 +138,9 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
     }
     for (const auto& [key, value] : doc["params"].items()) {
       const Param p = paramByName(key);
-      int64_t v = 0;
-      if (spec(p).isEnum()) {
-        // By name only: a number would silently change meaning if the values were reordered.
-        if (!value.is_string()) {
-          throw ConfigError(fmt::format("{}: {} = {} is not one of {} (an enumerated parameter takes its value's name)",
-                                        origin, key, value.dump(), quotedNames(spec(p))));
-        }
-        try {
-          v = paramValueByName(p, value.get<std::string>());
-        } catch (const ConfigError& e) {
-          throw ConfigError(fmt::format("{}: {}", origin, e.what()));
-        }
-      } else if (!value.is_number_integer()) {
-        throw ConfigError(fmt::format("{}: {} must be an integer", origin, key));
-      } else {
-        v = value.get<int64_t>();
-      }
+      const int64_t v = spec(p).isEnum()
+                            ? enumParamValue(p, value, origin)
+                            : common::json_fields::integer<ConfigError>(value, fmt::format("{}: {}", origin, key));
       checkValue(spec(p), v, origin);
       config.values_[static_cast<size_t>(p)] = v;
     }
@@ -172,15 +173,13 @@ HwConfig HwConfig::load(std::string_view nameOrPath) {
   if (const auto text = namedText(nameOrPath); !text.empty()) {
     return fromJson(text, nameOrPath);
   }
-  std::ifstream in{std::string(nameOrPath)};
-  if (!in) {
+  const auto text = common::readFile(std::string(nameOrPath));
+  if (!text) {
     throw ConfigError(fmt::format(
         "unknown hardware configuration '{}': not a named configuration ({}) and not a readable file",
         nameOrPath, acceptedNames()));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  HwConfig config = fromJson(text.str(), nameOrPath);
+  HwConfig config = fromJson(*text, nameOrPath);
   // A relative .ini path is relative to the configuration file.
   if (!config.dramIni_.empty() && config.dramIni_.front() != '/') {
     const std::string path(nameOrPath);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "approx/capture.h"
+#include "weft/common/fnv1a.h"
 #include "weft/sim/backend.h"
 #include "weft/sim/testing/lockstep.h"
 
@@ -35,7 +36,7 @@ double threadCpuSeconds() {
 struct Result {
   uint64_t cycles = 0;
   double seconds = 0, cpuSeconds = 0;  // wall and this thread's CPU time in device calls
-  uint64_t checksum = 1469598103934665603ull;  // FNV-1a of every byte read back
+  common::Fnv1a checksum{common::kFnv1aTruncatedBasis};  // of every byte and register read back
 };
 
 Result replay(const approx::Capture& c, BackendKind kind) {
@@ -52,12 +53,12 @@ Result replay(const approx::Capture& c, BackendKind kind) {
       case approx::CaptureOp::kReadDram:
         buffer.resize(rec.b);
         device->readDram(rec.a, buffer.data(), rec.b);
-        for (uint8_t b : buffer) r.checksum = (r.checksum ^ b) * 1099511628211ull;
+        for (uint8_t b : buffer) r.checksum.byte(b);
         continue;
       case approx::CaptureOp::kWriteReg: device->writeReg(static_cast<uint32_t>(rec.a), static_cast<uint32_t>(rec.b)); break;
       case approx::CaptureOp::kReadReg: {
         const uint32_t v = device->readReg(static_cast<uint32_t>(rec.a));
-        r.checksum = (r.checksum ^ v) * 1099511628211ull;
+        r.checksum.word(v);
         break;
       }
       case approx::CaptureOp::kRun: device->runUntilInterrupt(rec.a); break;
@@ -157,7 +158,7 @@ int run(int argc, char** argv) {
   fmt::print("{}: {} cycles in {:.3f} ms of device calls, {:.3f} ms CPU (median of {} by CPU) = {:.1f} M cycles/CPU-s; "
              "best {:.3f} ms CPU; read-back checksum {:016x}\n",
              std::string(toString(kind)), m.cycles, 1e3 * m.seconds, 1e3 * m.cpuSeconds, results.size(),
-             m.cycles / m.cpuSeconds / 1e6, 1e3 * best.cpuSeconds, m.checksum);
+             m.cycles / m.cpuSeconds / 1e6, 1e3 * best.cpuSeconds, m.checksum.value());
   return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/common/process.h"
 #include "weft/sim/backend.h"
 #include "weft/sim/dram_model.h"
 #include "weft/sim/rtl_stepper.h"
@@ -124,9 +125,8 @@ Measurement measureInChild(Mode mode, const hw::HwConfig& config, const testing:
   Measurement m;
   const bool got = read(fds[0], &m, sizeof(m)) == static_cast<ssize_t>(sizeof(m));
   close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("measurement failed");
+  const common::ChildResult r = common::waitChild(pid, "the measurement");
+  if (!got || r.exitCode != 0) throw std::runtime_error("measurement failed");
   return m;
 }
 

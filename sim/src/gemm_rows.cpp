@@ -14,6 +14,7 @@
 
 // GCC 12 warns inside its own AVX-512 intrinsics (their _mm512_undefined_* operand, GCC bug
 // 105593); the code is correct and GCC 13 is quiet.
+#pragma GCC diagnostic push  // popped at the end: a unity batch goes on with other files
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
@@ -497,3 +498,5 @@ void GemmEngine::streamFp16(const uint8_t* in, uint32_t mRows, uint32_t* acc, bo
 }
 
 }  // namespace weft::sim
+
+#pragma GCC diagnostic pop

@@ -9,6 +9,7 @@
 
 // GCC 12 warns inside its own AVX-512 intrinsics (their _mm512_undefined_* operand, GCC bug
 // 105593); the code is correct and GCC 13 is quiet.
+#pragma GCC diagnostic push  // popped at the end: a unity batch goes on with other files
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
@@ -154,3 +155,5 @@ void requantizeRow(const int32_t* acc, const RequantColumns& columns, uint32_t c
 }
 
 }  // namespace weft::sim
+
+#pragma GCC diagnostic pop

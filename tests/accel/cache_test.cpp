@@ -15,6 +15,7 @@
 #include "PreparedModel.h"
 #include "weft/hw/config.h"
 #include "weft/sim/backend.h"
+#include "weft/common/files.h"
 
 namespace weft::accel::test {
 namespace {
@@ -59,12 +60,7 @@ class CompilationCacheTest : public ::testing::Test {
     return compiled.tilingsFromCache;
   }
 
-  std::string read(const std::string& path) const {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
+  std::string read(const std::string& path) const { return weft::common::readFile(path).value_or(""); }
   void write(const std::string& path, const std::string& text) const { std::ofstream(path) << text; }
 
   fs::path dir_;

@@ -1,4 +1,4 @@
-// Logic area from synthesis (driver/codesign/Synthesis.h): the per-cell table, the stat parser,
+// Logic area from synthesis (tools/codesign/Synthesis.h): the per-cell table, the stat parser,
 // and the cache, run against a fake yosys that counts its calls.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,17 +11,13 @@
 
 #include "Area.h"
 #include "Synthesis.h"
+#include "weft/common/files.h"
 
 namespace weft::codesign {
 namespace {
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const fs::path& p) { return weft::common::readFile(p.string()).value_or(""); }
 
 TEST(CellTable, NanGateAreasForGatesAndFlipFlops) {
   EXPECT_DOUBLE_EQ(cellUm2("$_NOT_"), 0.532);

@@ -1,4 +1,4 @@
-// Logic area with the real yosys (driver/codesign/Synthesis.h): the whole weft_top of both
+// Logic area with the real yosys (tools/codesign/Synthesis.h): the whole weft_top of both
 // default configurations synthesizes, the larger array has more logic, and a second ask is
 // answered from the cache.
 #include <gtest/gtest.h>

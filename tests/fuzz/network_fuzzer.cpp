@@ -1,4 +1,4 @@
-// libFuzzer target: network descriptions (traces/README.md; driver/tool/Network.h). Any text must
+// libFuzzer target: network descriptions (traces/README.md; tools/weft/Network.h). Any text must
 // be refused with NetworkError, naming what is wrong, or give a network whose NNAPI model builds
 // through the C API exactly as `weft run` builds it: what the parser accepts, NNAPI must accept
 // too (an NnapiError here is a finding). Never a crash, a leak, an uncaught exception of another

@@ -1,4 +1,4 @@
-// libFuzzer target: the tables users bring from SCALE-Sim (driver/tool/LayerTable.h,
+// libFuzzer target: the tables users bring from SCALE-Sim (tools/weft/LayerTable.h,
 // ScaleSimReport.h): layer tables (conv and GEMM CSV) and COMPUTE_REPORT.csv files, as users
 // really write them (byte-order marks, spaces, empty cells, CR LF). The first byte picks the
 // reader. Any text must be refused with the reader's error (NetworkError, ScaleSimReportError),

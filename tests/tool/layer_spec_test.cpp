@@ -1,4 +1,4 @@
-// Layer set entries of the vector-unit operations (driver/tool/LayerSpec.h) and layer sets as
+// Layer set entries of the vector-unit operations (tools/weft/LayerSpec.h) and layer sets as
 // loadLayerTable reads them: the shapes, quantization and data each entry gets, the errors bad
 // entries get (naming the entry, the layer and the field), bundled networks' layers of any op
 // run alone, and the NNAPI models built from entries running on the CPU reference device.

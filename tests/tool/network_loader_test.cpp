@@ -1,4 +1,4 @@
-// The network description loader (driver/tool/Network.h): format 1 chains and format 2 graphs,
+// The network description loader (tools/weft/Network.h): format 1 chains and format 2 graphs,
 // the shapes each op gives, the errors bad files get, and the NNAPI model built from a graph,
 // run on the CPU reference device against values worked out here.
 #include <gtest/gtest.h>

@@ -218,6 +218,151 @@ TEST(OnnxImport, BatchNormFoldsIntoThePrecedingConvolution) {
   EXPECT_EQ(imported.model.main.operands[conv.outputs[0]].name, "y");
 }
 
+// A small QDQ model as ONNX Runtime's quantizer writes one: x -> Q -> DQ -> Conv (per-channel
+// int8 weights, int32 bias) -> Relu -> Q -> DQ -> y.
+struct QdqConv : Graph {
+  explicit QdqConv(int32_t act = ::onnx::TensorProto::UINT8) {
+    input("x", {"1", "2", "4", "4"});
+    scalar("s_x", 0.05f);
+    zero("z_x", act, act == ::onnx::TensorProto::UINT8 ? 128 : 0);
+    node("QuantizeLinear", {"x", "s_x", "z_x"}, {"x_q"}, "quantize_x");
+    node("DequantizeLinear", {"x_q", "s_x", "z_x"}, {"x_dq"}, "dequantize_x");
+    int8s("w", {3, 2, 1, 1}, {1, -2, 3, -4, 5, -6});
+    floats("s_w", {3}, {0.01f, 0.02f, 0.03f});
+    int8s("z_w", {3}, {0, 0, 0});
+    auto* dw = node("DequantizeLinear", {"w", "s_w", "z_w"}, {"w_dq"}, "dequantize_w");
+    axis(dw, 0);
+    int32s("b", {3}, {10, -20, 30});
+    floats("s_b", {3}, {0.05f * 0.01f, 0.05f * 0.02f, 0.05f * 0.03f});
+    auto* db = node("DequantizeLinear", {"b", "s_b"}, {"b_dq"}, "dequantize_b");
+    axis(db, 0);
+    node("Conv", {"x_dq", "w_dq", "b_dq"}, {"c"}, "conv");
+    node("Relu", {"c"}, {"r"}, "relu");
+    scalar("s_y", 0.1f);
+    zero("z_y", act, act == ::onnx::TensorProto::UINT8 ? 0 : -128);
+    node("QuantizeLinear", {"r", "s_y", "z_y"}, {"y_q"}, "quantize_y");
+    node("DequantizeLinear", {"y_q", "s_y", "z_y"}, {"y"}, "dequantize_y");
+    output("y", 4);
+  }
+  void scalar(const std::string& name, float v) { floats(name, {}, {v}); }
+  void zero(const std::string& name, int32_t type, int32_t v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    t->add_int32_data(v);
+  }
+  void int8s(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int32_t>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::INT8);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int32_t x : v) t->add_int32_data(x);
+  }
+  void int32s(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int32_t>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::INT32);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int32_t x : v) t->add_int32_data(x);
+  }
+  static void axis(::onnx::NodeProto* n, int64_t a) {
+    auto* attr = n->add_attribute();
+    attr->set_name("axis");
+    attr->set_type(::onnx::AttributeProto::INT);
+    attr->set_i(a);
+  }
+};
+
+// The QDQ pattern becomes one quantized CONV_2D with the Relu fused, between the QUANTIZE of the
+// float input and the DEQUANTIZE of the float output: no float between them.
+TEST(OnnxImport, QdqModelsBecomeQuantizedOperationsWithNoFloatBetween) {
+  for (int32_t act : {::onnx::TensorProto::UINT8, ::onnx::TensorProto::INT8}) {
+    const ImportedModel imported = QdqConv(act).import();
+    const auto& main = imported.model.main;
+    ASSERT_EQ(main.operations.size(), 3u);
+    EXPECT_EQ(main.operations[0].type, nn::OperationType::QUANTIZE);
+    EXPECT_EQ(main.operations[1].type, nn::OperationType::CONV_2D);
+    EXPECT_EQ(main.operations[2].type, nn::OperationType::DEQUANTIZE);
+    const auto& conv = main.operations[1];
+    const auto& in = main.operands[conv.inputs[0]];
+    const auto& filter = main.operands[conv.inputs[1]];
+    const auto& bias = main.operands[conv.inputs[2]];
+    const auto& out = main.operands[conv.outputs[0]];
+    const auto quant8 = act == ::onnx::TensorProto::UINT8 ? nn::OperandType::TENSOR_QUANT8_ASYMM
+                                                         : nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    EXPECT_EQ(in.type, quant8);
+    EXPECT_FLOAT_EQ(in.scale, 0.05f);
+    EXPECT_EQ(filter.type, nn::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
+    EXPECT_EQ(filter.channelQuant.scales, (std::vector<float>{0.01f, 0.02f, 0.03f}));
+    EXPECT_EQ(filter.dimensions, (std::vector<uint32_t>{3, 1, 1, 2}));
+    EXPECT_EQ(bias.type, nn::OperandType::TENSOR_INT32);
+    EXPECT_EQ(bias.data.at<int32_t>(1), -20);
+    EXPECT_EQ(out.type, quant8);
+    EXPECT_FLOAT_EQ(out.scale, 0.1f);
+    EXPECT_EQ(out.zeroPoint, act == ::onnx::TensorProto::UINT8 ? 0 : -128);
+    EXPECT_EQ(main.operands[conv.inputs[9]].data.at<int32_t>(0), 1);  // RELU fused
+    EXPECT_EQ(imported.outputQuanta, (std::vector<double>{0.1f}));
+  }
+}
+
+// QLinearConv carries the same model in one node: the same operations.
+TEST(OnnxImport, QLinearConvImportsLikeItsQdqForm) {
+  Graph m;
+  m.input("x", {"1", "2", "4", "4"});
+  m.floats("s_x", {}, {0.05f});
+  auto addZero = [&](const std::string& name, int32_t v) {
+    auto* t = m.g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::UINT8);
+    t->add_int32_data(v);
+  };
+  addZero("z_x", 128);
+  m.node("QuantizeLinear", {"x", "s_x", "z_x"}, {"x_q"}, "quantize_x");
+  auto* w = m.g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(::onnx::TensorProto::UINT8);
+  for (int64_t d : {3, 2, 1, 1}) w->add_dims(d);
+  for (int v : {130, 120, 128, 140, 100, 128}) w->add_int32_data(v);
+  m.floats("s_w", {}, {0.02f});
+  addZero("z_w", 128);
+  m.floats("s_y", {}, {0.1f});
+  addZero("z_y", 10);
+  m.node("QLinearConv", {"x_q", "s_x", "z_x", "w", "s_w", "z_w", "s_y", "z_y"}, {"y_q"}, "qconv");
+  m.node("DequantizeLinear", {"y_q", "s_y", "z_y"}, {"y"}, "dequantize_y");
+  m.output("y", 4);
+  const ImportedModel imported = m.import();
+  const auto& main = imported.model.main;
+  ASSERT_EQ(main.operations.size(), 3u);
+  EXPECT_EQ(main.operations[1].type, nn::OperationType::CONV_2D);
+  const auto& filter = main.operands[main.operations[1].inputs[1]];
+  EXPECT_EQ(filter.type, nn::OperandType::TENSOR_QUANT8_ASYMM);  // uint8 weights beside uint8 input
+  EXPECT_EQ(filter.zeroPoint, 128);
+  const auto& bias = main.operands[main.operations[1].inputs[2]];
+  EXPECT_FLOAT_EQ(bias.scale, 0.05f * 0.02f);
+}
+
+// What NNAPI cannot say is refused, naming the node; what it cannot run quantized runs in float
+// between a DEQUANTIZE and a QUANTIZE (and the report shows it).
+TEST(OnnxImport, QuantizationNnapiCannotExpressIsRefusedOrLeftInFloat) {
+  QdqConv computed;
+  computed.g->mutable_node(0)->set_input(1, "x");  // the scale is the input itself
+  computed.g->mutable_node(1)->set_input(1, "x");
+  EXPECT_NE(importError(computed).find("computed at run time"), std::string::npos) << importError(computed);
+
+  QdqConv twice;
+  twice.scalar("s_other", 0.5f);
+  twice.g->mutable_node(1)->set_input(1, "s_other");  // DQ reads x_q with another scale
+  EXPECT_NE(importError(twice).find("other quantization parameters"), std::string::npos) << importError(twice);
+
+  QdqConv sigmoid;
+  sigmoid.g->mutable_node(5)->set_op_type("Sigmoid");  // its output scale is not NNAPI's 1/256
+  const ImportedModel imported = sigmoid.import();
+  std::multiset<nn::OperationType> ops = operationsOf(imported);
+  EXPECT_EQ(ops.count(nn::OperationType::LOGISTIC), 1u);
+  EXPECT_EQ(ops.count(nn::OperationType::QUANTIZE), 2u);
+  EXPECT_EQ(ops.count(nn::OperationType::CONV_2D), 1u);
+}
+
 TEST(OnnxImport, UnsupportedOperatorsAreNamedWithTheirNode) {
   Graph m;
   m.input("x", {"4"});
@@ -268,6 +413,29 @@ TEST(OnnxImport, OpsetsAboveSeventeenAreRefusedAndOlderOnesConverted) {
   EXPECT_NE(imported.notes[0].find("opset 6 converted to opset 7"), std::string::npos);
 }
 
+// Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:
+// the fuzzer's allocation of a pointer-sized string). One found by inference converts.
+TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {
+  Graph vectorB(6);
+  vectorB.input("a", {"2", "3"});
+  vectorB.input("b", {"3"});
+  vectorB.input("c", {});
+  vectorB.node("Gemm", {"a", "b", "c"}, {"y"}, "fc");
+  vectorB.output("y", 2);
+  EXPECT_NE(importError(vectorB).find("node 'fc' (Gemm): operand 'b' must be a matrix of known shape to convert this "
+                                      "opset-6 model to opset 7 (its rank is 1)"),
+            std::string::npos)
+      << importError(vectorB);
+  Graph flattened(6);
+  flattened.input("x", {"1", "2", "3", "1"});
+  flattened.input("w", {"6", "4"});
+  flattened.input("c", {"4"});
+  flattened.node("Flatten", {"x"}, {"f"});
+  flattened.node("Gemm", {"f", "w", "c"}, {"y"});
+  flattened.output("y", 2);
+  EXPECT_EQ(flattened.import().opset, 7);
+}
+
 // ONNX's checker and the window checks stand before libonnx's passes: a broken model is an error.
 TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   Graph unknownInput;
@@ -284,6 +452,17 @@ TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   EXPECT_NE(importError(zeroStride).find("node 'pool' (MaxPool): attribute 'strides' must be positive"),
             std::string::npos)
       << importError(zeroStride);
+  // A QLinearConv whose input and weights differ in rank (the fuzzer's libonnx crash).
+  Graph ranks;
+  ranks.input("x", {"1", "7", "7"}, ::onnx::TensorProto::UINT8);
+  ranks.input("w", {"1", "1", "1", "1"}, ::onnx::TensorProto::UINT8);
+  for (const char* s : {"sx", "sw", "sy"}) ranks.input(s, {}, ::onnx::TensorProto::FLOAT);
+  for (const char* z : {"zx", "zw", "zy"}) ranks.input(z, {}, ::onnx::TensorProto::UINT8);
+  ranks.node("QLinearConv", {"x", "sx", "zx", "w", "sw", "zw", "sy", "zy"}, {"y"}, "qconv");
+  ranks.value(ranks.g->add_output(), "y", ::onnx::TensorProto::UINT8, {"a", "b", "c"});
+  EXPECT_NE(importError(ranks).find("node 'qconv' (QLinearConv): its input has rank 3 and its weights rank 4"),
+            std::string::npos)
+      << importError(ranks);
 }
 
 TEST(OnnxImport, ShapesParse) {

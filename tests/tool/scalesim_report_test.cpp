@@ -12,6 +12,7 @@
 #include "ScaleSimCompare.h"
 #include "ScaleSimReport.h"
 #include "ToolTestPaths.h"
+#include "weft/common/files.h"
 
 using weft::tool::test::testDir;
 
@@ -21,10 +22,7 @@ namespace {
 const std::vector<std::string> kTiny = {"Tiny_conv3x3", "Tiny_conv3x3_s2", "Tiny_fc"};
 
 std::string fixture() {
-  std::ifstream in(testDir() + "/scalesim/tiny_COMPUTE_REPORT.csv", std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return weft::common::readFile(testDir() + "/scalesim/tiny_COMPUTE_REPORT.csv").value_or("");
 }
 
 // The message of the ScaleSimReportError that parsing `text` against kTiny throws.

@@ -10,6 +10,7 @@
 
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
+#include "weft/common/files.h"
 
 using weft::tool::test::sourceDir;
 
@@ -27,12 +28,7 @@ fs::path scratchDir(const std::string& name) {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return weft::common::readFile(p.string()).value_or(""); }
 
 void replaceOnce(const fs::path& p, const std::string& from, const std::string& to) {
   std::string text = slurp(p);

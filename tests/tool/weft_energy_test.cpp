@@ -1,4 +1,4 @@
-// Energy and area in `weft run` and `weft layers` reports (driver/codesign), and the
+// Energy and area in `weft run` and `weft layers` reports (tools/codesign), and the
 // --energy-model file: the figures follow the counters the reports hold, and a bad file stops
 // the command before it runs anything.
 #include <fmt/format.h>

@@ -14,6 +14,7 @@
 
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
+#include "weft/common/files.h"
 
 using weft::tool::test::testDir;
 
@@ -29,12 +30,7 @@ std::string tempPath(const std::string& name) {
          "_" + name;
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string readFile(const std::string& path) { return weft::common::readFile(path).value_or(""); }
 
 std::string tinyTable() {
   const std::string path = tempPath("tiny.csv");

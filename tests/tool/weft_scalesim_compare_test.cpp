@@ -15,6 +15,7 @@
 
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
+#include "weft/common/files.h"
 
 using weft::tool::test::testDir;
 
@@ -27,12 +28,7 @@ const std::string kDir = testDir() + "/scalesim/";
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_scalesim_compare_" + name; }
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string readText(const std::string& path) { return weft::common::readFile(path).value_or(""); }
 
 struct Outputs {
   std::string json, computeReport, csv, compareJson;

@@ -15,6 +15,7 @@
 
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
+#include "weft/common/files.h"
 
 using weft::tool::test::testDir;
 
@@ -26,12 +27,7 @@ using weft::tool::test::runWeft;
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_slurm_test_" + name; }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string readFile(const std::string& path) { return weft::common::readFile(path).value_or(""); }
 
 bool onPath(const char* program) {
   return std::system((std::string("command -v ") + program + " > /dev/null 2>&1").c_str()) == 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "RunWeft.h"
+#include "weft/common/files.h"
 
 namespace {
 
@@ -20,12 +21,7 @@ using weft::tool::test::runWeft;
 
 std::string tempPath(const std::string& name) { return ::testing::TempDir() + "weft_sweep_test_" + name; }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string readFile(const std::string& path) { return weft::common::readFile(path).value_or(""); }
 
 std::vector<std::vector<std::string>> readCsv(const std::string& path) {
   std::vector<std::vector<std::string>> rows;

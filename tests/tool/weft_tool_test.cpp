@@ -11,6 +11,7 @@
 
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
+#include "weft/common/files.h"
 
 using weft::tool::test::sourceDir;
 using weft::tool::test::testDir;
@@ -110,13 +111,7 @@ TEST(WeftRun, GraphNetworkPassesAndReportsEachLayersInputs) {
 // stored by its producer straight into the output, so the concatenation moves only the other
 // input (requantized through a table); with both quantizations equal it moves no tensor at all.
 TEST(WeftRun, ConcatenationInputsWithTheOutputsQuantizationAreWrittenInPlace) {
-  std::string text;
-  {
-    std::ifstream in(testDir() + "/small_graph_net.json");
-    std::ostringstream s;
-    s << in.rdbuf();
-    text = s.str();
-  }
+  std::string text = weft::common::readFile(testDir() + "/small_graph_net.json").value_or("");
   auto concatReads = [&](const std::string& net, const std::string& tag) {
     const std::string path = tempPath(tag + "-net.json"), json = tempPath(tag + ".json");
     std::ofstream(path) << net;

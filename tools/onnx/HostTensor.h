@@ -46,6 +46,22 @@ constexpr int64_t kMaxTensorElements = int64_t{1} << 32;
 int64_t elementCount(const Shape& shape);
 std::string shapeString(const Shape& shape);  // "1x3x224x224", "scalar" for rank 0
 
+// How an integer value stands for real numbers, as ONNX's QuantizeLinear/DequantizeLinear and
+// NNAPI's quantized types say: real = (q - zeroPoint) * scale, for the whole tensor or per channel
+// along `axis` (weights only: NNAPI's TENSOR_QUANT8_SYMM_PER_CHANNEL).
+struct Quantization {
+  std::vector<float> scales;        // empty: the value is not quantized
+  std::vector<int32_t> zeroPoints;  // one per scale
+  int64_t axis = -1;                // the channel axis of a per-channel quantization, else -1
+
+  bool quantized() const { return !scales.empty(); }
+  bool perChannel() const { return axis >= 0; }
+  bool operator==(const Quantization& o) const {
+    return scales == o.scales && zeroPoints == o.zeroPoints && axis == o.axis;
+  }
+  bool operator!=(const Quantization& o) const { return !(*this == o); }
+};
+
 struct HostTensor {
   DType type = DType::kUndefined;
   Shape shape;

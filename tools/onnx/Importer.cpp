@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "Folding.h"
+#include "QuantizedGraph.h"
 #include "ImportError.h"
 
 namespace weft::onnx {
@@ -73,6 +74,10 @@ class Importer final : public Lowering {
     constants_[value] = std::move(tensor);
   }
   void defineInfo(const std::string& value, const ValueInfo& info) override { infos_[value] = info; }
+  int32_t fusedActivation(const Node& node) const override {
+    auto it = quantized_.fusedActivation.find(node.index());
+    return it == quantized_.fusedActivation.end() ? 0 : it->second;
+  }
   void add(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) override {
     const size_t index = builder_.addOperation(type, std::move(inputs), std::move(outputs));
     if (record_ != nullptr) record_->operations.push_back(index);
@@ -80,6 +85,7 @@ class Importer final : public Lowering {
 
  private:
   void checkOpsets();
+  void checkGemmsBeforeConversion();
   void checkWindows();
   void takeInitializers();
   void addStandIn(const std::string& name, DType type, const Shape& shape);
@@ -87,9 +93,12 @@ class Importer final : public Lowering {
   void bindInputs();
   void inferAndFold();
   void foldBatchNorms();
+  void planQuantizedNodes();
+  void addInputs();
   void collectInfos();
   void lowerNodes();
   void defineOutputs();
+  double quantumOf(const std::string& value) const;
   std::string where() const { return origin_; }
 
   ::onnx::ModelProto proto_;
@@ -106,6 +115,7 @@ class Importer final : public Lowering {
   NnapiBuilder builder_;
   const Node* current_ = nullptr;
   NodeRecord* record_ = nullptr;
+  QuantizedPlan quantized_;
 };
 
 ValueInfo infoFromType(const ::onnx::TypeProto& type, bool& complete) {
@@ -153,6 +163,73 @@ void Importer::checkWindows() {
       }
     }
   }
+  // A convolution's input and weights of different ranks, as the graph declares them
+  // (libonnx 1.12's QLinearConv inference reads past the end of the shorter).
+  std::map<std::string, int> declaredRank;
+  for (const auto& v : graph.input()) {
+    if (v.type().tensor_type().has_shape()) declaredRank[v.name()] = v.type().tensor_type().shape().dim_size();
+  }
+  for (const auto& t : graph.initializer()) declaredRank[t.name()] = t.dims_size();
+  static const std::map<std::string, int> kWeightsInput = {{"Conv", 1}, {"ConvInteger", 1}, {"ConvTranspose", 1},
+                                                           {"QLinearConv", 3}};
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    auto w = kWeightsInput.find(n.op_type());
+    if (w == kWeightsInput.end() || n.input_size() <= w->second) continue;
+    auto x = declaredRank.find(n.input(0)), k = declaredRank.find(n.input(w->second));
+    if (x != declaredRank.end() && k != declaredRank.end() && x->second != k->second) {
+      const Node node(n, i, 0);
+      throw ImportError(fmt::format("{}: {}: its input has rank {} and its weights rank {}", where(), node.label(),
+                                    x->second, k->second));
+    }
+  }
+}
+
+// ONNX 1.12's opset-6 Gemm shape inference and its Gemm 6->7 adapter both index the operands'
+// sizes as matrices without looking at their rank (a rank-1 operand reads past the end: the
+// fuzzer's string allocated from a pointer). So before anything infers or converts an old model,
+// each Gemm's A and B must be known matrices: declared, or inferred over the nodes before it
+// (whose Gemms this loop has already checked).
+void Importer::checkGemmsBeforeConversion() {
+  const auto& graph = proto_.graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    if (n.op_type() != "Gemm") continue;
+    ::onnx::ModelProto prefix;
+    prefix.set_ir_version(proto_.ir_version());
+    *prefix.mutable_opset_import() = proto_.opset_import();
+    auto* g = prefix.mutable_graph();
+    *g->mutable_input() = graph.input();
+    *g->mutable_value_info() = graph.value_info();
+    for (int k = 0; k < i; ++k) *g->add_node() = graph.node(k);
+    std::map<std::string, int> rank;
+    for (const auto& t : graph.initializer()) {
+      rank[t.name()] = t.dims_size();
+      // Small ones (shapes that Reshape-5 reads) with their data; the weights by rank only.
+      if (t.ByteSizeLong() <= kSmallConstantBytes) *g->add_initializer() = t;
+    }
+    try {
+      ::onnx::ShapeInferenceOptions lenient(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/false);
+      ::onnx::shape_inference::InferShapes(prefix, ::onnx::OpSchemaRegistry::Instance(), lenient);
+    } catch (const std::exception&) {
+      // What a lenient inference cannot take stays unknown, and the check below names it.
+    }
+    const auto declare = [&](const ::onnx::ValueInfoProto& v) {
+      if (v.type().tensor_type().has_shape()) rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    };
+    for (const auto& v : g->input()) declare(v);
+    for (const auto& v : g->value_info()) declare(v);
+    for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
+      auto r = rank.find(n.input(k));
+      if (r == rank.end() || r->second != 2) {
+        const Node node(n, i, opset_);
+        throw ImportError(fmt::format("{}: {}: operand '{}' must be a matrix of known shape to convert this opset-{} "
+                                      "model to opset {} (its rank is {})",
+                                      where(), node.label(), n.input(k), opset_, kMinOpset,
+                                      r == rank.end() ? std::string("unknown") : std::to_string(r->second)));
+      }
+    }
+  }
 }
 
 void Importer::checkOpsets() {
@@ -169,6 +246,14 @@ void Importer::checkOpsets() {
   }
   if (!found) throw ImportError(fmt::format("{}: the model imports no opset of the default ONNX domain", where()));
   if (opset_ < kMinOpset && opset_ >= 1) {
+    checkGemmsBeforeConversion();
+    // The converter's adapters read the sizes of intermediate values, which it does not infer.
+    try {
+      ::onnx::ShapeInferenceOptions lenient(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/false);
+      ::onnx::shape_inference::InferShapes(proto_, ::onnx::OpSchemaRegistry::Instance(), lenient);
+    } catch (const std::exception&) {
+      // Sizes inference cannot find stay unknown; an adapter that needs them says so below.
+    }
     // Older models (PyTorch's early exporters wrote opset 6) are upgraded by ONNX's own version
     // converter, as `onnx.version_converter.convert_version(model, 7)` would.
     try {
@@ -441,10 +526,34 @@ void Importer::foldBatchNorms() {
   }
 }
 
+void Importer::planQuantizedNodes() {
+  std::set<std::string> outputs;
+  for (const auto& out : proto_.graph().output()) outputs.insert(out.name());
+  quantized_ = planQuantized(QuantizedGraphView{nodes_, folded_, constants_, infos_, outputs, opset_, where()});
+}
+
+// The model's inputs are the NNAPI model's first operands, in the graph's order (after the
+// quantized pass, which gives a quantized input its scale and zero point).
+void Importer::addInputs() {
+  for (const std::string& name : graphInputs_) {
+    const ValueInfo& v = infos_.at(name);
+    const uint32_t index = builder_.addTensor(nnTensorType(v, fmt::format("{}: input '{}'", where(), name)),
+                                              nnDims(v.shape), name, v.quant.quantized() ? v.quant.scales.front() : 0.0f,
+                                              v.quant.quantized() ? v.quant.zeroPoints.front() : 0);
+    builder_.addInput(index);
+    operands_[name] = index;
+    result_.inputNames.push_back(name);
+    result_.inputs.push_back(v);
+  }
+}
+
 uint32_t Importer::operand(const std::string& value) {
   if (auto it = operands_.find(value); it != operands_.end()) return it->second;
   if (auto c = constants_.find(value); c != constants_.end()) {
-    const uint32_t index = constantOperand(c->second, value);
+    const auto v = infos_.find(value);
+    const bool quantized = v != infos_.end() && v->second.quant.quantized();
+    const uint32_t index = quantized ? builder_.addQuantized(c->second, v->second.quant, value)
+                                     : constantOperand(c->second, value);
     operands_[value] = index;
     return index;
   }
@@ -476,8 +585,9 @@ uint32_t Importer::constantOperand(const HostTensor& tensor, const std::string& 
 uint32_t Importer::output(const Node& node, size_t i) {
   const std::string name = node.output(i);
   const ValueInfo& v = info(name);
-  const uint32_t index = builder_.addTensor(nnTensorType(v.type, where() + ": " + node.error("output '" + name + "'")),
-                                            nnDims(v.shape), name);
+  const uint32_t index = builder_.addTensor(nnTensorType(v, where() + ": " + node.error("output '" + name + "'")),
+                                            nnDims(v.shape), name, v.quant.quantized() ? v.quant.scales.front() : 0.0f,
+                                            v.quant.quantized() ? v.quant.zeroPoints.front() : 0);
   operands_[name] = index;
   return index;
 }
@@ -487,7 +597,8 @@ void Importer::lowerNodes() {
     const Node node(nodes_[i], static_cast<int>(i), opset_);
     NodeRecord record{static_cast<int>(i), node.name(), node.op(), folded_[i], {}};
     if (!folded_[i]) {
-      const Converter* convert = findConverter(node.op());
+      const bool quantized = quantized_.nodes.count(static_cast<int>(i)) != 0;
+      const Converter* convert = quantized ? findQuantizedConverter(node.op()) : findConverter(node.op());
       if (convert == nullptr) {
         throw ImportError(fmt::format("{}: {}: operator {} is not supported (weft imports: {})", where(), node.label(),
                                       node.op(), fmt::join(convertedOperators(), ", ")));
@@ -509,6 +620,18 @@ void Importer::lowerNodes() {
     }
     result_.nodes.push_back(std::move(record));
   }
+}
+
+double Importer::quantumOf(const std::string& value) const {
+  const ValueInfo& v = info(value);
+  if (v.quant.quantized()) return v.quant.scales.front();
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const auto& n = nodes_[i];
+    if (folded_[i] || n.op_type() != "DequantizeLinear" || n.output_size() < 1 || n.output(0) != value) continue;
+    const ValueInfo& q = info(n.input(0));
+    return q.quant.quantized() ? q.quant.scales.front() : 0.0;
+  }
+  return 0.0;
 }
 
 void Importer::defineOutputs() {
@@ -535,6 +658,7 @@ void Importer::defineOutputs() {
     builder_.addOutput(index);
     result_.outputNames.push_back(name);
     result_.outputs.push_back(info(name));
+    result_.outputQuanta.push_back(quantumOf(name));
   }
 }
 
@@ -553,16 +677,6 @@ ImportedModel Importer::run() {
   result_.name = proto_.graph().name();
   takeInitializers();
   bindInputs();
-  // The model's inputs are the NNAPI model's first operands, in the graph's order.
-  for (const std::string& name : graphInputs_) {
-    const ValueInfo& v = infos_.at(name);
-    const uint32_t index = builder_.addTensor(nnTensorType(v.type, fmt::format("{}: input '{}'", where(), name)),
-                                              nnDims(v.shape), name);
-    builder_.addInput(index);
-    operands_[name] = index;
-    result_.inputNames.push_back(name);
-    result_.inputs.push_back(v);
-  }
   inferAndFold();
   for (const auto& [name, v] : infos_) {
     if (elementCount(v.shape) > options_.maxElements) {
@@ -571,6 +685,8 @@ ImportedModel Importer::run() {
     }
   }
   foldBatchNorms();
+  planQuantizedNodes();
+  addInputs();
   lowerNodes();
   defineOutputs();
   builder_.model().isRelaxed = options_.relaxed;

@@ -1,7 +1,7 @@
 // ONNX import: reads an ONNX model (opsets 7 to 17), binds its symbolic dimensions, infers its
 // static shapes (ONNX's own shape inference), folds its constants and shape arithmetic, and
 // converts each remaining node into NNAPI operations (ops/). The result is an NNAPI model
-// (driver/corpus's TestModel) that `weft run`, `weft layers` and sweeps build through the NNAPI C
+// (tools/conformance's TestModel) that `weft run`, `weft layers` and sweeps build through the NNAPI C
 // API like any application's, with a record of which ONNX node became which operations.
 // An unsupported operator, attribute, type or dynamic shape is an ImportError naming the node;
 // nothing is dropped or approximated.
@@ -49,6 +49,9 @@ struct ImportedModel {
   test::TestModel model;
   std::vector<std::string> inputNames, outputNames;  // in the model's input and output order
   std::vector<ValueInfo> inputs, outputs;            // their ONNX types and static shapes
+  // Per output: one step of the quantized value it is or was dequantized from (its scale), else
+  // 0. A quantized result may differ from another implementation's by that much (rounding).
+  std::vector<double> outputQuanta;
   std::vector<NodeRecord> nodes;
   std::vector<std::string> notes;  // what the user should know (defaulted dimensions)
 };

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "HostTensor.h"
@@ -16,10 +17,15 @@
 
 namespace weft::onnx {
 
-// A value's static type and shape, as shape inference and folding found them.
+// A value's static type and shape, as shape inference and folding found them, and its
+// quantization when QuantizeLinear/DequantizeLinear nodes give it one (ops/Quantized.cpp).
 struct ValueInfo {
+  ValueInfo() = default;
+  ValueInfo(DType type_, Shape shape_, Quantization quant_ = {})
+      : type(type_), shape(std::move(shape_)), quant(std::move(quant_)) {}
   DType type = DType::kUndefined;
   Shape shape;
+  Quantization quant;
 };
 
 class Lowering {
@@ -51,6 +57,10 @@ class Lowering {
   virtual void defineInfo(const std::string& value, const ValueInfo& info) = 0;
 
   virtual NnapiBuilder& nn() = 0;
+  // The NNAPI fuse code the node being converted takes over from a Relu/Clip it absorbed
+  // (quantized models, QuantizedGraph.h); 0 (none) otherwise.
+  virtual int32_t fusedActivation(const Node& node) const = 0;
+
   // Adds an operation on behalf of the node being converted (the report maps nodes to them).
   virtual void add(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) = 0;
 };
@@ -59,11 +69,17 @@ class Lowering {
 // int32 and int64 -> TENSOR_INT32 (NNAPI has no 64-bit integers), bool -> TENSOR_BOOL8; other
 // types are an ImportError naming `where`.
 nn::OperandType nnTensorType(DType type, const std::string& where);
+// The NNAPI type of a value with its quantization: uint8 -> TENSOR_QUANT8_ASYMM, int8 ->
+// TENSOR_QUANT8_ASYMM_SIGNED (TENSOR_QUANT8_SYMM_PER_CHANNEL per channel), int32 -> TENSOR_INT32
+// with a scale (biases); the types above when not quantized.
+nn::OperandType nnTensorType(const ValueInfo& info, const std::string& where);
 std::vector<uint32_t> nnDims(const Shape& shape);
 
 using Converter = std::function<void(const Node&, Lowering&)>;
 // The converter of an operator of the default domain, or null when it has none.
 const Converter* findConverter(const std::string& op);
+// The converter of a node QuantizedGraph.h marks to run quantized, or null.
+const Converter* findQuantizedConverter(const std::string& op);
 // Every operator with a converter, for docs and error messages.
 std::vector<std::string> convertedOperators();
 

@@ -54,6 +54,19 @@ uint32_t NnapiBuilder::addPerChannelConstant(const std::vector<uint32_t>& dims, 
   return index;
 }
 
+uint32_t NnapiBuilder::addQuantized(const HostTensor& tensor, const Quantization& quant, const std::string& name) {
+  std::vector<uint32_t> dims;
+  for (int64_t d : tensor.shape) dims.push_back(static_cast<uint32_t>(d));
+  if (dims.empty()) dims = {1};
+  if (quant.perChannel()) {
+    return addPerChannelConstant(dims, tensor.bytes, quant.scales, static_cast<uint32_t>(quant.axis), name);
+  }
+  nn::OperandType type = nn::OperandType::TENSOR_INT32;
+  if (tensor.type == DType::kUint8) type = nn::OperandType::TENSOR_QUANT8_ASYMM;
+  if (tensor.type == DType::kInt8) type = nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  return addConstant(type, dims, tensor.bytes, name, quant.scales.front(), quant.zeroPoints.front());
+}
+
 namespace {
 
 template <typename T>

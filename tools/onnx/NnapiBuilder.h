@@ -1,6 +1,6 @@
 // Writes the NNAPI model the importer makes, as the conformance harness holds models
-// (weft::test::TestModel, driver/corpus): operands with their types, shapes and constant values,
-// operations, the model's inputs and outputs. driver/corpus's ApiModelBuilder then builds it
+// (weft::test::TestModel, tools/conformance): operands with their types, shapes and constant values,
+// operations, the model's inputs and outputs. tools/conformance's ApiModelBuilder then builds it
 // through the NNAPI C API, so an imported model takes the same path as an Android app's.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "HostTensor.h"
 #include "TestModel.h"
 
 namespace weft::onnx {
@@ -23,6 +24,9 @@ class NnapiBuilder {
   // A per-channel symmetric int8 constant (TENSOR_QUANT8_SYMM_PER_CHANNEL).
   uint32_t addPerChannelConstant(const std::vector<uint32_t>& dims, std::vector<uint8_t> bytes,
                                  std::vector<float> scales, uint32_t channelDim, const std::string& name);
+  // A quantized constant: `tensor` (uint8, int8 or int32) with its quantization (per channel:
+  // TENSOR_QUANT8_SYMM_PER_CHANNEL along quant.axis).
+  uint32_t addQuantized(const HostTensor& tensor, const Quantization& quant, const std::string& name);
   uint32_t scalarInt32(int32_t value);
   uint32_t scalarFloat32(float value);
   uint32_t scalarFloat16(float value);

@@ -48,33 +48,17 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
     return r.fail("unexpected number of inputs {}", numInputs);
   }
   const uint32_t strideIdx = implicitPadding ? 4 : 7;
-  int32_t strideW = 0, strideH = 0, activation = 0, dilationW = 1, dilationH = 1;
-  bool nchw = false;
-  {
-    auto sw = r.int32Param(strideIdx, "stride width");
-    if (!sw.ok()) return sw.error();
-    auto sh = r.int32Param(strideIdx + 1, "stride height");
-    if (!sh.ok()) return sh.error();
-    auto act = r.int32Param(strideIdx + 2, "fused activation");
-    if (!act.ok()) return act.error();
-    strideW = *sw;
-    strideH = *sh;
-    activation = *act;
-    const uint32_t layoutIdx = strideIdx + 3;
-    if (numInputs > layoutIdx) {
-      auto l = r.boolParam(layoutIdx, "data layout");
-      if (!l.ok()) return l.error();
-      nchw = *l;
-    }
-    if (numInputs > layoutIdx + 1) {
-      auto dw = r.int32Param(layoutIdx + 1, "dilation width");
-      if (!dw.ok()) return dw.error();
-      auto dh = r.int32Param(layoutIdx + 2, "dilation height");
-      if (!dh.ok()) return dh.error();
-      dilationW = *dw;
-      dilationH = *dh;
-    }
-  }
+  auto sw = r.int32Param(strideIdx, "stride width");
+  if (!sw.ok()) return sw.error();
+  auto sh = r.int32Param(strideIdx + 1, "stride height");
+  if (!sh.ok()) return sh.error();
+  auto act = r.int32Param(strideIdx + 2, "fused activation");
+  if (!act.ok()) return act.error();
+  auto ld = r.layoutAndDilation(strideIdx + 3);
+  if (!ld.ok()) return ld.error();
+  const int32_t strideW = *sw, strideH = *sh, activation = *act;
+  const int32_t dilationW = ld->dilationW, dilationH = ld->dilationH;
+  const bool nchw = ld->nchw;
   if (strideW < 1 || strideH < 1) return r.fail("strides must be at least 1");
   if (dilationW < 1 || dilationH < 1) return r.fail("dilation factors must be at least 1");
 
@@ -93,28 +77,10 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
     return r.fail("filter depth {} differs from input depth {}", filter.dimensions[3], image.channels);
   }
   const uint32_t effH = effectiveFilter(fh, dilationH), effW = effectiveFilter(fw, dilationW);
-  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
-  if (implicitPadding) {
-    auto scheme = r.int32Param(3, "padding scheme");
-    if (!scheme.ok()) return scheme.error();
-    auto ph = r.implicitPadding(*scheme, image.height, strideH, effH);
-    if (!ph.ok()) return ph.error();
-    auto pw = r.implicitPadding(*scheme, image.width, strideW, effW);
-    if (!pw.ok()) return pw.error();
-    padTop = ph->head;
-    padBottom = ph->tail;
-    padLeft = pw->head;
-    padRight = pw->tail;
-  } else {
-    const char* names[4] = {"padding left", "padding right", "padding top", "padding bottom"};
-    int64_t* pads[4] = {&padLeft, &padRight, &padTop, &padBottom};
-    for (uint32_t i = 0; i < 4; ++i) {
-      auto p = r.int32Param(3 + i, names[i]);
-      if (!p.ok()) return p.error();
-      if (*p < 0) return r.fail("{} is negative", names[i]);
-      *pads[i] = *p;
-    }
-  }
+  auto pad = r.convolutionPadding(implicitPadding, image.height, image.width, static_cast<uint32_t>(strideH),
+                                  static_cast<uint32_t>(strideW), effH, effW);
+  if (!pad.ok()) return pad.error();
+  const int64_t padTop = pad->h.head, padBottom = pad->h.tail, padLeft = pad->w.head, padRight = pad->w.tail;
   const int64_t outH = (int64_t{image.height} - effH + strideH + padTop + padBottom) / strideH;
   const int64_t outW = (int64_t{image.width} - effW + strideW + padLeft + padRight) / strideW;
   if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");

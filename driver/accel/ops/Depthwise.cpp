@@ -11,16 +11,25 @@
 
 namespace weft::accel {
 
-nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint32_t index, bool withValues) {
-  const auto& op = r.op();
-  const size_t n = op.inputs.size();
+namespace {
+
+// DEPTHWISE_CONV_2D's scalar parameters.
+struct DepthwiseParams {
+  bool implicit = false;  // implicit padding (a scheme at input 3)
+  int32_t strideW = 1, strideH = 1, depthMultiplier = 1, activation = 0;
+  LayoutAndDilation layout;
+};
+
+nn::Result<DepthwiseParams> readParams(const OperationReader& r) {
+  const size_t n = r.op().inputs.size();
   NN_TRY(r.expectCounts({8, 9, 11, 12, 14}, 1));
+  DepthwiseParams p;
   // Implicit padding: 8 inputs, or a layout flag (BOOL) where the explicit form has stride height.
-  const bool implicit = n == 8 || (n >= 9 && r.input(8).type == nn::OperandType::BOOL);
-  if (implicit ? (n != 8 && n != 9 && n != 11) : (n != 11 && n != 12 && n != 14)) {
+  p.implicit = n == 8 || (n >= 9 && r.input(8).type == nn::OperandType::BOOL);
+  if (p.implicit ? (n != 8 && n != 9 && n != 11) : (n != 11 && n != 12 && n != 14)) {
     return r.fail("unexpected number of inputs {}", n);
   }
-  const uint32_t strideIdx = implicit ? 4 : 7;
+  const uint32_t strideIdx = p.implicit ? 4 : 7;
   auto sw = r.int32Param(strideIdx, "stride width");
   if (!sw.ok()) return sw.error();
   auto sh = r.int32Param(strideIdx + 1, "stride height");
@@ -29,25 +38,29 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   if (!dm.ok()) return dm.error();
   auto act = r.int32Param(strideIdx + 3, "fused activation");
   if (!act.ok()) return act.error();
-  const uint32_t layoutIdx = strideIdx + 4;
-  bool nchw = false;
-  int32_t dilW = 1, dilH = 1;
-  if (n > layoutIdx) {
-    auto l = r.boolParam(layoutIdx, "data layout");
-    if (!l.ok()) return l.error();
-    nchw = *l;
-  }
-  if (n > layoutIdx + 1) {
-    auto a = r.int32Param(layoutIdx + 1, "dilation width");
-    if (!a.ok()) return a.error();
-    auto b = r.int32Param(layoutIdx + 2, "dilation height");
-    if (!b.ok()) return b.error();
-    dilW = *a;
-    dilH = *b;
-  }
-  for (int32_t v : {*sw, *sh, *dm, dilW, dilH}) {
+  auto ld = r.layoutAndDilation(strideIdx + 4);
+  if (!ld.ok()) return ld.error();
+  p.strideW = *sw;
+  p.strideH = *sh;
+  p.depthMultiplier = *dm;
+  p.activation = *act;
+  p.layout = *ld;
+  for (int32_t v : {p.strideW, p.strideH, p.depthMultiplier, p.layout.dilationW, p.layout.dilationH}) {
     if (v < 1 || v > 255) return r.fail("strides, dilations and the depth multiplier must be in [1, 255]");
   }
+  return p;
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint32_t index, bool withValues) {
+  const auto& op = r.op();
+  auto params = readParams(r);
+  if (!params.ok()) return params.error();
+  const DepthwiseParams& p = params.value();
+  const bool implicit = p.implicit, nchw = p.layout.nchw;
+  const int32_t sw = p.strideW, sh = p.strideH, dm = p.depthMultiplier, act = p.activation;
+  const int32_t dilW = p.layout.dilationW, dilH = p.layout.dilationH;
 
   const auto& in = r.input(0);
   const auto& filter = r.input(1);
@@ -65,37 +78,21 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   const ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
   const uint32_t kh = filter.dimensions[1], kw = filter.dimensions[2], outC = filter.dimensions[3];
   if (kh > 255 || kw > 255) return r.fail("a {}x{} window is larger than 255", kh, kw);
-  if (uint64_t{image.channels} * static_cast<uint32_t>(*dm) != outC) {
-    return r.fail("output channels {} are not input channels {} x depth multiplier {}", outC, image.channels, *dm);
+  if (uint64_t{image.channels} * static_cast<uint32_t>(dm) != outC) {
+    return r.fail("output channels {} are not input channels {} x depth multiplier {}", outC, image.channels, dm);
   }
   const uint32_t effH = effectiveFilter(kh, dilH), effW = effectiveFilter(kw, dilW);
-  Padding ph, pw;
-  if (implicit) {
-    auto scheme = r.int32Param(3, "padding scheme");
-    if (!scheme.ok()) return scheme.error();
-    auto a = r.implicitPadding(*scheme, image.height, *sh, effH);
-    if (!a.ok()) return a.error();
-    auto b = r.implicitPadding(*scheme, image.width, *sw, effW);
-    if (!b.ok()) return b.error();
-    ph = *a;
-    pw = *b;
-  } else {
-    const char* names[4] = {"padding left", "padding right", "padding top", "padding bottom"};
-    int64_t* pads[4] = {&pw.head, &pw.tail, &ph.head, &ph.tail};
-    for (uint32_t i = 0; i < 4; ++i) {
-      auto p = r.int32Param(3 + i, names[i]);
-      if (!p.ok()) return p.error();
-      if (*p < 0) return r.fail("{} is negative", names[i]);
-      *pads[i] = *p;
-    }
-  }
+  auto pad = r.convolutionPadding(implicit, image.height, image.width, static_cast<uint32_t>(sh),
+                                  static_cast<uint32_t>(sw), effH, effW);
+  if (!pad.ok()) return pad.error();
+  const Padding ph = pad->h, pw = pad->w;
   if (ph.head > 2047 || pw.head > 2047) return r.fail("padding before the image above 2047 is not supported");
-  const int64_t outH = (int64_t{image.height} - effH + *sh + ph.head + ph.tail) / *sh;
-  const int64_t outW = (int64_t{image.width} - effW + *sw + pw.head + pw.tail) / *sw;
+  const int64_t outH = (int64_t{image.height} - effH + sh + ph.head + ph.tail) / sh;
+  const int64_t outW = (int64_t{image.width} - effW + sw + pw.head + pw.tail) / sw;
   if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
 
-  auto q = fp16 ? r.fp16Convolution(outC, uint64_t{kh} * kw, *act, withValues)
-              : r.convQuantization(outC, uint64_t{kh} * kw, *act, /*perChannelDim=*/3, /*checkBiasScale=*/false,
+  auto q = fp16 ? r.fp16Convolution(outC, uint64_t{kh} * kw, act, withValues)
+              : r.convQuantization(outC, uint64_t{kh} * kw, act, /*perChannelDim=*/3, /*checkBiasScale=*/false,
                                    withValues);
   if (!q.ok()) return q.error();
   auto layer = std::make_shared<WindowLayer>();
@@ -106,13 +103,13 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   layer->out = ImageShape{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outC};
   layer->kh = kh;
   layer->kw = kw;
-  layer->sh = static_cast<uint32_t>(*sh);
-  layer->sw = static_cast<uint32_t>(*sw);
+  layer->sh = static_cast<uint32_t>(sh);
+  layer->sw = static_cast<uint32_t>(sw);
   layer->dh = static_cast<uint32_t>(dilH);
   layer->dw = static_cast<uint32_t>(dilW);
   layer->padTop = static_cast<int32_t>(ph.head);
   layer->padLeft = static_cast<int32_t>(pw.head);
-  layer->depthMultiplier = static_cast<uint32_t>(*dm);
+  layer->depthMultiplier = static_cast<uint32_t>(dm);
   layer->inSigned = q->inSigned;
   layer->wSigned = q->wSigned;
   layer->inZp = q->inZp;

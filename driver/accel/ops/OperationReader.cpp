@@ -281,6 +281,51 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
   return q;
 }
 
+nn::Result<WindowPadding> OperationReader::convolutionPadding(bool implicit, uint32_t height, uint32_t width,
+                                                              uint32_t strideH, uint32_t strideW, uint32_t effH,
+                                                              uint32_t effW) const {
+  WindowPadding pad;
+  if (implicit) {
+    auto scheme = int32Param(3, "padding scheme");
+    if (!scheme.ok()) return scheme.error();
+    auto h = implicitPadding(*scheme, height, strideH, effH);
+    if (!h.ok()) return h.error();
+    auto w = implicitPadding(*scheme, width, strideW, effW);
+    if (!w.ok()) return w.error();
+    pad.h = *h;
+    pad.w = *w;
+    return pad;
+  }
+  const char* names[4] = {"padding left", "padding right", "padding top", "padding bottom"};
+  int64_t* pads[4] = {&pad.w.head, &pad.w.tail, &pad.h.head, &pad.h.tail};
+  for (uint32_t i = 0; i < 4; ++i) {
+    auto p = int32Param(3 + i, names[i]);
+    if (!p.ok()) return p.error();
+    if (*p < 0) return fail("{} is negative", names[i]);
+    *pads[i] = *p;
+  }
+  return pad;
+}
+
+nn::Result<LayoutAndDilation> OperationReader::layoutAndDilation(uint32_t layoutIdx) const {
+  LayoutAndDilation ld;
+  const size_t n = op_.inputs.size();
+  if (n > layoutIdx) {
+    auto l = boolParam(layoutIdx, "data layout");
+    if (!l.ok()) return l.error();
+    ld.nchw = *l;
+  }
+  if (n > layoutIdx + 1) {
+    auto dw = int32Param(layoutIdx + 1, "dilation width");
+    if (!dw.ok()) return dw.error();
+    auto dh = int32Param(layoutIdx + 2, "dilation height");
+    if (!dh.ok()) return dh.error();
+    ld.dilationW = *dw;
+    ld.dilationH = *dh;
+  }
+  return ld;
+}
+
 nn::Result<Padding> OperationReader::implicitPadding(int32_t scheme, uint32_t size, uint32_t stride,
                                                      uint32_t effective) const {
   if (scheme != 1 && scheme != 2) return fail("padding scheme {} is not SAME (1) or VALID (2)", scheme);

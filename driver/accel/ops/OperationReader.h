@@ -41,6 +41,17 @@ struct Padding {
   int64_t head = 0, tail = 0;
 };
 
+// A windowed operation's padding: rows (height) and columns (width).
+struct WindowPadding {
+  Padding h, w;
+};
+
+// A convolution's optional trailing parameters: the data layout, then the dilation factors.
+struct LayoutAndDilation {
+  bool nchw = false;
+  int32_t dilationW = 1, dilationH = 1;
+};
+
 class OperationReader {
  public:
   // filterValues false: convQuantization() and fp16Convolution() leave the filter's bytes out
@@ -95,6 +106,14 @@ class OperationReader {
   // `first` (SAME: TFLite's split, VALID: none) for an input of size (h, w), window (kh, kw)
   // dilated (dh, dw) and strides (sh, sw).
   nn::Result<Padding> implicitPadding(int32_t scheme, uint32_t size, uint32_t stride, uint32_t effective) const;
+  // A convolution's padding, implicit (the scheme at input 3) or explicit (left, right, top,
+  // bottom at inputs 3 to 6, none negative), over an image of `height` x `width` with the given
+  // strides and dilated window.
+  nn::Result<WindowPadding> convolutionPadding(bool implicit, uint32_t height, uint32_t width, uint32_t strideH,
+                                               uint32_t strideW, uint32_t effH, uint32_t effW) const;
+  // The data layout at `layoutIdx` and the dilation factors after it, where the operation has
+  // those inputs.
+  nn::Result<LayoutAndDilation> layoutAndDilation(uint32_t layoutIdx) const;
 
   // The declared output dimensions must agree with the computed ones where they are given.
   nn::Status checkOutputDims(const nn::Dimensions& computed, uint32_t output = 0) const;

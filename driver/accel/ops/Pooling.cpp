@@ -138,6 +138,76 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   return lo;
 }
 
+namespace {
+
+// MEAN's `count` constant axes (int32 at `bytes`), each made to lie in [0, rank).
+nn::Result<std::set<int32_t>> meanAxes(const OperationReader& r, const uint8_t* bytes, uint32_t count, int32_t rank) {
+  std::set<int32_t> axes;
+  for (uint32_t i = 0; i < count; ++i) {
+    int32_t a;
+    std::memcpy(&a, bytes + 4 * i, 4);
+    if (a < -rank || a >= rank) return r.fail("axis {} is out of range for rank {}", a, rank);
+    axes.insert(a < 0 ? a + rank : a);
+  }
+  if (axes.empty()) return r.fail("no axis to reduce");
+  return axes;
+}
+
+// The tensor as runs of adjacent reduced or kept axes (axes of extent 1 change nothing):
+// kept? reduced (kept reduced)? kept?. Its dense bytes are then an NHWC image of
+// outer x R1 x (K * R2) x inner, reduced by one R1 x R2 window with a column stride of R2:
+// the window at column k covers exactly the elements of kept index k. With a single
+// reduced run, R = R1 x R2 is factored so both sides fit the hardware's 255.
+struct MeanWindow {
+  uint64_t outer = 1, r1 = 1, kept = 1, r2 = 1, inner = 1;
+};
+nn::Result<MeanWindow> meanWindow(const OperationReader& r, const nn::Dimensions& d, const std::set<int32_t>& axes) {
+  const auto rank = static_cast<int32_t>(d.size());
+  struct Run {
+    bool reduce;
+    uint64_t elements;
+  };
+  std::vector<Run> runs;
+  for (int32_t a = 0; a < rank; ++a) {
+    if (d[a] == 1) continue;
+    const bool reduce = axes.count(a) > 0;
+    if (runs.empty() || runs.back().reduce != reduce) runs.push_back({reduce, 1});
+    runs.back().elements *= d[a];
+  }
+  MeanWindow w;
+  if (!runs.empty() && !runs.front().reduce) {
+    w.outer = runs.front().elements;
+    runs.erase(runs.begin());
+  }
+  if (!runs.empty() && !runs.back().reduce) {
+    w.inner = runs.back().elements;
+    runs.pop_back();
+  }
+  if (runs.size() == 3) {
+    w.r1 = runs[0].elements;
+    w.kept = runs[1].elements;
+    w.r2 = runs[2].elements;
+  } else if (runs.size() == 1 && rank == 4 && w.outer == d[0] && w.inner == d[3]) {
+    w.r1 = d[1];  // the spatial axes: the image's own window
+    w.r2 = d[2];
+  } else if (runs.size() == 1) {
+    const uint64_t all = runs[0].elements;
+    for (w.r1 = std::min<uint64_t>(all, 255); all % w.r1 != 0;) --w.r1;
+    w.r2 = all / w.r1;
+  } else if (!runs.empty()) {
+    return r.fail("MEAN over {} separate groups of axes (at most two, around one kept group)", (runs.size() + 1) / 2);
+  }
+  if (w.r1 > 255 || w.r2 > 255) {
+    return r.fail("a mean over {}x{} values does not fit the hardware's 255x255 window", w.r1, w.r2);
+  }
+  if (w.outer > UINT32_MAX || w.kept * w.r2 > UINT32_MAX || w.inner > UINT32_MAX) {
+    return r.fail("the tensor is too large");
+  }
+  return w;
+}
+
+}  // namespace
+
 nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues) {
   NN_TRY(r.expectCounts({3}, 1));
   const auto& in = r.input(0);
@@ -165,59 +235,13 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   auto keep = r.int32Param(2, "keep_dims");
   if (!keep.ok()) return keep.error();
   const auto rank = static_cast<int32_t>(in.dimensions.size());
-  std::set<int32_t> axes;
-  for (uint32_t i = 0; i < count; ++i) {
-    int32_t a;
-    std::memcpy(&a, bytes + 4 * i, 4);
-    if (a < -rank || a >= rank) return r.fail("axis {} is out of range for rank {}", a, rank);
-    axes.insert(a < 0 ? a + rank : a);
-  }
-  if (axes.empty()) return r.fail("no axis to reduce");
+  auto parsed = meanAxes(r, bytes, count, rank);
+  if (!parsed.ok()) return parsed.error();
+  const std::set<int32_t>& axes = parsed.value();
   const auto& d = in.dimensions;
-  // The tensor as runs of adjacent reduced or kept axes (axes of extent 1 change nothing):
-  // kept? reduced (kept reduced)? kept?. Its dense bytes are then an NHWC image of
-  // outer x R1 x (K * R2) x inner, reduced by one R1 x R2 window with a column stride of R2:
-  // the window at column k covers exactly the elements of kept index k. With a single
-  // reduced run, R = R1 x R2 is factored so both sides fit the hardware's 255.
-  struct Run {
-    bool reduce;
-    uint64_t elements;
-  };
-  std::vector<Run> runs;
-  for (int32_t a = 0; a < rank; ++a) {
-    if (d[a] == 1) continue;
-    const bool reduce = axes.count(a) > 0;
-    if (runs.empty() || runs.back().reduce != reduce) runs.push_back({reduce, 1});
-    runs.back().elements *= d[a];
-  }
-  uint64_t outer = 1, inner = 1;
-  if (!runs.empty() && !runs.front().reduce) {
-    outer = runs.front().elements;
-    runs.erase(runs.begin());
-  }
-  if (!runs.empty() && !runs.back().reduce) {
-    inner = runs.back().elements;
-    runs.pop_back();
-  }
-  uint64_t r1 = 1, kept = 1, r2 = 1;
-  if (runs.size() == 3) {
-    r1 = runs[0].elements;
-    kept = runs[1].elements;
-    r2 = runs[2].elements;
-  } else if (runs.size() == 1 && rank == 4 && outer == d[0] && inner == d[3]) {
-    r1 = d[1];  // the spatial axes: the image's own window
-    r2 = d[2];
-  } else if (runs.size() == 1) {
-    const uint64_t all = runs[0].elements;
-    for (r1 = std::min<uint64_t>(all, 255); all % r1 != 0;) --r1;
-    r2 = all / r1;
-  } else if (!runs.empty()) {
-    return r.fail("MEAN over {} separate groups of axes (at most two, around one kept group)", (runs.size() + 1) / 2);
-  }
-  if (r1 > 255 || r2 > 255) {
-    return r.fail("a mean over {}x{} values does not fit the hardware's 255x255 window", r1, r2);
-  }
-  if (outer > UINT32_MAX || kept * r2 > UINT32_MAX || inner > UINT32_MAX) return r.fail("the tensor is too large");
+  auto window = meanWindow(r, d, axes);
+  if (!window.ok()) return window.error();
+  const auto [outer, r1, kept, r2, inner] = window.value();
   const ImageShape image{static_cast<uint32_t>(outer), static_cast<uint32_t>(r1), static_cast<uint32_t>(kept * r2),
                          static_cast<uint32_t>(inner)};
   const ImageShape result{image.batches, 1, static_cast<uint32_t>(kept), image.channels};

@@ -73,182 +73,262 @@ std::string WindowLayer::describe() const {
                      out.channels / valueBytes);
 }
 
-nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
-  const uint32_t C = config.cols();
-  const LaneImage input{where.inputs[0], in, C}, output{where.outputs[0], out, C};
-  const uint32_t groups = output.groups();
-  const bool pixelMajor = depthMultiplier == 1 && in.channels % C == 0;
-  // A group is C bytes of output channels: C values, or C/2 binary16 ones.
-  const uint32_t valueBytes = fp16 ? 2 : 1, groupValues = C / valueBytes;
-  const uint32_t accHalf = config.accRows() / 2;
-  VectorCommands cmds(config, sink);
-  cmds.setFp16Stores(fp16);
-  if (biasInput) {
-    // This execution's bias into the parameter rows, before any epoch loads them.
-    EltwiseEmitter copies(config, sink);
-    NN_TRY(copies.begin(where.constants[copyRowIndex()], std::nullopt));
-    NN_TRY(repackBias(out.channels, where.inputs[*biasInput].origin, where.constants[0], config, copies));
-    sink.add(PlannedCommand{hw::BarrierCmd{}, {}});
+// generate()'s state: the layer, its placement and the commands it makes, epoch by epoch.
+class WindowLayer::Emission {
+ public:
+  Emission(const WindowLayer& layer, const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink)
+      : l_(layer), where_(where), config_(config), sink_(sink), C_(config.cols()),
+        input_{where.inputs[0], layer.in, C_}, output_{where.outputs[0], layer.out, C_}, cmds_(config, sink) {
+    pixelMajor_ = layer.depthMultiplier == 1 && layer.in.channels % C_ == 0;
+    // A group is C bytes of output channels: C values, or C/2 binary16 ones.
+    valueBytes_ = layer.fp16 ? 2 : 1;
+    groupValues_ = C_ / valueBytes_;
+    cmds_.setFp16Stores(layer.fp16);
   }
 
+  nn::Status run();
+
+ private:
+  // The tile of an epoch: groups held at once (pixel-major: a chunk of the epoch; else one), the
+  // band of outputs (rows x columns) whose input box fits a buffer and output half the
+  // accumulator, and the input buffers.
+  struct Band {
+    uint32_t chunk = 0, cols = 0, rows = 0;
+    uint32_t tileBuffers = 2, bufRows = 0;
+  };
+  // Where the bands' loop is.
+  struct Cursor {
+    uint32_t tileBuf = 0, accBuf = 0, accSlots = 2, accSlotRows = 0;
+  };
+
+  nn::Status repackBias();
+  nn::Status loadEpochConstants(uint32_t e0, uint32_t e1);
+  nn::Result<Band> chooseBand(uint32_t eg, uint32_t resident) const;
+  uint32_t bandRows(uint32_t nc, uint32_t gc, uint32_t bufRows) const;
+  nn::Status epoch(uint32_t e0, uint32_t e1);
+  nn::Status groupWindow(uint32_t e0, uint32_t g, const PixelBox& box, const PixelBox& outBox, const Span& ys,
+                         const Span& xs, uint32_t base, const TileLayout& tile, uint32_t c0, Cursor& at,
+                         const Band& band);
+
+  // Command fields: dimensions and the pixel stride below 4096.
+  static constexpr uint32_t kFieldMax = 4095;
+  // The accumulator is cut into as many slots as bands fit (two at least, up to this): a band's
+  // STORE frees its slot only when its last write is acknowledged, a DRAM latency after it
+  // starts, so small bands with only two slots would leave the vector unit waiting.
+  static constexpr uint32_t kMaxAccSlots = 8;
+
+  const WindowLayer& l_;
+  const VectorPlacement& where_;
+  const hw::HwConfig& config_;
+  CommandSink& sink_;
+  const uint32_t C_;
+  const LaneImage input_, output_;
+  VectorCommands cmds_;
+  bool pixelMajor_ = false;
+  uint32_t valueBytes_ = 1, groupValues_ = 0;
+};
+
+// This execution's bias into the parameter rows, before any epoch loads them.
+nn::Status WindowLayer::Emission::repackBias() {
+  EltwiseEmitter copies(config_, sink_);
+  NN_TRY(copies.begin(where_.constants[l_.copyRowIndex()], std::nullopt));
+  NN_TRY(accel::repackBias(l_.out.channels, where_.inputs[*l_.biasInput].origin, where_.constants[0], config_, copies));
+  sink_.add(PlannedCommand{hw::BarrierCmd{}, {}});
+  return {};
+}
+
+nn::Status WindowLayer::Emission::run() {
+  if (l_.biasInput) NN_TRY(repackBias());
   // Epochs: as many groups as the parameter memory holds and, for a depthwise layer, as leave
   // half the scratchpad for input tiles beside their weights.
-  uint32_t epochGroups = std::min(groups, config.paramRows());
-  if (depthwise()) epochGroups = std::min(epochGroups, std::max(1u, config.vecSpadRows() / 2 / taps()));
-
+  const uint32_t groups = output_.groups();
+  uint32_t epochGroups = std::min(groups, config_.paramRows());
+  if (l_.depthwise()) epochGroups = std::min(epochGroups, std::max(1u, config_.vecSpadRows() / 2 / l_.taps()));
   for (uint32_t e0 = 0; e0 < groups; e0 += epochGroups) {
-    const uint32_t e1 = std::min(groups, e0 + epochGroups), eg = e1 - e0;
     if (e0 > 0) {
       hw::BarrierCmd b;  // the next epoch's parameters and weights replace these
-      sink.add(PlannedCommand{b, {}});
+      sink_.add(PlannedCommand{b, {}});
     }
-    NN_TRY(cmds.loadRows(hw::Mem::kParam, where.constants[0] + uint64_t{e0} * config.paramRowBytes(), 0, eg,
-                         config.paramRowBytes(), config.paramRowBytes(), paramBuffer()));
-    const uint32_t resident = depthwise() ? eg * taps() : 0;
-    if (depthwise() && weightsInput) {
-      // Straight from the filter tensor: group g's row for tap t is channels [g*C, g*C + C) of
-      // the tensor's row t.
-      const uint64_t filter = where.inputs[*weightsInput].origin;
-      for (uint32_t g = e0; g < e1; ++g) {
-        NN_TRY(cmds.loadRows(hw::Mem::kVec, filter + uint64_t{g} * C, (g - e0) * taps(), taps(), output.groupBytes(g),
-                             out.channels, vecBuffer(0)));
-      }
-    } else if (depthwise()) {
-      NN_TRY(cmds.loadRows(hw::Mem::kVec, where.constants[weightImageIndex()] + uint64_t{e0} * taps() * C, 0,
-                           resident, C, C, vecBuffer(0)));
-    }
-    // Input tiles are double-buffered (the next loads while this one is read) unless one
-    // window alone needs the whole free scratchpad.
-    uint32_t tileBuffers = 2;
-    uint32_t bufRows = (config.vecSpadRows() - resident) / tileBuffers;
+    NN_TRY(epoch(e0, std::min(groups, e0 + epochGroups)));
+  }
+  return {};
+}
 
-    // The tile: groups held at once (pixel-major: a chunk of the epoch; else one), and the
-    // band of outputs (rows x columns) whose input box fits a buffer and output half the
-    // accumulator.
-    // (Command fields: dimensions and the pixel stride below 4096.)
-    constexpr uint32_t kFieldMax = 4095;
-    const uint32_t firstChunk = pixelMajor ? std::min(eg, kFieldMax) : 1, firstCols = std::min(out.width, kFieldMax);
-    auto bandRows = [&](uint32_t nc, uint32_t gc) -> uint32_t {
-      const uint64_t boxW = std::min<uint64_t>(spanBound(nc, sw, kw, dw), in.width);
-      if (boxW > kFieldMax) return 0;
-      uint32_t best = 0;
-      for (uint32_t nr = 1; nr <= std::min(out.height, kFieldMax) && uint64_t{nr} * nc <= accHalf; ++nr) {
-        const uint64_t boxH = std::min<uint64_t>(spanBound(nr, sh, kh, dh), in.height);
-        if (boxH > kFieldMax || boxH * boxW * gc > bufRows) break;
-        best = nr;
-      }
-      return best;
-    };
-    // Of the chunks and band widths that fit (halving from the largest), the one with the most
-    // output pixels per command: each WINDOW and STORE costs a fixed pipeline fill and a DRAM
-    // write latency, so wide bands of few groups beat many groups of one output row. A chunk
-    // is also a load's bytes per pixel, and DRAM reads run at full bandwidth only when each
-    // request carries latency x bandwidth / requests-in-flight bytes: chunks below that are
-    // taken only when none above it fits. Ties go to the larger chunk, then the wider band.
-    const uint64_t fullRateBytes =
-        ceilDiv(config.get(hw::Param::kDramLatencyCycles) * config.get(hw::Param::kDramBytesPerCycle),
-                config.get(hw::Param::kMaxOutstanding));
-    const uint32_t rateChunk = static_cast<uint32_t>(std::min<uint64_t>(firstChunk, ceilDiv(fullRateBytes, C)));
-    uint32_t chunk = 0, cols = 0, rows = 0;
-    for (;;) {
-      uint64_t bestPixels = 0;
-      bool bestAtRate = false;
-      for (uint32_t gc = firstChunk;; gc = (gc + 1) / 2) {
-        for (uint32_t nc = firstCols;; nc = (nc + 1) / 2) {
-          const uint32_t nr = bandRows(nc, gc);
-          const uint64_t pixels = uint64_t{nr} * nc;
-          const bool atRate = gc >= rateChunk;
-          if (nr > 0 && (atRate > bestAtRate || (atRate == bestAtRate && pixels > bestPixels))) {
-            bestAtRate = atRate;
-            bestPixels = pixels;
-            chunk = gc;
-            cols = nc;
-            rows = nr;
-          }
-          if (nc == 1) break;
+// The epoch's parameter rows and, for a depthwise layer, its weights.
+nn::Status WindowLayer::Emission::loadEpochConstants(uint32_t e0, uint32_t e1) {
+  const uint32_t eg = e1 - e0;
+  NN_TRY(cmds_.loadRows(hw::Mem::kParam, where_.constants[0] + uint64_t{e0} * config_.paramRowBytes(), 0, eg,
+                        config_.paramRowBytes(), config_.paramRowBytes(), paramBuffer()));
+  const uint32_t taps = l_.taps();
+  if (l_.depthwise() && l_.weightsInput) {
+    // Straight from the filter tensor: group g's row for tap t is channels [g*C, g*C + C) of
+    // the tensor's row t.
+    const uint64_t filter = where_.inputs[*l_.weightsInput].origin;
+    for (uint32_t g = e0; g < e1; ++g) {
+      NN_TRY(cmds_.loadRows(hw::Mem::kVec, filter + uint64_t{g} * C_, (g - e0) * taps, taps, output_.groupBytes(g),
+                            l_.out.channels, vecBuffer(0)));
+    }
+  } else if (l_.depthwise()) {
+    NN_TRY(cmds_.loadRows(hw::Mem::kVec, where_.constants[l_.weightImageIndex()] + uint64_t{e0} * taps * C_, 0,
+                          eg * taps, C_, C_, vecBuffer(0)));
+  }
+  return {};
+}
+
+// The most output rows of a band nc columns wide over gc groups whose input box fits bufRows.
+uint32_t WindowLayer::Emission::bandRows(uint32_t nc, uint32_t gc, uint32_t bufRows) const {
+  const uint32_t accHalf = config_.accRows() / 2;
+  const uint64_t boxW = std::min<uint64_t>(spanBound(nc, l_.sw, l_.kw, l_.dw), l_.in.width);
+  if (boxW > kFieldMax) return 0;
+  uint32_t best = 0;
+  for (uint32_t nr = 1; nr <= std::min(l_.out.height, kFieldMax) && uint64_t{nr} * nc <= accHalf; ++nr) {
+    const uint64_t boxH = std::min<uint64_t>(spanBound(nr, l_.sh, l_.kh, l_.dh), l_.in.height);
+    if (boxH > kFieldMax || boxH * boxW * gc > bufRows) break;
+    best = nr;
+  }
+  return best;
+}
+
+// Of the chunks and band widths that fit (halving from the largest), the one with the most
+// output pixels per command: each WINDOW and STORE costs a fixed pipeline fill and a DRAM
+// write latency, so wide bands of few groups beat many groups of one output row. A chunk
+// is also a load's bytes per pixel, and DRAM reads run at full bandwidth only when each
+// request carries latency x bandwidth / requests-in-flight bytes: chunks below that are
+// taken only when none above it fits. Ties go to the larger chunk, then the wider band.
+// Input tiles are double-buffered (the next loads while this one is read) unless one window
+// alone needs the whole free scratchpad.
+nn::Result<WindowLayer::Emission::Band> WindowLayer::Emission::chooseBand(uint32_t eg, uint32_t resident) const {
+  Band band;
+  band.bufRows = (config_.vecSpadRows() - resident) / band.tileBuffers;
+  const uint32_t firstChunk = pixelMajor_ ? std::min(eg, kFieldMax) : 1;
+  const uint32_t firstCols = std::min(l_.out.width, kFieldMax);
+  const uint64_t fullRateBytes =
+      ceilDiv(config_.get(hw::Param::kDramLatencyCycles) * config_.get(hw::Param::kDramBytesPerCycle),
+              config_.get(hw::Param::kMaxOutstanding));
+  const uint32_t rateChunk = static_cast<uint32_t>(std::min<uint64_t>(firstChunk, ceilDiv(fullRateBytes, C_)));
+  for (;;) {
+    uint64_t bestPixels = 0;
+    bool bestAtRate = false;
+    for (uint32_t gc = firstChunk;; gc = (gc + 1) / 2) {
+      for (uint32_t nc = firstCols;; nc = (nc + 1) / 2) {
+        const uint32_t nr = bandRows(nc, gc, band.bufRows);
+        const uint64_t pixels = uint64_t{nr} * nc;
+        const bool atRate = gc >= rateChunk;
+        if (nr > 0 && (atRate > bestAtRate || (atRate == bestAtRate && pixels > bestPixels))) {
+          bestAtRate = atRate;
+          bestPixels = pixels;
+          band.chunk = gc;
+          band.cols = nc;
+          band.rows = nr;
         }
-        if (gc == 1) break;
+        if (nc == 1) break;
       }
-      if (bestPixels > 0) break;
-      if (tileBuffers == 1) {
-        return NN_ERROR(BAD_DATA) << describe() << ": one window does not fit the vector scratchpad";
-      }
-      tileBuffers = 1;
-      bufRows = config.vecSpadRows() - resident;
+      if (gc == 1) break;
     }
+    if (bestPixels > 0) return band;
+    if (band.tileBuffers == 1) {
+      return NN_ERROR(BAD_DATA) << l_.describe() << ": one window does not fit the vector scratchpad";
+    }
+    band.tileBuffers = 1;
+    band.bufRows = config_.vecSpadRows() - resident;
+  }
+}
 
-    // The accumulator is cut into as many slots as bands fit (two at least, up to kMaxAccSlots):
-    // a band's STORE frees its slot only when its last write is acknowledged, a DRAM latency
-    // after it starts, so small bands with only two slots would leave the vector unit waiting.
-    constexpr uint32_t kMaxAccSlots = 8;
-    const uint32_t accSlots = std::clamp<uint32_t>(config.accRows() / (rows * cols), 2, kMaxAccSlots);
-    const uint32_t accSlotRows = config.accRows() / accSlots;
-    uint32_t tileBuf = 0, accBuf = 0;
-    for (uint32_t b = 0; b < out.batches; ++b) {
-      for (uint32_t oy0 = 0; oy0 < out.height; oy0 += rows) {
-        const uint32_t nr = std::min(rows, out.height - oy0);
-        const Span ys = inputSpan(oy0, nr, sh, padTop, kh, dh, in.height);
-        for (uint32_t ox0 = 0; ox0 < out.width; ox0 += cols) {
-          const uint32_t nc = std::min(cols, out.width - ox0);
-          const Span xs = inputSpan(ox0, nc, sw, padLeft, kw, dw, in.width);
-          const PixelBox box{b, static_cast<uint32_t>(ys.begin), ys.length(), static_cast<uint32_t>(xs.begin),
-                             xs.length()};
-          const bool empty = box.h == 0 || box.w == 0;
-          for (uint32_t c0 = e0; c0 < e1; c0 += chunk) {
-            const uint32_t gc = std::min(chunk, e1 - c0);
-            const uint32_t base = resident + tileBuf * bufRows;
-            const TileLayout tile{base, pixelMajor, gc, box.w, box.h};
-            if (!empty && depthMultiplier == 1) NN_TRY(cmds.loadBox(input, box, tile, c0, vecBuffer(1 + tileBuf)));
-            for (uint32_t g = c0; g < c0 + gc; ++g) {
-              hw::WindowCmd w;
-              w.kind = kind;
-              w.fp16 = fp16;
-              w.inSigned = inSigned;
-              w.wSigned = wSigned;
-              w.dm = depthMultiplier;
-              w.phase = (g * groupValues) % depthMultiplier;
-              if (!empty && depthMultiplier > 1) {
-                // The input channels this group's outputs read, from channel (g*groupValues) / dm
-                // on (valueBytes bytes each).
-                const uint32_t first = g * groupValues / depthMultiplier * valueBytes;
-                NN_TRY(cmds.loadPlane(input, box, first, std::min(C, in.channels - first), base,
-                                      vecBuffer(1 + tileBuf)));
-              }
-              w.inAddr = empty ? 0 : (depthMultiplier > 1 ? base : tile.groupBase(g - c0));
-              w.pixStride = tile.pixStride();
-              w.rowStride = empty ? 0 : tile.rowStride();
-              w.tileH = box.h;
-              w.tileW = box.w;
-              w.yOff = empty ? 0 : static_cast<int32_t>(ys.offset);
-              w.xOff = empty ? 0 : static_cast<int32_t>(xs.offset);
-              w.outH = nr;
-              w.outW = nc;
-              w.kH = kh;
-              w.kW = kw;
-              w.sH = sh;
-              w.sW = sw;
-              w.dH = dh;
-              w.dW = dw;
-              w.inZp = inZp;
-              w.wZp = wZp;
-              w.wAddr = depthwise() ? (g - e0) * taps() : 0;
-              w.accAddr = accBuf * accSlotRows;
-              BufferUses uses{{accBuffer(accBuf), true}, {paramBuffer(), false}};
-              if (!empty) uses.push_back({vecBuffer(1 + tileBuf), false});
-              if (depthwise()) uses.push_back({vecBuffer(0), false});
-              cmds.vector(w, uses);
-              NN_TRY(cmds.storeBox(output, PixelBox{b, oy0, nr, ox0, nc}, g, accBuf * accSlotRows, accBuffer(accBuf),
-                                   g - e0, outZp, clamp.min, clamp.max));
-              accBuf = (accBuf + 1) % accSlots;
-              if (depthMultiplier > 1) tileBuf = (tileBuf + 1) % tileBuffers;
-            }
-            if (depthMultiplier == 1) tileBuf = (tileBuf + 1) % tileBuffers;
+// The epoch's constants, then per batch, band of output rows and column segment, its groups a
+// chunk at a time: the chunk's input box loaded (pixel-major: all its groups at once), then a
+// WINDOW and its STORE per group.
+nn::Status WindowLayer::Emission::epoch(uint32_t e0, uint32_t e1) {
+  NN_TRY(loadEpochConstants(e0, e1));
+  const uint32_t resident = l_.depthwise() ? (e1 - e0) * l_.taps() : 0;
+  auto chosen = chooseBand(e1 - e0, resident);
+  if (!chosen.ok()) return chosen.error();
+  const Band band = chosen.value();
+  Cursor at;
+  at.accSlots = std::clamp<uint32_t>(config_.accRows() / (band.rows * band.cols), 2, kMaxAccSlots);
+  at.accSlotRows = config_.accRows() / at.accSlots;
+  const ImageShape& out = l_.out;
+  for (uint32_t b = 0; b < out.batches; ++b) {
+    for (uint32_t oy0 = 0; oy0 < out.height; oy0 += band.rows) {
+      const uint32_t nr = std::min(band.rows, out.height - oy0);
+      const Span ys = inputSpan(oy0, nr, l_.sh, l_.padTop, l_.kh, l_.dh, l_.in.height);
+      for (uint32_t ox0 = 0; ox0 < out.width; ox0 += band.cols) {
+        const uint32_t nc = std::min(band.cols, out.width - ox0);
+        const Span xs = inputSpan(ox0, nc, l_.sw, l_.padLeft, l_.kw, l_.dw, l_.in.width);
+        const PixelBox box{b, static_cast<uint32_t>(ys.begin), ys.length(), static_cast<uint32_t>(xs.begin),
+                           xs.length()};
+        const PixelBox outBox{b, oy0, nr, ox0, nc};
+        const bool empty = box.h == 0 || box.w == 0;
+        for (uint32_t c0 = e0; c0 < e1; c0 += band.chunk) {
+          const uint32_t gc = std::min(band.chunk, e1 - c0);
+          const uint32_t base = resident + at.tileBuf * band.bufRows;
+          const TileLayout tile{base, pixelMajor_, gc, box.w, box.h};
+          if (!empty && l_.depthMultiplier == 1) {
+            NN_TRY(cmds_.loadBox(input_, box, tile, c0, vecBuffer(1 + at.tileBuf)));
           }
+          for (uint32_t g = c0; g < c0 + gc; ++g) {
+            NN_TRY(groupWindow(e0, g, box, outBox, ys, xs, base, tile, c0, at, band));
+          }
+          if (l_.depthMultiplier == 1) at.tileBuf = (at.tileBuf + 1) % band.tileBuffers;
         }
       }
     }
   }
   return {};
+}
+
+// Group g's WINDOW over the box (its input plane loaded first when the depth multiplier makes
+// each group read its own channels) and its STORE.
+nn::Status WindowLayer::Emission::groupWindow(uint32_t e0, uint32_t g, const PixelBox& box, const PixelBox& outBox,
+                                              const Span& ys, const Span& xs, uint32_t base, const TileLayout& tile,
+                                              uint32_t c0, Cursor& at, const Band& band) {
+  const bool empty = box.h == 0 || box.w == 0;
+  const uint32_t dm = l_.depthMultiplier;
+  hw::WindowCmd w;
+  w.kind = l_.kind;
+  w.fp16 = l_.fp16;
+  w.inSigned = l_.inSigned;
+  w.wSigned = l_.wSigned;
+  w.dm = dm;
+  w.phase = (g * groupValues_) % dm;
+  if (!empty && dm > 1) {
+    // The input channels this group's outputs read, from channel (g*groupValues) / dm on
+    // (valueBytes bytes each).
+    const uint32_t first = g * groupValues_ / dm * valueBytes_;
+    NN_TRY(cmds_.loadPlane(input_, box, first, std::min(C_, l_.in.channels - first), base,
+                           vecBuffer(1 + at.tileBuf)));
+  }
+  w.inAddr = empty ? 0 : (dm > 1 ? base : tile.groupBase(g - c0));
+  w.pixStride = tile.pixStride();
+  w.rowStride = empty ? 0 : tile.rowStride();
+  w.tileH = box.h;
+  w.tileW = box.w;
+  w.yOff = empty ? 0 : static_cast<int32_t>(ys.offset);
+  w.xOff = empty ? 0 : static_cast<int32_t>(xs.offset);
+  w.outH = outBox.h;
+  w.outW = outBox.w;
+  w.kH = l_.kh;
+  w.kW = l_.kw;
+  w.sH = l_.sh;
+  w.sW = l_.sw;
+  w.dH = l_.dh;
+  w.dW = l_.dw;
+  w.inZp = l_.inZp;
+  w.wZp = l_.wZp;
+  w.wAddr = l_.depthwise() ? (g - e0) * l_.taps() : 0;
+  w.accAddr = at.accBuf * at.accSlotRows;
+  BufferUses uses{{accBuffer(at.accBuf), true}, {paramBuffer(), false}};
+  if (!empty) uses.push_back({vecBuffer(1 + at.tileBuf), false});
+  if (l_.depthwise()) uses.push_back({vecBuffer(0), false});
+  cmds_.vector(w, uses);
+  NN_TRY(cmds_.storeBox(output_, outBox, g, at.accBuf * at.accSlotRows, accBuffer(at.accBuf), g - e0, l_.outZp,
+                        l_.clamp.min, l_.clamp.max));
+  at.accBuf = (at.accBuf + 1) % at.accSlots;
+  if (dm > 1) at.tileBuf = (at.tileBuf + 1) % band.tileBuffers;
+  return {};
+}
+
+nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
+  return Emission(*this, where, config, sink).run();
 }
 
 }  // namespace weft::accel

@@ -57,7 +57,7 @@ class WindowLayer final : public VectorLayer {
   std::string describe() const override;
 
  private:
-  struct Plan;
+  class Emission;  // generate()'s work (WindowLayer.cpp)
   uint32_t taps() const { return kh * kw; }
   // constantImages() order: parameter rows, then the depthwise weight rows (constant filter),
   // then the copies' identity row (bias given at execution).

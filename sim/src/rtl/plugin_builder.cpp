@@ -1,6 +1,8 @@
 #include "rtl/plugin_builder.h"
 
-#include "weft/host/process.h"
+#include "weft/common/file_lock.h"
+#include "weft/common/log_tail.h"
+#include "weft/common/process.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -30,12 +32,10 @@
 namespace weft::sim {
 namespace {
 
+// The last lines of a build log, each on a line of its own, indented.
 std::string tail(const std::string& path, size_t lines) {
-  std::ifstream in(path);
-  std::vector<std::string> all;
-  for (std::string l; std::getline(in, l);) all.push_back(l);
   std::string out;
-  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "\n  " + all[i];
+  for (const auto& l : common::tailLines(path, lines)) out += "\n  " + l;
   return out;
 }
 
@@ -64,7 +64,7 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
     ::mkdir(dir.c_str(), 0755);
     const std::string name = RtlPlugin::fileName(config, trace);
     const std::string stem = name.substr(0, name.size() - 3);  // without ".so"
-    host::FileLock lock(dir + "/." + stem + ".lock");
+    common::FileLock lock(dir + "/." + stem + ".lock");
     try {
       return RtlPlugin::load(config, trace);  // another process built it meanwhile
     } catch (const RtlPluginError&) {
@@ -83,9 +83,9 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
         std::string("-DWEFT_PKG_SV=") + WEFT_PKG_SV, "-DWEFT_RTL_KEY=" + config.rtlKey(),
         "-DWEFT_RTL_PARAMS=" + params, "-DWEFT_RTL_BUS_BYTES=" + std::to_string(config.busBytes()),
         "-DWEFT_RTL_OUTPUT_DIR=" + staging, std::string("-DWEFT_RTL_TRACE=") + (trace ? "ON" : "OFF")};
-    if (host::onPath("ninja")) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
-    if (host::runLogged(configure, log) != 0 ||
-        host::runLogged({WEFT_CMAKE_COMMAND, "--build", buildDir, "-j", "2"}, log) != 0) {
+    if (common::onPath("ninja")) configure.insert(configure.begin() + 1, {"-G", "Ninja"});
+    if (common::runLogged(configure, log) != 0 ||
+        common::runLogged({WEFT_CMAKE_COMMAND, "--build", buildDir, "-j", "2"}, log) != 0) {
       throw RtlPluginError(fmt::format("building the RTL model for configuration '{}' failed ({}); the end of {}:{}",
                                        config.name(), missing.what(), log, tail(log, 15)));
     }

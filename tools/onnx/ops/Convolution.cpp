@@ -21,33 +21,13 @@ uint32_t weightsLike(Lowering& l, const std::string& like, const std::vector<flo
   return floatConstantLike(l, like, values, shape, name);
 }
 
-struct ConvGeometry {
-  std::vector<int64_t> kernel, strides, dilations;
-  Padding2d pad;
-};
-
-ConvGeometry geometry(const Node& node, const Shape& input, const Shape& weights) {
-  ConvGeometry g;
-  g.kernel = node.attrInts("kernel_shape", {weights[2], weights[3]});
-  g.strides = node.attrInts("strides", {1, 1});
-  g.dilations = node.attrInts("dilations", {1, 1});
-  if (g.kernel.size() != 2 || g.strides.size() != 2 || g.dilations.size() != 2) {
-    throw ImportError(node.error("only 2-D convolutions are supported"));
-  }
-  if (g.kernel[0] != weights[2] || g.kernel[1] != weights[3]) {
-    throw ImportError(node.error("kernel_shape disagrees with the weights' shape"));
-  }
-  g.pad = windowPadding(node, input, g.kernel, g.strides, g.dilations);
-  return g;
-}
-
 // Weights computed at run time (an input of the model): NNAPI's CONV_2D takes its filter as an
 // operand, so a TRANSPOSE puts ONNX's [out, in, h, w] into its [out, h, w, in].
 void convertConvRuntimeWeights(const Node& node, Lowering& l) {
   requireAttr(node, "group", 1, 1);
   const Shape &x = shapeOf(l, node.input(0)), &ws = shapeOf(l, node.input(1));
   if (ws.size() != 4) throw ImportError(node.error("weights that are not 4-D"));
-  const ConvGeometry g = geometry(node, x, ws);
+  const ConvGeometry g = convGeometry(node, x, ws);
   const int64_t outC = ws[0];
   const std::string name = node.output(0);
   const nn::OperandType type = l.nn().operand(l.operand(node.input(0))).type;
@@ -82,7 +62,7 @@ void convertConv(const Node& node, Lowering& l) {
   if (group <= 0 || inC != inPerGroup * group || outC % group != 0) {
     throw ImportError(node.error(fmt::format("group {} does not divide {} input and {} output channels", group, inC, outC)));
   }
-  const ConvGeometry g = geometry(node, x, w.shape);
+  const ConvGeometry g = convGeometry(node, x, w.shape);
   const std::vector<float> wf = toFloats(w);
   std::vector<float> bias(static_cast<size_t>(outC), 0.0f);
   if (node.hasInput(2)) bias = toFloats(constantInput(node, l, 2, "the bias"));

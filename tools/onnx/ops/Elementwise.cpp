@@ -155,7 +155,7 @@ void convertReciprocal(const Node& node, Lowering& l) {
 Converter activation(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {});
-    requireFloat(node, l, node.input(0));
+    requireFloatOrQuantized(node, l, node.input(0));
     l.add(op, {in(node, l, 0)}, {l.output(node, 0)});
   };
 }
@@ -271,7 +271,7 @@ void convertIdentity(const Node& node, Lowering& l) {
 Converter softmax(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {"axis"});
-    requireFloat(node, l, node.input(0));
+    requireFloatOrQuantized(node, l, node.input(0));
     const Shape& shape = shapeOf(l, node.input(0));
     const size_t rank = shape.size();
     const int64_t axis = axisIn(node, node.attrInt("axis", node.opset() >= 13 ? -1 : 1), rank);
@@ -284,7 +284,7 @@ Converter softmax(Op op) {
     const int64_t outer = elementCount(Shape(shape.begin(), shape.begin() + axis));
     const Shape flat{outer, elementCount(shape) / std::max<int64_t>(outer, 1)};
     const uint32_t x2 = reshaped(l, x, flat, node.output(0) + "_2d");
-    const uint32_t y2 = l.temporary(l.nn().operand(out).type, flat, node.output(0) + "_2d_out");
+    const uint32_t y2 = temporaryLike(l, out, flat, node.output(0) + "_2d_out");
     l.add(op, {x2, beta, l.nn().scalarInt32(1)}, {y2});
     reshapeTo(l, y2, shape, out);
   };

@@ -60,14 +60,37 @@ void requireFloat(const Node& node, Lowering& l, const std::string& value) {
   }
 }
 
+void requireFloatOrQuantized(const Node& node, Lowering& l, const std::string& value) {
+  if (!l.info(value).quant.quantized()) requireFloat(node, l, value);
+}
+
+uint32_t temporaryLike(Lowering& l, uint32_t like, const Shape& shape, const std::string& name) {
+  const test::TestOperand& from = l.nn().operand(like);
+  return l.nn().addTensor(from.type, nnDims(shape), name, from.scale, from.zeroPoint);
+}
+
+ConvGeometry convGeometry(const Node& node, const Shape& input, const Shape& weights) {
+  ConvGeometry g;
+  g.kernel = node.attrInts("kernel_shape", {weights[2], weights[3]});
+  g.strides = node.attrInts("strides", {1, 1});
+  g.dilations = node.attrInts("dilations", {1, 1});
+  if (g.kernel.size() != 2 || g.strides.size() != 2 || g.dilations.size() != 2) {
+    throw ImportError(node.error("only 2-D convolutions are supported"));
+  }
+  if (g.kernel[0] != weights[2] || g.kernel[1] != weights[3]) {
+    throw ImportError(node.error("kernel_shape disagrees with the weights' shape"));
+  }
+  g.pad = windowPadding(node, input, g.kernel, g.strides, g.dilations);
+  return g;
+}
+
 void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output) {
   std::vector<int32_t> dims(shape.begin(), shape.end());
   l.add(nn::OperationType::RESHAPE, {input, l.nn().int32Vector(dims)}, {output});
 }
 
 uint32_t reshaped(Lowering& l, uint32_t input, const Shape& shape, const std::string& name) {
-  const test::TestOperand& from = l.nn().operand(input);
-  const uint32_t out = l.nn().addTensor(from.type, nnDims(shape), name, from.scale, from.zeroPoint);
+  const uint32_t out = temporaryLike(l, input, shape, name);
   reshapeTo(l, input, shape, out);
   return out;
 }

@@ -38,6 +38,10 @@ void requireAttr(const Node& node, const std::string& attribute, int64_t expecte
 // The float types NNAPI's float operations take; ImportError naming the type otherwise.
 void requireFloat(const Node& node, Lowering& l, const std::string& value);
 
+// The same, or a quantized value (the converters the quantized registry shares with the float
+// one: pooling, activations, softmax).
+void requireFloatOrQuantized(const Node& node, Lowering& l, const std::string& value);
+
 // RESHAPE of `input` to `shape` into `output` (a static shape: no -1).
 void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output);
 // A new operand holding `input` reshaped to `shape`.
@@ -56,6 +60,17 @@ struct Padding2d {
 Padding2d windowPadding(const Node& node, const Shape& input, const std::vector<int64_t>& kernel,
                         const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                         const Shape* ceilOutput = nullptr);
+
+// A new temporary of `like`'s NNAPI type and quantization with another shape.
+uint32_t temporaryLike(Lowering& l, uint32_t like, const Shape& shape, const std::string& name);
+
+// The geometry of a 2-D convolution (NCHW input, [out, in/groups, h, w] weights): its kernel,
+// strides and dilations, and NNAPI's explicit padding.
+struct ConvGeometry {
+  std::vector<int64_t> kernel, strides, dilations;
+  Padding2d pad;
+};
+ConvGeometry convGeometry(const Node& node, const Shape& input, const Shape& weights);
 
 // A float tensor's values as float (float16 widened): weights rearranged at import.
 std::vector<float> toFloats(const HostTensor& t);

@@ -14,7 +14,7 @@ Converter windowPool(Op op) {
   return [op](const Node& node, Lowering& l) -> void {
     onlyAttributes(node, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads",
                           "storage_order", "strides"});
-    requireFloat(node, l, node.input(0));
+    requireFloatOrQuantized(node, l, node.input(0));
     if (node.hasOutput(1)) throw ImportError(node.error("the Indices output is not supported"));
     const Shape& x = shapeOf(l, node.input(0));
     if (x.size() == 3) return convertAs2d(node, l, windowPool(op));
@@ -44,7 +44,7 @@ Converter windowPool(Op op) {
 Converter globalPool(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {});
-    requireFloat(node, l, node.input(0));
+    requireFloatOrQuantized(node, l, node.input(0));
     const size_t rank = rankOf(l, node.input(0));
     if (rank < 3) throw ImportError(node.error("an input without spatial axes"));
     std::vector<int32_t> axes;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "../ImportError.h"
@@ -20,6 +21,16 @@ const ops::Registry& registry() {
     ops::registerMatMul(r);
     ops::registerResize(r);
     ops::registerComposed(r);
+    ops::registerQuantizeNodes(r);
+    return r;
+  }();
+  return r;
+}
+
+const ops::Registry& quantizedRegistry() {
+  static const ops::Registry r = [] {
+    ops::Registry r;
+    ops::registerQuantized(r, registry());
     return r;
   }();
   return r;
@@ -28,10 +39,14 @@ const ops::Registry& registry() {
 }  // namespace
 
 const Converter* findConverter(const std::string& op) { return registry().find(op); }
+const Converter* findQuantizedConverter(const std::string& op) { return quantizedRegistry().find(op); }
 
 std::vector<std::string> convertedOperators() {
   std::vector<std::string> ops;
   for (const auto& [op, convert] : registry().all()) ops.push_back(op);
+  // Rewritten into their QDQ form before conversion (QuantizedGraph.h).
+  ops.insert(std::upper_bound(ops.begin(), ops.end(), "QLinearConv"), "QLinearConv");
+  ops.insert(std::upper_bound(ops.begin(), ops.end(), "QLinearMatMul"), "QLinearMatMul");
   return ops;
 }
 
@@ -47,6 +62,21 @@ nn::OperandType nnTensorType(DType type, const std::string& where) {
                                     "int32, bool and quantized 8-bit tensors; 8-bit integers are imported only as "
                                     "quantized values, from QuantizeLinear or QLinear operators)",
                                     where, dtypeName(type)));
+  }
+}
+
+nn::OperandType nnTensorType(const ValueInfo& info, const std::string& where) {
+  if (!info.quant.quantized()) return nnTensorType(info.type, where);
+  switch (info.type) {
+    case DType::kUint8: return nn::OperandType::TENSOR_QUANT8_ASYMM;
+    case DType::kInt8:
+      return info.quant.perChannel() ? nn::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL
+                                     : nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    case DType::kInt32: return nn::OperandType::TENSOR_INT32;
+    default:
+      throw ImportError(fmt::format("{}: quantized element type {} has no NNAPI tensor type (NNAPI quantizes to "
+                                    "uint8, int8 and int32)",
+                                    where, dtypeName(info.type)));
   }
 }
 

@@ -30,5 +30,9 @@ void registerReduction(Registry& r);
 void registerMatMul(Registry& r);
 void registerResize(Registry& r);
 void registerComposed(Registry& r);
+// QuantizeLinear and DequantizeLinear where a float part meets a quantized one.
+void registerQuantizeNodes(Registry& r);
+// The converters of the nodes QuantizedGraph.h marks, some shared with the float registry.
+void registerQuantized(Registry& quantized, const Registry& floats);
 
 }  // namespace weft::onnx::ops

@@ -1,0 +1,45 @@
+#include "Costing.h"
+
+namespace weft::accel {
+namespace {
+
+CompiledOperation costOf(const VectorLayer& layer, const EmittedLayer& measured, const hw::HwConfig& config) {
+  CompiledOperation op;
+  op.macs = layer.laneOps();
+  op.peakOpsPerCycle = layer.fp16 ? config.cols() / 2 : config.cols();  // a binary16 value takes two lanes
+  op.unit = hw::Unit::kVector;
+  op.tiling = layer.describe();
+  op.estimatedCycles = measured.busyCycles;
+  return op;
+}
+
+CompiledOperation costOf(const GemmLayer& layer, const TilePlan& tp, const EmittedLayer& measured,
+                         const hw::HwConfig& config) {
+  CompiledOperation op;
+  op.macs = layer.macs();
+  op.peakOpsPerCycle = uint64_t{layer.fp16 ? config.rows() / 2 : config.rows()} * config.cols();
+  op.unit = hw::Unit::kCompute;
+  op.estimatedCycles = tp.estimatedCycles + measured.repackCycles;
+  op.tiling = tp.describe();
+  return op;
+}
+
+}  // namespace
+
+std::vector<CompiledOperation> costOperations(const LayoutPlan& plan, const ModelTilings& tilings,
+                                              const EmittedProgram& emitted, const hw::HwConfig& config) {
+  std::vector<CompiledOperation> ops;
+  for (size_t l = 0; l < plan.layers.size(); ++l) {
+    const LoweredOperation& lo = plan.layers[l];
+    const EmittedLayer& measured = emitted.layers[l];
+    CompiledOperation op = lo.isVector() ? costOf(*lo.vector, measured, config)
+                                         : costOf(lo.layer, *tilings.plans[l], measured, config);
+    op.operationIndex = lo.operationIndex();
+    op.type = lo.type();
+    op.commands = measured.commands;
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+}  // namespace weft::accel

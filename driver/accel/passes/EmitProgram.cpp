@@ -1,0 +1,129 @@
+#include "EmitProgram.h"
+
+#include <optional>
+
+#include "../CommandGenerator.h"
+#include "../RuntimeOperands.h"
+#include "../ops/EltwiseLayer.h"
+
+namespace weft::accel {
+namespace {
+
+// Emits the layers one by one into one program.
+class Emission {
+ public:
+  Emission(const LayoutPlan& plan, const ModelTilings& tilings, const DramPlacement& dram, const CompileTarget& target)
+      : plan_(plan), tilings_(tilings), dram_(dram), config_(target.config) {
+    out_.program = std::make_unique<ProgramBuilder>(config_);
+  }
+
+  void snapshotBarrier(size_t tag, bool irq) {
+    hw::BarrierCmd b;
+    b.snapshot = true;
+    b.tag = static_cast<uint32_t>(tag);
+    b.dramAddr = dram_.snapshots->addr() + hw::kSnapshotBytes * tag;
+    b.irq = irq;
+    out_.program->add(PlannedCommand{b, {}});
+  }
+  nn::Status layer(size_t l);
+  EmittedProgram take() { return std::move(out_); }
+
+ private:
+  uint64_t addressOf(uint32_t operand) const { return dram_.tensors.at(operand).region->addr(); }
+  nn::Status vectorLayer(const VectorLayer& layer, const LayerConstants& constants);
+  nn::Status gemmLayer(size_t l, EmittedLayer& measured);
+  nn::Status repack(const GemmLayer& layer, const TilePlan& tp, const LayerPlacement& where, uint64_t copyRow);
+
+  const LayoutPlan& plan_;
+  const ModelTilings& tilings_;
+  const DramPlacement& dram_;
+  const hw::HwConfig& config_;
+  EmittedProgram out_;
+};
+
+nn::Status Emission::layer(size_t l) {
+  ProgramBuilder& program = *out_.program;
+  const size_t firstCommand = program.size();
+  program.takeBusyCycles();
+  EmittedLayer measured;
+  const LoweredOperation& lo = plan_.layers[l];
+  if (lo.isVector()) {
+    NN_TRY(vectorLayer(*lo.vector, dram_.layers[l]));
+  } else {
+    NN_TRY(gemmLayer(l, measured));
+  }
+  measured.busyCycles = program.takeBusyCycles();
+  measured.commands = program.size() - firstCommand + 1;
+  out_.layers.push_back(measured);
+  snapshotBarrier(l + 1, l + 1 == plan_.layers.size());
+  return {};
+}
+
+nn::Status Emission::vectorLayer(const VectorLayer& layer, const LayerConstants& constants) {
+  const size_t position = out_.layers.size();
+  VectorPlacement where;
+  where.constants = constants.images;
+  auto placeOf = [&](const LayerTensor& t) {
+    const PlacedTensor& p = dram_.tensors.at(t.operand);
+    return viewOf(p.layout, t.shape, p.region->addr());
+  };
+  for (const auto& t : layer.inputs) {
+    where.inputs.push_back(placeOf(t));
+    out_.firstReader.emplace(t.operand, position);
+  }
+  for (const auto& t : layer.outputs) {
+    where.outputs.push_back(placeOf(t));
+    out_.producer[t.operand] = position;
+  }
+  return layer.generate(where, config_, *out_.program);
+}
+
+nn::Status Emission::gemmLayer(size_t l, EmittedLayer& measured) {
+  const size_t position = out_.layers.size();
+  const GemmLayer& layer = plan_.layers[l].layer;
+  const TilePlan& tp = *tilings_.plans[l];
+  const LayerConstants& constants = dram_.layers[l];
+  LayerPlacement where = gemmViews(plan_, layer, [&](uint32_t operand) { return addressOf(operand); });
+  where.weights = constants.weights;
+  where.params = constants.params;
+  where.padding = constants.padding;
+  if (layer.runtimeWeights || layer.runtimeBias) {
+    NN_TRY(repack(layer, tp, where, constants.copyRow));
+    if (layer.runtimeWeights) out_.firstReader.emplace(*layer.runtimeWeights, position);
+    if (layer.runtimeBias) out_.firstReader.emplace(*layer.runtimeBias, position);
+  }
+  measured.repackCycles = out_.program->takeBusyCycles();
+  NN_TRY(generateCommands(layer, tp, where, config_, *out_.program));
+  out_.firstReader.emplace(layer.inputOperand, position);
+  out_.producer[layer.outputOperand] = position;
+  return {};
+}
+
+// The filter and bias of this execution go into the layer's images first; the barrier keeps the
+// layer's loads behind the copies' stores.
+nn::Status Emission::repack(const GemmLayer& layer, const TilePlan& tp, const LayerPlacement& where,
+                            uint64_t copyRow) {
+  EltwiseEmitter emitter(config_, *out_.program);
+  NN_TRY(emitter.begin(copyRow, std::nullopt));
+  if (layer.runtimeWeights) {
+    NN_TRY(repackWeights(layer, tp, addressOf(*layer.runtimeWeights), where.weights, config_, emitter));
+  }
+  if (layer.runtimeBias) NN_TRY(repackBias(layer.n(), addressOf(*layer.runtimeBias), where.params, config_, emitter));
+  out_.program->add(PlannedCommand{hw::BarrierCmd{}, {}});
+  return {};
+}
+
+}  // namespace
+
+nn::Result<EmittedProgram> emitProgram(const LayoutPlan& plan, const ModelTilings& tilings,
+                                       const DramPlacement& dram, const CompileTarget& target) {
+  Emission emission(plan, tilings, dram, target);
+  emission.snapshotBarrier(0, false);
+  for (size_t l = 0; l < plan.layers.size(); ++l) {
+    NN_TRY(checkDeadline(target.options.deadline, plan.layers[l].operationIndex()));
+    NN_TRY(emission.layer(l));
+  }
+  return emission.take();
+}
+
+}  // namespace weft::accel

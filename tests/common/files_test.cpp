@@ -1,0 +1,118 @@
+// Whole-file reads, atomic writes and FNV-1a (weft/common/files.h, fnv1a.h), with their error
+// paths: missing files, unwritable places, concurrent writers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TempDir.h"
+#include "weft/common/files.h"
+#include "weft/common/fnv1a.h"
+
+namespace weft::common {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  return names;
+}
+
+TEST(Files, ReadsWhatWasWrittenByteForByte) {
+  TempDir dir;
+  const std::string path = dir / "data.bin";
+  const std::string bytes("a\0b\r\n\xff", 6);
+  writeFileAtomically(path, bytes);
+  EXPECT_EQ(readFile(path), bytes);
+  EXPECT_EQ(readFileOrThrow(path), bytes);
+  writeFileAtomically(path, "");
+  EXPECT_EQ(readFile(path), "");
+}
+
+TEST(Files, AFileThatCannotBeReadIsNulloptOrAnErrorNamingIt) {
+  TempDir dir;
+  EXPECT_EQ(readFile(dir / "missing"), std::nullopt);
+  try {
+    readFileOrThrow(dir / "missing");
+    FAIL() << "read a missing file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot read '" + (dir / "missing") + "'");
+  }
+}
+
+TEST(Files, AnAtomicWriteReplacesTheFileAndLeavesNoTemporary) {
+  TempDir dir;
+  const std::string path = dir / "out.json";
+  writeFileAtomically(path, "old");
+  EXPECT_EQ(tryWriteFileAtomically(path, "new"), "");
+  EXPECT_EQ(readFile(path), "new");
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"out.json"});
+}
+
+TEST(Files, AWriteThatCannotHappenSaysSoAndLeavesTheFileAsItWas) {
+  TempDir dir;
+  const std::string missingDir = dir / "missing/out.json";
+  const std::string error = tryWriteFileAtomically(missingDir, "text");
+  EXPECT_EQ(error.rfind("cannot write '" + missingDir + ".tmp.", 0), 0u) << error;
+  EXPECT_THROW(writeFileAtomically(missingDir, "text"), std::runtime_error);
+
+  // A directory in the way: the temporary is written, the rename fails, and nothing is left.
+  const std::string blocked = dir / "blocked";
+  fs::create_directories(blocked + "/inside");
+  const std::string renameError = tryWriteFileAtomically(blocked, "text");
+  EXPECT_EQ(renameError.rfind("cannot rename '" + blocked + ".tmp.", 0), 0u) << renameError;
+  EXPECT_NE(renameError.find("' to '" + blocked + "': "), std::string::npos) << renameError;
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"blocked"});
+
+}
+
+TEST(Files, ConcurrentWritersNeverShareATemporary) {
+  TempDir dir;
+  const std::string path = dir / "results.csv";
+  std::vector<std::thread> writers;
+  std::vector<std::string> texts;
+  for (int t = 0; t < 4; ++t) texts.push_back(std::string(100000, static_cast<char>('a' + t)));
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) EXPECT_EQ(tryWriteFileAtomically(path, texts[t]), "");
+    });
+  }
+  for (auto& w : writers) w.join();
+  const auto text = readFile(path);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_NE(std::find(texts.begin(), texts.end(), *text), texts.end()) << "a mix of writers' texts";
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"results.csv"});
+}
+
+TEST(Fnv1a, MatchesTheReferenceVectors) {
+  // From the FNV reference (draft-eastlake-fnv): FNV-1a 64 of "", "a", "foobar".
+  EXPECT_EQ(fnv1a(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fnv1a("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(fnv1a("foobar"), 0x85944171f73967e8ull);
+  static_assert(fnv1a("a") == 0xaf63dc4c8601ec8cull, "usable at compile time");
+}
+
+TEST(Fnv1a, BytesAndWordsAreStepsOfOneRunningHash) {
+  EXPECT_EQ(Fnv1a().bytes("foo").bytes("bar").value(), fnv1a("foobar"));
+  Fnv1a byBytes, byWords;
+  for (const char c : std::string("ab")) byBytes.byte(static_cast<uint8_t>(c));
+  byWords.word('a').word('b');
+  EXPECT_EQ(byBytes.value(), byWords.value());
+  EXPECT_EQ(Fnv1a().littleEndianBytes(0x0102).value(),
+            Fnv1a().bytes(std::string_view("\x02\x01\0\0\0\0\0\0", 8)).value());
+  // A word is one step, not its eight bytes.
+  EXPECT_NE(Fnv1a().word(0x0102).value(), Fnv1a().byte(0x02).byte(0x01).value());
+  // Another basis gives another hash of the same bytes.
+  EXPECT_NE(fnv1a("foobar", 1), fnv1a("foobar"));
+  EXPECT_EQ(fnv1a("", 1), 1u);
+}
+
+}  // namespace
+}  // namespace weft::common

@@ -1,0 +1,545 @@
+#include "RunCommand.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <unistd.h>
+
+#include "ApiModelBuilder.h"
+#include "Estimator.h"
+#include "ResultChecker.h"
+#include "TestModelLoader.h"
+#include "HtmlReport.h"
+#include "Trace.h"
+#include "NetworkModel.h"
+#include "OnnxRun.h"
+#include "Report.h"
+#include "weft/hw/config.h"
+#include "weft/runtime/Profile.h"
+
+namespace weft::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Outputs {
+  std::vector<std::vector<uint8_t>> layers;  // one buffer per layer output
+};
+
+Outputs allocateOutputs(const Network& net) {
+  Outputs o;
+  for (const auto& l : net.layers) {
+    size_t n = 1;
+    for (uint32_t d : l.outputShape) n *= d;
+    o.layers.emplace_back(n);
+  }
+  return o;
+}
+
+// Runs one execution of `compilation`; returns the wall time in seconds.
+double execute(ANeuralNetworksCompilation* compilation, const Network& net, Outputs& out, bool measure,
+               ExecutionPtr& keep) {
+  ANeuralNetworksExecution* raw = nullptr;
+  check(ANeuralNetworksExecution_create(compilation, &raw), "ANeuralNetworksExecution_create");
+  keep.reset(raw);
+  check(ANeuralNetworksExecution_setInput(raw, 0, nullptr, net.input.data(), net.input.size()),
+        "ANeuralNetworksExecution_setInput");
+  for (size_t i = 0; i < out.layers.size(); ++i) {
+    check(ANeuralNetworksExecution_setOutput(raw, static_cast<int32_t>(i), nullptr, out.layers[i].data(),
+                                             out.layers[i].size()),
+          "ANeuralNetworksExecution_setOutput");
+  }
+  if (measure) check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
+  const auto start = Clock::now();
+  check(ANeuralNetworksExecution_compute(raw), "ANeuralNetworksExecution_compute");
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNetworksDevice*>& devices,
+                       int32_t preference = ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER) {
+  ANeuralNetworksCompilation* raw = nullptr;
+  if (devices.empty()) {
+    check(ANeuralNetworksCompilation_create(model, &raw), "ANeuralNetworksCompilation_create");
+  } else {
+    check(ANeuralNetworksCompilation_createForDevices(model, devices.data(), static_cast<uint32_t>(devices.size()),
+                                                      &raw),
+          "ANeuralNetworksCompilation_createForDevices");
+  }
+  CompilationPtr compilation(raw);
+  check(ANeuralNetworksCompilation_setPreference(raw, preference), "ANeuralNetworksCompilation_setPreference");
+  check(ANeuralNetworksCompilation_finish(raw), "ANeuralNetworksCompilation_finish");
+  return compilation;
+}
+
+// `measured`: the execution measured NNAPI's durations, which only a compilation for the
+// accelerator alone can (createForDevices with one device).
+void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
+                const std::vector<runtime::CompilationStep>& steps, const codesign::Estimator& estimator,
+                bool measured) {
+  for (const auto& profile : runtime::getExecutionProfiles(execution)) {
+    report.simulatorWallSeconds += profile.simulatorWallSeconds;
+    report.simulatedCycles += profile.simulatedCycles;
+    // The execution's register accesses belong to no one layer: they count in the total only.
+    if (profile.deviceCycles > 0) report.acceleratorEnergy += estimator.energy({}, profile.registerAccesses);
+    if (!profile.commands.empty()) {
+      // Its first layer starts where the layers laid out so far end.
+      DeviceCommands c;
+      for (size_t index : report.deviceOrder) c.atCycle += report.layers[index].cycles;
+      c.cols = report.cols;
+      c.commands = profile.commands;
+      c.dram = profile.dramRequests;
+      report.commands.push_back(std::move(c));
+    }
+    for (const auto& op : profile.operations) {
+      if (op.operationIndex >= report.layers.size()) continue;
+      LayerReport& l = report.layers[op.operationIndex];
+      l.cycles = op.cycles;
+      l.onHardwareNs = op.onHardwareNs;
+      l.inDriverNs = op.inDriverNs;
+      if (op.macs > 0) l.macs = op.macs;
+      l.dramReadBytes = op.dramReadBytes;
+      l.dramWriteBytes = op.dramWriteBytes;
+      if (op.cycles > 0 && op.peakOpsPerCycle > 0) {
+        l.unit = op.unit;
+        l.peakOpsPerCycle = op.peakOpsPerCycle;
+        l.mapping = op.mapping;
+        const double cycles = static_cast<double>(op.cycles);
+        l.utilization = static_cast<double>(l.macs) / (static_cast<double>(op.peakOpsPerCycle) * cycles);
+        auto counter = [&](std::string_view name) -> double {
+          for (const auto& [n, v] : op.counters) {
+            if (n == name) return static_cast<double>(v);
+          }
+          return 0;
+        };
+        l.arrayBusy = counter("COMPUTE_ACTIVE") / cycles;
+        l.vectorBusy = counter("VECTOR_ACTIVE") / cycles;
+        l.loadBusy = counter("LOAD_ACTIVE") / cycles;
+        l.storeBusy = counter("STORE_ACTIVE") / cycles;
+        l.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
+        l.energy = estimator.energy(op.counters, 0);
+        report.deviceOrder.push_back(op.operationIndex);
+        report.acceleratorEnergy += l.energy;
+      }
+    }
+  }
+  if (measured) {
+    uint64_t onHw = 0, inDriver = 0;
+    check(ANeuralNetworksExecution_getDuration(execution, ANEURALNETWORKS_DURATION_ON_HARDWARE, &onHw),
+          "ANeuralNetworksExecution_getDuration");
+    check(ANeuralNetworksExecution_getDuration(execution, ANEURALNETWORKS_DURATION_IN_DRIVER, &inDriver),
+          "ANeuralNetworksExecution_getDuration");
+    if (onHw != UINT64_MAX) {
+      report.nnapiOnHardwareNs = onHw;
+      report.nnapiInDriverNs = inDriver;
+    } else {
+      report.nnapiDurationNote = "the device did not report them";
+    }
+  } else if (steps.size() > 1) {
+    report.nnapiDurationNote = fmt::format("the compilation spans {} steps on several devices; NNAPI reports "
+                                           "UINT64_MAX then, per-layer figures above come from the devices",
+                                           steps.size());
+  } else {
+    report.nnapiDurationNote = "the accelerator runs none of the operations";
+  }
+}
+
+void compare(RunReport& report, const Outputs& accel, const Outputs& reference) {
+  report.referencePassed = true;
+  for (size_t i = 0; i < accel.layers.size(); ++i) {
+    int worst = 0;
+    for (size_t e = 0; e < accel.layers[i].size(); ++e) {
+      worst = std::max(worst, std::abs(int(accel.layers[i][e]) - int(reference.layers[i][e])));
+    }
+    report.layers[i].maxError = worst;
+    if (worst > report.worstError || report.worstLayer.empty()) {
+      report.worstError = worst;
+      report.worstLayer = report.layers[i].name;
+    }
+    if (worst > report.tolerance && report.referencePassed) {
+      report.referencePassed = false;
+      report.firstFailingLayer = report.layers[i].name;
+    }
+  }
+}
+
+// Prints which layer runs and, on the accelerator, its device cycles so far: on a terminal as
+// one line rewritten in place, otherwise as a line per event.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(const Network& net) : net_(net), tty_(isatty(STDERR_FILENO) != 0) {
+    runtime::setProgressListener([this](const runtime::ProgressEvent& e) { show(e); });
+  }
+  ~ProgressDisplay() {
+    runtime::setProgressListener({});
+    if (tty_ && shown_) fmt::print(stderr, "\n");
+  }
+
+ private:
+  void show(const runtime::ProgressEvent& e) {
+    if (e.operations.empty()) return;
+    const size_t first = e.operations.front() + std::min(e.operationsDone, e.operations.size() - 1);
+    const std::string layer = first < net_.layers.size() ? net_.layers[first].name : "?";
+    std::string line = fmt::format("[{:>3}/{}] {} on {}", first + 1, net_.layers.size(), layer, e.device);
+    if (e.deviceCycles > 0) {
+      line += fmt::format(": {:.2f} M cycles", e.deviceCycles / 1e6);
+      if (e.estimatedCycles > 0) line += fmt::format(" (step estimate {:.2f} M)", e.estimatedCycles / 1e6);
+    }
+    if (tty_) {
+      fmt::print(stderr, "\r{:<100}", line);
+    } else {
+      fmt::print(stderr, "{}\n", line);
+    }
+    shown_ = true;
+  }
+
+  const Network& net_;
+  bool tty_;
+  bool shown_ = false;
+};
+
+// The accelerator's layers in device order on the device timeline; compiling, the accelerated
+// and the reference run on the host's.
+std::string runTrace(const RunReport& r) {
+  std::vector<DeviceSpan> device;
+  for (size_t index : r.deviceOrder) {
+    const LayerReport& l = r.layers[index];
+    DeviceSpan s;
+    s.name = l.name;
+    s.cycles = l.cycles;
+    s.args = {{"index", l.index}, {"operation", l.op}, {"unit", l.unit}, {"cycles", l.cycles}, {"macs", l.macs},
+              {"utilization", l.utilization}, {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
+              {"dramWriteBytes", l.dramWriteBytes}, {"energyPj", l.energy.totalPj()}};
+    s.arrayBusy = l.arrayBusy, s.vectorBusy = l.vectorBusy, s.loadBusy = l.loadBusy, s.storeBusy = l.storeBusy;
+    s.dramStall = l.dramStall;
+    s.dramReadBytes = l.dramReadBytes, s.dramWriteBytes = l.dramWriteBytes;
+    device.push_back(std::move(s));
+  }
+  const std::vector<HostSpan>& host = r.hostSpans;
+  nlohmann::ordered_json metadata = {
+      {"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}};
+  if (r.commandsTruncatedAt > 0) metadata["commandsTruncated"] = commandsTruncatedNote(r.commandsTruncatedAt);
+  return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host, metadata, r.commands);
+}
+
+std::string envOr(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// A report for `name` on this process's device configuration, its estimates' header filled.
+RunReport newReport(const std::string& name, const hw::HwConfig& hwConfig, const codesign::Estimator& estimator,
+                    const RunOptions& options) {
+  RunReport report;
+  report.network = name;
+  report.backend = envOr("WEFT_BACKEND", "rtl");
+  report.hwConfig = hwConfig.name();
+  report.rows = hwConfig.rows();
+  report.cols = hwConfig.cols();
+  report.clockMHz = hwConfig.clockMHz();
+  report.dramBytesPerCycle = hwConfig.get(hw::Param::kDramBytesPerCycle);
+  report.hwEnums = hwConfig.enumParamsText();
+  report.hwParams = nlohmann::ordered_json::parse(hwConfig.toJson())["params"];
+  report.tolerance = options.tolerance;
+  report.estimateLines = estimator.describe();
+  report.estimates = estimator.json();
+  return report;
+}
+
+// The JSON and CSV reports, the trace and the HTML page the options ask for; the exit code.
+int writeReports(const RunReport& report, const RunOptions& options) {
+  printTable(report, std::cout);
+  const std::string stem = fmt::format("out/{}-{}-{}", report.network, report.backend, report.hwConfig);
+  const std::string jsonPath = options.jsonPath.empty() ? stem + ".json" : options.jsonPath;
+  const std::string csvPath = options.csvPath.empty() ? stem + ".csv" : options.csvPath;
+  writeOutputFile(jsonPath, toJson(report));
+  writeOutputFile(csvPath, toCsv(report));
+  fmt::print("report written to {} and {}\n", jsonPath, csvPath);
+  if (!options.tracePath.empty()) {
+    if (report.commandsTruncatedAt > 0) {
+      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n",
+                 report.commandsTruncatedAt);
+    }
+    writeOutputFile(options.tracePath, runTrace(report));
+    fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
+  }
+  if (!options.htmlPath.empty() && writeHtmlReport({{jsonPath}, options.htmlPath, ""}) != 0) return 2;
+  return !report.referenceChecked || report.referencePassed ? 0 : 1;
+}
+
+// Whether `path` holds a case of the AOSP conformance corpus (SCHEMA.md) rather than a network
+// description: its top level has the operands, operations and input indexes of a model.
+bool isCorpusCase(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return false;
+  const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains("operands") && doc.contains("operations") && doc.contains("inputIndexes");
+}
+
+}  // namespace
+
+// A model run as an NNAPI application would run it: built through the C API, compiled for the
+// accelerator alone when it claims every operation (else partitioned with the CPU), executed on
+// the inputs the model's input operands hold, its outputs checked by `modelCase.check`, with the
+// per-operation timing report of a network.
+int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
+  const test::TestModel& model = *modelCase.model;
+  const test::TestSubgraph& main = model.main;
+  const std::string& origin = modelCase.origin;
+  if (!model.referenced.empty()) {
+    throw std::runtime_error(fmt::format("{}: control flow (IF/WHILE) runs on the CPU only", origin));
+  }
+  const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
+  const codesign::Estimator estimator(hwConfig, options.energyModelPath);
+  RunReport report = newReport(modelCase.name, hwConfig, estimator, options);
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
+  const auto origin0 = Clock::now();
+  const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin0).count(); };
+
+  test::ApiModelBuilder builder(model);
+  if (builder.model() == nullptr) {
+    throw std::runtime_error(fmt::format("{}: building the model failed: {}", origin, builder.failure()));
+  }
+  ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
+  const size_t count = main.operations.size();
+  std::unique_ptr<bool[]> supported(new bool[std::max<size_t>(1, count)]);
+  check(ANeuralNetworksModel_getSupportedOperationsForDevices(builder.model(), &accelerator, 1, supported.get()),
+        "ANeuralNetworksModel_getSupportedOperationsForDevices");
+  const bool whole = std::all_of(supported.get(), supported.get() + count, [](bool s) { return s; });
+  const auto compileStart = Clock::now();
+  CompilationPtr compilation =
+      compile(builder.model(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator} : std::vector<ANeuralNetworksDevice*>{},
+              options.preference);
+  report.compileWallSeconds = since(Clock::now()) - since(compileStart);
+  report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksCompilation_create/finish", report.compileWallSeconds,
+                              since(compileStart)});
+  const auto devices = runtime::getOperationDevices(compilation.get());
+  const auto steps = runtime::getCompilationSteps(compilation.get());
+  auto operandBytes = [&](uint32_t o) {
+    const test::TestOperand& t = main.operands[o];
+    return uint64_t{t.data.size()} > 0 ? uint64_t{t.data.size()}
+                                      : nn::numberOfElements(t.dimensions) * test::testElementSize(t.type);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    const test::TestOperation& op = main.operations[i];
+    LayerReport row;
+    row.index = i;
+    row.op = nn::toString(op.type);
+    row.name = i < modelCase.operationNames.size() && !modelCase.operationNames[i].empty()
+                   ? modelCase.operationNames[i]
+                   : fmt::format("{}#{}", row.op, i);
+    row.device = i < devices.size() ? devices[i] : "?";
+    for (uint32_t o : op.inputs) {
+      const test::TestOperand& t = main.operands[o];
+      if (t.dimensions.empty()) continue;  // scalar parameters
+      row.inputs.push_back(t.name.empty() ? fmt::format("operand {}", o) : t.name);
+      row.minDramBytes += operandBytes(o);
+    }
+    for (uint32_t o : op.outputs) row.minDramBytes += operandBytes(o);
+    report.layers.push_back(std::move(row));
+  }
+  if (!options.quiet) {
+    fmt::print(stderr, "weft: {}: {} operations, {} on {} ({} backend){}; running...\n", modelCase.name, count,
+               std::count(devices.begin(), devices.end(), deviceName(accelerator)), deviceName(accelerator),
+               report.backend, whole ? "" : ", the rest on the CPU");
+  }
+
+  ANeuralNetworksExecution* raw = nullptr;
+  check(ANeuralNetworksExecution_create(compilation.get(), &raw), "ANeuralNetworksExecution_create");
+  ExecutionPtr execution(raw);
+  for (size_t i = 0; i < main.inputIndexes.size(); ++i) {
+    const test::TestBuffer& data = main.operands[main.inputIndexes[i]].data;
+    check(ANeuralNetworksExecution_setInput(raw, static_cast<int32_t>(i), nullptr, data.empty() ? nullptr : data.data(),
+                                            data.size()),
+          "ANeuralNetworksExecution_setInput");
+  }
+  std::vector<std::vector<uint8_t>> outputs(main.outputIndexes.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outputs[i].resize(std::max<size_t>(1, operandBytes(main.outputIndexes[i])));
+    check(ANeuralNetworksExecution_setOutput(raw, static_cast<int32_t>(i), nullptr, outputs[i].data(),
+                                             outputs[i].size()),
+          "ANeuralNetworksExecution_setOutput");
+  }
+  if (whole) check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
+  const auto runStart = Clock::now();
+  check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", modelCase.name));
+  report.runWallSeconds = since(Clock::now()) - since(runStart);
+  report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute", report.runWallSeconds,
+                              since(runStart)});
+  fillTiming(report, raw, steps, estimator, whole);
+  // A float16 (or relaxed float32) model on a configuration without the fp16 datapath runs on the
+  // CPU: say which configuration would run it on the accelerator.
+  const bool halfTensors = std::any_of(main.operands.begin(), main.operands.end(), [&](const test::TestOperand& t) {
+    return t.type == nn::OperandType::TENSOR_FLOAT16 || (t.type == nn::OperandType::TENSOR_FLOAT32 && model.isRelaxed);
+  });
+  if (!hwConfig.fp16() && halfTensors && !report.nnapiDurationNote.empty()) {
+    report.nnapiDurationNote += fmt::format("; {} has no fp16 datapath (Fp16 0): --hw weft16fp runs float operations "
+                                            "on the accelerator",
+                                            hwConfig.name());
+  }
+  if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
+
+  report.referenceChecked = report.backend != "timing";
+  if (report.referenceChecked) {
+    const test::CheckReport checked = modelCase.check(outputs);
+    report.referencePassed = checked.ok();
+    report.referenceRule = modelCase.rule;
+    report.referenceFailures = checked.ok() ? "" : checked.summary() + "\n";
+    if (modelCase.onOutputs) modelCase.onOutputs(outputs);
+  }
+  return writeReports(report, options);
+}
+
+namespace {
+
+// `weft run <case.json>`: one case of the conformance corpus, checked against the case's expected
+// outputs with NNAPI's tolerances.
+int runCorpusCase(const RunOptions& options) {
+  auto loaded = test::loadTestModel(options.networkPath);
+  if (!loaded.ok()) throw std::runtime_error(fmt::format("{}: {}", options.networkPath, loaded.error().message));
+  const test::TestModel& model = *loaded;
+  ModelCase modelCase;
+  modelCase.model = &model;
+  modelCase.name = model.name;
+  modelCase.origin = options.networkPath;
+  modelCase.rule = "every output within NNAPI's tolerance of the case's expected values";
+  modelCase.check = [&](const std::vector<std::vector<uint8_t>>& outputs) {
+    std::vector<test::TestBuffer> actual;
+    for (const auto& o : outputs) actual.emplace_back(o.data(), o.size());
+    return test::checkResults(model, actual);
+  };
+  return runModelCase(modelCase, options);
+}
+
+}  // namespace
+
+int runNetwork(const RunOptions& options) {
+  if (isOnnxModel(options.networkPath)) return runOnnx(options);
+  if (isCorpusCase(options.networkPath)) return runCorpusCase(options);
+  const Network net = loadNetwork(options.networkPath);
+  const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
+  const codesign::Estimator estimator(hwConfig, options.energyModelPath);  // a bad model file fails before running
+  RunReport report = newReport(net.name, hwConfig, estimator, options);
+
+  // A trace shows every command: the device records per-command timelines (DeviceQueue).
+  if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
+  const auto origin = Clock::now();
+  const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin).count(); };
+  auto& host = report.hostSpans;
+  ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
+  ANeuralNetworksDevice* cpu = findDevice(ANEURALNETWORKS_DEVICE_CPU);
+  const auto buildStart = Clock::now();
+  ModelPtr model = buildModel(net);
+  host.push_back({"NNAPI calls", "ANeuralNetworksModel_* (build the model)", since(Clock::now()) - since(buildStart),
+                  since(buildStart)});
+
+  // The accelerated run: on the accelerator alone when it supports every layer (a single-device
+  // compilation, for which NNAPI reports durations), else on every device, partitioned.
+  std::unique_ptr<bool[]> supported(new bool[std::max<size_t>(1, net.layers.size())]);
+  const auto supportedStart = Clock::now();
+  check(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), &accelerator, 1, supported.get()),
+        "ANeuralNetworksModel_getSupportedOperationsForDevices");
+  host.push_back({"NNAPI calls", "ANeuralNetworksModel_getSupportedOperationsForDevices",
+                  since(Clock::now()) - since(supportedStart), since(supportedStart)});
+  const bool whole = std::all_of(supported.get(), supported.get() + net.layers.size(), [](bool s) { return s; });
+  const auto compileStart = Clock::now();
+  CompilationPtr compilation = compile(model.get(), whole ? std::vector<ANeuralNetworksDevice*>{accelerator}
+                                                          : std::vector<ANeuralNetworksDevice*>{},
+                                       options.preference);
+  report.compileWallSeconds = std::chrono::duration<double>(Clock::now() - compileStart).count();
+  const auto devices = runtime::getOperationDevices(compilation.get());
+  const auto steps = runtime::getCompilationSteps(compilation.get());
+  {
+    // Inside the compilation: the partitioning, then each step's device compilation, in order.
+    const double start = since(compileStart);
+    host.push_back({"NNAPI calls", "ANeuralNetworksCompilation_create/finish (accelerated)", report.compileWallSeconds,
+                    start});
+    double prepared = 0;
+    for (const auto& step : steps) prepared += step.prepareSeconds;
+    double at = start + std::max(0.0, report.compileWallSeconds - prepared);
+    host.push_back({"compilation", "partitioning, plan", std::max(0.0, report.compileWallSeconds - prepared), start});
+    for (const auto& step : steps) {
+      host.push_back({"compilation",
+                      fmt::format("{}: prepareModel ({} operations{})", step.device, step.operations.size(),
+                                  step.device == deviceName(accelerator) ? ": lowering, tiling search, program" : ""),
+                      step.prepareSeconds, at});
+      at += step.prepareSeconds;
+    }
+  }
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const Layer& l = net.layers[i];
+    LayerReport row;
+    row.index = i;
+    row.name = l.name;
+    row.op = nnapiName(l.op);
+    row.device = i < devices.size() ? devices[i] : "?";
+    row.macs = l.macs;
+    auto elements = [](const std::vector<uint32_t>& shape) {
+      uint64_t n = 1;
+      for (uint32_t d : shape) n *= d;
+      return n;
+    };
+    row.minDramBytes = l.weights.size() + 4 * l.bias.size() + elements(l.outputShape);
+    for (int source : l.inputs) {
+      row.inputs.push_back(net.sourceName(source));
+      row.minDramBytes += elements(net.sourceShape(source));
+    }
+    report.layers.push_back(std::move(row));
+  }
+  if (!options.quiet) {
+    size_t accelerated = 0;
+    for (const auto& d : devices) accelerated += d == deviceName(accelerator) ? 1 : 0;
+    fmt::print(stderr, "weft: {} layers, {} on {} ({} backend), the rest on {}; running...\n", net.layers.size(),
+               accelerated, deviceName(accelerator), report.backend, deviceName(cpu));
+  }
+  Outputs accelOut = allocateOutputs(net);
+  ExecutionPtr accelExecution;
+  {
+    std::optional<ProgressDisplay> progress;
+    if (!options.quiet) progress.emplace(net);
+    const auto runStart = Clock::now();
+    report.runWallSeconds = execute(compilation.get(), net, accelOut, whole, accelExecution);
+    host.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute (accelerated)", report.runWallSeconds,
+                    since(runStart)});
+    // The host time inside the device backend (the simulator), per accelerator step, in order.
+    double at = since(runStart);
+    for (const auto& profile : runtime::getExecutionProfiles(accelExecution.get())) {
+      if (profile.simulatorWallSeconds <= 0) continue;
+      host.push_back({"simulation", fmt::format("{} backend ({} operations)", profile.backend, profile.operations.size()),
+                      profile.simulatorWallSeconds, at});
+      at += profile.simulatorWallSeconds;
+    }
+  }
+  fillTiming(report, accelExecution.get(), steps, estimator, whole);
+  if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
+
+  // The reference run: the same model on the CPU reference device alone. Not on the timing
+  // backend, whose accelerator computes no outputs to check.
+  report.referenceChecked = report.backend != "timing";
+  if (report.referenceChecked) {
+    if (!options.quiet) fmt::print(stderr, "weft: reference run on {}...\n", deviceName(cpu));
+    const auto refCompileStart = Clock::now();
+    CompilationPtr refCompilation = compile(model.get(), {cpu});
+    host.push_back({"NNAPI calls", "ANeuralNetworksCompilation_create/finish (reference)",
+                    since(Clock::now()) - since(refCompileStart), since(refCompileStart)});
+    Outputs refOut = allocateOutputs(net);
+    ExecutionPtr refExecution;
+    const auto refStart = Clock::now();
+    report.referenceWallSeconds = execute(refCompilation.get(), net, refOut, false, refExecution);
+    host.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute (reference)", report.referenceWallSeconds,
+                    since(refStart)});
+    host.push_back({"reference", "reference run (CPU)", report.referenceWallSeconds, since(refStart)});
+    compare(report, accelOut, refOut);
+  }
+
+  return writeReports(report, options);
+}
+
+}  // namespace weft::tool
