@@ -236,8 +236,8 @@ TEST_F(DramTool, BadInputExitsWith2AndWritesNothing) {
 }
 
 
-// The DRAM of a hardware configuration through `weft layers`: bad ones exit with 2 naming the
-// field and the rule, writing nothing; a good one reports its counters per layer and writes its
+// The DRAM of a hardware configuration through `weft layers` (--hw and --backend are the tool's
+// options, before the command): bad ones exit with 2 naming the field and the rule, writing nothing; a good one reports its counters per layer and writes its
 // transactions with --dram-trace, which `weft dram replay` reads back.
 TEST_F(DramTool, ABadDramConfigurationExitsWith2AndWritesNothing) {
   const std::string table =
@@ -260,7 +260,7 @@ TEST_F(DramTool, ABadDramConfigurationExitsWith2AndWritesNothing) {
   (void)badIni;
   for (const auto& c : cases) {
     const std::string hw = write("hw.json", c.config);
-    const Ran r = runWeft(fmt::format("layers {} --hw {} --backend approx --quiet --json {}/out.json{}", table, hw, dir_, c.extra));
+    const Ran r = runWeft(fmt::format("--hw {} --backend approx layers {} --quiet --json {}/out.json{}", hw, table, dir_, c.extra));
     EXPECT_EQ(r.code, 2) << c.config;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << "'" << c.says << "' not in: " << r.err;
     EXPECT_FALSE(exists("out.json")) << c.config;
@@ -272,7 +272,7 @@ TEST_F(DramTool, LayersReportTheDramAndWriteItsTrace) {
   const std::string table =
       write("t.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
                      "c1, 10, 10, 3, 3, 16, 16, 1,\nc2, 8, 8, 1, 1, 32, 16, 1,\n");
-  const Ran r = runWeft(fmt::format("layers {} --hw weft16-lpddr4 --backend approx --quiet --json {}/out.json --dram-trace {}/out.trace",
+  const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx layers {} --quiet --json {}/out.json --dram-trace {}/out.trace",
                                     table, dir_, dir_));
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream in(dir_ + "/out.json");
