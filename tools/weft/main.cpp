@@ -146,7 +146,8 @@ int main(int argc, char** argv) {
   layersCmd
       ->add_option("--compile-ahead", layers.compileAhead,
                    "layers compiled on other threads while one runs (the same figures; 0: one after another; "
-                   "not with --repeat or --trace, whose host times it would blur)")
+                   "not with --repeat or --trace, whose host times it would blur, nor with a cycle-level DRAM, whose "
+                   "cycles depend on where layers compiled side by side are placed)")
       ->capture_default_str()
       ->check(CLI::Range(0, 8));
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
