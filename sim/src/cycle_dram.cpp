@@ -47,6 +47,7 @@ CycleDram::CycleDram(std::shared_ptr<const dram::DeviceSpec> device, uint64_t cl
       requestShift_(log2Of(device_->org.requestBytes())),
       busBytes_(busBytes) {
   memory_.recordCompletions(true);
+  memory_.recordWriteCompletions(false);  // a write's acknowledgement is known at its entry
 }
 
 // The process's trace file (WEFT_DRAM_TRACE, fixed for the process's life), or nullptr.
@@ -66,21 +67,22 @@ uint64_t CycleDram::read(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
     if (traceFile() != nullptr) fmt::print(traceFile(), "{:#x} READ {}\n", tx << requestShift_, at);
   }
   const uint64_t n = last - first + 1;
-  memory_.drain();
-  // Reads served from a pending write are decided at their entry: visible one cycle later.
+  // Every transaction of the request gets its column command (or is served from a pending
+  // write). Only this request's reads are undecided, and no write leaves a record, so what
+  // decideReads() hands over is this request's reads, in no particular order (the answer is
+  // their latest).
   completions_.clear();
-  memory_.takeCompletions(completions_);
-  uint64_t found = 0;
-  for (const auto& c : completions_) found += !c.isWrite && c.id >= base;
-  if (found < n) {
-    memory_.advanceTo(memory_.now() + 1);
-    memory_.takeCompletions(completions_);
-  }
+  memory_.decideReads(completions_);
+  // A read served from a pending write is decided at its entry, which may be now(): it is
+  // visible one cycle later, so the model moves on a cycle (the rule of takeCompletions(),
+  // which hands over only what was decided before now()).
+  bool decidedAtNow = false;
   uint64_t answer = 0;
-  found = 0;
+  uint64_t found = 0;
   for (const auto& c : completions_) {
     if (c.isWrite || c.id < base) continue;
     ++found;
+    decidedAtNow |= c.decidedCycle >= memory_.now();
     const uint64_t txAddr = (first + (c.id - base)) << requestShift_;
     const uint64_t beat = (std::max(txAddr, addr) - addr) / busBytes_;
     const uint64_t ready = fromDram_.atOrAfter(c.doneCycle + 1);
@@ -89,6 +91,7 @@ uint64_t CycleDram::read(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
   if (found != n) {
     throw std::logic_error(fmt::format("cycle DRAM: {} of {} transactions of a read at {:#x} completed", found, n, addr));
   }
+  if (decidedAtNow) memory_.advanceTo(memory_.now() + 1);
   return answer;
 }
 

@@ -78,7 +78,9 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
   const uint32_t q = queueOf(bank);
   Entry e{t.addr, where.row, where.column, bank, q, kNoSlot, kNil, 0, t.isWrite};
   const auto completeNow = [&](bool isWrite) {  // posted write, or a read served by a pending write
-    if (recordCompletions_) out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
+    if (recordCompletions_ && (!isWrite || recordWriteCompletions_)) {
+      out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
+    }
     stats_.lastDoneCycle = std::max(stats_.lastDoneCycle, cycle + 1);
   };
   if (t.isWrite) {

@@ -31,6 +31,7 @@ class ChannelController {
   DramStats statsAt(uint64_t now) const;
   uint32_t index() const { return index_; }
   void recordCompletions(bool on) { recordCompletions_ = on; }
+  void recordWriteCompletions(bool on) { recordWriteCompletions_ = on; }
   void recordCommands(bool on) { recordCommands_ = on; }
   void takeCommands(std::vector<CommandRecord>& out) {
     out.insert(out.end(), commands_.begin(), commands_.end());
@@ -191,6 +192,7 @@ class ChannelController {
   uint64_t lastMove_ = kNever;
 
   bool recordCompletions_ = true;
+  bool recordWriteCompletions_ = true;  // posted writes' records (MemorySystem::recordWriteCompletions)
   bool recordCommands_ = false;
   std::vector<CommandRecord> commands_;
   DramStats stats_;

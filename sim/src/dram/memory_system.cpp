@@ -61,6 +61,24 @@ void MemorySystem::recordCompletions(bool on) {
   for (auto& ch : channels_) ch->recordCompletions(on);
 }
 
+void MemorySystem::recordWriteCompletions(bool on) {
+  for (auto& ch : channels_) ch->recordWriteCompletions(on);
+}
+
+void MemorySystem::decideReads(std::vector<Completion>& out) {
+  for (auto& ch : channels_) {
+    if (ch->undecided() == 0) continue;
+    ch->advanceTo(now_, completions_);
+    while (ch->undecided() > 0) {
+      const uint64_t next = ch->nextEvent() + 1;
+      ch->advanceTo(next, completions_);
+      now_ = std::max(now_, next);
+    }
+  }
+  out.insert(out.end(), completions_.begin(), completions_.end());
+  completions_.clear();
+}
+
 void MemorySystem::recordCommands(bool on) {
   for (auto& ch : channels_) ch->recordCommands(on);
 }

@@ -116,6 +116,16 @@ class MemorySystem {
   void takeCompletions(std::vector<Completion>& out);
   // Off: no completion records are kept (statistics only, e.g. a trace replay). On by default.
   void recordCompletions(bool on);
+  // Off: posted writes leave no completion record (a caller that knows a write is acknowledged
+  // the cycle after it entered need not sort and discard them); reads still do. On by default.
+  void recordWriteCompletions(bool on);
+  // drain() and takeCompletions() for a caller that offers one request at a time and waits for
+  // its reads (weft/sim/cycle_dram.h), without their cost per request: runs only the channels
+  // with undecided reads, each until they are decided, moving now() exactly as drain() does, and
+  // appends every completion record held, whatever its decidedCycle, in no particular order. The
+  // other channels catch up when next asked, to the same state (channels do not interact).
+  // tests/sim/dram_decide_reads_test.cpp holds it equal to drain() + takeCompletions().
+  void decideReads(std::vector<Completion>& out);
   // On: every command issued is recorded; takeCommands() hands them over in issue order (cycle,
   // then channel). Off by default.
   void recordCommands(bool on);
