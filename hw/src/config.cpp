@@ -205,8 +205,13 @@ HwConfig HwConfig::with(std::string_view paramName, int64_t value) const {
 std::string HwConfig::text(Param p) const { return paramValueText(p, get(p)); }
 
 std::string HwConfig::enumParamsText() const {
+  // The DRAM's enumerated parameters only with a cycle-level DRAM: "simple" is the pipe that the
+  // reports already describe by its bytes per cycle and latency, and it ignores DramMapping.
+  const bool simpleDram = getEnum<Param::kDram>() == Dram::kSimple;
   std::vector<std::string> parts;
   for (size_t i = 0; i < kParamSpecs.size(); ++i) {
+    const auto p = static_cast<Param>(i);
+    if (simpleDram && (p == Param::kDram || p == Param::kDramMapping)) continue;
     if (kParamSpecs[i].isEnum()) {
       parts.push_back(fmt::format("{} {}", kParamSpecs[i].name, text(static_cast<Param>(i))));
     }
