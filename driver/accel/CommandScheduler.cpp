@@ -6,9 +6,29 @@
 #include <array>
 
 #include "CostModel.h"
+#include "weft/sim/dram_config.h"
 
 namespace weft::accel {
 namespace {
+
+// How much slower than the estimate a cycle-level DRAM may legitimately be (1 for the simple
+// pipe, which the estimate describes). The estimate assumes DramBytesPerCycle; such a DRAM serves
+// traffic it handles badly far slower: every transaction a row conflict, one after the other
+// (tRC + tRCD + RL + burst each), with refresh taking tRFC of every tREFI. The watchdog is there
+// for hangs, not for slow programs, so its bound grows by that worst case's time for a byte over
+// the estimate's. (The compiler's estimates themselves do not know the DRAM yet: issue 32 item 6.)
+double cycleLevelDramSlack(const hw::HwConfig& config) {
+  const auto device = sim::dramDeviceFor(config);
+  if (!device) return 1;
+  const sim::dram::Timing& t = device->timing;
+  const double conflict = static_cast<double>(t.tRC + std::max(t.tRCDRD, t.tRCDWR) + t.readDelay());
+  const double refresh = static_cast<double>(t.tREFI) / static_cast<double>(t.tREFI - std::min(t.tRFC, t.tREFI - 1));
+  const double acceleratorCyclesPerDramCycle = t.tCK() * config.clockMHz() / 1000;
+  const double worstCyclesPerByte =
+      conflict * refresh * acceleratorCyclesPerDramCycle / static_cast<double>(device->org.requestBytes());
+  const double estimatedCyclesPerByte = 1 / static_cast<double>(config.get(hw::Param::kDramBytesPerCycle));
+  return std::max(1.0, worstCyclesPerByte / estimatedCyclesPerByte);
+}
 
 // The units with a command FIFO and the token queues between them (hw/spec/isa.json); barriers
 // are segment boundaries.
@@ -297,7 +317,8 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
 
 ProgramBuilder::ProgramBuilder(const hw::HwConfig& config)
     : cost_(std::make_unique<CostModel>(config)),
-      tokenDepth_(static_cast<unsigned>(config.get(hw::Param::kTokenDepth))) {}
+      tokenDepth_(static_cast<unsigned>(config.get(hw::Param::kTokenDepth))),
+      dramSlack_(cycleLevelDramSlack(config)) {}
 ProgramBuilder::~ProgramBuilder() = default;
 
 void ProgramBuilder::expect(size_t commands) {

@@ -76,7 +76,8 @@ class ProgramBuilder final : public CommandSink {
   // command's completion, DRAM latency and fetch, one after the other).
   size_t size() const { return count_; }
   double takeBusyCycles() { return std::exchange(busy_, 0.0); }
-  double serialCycles() const { return serial_; }
+  // With a cycle-level DRAM the bound allows for its worst case (CommandScheduler.cpp).
+  double serialCycles() const { return serial_ * dramSlack_; }
   // Schedules the last segment. OP_FAILED when scheduling any segment failed (a driver bug).
   nn::Result<ScheduledProgram> finish();
 
@@ -93,6 +94,7 @@ class ProgramBuilder final : public CommandSink {
   nn::Status status_;
   size_t count_ = 0;
   double busy_ = 0, serial_ = 0, t_ = 0;
+  double dramSlack_ = 1;
 };
 
 // The estimatedCycles scheduleCommands() would report for the commands added so far, computed

@@ -156,7 +156,7 @@ def config_values(params, configs, name, seen=()):
         raise SpecError(f"configuration {name}: its bases form a cycle")
     doc = json.loads(texts[name])
     for key in doc:
-        if key not in ("name", "doc", "base", "params"):
+        if key not in ("name", "doc", "base", "params", "dram_ini"):
             raise SpecError(f"configuration {name}: unknown key {key}")
     if "base" in doc:
         if doc["base"] not in texts:

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "weft/common/files.h"
@@ -110,8 +111,8 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
   }
   if (!doc.is_object()) throw ConfigError(fmt::format("{}: expected a JSON object", origin));
   for (const auto& [key, value] : doc.items()) {
-    if (key != "name" && key != "doc" && key != "base" && key != "params") {
-      throw ConfigError(fmt::format("{}: unknown key '{}'; accepted keys: name, doc, base, params",
+    if (key != "name" && key != "doc" && key != "base" && key != "params" && key != "dram_ini") {
+      throw ConfigError(fmt::format("{}: unknown key '{}'; accepted keys: name, doc, base, params, dram_ini",
                                     origin, key));
     }
   }
@@ -144,11 +145,25 @@ HwConfig HwConfig::fromJson(std::string_view json, std::string_view origin) {
       config.values_[static_cast<size_t>(p)] = v;
     }
   }
+  if (doc.contains("dram_ini")) {
+    if (!doc["dram_ini"].is_string() || doc["dram_ini"].get<std::string>().empty()) {
+      throw ConfigError(fmt::format("{}: 'dram_ini' must be the path of a DRAMsim3 .ini file", origin));
+    }
+    config.dramIni_ = doc["dram_ini"].get<std::string>();
+  }
   config.checkConstraints(origin);
   return config;
 }
 
 void HwConfig::checkConstraints(std::string_view origin) const {
+  const bool ini = getEnum<Param::kDram>() == Dram::kIni;
+  if (ini && dramIni_.empty()) {
+    throw ConfigError(fmt::format("{}: Dram = \"ini\" needs 'dram_ini', the path of a DRAMsim3 .ini file", origin));
+  }
+  if (!ini && !dramIni_.empty()) {
+    throw ConfigError(fmt::format("{}: 'dram_ini' is set but Dram = \"{}\": it applies to Dram \"ini\" only", origin,
+                                  text(Param::kDram)));
+  }
   if (const std::string_view error = violatedConstraint(*this); !error.empty()) {
     throw ConfigError(fmt::format("{}: {}", origin, error));
   }
@@ -164,7 +179,16 @@ HwConfig HwConfig::load(std::string_view nameOrPath) {
         "unknown hardware configuration '{}': not a named configuration ({}) and not a readable file",
         nameOrPath, acceptedNames()));
   }
-  return fromJson(*text, nameOrPath);
+  HwConfig config = fromJson(*text, nameOrPath);
+  // A relative .ini path is relative to the configuration file.
+  if (!config.dramIni_.empty() && config.dramIni_.front() != '/') {
+    const std::string path(nameOrPath);
+    const size_t slash = path.rfind('/');
+    if (slash != std::string::npos) config.dramIni_ = path.substr(0, slash + 1) + config.dramIni_;
+    // Absolute, so that a copy of the configuration written elsewhere (sweeps, validate) still finds it.
+    config.dramIni_ = std::filesystem::absolute(config.dramIni_).lexically_normal().string();
+  }
+  return config;
 }
 
 HwConfig HwConfig::with(Param p, int64_t value) const {
@@ -181,8 +205,13 @@ HwConfig HwConfig::with(std::string_view paramName, int64_t value) const {
 std::string HwConfig::text(Param p) const { return paramValueText(p, get(p)); }
 
 std::string HwConfig::enumParamsText() const {
+  // The DRAM's enumerated parameters only with a cycle-level DRAM: "simple" is the pipe that the
+  // reports already describe by its bytes per cycle and latency, and it ignores DramMapping.
+  const bool simpleDram = getEnum<Param::kDram>() == Dram::kSimple;
   std::vector<std::string> parts;
   for (size_t i = 0; i < kParamSpecs.size(); ++i) {
+    const auto p = static_cast<Param>(i);
+    if (simpleDram && (p == Param::kDram || p == Param::kDramMapping)) continue;
     if (kParamSpecs[i].isEnum()) {
       parts.push_back(fmt::format("{} {}", kParamSpecs[i].name, text(static_cast<Param>(i))));
     }
@@ -222,6 +251,7 @@ std::string HwConfig::toJson() const {
     }
   }
   doc["params"] = params;
+  if (!dramIni_.empty()) doc["dram_ini"] = dramIni_;
   return doc.dump(2);
 }
 

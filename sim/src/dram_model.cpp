@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "weft/sim/cycle_dram.h"
+
 namespace weft::sim {
 
 DramTiming DramTiming::fromConfig(const hw::HwConfig& config) {
@@ -9,6 +11,9 @@ DramTiming DramTiming::fromConfig(const hw::HwConfig& config) {
   t.bytesPerCycle = static_cast<uint32_t>(config.get(hw::Param::kDramBytesPerCycle));
   t.latencyCycles = static_cast<uint32_t>(config.get(hw::Param::kDramLatencyCycles));
   t.burstBytes = static_cast<uint32_t>(config.get(hw::Param::kDramBurstBytes));
+  t.device = dramDeviceFor(config);
+  t.clockMHz = static_cast<uint64_t>(config.get(hw::Param::kClockMHz));
+  t.busBytes = config.busBytes();
   return t;
 }
 
@@ -16,8 +21,28 @@ DramModel::DramModel(DramStorage& storage, const DramTiming& timing) : storage_(
   setTiming(timing);
 }
 
+DramModel::~DramModel() = default;
+
+uint64_t DramModel::serveCycle(bool write, uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+  const uint64_t t = issueCycle - std::min(issueCycle, origin_);
+  const uint64_t answer = origin_ + (write ? cycle_->write(addr, bytes, t) : cycle_->read(addr, bytes, t));
+  if (observer_) observer_(write, addr, bytes, issueCycle, answer);
+  return answer;
+}
+
+void DramModel::endProgram(uint64_t cycle) {
+  if (cycle_) cycle_->endProgram(cycle - std::min(cycle, origin_));
+}
+
+bool DramModel::activity(DramActivity& out) {
+  if (!cycle_) return false;
+  out = cycle_->activity();
+  return true;
+}
+
 void DramModel::setTiming(const DramTiming& timing) {
   timing_ = timing;
+  cycle_ = timing_.device ? std::make_unique<CycleDram>(timing_.device, timing_.clockMHz, timing_.busBytes) : nullptr;
   burstShift_ = -1;
   for (int b = 0; b < 32; ++b) {
     if ((uint64_t{1} << b) == timing_.burstBytes) burstShift_ = b;
@@ -42,6 +67,7 @@ uint64_t DramModel::write(uint64_t addr, const uint8_t* src, uint32_t bytes, uin
 void DramModel::reset() {
   channelFree_ = 0;
   stats_ = {};
+  if (timing_.device) cycle_ = std::make_unique<CycleDram>(timing_.device, timing_.clockMHz, timing_.busBytes);
 }
 
 }  // namespace weft::sim

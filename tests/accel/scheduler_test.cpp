@@ -215,6 +215,29 @@ TEST(ProgramBuilder, ALongSegmentIsCutByBarriers) {
   EXPECT_DOUBLE_EQ(estimator.cycles(), program.value().estimatedCycles);
 }
 
+// The watchdog's serial bound: with a cycle-level DRAM it allows for that DRAM's worst case
+// (every 32-byte LPDDR4 transaction a row conflict, one after another: tRC + tRCD + RL + burst,
+// 162 DRAM cycles of 0.625 ns, refresh taking 448 of every 6246) over the estimate's 25 bytes a
+// cycle: Squeezenet's pool10 ran 224,633 cycles at weft16-lpddr4 against a budget of 203,767.
+TEST(ProgramBuilder, TheWatchdogBoundAllowsForACycleLevelDram) {
+  const auto bound = [](const hw::HwConfig& config) {
+    ProgramBuilder builder(config);
+    hw::GemmCmd g;
+    g.kRows = 8;
+    g.mRows = 4;
+    PlannedCommand pc{g, {{bufferId(BufferKind::kAccumulator, 0), true}}};
+    pc.busyCycles = 4;
+    pc.doneCycles = 20;
+    builder.add(std::move(pc));
+    return builder.serialCycles();
+  };
+  const auto lpddr4 = hw::HwConfig::load("weft16-lpddr4");
+  // The same estimate's parameters with the simple pipe: the bound the estimate alone gives.
+  const double simple = bound(lpddr4.with(hw::Param::kDram, 0));
+  const double expected = 162.0 * 6246 / (6246 - 448) * 0.625 / 32 * 25;
+  EXPECT_NEAR(bound(lpddr4) / simple, expected, 1e-9);
+}
+
 TEST(Tiling, CandidatesAreDistinct) {
   const auto config = hw::HwConfig::load("weft16");
   // A 7x7 kernel over 3 channels: no two chunks can share a load, so every requested

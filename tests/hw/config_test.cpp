@@ -87,6 +87,8 @@ TEST(HwConfig, EnumeratedParameterTakesItsValueName) {
   EXPECT_EQ(os.text(Param::kDataflow), "OS");
   EXPECT_EQ(os.text(Param::kRows), "8");
   EXPECT_EQ(os.enumParamsText(), "Dataflow OS");
+  // The DRAM's are named only when the DRAM is a cycle-level one (simple ignores DramMapping).
+  EXPECT_EQ(HwConfig::load("weft16-lpddr4").enumParamsText(), "Dataflow WS, Dram lpddr4, DramMapping device");
   EXPECT_EQ(toString(os.dataflow()), "OS");
   EXPECT_EQ(HwConfig().dataflow(), Dataflow::kWS);  // the default
   EXPECT_EQ(os.rows(), 8u);

@@ -235,5 +235,67 @@ TEST_F(DramTool, BadInputExitsWith2AndWritesNothing) {
   }
 }
 
+
+// The DRAM of a hardware configuration through `weft layers` (--hw and --backend are the tool's
+// options, before the command): bad ones exit with 2 naming the field and the rule, writing nothing; a good one reports its counters per layer and writes its
+// transactions with --dram-trace, which `weft dram replay` reads back.
+TEST_F(DramTool, ABadDramConfigurationExitsWith2AndWritesNothing) {
+  const std::string table =
+      write("t.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
+                     "c1, 10, 10, 3, 3, 16, 16, 1,\n");
+  const std::string badIni = write("bad.ini", "[dram_structure]\nprotocol = DDR4\n");
+  const struct {
+    std::string config;
+    std::string extra;
+    const char* says;
+  } cases[] = {
+      {R"({"base": "weft16", "params": {"Dram": "ddr9"}})", "", "Dram = \"ddr9\" is not one of"},
+      {R"({"base": "weft16", "params": {"Dram": "lpddr4", "DramChannels": 1, "DramMiB": 2048}})", "",
+       "DramMiB = 2048 exceeds the device's capacity of 1024 MiB"},
+      {R"({"base": "weft16", "params": {"Dram": "hbm2", "DramChannels": 3}})", "", "DramChannels = 3 must be a power of two"},
+      {R"({"base": "weft16", "params": {"Dram": "ini"}, "dram_ini": "bad.ini"})", "", "bad.ini: [dram_structure] bankgroups is missing"},
+      {R"({"base": "weft16", "params": {"Dram": "ini"}})", "", "needs 'dram_ini'"},
+      {R"({"base": "weft16"})", " --dram-trace " + dir_ + "/out.trace", "--dram-trace: the configuration's DRAM is the simple pipe"},
+  };
+  (void)badIni;
+  for (const auto& c : cases) {
+    const std::string hw = write("hw.json", c.config);
+    const Ran r = runWeft(fmt::format("--hw {} --backend approx layers {} --quiet --json {}/out.json{}", hw, table, dir_, c.extra));
+    EXPECT_EQ(r.code, 2) << c.config;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << "'" << c.says << "' not in: " << r.err;
+    EXPECT_FALSE(exists("out.json")) << c.config;
+    EXPECT_FALSE(exists("out.trace")) << c.config;
+  }
+}
+
+TEST_F(DramTool, LayersReportTheDramAndWriteItsTrace) {
+  const std::string table =
+      write("t.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
+                     "c1, 10, 10, 3, 3, 16, 16, 1,\nc2, 8, 8, 1, 1, 32, 16, 1,\n");
+  const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx layers {} --quiet --json {}/out.json --dram-trace {}/out.trace",
+                                    table, dir_, dir_));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(dir_ + "/out.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  uint64_t reads = 0;
+  for (const auto& l : j["layers"]) {
+    const auto& c = l["counters"];
+    ASSERT_TRUE(c.contains("DRAM_ROW_HITS")) << c.dump();
+    EXPECT_GT(c["DRAM_READS"].get<uint64_t>(), 0u);
+    EXPECT_EQ(c["DRAM_ROW_HITS"].get<uint64_t>() + c["DRAM_ROW_MISSES"].get<uint64_t>() +
+                  c["DRAM_ROW_CONFLICTS"].get<uint64_t>() > 0, true);
+    EXPECT_GT(c["DRAM_ENERGY_PJ"].get<uint64_t>(), 0u);
+    // The energy report's DRAM share is the DRAM's own (from its commands), not per byte.
+    EXPECT_DOUBLE_EQ(l["energy"]["dramPj"].get<double>(), static_cast<double>(c["DRAM_ENERGY_PJ"].get<uint64_t>()));
+    reads += c["DRAM_READS"].get<uint64_t>();
+  }
+  // Every transaction is in the trace, which the replay reads as DRAMsim3's format.
+  const Ran replay = runWeft(fmt::format("dram replay {}/out.trace --dram lpddr4-3200 --json {}/replay.json", dir_, dir_));
+  ASSERT_EQ(replay.code, 0) << replay.err;
+  std::ifstream rin(dir_ + "/replay.json");
+  const nlohmann::json rj = nlohmann::json::parse(rin);
+  EXPECT_GE(rj["reads"].get<uint64_t>(), reads);
+}
+
 }  // namespace
 }  // namespace weft::sim::dram

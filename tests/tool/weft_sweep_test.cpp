@@ -354,7 +354,7 @@ TEST(WeftSweep, BadSpecificationsFailBeforeAnythingIsWritten) {
       {R"({"grid": {"Rows": []}, "workloads": ["tiny.csv"]})", "grid.Rows: must be a non-empty list"},
       {R"({"points": [{"Cols": 0}], "workloads": ["tiny.csv"]})", "Cols = 0 is outside [2, 64]"},
       {R"({"base": "weft99", "workloads": ["tiny.csv"]})",
-       "\"base\": unknown hardware configuration 'weft99': not a named configuration (weft16, weft16fp, weft16os, weft8, weft8os)"},
+       "\"base\": unknown hardware configuration 'weft99': not a named configuration (weft16-ddr4, weft16-hbm2, weft16-lpddr4, weft16, weft16fp, weft16os, weft8, weft8os)"},
       // A combination no hardware has (params.json constraints) fails before anything runs.
       {R"({"grid": {"Dataflow": ["WS", "OS"], "Fp16": [1]}, "workloads": ["tiny.csv"]})",
        "point 1 (DataflowOS-Fp161): Fp16 needs Dataflow WS: the output-stationary array has no fp16 datapath"},

@@ -69,7 +69,11 @@ EnergyBreakdown estimateEnergy(const EnergyModel& model, const hw::HwConfig& hw,
   // A row leaving the array reads and writes Cols int32 words; a vector slot writes a row; a
   // store reads four accumulator bytes per byte it writes (quant8 outputs).
   e.accumulatorPj = (arrayRows * cols * 8 + slots * cols * 4 + static_cast<double>(writeBytes) * 4) * acc;
-  e.dramPj = static_cast<double>(readBytes + writeBytes) * model.get(Coefficient::kDramPjPerByte);
+  // A cycle-level DRAM (Dram other than simple) reports its own energy, from its commands and
+  // background (sim/dram/README.md, "Energy"); the simple pipe costs a fixed energy per byte.
+  e.dramPj = hw.get(hw::Param::kDram) != 0
+                 ? static_cast<double>(counter(counters, "DRAM_ENERGY_PJ"))
+                 : static_cast<double>(readBytes + writeBytes) * model.get(Coefficient::kDramPjPerByte);
   e.registerPj = static_cast<double>(registerAccesses) * model.get(Coefficient::kRegisterAccessPj);
   // mW/mm^2 x mm^2 x ns = pJ.
   const double ns = static_cast<double>(counter(counters, "CYCLES")) * hw.cyclePeriodNs();

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "DramCounters.h"
 #include "NetworkModel.h"
 #include "SingleLayer.h"
 #include "Splitmix.h"
@@ -87,6 +88,7 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
       }
     }
   }
+  appendDramCounterDeltas(e.counters);  // a cycle-level DRAM's (DramCounters.h)
   return e;
 }
 

@@ -1,5 +1,7 @@
 #include "LayersCommand.h"
 
+#include "DramCounters.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -289,6 +291,7 @@ int runLayers(const LayersOptions& options) {
     throw std::invalid_argument("--outputs: the timing backend computes no outputs; use --backend approx or rtl");
   }
   const codesign::Estimator estimator(hw, options.energyModelPath);  // a bad model file fails before running
+  const DramCountersScope dramCounters(hw);
   std::optional<ScaleSimReport> scalesim;  // read before running, so that a bad one writes nothing
   if (!options.compareToPath.empty()) {
     std::vector<std::string> names;
@@ -305,8 +308,13 @@ int runLayers(const LayersOptions& options) {
   run.reuseIdentical =
       !options.noReuse && options.outputsPath.empty() && options.tracePath.empty() && options.repeat <= 1;
   // Compiling the next layers while one executes: not when host times are measured per layer
-  // (--repeat, --trace's host tracks), which overlapping compilations would blur.
-  if (options.tracePath.empty() && options.repeat <= 1) run.prepareAhead = options.compileAhead;
+  // (--repeat, --trace's host tracks), which overlapping compilations would blur. Nor with a
+  // cycle-level DRAM: a layer compiled ahead is placed around whatever the others hold in DRAM at
+  // that moment, which depends on the threads' timing, and such a DRAM's cycles depend on the
+  // addresses (channel, bank, row): the figures would change from run to run (and between the
+  // rtl and approx runs of weft validate). The simple pipe does not see addresses.
+  const bool cycleLevelDram = hw.getEnum<hw::Param::kDram>() != hw::Dram::kSimple;
+  if (options.tracePath.empty() && options.repeat <= 1 && !cycleLevelDram) run.prepareAhead = options.compileAhead;
   if (backend == "timing") {
     run.values = TensorValues::kZeroPages;  // nothing reads them; the cache keeps the two apart
     run.cacheSalt += "|zero-page tensors";

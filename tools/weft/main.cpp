@@ -21,12 +21,13 @@
 #include "DramCommand.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
+#include "weft/sim/dram_config.h"
 
 namespace {
 
 // WEFT_BACKEND and WEFT_HW are read when libneuralnetworks.so loads, i.e. before main(): a
 // --backend or --hw option sets them and runs the tool again with the new environment.
-void reexecWith(const std::string& backend, const std::string& hw, char** argv) {
+void reexecWith(const std::string& backend, const std::string& hw, const std::string& dramTrace, char** argv) {
   bool changed = false;
   auto set = [&](const char* name, const std::string& value) {
     if (value.empty()) return;
@@ -38,6 +39,7 @@ void reexecWith(const std::string& backend, const std::string& hw, char** argv) 
   };
   set("WEFT_BACKEND", backend);
   set("WEFT_HW", hw);
+  set("WEFT_DRAM_TRACE", dramTrace);  // read by the cycle-level DRAM (weft/sim/dram_counters.h)
   if (changed) {
     execv("/proc/self/exe", argv);
     throw std::runtime_error("could not restart weft with the new environment");
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
   }
   CLI::App app{"weft: NNAPI on a simulated systolic-array accelerator"};
   app.require_subcommand(1);
-  std::string backend, hw;
+  std::string backend, hw, dramTrace;
   app.add_option("--backend", backend,
                  "accelerator backend: rtl, approx, or timing (approx without computing outputs: same cycles and "
                  "counters, no reference check) (default: $WEFT_BACKEND, else rtl)")
@@ -80,6 +82,8 @@ int main(int argc, char** argv) {
                      "(../shared/conformance/aosp/<version>/<case>.json)")
       ->capture_default_str();
   runCmd->add_option("--json", run.jsonPath, "JSON report path (default out/<network>-<backend>-<hw>.json)");
+  runCmd->add_option("--dram-trace", dramTrace,
+                     "write the DRAM's transactions here, in DRAMsim3's trace format (a cycle-level DRAM: Dram not simple)");
   runCmd->add_option("--csv", run.csvPath, "CSV report path (default out/<network>-<backend>-<hw>.csv)");
   runCmd->add_option("--tolerance", run.tolerance, "largest accepted |accelerator - reference| per element, quant8 units")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
@@ -130,6 +134,8 @@ int main(int argc, char** argv) {
   layersCmd->add_option("table", layers.tablePath, "layer set (traces/validation/*.json) or SCALE-Sim conv/GEMM table")
       ->required();
   layersCmd->add_option("--json", layers.jsonPath, "JSON report path (default out/<table>-<backend>-<hw>.json)");
+  layersCmd->add_option("--dram-trace", dramTrace,
+                        "write the DRAM's transactions here, in DRAMsim3's trace format (a cycle-level DRAM: Dram not simple)");
   layersCmd->add_option("--csv", layers.csvPath, "CSV report path (none by default)");
   layersCmd->add_option("--compute-report", layers.computeReportPath,
                         "SCALE-Sim COMPUTE_REPORT.csv path (default out/<table>-<backend>-<hw>-COMPUTE_REPORT.csv)");
@@ -154,7 +160,8 @@ int main(int argc, char** argv) {
   layersCmd
       ->add_option("--compile-ahead", layers.compileAhead,
                    "layers compiled on other threads while one runs (the same figures; 0: one after another; "
-                   "not with --repeat or --trace, whose host times it would blur)")
+                   "not with --repeat or --trace, whose host times it would blur, nor with a cycle-level DRAM, whose "
+                   "cycles depend on where layers compiled side by side are placed)")
       ->capture_default_str()
       ->check(CLI::Range(0, 8));
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
@@ -228,7 +235,14 @@ int main(int argc, char** argv) {
   }
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
-    reexecWith(backend, hw, argv);
+    // A bad DRAM (an .ini file, a device smaller than DramMiB) fails here too, before anything is written.
+    const auto dramDevice = weft::sim::dramDeviceFor(weft::hw::HwConfig::load(
+        !hw.empty() ? hw : std::getenv("WEFT_HW") != nullptr ? std::getenv("WEFT_HW") : "weft16"));
+    if (!dramTrace.empty() && dramDevice == nullptr) {
+      throw std::invalid_argument("--dram-trace: the configuration's DRAM is the simple pipe (Dram \"simple\"); "
+                                  "choose a cycle-level DRAM (e.g. --hw weft16-lpddr4)");
+    }
+    reexecWith(backend, hw, dramTrace, argv);
     if (configsCmd->parsed()) {
       for (const auto& name : weft::hw::HwConfig::namedConfigs()) {
         const auto c = weft::hw::HwConfig::load(name);

@@ -47,7 +47,9 @@ class ApproxBackend final : public IDeviceBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     if (capture_) capture_->record(approx::CaptureOp::kRun, maxCycles, 0);
     StatsScope s(stats_, cycleFn());
-    return device_.runUntilInterrupt(maxCycles);
+    const bool irq = device_.runUntilInterrupt(maxCycles);
+    if (irq) device_.dramModel().endProgram(device_.cycle());  // as the rtl backend does
+    return irq;
   }
   void hardReset() override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -90,6 +92,21 @@ class ApproxBackend final : public IDeviceBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     if constexpr (std::is_same_v<Device, approx::Engine>) return device_.commandLog().takeDram();
     return {};
+  }
+
+  bool dramActivity(DramActivity& out) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return device_.dramModel().activity(out);
+  }
+  void recordDramTrace(bool on) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (CycleDram* d = device_.dramModel().cycleDram()) d->recordTrace(on);
+  }
+  std::vector<CycleDram::TraceLine> takeDramTrace() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<CycleDram::TraceLine> out;
+    if (CycleDram* d = device_.dramModel().cycleDram()) out.swap(d->trace());
+    return out;
   }
 
  private:

@@ -59,6 +59,7 @@ class Engine final {
   void hardReset();
 
   uint64_t cycle() const { return now_; }
+  DramModel& dramModel() { return dramModel_; }
   bool irqLine() const { return control_.irqLine(); }
   // The DRAM for the host: every command handed to the data path has run.
   DramStorage& dram();

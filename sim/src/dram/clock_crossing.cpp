@@ -27,6 +27,7 @@ ClockCrossing::ClockCrossing(Rational periodA, Rational periodB) {
   }
   p_ = narrow(p / a);
   q_ = narrow(q / a);
+  narrowUpTo_ = narrowLimit(p_, q_);
 }
 
 ClockCrossing ClockCrossing::acceleratorToDram(uint64_t clockMHz, Rational tCKns) {
@@ -34,15 +35,18 @@ ClockCrossing ClockCrossing::acceleratorToDram(uint64_t clockMHz, Rational tCKns
 }
 
 uint64_t ClockCrossing::atOrAfter(uint64_t cycleA) const {
+  if (cycleA <= narrowUpTo_) return (cycleA * p_ + q_ - 1) / q_;
   const u128 t = static_cast<u128>(cycleA) * p_;
   return narrow((t + q_ - 1) / q_);
 }
 
 uint64_t ClockCrossing::after(uint64_t cycleA) const {
+  if (cycleA <= narrowUpTo_) return cycleA * p_ / q_ + 1;
   return narrow(static_cast<u128>(cycleA) * p_ / q_ + 1);
 }
 
 uint64_t ClockCrossing::atOrBefore(uint64_t cycleA) const {
+  if (cycleA <= narrowUpTo_) return cycleA * p_ / q_;
   return narrow(static_cast<u128>(cycleA) * p_ / q_);
 }
 

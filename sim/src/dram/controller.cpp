@@ -78,7 +78,9 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
   const uint32_t q = queueOf(bank);
   Entry e{t.addr, where.row, where.column, bank, q, kNoSlot, kNil, 0, t.isWrite};
   const auto completeNow = [&](bool isWrite) {  // posted write, or a read served by a pending write
-    if (recordCompletions_) out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
+    if (recordCompletions_ && (!isWrite || recordWriteCompletions_)) {
+      out.push_back(Completion{t.id, t.addr, cycle, cycle, cycle + 1, index_, isWrite});
+    }
     stats_.lastDoneCycle = std::max(stats_.lastDoneCycle, cycle + 1);
   };
   if (t.isWrite) {
@@ -593,7 +595,22 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
 
 bool ChannelController::drainStarts() const {
   return !unified_ && drainLeft_ == 0 && !drainBlocked_ &&
-         (writesWaiting_ >= writeHigh_ || (writesWaiting_ > writeLow_ && cmdTotal_ == 0));
+         (writesWaiting_ >= writeHigh_ || (writesWaiting_ > writeLow_ && cmdTotal_ == 0) ||
+          (flush_ && writesWaiting_ > 0));
+}
+
+bool ChannelController::writesPending() const {
+  if (writesWaiting_ > 0) return true;
+  for (const uint32_t w : writesIn_) {
+    if (w > 0) return true;
+  }
+  return false;
+}
+
+void ChannelController::flushWrites(bool on, uint64_t now) {
+  flush_ = on;
+  // The rule changed: a move may be possible from now on.
+  if (on && nextEvent_ > now) nextEvent_ = now;
 }
 
 bool ChannelController::canMoveNextCycle() const {

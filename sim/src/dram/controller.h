@@ -31,12 +31,18 @@ class ChannelController {
   DramStats statsAt(uint64_t now) const;
   uint32_t index() const { return index_; }
   void recordCompletions(bool on) { recordCompletions_ = on; }
+  void recordWriteCompletions(bool on) { recordWriteCompletions_ = on; }
   void recordCommands(bool on) { recordCommands_ = on; }
   void takeCommands(std::vector<CommandRecord>& out) {
     out.insert(out.end(), commands_.begin(), commands_.end());
     commands_.clear();
   }
   uint64_t lastDoneCycle() const { return stats_.lastDoneCycle; }
+  // Writes not yet written: waiting in the write queue or in a command queue.
+  bool writesPending() const;
+  // On: the write queue drains whatever it holds, below the low watermark too (the end of a
+  // program, MemorySystem::drainWrites). The caller runs the channel while it is on.
+  void flushWrites(bool on, uint64_t now);
 
  private:
   struct Entry {
@@ -158,7 +164,8 @@ class ChannelController {
   uint32_t arrivals_ = 0;
   std::vector<uint64_t> movableReads_, movableWrites_;  // bit q: waits for q, and q has room
   uint32_t drainLeft_ = 0;
-  bool drainBlocked_ = false;  // a drain stopped at a write whose address a pending read needs
+  bool drainBlocked_ = false;
+  bool flush_ = false;  // flushWrites: drain below the low watermark too  // a drain stopped at a write whose address a pending read needs
 
   // Command queues, numQueues_ x queueCap_ entries.
   std::vector<Entry> cmd_;
@@ -185,6 +192,7 @@ class ChannelController {
   uint64_t lastMove_ = kNever;
 
   bool recordCompletions_ = true;
+  bool recordWriteCompletions_ = true;  // posted writes' records (MemorySystem::recordWriteCompletions)
   bool recordCommands_ = false;
   std::vector<CommandRecord> commands_;
   DramStats stats_;

@@ -61,6 +61,24 @@ void MemorySystem::recordCompletions(bool on) {
   for (auto& ch : channels_) ch->recordCompletions(on);
 }
 
+void MemorySystem::recordWriteCompletions(bool on) {
+  for (auto& ch : channels_) ch->recordWriteCompletions(on);
+}
+
+void MemorySystem::decideReads(std::vector<Completion>& out) {
+  for (auto& ch : channels_) {
+    if (ch->undecided() == 0) continue;
+    ch->advanceTo(now_, completions_);
+    while (ch->undecided() > 0) {
+      const uint64_t next = ch->nextEvent() + 1;
+      ch->advanceTo(next, completions_);
+      now_ = std::max(now_, next);
+    }
+  }
+  out.insert(out.end(), completions_.begin(), completions_.end());
+  completions_.clear();
+}
+
 void MemorySystem::recordCommands(bool on) {
   for (auto& ch : channels_) ch->recordCommands(on);
 }
@@ -120,6 +138,26 @@ uint64_t MemorySystem::drain() {
   uint64_t last = 0;
   for (const auto& ch : channels_) last = std::max(last, ch->lastDoneCycle());
   return last;
+}
+
+uint64_t MemorySystem::drainWrites() {
+  sync();
+  uint64_t end = now_;
+  for (auto& ch : channels_) {
+    if (!ch->writesPending()) continue;
+    ch->flushWrites(true, now_);
+    uint64_t t = now_;
+    while (ch->writesPending()) {
+      if (ch->nextEvent() == kNever) throw std::logic_error("DRAM write drain: writes pending and no event");
+      t = std::max(t, ch->nextEvent() + 1);
+      ch->advanceTo(t, completions_);
+    }
+    ch->flushWrites(false, t);
+    end = std::max(end, t);
+  }
+  now_ = end;
+  sync();
+  return now_;
 }
 
 void MemorySystem::takeCompletions(std::vector<Completion>& out) {

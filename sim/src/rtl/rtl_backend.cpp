@@ -61,7 +61,11 @@ class RtlBackend final : public IDeviceBackend {
   }
   bool runUntilInterrupt(uint64_t maxCycles) override {
     bool irq = false;
-    simulate([&] { irq = system_.host().runUntilInterrupt(maxCycles); });
+    simulate([&] {
+      irq = system_.host().runUntilInterrupt(maxCycles);
+      // The end of a program: a cycle-level DRAM writes its posted writes (as approx does).
+      if (irq) system_.dramModel().endProgram(system_.device().cycle());
+    });
     return irq;
   }
   void hardReset() override {
@@ -101,6 +105,23 @@ class RtlBackend final : public IDeviceBackend {
       }
     }
     return events;
+  }
+  bool dramActivity(DramActivity& out) override {
+    bool have = false;
+    SimulationThread::instance().run([&] { have = system_.dramModel().activity(out); });
+    return have;
+  }
+  void recordDramTrace(bool on) override {
+    SimulationThread::instance().run([&] {
+      if (CycleDram* d = system_.dramModel().cycleDram()) d->recordTrace(on);
+    });
+  }
+  std::vector<CycleDram::TraceLine> takeDramTrace() override {
+    std::vector<CycleDram::TraceLine> out;
+    SimulationThread::instance().run([&] {
+      if (CycleDram* d = system_.dramModel().cycleDram()) out.swap(d->trace());
+    });
+    return out;
   }
   std::vector<DramEvent> takeDramEvents() override {
     std::vector<DramEvent> events;

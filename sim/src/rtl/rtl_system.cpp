@@ -41,6 +41,7 @@ RtlSystem::RtlSystem(const hw::HwConfig& config, const BackendOptions& options)
       harness_("weft", stepperFactory(config, options), clock_, kQuantumCycles),
       host_("host", harness_) {
   clock_.rebase(sc_core::SC_ZERO_TIME, harness_.device().cycle(), ClockMap::periodOf(config.clockMHz()));
+  dramModel_.setCycleOrigin(harness_.device().cycle());  // the backend's cycle 0
   harness_.dramSocket.bind(dramTarget_.socket);
   host_.socket.bind(harness_.regSocket);
   harness_.irq_o(irq_);
@@ -58,6 +59,7 @@ void RtlSystem::attach(const hw::HwConfig& config, const BackendOptions& options
   harness_.attach(stepperFactory(config, options));
   // The new model's cycle 0 starts now in simulated time.
   clock_.rebase(sc_core::sc_time_stamp(), device().cycle(), ClockMap::periodOf(config.clockMHz()));
+  dramModel_.setCycleOrigin(device().cycle());  // the backend's cycle 0
 }
 
 }  // namespace weft::sim

@@ -36,6 +36,7 @@ class RtlSystem {
 
   HostPort& host() { return host_; }
   DramStorage& dram() { return *dram_; }
+  DramModel& dramModel() { return dramModel_; }
   ClockedDevice& device() { return harness_.device(); }
   const std::string& rtlKey() const { return rtlKey_; }
 

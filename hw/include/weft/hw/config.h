@@ -1,7 +1,8 @@
 // A hardware configuration: one value for every parameter of hw/spec/params.json.
 //
 // Configurations come from a name (a file of hw/configs/, embedded at build time) or from a
-// JSON file of the same shape: {"name": ..., "base": <named configuration>, "params": {...}}.
+// JSON file of the same shape: {"name": ..., "base": <named configuration>, "params": {...},
+// "dram_ini": <a DRAMsim3 .ini file, with Dram "ini">}.
 // Every value is checked against the parameter's range; an unknown name, key or value is a
 // ConfigError whose message names what is accepted. An enumerated parameter (params.json
 // "values") is an integer here, the index of its value name, and is written by its name in
@@ -84,11 +85,17 @@ class HwConfig {
   // {"name": ..., "params": {every parameter}}, enumerated parameters by their value names.
   std::string toJson() const;
 
-  bool operator==(const HwConfig& o) const { return values_ == o.values_; }
+  // Dram "ini": the DRAMsim3 .ini file (the configuration JSON's "dram_ini", relative to the
+  // file that names it); empty otherwise.
+  const std::string& dramIni() const { return dramIni_; }
+  void setDramIni(std::string path) { dramIni_ = std::move(path); }
+
+  bool operator==(const HwConfig& o) const { return values_ == o.values_ && dramIni_ == o.dramIni_; }
 
  private:
   std::string name_;
   std::vector<int64_t> values_;
+  std::string dramIni_;
 };
 
 // The parameter called `name`, or throws ConfigError listing the parameter names.

@@ -15,6 +15,7 @@
 
 #include "weft/hw/config.h"
 #include "weft/sim/command_events.h"
+#include "weft/sim/cycle_dram.h"
 
 namespace weft::sim {
 
@@ -85,6 +86,16 @@ class IDeviceBackend {
   virtual std::vector<CommandEvent> takeCommandEvents() { return {}; }
   // The device's DRAM requests (DramEvent) recorded with them, since the previous take.
   virtual std::vector<DramEvent> takeDramEvents() { return {}; }
+
+  // A cycle-level DRAM (Dram other than "simple"): what it did since the backend was created
+  // (statistics, energy from its commands), complete up to the latest interrupt (its posted
+  // writes are written then). False, and nothing written, for the simple pipe and test doubles.
+  // Both backends report the same for the same program.
+  virtual bool dramActivity(DramActivity& out) { (void)out; return false; }
+  // Records the transactions the cycle-level DRAM sees (CycleDram::TraceLine) until turned off;
+  // takeDramTrace() hands over those recorded since the previous take.
+  virtual void recordDramTrace(bool on) { (void)on; }
+  virtual std::vector<CycleDram::TraceLine> takeDramTrace() { return {}; }
 };
 
 // Creates the backend of `kind` for `config`. The rtl backend loads (or builds on demand) the

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "weft/hw/config.h"
@@ -32,11 +33,23 @@
 
 namespace weft::sim {
 
+namespace dram {
+struct DeviceSpec;
+}
+class CycleDram;
+struct DramActivity;
+
 struct DramTiming {
   uint32_t bytesPerCycle = 16;
   uint32_t latencyCycles = 100;
   uint32_t burstBytes = 32;
+  // Dram other than "simple": the cycle-level device (cycle_dram.h) and what the crossing to it
+  // needs; the rule above then gives way to cycle_dram.h's. nullptr: the rule above.
+  std::shared_ptr<const dram::DeviceSpec> device;
+  uint64_t clockMHz = 1000;
+  uint32_t busBytes = 16;
 
+  // Throws dram::DramInputError for a DRAM the configuration describes badly (dramDeviceFor).
   static DramTiming fromConfig(const hw::HwConfig& config);
 };
 
@@ -50,6 +63,7 @@ struct DramStats {
 class DramModel : public IDramPort {
  public:
   DramModel(DramStorage& storage, const DramTiming& timing);
+  ~DramModel();
 
   // IDramPort: bounds-checked (std::out_of_range, changing neither data nor timing state),
   // performs the access, answers the cycle of the rule above.
@@ -62,13 +76,28 @@ class DramModel : public IDramPort {
   uint64_t timeRead(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
     ++stats_.reads;
     stats_.bytesRead += bytes;
+    if (cycle_) return serveCycle(false, addr, bytes, issueCycle);
     return serve(false, addr, bytes, issueCycle);
   }
   uint64_t timeWrite(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
     ++stats_.writes;
     stats_.bytesWritten += bytes;
+    if (cycle_) return serveCycle(true, addr, bytes, issueCycle);
     return serve(true, addr, bytes, issueCycle);
   }
+
+  // The end of a program (the interrupt rose in cycle t): a cycle-level DRAM writes the posted
+  // writes it still holds (cycle_dram.h). Nothing for the simple pipe. Both backends call it
+  // at the same point, so their DRAMs stay identical.
+  void endProgram(uint64_t cycle);
+  // The caller's cycle that is the cycle-level DRAM's time 0 (the RTL harness's model counts
+  // its reset pulse, the approximate model does not): issue cycles and answers are shifted by
+  // it, so both backends present the same DRAM cycles. No effect on the simple pipe.
+  void setCycleOrigin(uint64_t cycle) { origin_ = cycle; }
+  // The cycle-level DRAM, or nullptr (Dram "simple").
+  CycleDram* cycleDram() { return cycle_.get(); }
+  // Its statistics and energy so far; false (and nothing written) for the simple pipe.
+  bool activity(DramActivity& out);
 
   // Cycles a request of `bytes` at `addr` holds the channel.
   uint64_t holdCycles(uint64_t addr, uint32_t bytes) const {
@@ -106,8 +135,12 @@ class DramModel : public IDramPort {
     return answer;
   }
 
+  uint64_t serveCycle(bool write, uint64_t addr, uint32_t bytes, uint64_t issueCycle);
+
   DramStorage* storage_;
   DramTiming timing_;
+  std::unique_ptr<CycleDram> cycle_;
+  uint64_t origin_ = 0;
   // hold for 0..N bursts, precomputed: the division is most of a request's cost otherwise.
   std::vector<uint64_t> holdByBursts_;
   int burstShift_ = -1;  // log2(burstBytes), or -1 if it is not a power of two

@@ -36,10 +36,14 @@ class ClockCrossing {
   Rational ratio() const { return Rational{p_, q_}; }
 
  private:
-  ClockCrossing(uint64_t p, uint64_t q, int) : p_(p), q_(q) {}
+  ClockCrossing(uint64_t p, uint64_t q, int) : p_(p), q_(q), narrowUpTo_(narrowLimit(p, q)) {}
+  // Cycles up to which k * p_ + q_ fits 64 bits: the same results from 64-bit arithmetic, which
+  // is several times cheaper than 128-bit division (both backends cross every DRAM request).
+  static uint64_t narrowLimit(uint64_t p, uint64_t q) { return (UINT64_MAX - q) / p; }
   // A's cycle k begins at k * p_ / q_ B cycles.
   uint64_t p_;
   uint64_t q_;
+  uint64_t narrowUpTo_;
 };
 
 }  // namespace weft::sim::dram

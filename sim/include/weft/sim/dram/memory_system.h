@@ -105,12 +105,27 @@ class MemorySystem {
   // Runs until every entered transaction's completion is determined; returns the latest
   // doneCycle of all (0 if none). now() is then past the last column command.
   uint64_t drain();
+  // Writes every posted write still buffered (a write queue holds up to its low watermark while
+  // the channel is otherwise idle): the end of a program, before its energy and counters are
+  // read. Runs each channel from now() until its write queues are empty and their WR commands
+  // issued; now() is then past the last of them. Returns now().
+  uint64_t drainWrites();
 
   // Appends the completions decided before now(), ordered by the cycle they were decided, then
   // by channel, and forgets them (successive calls continue that order).
   void takeCompletions(std::vector<Completion>& out);
   // Off: no completion records are kept (statistics only, e.g. a trace replay). On by default.
   void recordCompletions(bool on);
+  // Off: posted writes leave no completion record (a caller that knows a write is acknowledged
+  // the cycle after it entered need not sort and discard them); reads still do. On by default.
+  void recordWriteCompletions(bool on);
+  // drain() and takeCompletions() for a caller that offers one request at a time and waits for
+  // its reads (weft/sim/cycle_dram.h), without their cost per request: runs only the channels
+  // with undecided reads, each until they are decided, moving now() exactly as drain() does, and
+  // appends every completion record held, whatever its decidedCycle, in no particular order. The
+  // other channels catch up when next asked, to the same state (channels do not interact).
+  // tests/sim/dram_decide_reads_test.cpp holds it equal to drain() + takeCompletions().
+  void decideReads(std::vector<Completion>& out);
   // On: every command issued is recorded; takeCommands() hands them over in issue order (cycle,
   // then channel). Off by default.
   void recordCommands(bool on);

@@ -1,0 +1,28 @@
+// A cycle-level DRAM's activity as named counters, and the environment through which the tool
+// reaches the DRAM inside the driver's accelerator module.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/sim/cycle_dram.h"
+
+namespace weft::sim {
+
+// Cumulative (a layer's are the difference of two readings): DRAM_READS, DRAM_WRITES
+// (transactions), DRAM_ROW_HITS, DRAM_ROW_MISSES, DRAM_ROW_CONFLICTS, DRAM_ACTIVATES,
+// DRAM_PRECHARGES (explicit and auto), DRAM_REFRESHES (all-bank and per-bank),
+// DRAM_READ_LATENCY_SUM (DRAM cycles from entry to last data, over the reads done), DRAM_CYCLES
+// (the model's now()), DRAM_ENERGY_PJ (rounded).
+std::vector<std::pair<std::string, uint64_t>> dramCounters(const DramActivity& a);
+
+// Environment, read by every cycle-level DRAM of the process (the tool sets them):
+//   WEFT_DRAM_TRACE=FILE  every transaction, in DRAMsim3's trace format (`0x<address> READ|WRITE
+//                         <cycle>`, the DRAM cycle it entered the controller), in the order
+//                         offered; created by the first DRAM of the process, flushed at the end
+//                         of every program.
+//   WEFT_DRAM_STATS=FILE  replaced at the end of every program: dramCounters() as one JSON object.
+
+}  // namespace weft::sim

@@ -1,0 +1,64 @@
+#include "DramCounters.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace weft::tool {
+namespace {
+
+std::mutex& lastMutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, uint64_t>& last() {
+  static std::map<std::string, uint64_t> values;
+  return values;
+}
+
+}  // namespace
+
+DramCountersScope::DramCountersScope(const hw::HwConfig& hw) {
+  if (hw.get(hw::Param::kDram) == 0) return;
+  const char* tmp = std::getenv("TMPDIR");
+  path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/weft-dram-stats-" + std::to_string(::getpid()) +
+          ".json";
+  std::remove(path_.c_str());
+  ::setenv("WEFT_DRAM_STATS", path_.c_str(), 1);
+  std::lock_guard<std::mutex> lock(lastMutex());
+  last().clear();
+}
+
+DramCountersScope::~DramCountersScope() {
+  if (path_.empty()) return;
+  ::unsetenv("WEFT_DRAM_STATS");
+  std::remove(path_.c_str());
+  std::remove((path_ + ".tmp").c_str());
+}
+
+void appendDramCounterDeltas(std::vector<std::pair<std::string, uint64_t>>& counters) {
+  const char* path = std::getenv("WEFT_DRAM_STATS");
+  if (path == nullptr || *path == '\0') return;
+  std::ifstream in(path);
+  if (!in) return;  // no program has ended yet
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!j.is_object()) return;
+  std::lock_guard<std::mutex> lock(lastMutex());
+  for (const auto& [name, value] : j.items()) {
+    if (!value.is_number_unsigned()) continue;
+    const uint64_t now = value.get<uint64_t>();
+    uint64_t& before = last()[name];
+    counters.emplace_back(name, now - std::min(now, before));
+    before = now;
+  }
+}
+
+}  // namespace weft::tool
