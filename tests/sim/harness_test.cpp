@@ -110,7 +110,7 @@ constexpr uint32_t kLatency = 50;
 struct System {
   ClockMap clock;
   DramStorage storage{1 << 20};
-  DramModel dram{storage, DramTiming{16, kLatency, 32}};
+  DramModel dram{storage, DramTiming{.bytesPerCycle = 16, .latencyCycles = kLatency, .burstBytes = 32}};
   sc_core::sc_signal<bool> irq{"irq"};
   DramTarget target{"dram", dram, clock};
   FakeDevice* fake = nullptr;
