@@ -9,10 +9,17 @@
 namespace weft::sim {
 namespace {
 
+// The one-pipe DRAM (Dram "simple") of these rates; the cycle-level device's fields stay unset.
+DramTiming simpleTiming(uint32_t bytesPerCycle, uint32_t latencyCycles, uint32_t burstBytes) {
+  DramTiming t;
+  t.bytesPerCycle = bytesPerCycle, t.latencyCycles = latencyCycles, t.burstBytes = burstBytes;
+  return t;
+}
+
 class DramModelTest : public ::testing::Test {
  protected:
   DramStorage storage{1 << 20};
-  DramTiming timing{.bytesPerCycle = 16, .latencyCycles = 100, .burstBytes = 32};
+  DramTiming timing = simpleTiming(16, 100, 32);
   DramModel dram{storage, timing};
   uint8_t buf[4096] = {};
 };
@@ -41,7 +48,7 @@ TEST_F(DramModelTest, RequestHoldsTheChannelForEveryAlignedBurstItTouches) {
   EXPECT_EQ(dram.holdCycles(31, 2), 4u);    // straddles: 2 bursts
   EXPECT_EQ(dram.holdCycles(16, 32), 4u);   // unaligned 32 bytes: 2 bursts
   EXPECT_EQ(dram.holdCycles(0, 4095), 256u);  // 128 bursts
-  dram.setTiming({.bytesPerCycle = 24, .latencyCycles = 100, .burstBytes = 32});
+  dram.setTiming(simpleTiming(24, 100, 32));
   EXPECT_EQ(dram.holdCycles(0, 32), 2u);    // ceil(32 / 24)
   EXPECT_EQ(dram.holdCycles(0, 96), 4u);    // ceil(96 / 24)
 }
@@ -66,7 +73,7 @@ TEST_F(DramModelTest, StreamIsBandwidthBound) {
 }
 
 TEST_F(DramModelTest, ZeroLatencyReturnsAtTheStartOfService) {
-  dram.setTiming({.bytesPerCycle = 16, .latencyCycles = 0, .burstBytes = 32});
+  dram.setTiming(simpleTiming(16, 0, 32));
   EXPECT_EQ(dram.read(0, buf, 32, 5), 5u);
   EXPECT_EQ(dram.read(0, buf, 32, 5), 7u);
 }

@@ -16,6 +16,13 @@
 namespace weft::sim {
 namespace {
 
+// The one-pipe DRAM (Dram "simple") of these rates; the cycle-level device's fields stay unset.
+DramTiming simpleTiming(uint32_t bytesPerCycle, uint32_t latencyCycles, uint32_t burstBytes) {
+  DramTiming t;
+  t.bytesPerCycle = bytesPerCycle, t.latencyCycles = latencyCycles, t.burstBytes = burstBytes;
+  return t;
+}
+
 // A job engine: writing N to kStart reads 64 bytes at kSrc, waits N cycles after the data's
 // first beat, writes the first 16 of them to kDst and raises the interrupt on the write's
 // acknowledgement. Register reads take 2 cycles, writes 1, as on weft_top's bus.
@@ -110,7 +117,7 @@ constexpr uint32_t kLatency = 50;
 struct System {
   ClockMap clock;
   DramStorage storage{1 << 20};
-  DramModel dram{storage, DramTiming{.bytesPerCycle = 16, .latencyCycles = kLatency, .burstBytes = 32}};
+  DramModel dram{storage, simpleTiming(16, kLatency, 32)};
   sc_core::sc_signal<bool> irq{"irq"};
   DramTarget target{"dram", dram, clock};
   FakeDevice* fake = nullptr;
