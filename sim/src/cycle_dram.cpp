@@ -1,5 +1,6 @@
 #include "weft/sim/cycle_dram.h"
 
+#include "weft/common/files.h"
 #include "weft/sim/dram_counters.h"
 
 #include <fmt/format.h>
@@ -122,12 +123,11 @@ void CycleDram::endProgram(uint64_t cycle) {
       json += fmt::format("{}\"{}\": {}", json.size() > 1 ? ", " : "", name, value);
     }
     json += "}\n";
-    // Whole or not at all: a reader never sees half a file.
-    const std::string tmp = std::string(path) + ".tmp";
-    if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
-      std::fputs(json.c_str(), f);
-      std::fclose(f);
-      std::rename(tmp.c_str(), path);
+    // Whole or not at all: a reader never sees half a file. A failed write leaves the previous
+    // counters (the tool then reports no growth); the program itself is unaffected, so it is said
+    // on stderr rather than failing the execution.
+    if (const std::string error = common::tryWriteFileAtomically(path, json); !error.empty()) {
+      fmt::print(stderr, "weft: WEFT_DRAM_STATS: {}\n", error);
     }
   }
 }

@@ -4,11 +4,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "weft/common/files.h"
 
 namespace weft::tool {
 namespace {
@@ -39,17 +39,14 @@ DramCountersScope::~DramCountersScope() {
   if (path_.empty()) return;
   ::unsetenv("WEFT_DRAM_STATS");
   std::remove(path_.c_str());
-  std::remove((path_ + ".tmp").c_str());
 }
 
 void appendDramCounterDeltas(std::vector<std::pair<std::string, uint64_t>>& counters) {
   const char* path = std::getenv("WEFT_DRAM_STATS");
   if (path == nullptr || *path == '\0') return;
-  std::ifstream in(path);
-  if (!in) return;  // no program has ended yet
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  const auto text = common::readFile(path);
+  if (!text) return;  // no program has ended yet
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object()) return;
   std::lock_guard<std::mutex> lock(lastMutex());
   for (const auto& [name, value] : j.items()) {
