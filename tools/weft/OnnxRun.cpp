@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -243,7 +244,10 @@ int runOnnx(const RunOptions& options) {
   if (!options.quantize.empty() && options.quantize != "int8") {
     throw onnx::ImportError(fmt::format("--quantize {}: weft quantizes to int8", options.quantize));
   }
+  const auto importStart = std::chrono::steady_clock::now();
   onnx::ImportedModel imported = importForRun(path, options);
+  // The import's wall time (reading, folding, converting), beside the compilation's in the report.
+  const double importSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - importStart).count();
   setInputs(imported, options, testData);
 
   std::optional<QuantizedRun> quantized;
@@ -293,6 +297,7 @@ int runOnnx(const RunOptions& options) {
   modelCase.origin = path;
   modelCase.rule = rule;
   modelCase.operationNames = names;
+  modelCase.reportExtra["importWallSeconds"] = importSeconds;
   modelCase.check = [&](const std::vector<std::vector<uint8_t>>& outputs) {
     test::CheckReport report;
     for (size_t i = 0; i < outputs.size() && i < expected.size(); ++i) {
@@ -303,20 +308,37 @@ int runOnnx(const RunOptions& options) {
     }
     return report;
   };
-  modelCase.onOutputs = [&](const std::vector<std::vector<uint8_t>>& outputs) {
+  modelCase.onOutputs = [&](const std::vector<std::vector<uint8_t>>& outputs, nlohmann::ordered_json& extra) {
+    // Built whole, then added: the report keeps its keys in a vector, so a reference into it
+    // would not survive the next key.
+    nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < outputs.size() && i < outputInfos.size(); ++i) {
+      listed.push_back({{"name", imported.outputNames[i]}, {"shape", outputInfos[i].shape}});
+    }
     if (quantized) {
       fmt::print("int8 accuracy against the float model on the CPU reference, same inputs:\n");
-      for (const std::string& line : accuracyLines(*quantized, imported, outputs)) fmt::print("  {}\n", line);
+      nlohmann::ordered_json accuracy = nlohmann::ordered_json::array();
+      for (const OutputAccuracy& a : outputAccuracy(*quantized, imported, outputs)) {
+        fmt::print("  {}\n", a.describe());
+        accuracy.push_back({{"output", a.output}, {"cosine", a.cosine}, {"maxError", a.maxError},
+                            {"maxAbsFloat", a.maxAbs}, {"int8Step", a.step}});
+      }
+      extra["int8Accuracy"] = std::move(accuracy);
     }
-    if (options.saveOutputsDir.empty()) return;
-    fs::create_directories(options.saveOutputsDir);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      HostTensor t = fromNnapiBytes(outputs[i], outputInfos[i]);
-      if (outputInfos[i].quant.quantized()) t = onnx::dequantize(t, outputInfos[i].quant);
-      if (onnx::isFloat(t.type)) t = t.castTo(DType::kFloat);
-      onnx::writeNpy((fs::path(options.saveOutputsDir) / (npyFileName(imported.outputNames[i]) + ".npy")).string(), t);
+    if (!options.saveOutputsDir.empty()) {
+      fs::create_directories(options.saveOutputsDir);
+      for (size_t i = 0; i < outputs.size() && i < listed.size(); ++i) {
+        HostTensor t = fromNnapiBytes(outputs[i], outputInfos[i]);
+        if (outputInfos[i].quant.quantized()) t = onnx::dequantize(t, outputInfos[i].quant);
+        if (onnx::isFloat(t.type)) t = t.castTo(DType::kFloat);
+        const std::string file =
+            (fs::path(options.saveOutputsDir) / (npyFileName(imported.outputNames[i]) + ".npy")).string();
+        onnx::writeNpy(file, t);
+        listed[i]["file"] = file;
+      }
+      fmt::print("outputs written to {}/\n", options.saveOutputsDir);
     }
-    fmt::print("outputs written to {}/\n", options.saveOutputsDir);
+    extra["outputs"] = std::move(listed);
   };
   return runModelCase(modelCase, options);
 }
