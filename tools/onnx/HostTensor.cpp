@@ -103,6 +103,14 @@ HostTensor::HostTensor(DType t, Shape s) : type(t), shape(std::move(s)) {
   bytes.assign(static_cast<size_t>(n) * dtypeSize(type), 0);
 }
 
+HostTensor::HostTensor(DType t, Shape s, std::vector<uint8_t> data) : type(t), shape(std::move(s)), bytes(std::move(data)) {
+  const int64_t n = elementCount(shape);
+  if (n > kMaxTensorElements || bytes.size() != static_cast<size_t>(n) * dtypeSize(type)) {
+    throw ImportError(fmt::format("a {} tensor of shape {} cannot hold {} bytes", dtypeName(t), shapeString(shape),
+                                  bytes.size()));
+  }
+}
+
 float halfToFloat(uint16_t h) {
   const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
   uint32_t bits;
@@ -269,9 +277,8 @@ HostTensor fromProto(const ::onnx::TensorProto& proto, const std::string& where)
       throw ImportError(fmt::format("{}: tensor '{}' ({} {}) holds {} bytes of data, not {}", where, proto.name(),
                                     dtypeName(type), shapeString(shape), proto.raw_data().size(), expected));
     }
-    HostTensor t(type, shape);
-    std::memcpy(t.bytes.data(), proto.raw_data().data(), t.bytes.size());
-    return t;
+    const auto* raw = reinterpret_cast<const uint8_t*>(proto.raw_data().data());
+    return HostTensor(type, shape, std::vector<uint8_t>(raw, raw + proto.raw_data().size()));
   }
   const int given = type == DType::kFloat    ? proto.float_data_size()
                     : type == DType::kDouble ? proto.double_data_size()

@@ -69,6 +69,9 @@ struct HostTensor {
 
   HostTensor() = default;
   HostTensor(DType t, Shape s);  // zero-filled
+  // Holding `data`, which must be the shape's size in bytes (ImportError otherwise): a tensor
+  // read from a file or computed whole is not zero-filled first (ResNet-50's 100 MB of weights).
+  HostTensor(DType t, Shape s, std::vector<uint8_t> data);
 
   int64_t size() const { return elementCount(shape); }
   template <typename T>

@@ -59,7 +59,10 @@ class Importer final : public Lowering {
     return it->second;
   }
   uint32_t operand(const std::string& value) override;
-  uint32_t constantOperand(const HostTensor& tensor, const std::string& name) override;
+  uint32_t constantOperand(const HostTensor& tensor, const std::string& name) override {
+    return constantOperand(HostTensor(tensor), name);
+  }
+  uint32_t constantOperand(HostTensor&& tensor, const std::string& name) override;
   uint32_t output(const Node& node, size_t i) override;
   uint32_t temporary(nn::OperandType type, const Shape& shape, const std::string& name) override {
     return builder_.addTensor(type, nnDims(shape), name);
@@ -564,7 +567,7 @@ uint32_t Importer::operand(const std::string& value) {
                                 where(), current_ ? current_->label() : std::string("graph"), value));
 }
 
-uint32_t Importer::constantOperand(const HostTensor& tensor, const std::string& name) {
+uint32_t Importer::constantOperand(HostTensor&& tensor, const std::string& name) {
   const nn::OperandType type = nnTensorType(tensor.type, fmt::format("{}: constant '{}'", where(), name));
   std::vector<uint8_t> bytes;
   if (tensor.type == DType::kInt64) {
@@ -579,7 +582,7 @@ uint32_t Importer::constantOperand(const HostTensor& tensor, const std::string& 
       std::memcpy(bytes.data() + i * 4, &narrow, 4);
     }
   } else {
-    bytes = tensor.bytes;
+    bytes = std::move(tensor.bytes);
   }
   return builder_.addConstant(type, nnDims(tensor.shape), std::move(bytes), name);
 }

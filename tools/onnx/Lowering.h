@@ -41,6 +41,9 @@ class Lowering {
   virtual uint32_t operand(const std::string& value) = 0;
   // A constant added as given (weights rearranged by a converter, parameters it computed).
   virtual uint32_t constantOperand(const HostTensor& tensor, const std::string& name) = 0;
+  // The same, taking the tensor's bytes instead of copying them (a computed tensor, e.g. weights
+  // with a batch norm folded in).
+  virtual uint32_t constantOperand(HostTensor&& tensor, const std::string& name) = 0;
   // A new operand for output `i` of `node`, of the output's inferred type and shape, registered
   // as the value's operand.
   virtual uint32_t output(const Node& node, size_t i) = 0;

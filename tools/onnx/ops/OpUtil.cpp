@@ -181,17 +181,21 @@ void castOrCopy(Lowering& l, uint32_t input, const Shape& shape, uint32_t output
   l.add(nn::OperationType::CAST, {input}, {output});
 }
 
+namespace {
+HostTensor floatTensor(const std::vector<float>& values, const Shape& shape) {
+  const auto* raw = reinterpret_cast<const uint8_t*>(values.data());
+  return HostTensor(DType::kFloat, shape, std::vector<uint8_t>(raw, raw + values.size() * sizeof(float)));
+}
+}  // namespace
+
 uint32_t floatConstant(Lowering& l, const std::vector<float>& values, const Shape& shape, const std::string& name) {
-  HostTensor t(DType::kFloat, shape);
-  std::memcpy(t.bytes.data(), values.data(), values.size() * sizeof(float));
-  return l.constantOperand(t, name);
+  return l.constantOperand(floatTensor(values, shape), name);  // moved: a temporary
 }
 
 uint32_t floatConstantLike(Lowering& l, const std::string& like, const std::vector<float>& values, const Shape& shape,
                            const std::string& name) {
-  HostTensor t(DType::kFloat, shape);
-  std::memcpy(t.bytes.data(), values.data(), values.size() * sizeof(float));
-  return l.constantOperand(typeOf(l, like) == DType::kFloat16 ? t.castTo(DType::kFloat16) : t, name);
+  HostTensor t = floatTensor(values, shape);
+  return l.constantOperand(typeOf(l, like) == DType::kFloat16 ? t.castTo(DType::kFloat16) : std::move(t), name);
 }
 
 uint32_t floatScalarLike(Lowering& l, const std::string& like, float value) {
