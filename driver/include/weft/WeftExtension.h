@@ -74,6 +74,63 @@ enum {
    * * 0: the 2-D tensor [M, N] of accumulators.
    */
   WEFT_MATMUL_INT32 = 0,
+
+  /**
+   * Layer normalization over the last axis (torch.nn.LayerNorm, ONNX LayerNormalization with
+   * axis -1): each row normalized to zero mean and unit variance, then scaled and shifted.
+   *
+   *   output[..., c] = (input[..., c] - mean) / sqrt(variance + epsilon) * gamma[c] + beta[c]
+   *
+   * with the row's mean and biased variance.
+   *
+   * Supported tensor types:
+   * - {@link ANEURALNETWORKS_TENSOR_FLOAT32} and {@link ANEURALNETWORKS_TENSOR_FLOAT16}: gamma,
+   *   beta and the output of the input's type, epsilon of FLOAT32 (FLOAT16 for float16 inputs).
+   * - {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM} and
+   *   {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED}: gamma and beta are
+   *   {@link ANEURALNETWORKS_TENSOR_FLOAT32}, epsilon FLOAT32; the output has the input's type
+   *   and its own scale and zero point. The row's statistics are exact integer sums of
+   *   (q - zeroPoint); the result is rounded half away from zero and saturated. Rows of at most
+   *   32768 elements.
+   *
+   * Inputs:
+   * * 0: input, a tensor of rank 1 to 4; the last axis is normalized.
+   * * 1: gamma, a 1-D tensor [C], C the last dimension of the input.
+   * * 2: beta, a 1-D tensor [C].
+   * * 3: epsilon, a scalar >= 0 added to the variance.
+   *
+   * Outputs:
+   * * 0: a tensor of the input's shape.
+   */
+  WEFT_LAYER_NORM = 1,
+
+  /**
+   * The Gaussian error linear unit, element-wise:
+   *   {@link WEFT_GELU_EXACT}: output = x / 2 * (1 + erf(x / sqrt(2)))
+   *   {@link WEFT_GELU_TANH}:  output = x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+   *
+   * Supported tensor types: {@link ANEURALNETWORKS_TENSOR_FLOAT32},
+   * {@link ANEURALNETWORKS_TENSOR_FLOAT16} (computed in float32, rounded once),
+   * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM} and
+   * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED} (the input dequantized exactly, GELU in
+   * double precision, requantized to the output's own scale and zero point rounding half away
+   * from zero and saturating: a function of the input byte, which the accelerator evaluates
+   * through a lookup table).
+   *
+   * Inputs:
+   * * 0: input, a tensor of any rank.
+   * * 1: optional, an INT32 scalar: {@link WEFT_GELU_EXACT} (the default) or {@link WEFT_GELU_TANH}.
+   *
+   * Outputs:
+   * * 0: a tensor of the input's shape and type.
+   */
+  WEFT_GELU = 2,
+};
+
+/** The forms of {@link WEFT_GELU} (its input 1). */
+enum {
+  WEFT_GELU_EXACT = 0,
+  WEFT_GELU_TANH = 1,
 };
 
 #endif /* WEFT_WEFT_EXTENSION_H */

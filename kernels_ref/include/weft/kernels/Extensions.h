@@ -21,6 +21,10 @@ namespace weft_extension {
 inline constexpr std::string_view kName = "org.weft.accel";
 inline constexpr uint16_t kTensorInt32Accumulator = 0;  // WEFT_TENSOR_INT32_ACCUMULATOR
 inline constexpr uint16_t kMatmulInt32 = 0;             // WEFT_MATMUL_INT32
+inline constexpr uint16_t kLayerNorm = 1;               // WEFT_LAYER_NORM
+inline constexpr uint16_t kGelu = 2;                    // WEFT_GELU
+inline constexpr int32_t kGeluExact = 0;                // WEFT_GELU_EXACT
+inline constexpr int32_t kGeluTanh = 1;                 // WEFT_GELU_TANH
 struct AccumulatorParams {                              // WeftAccumulatorParams
   float scale;
 };
