@@ -91,6 +91,25 @@ TEST(ExtensionNorm, GeluQuant8IsTheRequantizedFunctionOfEachByte) {
   }
 }
 
+TEST(ExtensionNorm, EveryDeviceAskedTheCpuRunsThem) {
+  // The accelerator declares org.weft.accel but does not claim these yet: the partitioner gives
+  // them to the CPU device, and a compilation for every device still runs.
+  Model model;
+  const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
+  const uint32_t out = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {4});
+  ASSERT_EQ(model.addOperation(extensionOperation(model, WEFT_GELU), {in}, {out}), kOk);
+  ASSERT_EQ(model.identify({in}, {out}), kOk);
+  ASSERT_EQ(model.finish(), kOk);
+  Compilation compilation(model);
+  ASSERT_EQ(compilation.finish(), kOk);
+  Execution execution(compilation);
+  std::vector<float> x = {-1, 0, 1, 2}, y(4);
+  ASSERT_EQ(execution.setInput(0, x), kOk);
+  ASSERT_EQ(execution.setOutput(0, y), kOk);
+  ASSERT_EQ(execution.compute(), kOk);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(y[i], gelu(x[i], false), 1e-6);
+}
+
 TEST(ExtensionNorm, GeluRefusesAnUnknownForm) {
   Model model;
   const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
