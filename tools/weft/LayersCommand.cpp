@@ -231,7 +231,14 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
              hw.get(hw::Param::kDramLatencyCycles), backend);
   // "bound" is what limits the layer at best (compute or memory) and "x bound" its cycles over
   // that limit; "min KiB" is the least DRAM traffic (every tensor once).
-  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>9} {:>7} {:>7} {:>10} {:>9}\n";
+  // The name and shape columns as wide as their longest (an ONNX node's name is often a path:
+  // /layer1/layer1.0/conv1/Conv).
+  size_t nameWidth = 16, shapeWidth = 24;
+  for (const LayerRun& r : runs) nameWidth = std::max(nameWidth, r.name.size()), shapeWidth = std::max(shapeWidth, r.shape.size());
+  const std::string rowText = fmt::format("{{:>3}}  {{:<{}}} {{:<16}} {{:<{}}} {{:>11}} {{:>6}} {{:>6}} {{:>10}} {{:>11}} "
+                                          "{{:>11}} {{:>9}} {{:>7}} {{:>7}} {{:>10}} {{:>9}}\n",
+                                          nameWidth, shapeWidth);
+  const char* row = rowText.c_str();
   fmt::print(out, fmt::runtime(row), "#", "layer", "operation", "shape", "cycles", "util%", "map%", "stall", "DRAM rd KiB",
              "DRAM wr KiB", "min KiB", "bound", "x bound", "energy uJ", "sim ms");
   codesign::EnergyBreakdown energy;
@@ -244,8 +251,8 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
     if (!r.reason.empty()) {
-      fmt::print(out, "{:>3}  {:<16} {:<16} {:<24} on {}, not the accelerator (below)\n", i, r.name, r.op, r.shape,
-                 r.device);
+      fmt::print(out, "{:>3}  {:<{}} {:<16} {:<{}} on {}, not the accelerator (below)\n", i, r.name, nameWidth, r.op,
+                 r.shape, shapeWidth, r.device);
       continue;
     }
     fmt::print(out, fmt::runtime(row), i, r.name, r.op, r.shape, r.cycles, fmt::format("{:.1f}", f.overall),
