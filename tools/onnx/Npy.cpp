@@ -172,7 +172,8 @@ HostTensor parseNpy(std::string_view bytes, const std::string& origin) {
                                   shapeString(shape)));
   }
   HostTensor t(type, shape);
-  std::memcpy(t.bytes.data(), bytes.data() + data, t.bytes.size());
+  // An empty tensor's vector may hold no buffer at all: memcpy's pointers must not be null.
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), bytes.data() + data, t.bytes.size());
   return t;
 }
 
