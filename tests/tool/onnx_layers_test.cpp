@@ -124,9 +124,24 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   const std::string csv = readText(o.csv);
   EXPECT_NE(csv.find(",device,reason\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",weft-cpu,\"float32"), std::string::npos) << csv;
+  // SCALE-Sim's form has the accelerator's layers only, under their table index, so that weft
+  // reads it back with --compare-to (the CPU layers missing from it).
   const std::string compute = readText(o.report);
+  EXPECT_NE(compute.find("\n0, "), std::string::npos) << compute;
   EXPECT_NE(compute.find(", conv+relu,"), std::string::npos) << compute;
-  EXPECT_NE(compute.find(", exp,"), std::string::npos) << compute;
+  EXPECT_EQ(compute.find(", exp,"), std::string::npos) << compute;
+  const Outputs again = outputs("crx-again");
+  const ProcessResult compared = runWeft("--backend approx --hw weft16 layers " + model + " --quantize int8 --quiet" +
+                                             again.args() + " --compare-to " + o.report + " --compare-csv " +
+                                             tempPath("crx-vs.csv") + " --compare-json " + tempPath("crx-vs.json"),
+                                         "WEFT_YOSYS=none");
+  ASSERT_EQ(compared.exitCode, 0) << compared.output;
+  const auto comparison = readJson(tempPath("crx-vs.json"));
+  ASSERT_EQ(comparison["layers"].size(), 1u) << comparison.dump(1);
+  EXPECT_EQ(comparison["layers"][0]["name"], "conv+relu");
+  EXPECT_DOUBLE_EQ(comparison["layers"][0]["cyclesRatio"].get<double>(), 1.0);  // the same layer, the same cycles
+  ASSERT_EQ(comparison["missing"].size(), 3u) << comparison.dump(1);
+  EXPECT_EQ(comparison["missing"][1]["name"], "exp");
 }
 
 // In float on a configuration without the fp16 datapath nothing is the accelerator's: every

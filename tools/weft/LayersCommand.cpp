@@ -78,6 +78,9 @@ ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
 std::string computeReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw) {
   std::string out = "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %, Layer name,\n";
   for (size_t i = 0; i < runs.size(); ++i) {
+    // SCALE-Sim's form has the accelerator's layers: an ONNX model's operation left on the CPU
+    // has no row (its LayerID, the table's index, is skipped), as SCALE-Sim would not simulate it.
+    if (!runs[i].reason.empty()) continue;
     const ArrayFigures f = figures(runs[i], hw);
     out += fmt::format("{}, {}, {}, {:.4f}, {:.4f}, {:.4f}, {},\n", i, runs[i].cycles, f.stall, f.overall, f.mapping,
                        f.mapping, runs[i].name);
