@@ -12,12 +12,14 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "ApiModelBuilder.h"
 #include "CpuReference.h"
 #include "Nnapi.h"
 #include "PostTraining.h"
 #include "Trace.h"
+#include "weft/common/fnv1a.h"
 
 namespace weft::tool {
 namespace {
@@ -266,7 +268,16 @@ std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig
           "ANeuralNetworksCompilation_createForDevices");
     CompilationPtr compilation(rawCompilation);
     if (!options.cacheDir.empty()) {
-      const auto token = layerCacheToken(fmt::format("{}|{}|{}", run.name, identity, options.cacheSalt));
+      // The constants' values too: a cache restores the compiled weights, and another model (or
+      // another training of this one) may have the same names and shapes.
+      uint64_t constants = common::kFnv1aOffsetBasis;
+      for (const test::TestOperand& o : sub.operands) {
+        if (isConstant(o)) {
+          constants = common::fnv1a(std::string_view(reinterpret_cast<const char*>(o.data.data()), o.data.size()), constants);
+        }
+      }
+      const auto token =
+          layerCacheToken(fmt::format("{}|{}|{:016x}|{}", run.name, identity, constants, options.cacheSalt));
       check(ANeuralNetworksCompilation_setCaching(rawCompilation, options.cacheDir.c_str(), token.data()),
             "ANeuralNetworksCompilation_setCaching");
     }
