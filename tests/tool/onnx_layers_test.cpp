@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -200,6 +203,48 @@ TEST(WeftLayersOnnx, InputsAndCalibrationFilesAreReadAsWeftRunReadsThem) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find(dir + "/broken.npy: not a .npy file"), std::string::npos) << r.output;
   EXPECT_FALSE(bad.anyWritten());
+}
+
+// Each layer's inputs are the values flowing through the model: the int8 max pool after the
+// convolution pools what the convolution computes (on the CPU reference; the accelerator's own
+// output may differ by a step), not values drawn at random.
+TEST(WeftLayersOnnx, LayersTakeTheValuesFlowingThroughTheModel) {
+  Graph m = convReluExp();
+  m.g->mutable_node()->RemoveLast();  // the Exp
+  m.g->mutable_output()->Clear();
+  auto* pool = m.node("MaxPool", {"r"}, {"y"}, "pool");
+  m.ints(pool, "kernel_shape", {2, 2});
+  m.ints(pool, "strides", {2, 2});
+  m.output("y", 4);
+  const std::string model = tempPath("pool.onnx"), bytes = tempPath("pool.bin");
+  m.save(model);
+  const Outputs o = outputs("pool");
+  fs::remove(bytes);
+  const ProcessResult r = runWeft("--backend approx layers " + model + " --quantize int8 --quiet --outputs " + bytes +
+                                      o.args(),
+                                  "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto report = readJson(o.json);
+  ASSERT_EQ(report["layers"].size(), 2u) << report.dump(1);
+  EXPECT_EQ(report["layers"][1]["name"], "pool");
+  EXPECT_EQ(report["layers"][1]["device"], "weft-accel");
+  const std::string out = readText(bytes);
+  ASSERT_EQ(out.size(), 8u * 8 * 8 + 8u * 4 * 4);
+  const auto conv = [&](int c, int y, int x) { return static_cast<int>(static_cast<int8_t>(out[(c * 8 + y) * 8 + x])); };
+  int worst = 0, spread = 0;
+  for (int c = 0; c < 8; ++c) {
+    for (int y = 0; y < 4; ++y) {
+      for (int x = 0; x < 4; ++x) {
+        const int expected = std::max(std::max(conv(c, 2 * y, 2 * x), conv(c, 2 * y, 2 * x + 1)),
+                                      std::max(conv(c, 2 * y + 1, 2 * x), conv(c, 2 * y + 1, 2 * x + 1)));
+        const int pooled = static_cast<int8_t>(out[512 + (c * 4 + y) * 4 + x]);
+        worst = std::max(worst, std::abs(pooled - expected));
+        spread = std::max(spread, std::abs(expected - conv(0, 0, 0)));
+      }
+    }
+  }
+  EXPECT_LE(worst, 1);
+  EXPECT_GT(spread, 8);  // the values vary: the check above says something
 }
 
 TEST(WeftLayersOnnx, BadFilesAndUnsupportedNodesAreClearErrorsThatWriteNothing) {
