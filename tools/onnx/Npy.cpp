@@ -157,7 +157,8 @@ HostTensor parseNpy(std::string_view bytes, const std::string& origin) {
     if (descr == d.text) type = d.type;
   }
   if (type == DType::kUndefined) {
-    throw ImportError(fmt::format("{}: element type '{}' is not supported (little-endian numbers and bool)", origin, descr));
+    throw ImportError(fmt::format("{}: element type '{}' is not supported (little-endian numbers and bool)", origin,
+                                  descr.size() > 40 ? descr.substr(0, 40) + "..." : descr));
   }
   if (fortran) {
     throw ImportError(fmt::format("{}: Fortran order is not supported (save with np.ascontiguousarray)", origin));
