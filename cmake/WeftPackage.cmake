@@ -21,7 +21,7 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # weft_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-matplotlib, cmake, verilator, g++, make")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-numpy, python3-matplotlib, cmake, verilator, g++, make")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "yosys, ninja-build")
 set(CPACK_RESOURCE_FILE_README ${WEFT_SOURCE_DIR}/README.md)
 include(CPack)

@@ -43,10 +43,12 @@ nice -n 19 mmdebstrap --variant=apt --quiet \
   --customize-hook="copy-in $work/weft.deb /root" \
   --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o APT::Install-Recommends=true /root/weft.deb >\"$work/apt.log\" 2>&1 || { tail -30 \"$work/apt.log\"; exit 1; }; echo \"install \$(date +%s.%N) \$s\" >>\"$log\"" \
   --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" sh -c 'cd /root && weft run' >\"$work/run.log\" 2>&1 || { tail -30 \"$work/run.log\"; exit 1; }; echo \"run \$(date +%s.%N) \$s\" >>\"$log\"" \
+  --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" python3 -c 'import weft; r = weft.run(\"/usr/share/weft/traces/networks/mobilenet_v1_224_quant.json\", backend=\"approx\"); print(r); assert r.passed and r.cycles > 0 and r.outputs' >\"$work/python.log\" 2>&1 || { tail -30 \"$work/python.log\"; exit 1; }; echo \"python \$(date +%s.%N) \$s\" >>\"$log\"" \
   --customize-hook="s=\$(date +%s.%N); chroot \"\$1\" sh -c 'cmake -S /usr/share/weft/examples/quantized_burst -B /root/example && cmake --build /root/example && /root/example/quantized_burst' >\"$work/example.log\" 2>&1 || { tail -30 \"$work/example.log\"; exit 1; }; echo \"example \$(date +%s.%N) \$s\" >>\"$log\"" \
   bookworm /dev/null "$mirror"
 step "clean root made, package installed, main job and example run in $(took "$t")"
 awk '{ printf "  %-8s %.1f s\n", $1, $2 - $3 }' "$log"
 echo "--- apt-get install (last lines)"; tail -3 "$work/apt.log"
 echo "--- weft run (last lines)"; tail -6 "$work/run.log"
+echo "--- python"; tail -3 "$work/python.log"
 echo "--- example"; tail -6 "$work/example.log"

@@ -12,6 +12,7 @@ PACKAGES=(
   slurm-wlm munge chromium
   clang-15 libfuzzer-15-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
+  python3-dev pybind11-dev python3-onnx
 )
 
 missing=()

@@ -204,4 +204,13 @@ void writeNpy(const std::string& path, const HostTensor& tensor) {
   if (!out) throw ImportError(fmt::format("{}: writing failed", path));
 }
 
+std::string npyFileName(const std::string& valueName) {
+  std::string name = valueName;
+  for (char& c : name) {
+    if (c == '/' || c == ':' || c == '\\') c = '_';
+  }
+  const size_t start = name.find_first_not_of('_');
+  return start == std::string::npos ? "output" : name.substr(start);
+}
+
 }  // namespace weft::onnx

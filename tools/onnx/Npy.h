@@ -17,4 +17,8 @@ HostTensor parseNpy(std::string_view bytes, const std::string& origin);
 // Writes `tensor` (float32, float16, int32, int64, uint8, int8, bool, double); throws on failure.
 void writeNpy(const std::string& path, const HostTensor& tensor);
 
+// An ONNX value's name as the stem of its .npy file ("/layer1/Relu_output_0" ->
+// "layer1_Relu_output_0"): --save-outputs writes, and --calibration's subdirectories hold, these.
+std::string npyFileName(const std::string& valueName);
+
 }  // namespace weft::onnx

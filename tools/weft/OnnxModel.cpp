@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -173,7 +174,9 @@ LoadedOnnx loadOnnx(const std::string& networkPath, const OnnxModelOptions& opti
   if (!options.quantize.empty() && options.quantize != "int8") {
     throw onnx::ImportError(fmt::format("--quantize {}: weft quantizes to int8", options.quantize));
   }
+  const auto importStart = std::chrono::steady_clock::now();
   loaded.imported = importForRun(loaded.path, options);
+  loaded.importSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - importStart).count();
   setInputs(loaded.imported, options, loaded.testData);
   if (!options.quantize.empty()) {
     loaded.quantized = quantizeImported(loaded.imported, options.calibrationDir, loaded.path);

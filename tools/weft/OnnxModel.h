@@ -37,6 +37,7 @@ struct LoadedOnnx {
   onnx::ImportedModel imported;            // its input operands hold the run's float inputs
   std::optional<QuantizedRun> quantized;   // with --quantize int8
   std::vector<std::string> operationNames; // the report's name of each operation of model()
+  double importSeconds = 0;                // the import's wall time (reading, folding, converting)
 
   // What runs: the int8 model with --quantize, else the imported one (inputs in its operands).
   const test::TestModel& model() const { return quantized ? quantized->quantized.model : imported.model; }

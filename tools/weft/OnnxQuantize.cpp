@@ -111,15 +111,6 @@ HostTensor quantizeTensor(const HostTensor& f, const onnx::Quantization& q) {
 
 }  // namespace
 
-std::string npyFileName(const std::string& valueName) {
-  std::string name = valueName;
-  for (char& c : name) {
-    if (c == '/' || c == ':' || c == '\\') c = '_';
-  }
-  const size_t start = name.find_first_not_of('_');
-  return start == std::string::npos ? "output" : name.substr(start);
-}
-
 QuantizedRun quantizeImported(const onnx::ImportedModel& imported, const std::string& calibrationDir,
                               const std::string& origin) {
   checkFloatModel(imported);
@@ -175,29 +166,36 @@ QuantizedRun quantizeImported(const onnx::ImportedModel& imported, const std::st
   return run;
 }
 
-std::vector<std::string> accuracyLines(const QuantizedRun& run, const onnx::ImportedModel& imported,
-                                       const std::vector<std::vector<uint8_t>>& int8Outputs) {
-  std::vector<std::string> lines;
+std::vector<OutputAccuracy> outputAccuracy(const QuantizedRun& run, const onnx::ImportedModel& imported,
+                                           const std::vector<std::vector<uint8_t>>& int8Outputs) {
+  std::vector<OutputAccuracy> result;
   for (size_t i = 0; i < int8Outputs.size() && i < run.floatOutputs.size(); ++i) {
     HostTensor q(DType::kInt8, run.outputs[i].shape);
     std::memcpy(q.bytes.data(), int8Outputs[i].data(), std::min(q.bytes.size(), int8Outputs[i].size()));
     const HostTensor d = onnx::dequantize(q, run.outputs[i].quant);
     const HostTensor& f = run.floatOutputs[i];
-    double dot = 0, nq = 0, nf = 0, maxError = 0, maxAbs = 0;
+    double dot = 0, nq = 0, nf = 0;
+    OutputAccuracy a;
+    a.output = imported.outputNames[i];
+    a.step = run.outputs[i].quant.scales[0];
     for (int64_t k = 0; k < f.size(); ++k) {
-      const double a = d.asDouble(k), b = f.asDouble(k);
-      dot += a * b;
-      nq += a * a;
-      nf += b * b;
-      maxError = std::max(maxError, std::fabs(a - b));
-      maxAbs = std::max(maxAbs, std::fabs(b));
+      const double x = d.asDouble(k), y = f.asDouble(k);
+      dot += x * y;
+      nq += x * x;
+      nf += y * y;
+      a.maxError = std::max(a.maxError, std::fabs(x - y));
+      a.maxAbs = std::max(a.maxAbs, std::fabs(y));
     }
-    const double cosine = nq > 0 && nf > 0 ? dot / std::sqrt(nq * nf) : (nq == nf ? 1.0 : 0.0);
-    lines.push_back(fmt::format("output '{}': cosine similarity {:.4f}, max error {:.4g} (float outputs up to {:.4g}; "
-                                "one int8 step {:.4g})",
-                                imported.outputNames[i], cosine, maxError, maxAbs, run.outputs[i].quant.scales[0]));
+    a.cosine = nq > 0 && nf > 0 ? dot / std::sqrt(nq * nf) : (nq == nf ? 1.0 : 0.0);
+    result.push_back(std::move(a));
   }
-  return lines;
+  return result;
+}
+
+std::string OutputAccuracy::describe() const {
+  return fmt::format("output '{}': cosine similarity {:.4f}, max error {:.4g} (float outputs up to {:.4g}; one int8 "
+                     "step {:.4g})",
+                     output, cosine, maxError, maxAbs, step);
 }
 
 }  // namespace weft::tool

@@ -9,6 +9,7 @@
 
 #include "HostTensor.h"
 #include "Importer.h"
+#include "Npy.h"
 #include "PostTraining.h"
 
 namespace weft::tool {
@@ -28,12 +29,18 @@ struct QuantizedRun {
 QuantizedRun quantizeImported(const onnx::ImportedModel& imported, const std::string& calibrationDir,
                               const std::string& origin);
 
-// Per output: the cosine similarity and largest absolute difference of the int8 run's output
-// (dequantized) against the float model's, one line each.
-std::vector<std::string> accuracyLines(const QuantizedRun& run, const onnx::ImportedModel& imported,
-                                       const std::vector<std::vector<uint8_t>>& int8Outputs);
+// One output of the int8 run (dequantized) against the float model's on the same inputs.
+struct OutputAccuracy {
+  std::string output;
+  double cosine = 0;      // cosine similarity of the two
+  double maxError = 0;    // largest absolute difference
+  double maxAbs = 0;      // largest absolute float output
+  double step = 0;        // one int8 step of the output (its scale)
+  std::string describe() const;  // one line for the terminal
+};
+std::vector<OutputAccuracy> outputAccuracy(const QuantizedRun& run, const onnx::ImportedModel& imported,
+                                           const std::vector<std::vector<uint8_t>>& int8Outputs);
 
-// An ONNX value's name as a file name ("/layer1/Relu_output_0" -> "layer1_Relu_output_0").
-std::string npyFileName(const std::string& valueName);
+using onnx::npyFileName;
 
 }  // namespace weft::tool

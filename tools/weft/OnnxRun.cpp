@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +93,7 @@ int runOnnx(const RunOptions& options) {
   const test::TestModel& model = loaded.model();
   const std::vector<onnx::ValueInfo>& outputInfos = loaded.outputInfos();
   const std::vector<std::string>& names = loaded.operationNames;
+  const double importSeconds = loaded.importSeconds;
 
   // What the outputs are checked against: the test directory's outputs with ONNX's tolerance, or
   // the same NNAPI model on the CPU reference device (for --quantize, the int8 model).
@@ -124,6 +126,7 @@ int runOnnx(const RunOptions& options) {
   modelCase.origin = path;
   modelCase.rule = rule;
   modelCase.operationNames = names;
+  modelCase.reportExtra["importWallSeconds"] = importSeconds;
   modelCase.check = [&](const std::vector<std::vector<uint8_t>>& outputs) {
     test::CheckReport report;
     for (size_t i = 0; i < outputs.size() && i < expected.size(); ++i) {
@@ -134,20 +137,37 @@ int runOnnx(const RunOptions& options) {
     }
     return report;
   };
-  modelCase.onOutputs = [&](const std::vector<std::vector<uint8_t>>& outputs) {
+  modelCase.onOutputs = [&](const std::vector<std::vector<uint8_t>>& outputs, nlohmann::ordered_json& extra) {
+    // Built whole, then added: the report keeps its keys in a vector, so a reference into it
+    // would not survive the next key.
+    nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < outputs.size() && i < outputInfos.size(); ++i) {
+      listed.push_back({{"name", imported.outputNames[i]}, {"shape", outputInfos[i].shape}});
+    }
     if (quantized) {
       fmt::print("int8 accuracy against the float model on the CPU reference, same inputs:\n");
-      for (const std::string& line : accuracyLines(*quantized, imported, outputs)) fmt::print("  {}\n", line);
+      nlohmann::ordered_json accuracy = nlohmann::ordered_json::array();
+      for (const OutputAccuracy& a : outputAccuracy(*quantized, imported, outputs)) {
+        fmt::print("  {}\n", a.describe());
+        accuracy.push_back({{"output", a.output}, {"cosine", a.cosine}, {"maxError", a.maxError},
+                            {"maxAbsFloat", a.maxAbs}, {"int8Step", a.step}});
+      }
+      extra["int8Accuracy"] = std::move(accuracy);
     }
-    if (options.saveOutputsDir.empty()) return;
-    fs::create_directories(options.saveOutputsDir);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      HostTensor t = fromNnapiBytes(outputs[i], outputInfos[i]);
-      if (outputInfos[i].quant.quantized()) t = onnx::dequantize(t, outputInfos[i].quant);
-      if (onnx::isFloat(t.type)) t = t.castTo(DType::kFloat);
-      onnx::writeNpy((fs::path(options.saveOutputsDir) / (npyFileName(imported.outputNames[i]) + ".npy")).string(), t);
+    if (!options.saveOutputsDir.empty()) {
+      fs::create_directories(options.saveOutputsDir);
+      for (size_t i = 0; i < outputs.size() && i < listed.size(); ++i) {
+        HostTensor t = fromNnapiBytes(outputs[i], outputInfos[i]);
+        if (outputInfos[i].quant.quantized()) t = onnx::dequantize(t, outputInfos[i].quant);
+        if (onnx::isFloat(t.type)) t = t.castTo(DType::kFloat);
+        const std::string file =
+            (fs::path(options.saveOutputsDir) / (npyFileName(imported.outputNames[i]) + ".npy")).string();
+        onnx::writeNpy(file, t);
+        listed[i]["file"] = file;
+      }
+      fmt::print("outputs written to {}/\n", options.saveOutputsDir);
     }
-    fmt::print("outputs written to {}/\n", options.saveOutputsDir);
+    extra["outputs"] = std::move(listed);
   };
   return runModelCase(modelCase, options);
 }

@@ -214,7 +214,8 @@ std::string toJson(const RunReport& r) {
   }
   j["simulator"] = {{"wallSeconds", r.simulatorWallSeconds}, {"cycles", r.simulatedCycles},
                     {"cyclesPerSecond", r.simulatorWallSeconds > 0 ? r.simulatedCycles / r.simulatorWallSeconds : 0}};
-  j["wallSeconds"] = {{"run", r.runWallSeconds}, {"reference", r.referenceWallSeconds}};
+  j["wallSeconds"] = {{"compile", r.compileWallSeconds}, {"run", r.runWallSeconds},
+                      {"reference", r.referenceWallSeconds}};
   if (!r.referenceChecked) {
     j["referenceCheck"] = {{"run", false}, {"reason", "the " + r.backend + " backend computes no outputs"}};
   } else if (!r.referenceRule.empty()) {
@@ -225,6 +226,7 @@ std::string toJson(const RunReport& r) {
                            {"worstError", r.worstError}, {"worstLayer", r.worstLayer},
                            {"firstFailingLayer", r.firstFailingLayer}};
   }
+  for (const auto& [key, value] : r.extra.items()) j[key] = value;
   return j.dump(2) + "\n";
 }
 

@@ -78,6 +78,9 @@ struct RunReport {
   double compileWallSeconds = 0;
   // The host side for the trace: NNAPI calls, compilation steps and simulation, in wall time.
   std::vector<HostSpan> hostSpans;
+  // What a kind of model adds to the JSON report after the rest (an ONNX run: its outputs and
+  // their files, the int8 accuracy): an object whose keys are appended as they are.
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
   std::vector<std::string> estimateLines;
   nlohmann::ordered_json estimates;
 

@@ -20,9 +20,12 @@
 #include "HtmlReport.h"
 #include "Trace.h"
 #include "NetworkModel.h"
+#include "Npy.h"
+#include "OnnxQuantize.h"
 #include "OnnxRun.h"
 #include "Report.h"
 #include "ReportNames.h"
+#include "weft/common/locations.h"
 #include "weft/hw/config.h"
 #include "weft/runtime/Profile.h"
 
@@ -275,6 +278,38 @@ int writeReports(const RunReport& report, const RunOptions& options) {
   return !report.referenceChecked || report.referencePassed ? 0 : 1;
 }
 
+// --save-outputs for a network: its outputs are the layers no later layer reads, each written as
+// DIR/<layer>.npy in float32 (dequantized) and listed in the report.
+void saveNetworkOutputs(const Network& net, const Outputs& accel, const std::string& dir, nlohmann::ordered_json& extra) {
+  std::vector<bool> read(net.layers.size(), false);
+  for (const Layer& l : net.layers) {
+    for (int source : l.inputs) {
+      if (source >= 0) read[static_cast<size_t>(source)] = true;
+    }
+  }
+  nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    if (read[i]) continue;
+    const Layer& l = net.layers[i];
+    nlohmann::ordered_json entry = {{"name", l.name}, {"shape", l.outputShape}};
+    if (!dir.empty()) {
+      onnx::HostTensor t(onnx::DType::kFloat, onnx::Shape(l.outputShape.begin(), l.outputShape.end()));
+      float* values = reinterpret_cast<float*>(t.bytes.data());
+      for (size_t e = 0; e < accel.layers[i].size(); ++e) {
+        const int q = net.isSigned ? int(int8_t(accel.layers[i][e])) : int(accel.layers[i][e]);
+        values[e] = static_cast<float>((q - l.outputQuant.zeroPoint) * double(l.outputQuant.scale));
+      }
+      common::createDirectories(dir);
+      const std::string file = (std::filesystem::path(dir) / (npyFileName(l.name) + ".npy")).string();
+      onnx::writeNpy(file, t);
+      entry["file"] = file;
+    }
+    listed.push_back(std::move(entry));
+  }
+  extra["outputs"] = std::move(listed);
+  if (!dir.empty()) fmt::print("outputs written to {}/\n", dir);
+}
+
 // Whether `path` holds a case of the AOSP conformance corpus (SCHEMA.md) rather than a network
 // description: its top level has the operands, operations and input indexes of a model.
 bool isCorpusCase(const std::string& path) {
@@ -300,6 +335,7 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
   const hw::HwConfig hwConfig = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
   const codesign::Estimator estimator(hwConfig, options.energyModelPath);
   RunReport report = newReport(modelCase.name, hwConfig, estimator, options);
+  report.extra = modelCase.reportExtra;
   if (!options.tracePath.empty()) setenv("WEFT_COMMAND_TRACE", "1", 1);
   const auto origin0 = Clock::now();
   const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(t - origin0).count(); };
@@ -393,7 +429,7 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
     report.referencePassed = checked.ok();
     report.referenceRule = modelCase.rule;
     report.referenceFailures = checked.ok() ? "" : checked.summary() + "\n";
-    if (modelCase.onOutputs) modelCase.onOutputs(outputs);
+    if (modelCase.onOutputs) modelCase.onOutputs(outputs, report.extra);
   }
   return writeReports(report, options);
 }
@@ -543,7 +579,7 @@ int runNetwork(const RunOptions& options) {
     host.push_back({"reference", "reference run (CPU)", report.referenceWallSeconds, since(refStart)});
     compare(report, accelOut, refOut);
   }
-
+  saveNetworkOutputs(net, accelOut, options.saveOutputsDir, report.extra);
   return writeReports(report, options);
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ResultChecker.h"
 #include "TestModel.h"
 
@@ -47,7 +49,9 @@ struct ModelCase {
   std::vector<std::string> operationNames; // the report's name of each operation (empty: OP#index)
   std::string rule;                        // what the check requires, for the report
   std::function<test::CheckReport(const std::vector<std::vector<uint8_t>>& outputs)> check;
-  std::function<void(const std::vector<std::vector<uint8_t>>& outputs)> onOutputs;  // after the check
+  nlohmann::ordered_json reportExtra = nlohmann::ordered_json::object();  // RunReport::extra to begin with
+  // After the check: what else to do with the outputs, and what to add to the JSON report.
+  std::function<void(const std::vector<std::vector<uint8_t>>& outputs, nlohmann::ordered_json& reportExtra)> onOutputs;
 };
 
 // Runs `modelCase` on the accelerator (alone when it claims every operation) with the

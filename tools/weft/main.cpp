@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
                      "ONNX models: an input's values, NAME=FILE (.npy, or an ONNX TensorProto .pb); default: drawn "
                      "from --seed");
   runCmd->add_option("--save-outputs", run.saveOutputsDir,
-                     "ONNX models: write each output of the accelerated run as DIR/<output>.npy");
+                     "write each output of the accelerated run as DIR/<output>.npy (float32; quantized outputs dequantized; a network's outputs are the layers no other reads)");
   runCmd->add_flag("--relaxed", run.relaxed,
                    "ONNX models: let float32 compute in float16 (NNAPI's relaxed computation: what the fp16 "
                    "accelerator, --hw weft16fp, runs)");

@@ -1,0 +1,243 @@
+"""weft's Python API (tools/python): runs, results, sweeps and errors, on small ONNX models built
+here with onnx.helper and checked against numpy; PyTorch's export where torch is installed.
+
+Run by ctest (python.api) with PYTHONPATH=<build>/python; alone:
+    PYTHONPATH=build/default/python python3 -m unittest -v tests/python/test_api.py
+"""
+
+import os
+import pathlib
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import weft
+
+RNG = np.random.default_rng(7)
+
+
+def conv_model(channels=8, size=12, classes=5, name="small_cnn"):
+    """Conv 3x3 + Relu, global average pool, Flatten, Gemm: what a CNN classifier ends with."""
+    w = RNG.normal(0, 0.3, (channels, 3, 3, 3)).astype(np.float32)
+    b = RNG.normal(0, 0.1, channels).astype(np.float32)
+    fw = RNG.normal(0, 0.3, (classes, channels)).astype(np.float32)
+    fb = RNG.normal(0, 0.1, classes).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["image", "w", "b"], ["c"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu1"),
+        helper.make_node("GlobalAveragePool", ["r"], ["p"], name="pool"),
+        helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["logits"], name="fc", transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"), numpy_helper.from_array(fw, "fw"),
+         numpy_helper.from_array(fb, "fb")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return model, (w, b, fw, fb)
+
+
+def conv_reference(x, params):
+    w, b, fw, fb = params
+    n, c, h, wd = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((n, w.shape[0], h, wd), np.float64)
+    for i in range(3):
+        for j in range(3):
+            out += np.einsum("nchw,oc->nohw", padded[:, :, i:i + h, j:j + wd], w[:, :, i, j])
+    out = np.maximum(out + b[None, :, None, None], 0)
+    pooled = out.mean(axis=(2, 3))
+    return pooled @ fw.T + fb
+
+
+def matmul_model():
+    """Two inputs: y = relu(a @ b + c), c a constant."""
+    c = RNG.normal(0, 1, (4, 6)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["m"], name="mm"),
+         helper.make_node("Add", ["m", "c"], ["s"], name="add"),
+         helper.make_node("Relu", ["s"], ["y"], name="relu")],
+        "mm", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [4, 5]),
+               helper.make_tensor_value_info("b", TensorProto.FLOAT, [5, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 6])], [numpy_helper.from_array(c, "c")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), c
+
+
+class Configurations(unittest.TestCase):
+    def test_named_configurations_and_parameters(self):
+        self.assertIn("weft16", weft.configs())
+        self.assertEqual(weft.config("weft8")["params"]["Rows"], 8)
+
+    def test_unknown_configuration_is_a_weft_error(self):
+        with self.assertRaisesRegex(weft.WeftError, "no-such-config"):
+            weft.config("no-such-config")
+
+
+class Inspect(unittest.TestCase):
+    def test_nodes_and_operations(self):
+        model, _ = conv_model()
+        info = weft.inspect(model)
+        self.assertEqual([i["name"] for i in info["inputs"]], ["image"])
+        self.assertEqual(info["inputs"][0]["shape"], (1, 3, 12, 12))
+        self.assertEqual(info["outputs"][0]["dtype"], "float32")
+        self.assertIn("CONV_2D", info["operations"])
+        conv = next(n for n in info["nodes"] if n["name"] == "conv1")
+        self.assertEqual([info["operations"][k] for k in conv["operations"]], ["CONV_2D"])
+
+    def test_not_onnx(self):
+        with self.assertRaisesRegex(weft.WeftError, "not an ONNX model"):
+            weft.inspect(b"\x01\x02 this is no protobuf")
+
+    def test_unsupported_operator_names_the_node(self):
+        graph = helper.make_graph([helper.make_node("Det", ["x"], ["y"], name="determinant")], "g",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        with self.assertRaisesRegex(weft.WeftError, "determinant"):
+            weft.inspect(model)
+        with self.assertRaisesRegex(weft.WeftError, "determinant"):
+            weft.run(model)
+
+    def test_missing_file(self):
+        with self.assertRaisesRegex(weft.WeftError, "no such file"):
+            weft.run("/nonexistent/model.onnx")
+
+
+class RunFloat(unittest.TestCase):
+    def test_outputs_match_numpy_and_the_report_is_read(self):
+        model, params = conv_model()
+        x = RNG.normal(0, 1, (1, 3, 12, 12)).astype(np.float32)
+        r = weft.run(model, hw="weft8", backend="approx", inputs=x)
+        self.assertTrue(r.passed)
+        np.testing.assert_allclose(r.outputs["logits"], conv_reference(x, params), rtol=1e-4, atol=1e-5)
+        names = [layer["name"] for layer in r.layers]
+        self.assertEqual((names[0], names[-1]), ("conv1", "fc"))
+        self.assertGreater(r.area_um2, 0)
+        self.assertEqual(r.hw["config"], "weft8")
+        self.assertIn("totalPj", r.energy)
+
+    def test_inputs_by_name_position_and_float64(self):
+        model, c = matmul_model()
+        a = RNG.normal(0, 1, (4, 5))  # float64: cast to the model's float32
+        b = RNG.normal(0, 1, (5, 6)).astype(np.float32)
+        expected = np.maximum(a.astype(np.float32) @ b + c, 0)
+        by_name = weft.run(model, hw="weft8", inputs={"b": b, "a": a})
+        by_position = weft.run(model, hw="weft8", inputs=[a, b])
+        np.testing.assert_allclose(by_name.outputs["y"], expected, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(by_name.outputs["y"], by_position.outputs["y"])
+
+    def test_bad_inputs(self):
+        model, _ = matmul_model()
+        with self.assertRaisesRegex(weft.WeftError, "no input 'x'"):
+            weft.run(model, inputs={"x": np.zeros((4, 5), np.float32)})
+        with self.assertRaisesRegex(weft.WeftError, "2 inputs"):
+            weft.run(model, inputs=np.zeros((4, 5), np.float32))
+        with self.assertRaisesRegex(weft.WeftError, "input 'a' is float 3x5, the model takes float 4x5"):
+            weft.run(model, inputs={"a": np.zeros((3, 5), np.float32), "b": np.zeros((5, 6), np.float32)})
+
+    def test_bad_options(self):
+        model, _ = matmul_model()
+        with self.assertRaisesRegex(weft.WeftError, "backend"):
+            weft.run(model, backend="fpga")
+        with self.assertRaisesRegex(weft.WeftError, "int8"):
+            weft.run(model, quantize="int4")
+        with self.assertRaisesRegex(weft.WeftError, "weft16x"):
+            weft.run(model, hw="weft16x")
+        with self.assertRaises(TypeError):
+            weft.run(3.5)
+
+    def test_workdir_keeps_the_files(self):
+        model, _ = matmul_model()
+        with tempfile.TemporaryDirectory() as d:
+            r = weft.run(model, hw="weft8", workdir=d)
+            self.assertTrue((pathlib.Path(d) / "report.json").exists())
+            self.assertTrue(pathlib.Path(r.report["outputs"][0]["file"]).exists())
+
+
+class RunQuantized(unittest.TestCase):
+    def test_int8_on_the_accelerator(self):
+        model, params = conv_model(channels=16, size=16)
+        x = RNG.normal(0, 1, (1, 3, 16, 16)).astype(np.float32)
+        samples = [RNG.normal(0, 1, (1, 3, 16, 16)).astype(np.float32) for _ in range(3)]
+        r = weft.run(model, hw="weft8", backend="approx", quantize="int8", inputs=x, calibration=samples)
+        self.assertTrue(r.passed)
+        computing = [layer for layer in r.layers if layer["operation"] in ("CONV_2D", "FULLY_CONNECTED")]
+        self.assertEqual(len(computing), 2)
+        self.assertTrue(all(layer["device"] != "weft-cpu" for layer in computing), r.layers)
+        self.assertGreater(r.cycles, 0)
+        self.assertEqual(len(r.int8_accuracy), 1)
+        self.assertGreater(r.int8_accuracy[0]["cosine"], 0.95)
+        expected = conv_reference(x, params).ravel()
+        got = r.outputs["logits"].ravel()
+        cosine = got @ expected / (np.linalg.norm(got) * np.linalg.norm(expected))
+        self.assertGreater(cosine, 0.95)
+
+    def test_calibration_without_quantize(self):
+        model, _ = matmul_model()
+        with self.assertRaisesRegex(weft.WeftError, "calibration"):
+            weft.run(model, calibration=[])
+
+
+class Networks(unittest.TestCase):
+    def test_onnx_test_directory_and_network_options(self):
+        # A network description draws its own inputs: ONNX-only options are refused.
+        networks = pathlib.Path(__file__).resolve().parents[2] / "traces" / "networks"
+        with self.assertRaisesRegex(weft.WeftError, "ONNX models"):
+            weft.run(networks / "mobilenet_v1_224_quant.json", inputs=np.zeros(3))
+
+
+class Sweep(unittest.TestCase):
+    def test_two_points_of_an_onnx_workload(self):
+        model, _ = conv_model(channels=8, size=8)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cnn.onnx")
+            onnx.save(model, path)
+            spec = {"base": "weft8", "grid": {"Cols": [8, 16]}, "backend": "timing",
+                    "workloads": [{"path": path, "quantize": "int8"}]}
+            result = weft.sweep(spec)
+        self.assertFalse(result.failed)
+        totals = result.totals()
+        self.assertEqual(len(totals), 2, result.rows)
+        self.assertTrue(all(t["cycles"] > 0 for t in totals))
+
+    def test_bad_spec(self):
+        with self.assertRaises(weft.WeftError):
+            weft.sweep({"base": "weft8", "grid": {"NoSuchParam": [1]}, "workloads": []})
+
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+@unittest.skipIf(torch is None, "python3-torch is not installed")
+class FromTorch(unittest.TestCase):
+    def test_module_float_and_int8(self):
+        torch.manual_seed(0)
+        module = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU6(),
+                                     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 4))
+        module.eval()
+        x = torch.randn(1, 3, 16, 16)
+        expected = module(x).detach().numpy()
+        model = weft.from_torch(module, x)
+        self.assertIsInstance(model, weft.Model)
+        r = weft.run(model, hw="weft8")
+        np.testing.assert_allclose(r.outputs[r.report["outputs"][0]["name"]], expected, rtol=1e-4, atol=1e-5)
+        q = weft.run(model, hw="weft8", quantize="int8")
+        got = next(iter(q.outputs.values())).ravel()
+        cosine = got @ expected.ravel() / (np.linalg.norm(got) * np.linalg.norm(expected))
+        self.assertGreater(cosine, 0.95)
+        self.assertTrue(all(layer["device"] != "weft-cpu" for layer in q.layers), q.layers)
+
+    def test_run_refuses_a_module(self):
+        with self.assertRaisesRegex(TypeError, "from_torch"):
+            weft.run(torch.nn.ReLU())
+
+
+if __name__ == "__main__":
+    unittest.main()
