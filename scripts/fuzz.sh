@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 if [[ "${CI:-}" == true ]]; then FUZZ_SEED="${WEFT_FUZZ_SEED:-1}"; else FUZZ_SEED="${WEFT_FUZZ_SEED:-0}"; fi
 TARGETS=(model_fuzzer config_fuzzer model_cache_fuzzer network_fuzzer table_fuzzer program_fuzzer accel_cache_fuzzer
-  onnx_fuzzer dram_fuzzer)
+  onnx_fuzzer dram_fuzzer npy_fuzzer)
 
 cmake --preset sanitize > /dev/null
 cmake --build --preset sanitize --target weft_fuzzers

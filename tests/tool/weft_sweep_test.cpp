@@ -319,11 +319,43 @@ TEST(WeftSweep, OnnxModelsAreWorkloads) {
   EXPECT_LT(totals["Rows16"], totals["Rows8"]);
 }
 
+// "mode": "layers" runs an ONNX workload as `weft layers` (each operation alone, with its
+// options): the layers report's rows, one per operation, each on the accelerator.
+TEST(WeftSweep, OnnxModelsRunInLayersMode) {
+  const std::string spec = writeSpec("onnx_layers", R"({"base": "weft16", "grid": {"Rows": [8, 16]},
+      "workloads": [{"path": "net.onnx", "quantize": "int8", "mode": "layers"}], "backend": "approx"})");
+  const std::string out = tempPath("onnx_layers_out");
+  writeOnnxModel(spec);
+  fs::remove_all(out);
+  const ProcessResult r = runWeft("sweep " + spec + " --out " + out + " --jobs 2", "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // The child ran weft layers with the model's options.
+  const auto report = nlohmann::json::parse(std::ifstream(out + "/work/Rows8/net.json"));
+  EXPECT_EQ(report["format"], "ONNX model, quantized to int8");
+  const auto rows = readCsv(out + "/results.csv");
+  std::map<std::string, uint64_t> totals;
+  std::vector<std::string> names;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][6], "ok") << rows[i][4];
+    if (rows[i][4] == "total") {
+      totals[rows[i][0]] = std::stoull(rows[i][7]);
+    } else {
+      if (rows[i][0] == "Rows8") names.push_back(rows[i][4]);
+      EXPECT_EQ(rows[i][5], "array") << rows[i][4];
+      EXPECT_GT(std::stoull(rows[i][7]), 0u) << rows[i][4];
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"conv+relu", "pool", "flatten"}));
+  ASSERT_EQ(totals.size(), 2u);
+  EXPECT_LT(totals["Rows16"], totals["Rows8"]);
+}
+
 TEST(WeftSweep, BadOnnxWorkloadsFailBeforeAnythingIsWritten) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"workloads": [{"path": "net.onnx", "quantize": "int4"}]})", "\"quantize\" must be \"int8\""},
       {R"({"workloads": [{"path": "net.onnx", "calibration": "."}]})", "\"calibration\" is a directory, with \"quantize\""},
       {R"({"workloads": [{"path": "net.onnx", "colour": 1}]})", "unknown key \"colour\""},
+      {R"({"workloads": [{"path": "net.onnx", "mode": "both"}]})", "\"mode\" must be \"run\""},
       {R"({"workloads": [{"path": "net.onnx", "shape": ["image=1x4"]}]})", "does not load"},
       {R"({"workloads": ["missing.onnx"]})", "'missing.onnx' is not a file"},
       {R"({"workloads": ["garbage.onnx"]})", "'garbage.onnx' does not load"},

@@ -4,8 +4,7 @@
 
 #include <cstring>
 #include <fstream>
-#include <regex>
-#include <sstream>
+#include <string_view>
 
 #include "ImportError.h"
 
@@ -21,12 +20,120 @@ constexpr Descr kDescrs[] = {{"<f4", DType::kFloat}, {"<f2", DType::kFloat16}, {
                              {"|i1", DType::kInt8},  {"|b1", DType::kBool},    {"<i2", DType::kInt16},
                              {"<u2", DType::kUint16}};
 
+// The header's dict as numpy writes it, a Python literal: {'descr': '<f4', 'fortran_order': False,
+// 'shape': (2, 3), } followed by spaces and a newline. Read by hand, strictly: a regex over text
+// a file controls can take time or stack that grows with it.
+class HeaderReader {
+ public:
+  HeaderReader(std::string_view text, const std::string& origin) : text_(text), origin_(origin) {}
+
+  void read(std::string& descr, bool& fortran, Shape& shape) {
+    bool haveDescr = false, haveFortran = false, haveShape = false;
+    expect('{');
+    while (true) {
+      skipSpace();
+      if (peek() == '}') break;
+      const std::string key = quoted();
+      expect(':');
+      skipSpace();
+      if (key == "descr" && !haveDescr) {
+        descr = quoted();
+        haveDescr = true;
+      } else if (key == "fortran_order" && !haveFortran) {
+        fortran = boolean();
+        haveFortran = true;
+      } else if (key == "shape" && !haveShape) {
+        shape = tuple();
+        haveShape = true;
+      } else {
+        fail(fmt::format("an unexpected key '{}'", key));
+      }
+      skipSpace();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() != '}') fail("no ',' or '}' after a value");
+    }
+    ++pos_;  // '}'
+    for (; pos_ < text_.size(); ++pos_) {
+      if (text_[pos_] != ' ' && text_[pos_] != '\n' && text_[pos_] != '\0') fail("text after the dict");
+    }
+    if (!haveDescr) fail("no 'descr'");
+    if (!haveFortran) fail("no 'fortran_order'");
+    if (!haveShape) fail("no 'shape'");
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw ImportError(fmt::format("{}: a malformed .npy header ({} at byte {} of the header)", origin_, what, pos_));
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n')) ++pos_;
+  }
+  void expect(char c) {
+    skipSpace();
+    if (peek() != c) fail(fmt::format("no '{}'", c));
+    ++pos_;
+  }
+  std::string quoted() {
+    skipSpace();
+    const char q = peek();
+    if (q != '\'' && q != '"') fail("no quoted string");
+    const size_t end = text_.find(q, pos_ + 1);
+    if (end == std::string_view::npos) fail("an unterminated string");
+    std::string out(text_.substr(pos_ + 1, end - pos_ - 1));
+    pos_ = end + 1;
+    return out;
+  }
+  bool boolean() {
+    if (text_.substr(pos_, 4) == "True") {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.substr(pos_, 5) == "False") {
+      pos_ += 5;
+      return false;
+    }
+    fail("no True or False");
+  }
+  Shape tuple() {
+    expect('(');
+    Shape shape;
+    while (true) {
+      skipSpace();
+      if (peek() == ')') break;
+      if (peek() < '0' || peek() > '9') fail("a dimension that is not a whole number");
+      int64_t d = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        if (d > (INT64_MAX - 9) / 10) fail("a dimension too large");
+        d = d * 10 + (peek() - '0');
+        ++pos_;
+      }
+      if (peek() == 'L') ++pos_;  // Python 2's long literals
+      shape.push_back(d);
+      skipSpace();
+      if (peek() == ',') {
+        ++pos_;
+      } else if (peek() != ')') {
+        fail("no ',' or ')' after a dimension");
+      }
+    }
+    ++pos_;  // ')'
+    return shape;
+  }
+
+  std::string_view text_;
+  const std::string& origin_;
+  size_t pos_ = 0;
+};
+
 }  // namespace
 
-HostTensor readNpy(const std::string& path) {
-  const std::string bytes = readFileBytes(path);
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
-    throw ImportError(fmt::format("{}: not a .npy file (no \\x93NUMPY magic)", path));
+HostTensor parseNpy(std::string_view bytes, const std::string& origin) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY") {
+    throw ImportError(fmt::format("{}: not a .npy file (no \\x93NUMPY magic)", origin));
   }
   const int major = static_cast<unsigned char>(bytes[6]);
   size_t headerLen = 0, offset = 0;
@@ -34,53 +141,44 @@ HostTensor readNpy(const std::string& path) {
     headerLen = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) throw ImportError(fmt::format("{}: truncated .npy header", path));
+    if (bytes.size() < 12) throw ImportError(fmt::format("{}: truncated .npy header", origin));
     for (int i = 0; i < 4; ++i) headerLen |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
     offset = 12;
   } else {
-    throw ImportError(fmt::format("{}: .npy format version {} is not supported", path, major));
+    throw ImportError(fmt::format("{}: .npy format version {} is not supported", origin, major));
   }
-  if (offset + headerLen > bytes.size()) throw ImportError(fmt::format("{}: truncated .npy header", path));
-  const std::string header = bytes.substr(offset, headerLen);
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')"))) {
-    throw ImportError(fmt::format("{}: the .npy header has no descr", path));
-  }
-  const std::string descr = m[1];
+  if (headerLen > bytes.size() - offset) throw ImportError(fmt::format("{}: truncated .npy header", origin));
+  std::string descr;
+  bool fortran = false;
+  Shape shape;
+  HeaderReader(bytes.substr(offset, headerLen), origin).read(descr, fortran, shape);
   DType type = DType::kUndefined;
   for (const Descr& d : kDescrs) {
     if (descr == d.text) type = d.type;
   }
   if (type == DType::kUndefined) {
-    throw ImportError(fmt::format("{}: element type '{}' is not supported (little-endian numbers and bool)", path, descr));
+    throw ImportError(fmt::format("{}: element type '{}' is not supported (little-endian numbers and bool)", origin,
+                                  descr.size() > 40 ? descr.substr(0, 40) + "..." : descr));
   }
-  if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) {
-    throw ImportError(fmt::format("{}: Fortran order is not supported (save with np.ascontiguousarray)", path));
+  if (fortran) {
+    throw ImportError(fmt::format("{}: Fortran order is not supported (save with np.ascontiguousarray)", origin));
   }
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
-    throw ImportError(fmt::format("{}: the .npy header has no shape", path));
-  }
-  Shape shape;
-  std::stringstream dims(m[1].str());
-  for (std::string d; std::getline(dims, d, ',');) {
-    d.erase(0, d.find_first_not_of(" \t"));
-    d.erase(d.find_last_not_of(" \t") + 1);
-    if (d.empty()) continue;
-    try {
-      shape.push_back(std::stoll(d));
-    } catch (const std::exception&) {
-      throw ImportError(fmt::format("{}: bad shape in the .npy header", path));
-    }
+  // The data's size against the header's before anything of that size is allocated: a header
+  // may claim any shape.
+  const size_t data = offset + headerLen, held = bytes.size() - data;
+  const int64_t elements = elementCount(shape);
+  const auto elementBytes = static_cast<int64_t>(dtypeSize(type));
+  if (elements > INT64_MAX / elementBytes || static_cast<uint64_t>(elements * elementBytes) != held) {
+    throw ImportError(fmt::format("{}: holds {} bytes of data, its header says {} {}", origin, held, descr,
+                                  shapeString(shape)));
   }
   HostTensor t(type, shape);
-  const size_t data = offset + headerLen;
-  if (bytes.size() - data != t.bytes.size()) {
-    throw ImportError(fmt::format("{}: holds {} bytes of data, its header says {} ({} {})", path, bytes.size() - data,
-                                  t.bytes.size(), descr, shapeString(shape)));
-  }
-  std::memcpy(t.bytes.data(), bytes.data() + data, t.bytes.size());
+  // An empty tensor's vector may hold no buffer at all: memcpy's pointers must not be null.
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), bytes.data() + data, t.bytes.size());
   return t;
 }
+
+HostTensor readNpy(const std::string& path) { return parseNpy(readFileBytes(path), path); }
 
 void writeNpy(const std::string& path, const HostTensor& tensor) {
   const char* descr = nullptr;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "HostTensor.h"
 
@@ -11,6 +12,8 @@ namespace weft::onnx {
 
 // ImportError naming the file on anything it cannot read (Fortran order, big-endian, objects).
 HostTensor readNpy(const std::string& path);
+// The same from the file's bytes; `origin` names it in errors.
+HostTensor parseNpy(std::string_view bytes, const std::string& origin);
 // Writes `tensor` (float32, float16, int32, int64, uint8, int8, bool, double); throws on failure.
 void writeNpy(const std::string& path, const HostTensor& tensor);
 

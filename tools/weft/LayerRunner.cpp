@@ -35,19 +35,7 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-struct Execution {
-  uint64_t cycles = 0, arrayRows = 0, readBytes = 0, writeBytes = 0;
-  std::string unit;
-  uint64_t peakOps = 0, unitOps = 0, vectorSlots = 0;
-  std::string mapping;
-  std::vector<std::pair<std::string, uint64_t>> counters;
-  uint64_t registerAccesses = 0;
-  double simulatorSeconds = 0, executeSeconds = 0;
-  std::vector<hal::CommandProfile> commands;
-  std::vector<hal::DramRequestProfile> dram;
-};
-
-Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& net, uint8_t* output,
+LayerExecution executeOnce(ANeuralNetworksCompilation* compilation, const Network& net, uint8_t* output,
                       size_t outputBytes) {
   ANeuralNetworksExecution* raw = nullptr;
   check(ANeuralNetworksExecution_create(compilation, &raw), "ANeuralNetworksExecution_create");
@@ -63,38 +51,12 @@ Execution executeOnce(ANeuralNetworksCompilation* compilation, const Network& ne
   check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
   const auto start = Clock::now();
   check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", net.name));
-  Execution e;
-  e.executeSeconds = secondsSince(start);
-  const auto& profiles = runtime::getExecutionProfiles(raw);
-  for (const auto& p : profiles) {
-    e.simulatorSeconds += p.simulatorWallSeconds;
-    e.registerAccesses += p.registerAccesses;
-    e.commands.insert(e.commands.end(), p.commands.begin(), p.commands.end());
-    e.dram.insert(e.dram.end(), p.dramRequests.begin(), p.dramRequests.end());
-    for (const auto& op : p.operations) {
-      e.cycles += op.cycles;
-      e.readBytes += op.dramReadBytes;
-      e.writeBytes += op.dramWriteBytes;
-      e.counters = op.counters;
-      if (op.peakOpsPerCycle > 0) {
-        e.unit = op.unit;
-        e.mapping = op.mapping;
-        e.peakOps = op.peakOpsPerCycle;
-        e.unitOps = op.macs;
-      }
-      for (const auto& [name, value] : op.counters) {
-        if (name == "ARRAY_ROWS") e.arrayRows = value;
-        if (name == "VECTOR_SLOTS") e.vectorSlots = value;
-      }
-    }
-  }
-  appendDramCounterDeltas(e.counters);  // a cycle-level DRAM's (DramCounters.h)
-  return e;
+  return profiledExecution(raw, secondsSince(start));
 }
 
-// The NNAPI cache token of a layer: its name, shape and data seed with the options' salt,
-// hashed (FNV-1a) and spread over the token's 32 bytes.
-std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken(const std::string& identity) {
+}  // namespace
+
+std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> layerCacheToken(const std::string& identity) {
   Splitmix64 spread(common::fnv1a(identity));
   std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> token{};
   for (size_t i = 0; i < token.size(); i += 8) {
@@ -103,6 +65,8 @@ std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> cacheToken(const s
   }
   return token;
 }
+
+namespace {
 
 // A layer whose tensors alone do not fit the device DRAM cannot compile; say so before its data
 // (a 4k feature map is gigabytes of host memory) is built.
@@ -154,6 +118,7 @@ PreparedLayer prepareLayer(const LayerEntry& entry, ANeuralNetworksDevice* accel
   const Layer& layer = net.layers.front();
   LayerRun& run = p.run;
   run.name = entry.name;
+  run.device = deviceName(accelerator);
   run.op = nnapiName(layer.op);
   run.shape = describeShape(net, layer);
   run.macs = layer.macs;
@@ -172,7 +137,7 @@ PreparedLayer prepareLayer(const LayerEntry& entry, ANeuralNetworksDevice* accel
         "ANeuralNetworksCompilation_createForDevices");
   p.compilation.reset(rawCompilation);
   if (!options.cacheDir.empty()) {
-    const auto token = cacheToken(
+    const auto token = layerCacheToken(
         fmt::format("{}|{}|{}|{}|{}", entry.name, run.op, run.shape, net.input.size(), options.cacheSalt));
     check(ANeuralNetworksCompilation_setCaching(rawCompilation, options.cacheDir.c_str(), token.data()),
           "ANeuralNetworksCompilation_setCaching");
@@ -184,6 +149,52 @@ PreparedLayer prepareLayer(const LayerEntry& entry, ANeuralNetworksDevice* accel
 }
 
 }  // namespace
+
+LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double executeSeconds) {
+  LayerExecution e;
+  e.executeSeconds = executeSeconds;
+  const auto& profiles = runtime::getExecutionProfiles(raw);
+  for (const auto& p : profiles) {
+    e.simulatorSeconds += p.simulatorWallSeconds;
+    e.registerAccesses += p.registerAccesses;
+    e.commands.insert(e.commands.end(), p.commands.begin(), p.commands.end());
+    e.dram.insert(e.dram.end(), p.dramRequests.begin(), p.dramRequests.end());
+    for (const auto& op : p.operations) {
+      e.cycles += op.cycles;
+      e.readBytes += op.dramReadBytes;
+      e.writeBytes += op.dramWriteBytes;
+      e.counters = op.counters;
+      if (op.peakOpsPerCycle > 0) {
+        e.unit = op.unit;
+        e.mapping = op.mapping;
+        e.peakOps = op.peakOpsPerCycle;
+        e.unitOps = op.macs;
+      }
+      for (const auto& [name, value] : op.counters) {
+        if (name == "ARRAY_ROWS") e.arrayRows = value;
+        if (name == "VECTOR_SLOTS") e.vectorSlots = value;
+      }
+    }
+  }
+  appendDramCounterDeltas(e.counters);  // a cycle-level DRAM's (DramCounters.h)
+  return e;
+}
+
+void recordDeviceFigures(LayerRun& run, const LayerExecution& e) {
+  run.cycles = e.cycles;
+  run.arrayRows = e.arrayRows;
+  run.vectorSlots = e.vectorSlots;
+  if (!e.unit.empty()) run.unit = e.unit;
+  run.peakOpsPerCycle = e.peakOps;
+  run.mapping = e.mapping;
+  if (run.unit == "vector" && e.unitOps > 0) run.macs = e.unitOps;
+  run.dramReadBytes = e.readBytes;
+  run.dramWriteBytes = e.writeBytes;
+  run.counters = e.counters;
+  run.registerAccesses = e.registerAccesses;
+  run.commands = e.commands;
+  run.dram = e.dram;
+}
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
   ANeuralNetworksDevice* accelerator = findDevice(ANEURALNETWORKS_DEVICE_ACCELERATOR);
@@ -310,7 +321,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     for (int r = 0; r < std::max(1, options.repeat); ++r) {
       // Device figures are the first execution's (every execution of a program gives the same:
       // DeviceQueue starts each at command 0 of the ring, from reset).
-      Execution e;
+      LayerExecution e;
       try {
         e = executeOnce(rawCompilation, net, outputData, outputBytes);
       } catch (const std::exception&) {
@@ -320,19 +331,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         run.againAlone = true;
       }
       if (r == 0) {
-        run.cycles = e.cycles;
-        run.arrayRows = e.arrayRows;
-        run.vectorSlots = e.vectorSlots;
-        if (!e.unit.empty()) run.unit = e.unit;
-        run.peakOpsPerCycle = e.peakOps;
-        run.mapping = e.mapping;
-        if (run.unit == "vector" && e.unitOps > 0) run.macs = e.unitOps;
-        run.dramReadBytes = e.readBytes;
-        run.dramWriteBytes = e.writeBytes;
-        run.counters = e.counters;
-        run.registerAccesses = e.registerAccesses;
-        run.commands = e.commands;
-        run.dram = e.dram;
+        recordDeviceFigures(run, e);
         if (options.traceCommandLimit > 0) {
           run.traceTruncated = keepFirstCommands(run.commands, run.dram,
                                                  options.traceCommandLimit - std::min(traced, options.traceCommandLimit));

@@ -4,6 +4,7 @@
 // what the device did is collected from weft's execution profile.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "LayerTable.h"
+#include "android/NeuralNetworks.h"
 #include "weft/hal/IPreparedModel.h"
 
 namespace weft::tool {
@@ -37,6 +39,11 @@ struct LayerRun {
   double executeSeconds = 0;    // ANeuralNetworksExecution_compute, wall
   double prepareSeconds = 0;    // building the data and the model, compiling it, wall
   std::vector<uint8_t> output;
+  // The device it ran on (weft-accel), or for an operation the accelerator does not claim (an
+  // ONNX model's, OnnxLayers.h) the CPU device that would run it and why it is not the
+  // accelerator's; such a layer has no device figures.
+  std::string device;
+  std::string reason;
   // Its program's per-command timelines (the first execution's; only when WEFT_COMMAND_TRACE=1),
   // cut short by LayerRunOptions::traceCommandLimit (traceTruncated).
   std::vector<hal::CommandProfile> commands;
@@ -93,5 +100,26 @@ struct LayerRunOptions {
 
 // Throws NnapiError when a layer does not compile or run on the accelerator alone.
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options);
+
+// What one execution of a layer did on the device, read from weft's execution profile
+// (weft/runtime/Profile.h): for the runners of layer tables and of ONNX models' operations.
+struct LayerExecution {
+  uint64_t cycles = 0, arrayRows = 0, readBytes = 0, writeBytes = 0;
+  std::string unit;
+  uint64_t peakOps = 0, unitOps = 0, vectorSlots = 0;
+  std::string mapping;
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  uint64_t registerAccesses = 0;
+  double simulatorSeconds = 0, executeSeconds = 0;
+  std::vector<hal::CommandProfile> commands;
+  std::vector<hal::DramRequestProfile> dram;
+};
+// The profile of `execution`'s latest computation, which took `executeSeconds` of wall time.
+LayerExecution profiledExecution(const ANeuralNetworksExecution* execution, double executeSeconds);
+// The device figures of a layer's first execution into `run`.
+void recordDeviceFigures(LayerRun& run, const LayerExecution& execution);
+// The NNAPI cache token of a layer: `identity` (what tells layers and configurations apart)
+// hashed (FNV-1a) and spread over the token's 32 bytes.
+std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> layerCacheToken(const std::string& identity);
 
 }  // namespace weft::tool

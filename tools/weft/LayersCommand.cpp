@@ -19,6 +19,7 @@
 #include "Trace.h"
 #include "LayerRunner.h"
 #include "LayerTable.h"
+#include "OnnxLayers.h"
 #include "Report.h"
 #include "ReportNames.h"
 #include "ScaleSimCompare.h"
@@ -51,10 +52,15 @@ struct ArrayFigures {
   uint64_t stall = 0;
   double overall = 0, mapping = 0;
   double computeBound = 0, bandwidthBound = 0, overBound = 0;
-  const char* boundBy() const { return computeBound >= bandwidthBound ? "compute" : "memory"; }
+  // Empty for a layer not on the accelerator (its figures are all 0).
+  const char* boundBy() const {
+    if (computeBound == 0 && bandwidthBound == 0) return "";
+    return computeBound >= bandwidthBound ? "compute" : "memory";
+  }
 };
 
 ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
+  if (!r.reason.empty()) return {};  // not the accelerator's: no figures
   const bool vector = r.unit == "vector";
   const double pes = vector ? double(r.peakOpsPerCycle > 0 ? r.peakOpsPerCycle : hw.cols()) : double(hw.rows()) * hw.cols();
   const uint64_t rows = vector ? r.vectorSlots : r.arrayRows;
@@ -72,6 +78,9 @@ ArrayFigures figures(const LayerRun& r, const hw::HwConfig& hw) {
 std::string computeReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw) {
   std::string out = "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %, Layer name,\n";
   for (size_t i = 0; i < runs.size(); ++i) {
+    // SCALE-Sim's form has the accelerator's layers: an ONNX model's operation left on the CPU
+    // has no row (its LayerID, the table's index, is skipped), as SCALE-Sim would not simulate it.
+    if (!runs[i].reason.empty()) continue;
     const ArrayFigures f = figures(runs[i], hw);
     out += fmt::format("{}, {}, {}, {:.4f}, {:.4f}, {:.4f}, {},\n", i, runs[i].cycles, f.stall, f.overall, f.mapping,
                        f.mapping, runs[i].name);
@@ -83,15 +92,17 @@ std::string csvReport(const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
   std::string out =
       "index,layer,operation,shape,cycles,array_rows,stall_cycles,macs,overall_util_pct,mapping_eff_pct,"
       "dram_read_bytes,dram_write_bytes,min_dram_bytes,compute_bound_cycles,bandwidth_bound_cycles,bound_by,"
-      "cycles_over_bound,simulator_seconds,energy_pj,area_um2\n";
+      "cycles_over_bound,simulator_seconds,energy_pj,area_um2,device,reason\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
-    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{},{:.0f},{:.0f},{},{:.4f},{:.6f},{:.1f},{:.1f}\n", i,
+    std::string reason = r.reason;
+    std::replace(reason.begin(), reason.end(), '"', '\'');
+    out += fmt::format("{},{},{},\"{}\",{},{},{},{},{:.4f},{:.4f},{},{},{},{:.0f},{:.0f},{},{:.4f},{:.6f},{:.1f},{:.1f},{},\"{}\"\n", i,
                        r.name, r.op, r.shape, r.cycles, r.arrayRows, f.stall, r.macs, f.overall, f.mapping,
                        r.dramReadBytes, r.dramWriteBytes, r.minDramBytes, f.computeBound, f.bandwidthBound,
                        f.boundBy(), f.overBound, r.simulatorSeconds, estimator.energy(r.counters, r.registerAccesses).totalPj(),
-                       estimator.area().totalUm2());
+                       estimator.area().totalUm2(), r.device, reason);
   }
   return out;
 }
@@ -143,7 +154,9 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"prepareSeconds", r.prepareSeconds},
                                 {"counters", counters},
                                 {"registerAccesses", r.registerAccesses},
-                                {"energy", codesign::toJson(estimator.energy(r.counters, r.registerAccesses))}};
+                                {"energy", codesign::toJson(estimator.energy(r.counters, r.registerAccesses))},
+                                {"device", r.device}};
+    if (!r.reason.empty()) l["reason"] = r.reason;
     if (r.sameAs) l["sameAs"] = runs[*r.sameAs].name;
     if (!outputsPath.empty()) {
       l["outputOffset"] = offset;
@@ -170,6 +183,7 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
   uint64_t at = 0;
   double hostAt = 0;
   for (const LayerRun& r : runs) {
+    if (!r.reason.empty()) continue;  // not on the accelerator: nothing on the device timeline
     if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands, r.dram});
     at += r.cycles;
     const ArrayFigures f = figures(r, hw);
@@ -220,7 +234,14 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
              hw.get(hw::Param::kDramLatencyCycles), backend);
   // "bound" is what limits the layer at best (compute or memory) and "x bound" its cycles over
   // that limit; "min KiB" is the least DRAM traffic (every tensor once).
-  const char* row = "{:>3}  {:<16} {:<16} {:<24} {:>11} {:>6} {:>6} {:>10} {:>11} {:>11} {:>9} {:>7} {:>7} {:>10} {:>9}\n";
+  // The name and shape columns as wide as their longest (an ONNX node's name is often a path:
+  // /layer1/layer1.0/conv1/Conv).
+  size_t nameWidth = 16, shapeWidth = 24;
+  for (const LayerRun& r : runs) nameWidth = std::max(nameWidth, r.name.size()), shapeWidth = std::max(shapeWidth, r.shape.size());
+  const std::string rowText = fmt::format("{{:>3}}  {{:<{}}} {{:<16}} {{:<{}}} {{:>11}} {{:>6}} {{:>6}} {{:>10}} {{:>11}} "
+                                          "{{:>11}} {{:>9}} {{:>7}} {{:>7}} {{:>10}} {{:>9}}\n",
+                                          nameWidth, shapeWidth);
+  const char* row = rowText.c_str();
   fmt::print(out, fmt::runtime(row), "#", "layer", "operation", "shape", "cycles", "util%", "map%", "stall", "DRAM rd KiB",
              "DRAM wr KiB", "min KiB", "bound", "x bound", "energy uJ", "sim ms");
   codesign::EnergyBreakdown energy;
@@ -232,6 +253,11 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   for (size_t i = 0; i < runs.size(); ++i) {
     const LayerRun& r = runs[i];
     const ArrayFigures f = figures(r, hw);
+    if (!r.reason.empty()) {
+      fmt::print(out, "{:>3}  {:<{}} {:<16} {:<{}} on {}, not the accelerator (below)\n", i, r.name, nameWidth, r.op,
+                 r.shape, shapeWidth, r.device);
+      continue;
+    }
     fmt::print(out, fmt::runtime(row), i, r.name, r.op, r.shape, r.cycles, fmt::format("{:.1f}", f.overall),
                fmt::format("{:.1f}", f.mapping), f.stall, fmt::format("{:.1f}", r.dramReadBytes / 1024.0),
                fmt::format("{:.1f}", r.dramWriteBytes / 1024.0), fmt::format("{:.1f}", r.minDramBytes / 1024.0),
@@ -251,6 +277,14 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
              fmt::format("{:.1f}", rd / 1024.0), fmt::format("{:.1f}", wr / 1024.0),
              fmt::format("{:.1f}", minBytes / 1024.0), "", fmt::format("{:.2f}", bounds > 0 ? cycles / bounds : 0),
              fmt::format("{:.3f}", 1e-6 * energy.totalPj()), fmt::format("{:.3f}", 1e3 * simulator));
+  const auto unclaimed = std::count_if(runs.begin(), runs.end(), [](const LayerRun& r) { return !r.reason.empty(); });
+  if (unclaimed > 0) {
+    fmt::print(out, "\n{} of {} layers are not the accelerator's (no device figures, not in the totals):\n", unclaimed,
+               runs.size());
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!runs[i].reason.empty()) fmt::print(out, "  #{} {} ({}) on {}: {}\n", i, runs[i].name, runs[i].op, runs[i].device, runs[i].reason);
+    }
+  }
   if (reused > 0) {
     fmt::print(out, "\n{} of {} layers are identical to an earlier one (\"= #k\" under sim ms) and report its figures "
                "without running again; --no-reuse runs each\n",
@@ -284,7 +318,26 @@ std::vector<WeftLayerFigures> weftFigures(const std::vector<LayerRun>& runs, con
 
 int runLayers(const LayersOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const LayerTable table = loadLayerTable(options.tablePath);
+  // An ONNX model's operations (OnnxLayers.h), or a layer set or SCALE-Sim table's layers; either
+  // loads whole, its errors before anything runs or is written.
+  std::optional<LoadedOnnx> onnxModel;
+  LayerTable table;
+  std::vector<std::string> names;
+  if (isOnnxModel(options.tablePath)) {
+    onnxModel.emplace(loadOnnx(options.tablePath, options.onnx));
+    table.name = onnxModel->name;
+    table.format = onnxModel->quantized ? "ONNX model, quantized to int8" : "ONNX model";
+    names = onnxLayerNames(*onnxModel);
+  } else {
+    const OnnxModelOptions& o = options.onnx;
+    if (!o.shapes.empty() || !o.inputs.empty() || o.relaxed || !o.quantize.empty() || !o.calibrationDir.empty()) {
+      throw std::invalid_argument(fmt::format("--shape, --input, --relaxed, --quantize and --calibration are for ONNX "
+                                              "models; {} is not one",
+                                              options.tablePath));
+    }
+    table = loadLayerTable(options.tablePath);
+    for (const LayerEntry& l : table.layers) names.push_back(l.name);
+  }
   const hw::HwConfig hw = hw::HwConfig::load(envOr("WEFT_HW", "weft16"));
   const std::string backend = envOr("WEFT_BACKEND", "rtl");
   if (backend == "timing" && !options.outputsPath.empty()) {
@@ -294,8 +347,6 @@ int runLayers(const LayersOptions& options) {
   const DramCountersScope dramCounters(hw);
   std::optional<ScaleSimReport> scalesim;  // read before running, so that a bad one writes nothing
   if (!options.compareToPath.empty()) {
-    std::vector<std::string> names;
-    for (const LayerEntry& l : table.layers) names.push_back(l.name);
     scalesim = loadComputeReport(options.compareToPath, names);
   }
 
@@ -320,7 +371,7 @@ int runLayers(const LayersOptions& options) {
     run.cacheSalt += "|zero-page tensors";
   }
   if (!options.quiet) {
-    fmt::print(stderr, "weft: {} layers of {} on the accelerator ({} backend, {})\n", table.layers.size(),
+    fmt::print(stderr, "weft: {} layers of {} on the accelerator ({} backend, {})\n", names.size(),
                table.name, backend, hw.name());
     run.onLayer = [](size_t i, size_t n, const std::string& name) {
       fmt::print(stderr, "[{:>3}/{}] {}\n", i + 1, n, name);
@@ -331,7 +382,7 @@ int runLayers(const LayersOptions& options) {
     setenv("WEFT_COMMAND_TRACE", "1", 1);
     run.traceCommandLimit = options.traceLimit;
   }
-  const std::vector<LayerRun> runs = runLayerTable(table, run);
+  const std::vector<LayerRun> runs = onnxModel ? runOnnxLayers(*onnxModel, hw, run) : runLayerTable(table, run);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   printTable(table, runs, hw, backend, wall, estimator, std::cout);

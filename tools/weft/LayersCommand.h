@@ -1,9 +1,12 @@
-// `weft layers` (alias `weft scalesim`): a layer set or a SCALE-Sim layer table, each layer run
+// `weft layers` (alias `weft scalesim`): a layer set, a SCALE-Sim layer table or the operations of
+// an ONNX model (OnnxLayers.h), each layer run
 // alone on the accelerator of this process's backend and hardware, reported per layer: cycles
 // and utilization as a table, JSON, CSV, and SCALE-Sim's COMPUTE_REPORT.csv form.
 #pragma once
 
 #include <string>
+
+#include "OnnxModel.h"
 
 namespace weft::tool {
 
@@ -29,6 +32,9 @@ struct LayersOptions {
   // prepareAhead); 0: each after the previous ran. Not with --repeat or --trace.
   size_t compileAhead = 2;
   bool quiet = false;
+  // An ONNX model (or test directory) instead of a table: its operations, one at a time
+  // (OnnxLayers.h), imported and quantized as `weft run` does with these options.
+  OnnxModelOptions onnx;
 };
 
 // Returns the process exit code.

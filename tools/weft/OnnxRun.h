@@ -6,12 +6,10 @@
 
 #include <string>
 
+#include "OnnxModel.h"
 #include "RunCommand.h"
 
 namespace weft::tool {
-
-// Whether `path` is an ONNX model (.onnx) or a directory holding model.onnx.
-bool isOnnxModel(const std::string& path);
 
 // The exit code: 0 when the check passes, 1 on a mismatch; an ImportError (exit code 2 in main)
 // for a model or an input weft cannot take.

@@ -45,6 +45,7 @@ ordered_json runWorkload(const SweepPlan& plan, const SweepPoint& point, const S
     // One layer compiled at a time: the sweep's pool of points already keeps the cores busy.
     args.insert(args.end(), {"layers", w.path, "--json", stem + ".json", "--compute-report",
                              stem + "-COMPUTE_REPORT.csv", "--quiet", "--compile-ahead", "0"});
+    args.insert(args.end(), w.runArgs.begin(), w.runArgs.end());  // an ONNX model's options
   }
   if (!energyModelPath.empty()) args.insert(args.end(), {"--energy-model", energyModelPath});
   std::error_code ignored;

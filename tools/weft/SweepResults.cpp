@@ -70,6 +70,11 @@ ordered_json workloadFromLayersReport(const std::string& label, const json& repo
   ordered_json rows = ordered_json::array();
   for (const auto& l : report["layers"]) {
     const uint64_t cycles = l["cycles"].get<uint64_t>();
+    if (l.contains("reason")) {
+      // An ONNX model's operation the accelerator does not claim: a CPU row without figures.
+      rows.push_back(row(l["name"].get<std::string>(), "cpu", 0, json(nullptr), json(nullptr), 0, 0, 0.0));
+      continue;
+    }
     rows.push_back(row(l["name"].get<std::string>(), "array", cycles,
                        static_cast<uint64_t>(std::llround(static_cast<double>(cycles) * 1000.0 / clockMHz)),
                        l["overallUtilPct"].get<double>(), l["dramReadBytes"].get<uint64_t>(),

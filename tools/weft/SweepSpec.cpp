@@ -50,8 +50,9 @@ std::string resolvePath(const std::string& written, const std::string& specPath)
   return fs::absolute(p).lexically_normal().string();
 }
 
-// An ONNX model as a workload: `weft run MODEL.onnx` with the entry's options. Imported here, so
-// that a model weft cannot take fails before anything runs.
+// An ONNX model as a workload: `weft run MODEL.onnx` with the entry's options, or with "mode":
+// "layers" `weft layers MODEL.onnx` (each operation alone). Imported here, so that a model weft
+// cannot take fails before anything runs.
 SweepWorkload onnxWorkload(const ordered_json& entry, const std::string& where, const std::string& specPath) {
   SweepWorkload w;
   w.kind = SweepWorkload::Kind::kNetwork;
@@ -60,7 +61,7 @@ SweepWorkload onnxWorkload(const ordered_json& entry, const std::string& where, 
   if (entry.is_string()) {
     written = entry.get<std::string>();
   } else {
-    static const std::set<std::string> kKeys = {"path", "quantize", "calibration", "shape"};
+    static const std::set<std::string> kKeys = {"path", "quantize", "calibration", "shape", "mode"};
     for (const auto& [key, value] : entry.items()) {
       if (kKeys.count(key) == 0) {
         throw SweepError(fmt::format("{}: unknown key \"{}\" (an ONNX workload takes {})", where, key,
@@ -69,6 +70,13 @@ SweepWorkload onnxWorkload(const ordered_json& entry, const std::string& where, 
     }
     if (!entry.contains("path") || !entry["path"].is_string()) throw SweepError(where + ": \"path\" must be a string");
     written = entry["path"].get<std::string>();
+    if (entry.contains("mode")) {
+      if (entry["mode"] != "run" && entry["mode"] != "layers") {
+        throw SweepError(where + ": \"mode\" must be \"run\" (the whole model, as weft run) or \"layers\" (each "
+                                 "operation alone, as weft layers)");
+      }
+      if (entry["mode"] == "layers") w.kind = SweepWorkload::Kind::kLayerTable;
+    }
     if (entry.contains("quantize")) {
       if (entry["quantize"] != "int8") throw SweepError(where + ": \"quantize\" must be \"int8\"");
       w.runArgs.insert(w.runArgs.end(), {"--quantize", "int8"});
@@ -107,6 +115,7 @@ SweepWorkload onnxWorkload(const ordered_json& entry, const std::string& where, 
   w.label = fs::path(w.path).stem().string();
   std::string identity = readFile(w.path);
   for (const std::string& a : w.runArgs) identity += '\0' + a;
+  if (w.kind == SweepWorkload::Kind::kLayerTable) identity += std::string("\0layers", 7);
   w.contentHash = common::fnv1a(identity);
   return w;
 }

@@ -128,10 +128,13 @@ int main(int argc, char** argv) {
 
   weft::tool::LayersOptions layers;
   CLI::App* layersCmd = app.add_subcommand(
-      "layers", "run each layer of a layer set (.json) or a SCALE-Sim table (.csv) alone on the accelerator; "
-                "per-layer cycles and utilization, and SCALE-Sim's COMPUTE_REPORT.csv form");
+      "layers", "run each layer of a layer set (.json), a SCALE-Sim table (.csv) or an ONNX model (each NNAPI "
+                "operation it becomes) alone on the accelerator; per-layer cycles and utilization, and SCALE-Sim's "
+                "COMPUTE_REPORT.csv form");
   layersCmd->alias("scalesim");
-  layersCmd->add_option("table", layers.tablePath, "layer set (traces/validation/*.json) or SCALE-Sim conv/GEMM table")
+  layersCmd->add_option("table", layers.tablePath,
+                        "layer set (traces/validation/*.json), SCALE-Sim conv/GEMM table, or an ONNX model (.onnx, or a "
+                        "directory with model.onnx and test_data_set_0/)")
       ->required();
   layersCmd->add_option("--json", layers.jsonPath, "JSON report path (default out/<table>-<backend>-<hw>.json)");
   layersCmd->add_option("--dram-trace", dramTrace,
@@ -165,6 +168,23 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0, 8));
   layersCmd->add_flag("--quiet", layers.quiet, "no progress messages");
+  layersCmd->add_option("--shape", layers.onnx.shapes,
+                        "ONNX models: an input's shape (NAME=1x3x224x224) or a symbolic dimension's value (batch=1); "
+                        "unbound symbolic dimensions are 1");
+  layersCmd->add_option("--input", layers.onnx.inputs,
+                        "ONNX models: an input's values, NAME=FILE (.npy, or an ONNX TensorProto .pb), which flow into "
+                        "the layers; default: drawn from --seed");
+  layersCmd->add_flag("--relaxed", layers.onnx.relaxed,
+                      "ONNX models: let float32 compute in float16 (what the fp16 accelerator, --hw weft16fp, runs)");
+  layersCmd->add_option("--seed", layers.onnx.seed, "ONNX models: the seed of inputs drawn at random")
+      ->capture_default_str();
+  layersCmd->add_option("--quantize", layers.onnx.quantize,
+                        "ONNX float models: int8 post-training quantization, as weft run --quantize; the int8 "
+                        "model's operations are the layers")
+      ->check(CLI::IsMember({"int8"}));
+  layersCmd->add_option("--calibration", layers.onnx.calibrationDir,
+                        "with --quantize: a directory of .npy input samples to calibrate on (default: the run's inputs)")
+      ->check(CLI::ExistingDirectory);
   CLI::Option* compareTo = layersCmd->add_option("--compare-to", layers.compareToPath,
                         "SCALE-Sim v2's COMPUTE_REPORT.csv for the same table: print its cycles and utilization "
                         "beside weft's, per layer and in total, with weft cycles / SCALE-Sim cycles");
