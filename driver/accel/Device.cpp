@@ -62,6 +62,12 @@ nn::Result<std::vector<bool>> Device::getSupportedOperations(const nn::Model& mo
   return supportedOperations(model, queue_->config(), nullptr);
 }
 
+nn::Result<std::map<uint32_t, std::string>> Device::getUnsupportedReasons(const nn::Model& model) const {
+  std::map<uint32_t, std::string> reasons;
+  (void)supportedOperations(model, queue_->config(), &reasons);
+  return reasons;
+}
+
 nn::Result<hal::SharedPreparedModel> Device::prepareModel(const nn::Model& model, nn::ExecutionPreference preference,
                                                           nn::Priority priority, const hal::OptionalTimePoint& deadline,
                                                           const std::optional<hal::CacheRequest>& cache) const {

@@ -25,6 +25,8 @@ class Device : public hal::IDevice, public std::enable_shared_from_this<Device> 
   // the runtime disables an extension that two devices describe differently.
   const std::vector<nn::Extension>& getSupportedExtensions() const override;
   nn::Result<std::vector<bool>> getSupportedOperations(const nn::Model& model) const override;
+  // The lowering's and the memory plan's reasons (supportedOperations in ModelCompiler.h).
+  nn::Result<std::map<uint32_t, std::string>> getUnsupportedReasons(const nn::Model& model) const override;
   nn::Result<hal::SharedPreparedModel> prepareModel(const nn::Model& model, nn::ExecutionPreference preference,
                                                     nn::Priority priority,
                                                     const hal::OptionalTimePoint& deadline,

@@ -2,8 +2,10 @@
 #include "weft/runtime/Profile.h"
 
 #include "CompilationBuilder.h"
+#include "DeviceManager.h"
 #include "ExecutionBuilder.h"
 #include "Handles.h"
+#include "ModelBuilder.h"
 
 namespace weft::runtime {
 
@@ -27,6 +29,22 @@ std::vector<std::string> getOperationDevices(const ANeuralNetworksCompilation* c
   if (compilation == nullptr || !fromHandle(compilation)->checkUsable("").ok()) return devices;
   for (const Device* device : fromHandle(compilation)->plan().operationDevices()) devices.push_back(device->name());
   return devices;
+}
+
+std::map<uint32_t, std::string> getUnsupportedReasons(const ANeuralNetworksModel* model,
+                                                      const ANeuralNetworksDevice* device) {
+  if (model == nullptr || device == nullptr || !DeviceManager::get().isKnown(fromHandle(device))) return {};
+  const ModelBuilder& builder = *fromHandle(model);
+  if (!builder.isFinished()) return {};
+  const FinishedModel& finished = *builder.finished();
+  auto reasons = fromHandle(device)->hal()->getUnsupportedReasons(finished.model);
+  if (!reasons.ok()) return {};
+  // The device speaks of operations in run order; the client knows them in the order it added them.
+  std::map<uint32_t, std::string> byClientIndex;
+  for (const auto& [index, reason] : *reasons) {
+    if (index < finished.clientOperationIndex.size()) byClientIndex[finished.clientOperationIndex[index]] = reason;
+  }
+  return byClientIndex;
 }
 
 }  // namespace weft::runtime

@@ -20,6 +20,7 @@
 #include "PostTraining.h"
 #include "Trace.h"
 #include "weft/common/fnv1a.h"
+#include "weft/runtime/Profile.h"
 
 namespace weft::tool {
 namespace {
@@ -115,11 +116,10 @@ bool hasType(const test::TestModel& single, nn::OperandType type) {
                      [&](const test::TestOperand& o) { return o.type == type; });
 }
 
-// Why the accelerator does not claim the one operation of `single`, as far as weft's hardware
-// says it for certain (DESIGN.md: the array computes int8, and float16 on a configuration with
-// the fp16 datapath, which also takes float32 where the model allows relaxed computation); else
-// that the accelerator's driver does not take the operation as it is.
-std::string unclaimedReason(const test::TestModel& single, const hw::HwConfig& hw) {
+// Why the accelerator cannot take the one operation of `single`, as far as weft's hardware says it
+// for certain (DESIGN.md: the array computes int8, and float16 on a configuration with the fp16
+// datapath, which also takes float32 where the model allows relaxed computation); empty otherwise.
+std::string hardwareReason(const test::TestModel& single, const hw::HwConfig& hw) {
   const nn::OperationType type = single.main.operations.front().type;
   if (type == nn::OperationType::IF || type == nn::OperationType::WHILE) {
     return "control flow (IF/WHILE) runs on the CPU device only";
@@ -136,6 +136,17 @@ std::string unclaimedReason(const test::TestModel& single, const hw::HwConfig& h
   if (float16 && !hw.fp16()) {
     return fmt::format("float16: {} has no fp16 datapath (Fp16 0); --hw weft16fp has one", hw.name());
   }
+  return "";
+}
+
+// Why the accelerator does not claim `single`: what the hardware makes certain (above), then its
+// driver's own words (weft::runtime::getUnsupportedReasons); failing both, the operation and its
+// operands.
+std::string unclaimedReason(const test::TestModel& single, const hw::HwConfig& hw, const std::string& driverReason) {
+  const std::string hardware = hardwareReason(single, hw);
+  if (!hardware.empty()) return driverReason.empty() ? hardware : hardware + "; the driver: " + driverReason;
+  if (!driverReason.empty()) return driverReason;
+  const nn::OperationType type = single.main.operations.front().type;
   std::vector<std::string> operands;
   for (uint32_t o : single.main.operations.front().inputs) {
     const test::TestOperand& t = single.main.operands[o];
@@ -244,7 +255,9 @@ std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig
           "ANeuralNetworksModel_getSupportedOperationsForDevices");
     if (!claimed) {
       run.device = cpuName;
-      run.reason = unclaimedReason(single, hw);
+      // The driver's own words where it gives them, else what the tool can tell.
+      const auto reasons = runtime::getUnsupportedReasons(builder.model(), accelerator);
+      run.reason = unclaimedReason(single, hw, reasons.empty() ? std::string() : reasons.begin()->second);
       run.prepareSeconds = secondsSince(prepareStart);
       keepOutputs();
       runs.push_back(std::move(run));

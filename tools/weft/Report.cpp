@@ -117,6 +117,24 @@ void printTable(const RunReport& r, std::ostream& out) {
              kib(sum(mine, [](const auto& l) { return l.minDramBytes; })), "", std::to_string(worst),
              cycles > 0 ? fmt::format("{:.3f}", 1e-6 * r.acceleratorEnergy.totalPj()) : "-");
   }
+  const auto unclaimed = std::count_if(r.layers.begin(), r.layers.end(), [](const auto& l) { return !l.reason.empty(); });
+  if (unclaimed > 0) {
+    fmt::print(out, "\n{} operation{} the accelerator does not take, and why (its driver's words):\n", unclaimed,
+               unclaimed == 1 ? "" : "s");
+    constexpr long kShown = 12;  // the JSON report has every one
+    long shown = 0;
+    bool float32 = false;
+    for (const auto& l : r.layers) {
+      if (l.reason.empty()) continue;
+      float32 = float32 || l.reason.find("TENSOR_FLOAT32") != std::string::npos;
+      if (shown++ < kShown) fmt::print(out, "  #{} {} ({}): {}\n", l.index, l.name, l.op, l.reason);
+    }
+    if (unclaimed > kShown) fmt::print(out, "  ... and {} more (each in the JSON report's layers)\n", unclaimed - kShown);
+    if (float32) {
+      fmt::print(out, "  (float32 runs on the accelerator once quantized, --quantize int8, or in float16 with --relaxed on "
+                      "a configuration with the fp16 datapath, --hw weft16fp)\n");
+    }
+  }
   // Where the accelerator's cycles went, by the unit each layer ran on.
   uint64_t all = 0;
   for (const auto& l : r.layers) all += l.cycles;
@@ -192,6 +210,7 @@ std::string toJson(const RunReport& r) {
                       {"cyclesOverBound", cyclesOverBound(l, r.dramBytesPerCycle)}, {"mapping", l.mapping},
                       {"maxError", l.maxError},
                       {"energy", codesign::toJson(l.energy)}});
+    if (!l.reason.empty()) layers.back()["reason"] = l.reason;
   }
   auto& totals = j["totals"] = nlohmann::ordered_json::object();
   for (const std::string& device : r.devices()) {

@@ -33,6 +33,7 @@ struct LayerReport {
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   uint64_t minDramBytes = 0;    // the least DRAM traffic: every tensor the layer reads and writes, once
   int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
+  std::string reason;           // off the accelerator: why its driver does not take the operation
   codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (tools/codesign)
 };
 

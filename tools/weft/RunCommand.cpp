@@ -359,6 +359,8 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
                               since(compileStart)});
   const auto devices = runtime::getOperationDevices(compilation.get());
   const auto steps = runtime::getCompilationSteps(compilation.get());
+  // Why the accelerator left operations to the CPU, in its driver's words.
+  const auto reasons = whole ? std::map<uint32_t, std::string>{} : runtime::getUnsupportedReasons(builder.model(), accelerator);
   auto operandBytes = [&](uint32_t o) {
     const test::TestOperand& t = main.operands[o];
     return uint64_t{t.data.size()} > 0 ? uint64_t{t.data.size()}
@@ -373,6 +375,7 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
                    ? modelCase.operationNames[i]
                    : fmt::format("{}#{}", row.op, i);
     row.device = i < devices.size() ? devices[i] : "?";
+    if (const auto why = reasons.find(static_cast<uint32_t>(i)); why != reasons.end()) row.reason = why->second;
     for (uint32_t o : op.inputs) {
       const test::TestOperand& t = main.operands[o];
       if (t.dimensions.empty()) continue;  // scalar parameters

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +111,13 @@ class IDevice {
 
   // One flag per operation of model.main, in order: can this device run it?
   virtual Result<std::vector<bool>> getSupportedOperations(const nn::Model& model) const = 0;
+
+  // Why the device declines operations of model.main (their indexes, in model order), where it
+  // can say: weft's addition to the HAL, for reports that tell a user why an operation stayed on
+  // another device. A device that cannot say keeps the default (no reasons).
+  virtual Result<std::map<uint32_t, std::string>> getUnsupportedReasons(const nn::Model& /*model*/) const {
+    return std::map<uint32_t, std::string>{};
+  }
 
   // Compiles `model` (every operation supported). The model is self-contained: constants are
   // in operandValues or pools. With `cache`, also saves what a later compilation may restore.

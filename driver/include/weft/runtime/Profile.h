@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ std::vector<CompilationStep> getCompilationSteps(const ANeuralNetworksCompilatio
 // For each client operation index, the name of the device it runs on; empty unless the
 // compilation finished successfully.
 std::vector<std::string> getOperationDevices(const ANeuralNetworksCompilation* compilation);
+
+// Why `device` does not run operations of the finished `model`, by client operation index, where
+// the device can say (weft-accel: its lowering's reasons, e.g. "float32 ... int8"); empty for
+// NULL arguments, an unfinished model, or a device that gives no reasons.
+std::map<uint32_t, std::string> getUnsupportedReasons(const ANeuralNetworksModel* model,
+                                                      const ANeuralNetworksDevice* device);
 
 // Progress of a running execution, for progress displays: an event when a step starts
 // (deviceCycles 0) and, on the accelerator, periodic events while its program runs.
