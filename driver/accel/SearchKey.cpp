@@ -42,8 +42,9 @@ std::string layerKey(const TilingProblem& problem) {
   const LayerPlacement& where = problem.where;
   KeyWriter k;
   k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
-    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
-    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators << l.fp16;
+    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp
+    << isSignedInteger(l.inputType) << isSignedInteger(l.weightType) << l.runtimeWeights.has_value()
+    << l.runtimeBias.has_value() << (l.outputType == ElementType::kInt32Raw) << (l.inputType == ElementType::kFloat16);
   k << problem.chunks.size();
   for (const KChunk& c : problem.chunks) k << c.offset << c.bytes << c.kBegin;
   k << where.input << where.output << where.weights << where.params << where.padding;

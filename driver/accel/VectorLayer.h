@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ElementType.h"
 #include "GemmLayer.h"
 #include "ImageView.h"
 #include "PlannedCommand.h"
@@ -42,11 +43,13 @@ class VectorLayer {
   uint32_t operationIndex = 0;
   nn::OperationType type = nn::OperationType::ADD;
   std::vector<LayerTensor> inputs, outputs;
-  // binary16 (Fp16 hardware: WINDOW and ELTWISE lut in fp16 mode, STORE mode fp16): its tensors
-  // are TENSOR_FLOAT16 (or relaxed float32 kept as binary16), their shapes count bytes as
-  // channels (two a value), so a scratchpad row of Cols bytes holds Cols/2 values, one a lane
-  // below Cols/2; its STOREs write two bytes a column.
-  bool fp16 = false;
+  // The type of the values its lanes compute on: its input's 8-bit type, or kFloat16 (Fp16
+  // hardware: WINDOW and ELTWISE in fp16 mode, STORE mode fp16) when its tensors are
+  // TENSOR_FLOAT16 (or relaxed float32 kept as binary16). Shapes count bytes as channels (two a
+  // binary16 value), so a scratchpad row of Cols bytes holds Cols/2 values, one a lane below
+  // Cols/2, and its STOREs write two bytes a column.
+  ElementType valueType = ElementType::kQuant8Asymm;
+  uint32_t valueBytes() const { return bytesPerElement(valueType); }
 
   // Device images the layer reads besides its tensors (weights, parameter rows, lookup table),
   // written at preparation.

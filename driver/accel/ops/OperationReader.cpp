@@ -90,6 +90,10 @@ bool OperationReader::halfType(const nn::Operand& o) const {
          (o.type == OperandType::TENSOR_FLOAT32 && model_.relaxComputationFloat32toFloat16);
 }
 
+ElementType OperationReader::valueType(const nn::Operand& o) const {
+  return halfType(o) ? ElementType::kFloat16 : quant8(isSignedType(o.type));
+}
+
 nn::Status OperationReader::halfTensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const {
   if (!halfType(o)) {
     return fail("{} type {} is not computed in binary16 (TENSOR_FLOAT16, or TENSOR_FLOAT32 in a relaxed model)", what,
@@ -191,8 +195,9 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   q.inZp = in.zeroPoint;
   q.wZp = w.zeroPoint;
   q.outZp = out.zeroPoint;
-  q.inSigned = isSignedType(in.type);
-  q.wSigned = isSignedType(w.type);
+  q.inputType = quant8(isSignedType(in.type));
+  q.weightType = quant8(isSignedType(w.type));
+  q.outputType = quant8(isSignedType(out.type));
   if (!wConstant) q.runtimeWeights = op_.inputs[1];
   if (!biasOmitted && !isConstant(bias)) q.runtimeBias = op_.inputs[2];
   if (withValues && filterValues_) {
@@ -247,6 +252,7 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
   auto clamp = fp16Clamp(activation);
   if (!clamp.ok()) return clamp.error();
   ConvQuantization q;
+  q.inputType = q.weightType = q.outputType = ElementType::kFloat16;
   q.clamp = *clamp;
   q.columns.assign(outChannels, {});
   const uint64_t values = uint64_t{outChannels} * kElements;

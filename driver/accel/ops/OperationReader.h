@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "../ElementType.h"
 #include "../GemmLayer.h"
 #include "../Lowering.h"
 #include "../ModelAccess.h"
@@ -26,7 +27,8 @@ bool isSignedType(nn::OperandType t);
 // (bias, multiplier, shift) per output channel, the clamp; the filter bytes with values.
 struct ConvQuantization {
   int32_t inZp = 0, wZp = 0, outZp = 0;
-  bool inSigned = false, wSigned = false;
+  ElementType inputType = ElementType::kQuant8Asymm, weightType = ElementType::kQuant8Asymm,
+              outputType = ElementType::kQuant8Asymm;
   std::vector<hw::ColumnParams> columns;
   ClampRange clamp;
   std::vector<uint8_t> weights;  // the filter's bytes in its own order (withValues; the zero
@@ -93,6 +95,8 @@ class OperationReader {
   // Whether `o` is computed in binary16 here: TENSOR_FLOAT16, or TENSOR_FLOAT32 in a model that
   // lets float32 be computed in float16 (kept as binary16 on the device, MemoryPlan.h).
   bool halfType(const nn::Operand& o) const;
+  // The type the device computes `o`'s values in: kFloat16 when halfType(), else its 8-bit type.
+  ElementType valueType(const nn::Operand& o) const;
   // A fully specified tensor halfType() accepts, of one of the given ranks.
   nn::Status halfTensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const;
   // A fused activation's bounds as binary16 bit patterns (STORE mode fp16's clamp): NONE

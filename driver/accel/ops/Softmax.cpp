@@ -123,6 +123,7 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   layer->operationIndex = index;
   layer->type = op.type;
   layer->isSigned = isSigned;
+  layer->valueType = quant8(isSigned);
   layer->table = std::move(table).value();
   for (int32_t d = 0; d < rank; ++d) {
     uint64_t& part = d < axis ? layer->outer : d == axis ? layer->axis : layer->inner;

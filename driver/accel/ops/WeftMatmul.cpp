@@ -58,10 +58,10 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
   layer.output = ImageShape{1, rows, 1, columns};
   layer.inZp = lhs.zeroPoint;
   layer.wZp = rhs.zeroPoint;
-  layer.inSigned = isSignedType(lhs.type);
-  layer.wSigned = isSignedType(rhs.type);
+  layer.inputType = quant8(isSignedType(lhs.type));
+  layer.weightType = quant8(isSignedType(rhs.type));
+  layer.outputType = ElementType::kInt32Raw;  // raw32: the accumulators as they are
   layer.columns.assign(columns, hw::ColumnParams{});  // bias 0: raw32 stores acc + bias
-  layer.rawAccumulators = true;
   if (!rhsConstant) layer.runtimeWeights = r.op().inputs[1];
   if (withValues) {
     if (rhsConstant) {

@@ -40,7 +40,7 @@ class WindowLayer final : public VectorLayer {
   uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int32_t padTop = 0, padLeft = 0;  // the window of output (0, 0) starts at (-padTop, -padLeft)
   uint32_t depthMultiplier = 1;     // depthwise: output channel o reads input channel o / dm
-  bool inSigned = false, wSigned = false;
+  ElementType weightType = ElementType::kQuant8Asymm;  // depthwise: the filter's (pools: unused)
   int32_t inZp = 0, wZp = 0;        // pools and MEAN: 0 (raw values)
   std::vector<uint8_t> weights;     // depthwise: [k_h x k_w][out channels], tap-major
   std::vector<hw::ColumnParams> columns;  // per output channel; empty: identity

@@ -6,7 +6,7 @@ namespace {
 CompiledOperation costOf(const VectorLayer& layer, const EmittedLayer& measured, const hw::HwConfig& config) {
   CompiledOperation op;
   op.macs = layer.laneOps();
-  op.peakOpsPerCycle = layer.fp16 ? config.cols() / 2 : config.cols();  // a binary16 value takes two lanes
+  op.peakOpsPerCycle = config.cols() / layer.valueBytes();  // a binary16 value takes two lanes
   op.unit = hw::Unit::kVector;
   op.tiling = layer.describe();
   op.estimatedCycles = measured.busyCycles;
@@ -17,7 +17,7 @@ CompiledOperation costOf(const GemmLayer& layer, const TilePlan& tp, const Emitt
                          const hw::HwConfig& config) {
   CompiledOperation op;
   op.macs = layer.macs();
-  op.peakOpsPerCycle = uint64_t{layer.fp16 ? config.rows() / 2 : config.rows()} * config.cols();
+  op.peakOpsPerCycle = uint64_t{config.rows() / layer.inputValueBytes()} * config.cols();
   op.unit = hw::Unit::kCompute;
   op.estimatedCycles = tp.estimatedCycles + measured.repackCycles;
   op.tiling = tp.describe();

@@ -34,7 +34,7 @@ nn::Result<std::vector<uint32_t>> dependencyOrder(const nn::Model& model) {
 }  // namespace
 
 nn::Status datapathFits(const LoweredOperation& lo, const hw::HwConfig& config) {
-  if ((lo.isVector() ? lo.vector->fp16 : lo.layer.fp16) && !config.fp16()) {
+  if (isFloat(lo.isVector() ? lo.vector->valueType : lo.layer.inputType) && !config.fp16()) {
     return NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << " in float16 (TENSOR_FLOAT16, or TENSOR_FLOAT32 relaxed) "
                               << "needs the fp16 datapath (Fp16 1, as in weft16fp); " << config.name() << " has none";
   }
