@@ -80,10 +80,10 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
   bytes.channels *= 2;  // two bytes a value
   layer->inputs = {{op.inputs[0], bytes, layout}};
   layer->outputs = {{op.outputs[0], bytes, layout}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = in.dimensions;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace
@@ -116,10 +116,10 @@ nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t 
   const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
   layer->inputs = {{op.inputs[0], paddedImage(in.dimensions), layout}};
   layer->outputs = {{op.outputs[0], paddedImage(in.dimensions), layout}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = in.dimensions;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

@@ -89,8 +89,8 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
     return r.fail("padding larger than 65535 is not supported");
   }
 
-  LoweredOperation lo;
-  GemmLayer& layer = lo.layer;
+  LoweredLayer lo;
+  GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = nn::OperationType::CONV_2D;
   layer.input = image;
@@ -124,7 +124,7 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
   auto od = r.checkOutputDims(outDims);
   if (!od.ok()) return od.error();
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues) {
@@ -150,8 +150,8 @@ nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint3
   const auto batch = static_cast<uint32_t>(elements / inputSize);
   if (batch > 0xFFFF) return r.fail("batch {} is larger than 65535", batch);
 
-  LoweredOperation lo;
-  GemmLayer& layer = lo.layer;
+  LoweredLayer lo;
+  GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = nn::OperationType::FULLY_CONNECTED;
   layer.input = ImageShape{1, batch, 1, inputSize};
@@ -166,12 +166,12 @@ nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint3
   auto od = r.checkOutputDims({batch, units});
   if (!od.ok()) return od.error();
   lo.outputDims = {batch, units};
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
-nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLayout layout) {
+nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredLayer& fc, DataLayout layout) {
   const auto& d = fc.fcInputDims;
-  const GemmLayer& dense = fc.layer;
+  const GemmLayer& dense = *fc.gemm();
   const uint32_t valueBytes = dense.inputValueBytes();  // the dense input counts bytes as channels
   if (d.size() != 4 || d[0] != dense.input.height || uint64_t{d[1]} * d[2] * d[3] * valueBytes != dense.input.channels) {
     return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: input is not [batch, ...] with input_size the "

@@ -144,10 +144,10 @@ ImageShape copiedImage(const CopyLayer& layer, const nn::Dimensions& dims) {
 }
 
 LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDims) {
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = std::move(outDims);
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace

@@ -135,10 +135,10 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   const nn::Dimensions outDims = nchw ? nn::Dimensions{image.batches, outC, layer->out.height, layer->out.width}
                                       : nn::Dimensions{image.batches, layer->out.height, layer->out.width, outC};
   NN_TRY(r.checkOutputDims(outDims));
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

@@ -69,10 +69,10 @@ LoweredOperation binaryLayer(const OperationReader& r, uint32_t index, EltwiseMa
   layer->inputs = {{op.inputs[0], image(a.dimensions), layout(a.dimensions)},
                    {op.inputs[1], image(b.dimensions), layout(b.dimensions)}};
   layer->outputs = {{op.outputs[0], image(dims), layout(dims)}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = dims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t index) {

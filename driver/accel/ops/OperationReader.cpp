@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "weft/hw/fp16.h"
 
@@ -26,7 +27,18 @@ bool zeroPointFits(int32_t zp, OperandType t) {
 }  // namespace
 
 OperationReader::OperationReader(const nn::Model& model, uint32_t index, bool filterValues)
-    : model_(model), op_(model.main.operations[index]), name_(nn::toString(op_.type)), filterValues_(filterValues) {}
+    : model_(model),
+      op_(model.main.operations[index]),
+      index_(index),
+      name_(nn::toString(op_.type)),
+      filterValues_(filterValues) {}
+
+uint32_t OperationReader::intermediateOperand(uint32_t k) const {
+  if (k >= kIntermediatesPerOperation) throw std::logic_error("a lowering made too many intermediate tensors");
+  const uint64_t operand = model_.main.operands.size() + uint64_t{index_} * kIntermediatesPerOperation + k;
+  if (operand > UINT32_MAX) throw std::logic_error("intermediate operand index out of range");
+  return static_cast<uint32_t>(operand);
+}
 
 nn::Status OperationReader::checkIndexes() const {
   for (uint32_t i : op_.inputs) {

@@ -67,6 +67,14 @@ class OperationReader {
   const nn::Operand& output(uint32_t i) const { return model_.main.operands[op_.outputs[i]]; }
 
   nn::Status checkIndexes() const;
+
+  // How many tensors one operation's lowering may make between its layers.
+  static constexpr uint32_t kIntermediatesPerOperation = 16;
+  // The operand index of intermediate tensor k (< kIntermediatesPerOperation) of this operation's
+  // lowering (LoweredOperation::intermediates): past every operand of the model, distinct for
+  // every operation, and the same however often or in whatever order operations are lowered (the
+  // support check lowers them one by one, the compilation in dependency order).
+  uint32_t intermediateOperand(uint32_t k) const;
   nn::Status expectCounts(std::initializer_list<size_t> inputs, size_t outputs) const;
 
   // Constant scalars.
@@ -130,6 +138,7 @@ class OperationReader {
  private:
   const nn::Model& model_;
   const nn::Operation& op_;
+  uint32_t index_;
   const char* name_;
   bool filterValues_;
 };

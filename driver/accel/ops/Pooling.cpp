@@ -131,10 +131,10 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   const nn::Dimensions outDims = nchw ? nn::Dimensions{result.batches, result.channels, result.height, result.width}
                                       : nn::Dimensions{result.batches, result.height, result.width, result.channels};
   NN_TRY(r.checkOutputDims(outDims));
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 namespace {
@@ -274,10 +274,10 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   }
   if (outDims.empty()) outDims = {1};  // every axis reduced away: one element, as the reference
   NN_TRY(r.checkOutputDims(outDims));
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

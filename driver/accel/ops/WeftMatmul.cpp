@@ -48,8 +48,8 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
   auto dims = r.checkOutputDims({rows, columns});
   if (!dims.ok()) return dims.error();
 
-  LoweredOperation lo;
-  GemmLayer& layer = lo.layer;
+  LoweredLayer lo;
+  GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = r.op().type;
   layer.inputOperand = r.op().inputs[0];
@@ -73,7 +73,7 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
   }
   lo.inputLayout = lo.outputLayout = DataLayout::kFlat;
   lo.outputDims = {rows, columns};
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

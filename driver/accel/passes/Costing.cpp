@@ -30,10 +30,11 @@ std::vector<CompiledOperation> costOperations(const LayoutPlan& plan, const Mode
                                               const EmittedProgram& emitted, const hw::HwConfig& config) {
   std::vector<CompiledOperation> ops;
   for (size_t l = 0; l < plan.layers.size(); ++l) {
-    const LoweredOperation& lo = plan.layers[l];
+    const LoweredLayer& lo = plan.layers[l];
     const EmittedLayer& measured = emitted.layers[l];
-    CompiledOperation op = lo.isVector() ? costOf(*lo.vector, measured, config)
-                                         : costOf(lo.layer, *tilings.plans[l], measured, config);
+    CompiledOperation op =
+        lo.visit(Overloaded{[&](const GemmLayer& g) { return costOf(g, *tilings.plans[l], measured, config); },
+                            [&](const VectorLayer& v) { return costOf(v, measured, config); }});
     op.operationIndex = lo.operationIndex();
     op.type = lo.type();
     op.commands = measured.commands;

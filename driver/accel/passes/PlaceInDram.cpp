@@ -55,7 +55,7 @@ nn::Status placeTensors(const nn::Model& model, const LayoutPlan& plan, DeviceQu
     auto region = target.computesData ? allocateAndWrite(queue, initialTensorImage(layout, config), what)
                                       : queue.allocator()->allocate(tensorImageBytes(layout, config), 64, what);
     if (!region.ok()) return region.error();
-    const nn::Operand& o = model.main.operands[index];
+    const nn::Operand& o = plan.operand(model, index);
     if (isConstant(o) && target.computesData) {  // a constant activation: its value is written now, once
       const uint8_t* bytes = constantBytes(model, o);
       if (bytes == nullptr || o.location.length < logicalBytes(layout)) {
@@ -133,9 +133,10 @@ nn::Result<DramPlacement> placeInDram(const nn::Model& model, const LayoutPlan& 
   out.snapshots = std::move(snapshots).value();
   ConstantWriter writer(queue, out);
   for (size_t l = 0; l < layerCount; ++l) {
-    const LoweredOperation& lo = plan.layers[l];
-    auto constants = lo.isVector() ? placeVectorConstants(*lo.vector, target.config, writer)
-                                   : placeGemmConstants(lo.layer, *tilings.plans[l], target, writer);
+    const LoweredLayer& lo = plan.layers[l];
+    auto constants = lo.visit(Overloaded{
+        [&](const GemmLayer& g) { return placeGemmConstants(g, *tilings.plans[l], target, writer); },
+        [&](const VectorLayer& v) { return placeVectorConstants(v, target.config, writer); }});
     if (!constants.ok()) return constants.error();
     out.layers.push_back(std::move(constants).value());
   }
