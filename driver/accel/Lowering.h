@@ -41,7 +41,7 @@ Overloaded(F...) -> Overloaded<F...>;
 // A variant rather than one base class: a GemmLayer is a plain value the tiling search copies,
 // keys and hashes, and each stage's array work (tiling, weight images, the loop nest) is the
 // stage's own; a VectorLayer is the interface every vector family implements. What all layers
-// answer alike (their operation, type, compute type) is asked of LoweredLayer, and a stage
+// answer alike (their operation, type, tensors, scratch) is asked of LoweredLayer, and a stage
 // that treats the two units differently visits it (visit()) instead of testing which it is.
 using LayerWork = std::variant<GemmLayer, std::shared_ptr<VectorLayer>>;
 
@@ -83,6 +83,11 @@ struct LoweredLayer {
   ElementType computeType() const {
     return visit(Overloaded{[](const GemmLayer& g) { return g.inputType; },
                             [](const VectorLayer& v) { return v.valueType; }});
+  }
+  // DRAM the layer's commands may use as they please, placed for it alone (0: none).
+  uint64_t scratchBytes(const hw::HwConfig& config) const {
+    return visit(Overloaded{[](const GemmLayer&) { return uint64_t{0}; },
+                            [&](const VectorLayer& v) { return v.scratchBytes(config); }});
   }
 };
 

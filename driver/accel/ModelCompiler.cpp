@@ -32,6 +32,7 @@ nn::Status vectorLayerFits(const VectorLayer& layer, const hw::HwConfig& config)
     where.constants.push_back(addr);
     addr += image.size() + 64;
   }
+  if (const uint64_t scratch = layer.scratchBytes(config); scratch > 0) where.scratch = addr;
   CountingSink sink;
   return layer.generate(where, config, sink);
 }

@@ -34,6 +34,7 @@ struct LayerTensor {
 struct VectorPlacement {
   std::vector<ImageView> inputs, outputs;  // per LayerTensor, in order
   std::vector<uint64_t> constants;         // per constantImages() entry
+  uint64_t scratch = 0;                    // scratchBytes() of DRAM of its own (0: none asked)
 };
 
 class VectorLayer {
@@ -54,6 +55,10 @@ class VectorLayer {
   // Device images the layer reads besides its tensors (weights, parameter rows, lookup table),
   // written at preparation.
   virtual std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const = 0;
+  // DRAM the layer's commands may write and read back as they please (a partial result too large
+  // for the scratchpad, say): placed for it alone at preparation, its address in
+  // VectorPlacement::scratch. None unless a layer asks.
+  virtual uint64_t scratchBytes(const hw::HwConfig& /*config*/) const { return 0; }
   // Its commands, without tokens, in program order. BAD_DATA when something does not fit a
   // command field (the support check rejects such layers first).
   virtual nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const = 0;

@@ -59,6 +59,7 @@ nn::Status Emission::vectorLayer(const VectorLayer& layer, const LayerConstants&
   const size_t position = out_.layers.size();
   VectorPlacement where;
   where.constants = constants.images;
+  where.scratch = constants.scratch;
   auto placeOf = [&](const LayerTensor& t) {
     const PlacedTensor& p = dram_.tensors.at(t.operand);
     return viewOf(p.layout, t.shape, p.region->addr());
