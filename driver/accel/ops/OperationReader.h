@@ -95,7 +95,7 @@ class OperationReader {
 
   // A TENSOR_FLOAT16 convolution over input 0 with constant filter 1 (outChannels x kElements
   // values) and constant bias 2 (TENSOR_FLOAT16, or omitted) into output 0, as the fp16 datapath
-  // takes it (GemmLayer::fp16): the filter's bytes, each bias as binary32 bits, the fused
+  // takes it (GemmLayer types kFloat16): the filter's bytes, each bias as binary32 bits, the fused
   // activation's bounds as binary16 bits. BAD_DATA for other types or operands given at execution.
   nn::Result<ConvQuantization> fp16Convolution(uint32_t outChannels, uint64_t kElements, int32_t activation,
                                                bool withValues) const;

@@ -13,7 +13,7 @@
 // the output. Parameter rows (one per channel group) and depthwise weights (k_h x k_w rows per
 // group) are loaded once per epoch of ParamRows groups; epochs are separated by a barrier.
 //
-// binary16 (VectorLayer::fp16; depth multiplier 1): `in`, `out` and `weights` count bytes as
+// binary16 (VectorLayer::valueType kFloat16; depth multiplier 1): `in`, `out` and `weights` count bytes as
 // channels, so a channel group of Cols bytes is Cols/2 values, the WINDOWs run in fp16 mode and
 // the STOREs in mode fp16; `columns` holds one binary32 bias a value, which the parameter rows
 // place group by group in their first Cols/2 columns (fp16Columns).
