@@ -490,11 +490,11 @@ void Emitter::windowGemms(const MBox& box, uint32_t chunk, uint32_t tileRow, uin
 void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, uint32_t accBuffer,
                       bool declareParams) {
   auto& g = std::get<hw::GemmCmd>(pc.cmd);
-  g.inSigned = l_.inSigned;
-  g.wSigned = l_.wSigned;
+  g.inSigned = isSignedInteger(l_.inputType);
+  g.wSigned = isSignedInteger(l_.weightType);
   g.inZp = l_.inZp;
   g.wZp = l_.wZp;
-  g.fp16 = l_.fp16;
+  g.fp16 = isFloat(l_.inputType);
   pc.uses.push_back({bufferId(BufferKind::kInput, inBuffer), false});
   pc.uses.push_back({weightBufferId(wBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kAccumulator, accBuffer), true});
@@ -523,7 +523,7 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t tiles, uint32
   const uint32_t stores = merge ? 1 : box.nb;
   for (uint32_t i = 0; i < stores; ++i) {
     hw::StoreCmd s;
-    s.mode = l_.rawAccumulators ? hw::StoreMode::kRaw32 : (l_.fp16 ? hw::StoreMode::kFp16 : hw::StoreMode::kRequant8);
+    s.mode = storeModeFor(l_.outputType);
     s.rowBytes = std::min<uint32_t>(C_, l_.n() - (tile + tiles - 1) * C_);  // the last tile's columns
     s.tiles = tiles;
     s.tileAccStride = tiles > 1 ? p_.rowsPerTile : 0;

@@ -36,11 +36,12 @@ LoweredOperation compiledAtExecution(const OperationReader& r, uint32_t index) {
   layer->type = r.op().type;
   layer->inputs = {{r.op().inputs[0], ImageShape{}, DataLayout::kFlat}};
   layer->outputs = {{r.op().outputs[0], ImageShape{}, DataLayout::kFlat}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = r.output(0).dimensions;
-  lo.pending = true;
-  return lo;
+  LoweredOperation pending(std::move(lo));
+  pending.pending = true;
+  return pending;
 }
 
 std::vector<uint32_t> executionParameters(const nn::Model& model) {

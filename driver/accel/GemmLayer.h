@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "ElementType.h"
 #include "Requantization.h"
 #include "weft/hw/postproc.h"
 #include "weft/nn/Types.h"
@@ -37,34 +38,38 @@ struct GemmLayer {
   uint32_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
   bool nchw = false;  // the operation's data layout (CONV_2D): how its tensors are indexed
 
-  // outC x K weight bytes (signed or unsigned as wSigned says), K in (fh, fw, ci) order.
+  // The types of the input, the filter and what the STORE writes. kFloat16 (Fp16 hardware: GEMM
+  // fp16 and STORE mode fp16): input, filter and output are binary16, seen as bytes. `input`
+  // then counts bytes as channels (two a value), so K is in bytes and every K chunk of the tiling
+  // holds whole values (Rows is even, runs are whole pixels); `output` counts values (columns) and
+  // a column writes two bytes. `weights` are the filter's bytes, the columns' bias the binary32
+  // bits of the bias, `clamp` the fused activation's bounds as binary16 bits; zero points are 0.
+  // outputType kInt32Raw: the STORE writes the int32 accumulators unrequantized (raw32 mode, four
+  // bytes a column: the org.weft.accel matmul); the columns' multipliers, shifts, outZp and clamp
+  // are then unused.
+  ElementType inputType = ElementType::kQuant8Asymm;
+  ElementType weightType = ElementType::kQuant8Asymm;
+  ElementType outputType = ElementType::kQuant8Asymm;
+
+  // outC x K weight bytes (of weightType), K in (fh, fw, ci) order.
   std::vector<uint8_t> weights;
   int32_t inZp = 0, wZp = 0, outZp = 0;
-  bool inSigned = false, wSigned = false;
   std::vector<hw::ColumnParams> columns;  // one per output channel: bias, multiplier, shift
   ClampRange clamp;
   // Filter and bias given at execution, not constants: the operands the device repacks into the
   // weight and parameter images before the layer runs (RuntimeOperands.h). `weights` then
   // holds the zero point, the columns' bias 0.
   std::optional<uint32_t> runtimeWeights, runtimeBias;
-  // The STORE writes the int32 accumulators unrequantized (raw32 mode, four bytes a column: the
-  // org.weft.accel matmul); the columns' multipliers, shifts, outZp and clamp are then unused.
-  bool rawAccumulators = false;
-  // binary16 (Fp16 hardware, GEMM fp16 and STORE mode fp16): input, filter and output are
-  // TENSOR_FLOAT16, seen as bytes. `input` then counts bytes as channels (two a value), so K is in
-  // bytes and every K chunk of the tiling holds whole values (Rows is even, runs are whole
-  // pixels); `output` counts values (columns) and a column writes two bytes. `weights` are the
-  // filter's bytes, the columns' bias the binary32 bits of the bias, `clamp` the fused
-  // activation's bounds as binary16 bits; zero points are 0 and operands unsigned.
-  bool fp16 = false;
 
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }
   uint64_t m() const { return output.pixels(); }
+  // Bytes of K one input value takes: its lanes of the array (two for binary16).
+  uint32_t inputValueBytes() const { return bytesPerElement(inputType); }
   // Multiply-accumulates: K counts bytes, two a value for an fp16 layer.
-  uint64_t macs() const { return m() * n() * (fp16 ? k() / 2 : k()); }
+  uint64_t macs() const { return m() * n() * (k() / inputValueBytes()); }
   // Bytes the STORE writes per output element.
-  uint32_t outputElementBytes() const { return rawAccumulators ? 4 : (fp16 ? 2 : 1); }
+  uint32_t outputElementBytes() const { return bytesPerElement(outputType); }
 };
 
 }  // namespace weft::accel

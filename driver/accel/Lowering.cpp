@@ -1,7 +1,9 @@
 // The accelerator's one operation resolver: which family lowers which NNAPI operation.
 #include "Lowering.h"
 
+#include <algorithm>
 #include <array>
+#include <set>
 #include <utility>
 
 #include "MemoryPlan.h"
@@ -63,26 +65,25 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
 }
 
 void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* rejected) {
-  auto& layers = plan.layers;
-  for (auto lo = layers.begin(); lo != layers.end();) {
-    if (lo->isVector() || lo->layer.type != nn::OperationType::FULLY_CONNECTED) {
-      ++lo;
-      continue;
-    }
-    const TensorLayout& input = plan.tensors.at(lo->layer.inputOperand);
-    if (!input.hasHalo() && input.layout != DataLayout::kNCHW) {  // dense bytes: read as they are
-      ++lo;
-      continue;
-    }
-    auto image = fullyConnectedOverImage(*lo, input.layout);
+  std::set<uint32_t> dropped;  // operations with a layer that has no image form
+  for (LoweredLayer& lo : plan.layers) {
+    const GemmLayer* fc = lo.gemm();
+    if (fc == nullptr || fc->type != nn::OperationType::FULLY_CONNECTED) continue;
+    const TensorLayout& input = plan.tensors.at(fc->inputOperand);
+    if (!input.hasHalo() && input.layout != DataLayout::kNCHW) continue;  // dense bytes: read as they are
+    auto image = fullyConnectedOverImage(lo, input.layout);
     if (!image.ok()) {
-      if (rejected) rejected->emplace(lo->operationIndex(), image.error());
-      lo = layers.erase(lo);
+      if (rejected) rejected->emplace(lo.operationIndex(), image.error());
+      dropped.insert(lo.operationIndex());
       continue;
     }
-    lo->layer = std::move(image).value();
-    ++lo;
+    lo.work = std::move(image).value();
   }
+  // An operation goes whole, every layer of it.
+  auto& layers = plan.layers;
+  layers.erase(std::remove_if(layers.begin(), layers.end(),
+                              [&](const LoweredLayer& lo) { return dropped.count(lo.operationIndex()) > 0; }),
+               layers.end());
 }
 
 }  // namespace weft::accel

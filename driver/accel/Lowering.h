@@ -18,7 +18,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <variant>
+#include <vector>
 
+#include "ElementType.h"
 #include "GemmLayer.h"
 #include "ImageView.h"
 #include "VectorLayer.h"
@@ -26,24 +29,95 @@
 
 namespace weft::accel {
 
-struct LoweredOperation {
-  GemmLayer layer;                      // the array's work (when `vector` is empty)
-  std::shared_ptr<VectorLayer> vector;  // the vector unit's work
+// Visitor helper: one lambda per alternative (LoweredLayer::visit).
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// One layer of work, on the unit that runs it: the systolic array's GEMM or a vector-unit layer.
+// A variant rather than one base class: a GemmLayer is a plain value the tiling search copies,
+// keys and hashes, and each stage's array work (tiling, weight images, the loop nest) is the
+// stage's own; a VectorLayer is the interface every vector family implements. What all layers
+// answer alike (their operation, type, tensors, scratch) is asked of LoweredLayer, and a stage
+// that treats the two units differently visits it (visit()) instead of testing which it is.
+using LayerWork = std::variant<GemmLayer, std::shared_ptr<VectorLayer>>;
+
+struct LoweredLayer {
+  LayerWork work;  // a GemmLayer unless a family puts a vector layer here
   DataLayout inputLayout = DataLayout::kFlat;   // GEMM: kFlat for FULLY_CONNECTED
   DataLayout outputLayout = DataLayout::kFlat;
-  nn::Dimensions outputDims;  // GEMM: the output's logical dimensions, as computed
+  nn::Dimensions outputDims;  // the (first) output's logical dimensions, as computed
   // FULLY_CONNECTED only: the logical dimensions of the input tensor (for the image form).
   nn::Dimensions fcInputDims;
-  // Support check only: a shape parameter is a model input, so the operation is compiled at
-  // execution (ExecutionParameters.h); `vector` then names its tensors and nothing else.
-  bool pending = false;
 
-  bool isVector() const { return vector != nullptr; }
-  uint32_t operationIndex() const { return isVector() ? vector->operationIndex : layer.operationIndex; }
-  nn::OperationType type() const { return isVector() ? vector->type : layer.type; }
+  // The array's layer, or nullptr.
+  GemmLayer* gemm() { return std::get_if<GemmLayer>(&work); }
+  const GemmLayer* gemm() const { return std::get_if<GemmLayer>(&work); }
+  // The vector unit's layer, or nullptr.
+  VectorLayer* vector() const {
+    const auto* v = std::get_if<std::shared_ptr<VectorLayer>>(&work);
+    return v ? v->get() : nullptr;
+  }
+  // f(GemmLayer&) or f(VectorLayer&), whichever the layer is.
+  template <typename F>
+  decltype(auto) visit(F&& f) const {
+    if (const GemmLayer* g = gemm()) return f(*g);
+    return f(static_cast<const VectorLayer&>(*vector()));
+  }
+  template <typename F>
+  decltype(auto) visit(F&& f) {
+    if (GemmLayer* g = gemm()) return f(*g);
+    return f(*vector());
+  }
+
+  uint32_t operationIndex() const {
+    return visit([](const auto& l) { return l.operationIndex; });
+  }
+  nn::OperationType type() const {
+    return visit([](const auto& l) { return l.type; });
+  }
+  // The type its unit computes in (kFloat16 needs the fp16 datapath).
+  ElementType computeType() const {
+    return visit(Overloaded{[](const GemmLayer& g) { return g.inputType; },
+                            [](const VectorLayer& v) { return v.valueType; }});
+  }
+  // DRAM the layer's commands may use as they please, placed for it alone (0: none).
+  uint64_t scratchBytes(const hw::HwConfig& config) const {
+    return visit(Overloaded{[](const GemmLayer&) { return uint64_t{0}; },
+                            [&](const VectorLayer& v) { return v.scratchBytes(config); }});
+  }
 };
 
-// Lowers model.main.operations[index], or BAD_DATA saying why it is not supported.
+// A tensor a lowering makes between its own layers: in no model, so described here (type,
+// dimensions, quantization) as the model describes its operands. Its operand index comes from
+// OperationReader::intermediateOperand, past the model's operands.
+struct IntermediateTensor {
+  uint32_t operand = 0;
+  nn::Operand description;  // lifetime TEMPORARY_VARIABLE
+};
+
+// What one NNAPI operation lowers to: one layer, or several run in order with intermediate
+// tensors between them. Each layer is tiled, placed, emitted (with its own snapshot barrier) and
+// costed on its own, and profiled under the operation's index.
+struct LoweredOperation {
+  LoweredOperation() = default;
+  // Most operations are one layer.
+  LoweredOperation(LoweredLayer single) { layers.push_back(std::move(single)); }  // NOLINT: implicit
+
+  std::vector<LoweredLayer> layers;
+  std::vector<IntermediateTensor> intermediates;
+  // Support check only: a shape parameter is a model input, so the operation is compiled at
+  // execution (ExecutionParameters.h); its layer then names its tensors and nothing else.
+  bool pending = false;
+
+  uint32_t operationIndex() const { return layers.front().operationIndex(); }
+  nn::OperationType type() const { return layers.front().type(); }
+};
+
+// Lowers model.main.operations[index] into its layers, or BAD_DATA saying why it is not supported.
 // With withValues = false the weights and column parameters are validated but not built
 // (getSupportedOperations). With gemmFilterValues = false an array layer's filter is left out
 // (GemmLayer::weights empty), its column parameters built: for the timing backend, which
@@ -55,7 +129,7 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
 // dimensions `dims` in `layout` (kNHWC or kNCHW): the filter covers the whole image, the output
 // is one pixel per batch, and the weights are permuted to the NHWC order of the image bytes.
 // BAD_DATA when input_size is not the product of the three inner dimensions.
-nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLayout layout);
+nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredLayer& fc, DataLayout layout);
 
 // Lowering once the layouts are settled (MemoryPlan.h): a FULLY_CONNECTED layer whose input the
 // plan keeps as an image (with a halo, or in NCHW order) reads that image whole, in its image

@@ -48,22 +48,28 @@ struct TensorUse {
   uint32_t operand;
   DataLayout layout;
 };
-std::vector<TensorUse> inputsOf(const LoweredOperation& lo) {
-  if (!lo.isVector()) {
-    std::vector<TensorUse> uses{{lo.layer.inputOperand, lo.inputLayout}};
-    for (const auto& runtime : {lo.layer.runtimeWeights, lo.layer.runtimeBias}) {
-      if (runtime) uses.push_back({*runtime, DataLayout::kFlat});
-    }
-    return uses;
-  }
+std::vector<TensorUse> usesOf(const std::vector<LayerTensor>& tensors) {
   std::vector<TensorUse> uses;
-  for (const auto& t : lo.vector->inputs) uses.push_back({t.operand, t.layout});
+  for (const auto& t : tensors) uses.push_back({t.operand, t.layout});
   return uses;
 }
-std::vector<TensorUse> outputsOf(const LoweredOperation& lo) {
-  if (!lo.isVector()) return {{lo.layer.outputOperand, lo.outputLayout}};
-  std::vector<TensorUse> uses;
-  for (const auto& t : lo.vector->outputs) uses.push_back({t.operand, t.layout});
+std::vector<TensorUse> inputsOf(const LoweredLayer& lo) {
+  return lo.visit(Overloaded{[&](const GemmLayer& g) {
+                               std::vector<TensorUse> uses{{g.inputOperand, lo.inputLayout}};
+                               for (const auto& runtime : {g.runtimeWeights, g.runtimeBias}) {
+                                 if (runtime) uses.push_back({*runtime, DataLayout::kFlat});
+                               }
+                               return uses;
+                             },
+                             [](const VectorLayer& v) { return usesOf(v.inputs); }});
+}
+std::vector<TensorUse> outputsOf(const LoweredLayer& lo) {
+  return lo.visit(Overloaded{[&](const GemmLayer& g) { return std::vector<TensorUse>{{g.outputOperand, lo.outputLayout}}; },
+                             [](const VectorLayer& v) { return usesOf(v.outputs); }});
+}
+std::vector<TensorUse> usesOf(const LoweredLayer& lo) {
+  std::vector<TensorUse> uses = inputsOf(lo);
+  for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
   return uses;
 }
 
@@ -73,7 +79,6 @@ std::vector<TensorUse> outputsOf(const LoweredOperation& lo) {
 // reads those back pixel by pixel), not model inputs or constants; one level (the output is no view itself,
 // and a tensor that is an output's parent is not made a view).
 void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
-  const auto& operands = model.main.operands;
   std::map<uint32_t, int> readers, writers;
   std::map<uint32_t, bool> writtenAsImage;
   for (const auto& lo : plan.layers) {
@@ -85,8 +90,8 @@ void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
   }
   std::map<uint32_t, bool> isParent;
   for (auto& lo : plan.layers) {
-    if (!lo.isVector() || lo.type() != nn::OperationType::CONCATENATION) continue;
-    VectorLayer& layer = *lo.vector;
+    if (lo.vector() == nullptr || lo.type() != nn::OperationType::CONCATENATION) continue;
+    VectorLayer& layer = *lo.vector();
     const uint32_t outOperand = layer.outputs[0].operand;
     TensorLayout& out = plan.tensors.at(outOperand);
     if (out.aliasOf || out.layout != DataLayout::kNHWC) continue;
@@ -94,7 +99,7 @@ void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
       const uint32_t x = layer.inputs[i].operand;
       const auto channel = layer.channelOffsetInOutput(i);
       TensorLayout& t = plan.tensors.at(x);
-      const auto life = operands[x].lifetime;
+      const auto life = plan.operand(model, x).lifetime;
       const bool temporary = life == nn::Operand::LifeTime::TEMPORARY_VARIABLE ||
                              life == nn::Operand::LifeTime::SUBGRAPH_OUTPUT;  // read back pixel by pixel
       // A tensor whose bytes its producer does not all write (PAD_V2's border: its fill) keeps its
@@ -119,10 +124,24 @@ void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
 using Operations = std::vector<std::optional<LoweredOperation>>;
 using Reject = std::function<void(uint32_t, nn::Error)>;
 
-std::vector<TensorUse> usesOf(const LoweredOperation& lo) {
-  std::vector<TensorUse> uses = inputsOf(lo);
-  for (const TensorUse& u : outputsOf(lo)) uses.push_back(u);
-  return uses;
+// Whether a layer's image tensors take its layouts: every vector layer and CONV_2D; a
+// FULLY_CONNECTED reads whatever its input is kept as (its image form).
+bool fixesImageLayouts(const LoweredLayer& lo) {
+  return lo.visit(Overloaded{[](const GemmLayer& g) { return g.type == nn::OperationType::CONV_2D; },
+                             [](const VectorLayer&) { return true; }});
+}
+
+// Whether an operation's image uses agree with the layouts settled so far and with each other
+// (its layers may share a tensor between them).
+bool imageLayoutsAgree(const std::vector<TensorUse>& uses, const std::map<uint32_t, DataLayout>& settled) {
+  std::map<uint32_t, DataLayout> own;
+  for (const TensorUse& u : uses) {
+    if (u.layout != DataLayout::kNHWC && u.layout != DataLayout::kNCHW) continue;
+    auto it = settled.find(u.operand);
+    if (it != settled.end() && it->second != u.layout) return false;
+    if (!own.emplace(u.operand, u.layout).second && own.at(u.operand) != u.layout) return false;
+  }
+  return true;
 }
 
 // Image layouts are fixed by the operations that index a tensor as an image (NHWC or NCHW);
@@ -133,15 +152,12 @@ std::map<uint32_t, DataLayout> imageLayouts(const Operations& ops, const Reject&
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
     const auto& lo = *ops[i];
-    if (!lo.isVector() && lo.layer.type != nn::OperationType::CONV_2D) continue;
-    const std::vector<TensorUse> uses = usesOf(lo);
-    bool conflict = false;
-    for (const TensorUse& u : uses) {
-      if (u.layout != DataLayout::kNHWC && u.layout != DataLayout::kNCHW) continue;
-      auto it = imageLayout.find(u.operand);
-      conflict = conflict || (it != imageLayout.end() && it->second != u.layout);
+    std::vector<TensorUse> uses;
+    for (const LoweredLayer& layer : lo.layers) {
+      if (!fixesImageLayouts(layer)) continue;
+      for (const TensorUse& u : usesOf(layer)) uses.push_back(u);
     }
-    if (conflict) {
+    if (!imageLayoutsAgree(uses, imageLayout)) {
       reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": a tensor it uses is read elsewhere in the other "
                                                                   "data layout (NHWC vs NCHW)");
       continue;
@@ -153,49 +169,71 @@ std::map<uint32_t, DataLayout> imageLayouts(const Operations& ops, const Reject&
   return imageLayout;
 }
 
-// kAny tensors of an operation share one layout: the one any of them has been given, else NHWC.
+// The layout a vector layer's kAny tensors already have (nullopt: none yet); BAD_DATA when two
+// of them have different ones.
+nn::Result<std::optional<DataLayout>> sharedAnyLayout(const VectorLayer& v,
+                                                      const std::map<uint32_t, DataLayout>& imageLayout) {
+  std::optional<DataLayout> fixed;
+  for (const auto* list : {&v.inputs, &v.outputs}) {
+    for (const auto& t : *list) {
+      if (t.layout != DataLayout::kAny) continue;
+      auto it = imageLayout.find(t.operand);
+      if (it == imageLayout.end()) continue;
+      if (fixed && *fixed != it->second) return NN_ERROR(BAD_DATA) << "kAny tensors in two layouts";
+      fixed = it->second;
+    }
+  }
+  return fixed;
+}
+
+// One operation's share of propagateAnyLayouts (below); false when a layer's kAny tensors
+// already have different layouts.
+bool propagateAnyLayouts(const LoweredOperation& op, std::map<uint32_t, DataLayout>& imageLayout, bool& changed) {
+  for (const LoweredLayer& layer : op.layers) {
+    const VectorLayer* v = layer.vector();
+    if (v == nullptr) continue;
+    const auto fixed = sharedAnyLayout(*v, imageLayout);
+    if (!fixed.ok()) return false;
+    if (!fixed.value()) continue;
+    for (const auto* list : {&v->inputs, &v->outputs}) {
+      for (const auto& t : *list) {
+        if (t.layout == DataLayout::kAny) changed = imageLayout.emplace(t.operand, *fixed.value()).second || changed;
+      }
+    }
+  }
+  return true;
+}
+
+// kAny tensors of a layer share one layout: the one any of them has been given, else NHWC.
 // Propagate until nothing changes (each pass fixes at least one tensor or stops).
 void propagateAnyLayouts(const Operations& ops, std::map<uint32_t, DataLayout>& imageLayout, const Reject& reject) {
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t i = 0; i < ops.size(); ++i) {
-      if (!ops[i] || !ops[i]->isVector()) continue;
-      std::vector<LayerTensor*> any;
-      for (auto* list : {&ops[i]->vector->inputs, &ops[i]->vector->outputs}) {
-        for (auto& t : *list) {
-          if (t.layout == DataLayout::kAny) any.push_back(&t);
-        }
-      }
-      std::optional<DataLayout> fixed;
-      bool conflict = false;
-      for (LayerTensor* t : any) {
-        auto it = imageLayout.find(t->operand);
-        if (it == imageLayout.end()) continue;
-        conflict = conflict || (fixed && *fixed != it->second);
-        fixed = it->second;
-      }
-      if (conflict) {
+      if (!ops[i]) continue;
+      if (!propagateAnyLayouts(*ops[i], imageLayout, changed)) {
         reject(i, NN_ERROR(BAD_DATA) << nn::toString(ops[i]->type()) << ": its tensors are kept in different data "
                                                                        "layouts (NHWC and NCHW)");
         changed = true;
-        continue;
       }
-      if (!fixed) continue;
-      for (LayerTensor* t : any) changed = imageLayout.emplace(t->operand, *fixed).second || changed;
     }
   }
 }
 
 // Logical dimensions: declared for inputs (fully specified, the lowering checked), computed
 // for outputs (their declaration may leave dimensions unspecified).
-std::map<uint32_t, nn::Dimensions> logicalDimensions(const nn::Model& model, const Operations& ops) {
+std::map<uint32_t, nn::Dimensions> logicalDimensions(const nn::Model& model, const Operations& ops,
+                                                     const LayoutPlan& plan) {
   std::map<uint32_t, nn::Dimensions> dims;
   for (const auto& op : ops) {
     if (!op) continue;
-    for (const TensorUse& u : inputsOf(*op)) dims[u.operand] = model.main.operands[u.operand].dimensions;
+    for (const LoweredLayer& layer : op->layers) {
+      for (const TensorUse& u : inputsOf(layer)) dims[u.operand] = plan.operand(model, u.operand).dimensions;
+    }
   }
   for (const auto& op : ops) {
-    if (op) dims[outputsOf(*op).front().operand] = op->outputDims;
+    if (!op) continue;
+    for (const LoweredLayer& layer : op->layers) dims[outputsOf(layer).front().operand] = layer.outputDims;
   }
   return dims;
 }
@@ -204,24 +242,28 @@ std::map<uint32_t, nn::Dimensions> logicalDimensions(const nn::Model& model, con
 // each side as their halo.
 void layOutImages(const nn::Model& model, const Operations& ops, const std::map<uint32_t, DataLayout>& imageLayout,
                   const std::map<uint32_t, nn::Dimensions>& dims, LayoutPlan& plan) {
-  const auto& operands = model.main.operands;
   for (const auto& [index, layout] : imageLayout) {
-    TensorLayout t = flatLayout(model, operands[index], index, dims.at(index));
+    const nn::Operand& operand = plan.operand(model, index);
+    TensorLayout t = flatLayout(model, operand, index, dims.at(index));
     if (t.dims.size() == 4) {
       t.layout = layout;
       t.image = imageOf(t.dims, layout);
       // The image counts bytes: a value of more than one (TENSOR_FLOAT16) is that many channels.
-      t.image.channels *= std::max<uint32_t>(1, deviceElementBytes(model, operands[index]));
+      t.image.channels *= std::max<uint32_t>(1, deviceElementBytes(model, operand));
     }
     plan.tensors[index] = t;
   }
   for (const auto& op : ops) {
-    if (!op || op->isVector() || op->layer.type != nn::OperationType::CONV_2D) continue;
-    auto& t = plan.tensors.at(op->layer.inputOperand);
-    t.haloTop = std::max(t.haloTop, op->layer.padTop);
-    t.haloBottom = std::max(t.haloBottom, op->layer.padBottom);
-    t.haloLeft = std::max(t.haloLeft, op->layer.padLeft);
-    t.haloRight = std::max(t.haloRight, op->layer.padRight);
+    if (!op) continue;
+    for (const LoweredLayer& layer : op->layers) {
+      const GemmLayer* conv = layer.gemm();
+      if (conv == nullptr || conv->type != nn::OperationType::CONV_2D) continue;
+      auto& t = plan.tensors.at(conv->inputOperand);
+      t.haloTop = std::max(t.haloTop, conv->padTop);
+      t.haloBottom = std::max(t.haloBottom, conv->padBottom);
+      t.haloLeft = std::max(t.haloLeft, conv->padLeft);
+      t.haloRight = std::max(t.haloRight, conv->padRight);
+    }
   }
 }
 
@@ -239,12 +281,15 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
     const auto& lo = *ops[i];
-    const bool fc = !lo.isVector() && lo.layer.type == nn::OperationType::FULLY_CONNECTED;
     bool dense = true;
-    for (const TensorUse& u : usesOf(lo)) {
-      if (u.layout != DataLayout::kFlat || (fc && u.operand == lo.layer.inputOperand)) continue;
-      auto it = plan.tensors.find(u.operand);
-      dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && inLogicalOrder(it->second)));
+    for (const LoweredLayer& layer : lo.layers) {
+      const GemmLayer* g = layer.gemm();
+      const bool fc = g != nullptr && g->type == nn::OperationType::FULLY_CONNECTED;
+      for (const TensorUse& u : usesOf(layer)) {
+        if (u.layout != DataLayout::kFlat || (fc && u.operand == g->inputOperand)) continue;
+        auto it = plan.tensors.find(u.operand);
+        dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && inLogicalOrder(it->second)));
+      }
     }
     if (!dense) {
       reject(i, NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << ": it reads a tensor as dense bytes that is kept "
@@ -260,22 +305,24 @@ void addLayers(const nn::Model& model, Operations& ops, const std::map<uint32_t,
   plan.layers.reserve(ops.size());
   for (auto& op : ops) {
     if (!op) continue;
-    for (const TensorUse& u : usesOf(*op)) {
-      if (plan.tensors.count(u.operand) == 0) {
-        plan.tensors[u.operand] = flatLayout(model, model.main.operands[u.operand], u.operand, dims.at(u.operand));
-      }
-    }
-    if (op->isVector()) {
-      if (auto fill = op->vector->outputFill()) plan.tensors.at(outputsOf(*op).front().operand).fill = *fill;
-      // An element-wise layer on NCHW tensors works on the bytes as kept: NHWC images.
-      for (auto* list : {&op->vector->inputs, &op->vector->outputs}) {
-        for (auto& t : *list) {
-          const TensorLayout& placed = plan.tensors.at(t.operand);
-          if (t.layout == DataLayout::kAny && placed.layout == DataLayout::kNCHW) t.shape = placed.image;
+    for (LoweredLayer& layer : op->layers) {
+      for (const TensorUse& u : usesOf(layer)) {
+        if (plan.tensors.count(u.operand) == 0) {
+          plan.tensors[u.operand] = flatLayout(model, plan.operand(model, u.operand), u.operand, dims.at(u.operand));
         }
       }
+      if (VectorLayer* v = layer.vector()) {
+        if (auto fill = v->outputFill()) plan.tensors.at(outputsOf(layer).front().operand).fill = *fill;
+        // An element-wise layer on NCHW tensors works on the bytes as kept: NHWC images.
+        for (auto* list : {&v->inputs, &v->outputs}) {
+          for (auto& t : *list) {
+            const TensorLayout& placed = plan.tensors.at(t.operand);
+            if (t.layout == DataLayout::kAny && placed.layout == DataLayout::kNCHW) t.shape = placed.image;
+          }
+        }
+      }
+      plan.layers.push_back(std::move(layer));  // a layer's weights are copied nowhere else
     }
-    plan.layers.push_back(std::move(*op));  // a layer's weights are copied nowhere else
   }
 }
 
@@ -287,10 +334,14 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
     if (rejected) rejected->emplace(i, std::move(e));
     ops[i].reset();
   };
+  LayoutPlan plan;
+  for (const auto& op : ops) {
+    if (!op) continue;
+    for (const IntermediateTensor& t : op->intermediates) plan.intermediates[t.operand] = t.description;
+  }
   std::map<uint32_t, DataLayout> imageLayout = imageLayouts(ops, reject);
   propagateAnyLayouts(ops, imageLayout, reject);
-  const std::map<uint32_t, nn::Dimensions> dims = logicalDimensions(model, ops);
-  LayoutPlan plan;
+  const std::map<uint32_t, nn::Dimensions> dims = logicalDimensions(model, ops, plan);
   layOutImages(model, ops, imageLayout, dims, plan);
   checkDense(ops, plan, reject);
   addLayers(model, ops, dims, plan);

@@ -53,8 +53,17 @@ struct TensorLayout {
 
 struct LayoutPlan {
   std::map<uint32_t, TensorLayout> tensors;  // every operand a layer reads or writes
-  std::vector<LoweredOperation> layers;      // in the order given (FULLY_CONNECTED in its final
-                                             // form once lowerFullyConnectedInputs has run)
+  std::vector<LoweredLayer> layers;          // every operation's layers, in the order given
+                                             // (FULLY_CONNECTED in its final form once
+                                             // lowerFullyConnectedInputs has run)
+  // The tensors lowerings made between their layers (LoweredOperation::intermediates).
+  std::map<uint32_t, nn::Operand> intermediates;
+
+  // The description of a tensor a layer uses: the model's operand, or an intermediate.
+  const nn::Operand& operand(const nn::Model& model, uint32_t index) const {
+    auto it = intermediates.find(index);
+    return it != intermediates.end() ? it->second : model.main.operands.at(index);
+  }
 };
 
 // Decides the layout of every tensor the operations touch. `ops[i]` is the lowering of

@@ -32,8 +32,19 @@ nn::Status vectorLayerFits(const VectorLayer& layer, const hw::HwConfig& config)
     where.constants.push_back(addr);
     addr += image.size() + 64;
   }
+  if (const uint64_t scratch = layer.scratchBytes(config); scratch > 0) where.scratch = addr;
   CountingSink sink;
   return layer.generate(where, config, sink);
+}
+
+// Whether every layer of an operation fits the hardware: its datapath, and a vector layer's
+// tiling (an operation compiled at execution is checked then).
+nn::Status operationFits(const LoweredOperation& op, const hw::HwConfig& config) {
+  for (const LoweredLayer& layer : op.layers) {
+    NN_TRY(datapathFits(layer, config));
+    if (const VectorLayer* v = layer.vector(); v != nullptr && !op.pending) NN_TRY(vectorLayerFits(*v, config));
+  }
+  return {};
 }
 
 // The passes' outputs that an execution needs, gathered.
@@ -62,10 +73,7 @@ std::vector<bool> supportedOperations(const nn::Model& model, const hw::HwConfig
   for (uint32_t i = 0; i < n; ++i) {
     auto lo = lowerOperation(model, i, /*withValues=*/false);
     if (lo.ok()) {
-      if (auto fits = datapathFits(lo.value(), config); !fits.ok()) lo = fits.error();
-    }
-    if (lo.ok() && lo.value().isVector() && !lo.value().pending) {
-      if (auto fits = vectorLayerFits(*lo.value().vector, config); !fits.ok()) lo = fits.error();
+      if (auto fits = operationFits(lo.value(), config); !fits.ok()) lo = fits.error();
     }
     if (lo.ok()) {
       lowered[i] = std::move(lo).value();

@@ -42,8 +42,9 @@ std::string layerKey(const TilingProblem& problem) {
   const LayerPlacement& where = problem.where;
   KeyWriter k;
   k << l.type << l.input << l.output << l.filterH << l.filterW << l.strideH << l.strideW << l.dilationH << l.dilationW
-    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp << l.inSigned
-    << l.wSigned << l.runtimeWeights.has_value() << l.runtimeBias.has_value() << l.rawAccumulators << l.fp16;
+    << l.padTop << l.padLeft << l.padBottom << l.padRight << l.nchw << l.inZp << l.wZp << l.outZp
+    << isSignedInteger(l.inputType) << isSignedInteger(l.weightType) << l.runtimeWeights.has_value()
+    << l.runtimeBias.has_value() << (l.outputType == ElementType::kInt32Raw) << (l.inputType == ElementType::kFloat16);
   k << problem.chunks.size();
   for (const KChunk& c : problem.chunks) k << c.offset << c.bytes << c.kBegin;
   k << where.input << where.output << where.weights << where.params << where.padding;
@@ -61,16 +62,15 @@ std::string contextKey(const hw::HwConfig& config, const TilingPolicy& policy, c
   return k.take();
 }
 
-std::string searchFingerprint(const std::vector<LoweredOperation>& layers, const std::vector<LayerPlacement>& views,
+std::string searchFingerprint(const std::vector<LoweredLayer>& layers, const std::vector<LayerPlacement>& views,
                               const std::vector<std::vector<KChunk>>& chunks, const CompileTarget& target) {
   Fnv64 f;
   f.add(kTilingRevision).add(contextKey(target.config, target.policy, target.options)).add(layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
-    if (layers[l].isVector()) {  // tiled without a search: only its identity matters
-      f.add(layers[l].vector->describe());
-      continue;
-    }
-    f.add(layerKey(TilingProblem{layers[l].layer, chunks[l], views[l], target.config}));
+    // A vector layer is tiled without a search: only its identity matters.
+    f.add(layers[l].visit(Overloaded{
+        [&](const GemmLayer& g) { return layerKey(TilingProblem{g, chunks[l], views[l], target.config}); },
+        [](const VectorLayer& v) { return v.describe(); }}));
   }
   return f.hex();
 }

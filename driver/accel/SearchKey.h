@@ -26,7 +26,7 @@ std::string contextKey(const hw::HwConfig& config, const TilingPolicy& policy, c
 // The fingerprint of a whole model's search: the context and each layer's key (a vector layer,
 // tiled without a search, by its identity). `views` and `chunks` are the array layers' (as
 // SearchTilings gives them).
-std::string searchFingerprint(const std::vector<LoweredOperation>& layers, const std::vector<LayerPlacement>& views,
+std::string searchFingerprint(const std::vector<LoweredLayer>& layers, const std::vector<LayerPlacement>& views,
                               const std::vector<std::vector<KChunk>>& chunks, const CompileTarget& target);
 
 }  // namespace weft::accel

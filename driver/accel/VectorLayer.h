@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ElementType.h"
 #include "GemmLayer.h"
 #include "ImageView.h"
 #include "PlannedCommand.h"
@@ -33,6 +34,7 @@ struct LayerTensor {
 struct VectorPlacement {
   std::vector<ImageView> inputs, outputs;  // per LayerTensor, in order
   std::vector<uint64_t> constants;         // per constantImages() entry
+  uint64_t scratch = 0;                    // scratchBytes() of DRAM of its own (0: none asked)
 };
 
 class VectorLayer {
@@ -42,15 +44,21 @@ class VectorLayer {
   uint32_t operationIndex = 0;
   nn::OperationType type = nn::OperationType::ADD;
   std::vector<LayerTensor> inputs, outputs;
-  // binary16 (Fp16 hardware: WINDOW and ELTWISE lut in fp16 mode, STORE mode fp16): its tensors
-  // are TENSOR_FLOAT16 (or relaxed float32 kept as binary16), their shapes count bytes as
-  // channels (two a value), so a scratchpad row of Cols bytes holds Cols/2 values, one a lane
-  // below Cols/2; its STOREs write two bytes a column.
-  bool fp16 = false;
+  // The type of the values its lanes compute on: its input's 8-bit type, or kFloat16 (Fp16
+  // hardware: WINDOW and ELTWISE in fp16 mode, STORE mode fp16) when its tensors are
+  // TENSOR_FLOAT16 (or relaxed float32 kept as binary16). Shapes count bytes as channels (two a
+  // binary16 value), so a scratchpad row of Cols bytes holds Cols/2 values, one a lane below
+  // Cols/2, and its STOREs write two bytes a column.
+  ElementType valueType = ElementType::kQuant8Asymm;
+  uint32_t valueBytes() const { return bytesPerElement(valueType); }
 
   // Device images the layer reads besides its tensors (weights, parameter rows, lookup table),
   // written at preparation.
   virtual std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const = 0;
+  // DRAM the layer's commands may write and read back as they please (a partial result too large
+  // for the scratchpad, say): placed for it alone at preparation, its address in
+  // VectorPlacement::scratch. None unless a layer asks.
+  virtual uint64_t scratchBytes(const hw::HwConfig& /*config*/) const { return 0; }
   // Its commands, without tokens, in program order. BAD_DATA when something does not fit a
   // command field (the support check rejects such layers first).
   virtual nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const = 0;

@@ -141,8 +141,8 @@ nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box,
                                     uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
                                     int32_t clampMax) {
   hw::StoreCmd s;
-  s.mode = fp16Stores_ ? hw::StoreMode::kFp16 : hw::StoreMode::kRequant8;
-  s.rowBytes = fp16Stores_ ? image.groupBytes(group) / 2 : image.groupBytes(group);  // columns
+  s.mode = storeModeFor(storeType_);
+  s.rowBytes = image.groupBytes(group) / bytesPerElement(storeType_);  // columns
   s.paramRow = paramRow;
   s.accAddr = acc;
   s.dramAddr = image.pixelAddr(box.b, box.y0, box.x0) + uint64_t{group} * config_.cols();
@@ -164,8 +164,8 @@ nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t ro
                                      uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
                                      int32_t clampMax, uint32_t count1, uint64_t stride1) {
   hw::StoreCmd s;
-  s.mode = fp16Stores_ ? hw::StoreMode::kFp16 : hw::StoreMode::kRequant8;
-  s.rowBytes = fp16Stores_ ? rowBytes / 2 : rowBytes;  // columns
+  s.mode = storeModeFor(storeType_);
+  s.rowBytes = rowBytes / bytesPerElement(storeType_);  // columns
   s.paramRow = paramRow;
   s.accAddr = acc;
   s.dramAddr = dram;

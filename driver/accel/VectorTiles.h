@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "CostModel.h"
+#include "ElementType.h"
 #include "ImageView.h"
 #include "GemmLayer.h"
 #include "PlannedCommand.h"
@@ -92,9 +93,9 @@ class VectorCommands {
                        uint32_t count1 = 1, uint64_t stride1 = 0);
   // A vector command with the buffers it reads and the accumulator buffer it writes.
   void vector(const TypedCommand& cmd, BufferUses uses);
-  // STOREs from now on in mode fp16 (binary16 results: the row's bytes are two a column, the
-  // clamp binary16 bit patterns) or requant8.
-  void setFp16Stores(bool on) { fp16Stores_ = on; }
+  // STOREs from now on write values of type `t`: mode fp16 for binary16 results (the row's bytes
+  // are two a column, the clamp binary16 bit patterns), requant8 for 8-bit ones.
+  void setStoreType(ElementType t) { storeType_ = t; }
 
   const CostModel& cost() const { return cost_; }
 
@@ -104,7 +105,7 @@ class VectorCommands {
   const hw::HwConfig& config_;
   CostModel cost_;
   CommandSink& out_;
-  bool fp16Stores_ = false;
+  ElementType storeType_ = ElementType::kQuant8Asymm;
 };
 
 // Buffer ids of vector layers (PlannedCommand.h): scratchpad regions, accumulator halves.

@@ -67,23 +67,23 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
   if (!f.ok()) return f.error();
   EltwiseMath m;
   m.kind = hw::EltKind::kLut;
-  m.fp16 = true;
+  m.aType = ElementType::kFloat16;
   m.lut = fp16Pieces(*f);
   m.clamp = *r.fp16Clamp(0);  // none: the pieces are the function
   auto layer = std::make_shared<EltwiseLayer>();
   layer->operationIndex = index;
   layer->type = op.type;
-  layer->fp16 = true;
+  layer->valueType = ElementType::kFloat16;
   layer->math = std::move(m);
   const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
   ImageShape bytes = paddedImage(in.dimensions);
   bytes.channels *= 2;  // two bytes a value
   layer->inputs = {{op.inputs[0], bytes, layout}};
   layer->outputs = {{op.outputs[0], bytes, layout}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = in.dimensions;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace
@@ -103,21 +103,23 @@ nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t 
   if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
   EltwiseMath m;
   m.kind = hw::EltKind::kLut;
-  m.aSigned = isSignedType(in.type);
+  m.aType = quant8(isSignedType(in.type));
+  const ElementType valueType = m.aType;
   m.lut = std::move(table).value();
   const bool isSigned = isSignedType(out.type);
   m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
   auto layer = std::make_shared<EltwiseLayer>();
   layer->operationIndex = index;
   layer->type = op.type;
+  layer->valueType = valueType;
   layer->math = std::move(m);
   const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
   layer->inputs = {{op.inputs[0], paddedImage(in.dimensions), layout}};
   layer->outputs = {{op.outputs[0], paddedImage(in.dimensions), layout}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = in.dimensions;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

@@ -3,7 +3,7 @@
 // bias; weights and bias constant or given at execution; constant scalar parameters; fully
 // specified input shapes; NHWC or NCHW; explicit or implicit (SAME/VALID) padding; any strides
 // and dilations; fused NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
-// TENSOR_FLOAT16 too (GemmLayer::fp16), and TENSOR_FLOAT32 in a model relaxed to float16, for the
+// TENSOR_FLOAT16 too (GemmLayer::inputType kFloat16), and TENSOR_FLOAT32 in a model relaxed to float16, for the
 // fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): constant filter
 // and bias, each value two bytes of K; CONV_2D in NHWC or NCHW (the host's copies reorder whole
 // values, Transfer.h), FULLY_CONNECTED over an image in either (its weights permuted a value at a
@@ -25,8 +25,9 @@ void applyQuantization(GemmLayer& layer, ConvQuantization q, const nn::Operation
   layer.inZp = q.inZp;
   layer.wZp = q.wZp;
   layer.outZp = q.outZp;
-  layer.inSigned = q.inSigned;
-  layer.wSigned = q.wSigned;
+  layer.inputType = q.inputType;
+  layer.weightType = q.weightType;
+  layer.outputType = q.outputType;
   layer.weights = std::move(q.weights);
   layer.runtimeWeights = q.runtimeWeights;
   layer.runtimeBias = q.runtimeBias;
@@ -88,8 +89,8 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
     return r.fail("padding larger than 65535 is not supported");
   }
 
-  LoweredOperation lo;
-  GemmLayer& layer = lo.layer;
+  LoweredLayer lo;
+  GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = nn::OperationType::CONV_2D;
   layer.input = image;
@@ -110,24 +111,20 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
   layer.nchw = nchw;
   lo.inputLayout = lo.outputLayout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
 
-  const bool fp16 = in.type == OperandType::TENSOR_FLOAT16 ||
-                    (in.type == OperandType::TENSOR_FLOAT32 && r.model().relaxComputationFloat32toFloat16);
-  auto q = fp16 ? r.fp16Convolution(outC, uint64_t{fh} * fw * image.channels, activation, withValues)
+  const bool binary16 = isFloat(r.valueType(in));
+  auto q = binary16 ? r.fp16Convolution(outC, uint64_t{fh} * fw * image.channels, activation, withValues)
                 : r.convQuantization(outC, uint64_t{fh} * fw * image.channels, activation, /*perChannelDim=*/0,
                                      /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
   applyQuantization(layer, std::move(q).value(), op);
-  if (fp16) {
-    layer.fp16 = true;
-    layer.input.channels *= 2;  // K counts bytes
-  }
+  layer.input.channels *= layer.inputValueBytes();  // K counts bytes
   const nn::Dimensions outDims =
       nchw ? nn::Dimensions{image.batches, outC, layer.output.height, layer.output.width}
            : nn::Dimensions{image.batches, layer.output.height, layer.output.width, outC};
   auto od = r.checkOutputDims(outDims);
   if (!od.ok()) return od.error();
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues) {
@@ -153,33 +150,29 @@ nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint3
   const auto batch = static_cast<uint32_t>(elements / inputSize);
   if (batch > 0xFFFF) return r.fail("batch {} is larger than 65535", batch);
 
-  LoweredOperation lo;
-  GemmLayer& layer = lo.layer;
+  LoweredLayer lo;
+  GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = nn::OperationType::FULLY_CONNECTED;
   layer.input = ImageShape{1, batch, 1, inputSize};
   layer.output = ImageShape{1, batch, 1, units};
   lo.fcInputDims = in.dimensions;
-  const bool fp16 = in.type == OperandType::TENSOR_FLOAT16 ||
-                    (in.type == OperandType::TENSOR_FLOAT32 && r.model().relaxComputationFloat32toFloat16);
-  auto q = fp16 ? r.fp16Convolution(units, inputSize, *act, withValues)
+  const bool binary16 = isFloat(r.valueType(in));
+  auto q = binary16 ? r.fp16Convolution(units, inputSize, *act, withValues)
                 : r.convQuantization(units, inputSize, *act, /*perChannelDim=*/-1, /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
   applyQuantization(layer, std::move(q).value(), op);
-  if (fp16) {
-    layer.fp16 = true;
-    layer.input.channels *= 2;  // K counts bytes
-  }
+  layer.input.channels *= layer.inputValueBytes();  // K counts bytes
   auto od = r.checkOutputDims({batch, units});
   if (!od.ok()) return od.error();
   lo.outputDims = {batch, units};
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
-nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredOperation& fc, DataLayout layout) {
+nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredLayer& fc, DataLayout layout) {
   const auto& d = fc.fcInputDims;
-  const GemmLayer& dense = fc.layer;
-  const uint32_t valueBytes = dense.fp16 ? 2 : 1;  // the dense input counts bytes as channels
+  const GemmLayer& dense = *fc.gemm();
+  const uint32_t valueBytes = dense.inputValueBytes();  // the dense input counts bytes as channels
   if (d.size() != 4 || d[0] != dense.input.height || uint64_t{d[1]} * d[2] * d[3] * valueBytes != dense.input.channels) {
     return NN_ERROR(BAD_DATA) << "FULLY_CONNECTED: input is not [batch, ...] with input_size the "
                                  "product of its inner dimensions";

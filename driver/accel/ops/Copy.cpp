@@ -51,7 +51,7 @@ class CopyLayer final : public VectorLayer {
       if (inputs[i].inPlace) continue;  // its producer wrote it into the output
       EltwiseMath m;
       m.kind = p.lut.empty() ? hw::EltKind::kCopy : hw::EltKind::kLut;
-      m.aSigned = isSigned;
+      m.aType = quant8(isSigned);  // bytes, binary16 ones too
       m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
       if (!p.lut.empty()) NN_TRY(emitter.loadLut(where.constants[lut++]));
       if (flatCopy) {  // the bytes in order: one row of the whole tensor, dense on both sides
@@ -75,17 +75,17 @@ class CopyLayer final : public VectorLayer {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].inPlace) n += inputs[i].shape.elements();
     }
-    return (flatCopy ? outputs[0].shape.elements() : n) / (fp16 ? 2 : 1);  // values
+    return (flatCopy ? outputs[0].shape.elements() : n) / valueBytes();  // values
   }
   std::string describe() const override {
     const ImageShape& s = outputs[0].shape;
-    return fmt::format("copy{} {} piece(s) into {}x{}x{}x{}", fp16 ? " fp16" : "", pieces.size(), s.batches, s.height,
-                       s.width, s.channels / (fp16 ? 2 : 1));
+    return fmt::format("copy{} {} piece(s) into {}x{}x{}x{}", isFloat(valueType) ? " fp16" : "", pieces.size(), s.batches, s.height,
+                       s.width, s.channels / valueBytes());
   }
   std::optional<uint8_t> outputFill() const override { return fill; }
   std::optional<uint32_t> channelOffsetInOutput(size_t i) const override {
     // A binary16 input is not written in place: its producer's channels count values.
-    if (type != nn::OperationType::CONCATENATION || flatCopy || fp16 || i >= pieces.size()) return std::nullopt;
+    if (type != nn::OperationType::CONCATENATION || flatCopy || isFloat(valueType) || i >= pieces.size()) return std::nullopt;
     const Piece& p = pieces[i];
     const ImageShape& in = inputs[i].shape;
     const ImageShape& out = outputs[0].shape;
@@ -125,7 +125,7 @@ std::shared_ptr<CopyLayer> copyLayer(const OperationReader& r, uint32_t index) {
   layer->operationIndex = index;
   layer->type = r.op().type;
   layer->isSigned = isSignedType(r.input(0).type);
-  layer->fp16 = r.halfType(r.input(0));
+  layer->valueType = r.halfType(r.input(0)) ? ElementType::kFloat16 : quant8(layer->isSigned);
   return layer;
 }
 
@@ -139,15 +139,15 @@ nn::Status copiedTensor(const OperationReader& r, const nn::Operand& o, const ch
 // The image of a copied tensor: bytes as channels, two a binary16 value.
 ImageShape copiedImage(const CopyLayer& layer, const nn::Dimensions& dims) {
   ImageShape s = paddedImage(dims);
-  if (layer.fp16) s.channels *= 2;
+  s.channels *= layer.valueBytes();
   return s;
 }
 
 LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDims) {
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = std::move(outDims);
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace

@@ -64,8 +64,8 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
 
   const auto& in = r.input(0);
   const auto& filter = r.input(1);
-  const bool fp16 = r.halfType(in);
-  if (fp16) {
+  const bool binary16 = isFloat(r.valueType(in));
+  if (binary16) {
     NN_TRY(r.halfTensor(in, "input", 4, 4));
   } else {
     NN_TRY(r.quant8Tensor(in, "input", 4, 4));
@@ -91,7 +91,7 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   const int64_t outW = (int64_t{image.width} - effW + sw + pw.head + pw.tail) / sw;
   if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
 
-  auto q = fp16 ? r.fp16Convolution(outC, uint64_t{kh} * kw, act, withValues)
+  auto q = binary16 ? r.fp16Convolution(outC, uint64_t{kh} * kw, act, withValues)
               : r.convQuantization(outC, uint64_t{kh} * kw, act, /*perChannelDim=*/3, /*checkBiasScale=*/false,
                                    withValues);
   if (!q.ok()) return q.error();
@@ -110,19 +110,17 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   layer->padTop = static_cast<int32_t>(ph.head);
   layer->padLeft = static_cast<int32_t>(pw.head);
   layer->depthMultiplier = static_cast<uint32_t>(dm);
-  layer->inSigned = q->inSigned;
-  layer->wSigned = q->wSigned;
+  layer->valueType = q->inputType;  // kFloat16 for a binary16 layer
+  layer->weightType = q->weightType;
   layer->inZp = q->inZp;
   layer->wZp = q->wZp;
   layer->outZp = q->outZp;
   layer->clamp = q->clamp;
   layer->columns = std::move(q->columns);
   layer->weights = std::move(q->weights);
-  if (fp16) {  // shapes in bytes (`columns` stay one a value)
-    layer->fp16 = true;
-    layer->in.channels *= 2;
-    layer->out.channels *= 2;
-  }
+  // Shapes in bytes, two a binary16 value (`columns` stay one a value).
+  layer->in.channels *= layer->valueBytes();
+  layer->out.channels *= layer->valueBytes();
   const DataLayout layout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
   layer->inputs = {{op.inputs[0], layer->in, layout}};
   if (q->runtimeWeights) {
@@ -137,10 +135,10 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   const nn::Dimensions outDims = nchw ? nn::Dimensions{image.batches, outC, layer->out.height, layer->out.width}
                                       : nn::Dimensions{image.batches, layer->out.height, layer->out.width, outC};
   NN_TRY(r.checkOutputDims(outDims));
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

@@ -48,7 +48,7 @@ LoweredOperation binaryLayer(const OperationReader& r, uint32_t index, EltwiseMa
   auto layer = std::make_shared<EltwiseLayer>();
   layer->operationIndex = index;
   layer->type = op.type;
-  layer->fp16 = m.fp16;
+  layer->valueType = m.aType;
   layer->math = std::move(m);
   // Without broadcasting, element i of each tensor goes with element i of the others, in any
   // layout they share; a single element broadcast to all of them has no layout either.
@@ -69,10 +69,10 @@ LoweredOperation binaryLayer(const OperationReader& r, uint32_t index, EltwiseMa
   layer->inputs = {{op.inputs[0], image(a.dimensions), layout(a.dimensions)},
                    {op.inputs[1], image(b.dimensions), layout(b.dimensions)}};
   layer->outputs = {{op.outputs[0], image(dims), layout(dims)}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = dims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t index) {
@@ -92,7 +92,7 @@ nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t 
   EltwiseMath m;
   m.kind = op.type == nn::OperationType::MUL ? hw::EltKind::kMul : hw::EltKind::kAdd;
   m.bMult = op.type == nn::OperationType::SUB ? -1 : 1;
-  m.fp16 = true;
+  m.aType = m.bType = ElementType::kFloat16;
   m.clamp = *clamp;  // the parameter row's bias is 0 (+0.0)
   return binaryLayer(r, index, std::move(m), *dims, 2);
 }
@@ -119,7 +119,7 @@ nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uin
   if (!dims.ok()) return dims.error();
 
   EltwiseMath m;
-  m.aSigned = m.bSigned = isSignedType(a.type);
+  m.aType = m.bType = quant8(isSignedType(a.type));
   m.aZp = a.zeroPoint;
   m.bZp = b.zeroPoint;
   m.outZp = out.zeroPoint;

@@ -51,9 +51,9 @@ nn::Status EltwiseEmitter::loadLut(uint64_t lutAddr) {
 hw::EltwiseCmd EltwiseEmitter::command(const EltwiseMath& m) const {
   hw::EltwiseCmd e;
   e.kind = m.kind;
-  e.fp16 = m.fp16;
-  e.aSigned = m.aSigned;
-  e.bSigned = m.bSigned;
+  e.fp16 = isFloat(m.aType);
+  e.aSigned = isSignedInteger(m.aType);
+  e.bSigned = isSignedInteger(m.bType);
   e.aZp = m.kind == hw::EltKind::kLut ? 0 : m.aZp;
   e.bZp = m.binary() ? m.bZp : 0;
   e.leftShift = m.leftShift;
@@ -76,7 +76,7 @@ void EltwiseEmitter::compute(hw::EltwiseCmd e, bool binary) {
 
 nn::Status EltwiseEmitter::piece(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
                                  const LaneImage& out) {
-  cmds_.setFp16Stores(math.fp16);
+  cmds_.setStoreType(math.aType);
   const bool binary = math.binary() && b != nullptr;
   const bool shapes = sameShape(a.shape, out.shape) && (!binary || sameShape(b->shape, out.shape));
   if (shapes && dense(a) && dense(out) && (!binary || dense(*b))) return flat(math, a, binary ? b : nullptr, out);
@@ -162,7 +162,7 @@ nn::Status EltwiseEmitter::rowPacked(const EltwiseMath& math, const LaneImage& a
 nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
                                    const LaneImage& out) {
   const ImageShape& s = out.shape;
-  const uint32_t valueBytes = math.fp16 ? 2 : 1;  // a lane broadcasts one value
+  const uint32_t valueBytes = bytesPerElement(math.aType);  // a lane broadcasts one value
   const uint32_t limit = std::min(bufRows_, accHalf_);
   const uint32_t tx = std::min({s.width, kStrideMax, limit});
   const uint32_t ty = std::max(1u, std::min(s.height, limit / tx));
@@ -243,8 +243,8 @@ nn::Status EltwiseLayer::generate(const VectorPlacement& where, const hw::HwConf
 std::string EltwiseLayer::describe() const {
   static constexpr const char* kKinds[] = {"add", "mul", "lut", "copy"};
   const ImageShape& o = outputs[0].shape;
-  return fmt::format("{}{} {}x{}x{}x{}", kKinds[static_cast<int>(math.kind)], math.fp16 ? " fp16" : "", o.batches,
-                     o.height, o.width, o.channels / (math.fp16 ? 2 : 1));
+  return fmt::format("{}{} {}x{}x{}x{}", kKinds[static_cast<int>(math.kind)], isFloat(math.aType) ? " fp16" : "",
+                     o.batches, o.height, o.width, o.channels / bytesPerElement(math.aType));
 }
 
 }  // namespace weft::accel

@@ -26,7 +26,8 @@ namespace weft::accel {
 // What an ELTWISE computes and how its STORE post-processes it.
 struct EltwiseMath {
   hw::EltKind kind = hw::EltKind::kCopy;
-  bool aSigned = false, bSigned = false;
+  // The operands' types (kFloat16: ELTWISE fp16 on binary16 values); the result is of a's type.
+  ElementType aType = ElementType::kQuant8Asymm, bType = ElementType::kQuant8Asymm;
   int32_t aZp = 0, bZp = 0;
   uint32_t leftShift = 0;
   int32_t aMult = 0, bMult = 0;
@@ -35,9 +36,8 @@ struct EltwiseMath {
   hw::ColumnParams column = kIdentityColumn;  // the STORE's requantization (add, mul)
   int32_t outZp = 0;
   ClampRange clamp;
-  // kLut on binary16 values (ELTWISE and STORE fp16): `lut` holds 256 pieces of a
-  // piecewise-linear function (hw/spec/isa.json), `clamp` binary16 bit patterns.
-  bool fp16 = false;
+  // On binary16 values (ELTWISE and STORE fp16), kLut's `lut` holds 256 pieces of a
+  // piecewise-linear function (hw/spec/isa.json) and `clamp` binary16 bit patterns.
   bool binary() const { return kind == hw::EltKind::kAdd || kind == hw::EltKind::kMul; }
 };
 
@@ -74,7 +74,7 @@ class EltwiseLayer final : public VectorLayer {
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
-  uint64_t laneOps() const override { return outputs[0].shape.elements() / (fp16 ? 2 : 1); }  // values
+  uint64_t laneOps() const override { return outputs[0].shape.elements() / valueBytes(); }  // values
   std::string describe() const override;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "weft/hw/fp16.h"
 
@@ -26,7 +27,18 @@ bool zeroPointFits(int32_t zp, OperandType t) {
 }  // namespace
 
 OperationReader::OperationReader(const nn::Model& model, uint32_t index, bool filterValues)
-    : model_(model), op_(model.main.operations[index]), name_(nn::toString(op_.type)), filterValues_(filterValues) {}
+    : model_(model),
+      op_(model.main.operations[index]),
+      index_(index),
+      name_(nn::toString(op_.type)),
+      filterValues_(filterValues) {}
+
+uint32_t OperationReader::intermediateOperand(uint32_t k) const {
+  if (k >= kIntermediatesPerOperation) throw std::logic_error("a lowering made too many intermediate tensors");
+  const uint64_t operand = model_.main.operands.size() + uint64_t{index_} * kIntermediatesPerOperation + k;
+  if (operand > UINT32_MAX) throw std::logic_error("intermediate operand index out of range");
+  return static_cast<uint32_t>(operand);
+}
 
 nn::Status OperationReader::checkIndexes() const {
   for (uint32_t i : op_.inputs) {
@@ -88,6 +100,10 @@ nn::Status OperationReader::quant8Tensor(const nn::Operand& o, const char* what,
 bool OperationReader::halfType(const nn::Operand& o) const {
   return o.type == OperandType::TENSOR_FLOAT16 ||
          (o.type == OperandType::TENSOR_FLOAT32 && model_.relaxComputationFloat32toFloat16);
+}
+
+ElementType OperationReader::valueType(const nn::Operand& o) const {
+  return halfType(o) ? ElementType::kFloat16 : quant8(isSignedType(o.type));
 }
 
 nn::Status OperationReader::halfTensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const {
@@ -191,8 +207,9 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   q.inZp = in.zeroPoint;
   q.wZp = w.zeroPoint;
   q.outZp = out.zeroPoint;
-  q.inSigned = isSignedType(in.type);
-  q.wSigned = isSignedType(w.type);
+  q.inputType = quant8(isSignedType(in.type));
+  q.weightType = quant8(isSignedType(w.type));
+  q.outputType = quant8(isSignedType(out.type));
   if (!wConstant) q.runtimeWeights = op_.inputs[1];
   if (!biasOmitted && !isConstant(bias)) q.runtimeBias = op_.inputs[2];
   if (withValues && filterValues_) {
@@ -247,6 +264,7 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
   auto clamp = fp16Clamp(activation);
   if (!clamp.ok()) return clamp.error();
   ConvQuantization q;
+  q.inputType = q.weightType = q.outputType = ElementType::kFloat16;
   q.clamp = *clamp;
   q.columns.assign(outChannels, {});
   const uint64_t values = uint64_t{outChannels} * kElements;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "../ElementType.h"
 #include "../GemmLayer.h"
 #include "../Lowering.h"
 #include "../ModelAccess.h"
@@ -26,7 +27,8 @@ bool isSignedType(nn::OperandType t);
 // (bias, multiplier, shift) per output channel, the clamp; the filter bytes with values.
 struct ConvQuantization {
   int32_t inZp = 0, wZp = 0, outZp = 0;
-  bool inSigned = false, wSigned = false;
+  ElementType inputType = ElementType::kQuant8Asymm, weightType = ElementType::kQuant8Asymm,
+              outputType = ElementType::kQuant8Asymm;
   std::vector<hw::ColumnParams> columns;
   ClampRange clamp;
   std::vector<uint8_t> weights;  // the filter's bytes in its own order (withValues; the zero
@@ -65,6 +67,14 @@ class OperationReader {
   const nn::Operand& output(uint32_t i) const { return model_.main.operands[op_.outputs[i]]; }
 
   nn::Status checkIndexes() const;
+
+  // How many tensors one operation's lowering may make between its layers.
+  static constexpr uint32_t kIntermediatesPerOperation = 16;
+  // The operand index of intermediate tensor k (< kIntermediatesPerOperation) of this operation's
+  // lowering (LoweredOperation::intermediates): past every operand of the model, distinct for
+  // every operation, and the same however often or in whatever order operations are lowered (the
+  // support check lowers them one by one, the compilation in dependency order).
+  uint32_t intermediateOperand(uint32_t k) const;
   nn::Status expectCounts(std::initializer_list<size_t> inputs, size_t outputs) const;
 
   // Constant scalars.
@@ -85,7 +95,7 @@ class OperationReader {
 
   // A TENSOR_FLOAT16 convolution over input 0 with constant filter 1 (outChannels x kElements
   // values) and constant bias 2 (TENSOR_FLOAT16, or omitted) into output 0, as the fp16 datapath
-  // takes it (GemmLayer::fp16): the filter's bytes, each bias as binary32 bits, the fused
+  // takes it (GemmLayer types kFloat16): the filter's bytes, each bias as binary32 bits, the fused
   // activation's bounds as binary16 bits. BAD_DATA for other types or operands given at execution.
   nn::Result<ConvQuantization> fp16Convolution(uint32_t outChannels, uint64_t kElements, int32_t activation,
                                                bool withValues) const;
@@ -93,6 +103,8 @@ class OperationReader {
   // Whether `o` is computed in binary16 here: TENSOR_FLOAT16, or TENSOR_FLOAT32 in a model that
   // lets float32 be computed in float16 (kept as binary16 on the device, MemoryPlan.h).
   bool halfType(const nn::Operand& o) const;
+  // The type the device computes `o`'s values in: kFloat16 when halfType(), else its 8-bit type.
+  ElementType valueType(const nn::Operand& o) const;
   // A fully specified tensor halfType() accepts, of one of the given ranks.
   nn::Status halfTensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const;
   // A fused activation's bounds as binary16 bit patterns (STORE mode fp16's clamp): NONE
@@ -126,6 +138,7 @@ class OperationReader {
  private:
   const nn::Model& model_;
   const nn::Operation& op_;
+  uint32_t index_;
   const char* name_;
   bool filterValues_;
 };

@@ -25,18 +25,18 @@ nn::Status sameQuantization(const OperationReader& r, const nn::Operand& in, con
 }
 
 // The pools' and MEAN's input 0 and output 0: binary16 (OperationReader::halfType) of one type,
-// or quant8 of one quantization. True for binary16.
-nn::Result<bool> poolTensors(const OperationReader& r, size_t minRank, size_t maxRank) {
+// or quant8 of one quantization. The type of their values.
+nn::Result<ElementType> poolTensors(const OperationReader& r, size_t minRank, size_t maxRank) {
   const auto& in = r.input(0);
   const auto& out = r.output(0);
   if (r.halfType(in)) {
     NN_TRY(r.halfTensor(in, "input", minRank, maxRank));
     NN_TRY(r.sameType(in, out, "input and output"));
-    return true;
+    return ElementType::kFloat16;
   }
   NN_TRY(r.quant8Tensor(in, "input", minRank, maxRank));
   NN_TRY(sameQuantization(r, in, out));
-  return false;
+  return r.valueType(in);
 }
 
 std::shared_ptr<WindowLayer> poolingLayer(const OperationReader& r, uint32_t index, hw::WinKind kind,
@@ -47,7 +47,7 @@ std::shared_ptr<WindowLayer> poolingLayer(const OperationReader& r, uint32_t ind
   layer->kind = kind;
   layer->in = in;
   layer->out = out;
-  layer->inSigned = isSignedType(r.input(0).type);
+  layer->valueType = quant8(isSignedType(r.input(0).type));
   layer->inputs = {{r.op().inputs[0], in, layout}};
   layer->outputs = {{r.op().outputs[0], out, layout}};
   return layer;
@@ -80,9 +80,9 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   }
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  auto half = poolTensors(r, 4, 4);
-  if (!half.ok()) return half.error();
-  const bool fp16 = *half;
+  auto types = poolTensors(r, 4, 4);
+  if (!types.ok()) return types.error();
+  const ElementType valueType = *types;
   const auto& d = in.dimensions;
   const ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
   Padding ph, pw;
@@ -109,19 +109,18 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   const int64_t outH = (int64_t{image.height} - fh + sh + ph.head + ph.tail) / sh;
   const int64_t outW = (int64_t{image.width} - fw + sw + pw.head + pw.tail) / sw;
   if (outH < 1 || outW < 1) return r.fail("the window does not fit the padded input");
-  auto clamp = fp16 ? r.fp16Clamp(act) : r.activationClamp(act, out);
+  auto clamp = isFloat(valueType) ? r.fp16Clamp(act) : r.activationClamp(act, out);
   if (!clamp.ok()) return clamp.error();
 
   const ImageShape result{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), image.channels};
   const auto kind = op.type == nn::OperationType::MAX_POOL_2D ? hw::WinKind::kMax : hw::WinKind::kAvg;
   // binary16: the shapes count bytes, two a value (WindowLayer.h).
-  const uint32_t valueBytes = fp16 ? 2 : 1;
+  const uint32_t valueBytes = bytesPerElement(valueType);
   ImageShape inBytes = image, outBytes = result;
   inBytes.channels *= valueBytes;
   outBytes.channels *= valueBytes;
   auto layer = poolingLayer(r, index, kind, inBytes, outBytes, nchw ? DataLayout::kNCHW : DataLayout::kNHWC);
-  layer->fp16 = fp16;
-  if (fp16) layer->inSigned = false;
+  layer->valueType = valueType;
   layer->kh = static_cast<uint32_t>(fh);
   layer->kw = static_cast<uint32_t>(fw);
   layer->sh = static_cast<uint32_t>(sh);
@@ -132,10 +131,10 @@ nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t inde
   const nn::Dimensions outDims = nchw ? nn::Dimensions{result.batches, result.channels, result.height, result.width}
                                       : nn::Dimensions{result.batches, result.height, result.width, result.channels};
   NN_TRY(r.checkOutputDims(outDims));
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 namespace {
@@ -211,9 +210,9 @@ nn::Result<MeanWindow> meanWindow(const OperationReader& r, const nn::Dimensions
 nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues) {
   NN_TRY(r.expectCounts({3}, 1));
   const auto& in = r.input(0);
-  auto half = poolTensors(r, 1, 4);
-  if (!half.ok()) return half.error();
-  const bool fp16 = *half;
+  auto types = poolTensors(r, 1, 4);
+  if (!types.ok()) return types.error();
+  const ElementType valueType = *types;
   const auto& axesOperand = r.input(1);
   if (isExecutionParameter(r, 1)) {
     if (axesOperand.type != nn::OperandType::TENSOR_INT32 || axesOperand.dimensions.size() != 1 ||
@@ -252,8 +251,8 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   // binary16: the innermost (lane) run counts bytes, two a value (WindowLayer.h); the sum is
   // binary32 and divided by its count, truncation being a quant8 rule.
   ImageShape inBytes = image, outBytes = result;
-  inBytes.channels *= fp16 ? 2 : 1;
-  outBytes.channels *= fp16 ? 2 : 1;
+  inBytes.channels *= bytesPerElement(valueType);
+  outBytes.channels *= bytesPerElement(valueType);
   auto layer = poolingLayer(r, index, hw::WinKind::kMean, inBytes, outBytes,
                             natural ? DataLayout::kNHWC : DataLayout::kFlat);
   layer->kh = static_cast<uint32_t>(r1);
@@ -261,9 +260,8 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   layer->sw = static_cast<uint32_t>(r2);
   const bool isSigned = isSignedType(in.type);
   layer->clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
-  if (fp16) {
-    layer->fp16 = true;
-    layer->inSigned = false;
+  if (isFloat(valueType)) {
+    layer->valueType = valueType;
     layer->clamp = *r.fp16Clamp(0);
   }
   nn::Dimensions outDims;
@@ -276,10 +274,10 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   }
   if (outDims.empty()) outDims = {1};  // every axis reduced away: one element, as the reference
   NN_TRY(r.checkOutputDims(outDims));
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = outDims;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

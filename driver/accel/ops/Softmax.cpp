@@ -123,6 +123,7 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   layer->operationIndex = index;
   layer->type = op.type;
   layer->isSigned = isSigned;
+  layer->valueType = quant8(isSigned);
   layer->table = std::move(table).value();
   for (int32_t d = 0; d < rank; ++d) {
     uint64_t& part = d < axis ? layer->outer : d == axis ? layer->axis : layer->inner;
@@ -132,10 +133,10 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   const ImageShape shape = paddedImage(in.dimensions);
   layer->inputs = {{op.inputs[0], shape, DataLayout::kFlat}};  // rows along the axis: dense bytes
   layer->outputs = {{op.outputs[0], shape, DataLayout::kFlat}};
-  LoweredOperation lo;
-  lo.vector = std::move(layer);
+  LoweredLayer lo;
+  lo.work = std::move(layer);
   lo.outputDims = in.dimensions;
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

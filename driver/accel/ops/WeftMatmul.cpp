@@ -48,8 +48,8 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
   auto dims = r.checkOutputDims({rows, columns});
   if (!dims.ok()) return dims.error();
 
-  LoweredOperation lo;
-  GemmLayer& layer = lo.layer;
+  LoweredLayer lo;
+  GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = r.op().type;
   layer.inputOperand = r.op().inputs[0];
@@ -58,10 +58,10 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
   layer.output = ImageShape{1, rows, 1, columns};
   layer.inZp = lhs.zeroPoint;
   layer.wZp = rhs.zeroPoint;
-  layer.inSigned = isSignedType(lhs.type);
-  layer.wSigned = isSignedType(rhs.type);
+  layer.inputType = quant8(isSignedType(lhs.type));
+  layer.weightType = quant8(isSignedType(rhs.type));
+  layer.outputType = ElementType::kInt32Raw;  // raw32: the accumulators as they are
   layer.columns.assign(columns, hw::ColumnParams{});  // bias 0: raw32 stores acc + bias
-  layer.rawAccumulators = true;
   if (!rhsConstant) layer.runtimeWeights = r.op().inputs[1];
   if (withValues) {
     if (rhsConstant) {
@@ -73,7 +73,7 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
   }
   lo.inputLayout = lo.outputLayout = DataLayout::kFlat;
   lo.outputDims = {rows, columns};
-  return lo;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

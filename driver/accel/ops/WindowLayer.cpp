@@ -38,7 +38,7 @@ std::vector<std::vector<uint8_t>> WindowLayer::constantImages(const hw::HwConfig
   const uint32_t C = config.cols();
   const auto groups = static_cast<uint32_t>(ceilDiv(out.channels, C));
   std::vector<std::vector<uint8_t>> images;
-  images.push_back(paramRows(fp16 ? fp16Columns(columns, C) : columns, groups, config));
+  images.push_back(paramRows(isFloat(valueType) ? fp16Columns(columns, C) : columns, groups, config));
   if (depthwise() && !weightsInput) {
     // Per output group, one row per tap: lane l holds the weight of output channel g*C + l.
     std::vector<uint8_t> w(size_t{groups} * taps() * C, static_cast<uint8_t>(wZp));
@@ -63,14 +63,15 @@ std::vector<hw::ColumnParams> fp16Columns(const std::vector<hw::ColumnParams>& b
   return out;
 }
 
-uint64_t WindowLayer::laneOps() const { return out.elements() / (fp16 ? 2 : 1) * taps(); }
+uint64_t WindowLayer::laneOps() const { return out.elements() / valueBytes() * taps(); }
 
 std::string WindowLayer::describe() const {
   static constexpr const char* kKinds[] = {"dwconv", "max", "avg", "mean"};
-  const uint32_t valueBytes = fp16 ? 2 : 1;
-  return fmt::format("{}{} {}x{} /{}x{} on {}x{}x{} -> {}x{}x{}", kKinds[static_cast<int>(kind)], fp16 ? " fp16" : "",
-                     kh, kw, sh, sw, in.height, in.width, in.channels / valueBytes, out.height, out.width,
-                     out.channels / valueBytes);
+  const uint32_t bytes = valueBytes();
+  return fmt::format("{}{} {}x{} /{}x{} on {}x{}x{} -> {}x{}x{}", kKinds[static_cast<int>(kind)],
+                     isFloat(valueType) ? " fp16" : "",
+                     kh, kw, sh, sw, in.height, in.width, in.channels / bytes, out.height, out.width,
+                     out.channels / bytes);
 }
 
 // generate()'s state: the layer, its placement and the commands it makes, epoch by epoch.
@@ -81,9 +82,9 @@ class WindowLayer::Emission {
         input_{where.inputs[0], layer.in, C_}, output_{where.outputs[0], layer.out, C_}, cmds_(config, sink) {
     pixelMajor_ = layer.depthMultiplier == 1 && layer.in.channels % C_ == 0;
     // A group is C bytes of output channels: C values, or C/2 binary16 ones.
-    valueBytes_ = layer.fp16 ? 2 : 1;
+    valueBytes_ = layer.valueBytes();
     groupValues_ = C_ / valueBytes_;
-    cmds_.setFp16Stores(layer.fp16);
+    cmds_.setStoreType(layer.valueType);
   }
 
   nn::Status run();
@@ -285,9 +286,9 @@ nn::Status WindowLayer::Emission::groupWindow(uint32_t e0, uint32_t g, const Pix
   const uint32_t dm = l_.depthMultiplier;
   hw::WindowCmd w;
   w.kind = l_.kind;
-  w.fp16 = l_.fp16;
-  w.inSigned = l_.inSigned;
-  w.wSigned = l_.wSigned;
+  w.fp16 = isFloat(l_.valueType);
+  w.inSigned = isSignedInteger(l_.valueType);
+  w.wSigned = isSignedInteger(l_.weightType);
   w.dm = dm;
   w.phase = (g * groupValues_) % dm;
   if (!empty && dm > 1) {

@@ -13,7 +13,7 @@
 // the output. Parameter rows (one per channel group) and depthwise weights (k_h x k_w rows per
 // group) are loaded once per epoch of ParamRows groups; epochs are separated by a barrier.
 //
-// binary16 (VectorLayer::fp16; depth multiplier 1): `in`, `out` and `weights` count bytes as
+// binary16 (VectorLayer::valueType kFloat16; depth multiplier 1): `in`, `out` and `weights` count bytes as
 // channels, so a channel group of Cols bytes is Cols/2 values, the WINDOWs run in fp16 mode and
 // the STOREs in mode fp16; `columns` holds one binary32 bias a value, which the parameter rows
 // place group by group in their first Cols/2 columns (fp16Columns).
@@ -40,7 +40,7 @@ class WindowLayer final : public VectorLayer {
   uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int32_t padTop = 0, padLeft = 0;  // the window of output (0, 0) starts at (-padTop, -padLeft)
   uint32_t depthMultiplier = 1;     // depthwise: output channel o reads input channel o / dm
-  bool inSigned = false, wSigned = false;
+  ElementType weightType = ElementType::kQuant8Asymm;  // depthwise: the filter's (pools: unused)
   int32_t inZp = 0, wZp = 0;        // pools and MEAN: 0 (raw values)
   std::vector<uint8_t> weights;     // depthwise: [k_h x k_w][out channels], tap-major
   std::vector<hw::ColumnParams> columns;  // per output channel; empty: identity

@@ -6,7 +6,7 @@ namespace {
 CompiledOperation costOf(const VectorLayer& layer, const EmittedLayer& measured, const hw::HwConfig& config) {
   CompiledOperation op;
   op.macs = layer.laneOps();
-  op.peakOpsPerCycle = layer.fp16 ? config.cols() / 2 : config.cols();  // a binary16 value takes two lanes
+  op.peakOpsPerCycle = config.cols() / layer.valueBytes();  // a binary16 value takes two lanes
   op.unit = hw::Unit::kVector;
   op.tiling = layer.describe();
   op.estimatedCycles = measured.busyCycles;
@@ -17,7 +17,7 @@ CompiledOperation costOf(const GemmLayer& layer, const TilePlan& tp, const Emitt
                          const hw::HwConfig& config) {
   CompiledOperation op;
   op.macs = layer.macs();
-  op.peakOpsPerCycle = uint64_t{layer.fp16 ? config.rows() / 2 : config.rows()} * config.cols();
+  op.peakOpsPerCycle = uint64_t{config.rows() / layer.inputValueBytes()} * config.cols();
   op.unit = hw::Unit::kCompute;
   op.estimatedCycles = tp.estimatedCycles + measured.repackCycles;
   op.tiling = tp.describe();
@@ -30,10 +30,11 @@ std::vector<CompiledOperation> costOperations(const LayoutPlan& plan, const Mode
                                               const EmittedProgram& emitted, const hw::HwConfig& config) {
   std::vector<CompiledOperation> ops;
   for (size_t l = 0; l < plan.layers.size(); ++l) {
-    const LoweredOperation& lo = plan.layers[l];
+    const LoweredLayer& lo = plan.layers[l];
     const EmittedLayer& measured = emitted.layers[l];
-    CompiledOperation op = lo.isVector() ? costOf(*lo.vector, measured, config)
-                                         : costOf(lo.layer, *tilings.plans[l], measured, config);
+    CompiledOperation op =
+        lo.visit(Overloaded{[&](const GemmLayer& g) { return costOf(g, *tilings.plans[l], measured, config); },
+                            [&](const VectorLayer& v) { return costOf(v, measured, config); }});
     op.operationIndex = lo.operationIndex();
     op.type = lo.type();
     op.commands = measured.commands;

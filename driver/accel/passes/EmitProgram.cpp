@@ -31,7 +31,7 @@ class Emission {
  private:
   uint64_t addressOf(uint32_t operand) const { return dram_.tensors.at(operand).region->addr(); }
   nn::Status vectorLayer(const VectorLayer& layer, const LayerConstants& constants);
-  nn::Status gemmLayer(size_t l, EmittedLayer& measured);
+  nn::Status gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& measured);
   nn::Status repack(const GemmLayer& layer, const TilePlan& tp, const LayerPlacement& where, uint64_t copyRow);
 
   const LayoutPlan& plan_;
@@ -46,12 +46,8 @@ nn::Status Emission::layer(size_t l) {
   const size_t firstCommand = program.size();
   program.takeBusyCycles();
   EmittedLayer measured;
-  const LoweredOperation& lo = plan_.layers[l];
-  if (lo.isVector()) {
-    NN_TRY(vectorLayer(*lo.vector, dram_.layers[l]));
-  } else {
-    NN_TRY(gemmLayer(l, measured));
-  }
+  NN_TRY(plan_.layers[l].visit(Overloaded{[&](const GemmLayer& g) { return gemmLayer(g, l, measured); },
+                                          [&](const VectorLayer& v) { return vectorLayer(v, dram_.layers[l]); }}));
   measured.busyCycles = program.takeBusyCycles();
   measured.commands = program.size() - firstCommand + 1;
   out_.layers.push_back(measured);
@@ -63,6 +59,7 @@ nn::Status Emission::vectorLayer(const VectorLayer& layer, const LayerConstants&
   const size_t position = out_.layers.size();
   VectorPlacement where;
   where.constants = constants.images;
+  where.scratch = constants.scratch;
   auto placeOf = [&](const LayerTensor& t) {
     const PlacedTensor& p = dram_.tensors.at(t.operand);
     return viewOf(p.layout, t.shape, p.region->addr());
@@ -78,9 +75,8 @@ nn::Status Emission::vectorLayer(const VectorLayer& layer, const LayerConstants&
   return layer.generate(where, config_, *out_.program);
 }
 
-nn::Status Emission::gemmLayer(size_t l, EmittedLayer& measured) {
+nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& measured) {
   const size_t position = out_.layers.size();
-  const GemmLayer& layer = plan_.layers[l].layer;
   const TilePlan& tp = *tilings_.plans[l];
   const LayerConstants& constants = dram_.layers[l];
   LayerPlacement where = gemmViews(plan_, layer, [&](uint32_t operand) { return addressOf(operand); });

@@ -33,8 +33,8 @@ nn::Result<std::vector<uint32_t>> dependencyOrder(const nn::Model& model) {
 
 }  // namespace
 
-nn::Status datapathFits(const LoweredOperation& lo, const hw::HwConfig& config) {
-  if ((lo.isVector() ? lo.vector->fp16 : lo.layer.fp16) && !config.fp16()) {
+nn::Status datapathFits(const LoweredLayer& lo, const hw::HwConfig& config) {
+  if (isFloat(lo.computeType()) && !config.fp16()) {
     return NN_ERROR(BAD_DATA) << nn::toString(lo.type()) << " in float16 (TENSOR_FLOAT16, or TENSOR_FLOAT32 relaxed) "
                               << "needs the fp16 datapath (Fp16 1, as in weft16fp); " << config.name() << " has none";
   }
@@ -52,7 +52,7 @@ nn::Result<LoweredModel> lowerModel(const nn::Model& model, const CompileTarget&
     // at the compilation's peak.
     auto lo = lowerOperation(model, i, /*withValues=*/true, /*gemmFilterValues=*/target.computesData);
     if (!lo.ok()) return lo.error();
-    NN_TRY(datapathFits(lo.value(), target.config));
+    for (const LoweredLayer& layer : lo.value().layers) NN_TRY(datapathFits(layer, target.config));
     lowered.operations.push_back(std::move(lo).value());
   }
   return lowered;

@@ -14,7 +14,8 @@
 namespace weft::accel {
 
 struct LoweredModel {
-  // Every operation's lowering, in an order where each follows the producers of its inputs.
+  // Every operation's lowering (one layer or several), in an order where each follows the
+  // producers of its inputs.
   std::vector<std::optional<LoweredOperation>> operations;
 };
 
@@ -22,6 +23,6 @@ struct LoweredModel {
 nn::Result<LoweredModel> lowerModel(const nn::Model& model, const CompileTarget& target);
 
 // An fp16 layer needs the fp16 datapath; without it the runtime runs the operation elsewhere.
-nn::Status datapathFits(const LoweredOperation& lo, const hw::HwConfig& config);
+nn::Status datapathFits(const LoweredLayer& lo, const hw::HwConfig& config);
 
 }  // namespace weft::accel

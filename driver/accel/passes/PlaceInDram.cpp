@@ -55,7 +55,7 @@ nn::Status placeTensors(const nn::Model& model, const LayoutPlan& plan, DeviceQu
     auto region = target.computesData ? allocateAndWrite(queue, initialTensorImage(layout, config), what)
                                       : queue.allocator()->allocate(tensorImageBytes(layout, config), 64, what);
     if (!region.ok()) return region.error();
-    const nn::Operand& o = model.main.operands[index];
+    const nn::Operand& o = plan.operand(model, index);
     if (isConstant(o) && target.computesData) {  // a constant activation: its value is written now, once
       const uint8_t* bytes = constantBytes(model, o);
       if (bytes == nullptr || o.location.length < logicalBytes(layout)) {
@@ -111,6 +111,19 @@ nn::Result<LayerConstants> placeGemmConstants(const GemmLayer& layer, const Tile
   return c;
 }
 
+// The scratch DRAM a layer asks for (LoweredLayer::scratchBytes), its own: placed, not written
+// (the layer's commands write it before they read it). Kept with the constants, so that a cached
+// model places it again and its commands are relocated with it.
+nn::Status placeScratch(const LoweredLayer& lo, size_t position, const hw::HwConfig& config, ConstantWriter& writer,
+                        LayerConstants& constants) {
+  const uint64_t bytes = lo.scratchBytes(config);
+  if (bytes == 0) return {};
+  auto addr = writer.reserve(bytes, fmt::format("scratch of layer {} (operation {})", position, lo.operationIndex()));
+  if (!addr.ok()) return addr.error();
+  constants.scratch = addr.value();
+  return {};
+}
+
 }  // namespace
 
 std::vector<uint8_t> initialTensorImage(const TensorLayout& layout, const hw::HwConfig& config) {
@@ -133,10 +146,12 @@ nn::Result<DramPlacement> placeInDram(const nn::Model& model, const LayoutPlan& 
   out.snapshots = std::move(snapshots).value();
   ConstantWriter writer(queue, out);
   for (size_t l = 0; l < layerCount; ++l) {
-    const LoweredOperation& lo = plan.layers[l];
-    auto constants = lo.isVector() ? placeVectorConstants(*lo.vector, target.config, writer)
-                                   : placeGemmConstants(lo.layer, *tilings.plans[l], target, writer);
+    const LoweredLayer& lo = plan.layers[l];
+    auto constants = lo.visit(Overloaded{
+        [&](const GemmLayer& g) { return placeGemmConstants(g, *tilings.plans[l], target, writer); },
+        [&](const VectorLayer& v) { return placeVectorConstants(v, target.config, writer); }});
     if (!constants.ok()) return constants.error();
+    NN_TRY(placeScratch(lo, l, target.config, writer, constants.value()));
     out.layers.push_back(std::move(constants).value());
   }
   return out;

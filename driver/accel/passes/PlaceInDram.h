@@ -24,11 +24,12 @@ struct PlacedTensor {
   SharedRegion region;
 };
 
-// Where one layer's constant images lie (0: it has none of that kind).
+// Where one layer's constant images and scratch lie (0: it has none of that kind).
 struct LayerConstants {
   uint64_t weights = 0, params = 0, padding = 0;  // an array layer's (LayerPlacement)
   uint64_t copyRow = 0;  // the parameter row of the copies that repack runtime filters and biases
   std::vector<uint64_t> images;  // a vector layer's, per VectorLayer::constantImages() entry
+  uint64_t scratch = 0;          // the scratch DRAM the layer asked for (LoweredLayer::scratchBytes)
 };
 
 struct DramPlacement {

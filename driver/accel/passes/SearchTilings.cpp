@@ -15,8 +15,9 @@ nn::Result<ModelTilings> searchTilings(const LayoutPlan& plan, const CompileTarg
   t.chunks.resize(layerCount);
   t.plans.resize(layerCount);
   for (size_t l = 0; l < layerCount; ++l) {
-    if (plan.layers[l].isVector()) continue;
-    const GemmLayer& layer = plan.layers[l].layer;
+    const GemmLayer* gemm = plan.layers[l].gemm();
+    if (gemm == nullptr) continue;  // the vector unit's layers tile themselves
+    const GemmLayer& layer = *gemm;
     t.views[l] = gemmViews(plan, layer, [](uint32_t) { return uint64_t{0}; });
     t.chunks[l] = chunkK(layer, t.views[l].input.pixelStride, t.views[l].input.rowStride, target.config.rows());
   }
@@ -25,14 +26,15 @@ nn::Result<ModelTilings> searchTilings(const LayoutPlan& plan, const CompileTarg
                          replay->tilings.size() == layerCount;
   t.fromCache = replaying;
   for (size_t l = 0; l < layerCount; ++l) {
-    const LoweredOperation& lo = plan.layers[l];
+    const LoweredLayer& lo = plan.layers[l];
     NN_TRY(checkDeadline(target.options.deadline, lo.operationIndex()));
-    if (lo.isVector()) {
+    const GemmLayer* gemm = lo.gemm();
+    if (gemm == nullptr) {
       t.choices.tilings.push_back(0);
       continue;
     }
     const std::optional<uint32_t> named = replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt;
-    auto choice = searchTiling(TilingProblem{lo.layer, t.chunks[l], t.views[l], target.config}, target.policy,
+    auto choice = searchTiling(TilingProblem{*gemm, t.chunks[l], t.views[l], target.config}, target.policy,
                                target.options, named);
     if (!choice.ok()) return choice.error();
     if (replaying && choice.value().candidate != replay->tilings[l]) t.fromCache = false;  // named no candidate
