@@ -180,7 +180,7 @@ LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double exe
   return e;
 }
 
-void recordDeviceFigures(LayerRun& run, const LayerExecution& e) {
+void recordFirstExecution(LayerRun& run, const LayerExecution& e, size_t traceLimit, size_t& traced) {
   run.cycles = e.cycles;
   run.arrayRows = e.arrayRows;
   run.vectorSlots = e.vectorSlots;
@@ -194,6 +194,11 @@ void recordDeviceFigures(LayerRun& run, const LayerExecution& e) {
   run.registerAccesses = e.registerAccesses;
   run.commands = e.commands;
   run.dram = e.dram;
+  if (traceLimit > 0) {
+    run.traceTruncated = keepFirstCommands(run.commands, run.dram, traceLimit - std::min(traced, traceLimit));
+  }
+  traced += run.commands.size();
+  if (traceLimit > 0 && traced >= traceLimit) unsetenv("WEFT_COMMAND_TRACE");
 }
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
@@ -330,15 +335,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         e = executeOnce(rawCompilation, net, outputData, outputBytes);
         run.againAlone = true;
       }
-      if (r == 0) {
-        recordDeviceFigures(run, e);
-        if (options.traceCommandLimit > 0) {
-          run.traceTruncated = keepFirstCommands(run.commands, run.dram,
-                                                 options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
-        }
-        traced += run.commands.size();
-        if (options.traceCommandLimit > 0 && traced >= options.traceCommandLimit) unsetenv("WEFT_COMMAND_TRACE");
-      }
+      if (r == 0) recordFirstExecution(run, e, options.traceCommandLimit, traced);
       simulator.push_back(e.simulatorSeconds);
       execute.push_back(e.executeSeconds);
     }

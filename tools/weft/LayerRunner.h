@@ -116,8 +116,10 @@ struct LayerExecution {
 };
 // The profile of `execution`'s latest computation, which took `executeSeconds` of wall time.
 LayerExecution profiledExecution(const ANeuralNetworksExecution* execution, double executeSeconds);
-// The device figures of a layer's first execution into `run`.
-void recordDeviceFigures(LayerRun& run, const LayerExecution& execution);
+// The device figures of a layer's first execution into `run`, its command timelines cut to what
+// is left of `traceLimit` commands (0: all) after the `traced` of earlier layers, which it then
+// counts; the trace stops (WEFT_COMMAND_TRACE) once the limit is reached.
+void recordFirstExecution(LayerRun& run, const LayerExecution& execution, size_t traceLimit, size_t& traced);
 // The NNAPI cache token of a layer: `identity` (what tells layers and configurations apart)
 // hashed (FNV-1a) and spread over the token's 32 bytes.
 std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> layerCacheToken(const std::string& identity);

@@ -318,14 +318,8 @@ std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig
       check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", run.name));
       const LayerExecution e = profiledExecution(raw, secondsSince(start));
       if (r == 0) {
-        recordDeviceFigures(run, e);
+        recordFirstExecution(run, e, options.traceCommandLimit, traced);
         if (e.unitOps > 0) run.macs = e.unitOps;
-        if (options.traceCommandLimit > 0) {
-          run.traceTruncated = keepFirstCommands(run.commands, run.dram,
-                                                 options.traceCommandLimit - std::min(traced, options.traceCommandLimit));
-        }
-        traced += run.commands.size();
-        if (options.traceCommandLimit > 0 && traced >= options.traceCommandLimit) unsetenv("WEFT_COMMAND_TRACE");
       }
       simulator.push_back(e.simulatorSeconds);
       execute.push_back(e.executeSeconds);
