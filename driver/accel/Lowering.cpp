@@ -8,6 +8,7 @@
 
 #include "MemoryPlan.h"
 #include "ops/Families.h"
+#include "weft/kernels/Extensions.h"
 
 namespace weft::accel {
 namespace {
@@ -37,14 +38,35 @@ constexpr std::array<std::pair<T, LowerFn>, 19> kOperations{{
     {T::PAD_V2, lowerPad},
 }};
 
-LowerFn familyOf(T type) {
-  for (const auto& [t, fn] : kOperations) {
-    if (t == type) return fn;
+// And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.
+constexpr std::array<std::pair<uint16_t, LowerFn>, 2> kWeftOperations{{
+    {nn::weft_extension::kMatmulInt32, lowerWeftMatmulInt32},
+    {nn::weft_extension::kGelu, lowerActivation},
+}};
+
+template <typename Key, size_t N>
+LowerFn find(const std::array<std::pair<Key, LowerFn>, N>& table, Key key) {
+  for (const auto& [k, fn] : table) {
+    if (k == key) return fn;
   }
   return nullptr;
 }
 
+LowerFn familyOf(const nn::Model& model, T type) {
+  if (!nn::isExtension(type)) return find(kOperations, type);
+  const std::optional<uint16_t> code = weftExtensionCode(model, type);
+  return code ? find(kWeftOperations, *code) : nullptr;
+}
+
 }  // namespace
+
+std::optional<uint16_t> weftExtensionCode(const nn::Model& model, nn::OperationType type) {
+  if (!nn::isExtension(type)) return std::nullopt;
+  const auto value = static_cast<int32_t>(type);
+  const std::string* name = nn::extensionNameOf(model.extensionNameToPrefix, nn::getExtensionPrefix(value));
+  if (name == nullptr || *name != nn::weft_extension::kName) return std::nullopt;
+  return nn::getTypeWithinExtension(value);
+}
 
 nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t index, bool withValues,
                                             bool gemmFilterValues) {
@@ -52,7 +74,7 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
     return NN_ERROR(BAD_DATA) << "operation index " << index << " out of range";
   }
   const nn::OperationType type = model.main.operations[index].type;
-  const LowerFn lower = isWeftMatmulInt32(model, type) ? lowerWeftMatmulInt32 : familyOf(type);
+  const LowerFn lower = familyOf(model, type);
   // The array's layers (a weight image the compiler may not build); the vector unit's always
   // take their filter.
   const bool gemm = lower == lowerConv2d || lower == lowerFullyConnected || lower == lowerWeftMatmulInt32;

@@ -22,13 +22,13 @@ constexpr uint32_t kInput = 0;
 constexpr uint32_t kApproximation = 1;  // optional INT32 scalar: WEFT_GELU_EXACT (0) or WEFT_GELU_TANH (1)
 constexpr uint32_t kOutput = 0;
 
-namespace {
-
 double gelu(double x, bool tanhForm) {
   if (!tanhForm) return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
   const double k = std::sqrt(2.0 / M_PI);
   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
 }
+
+namespace {
 
 float geluFloat(float x, bool tanhForm) {
   if (!tanhForm) return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));

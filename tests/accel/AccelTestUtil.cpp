@@ -10,6 +10,7 @@
 #include "weft/accel/AcceleratorDevice.h"
 #include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
+#include "weft/kernels/Extensions.h"
 
 namespace weft::accel::test {
 
@@ -206,9 +207,10 @@ std::string MatmulCase::describe() const {
                      rhsAtExecution ? " rhs at execution" : "", accumulatorOutput ? " -> accumulator" : " -> int32");
 }
 
-nn::OperationType weftMatmulType() {
-  return static_cast<nn::OperationType>(uint32_t{kWeftPrefix} << nn::kExtensionTypeBits | 0);
+nn::OperationType weftOperationType(uint16_t code) {
+  return static_cast<nn::OperationType>(uint32_t{kWeftPrefix} << nn::kExtensionTypeBits | code);
 }
+nn::OperationType weftMatmulType() { return weftOperationType(nn::weft_extension::kMatmulInt32); }
 nn::OperandType weftAccumulatorType() {
   return static_cast<nn::OperandType>(uint32_t{kWeftPrefix} << nn::kExtensionTypeBits | 0);
 }

@@ -76,6 +76,7 @@ struct MatmulCase {
 };
 // The model's prefix for org.weft.accel, and the extension types it makes.
 inline constexpr uint16_t kWeftPrefix = 1;
+nn::OperationType weftOperationType(uint16_t code);  // WEFT_MATMUL_INT32, WEFT_GELU, ...
 nn::OperationType weftMatmulType();
 nn::OperandType weftAccumulatorType();
 

@@ -18,6 +18,7 @@
 #include "AccelTestUtil.h"
 #include "PreparedModel.h"
 #include "weft/hw/fp16.h"
+#include "weft/kernels/Extensions.h"
 
 namespace weft::accel::test {
 namespace {
@@ -262,6 +263,31 @@ TEST(Fp16, ActivationsOnTheVectorUnitMatchTheReferenceWithinTolerance) {
     for (const nn::Dimensions& dims : {nn::Dimensions{1, 1, 1, 11}, nn::Dimensions{2, 5, 7, 9}, nn::Dimensions{3, 300}}) {
       const OpModel m = makeFp16Activation(type, dims, 12.0f, rng);
       const std::string what = fmt::format("fp16 {} over {} values", nn::toString(type), nn::numberOfElements(dims));
+      const std::string tiling = expectWithinTolerance(*device, m, what);
+      if (HasFatalFailure()) return;
+      EXPECT_NE(tiling.find("lut fp16"), std::string::npos) << what << ": " << tiling;
+    }
+  }
+}
+
+// org.weft.accel's WEFT_GELU in binary16, both forms, through the same 256 pieces: within
+// tolerance over the curved middle and the tails (0 below, the identity above).
+TEST(Fp16, GeluOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(41);
+  for (const int32_t form : {nn::weft_extension::kGeluExact, nn::weft_extension::kGeluTanh}) {
+    for (const nn::Dimensions& dims : {nn::Dimensions{2, 5, 7, 9}, nn::Dimensions{3, 300}}) {
+      ModelBuilder b;
+      const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, dims, 0, 0);
+      const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, dims);
+      b.output(out);
+      b.operation(weftOperationType(nn::weft_extension::kGelu), {in, b.int32Scalar(form)}, {out});
+      OpModel m;
+      m.model = b.build();
+      m.model.extensionNameToPrefix = {{std::string(nn::weft_extension::kName), kWeftPrefix}};
+      m.inputs.push_back(randomHalves(rng, nn::numberOfElements(dims), 6.0f));
+      m.outputBytes.push_back(2 * nn::numberOfElements(dims));
+      const std::string what = fmt::format("fp16 GELU form {} over {} values", form, nn::numberOfElements(dims));
       const std::string tiling = expectWithinTolerance(*device, m, what);
       if (HasFatalFailure()) return;
       EXPECT_NE(tiling.find("lut fp16"), std::string::npos) << what << ": " << tiling;

@@ -1,4 +1,5 @@
-// RELU, RELU1, RELU6, LOGISTIC and TANH on the vector unit (EltwiseLayer, kind lut): quant8
+// RELU, RELU1, RELU6, LOGISTIC, TANH and org.weft.accel's WEFT_GELU (exact or tanh form) on the
+// vector unit (EltwiseLayer, kind lut): quant8
 // asymmetric or signed tensors of rank up to 4. The output of an 8-bit unary operation is a
 // function of the input byte alone, so the lookup table holds the reference kernel's output for
 // each of the 256 bytes (ops/ReferenceTables.h): bit-identical to the CPU by construction, with
@@ -8,7 +9,8 @@
 // then holds 256 linear pieces, one per sign, exponent and top two fraction bits of a binary16
 // value (ELTWISE fp16). The RELUs are linear on every piece, so exact; LOGISTIC and TANH are
 // within 0.003 of the function (a piece's error is its width squared times the curvature / 8:
-// widest where the curve is flattest), inside NNAPI's float16 tolerance.
+// widest where the curve is flattest), inside NNAPI's float16 tolerance; GELU within 0.002 (its
+// curvature peaks at 0.8 at zero, where the pieces are narrowest; past |x| = 4 it is a line or 0).
 #include <cmath>
 #include <functional>
 
@@ -16,6 +18,8 @@
 #include "Families.h"
 #include "ReferenceTables.h"
 #include "weft/hw/fp16.h"
+#include "weft/kernels/CpuExecutor.h"
+#include "weft/kernels/Extensions.h"
 
 namespace weft::accel {
 namespace {
@@ -42,8 +46,28 @@ std::vector<int32_t> fp16Pieces(const std::function<double(double)>& f) {
   return lut;
 }
 
-nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r, nn::OperationType type) {
-  switch (type) {
+bool isGelu(const OperationReader& r) {
+  return weftExtensionCode(r.model(), r.op().type) == nn::weft_extension::kGelu;
+}
+
+// The operation's one parameter beyond its input, as the reference kernels take it: WEFT_GELU's
+// optional form (WEFT_GELU_EXACT when omitted), which must be known at compilation.
+nn::Result<std::vector<int32_t>> scalarParams(const OperationReader& r) {
+  if (!isGelu(r)) return std::vector<int32_t>{};
+  if (r.op().inputs.size() < 2 || r.input(1).lifetime == nn::Operand::LifeTime::NO_VALUE) {
+    return std::vector<int32_t>{nn::weft_extension::kGeluExact};
+  }
+  auto form = r.int32Param(1, "approximation");
+  if (!form.ok()) return form.error();
+  return std::vector<int32_t>{*form};
+}
+
+nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r, const std::vector<int32_t>& params) {
+  if (isGelu(r)) {
+    const bool tanhForm = params.at(0) == nn::weft_extension::kGeluTanh;
+    return std::function<double(double)>([tanhForm](double x) { return nn::weft_gelu::gelu(x, tanhForm); });
+  }
+  switch (r.op().type) {
     case nn::OperationType::RELU: return std::function<double(double)>([](double x) { return std::max(0.0, x); });
     case nn::OperationType::RELU1:
       return std::function<double(double)>([](double x) { return std::clamp(x, -1.0, 1.0); });
@@ -56,14 +80,15 @@ nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r,
   }
 }
 
-nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint32_t index) {
+nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint32_t index,
+                                                 const std::vector<int32_t>& params) {
   const auto& op = r.op();
   const auto& in = r.input(0);
   const auto& out = r.output(0);
   NN_TRY(r.halfTensor(in, "input", 0, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
   NN_TRY(r.checkOutputDims(in.dimensions));
-  auto f = fp16Function(r, op.type);
+  auto f = fp16Function(r, params);
   if (!f.ok()) return f.error();
   EltwiseMath m;
   m.kind = hw::EltKind::kLut;
@@ -90,16 +115,26 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
 
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool) {
   const auto& op = r.op();
-  NN_TRY(r.expectCounts({1}, 1));
+  if (isGelu(r)) {
+    // An extension operation: its operand rules are the reference kernel's, so that both devices
+    // accept the same models.
+    if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, op); !valid.ok()) {
+      return r.fail("{}", valid.error().message);
+    }
+  } else {
+    NN_TRY(r.expectCounts({1}, 1));
+  }
+  auto params = scalarParams(r);
+  if (!params.ok()) return params.error();
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  if (r.halfType(in)) return lowerFp16Activation(r, index);
+  if (r.halfType(in)) return lowerFp16Activation(r, index, *params);
   NN_TRY(r.quant8Tensor(in, "input", 0, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
   if (!(out.scale > 0)) return r.fail("output scale must be positive");
   NN_TRY(r.checkOutputDims(in.dimensions));
   // The reference kernel's own checks (e.g. LOGISTIC's output scale 1/256) fail here too.
-  auto table = unaryTable(op.type, in, out);
+  auto table = unaryTable(op.type, in, out, *params, r.model().extensionNameToPrefix);
   if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
   EltwiseMath m;
   m.kind = hw::EltKind::kLut;

@@ -3,25 +3,30 @@
 // hardware can do with its operands and parameters, and lowers it.
 #pragma once
 
+#include <optional>
+
 #include "../Lowering.h"
 #include "OperationReader.h"
 
 namespace weft::accel {
+
+// org.weft.accel's operation code (weft/WeftExtension.h) of `type` in `model`, when `type` is one
+// of that extension's: an extension operation's type differs per model (its prefix).
+std::optional<uint16_t> weftExtensionCode(const nn::Model& model, nn::OperationType type);
 
 using LowerFn = nn::Result<LoweredOperation> (*)(const OperationReader& reader, uint32_t index, bool withValues);
 
 // The array (GemmLayer).
 nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues);
-// org.weft.accel's WEFT_MATMUL_INT32 (ops/WeftMatmul.cpp): an extension operation, whose type
-// differs per model (its prefix), so it is found by isWeftMatmulInt32 rather than by the table.
-bool isWeftMatmulInt32(const nn::Model& model, nn::OperationType type);
+// org.weft.accel's WEFT_MATMUL_INT32 (ops/WeftMatmul.cpp).
 nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint32_t index, bool withValues);
 // The vector unit (VectorLayer).
 nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool withValues);
+// RELU, RELU1, RELU6, LOGISTIC, TANH and org.weft.accel's WEFT_GELU.
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool withValues);

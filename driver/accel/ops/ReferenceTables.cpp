@@ -11,9 +11,11 @@
 namespace weft::accel {
 
 nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const nn::Operand& input,
-                                            const nn::Operand& output, const std::vector<int32_t>& scalars) {
+                                            const nn::Operand& output, const std::vector<int32_t>& scalars,
+                                            const std::vector<nn::ExtensionNameAndPrefix>& extensions) {
   using L = nn::Operand::LifeTime;
   nn::Model model;
+  model.extensionNameToPrefix = extensions;
   nn::Operand in = input, out = output;
   in.dimensions = {256};
   in.lifetime = L::SUBGRAPH_INPUT;

@@ -1,6 +1,6 @@
 // Lookup tables for the vector unit, computed by NNAPI's reference kernels themselves
 // (kernels_ref), so the accelerator's results are bit-identical to them by construction:
-//  - a unary 8-bit operation (RELU, RELU1, RELU6, LOGISTIC, TANH, the requantization a
+//  - a unary 8-bit operation (RELU, RELU1, RELU6, LOGISTIC, TANH, WEFT_GELU, the requantization a
 //    CONCATENATION does) is its output for each of the 256 input bytes;
 //  - SOFTMAX's exponentials exp(-d) for d = max - x, in the fixed-point form (Q0.31) and with the
 //    input multiplier TFLite's quantized softmax uses, and how many distances count.
@@ -17,9 +17,11 @@ namespace weft::accel {
 
 // Entry b (0..255) is the raw output (sign-extended for a signed type) for the input byte b of
 // `operation` applied to a [256] tensor of `input`'s type and quantization, giving `output`'s.
-// Extra scalar inputs of the operation follow as `scalars` (INT32 operands).
+// Extra scalar inputs of the operation follow as `scalars` (INT32 operands); an extension
+// operation's type is read with `extensions`, the prefixes of the model it comes from.
 nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const nn::Operand& input,
-                                            const nn::Operand& output, const std::vector<int32_t>& scalars = {});
+                                            const nn::Operand& output, const std::vector<int32_t>& scalars = {},
+                                            const std::vector<nn::ExtensionNameAndPrefix>& extensions = {});
 
 struct SoftmaxTable {
   std::vector<int32_t> exp;  // entry d: exp(-d * beta * scale) as the reference computes it (Q0.31)

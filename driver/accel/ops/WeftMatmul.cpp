@@ -17,13 +17,6 @@ bool givenAtExecution(const nn::Operand& o) {
 
 }  // namespace
 
-bool isWeftMatmulInt32(const nn::Model& model, nn::OperationType type) {
-  if (!nn::isExtension(type)) return false;
-  const std::string* name = nn::extensionNameOf(model.extensionNameToPrefix, nn::getExtensionPrefix(static_cast<int32_t>(type)));
-  return name != nullptr && *name == nn::weft_extension::kName &&
-         nn::getTypeWithinExtension(static_cast<int32_t>(type)) == nn::weft_extension::kMatmulInt32;
-}
-
 nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint32_t index, bool withValues) {
   // The operand rules are the reference kernel's, so that both devices accept the same models.
   if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {

@@ -30,6 +30,12 @@ struct AccumulatorParams {                              // WeftAccumulatorParams
 };
 }  // namespace weft_extension
 
+namespace weft_gelu {
+// WEFT_GELU's function in double precision, exact (erf) or tanh form: what its 8-bit kernel
+// requantizes, and what the accelerator's float16 lookup pieces interpolate.
+double gelu(double x, bool tanhForm);
+}  // namespace weft_gelu
+
 // Every extension the kernels implement, with its operand types.
 const std::vector<Extension>& referenceExtensions();
 
