@@ -44,6 +44,8 @@ install(DIRECTORY ${WEFT_SOURCE_DIR}/traces/networks ${WEFT_SOURCE_DIR}/traces/v
         DESTINATION share/weft/traces COMPONENT tool)
 install(FILES ${WEFT_SOURCE_DIR}/traces/README.md DESTINATION share/weft/traces COMPONENT tool)
 install(PROGRAMS ${WEFT_SOURCE_DIR}/scripts/weft_report.py DESTINATION share/weft/scripts COMPONENT tool)
+install(FILES ${CMAKE_BINARY_DIR}/tools/weft/installed_nnapi_extensions_app_allowlist DESTINATION share/weft
+        RENAME nnapi_extensions_app_allowlist COMPONENT tool)
 
 install(DIRECTORY ${WEFT_SOURCE_DIR}/examples/ DESTINATION share/weft/examples COMPONENT development)
 

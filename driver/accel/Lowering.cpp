@@ -61,11 +61,7 @@ LowerFn familyOf(const nn::Model& model, T type) {
 }  // namespace
 
 std::optional<uint16_t> weftExtensionCode(const nn::Model& model, nn::OperationType type) {
-  if (!nn::isExtension(type)) return std::nullopt;
-  const auto value = static_cast<int32_t>(type);
-  const std::string* name = nn::extensionNameOf(model.extensionNameToPrefix, nn::getExtensionPrefix(value));
-  if (name == nullptr || *name != nn::weft_extension::kName) return std::nullopt;
-  return nn::getTypeWithinExtension(value);
+  return nn::extensionOperationCode(model.extensionNameToPrefix, type, std::string(nn::weft_extension::kName));
 }
 
 nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t index, bool withValues,

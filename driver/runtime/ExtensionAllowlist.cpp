@@ -44,21 +44,29 @@ ExtensionPermission decide() {
                              : kDefaultExtensionAllowlist;
   const auto text = common::readFile(permission.allowlist);
   if (!text) return permission;  // no allowlist: no program may use extensions
-  permission.allowed = !permission.executable.empty() && isListedInAllowlist(*text, permission.executable);
+  const size_t slash = permission.allowlist.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : permission.allowlist.substr(0, slash);
+  permission.allowed =
+      !permission.executable.empty() && isListedInAllowlist(*text, permission.executable, directory);
   return permission;
 }
 
 }  // namespace
 
-bool isListedInAllowlist(std::string_view allowlistText, const std::string& executable) {
+bool isListedInAllowlist(std::string_view allowlistText, const std::string& executable,
+                         const std::string& allowlistDirectory) {
   std::istringstream lines{std::string(allowlistText)};
   std::string line;
   bool listed = false;
   while (std::getline(lines, line)) {
-    const std::string entry = trimmed(line);
+    std::string entry = trimmed(line);
     if (entry.empty() || entry[0] == '#') continue;
-    if (entry[0] != '/') {
-      logWarning("extension allowlist: ignored \"" + entry + "\" (entries are absolute paths of programs)");
+    if (entry.rfind("./", 0) == 0 || entry.rfind("../", 0) == 0) {
+      entry = allowlistDirectory + "/" + entry;
+    } else if (entry[0] != '/') {
+      logWarning("extension allowlist: ignored \"" + entry +
+                 "\" (entries are absolute paths of programs, or paths from the allowlist's directory starting "
+                 "with ./ or ../)");
       continue;
     }
     listed = listed || entry == executable || resolved(entry) == executable;

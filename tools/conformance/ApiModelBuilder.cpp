@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace weft::test {
 namespace {
 
@@ -95,6 +97,28 @@ ANeuralNetworksModel* ApiModelBuilder::referencedModel(uint32_t index) {
   return referenced_[index];
 }
 
+std::optional<int32_t> ApiModelBuilder::apiType(ANeuralNetworksModel* model, int32_t type, bool operation,
+                                                const std::string& where) {
+  if (!nn::isExtension(static_cast<nn::OperationType>(type))) return type;
+  const uint16_t prefix = nn::getExtensionPrefix(type), code = nn::getTypeWithinExtension(type);
+  const std::string* name = nn::extensionNameOf(testModel_.extensionNameToPrefix, prefix);
+  if (name == nullptr) {
+    failure_ = fmt::format("{}: type {} names extension prefix {}, which the model does not list", where, type, prefix);
+    return std::nullopt;
+  }
+  int32_t apiType = 0;
+  if (operation) {
+    if (!check(ANeuralNetworksModel_getExtensionOperationType(model, name->c_str(), code, &apiType),
+               fmt::format("ANeuralNetworksModel_getExtensionOperationType({}, {}) {}", *name, code, where))) {
+      return std::nullopt;
+    }
+  } else if (!check(ANeuralNetworksModel_getExtensionOperandType(model, name->c_str(), code, &apiType),
+                    fmt::format("ANeuralNetworksModel_getExtensionOperandType({}, {}) {}", *name, code, where))) {
+    return std::nullopt;
+  }
+  return apiType;
+}
+
 ANeuralNetworksModel* ApiModelBuilder::build(const TestSubgraph& subgraph, bool isMain) {
   const size_t subgraphIndex = isMain ? 0 : static_cast<size_t>(&subgraph - testModel_.referenced.data()) + 1;
   ANeuralNetworksModel* model = nullptr;
@@ -103,11 +127,12 @@ ANeuralNetworksModel* ApiModelBuilder::build(const TestSubgraph& subgraph, bool 
   const std::string where = isMain ? "main" : "referenced " + std::to_string(subgraphIndex - 1);
   for (size_t i = 0; i < subgraph.operands.size(); ++i) {
     const TestOperand& operand = subgraph.operands[i];
-    const ANeuralNetworksOperandType type{static_cast<int32_t>(operand.type),
-                                          static_cast<uint32_t>(operand.dimensions.size()),
+    const std::string tag = "(" + where + " operand " + std::to_string(i) + ")";
+    const std::optional<int32_t> typeCode = apiType(model, static_cast<int32_t>(operand.type), false, tag);
+    if (!typeCode) return nullptr;
+    const ANeuralNetworksOperandType type{*typeCode, static_cast<uint32_t>(operand.dimensions.size()),
                                           operand.dimensions.empty() ? nullptr : operand.dimensions.data(),
                                           operand.scale, operand.zeroPoint};
-    const std::string tag = "(" + where + " operand " + std::to_string(i) + ")";
     if (!check(ANeuralNetworksModel_addOperand(model, &type), "ANeuralNetworksModel_addOperand" + tag)) return nullptr;
     const auto index = static_cast<int32_t>(i);
     if (operand.type == nn::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
@@ -161,11 +186,17 @@ ANeuralNetworksModel* ApiModelBuilder::build(const TestSubgraph& subgraph, bool 
   }
   for (size_t k = 0; k < subgraph.operations.size(); ++k) {
     const TestOperation& operation = subgraph.operations[k];
-    if (!check(ANeuralNetworksModel_addOperation(model, static_cast<int32_t>(operation.type),
+    const std::optional<int32_t> typeCode =
+        apiType(model, static_cast<int32_t>(operation.type), true, fmt::format("({} operation {})", where, k));
+    if (!typeCode) {
+      if (isMain) failedOperation_ = k;
+      return nullptr;
+    }
+    if (!check(ANeuralNetworksModel_addOperation(model, *typeCode,
                                                  static_cast<uint32_t>(operation.inputs.size()), operation.inputs.data(),
                                                  static_cast<uint32_t>(operation.outputs.size()),
                                                  operation.outputs.data()),
-               std::string("ANeuralNetworksModel_addOperation(") + nn::toString(operation.type) + ", " + where +
+               "ANeuralNetworksModel_addOperation(" + testModel_.operationName(operation.type) + ", " + where +
                    " operation " + std::to_string(k) + ")")) {
       if (isMain) failedOperation_ = k;
       return nullptr;

@@ -31,6 +31,11 @@ class ApiModelBuilder {
   ANeuralNetworksModel* build(const TestSubgraph& subgraph, bool isMain);
   ANeuralNetworksModel* referencedModel(uint32_t index);
   bool check(int result, const std::string& call);
+  // The type the C API takes for `type` (an operand's or, when `operation`, an operation's): the
+  // type itself, or for an extension's type the one the API gives this model for its extension
+  // name and code. nullopt (failure_ set) when the API refuses, e.g. a program not allowed
+  // extensions.
+  std::optional<int32_t> apiType(ANeuralNetworksModel* model, int32_t type, bool operation, const std::string& where);
 
   const TestModel& testModel_;
   std::vector<ANeuralNetworksModel*> owned_;

@@ -1,6 +1,25 @@
 #include "TestModel.h"
 
+#include "weft/WeftExtension.h"
+
 namespace weft::test {
+
+std::string TestModel::operationName(nn::OperationType type) const {
+  if (!nn::isExtension(type)) return nn::toString(type);
+  const auto value = static_cast<int32_t>(type);
+  const std::string* extension = nn::extensionNameOf(extensionNameToPrefix, nn::getExtensionPrefix(value));
+  const uint16_t code = nn::getTypeWithinExtension(value);
+  if (extension != nullptr && *extension == WEFT_EXTENSION_NAME) {
+    switch (code) {
+      case WEFT_MATMUL_INT32: return "WEFT_MATMUL_INT32";
+      case WEFT_LAYER_NORM: return "WEFT_LAYER_NORM";
+      case WEFT_GELU: return "WEFT_GELU";
+      default: break;
+    }
+  }
+  return (extension != nullptr ? *extension : "extension " + std::to_string(nn::getExtensionPrefix(value))) + ":" +
+         std::to_string(code);
+}
 
 std::set<nn::OperationType> TestModel::operationTypes() const {
   std::set<nn::OperationType> types;

@@ -73,10 +73,17 @@ struct TestModel {
   TestSubgraph main;
   std::vector<TestSubgraph> referenced;  // IF/WHILE bodies; SUBGRAPH operands index this list
   bool isRelaxed = false;
+  // The extensions whose operand and operation types the subgraphs use, each type holding its
+  // extension's prefix in its high bits as nn::Model's do (the NNAPI C API gives the real prefix
+  // when the model is built).
+  std::vector<nn::ExtensionNameAndPrefix> extensionNameToPrefix;
   bool expectFailure = false;
   std::string minSupportedVersion;  // empty = UNKNOWN
   float expectedMultinomialDistributionTolerance = 0.0f;
 
+  // How reports name an operation type of this model: NNAPI's name, org.weft.accel's
+  // (WEFT_GELU), or "<extension>:<code>" for another extension's.
+  std::string operationName(nn::OperationType type) const;
   // Every operation type in the main and referenced subgraphs.
   std::set<nn::OperationType> operationTypes() const;
   // True when any operand of any subgraph has `type`.

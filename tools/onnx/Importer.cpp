@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "Folding.h"
+#include "Fusion.h"
 #include "QuantizedGraph.h"
 #include "ImportError.h"
 
@@ -69,6 +70,7 @@ class Importer final : public Lowering {
   }
   void alias(const std::string& value, uint32_t operand) override { operands_[value] = operand; }
   NnapiBuilder& nn() override { return builder_; }
+  bool weftExtensions() const override { return options_.weftExtensions; }
   void defineValue(const std::string& value, const ValueInfo& info, uint32_t operand) override {
     infos_[value] = info;
     operands_[value] = operand;
@@ -97,6 +99,7 @@ class Importer final : public Lowering {
   void bindInputs();
   void inferAndFold();
   void foldBatchNorms();
+  void fuseTransformerLayers();
   void planQuantizedNodes();
   void addInputs();
   void collectInfos();
@@ -531,6 +534,12 @@ void Importer::foldBatchNorms() {
   }
 }
 
+void Importer::fuseTransformerLayers() {
+  std::set<std::string> outputs;
+  for (const auto& out : proto_.graph().output()) outputs.insert(out.name());
+  onnx::fuseTransformerLayers(FusionGraph{nodes_, folded_, constants_, infos_, outputs});
+}
+
 void Importer::planQuantizedNodes() {
   std::set<std::string> outputs;
   for (const auto& out : proto_.graph().output()) outputs.insert(out.name());
@@ -744,6 +753,7 @@ ImportedModel Importer::run() {
     }
   }
   foldBatchNorms();
+  if (options_.weftExtensions) fuseTransformerLayers();
   planQuantizedNodes();
   addInputs();
   lowerNodes();

@@ -34,6 +34,11 @@ struct ImportOptions {
   // The most elements a value of the model may have: larger is an ImportError before anything of
   // that size is allocated (2^28: a gigabyte of float32).
   int64_t maxElements = int64_t{1} << 28;
+  // LayerNormalization and GELU (the operators, and the chains exporters write for them, Fusion.h)
+  // as org.weft.accel's WEFT_LAYER_NORM and WEFT_GELU (weft/WeftExtension.h). NNAPI builds such a
+  // model only in a program an extension allowlist names (the weft tool runs under its own);
+  // false imports them as before: LayerNormalization composed of NNAPI operations, GELU refused.
+  bool weftExtensions = true;
 };
 
 struct NodeRecord {

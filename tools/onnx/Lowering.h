@@ -60,6 +60,8 @@ class Lowering {
   virtual void defineInfo(const std::string& value, const ValueInfo& info) = 0;
 
   virtual NnapiBuilder& nn() = 0;
+  // Whether org.weft.accel's operations may be used (ImportOptions::weftExtensions).
+  virtual bool weftExtensions() const = 0;
   // The NNAPI fuse code the node being converted takes over from a Relu/Clip it absorbed
   // (quantized models, QuantizedGraph.h); 0 (none) otherwise.
   virtual int32_t fusedActivation(const Node& node) const = 0;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "HostTensor.h"
+#include "weft/WeftExtension.h"
 
 namespace weft::onnx {
 
@@ -95,6 +96,13 @@ uint32_t NnapiBuilder::int32Vector(const std::vector<int32_t>& values, const std
   std::vector<uint8_t> b(values.size() * 4);
   if (!values.empty()) std::memcpy(b.data(), values.data(), b.size());
   return addConstant(nn::OperandType::TENSOR_INT32, {static_cast<uint32_t>(values.size())}, std::move(b), name);
+}
+
+nn::OperationType NnapiBuilder::weftOperation(uint16_t code) {
+  constexpr uint16_t kPrefix = 1;  // the model's own numbering; the C API assigns the real one
+  auto& extensions = model_.extensionNameToPrefix;
+  if (extensions.empty()) extensions.push_back({WEFT_EXTENSION_NAME, kPrefix});
+  return static_cast<nn::OperationType>(uint32_t{kPrefix} << nn::kExtensionTypeBits | code);
 }
 
 size_t NnapiBuilder::addOperation(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) {

@@ -34,6 +34,11 @@ class NnapiBuilder {
   // A 1-D TENSOR_INT32 constant (axes, shapes, paddings).
   uint32_t int32Vector(const std::vector<int32_t>& values, const std::string& name = "");
 
+  // org.weft.accel's operation `code` (weft/WeftExtension.h: WEFT_LAYER_NORM, WEFT_GELU), the
+  // model then listing the extension. Only programs an extension allowlist names can build such a
+  // model through the NNAPI C API (the weft tool runs under one that names it).
+  nn::OperationType weftOperation(uint16_t code);
+
   // Adds an operation; returns its index in the model.
   size_t addOperation(nn::OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
 

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ImportError.h"
+#include "weft/WeftExtension.h"
 
 namespace weft::onnx {
 namespace {
@@ -147,8 +148,9 @@ std::optional<int32_t> fusedCodeOf(Op relu) {
 class Quantizer {
  public:
   Quantizer(const test::TestModel& model, const std::map<uint32_t, Range>& ranges)
-      : in_(model.main), ranges_(ranges) {
+      : in_(model.main), extensions_(model.extensionNameToPrefix), ranges_(ranges) {
     out_.model.name = model.name;
+    out_.model.extensionNameToPrefix = model.extensionNameToPrefix;
     out_.model.main.operands = in_.operands;
     out_.model.main.inputIndexes = in_.inputIndexes;
     out_.model.main.outputIndexes = in_.outputIndexes;
@@ -251,7 +253,7 @@ class Quantizer {
   // kernel (it rescales the input to Q4.27: the input scale must exceed 2^-27).
   Rule ruleOfOperation(size_t i) {
     const auto& op = in_.operations[i];
-    Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOf(op.type);
+    Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
       if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rule = Rule::kFloat;
@@ -276,7 +278,7 @@ class Quantizer {
         if (w == writer.end() || !isComputedFloat(in_.operands[input])) continue;
         const auto& producer = in_.operations[w->second];
         const bool calibrated = absorbed_.count(w->second) != 0 ||
-                                (ruleOf(producer.type) == Rule::kCalibrated && !runtimeWeights(producer));
+                                (ruleOfType(producer.type) == Rule::kCalibrated && !runtimeWeights(producer));
         if (calibrated) tie_[root(input)] = root(op.outputs[0]);
       }
     }
@@ -394,7 +396,7 @@ class Quantizer {
         inputs[k] = bias(op, inputs[k], input().scales.front());
       } else if (op.type == Op::PAD_V2 && k == 2 && o.type == OperandType::FLOAT32) {
         inputs[k] = padValue(o, input());
-      } else if (o.type == OperandType::TENSOR_FLOAT32 && isConstant(o)) {
+      } else if (o.type == OperandType::TENSOR_FLOAT32 && isConstant(o) && weftCode(op.type) != WEFT_LAYER_NORM) {
         inputs[k] = constantTensor(inputs[k]);
       }
     }
@@ -511,7 +513,20 @@ class Quantizer {
     return quantizedConstants_[index] = push(std::move(t));
   }
 
+  // org.weft.accel's operation code of `type`, when it is one of the extension's operations.
+  std::optional<uint16_t> weftCode(Op type) const {
+    return nn::extensionOperationCode(extensions_, type, WEFT_EXTENSION_NAME);
+  }
+  // WEFT_GELU and WEFT_LAYER_NORM have 8-bit forms of their own output quantization (the layer
+  // norm's gamma and beta stay float32, weft/WeftExtension.h).
+  Rule ruleOfType(Op type) const {
+    const std::optional<uint16_t> code = weftCode(type);
+    if (!code) return ruleOf(type);
+    return *code == WEFT_GELU || *code == WEFT_LAYER_NORM ? Rule::kCalibrated : Rule::kFloat;
+  }
+
   const test::TestSubgraph& in_;
+  const std::vector<nn::ExtensionNameAndPrefix>& extensions_;
   const std::map<uint32_t, Range>& ranges_;
   QuantizedModel out_;
   std::map<uint32_t, Quantization> quant_;

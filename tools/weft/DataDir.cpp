@@ -10,16 +10,22 @@
 namespace weft::tool {
 namespace {
 
+constexpr const char* kAllowlistName = "nnapi_extensions_app_allowlist";
+
 struct DataLocation {
   std::string dir;
   bool buildTree = false;
+  std::string allowlist;  // the tool's own extension allowlist
 };
 
 const DataLocation& location() {
   static const DataLocation where = [] {
     const common::WeftTree tree = common::findWeftTree(common::executableDirectory());
-    if (tree.buildTree) return DataLocation{tree.buildTree->sourceDir, true};
-    return DataLocation{tree.shareDir, false};
+    if (tree.buildTree) {
+      const std::string& marker = tree.buildTree->markerPath;
+      return DataLocation{tree.buildTree->sourceDir, true, marker.substr(0, marker.rfind('/') + 1) + kAllowlistName};
+    }
+    return DataLocation{tree.shareDir, false, tree.shareDir + "/" + kAllowlistName};
   }();
   return where;
 }
@@ -32,6 +38,8 @@ bool exists(const std::string& path) {
 }  // namespace
 
 const std::string& dataDir() { return location().dir; }
+
+std::string ownExtensionAllowlist() { return exists(location().allowlist) ? location().allowlist : std::string(); }
 
 std::string defaultScaleSimDir() {
   return location().buildTree ? common::normalPath(location().dir + "/../shared/workloads/scalesim") : std::string();

@@ -16,6 +16,10 @@ const std::string& dataDir();
 // when weft runs from its build tree; empty for an installed weft (WEFT_SCALESIM_DIR names them).
 std::string defaultScaleSimDir();
 
+// The extension allowlist that names this tool (driver/runtime/ExtensionAllowlist.h): beside the
+// build's weft, or <prefix>/share/weft's; empty when it does not exist.
+std::string ownExtensionAllowlist();
+
 // Throws std::runtime_error naming `path` and what is missing when `path`, a file or directory of
 // weft's data, does not exist: "weft's data directory /opt/weft/share/weft is missing (...)".
 // Paths outside dataDir() (the user's own files) are left to their readers.

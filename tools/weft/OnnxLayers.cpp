@@ -79,6 +79,7 @@ test::TestModel singleOperation(const test::TestModel& model, size_t index,
   test::TestModel single;
   single.name = fmt::format("{} operation {}", model.name, index);
   single.isRelaxed = model.isRelaxed;
+  single.extensionNameToPrefix = model.extensionNameToPrefix;
   single.referenced = model.referenced;
   auto& sub = single.main;
   std::map<uint32_t, uint32_t> mapped;  // operand of `model` -> operand of `single`
@@ -162,7 +163,7 @@ std::string unclaimedReason(const test::TestModel& single, const hw::HwConfig& h
 // paddings; weights' values never change the timing).
 std::string operationIdentity(const test::TestModel& single) {
   const auto& sub = single.main;
-  std::string id = fmt::format("{} relaxed {}", nn::toString(sub.operations.front().type), single.isRelaxed);
+  std::string id = fmt::format("{} relaxed {}", single.operationName(sub.operations.front().type), single.isRelaxed);
   for (const test::TestOperand& o : sub.operands) {
     id += fmt::format("; {} [{}] {}/{} life {} pc [{}] {}", nn::toString(o.type), fmt::join(o.dimensions, "x"), o.scale,
                       o.zeroPoint, static_cast<int>(o.lifetime), fmt::join(o.channelQuant.scales, ","),
@@ -196,7 +197,7 @@ std::vector<std::string> onnxLayerNames(const LoadedOnnx& loaded) {
   for (size_t i = 0; i < ops.size(); ++i) {
     names.push_back(i < loaded.operationNames.size() && !loaded.operationNames[i].empty()
                         ? loaded.operationNames[i]
-                        : fmt::format("{}#{}", nn::toString(ops[i].type), i));
+                        : fmt::format("{}#{}", loaded.model().operationName(ops[i].type), i));
   }
   return names;
 }
@@ -228,7 +229,7 @@ std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig
     const test::TestSubgraph& sub = single.main;
     LayerRun run;
     run.name = names[i];
-    run.op = nn::toString(sub.operations.front().type);
+    run.op = single.operationName(sub.operations.front().type);
     run.shape = describeShape(single);
     for (const test::TestOperand& o : sub.operands) {
       if (!o.dimensions.empty() && o.lifetime != LifeTime::NO_VALUE) run.minDramBytes += operandBytes(o);

@@ -157,7 +157,7 @@ void checkNnapiTakesIt(const test::TestModel& model, const std::vector<std::stri
   const auto op = builder.failedOperation();
   if (op && *op < names.size() && !names[*op].empty()) {
     throw onnx::ImportError(fmt::format("{}: node '{}': NNAPI refuses the {} it became (see the reason above): {}", path,
-                                        names[*op], nn::toString(model.main.operations[*op].type), builder.failure()));
+                                        names[*op], model.operationName(model.main.operations[*op].type), builder.failure()));
   }
   throw onnx::ImportError(fmt::format("{}: NNAPI refuses the model: {}", path, builder.failure()));
 }

@@ -370,7 +370,7 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
     const test::TestOperation& op = main.operations[i];
     LayerReport row;
     row.index = i;
-    row.op = nn::toString(op.type);
+    row.op = model.operationName(op.type);
     row.name = i < modelCase.operationNames.size() && !modelCase.operationNames[i].empty()
                    ? modelCase.operationNames[i]
                    : fmt::format("{}#{}", row.op, i);

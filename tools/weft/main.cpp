@@ -25,8 +25,9 @@
 
 namespace {
 
-// WEFT_BACKEND and WEFT_HW are read when libneuralnetworks.so loads, i.e. before main(): a
-// --backend or --hw option sets them and runs the tool again with the new environment.
+// WEFT_BACKEND, WEFT_HW and WEFT_EXTENSIONS_ALLOWLIST are read when libneuralnetworks.so loads,
+// i.e. before main(): a --backend or --hw option (or the tool's own allowlist) sets them and runs
+// the tool again with the new environment.
 void reexecWith(const std::string& backend, const std::string& hw, const std::string& dramTrace, char** argv) {
   bool changed = false;
   auto set = [&](const char* name, const std::string& value) {
@@ -40,6 +41,12 @@ void reexecWith(const std::string& backend, const std::string& hw, const std::st
   set("WEFT_BACKEND", backend);
   set("WEFT_HW", hw);
   set("WEFT_DRAM_TRACE", dramTrace);  // read by the cycle-level DRAM (weft/sim/dram_counters.h)
+  // The importer maps ONNX's LayerNormalization and GELU onto org.weft.accel's operations, which
+  // NNAPI gives only to programs an allowlist names: weft runs under the one that names it, unless
+  // the user chose an allowlist.
+  if (const char* chosen = std::getenv("WEFT_EXTENSIONS_ALLOWLIST"); chosen == nullptr || *chosen == '\0') {
+    set("WEFT_EXTENSIONS_ALLOWLIST", weft::tool::ownExtensionAllowlist());
+  }
   if (changed) {
     execv("/proc/self/exe", argv);
     throw std::runtime_error("could not restart weft with the new environment");

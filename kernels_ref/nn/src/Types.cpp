@@ -86,6 +86,15 @@ const std::string* extensionNameOf(const std::vector<ExtensionNameAndPrefix>& pr
   return nullptr;
 }
 
+std::optional<uint16_t> extensionOperationCode(const std::vector<ExtensionNameAndPrefix>& prefixes, OperationType type,
+                                               const std::string& name) {
+  if (!isExtension(type)) return std::nullopt;
+  const auto value = static_cast<int32_t>(type);
+  const std::string* extension = extensionNameOf(prefixes, getExtensionPrefix(value));
+  if (extension == nullptr || *extension != name) return std::nullopt;
+  return getTypeWithinExtension(value);
+}
+
 std::optional<OperandTypeInfo> baseOperandTypeInfo(OperandType type) {
   const auto code = static_cast<int32_t>(type);
   if (code < 0 || code > static_cast<int32_t>(OperandType::SUBGRAPH)) return std::nullopt;

@@ -247,47 +247,9 @@ void convertLrn(const Node& node, Lowering& l) {
         {l.output(node, 0)});
 }
 
-// LayerNormalization (opset 17) over the axes from `axis` on: mean and variance by MEAN, the
-// normalization by SUB, MUL and RSQRT, then scale and bias (broadcast over the normalized axes).
-// Its optional Mean and InvStdDev outputs are the statistics it computed.
-void convertLayerNorm(const Node& node, Lowering& l) {
-  onlyAttributes(node, {"axis", "epsilon", "stash_type"});
-  requireFloat(node, l, node.input(0));
-  const Shape& x = shapeOf(l, node.input(0));
-  const size_t rank = x.size();
-  const int64_t axis = axisIn(node, node.attrInt("axis", -1), rank);
-  std::vector<int32_t> axes;
-  for (size_t d = static_cast<size_t>(axis); d < rank; ++d) axes.push_back(static_cast<int32_t>(d));
-  Shape stats = x;
-  for (size_t d = static_cast<size_t>(axis); d < rank; ++d) stats[d] = 1;
-  const std::string name = node.output(0);
-  const nn::OperandType type = l.nn().operand(l.operand(node.input(0))).type;
-  const uint32_t input = in(node, l, 0), fuse = l.nn().scalarInt32(kFuseNone);
-  const uint32_t mean = node.hasOutput(1) ? l.output(node, 1) : l.temporary(type, stats, name + "_mean");
-  l.add(Op::MEAN, {input, l.nn().int32Vector(axes), l.nn().scalarInt32(1)}, {mean});
-  const uint32_t centered = l.temporary(type, x, name + "_centered");
-  l.add(Op::SUB, {input, mean, fuse}, {centered});
-  const uint32_t squared = l.temporary(type, x, name + "_squared");
-  l.add(Op::MUL, {centered, centered, fuse}, {squared});
-  const uint32_t variance = l.temporary(type, stats, name + "_variance");
-  l.add(Op::MEAN, {squared, l.nn().int32Vector(axes), l.nn().scalarInt32(1)}, {variance});
-  const uint32_t shifted = l.temporary(type, stats, name + "_variance_eps");
-  l.add(Op::ADD, {variance, floatConstantLike(l, node.input(0), {node.attrFloat("epsilon", 1e-5f)}, {1}, name + "_eps"), fuse},
-        {shifted});
-  const uint32_t invStd = node.hasOutput(2) ? l.output(node, 2) : l.temporary(type, stats, name + "_inv_std");
-  l.add(Op::RSQRT, {shifted}, {invStd});
-  const uint32_t normalized = l.temporary(type, x, name + "_normalized");
-  l.add(Op::MUL, {centered, invStd, fuse}, {normalized});
-  const uint32_t out = l.output(node, 0);
-  const uint32_t scaled = node.hasInput(2) ? l.temporary(type, x, name + "_scaled") : out;
-  l.add(Op::MUL, {normalized, in(node, l, 1), fuse}, {scaled});
-  if (node.hasInput(2)) l.add(Op::ADD, {scaled, in(node, l, 2), fuse}, {out});
-}
-
 }  // namespace
 
 void registerConvolution(Registry& r) {
-  r.add("LayerNormalization", convertLayerNorm);
   r.add("Conv", convertConv);
   r.add("ConvTranspose", convertConvTranspose);
   r.add("BatchNormalization", convertBatchNorm);

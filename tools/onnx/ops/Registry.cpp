@@ -21,6 +21,7 @@ const ops::Registry& registry() {
     ops::registerMatMul(r);
     ops::registerResize(r);
     ops::registerComposed(r);
+    ops::registerTransformer(r);
     ops::registerQuantizeNodes(r);
     return r;
   }();

@@ -30,6 +30,8 @@ void registerReduction(Registry& r);
 void registerMatMul(Registry& r);
 void registerResize(Registry& r);
 void registerComposed(Registry& r);
+// LayerNormalization and Gelu, onto org.weft.accel when the import may use it.
+void registerTransformer(Registry& r);
 // QuantizeLinear and DequantizeLinear where a float part meets a quantized one.
 void registerQuantizeNodes(Registry& r);
 // The converters of the nodes QuantizedGraph.h marks, some shared with the float registry.

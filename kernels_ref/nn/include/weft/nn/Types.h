@@ -265,6 +265,10 @@ uint16_t getExtensionPrefix(int32_t type);
 uint16_t getTypeWithinExtension(int32_t type);
 // The extension `prefix` denotes among `prefixes`, or nullptr.
 const std::string* extensionNameOf(const std::vector<ExtensionNameAndPrefix>& prefixes, uint16_t prefix);
+// The code within extension `name` of `type` (an operation's type in a model with these prefixes),
+// when `type` is one of that extension's operations.
+std::optional<uint16_t> extensionOperationCode(const std::vector<ExtensionNameAndPrefix>& prefixes, OperationType type,
+                                               const std::string& name);
 
 // The size rules of an operand type: a scalar of elementSize bytes, or a tensor of such elements.
 struct OperandTypeInfo {
