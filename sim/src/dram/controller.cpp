@@ -49,6 +49,7 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
   fawCount_.assign(ranks_, 0);
   aw32_.assign(size_t{ranks_} * 32, 0);
   aw32Count_.assign(ranks_, 0);
+  actWindow_.assign(ranks_, 0);
   bank_.resize(banks_);
   cmd_.resize(size_t{numQueues_} * queueCap_);
   size_.assign(numQueues_, 0);
@@ -208,15 +209,22 @@ bool ChannelController::pick(uint64_t c, Candidate& out) {
 }
 
 uint64_t ChannelController::actReady(uint32_t bank) const {
-  uint64_t t = ready(bank, kTAct);
-  const uint32_t r = rankOf(bank);
-  if (timing_.tFAW != 0 && fawCount_[r] >= 4) {
-    t = std::max(t, faw_[size_t{r} * 4 + fawCount_[r] % 4] + timing_.tFAW);  // the 4th-last activate
+  return std::max(ready(bank, kTAct), actWindow_[rankOf(bank)]);
+}
+
+void ChannelController::recordActivate(uint32_t r, uint64_t c) {
+  // The rolling windows: the 4th-last activate (tFAW) and the 32nd-last (GDDR's t32AW) bound the
+  // rank's next one. Kept as one cycle per rank, since actReady() is asked far more often.
+  uint64_t window = 0;
+  if (timing_.tFAW != 0) {
+    faw_[size_t{r} * 4 + fawCount_[r]++ % 4] = c;
+    if (fawCount_[r] >= 4) window = faw_[size_t{r} * 4 + fawCount_[r] % 4] + timing_.tFAW;
   }
-  if (timing_.t32AW != 0 && aw32Count_[r] >= 32) {
-    t = std::max(t, aw32_[size_t{r} * 32 + aw32Count_[r] % 32] + timing_.t32AW);
+  if (timing_.t32AW != 0) {
+    aw32_[size_t{r} * 32 + aw32Count_[r]++ % 32] = c;
+    if (aw32Count_[r] >= 32) window = std::max(window, aw32_[size_t{r} * 32 + aw32Count_[r] % 32] + timing_.t32AW);
   }
-  return t;
+  actWindow_[r] = window;
 }
 
 bool ChannelController::writeDependsOnEarlierRead(uint32_t q, uint32_t i) const {
@@ -521,8 +529,7 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
       bk.closedForConflict = false;
       ++stats_.activates;
       openRowCount(r, +1, c);
-      if (timing_.tFAW != 0) faw_[size_t{r} * 4 + fawCount_[r]++ % 4] = c;
-      if (timing_.t32AW != 0) aw32_[size_t{r} * 32 + aw32Count_[r]++ % 32] = c;
+      recordActivate(r, c);
       touchQueueOf(b);
       break;
     }
