@@ -49,6 +49,7 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
   fawCount_.assign(ranks_, 0);
   aw32_.assign(size_t{ranks_} * 32, 0);
   aw32Count_.assign(ranks_, 0);
+  actWindow_.assign(ranks_, 0);
   bank_.resize(banks_);
   cmd_.resize(size_t{numQueues_} * queueCap_);
   size_.assign(numQueues_, 0);
@@ -184,36 +185,46 @@ uint64_t ChannelController::computeNextEvent(uint64_t c) {
 // Choosing a command
 
 bool ChannelController::pick(uint64_t c, Candidate& out) {
-  // Round robin: the queues after the one served last, then from the first up to it.
-  const uint32_t start = rr_ + 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t w = 0; w < nonEmpty_.size(); ++w) {
-      const uint32_t base = static_cast<uint32_t>(w * 64);
-      uint64_t bits = nonEmpty_[w] & ~blockedBits_[w];
-      // pass 0: queues >= start; pass 1: queues < start
-      const uint64_t atOrAfter = start <= base ? ~uint64_t{0} : start >= base + 64 ? 0 : ~uint64_t{0} << (start - base);
-      bits &= pass == 0 ? atOrAfter : ~atOrAfter;
-      for (; bits != 0; bits &= bits - 1) {
-        const uint32_t q = base + static_cast<uint32_t>(__builtin_ctzll(bits));
-        if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
-        rr_ = q;
-        return true;
-      }
+  // Round robin: the queues after the one served last, then from the first up to it. Word by
+  // word from the start's: its queues from the start on, the words after it, the words before
+  // it, and its queues before the start last.
+  const uint32_t start = rr_ + 1 == numQueues_ ? 0 : rr_ + 1;
+  const size_t words = nonEmpty_.size(), first = start >> 6;
+  const uint64_t fromStart = ~uint64_t{0} << (start & 63);
+  for (size_t k = 0, w = first; k <= words; ++k, w = w + 1 == words ? 0 : w + 1) {
+    uint64_t bits = nonEmpty_[w] & ~blockedBits_[w];
+    if (k == 0) {
+      bits &= fromStart;
+    } else if (k == words) {
+      bits &= ~fromStart;
+    }
+    for (; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
+      if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
+      rr_ = q;
+      return true;
     }
   }
   return false;
 }
 
 uint64_t ChannelController::actReady(uint32_t bank) const {
-  uint64_t t = ready(bank, kTAct);
-  const uint32_t r = rankOf(bank);
-  if (timing_.tFAW != 0 && fawCount_[r] >= 4) {
-    t = std::max(t, faw_[size_t{r} * 4 + fawCount_[r] % 4] + timing_.tFAW);  // the 4th-last activate
+  return std::max(ready(bank, kTAct), actWindow_[rankOf(bank)]);
+}
+
+void ChannelController::recordActivate(uint32_t r, uint64_t c) {
+  // The rolling windows: the 4th-last activate (tFAW) and the 32nd-last (GDDR's t32AW) bound the
+  // rank's next one. Kept as one cycle per rank, since actReady() is asked far more often.
+  uint64_t window = 0;
+  if (timing_.tFAW != 0) {
+    faw_[size_t{r} * 4 + fawCount_[r]++ % 4] = c;
+    if (fawCount_[r] >= 4) window = faw_[size_t{r} * 4 + fawCount_[r] % 4] + timing_.tFAW;
   }
-  if (timing_.t32AW != 0 && aw32Count_[r] >= 32) {
-    t = std::max(t, aw32_[size_t{r} * 32 + aw32Count_[r] % 32] + timing_.t32AW);
+  if (timing_.t32AW != 0) {
+    aw32_[size_t{r} * 32 + aw32Count_[r]++ % 32] = c;
+    if (aw32Count_[r] >= 32) window = std::max(window, aw32_[size_t{r} * 32 + aw32Count_[r] % 32] + timing_.t32AW);
   }
-  return t;
+  actWindow_[r] = window;
 }
 
 bool ChannelController::writeDependsOnEarlierRead(uint32_t q, uint32_t i) const {
@@ -303,10 +314,14 @@ void ChannelController::summarize(uint32_t q) {
 
 bool ChannelController::firstReady(uint32_t q, uint64_t c, Candidate& out) {
   if (!perBank_ || checks_.scanQueues) return scanQueue(q, c, &out, nullptr);
-  if (!summary_[q].valid) summarize(q);
+  const uint64_t earliest = queueReady(q);
+  if (earliest > c) {
+    // Exact until the queue or a timing changes, and a lower bound after: later searches skip it.
+    lowerBound_[q] = earliest;
+    return false;
+  }
   const Summary& s = summary_[q];
   if (s.activate) {
-    if (actReady(q) > c) return false;
     out = Candidate{kAct, q, 0, q, false};
     return true;
   }
@@ -441,15 +456,12 @@ uint64_t ChannelController::refreshReady() const {
 
 void ChannelController::applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c) {
   const auto bump = [c](uint64_t* next, const Delays& delays) {
-    for (const Delay& d : delays) {
-      const uint64_t v = c + d.cycles;
-      if (next[d.target] < v) next[d.target] = v;
-    }
+    for (const Delay& d : delays) next[d.target] = std::max(next[d.target], c + d.cycles);
   };
   bump(&bankNext_[size_t{bank} * kTargets], timing_.sameBank[kind]);
   bump(&groupNext_[size_t{groupOf(bank)} * kTargets], timing_.sameGroup[kind]);
   bump(&rankNext_[size_t{rank} * kTargets], timing_.sameRank[kind]);
-  if (!timing_.otherRanks[kind].empty()) {
+  if (ranks_ > 1 && !timing_.otherRanks[kind].empty()) {
     for (uint32_t r = 0; r < ranks_; ++r) {
       if (r != rank) bump(&rankNext_[size_t{r} * kTargets], timing_.otherRanks[kind]);
     }
@@ -517,8 +529,7 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
       bk.closedForConflict = false;
       ++stats_.activates;
       openRowCount(r, +1, c);
-      if (timing_.tFAW != 0) faw_[size_t{r} * 4 + fawCount_[r]++ % 4] = c;
-      if (timing_.t32AW != 0) aw32_[size_t{r} * 32 + aw32Count_[r]++ % 32] = c;
+      recordActivate(r, c);
       touchQueueOf(b);
       break;
     }
@@ -620,10 +631,12 @@ bool ChannelController::canMoveNextCycle() const {
 
 void ChannelController::updateMovable(uint32_t q) {
   const bool room = size_[q] < queueCap_;
-  const uint64_t bit = uint64_t{1} << (q & 63);
-  movableReads_[q >> 6] = room && waitingReads_[q].count > 0 ? movableReads_[q >> 6] | bit : movableReads_[q >> 6] & ~bit;
-  movableWrites_[q >> 6] =
-      room && waitingWrites_[q].count > 0 ? movableWrites_[q >> 6] | bit : movableWrites_[q >> 6] & ~bit;
+  const uint32_t shift = q & 63;
+  const uint64_t keep = ~(uint64_t{1} << shift);
+  uint64_t& reads = movableReads_[q >> 6];
+  uint64_t& writes = movableWrites_[q >> 6];
+  reads = (reads & keep) | uint64_t{room && waitingReads_[q].count > 0} << shift;
+  writes = (writes & keep) | uint64_t{room && waitingWrites_[q].count > 0} << shift;
 }
 
 void ChannelController::wait(const Entry& e, bool asWrite) {

@@ -126,6 +126,7 @@ class ChannelController {
     return v > r[t] ? v : r[t];
   }
   uint64_t actReady(uint32_t bank) const;
+  void recordActivate(uint32_t rank, uint64_t c);
   // Bank counts are powers of two (the address mapping needs whole bits): shifts, not divisions.
   uint32_t rankOf(uint32_t bank) const { return bank >> rankShift_; }
   uint32_t groupOf(uint32_t bank) const { return bank >> groupShift_; }  // flat over the channel
@@ -152,6 +153,7 @@ class ChannelController {
   // The last activates per rank (ring buffers) for tFAW and GDDR's t32AW.
   std::vector<uint64_t> faw_, aw32_;
   std::vector<uint32_t> fawCount_, aw32Count_;
+  std::vector<uint64_t> actWindow_;  // per rank: no activate before this cycle (tFAW, t32AW)
   std::vector<Bank> bank_;
 
   // Transaction queues. The scheduler moves the oldest transaction whose command queue has room,

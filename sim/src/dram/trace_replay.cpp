@@ -25,6 +25,57 @@ int hexDigit(char c) {
   return -1;
 }
 
+// hexDigit as a table, for the common lines' fast path: -1 for what is not a hex digit.
+struct HexTable {
+  int8_t value[256];
+  constexpr HexTable() : value() {
+    for (int c = 0; c < 256; ++c) {
+      value[c] = static_cast<int8_t>(c >= '0' && c <= '9' ? c - '0'
+                                     : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                     : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                            : -1);
+    }
+  }
+};
+constexpr HexTable kHex;
+
+bool startsWith(const char* p, const char* end, std::string_view word) {
+  return static_cast<size_t>(end - p) >= word.size() && std::memcmp(p, word.data(), word.size()) == 0;
+}
+
+// The line at `p` if it is written the way traces almost always are, `0x<hex> READ|WRITE
+// <decimal>\n` with single spaces and the address within `capacity` (0: any): true, the record
+// and the start of the next line. Anything else (comments, blanks, other spellings, errors):
+// false, and the general reader takes the line. One pass over the characters, no line search.
+bool parseCommonLine(const char* p, const char* end, uint64_t capacity, TraceRecord& out, const char*& next) {
+  if (end - p < 2 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X')) return false;
+  p += 2;
+  uint64_t addr = 0;
+  const char* digits = p;
+  for (int d; p < end && p - digits <= 16 && (d = kHex.value[static_cast<uint8_t>(*p)]) >= 0; ++p) {
+    addr = addr << 4 | static_cast<uint64_t>(d);
+  }
+  if (p == digits || p - digits > 16 || p == end || *p != ' ') return false;
+  ++p;
+  bool isWrite;
+  if (startsWith(p, end, "READ ")) {
+    isWrite = false;
+    p += 5;
+  } else if (startsWith(p, end, "WRITE ")) {
+    isWrite = true;
+    p += 6;
+  } else {
+    return false;
+  }
+  uint64_t cycle = 0;
+  digits = p;
+  for (; p < end && *p >= '0' && *p <= '9' && p - digits < 19; ++p) cycle = cycle * 10 + static_cast<uint64_t>(*p - '0');
+  if (p == digits || (p < end && *p != '\n') || (capacity != 0 && addr >= capacity)) return false;
+  out = TraceRecord{addr, cycle, isWrite};
+  next = p < end ? p + 1 : end;
+  return true;
+}
+
 // The operations DRAMsim3's reader knows (common.cc); it reads anything else as a read, which
 // here is an error instead.
 int operationOf(std::string_view op) {
@@ -36,6 +87,10 @@ int operationOf(std::string_view op) {
 }  // namespace
 
 bool TraceReader::next(TraceRecord& out) {
+  if (p_ < end_ && parseCommonLine(p_, end_, capacity_, out, p_)) {
+    ++line_;
+    return true;
+  }
   while (p_ < end_) {
     ++line_;
     const char* eol = static_cast<const char*>(memchr(p_, '\n', static_cast<size_t>(end_ - p_)));
