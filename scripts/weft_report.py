@@ -62,8 +62,10 @@ def layer_from_table(l, rows, cols):
     k = l.get("counters", {})
     busy = k.get("COMPUTE_ACTIVE", 0) / c if c else 0
     stall = min(1.0, (k.get("STALL_DRAM_RD", 0) + k.get("STALL_DRAM_WR", 0)) / c) if c else 0
-    return {"name": l["name"], "op": l["operation"], "unit": "array", "cycles": c, "macs": l["macs"],
-            "peak": rows * cols, "util": l["overallUtilPct"] / 100.0, "busy": busy, "dram_stall": stall,
+    # `weft layers` of an ONNX model lists the operations the accelerator leaves to the CPU too.
+    unit = "cpu" if l.get("device") == "weft-cpu" else "array"
+    return {"name": l["name"], "op": l["operation"], "unit": unit, "cycles": c, "macs": l["macs"],
+            "peak": rows * cols if unit == "array" else 0, "util": l["overallUtilPct"] / 100.0, "busy": busy, "dram_stall": stall,
             "rd": l["dramReadBytes"], "wr": l["dramWriteBytes"], "energy": l.get("energy", {}).get("totalPj", 0.0),
             "energy_parts": l.get("energy", {})}
 
