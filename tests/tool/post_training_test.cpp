@@ -144,6 +144,37 @@ TEST(PostTraining, AnOperationWithoutAQuantizedFormStaysFloatBetweenDequantizeAn
   }
 }
 
+// Attention's arithmetic: BATCH_MATMUL of two computed values is quantized (NNAPI's int8
+// BATCH_MATMUL), a DIV by a constant becomes the MUL by its reciprocal (NNAPI has no int8 DIV),
+// and a DIV by a computed value stays float.
+TEST(PostTraining, BatchMatmulAndDivisionByAConstantAreQuantized) {
+  Graph m;
+  m.input("q", {"2", "4", "8"});
+  m.input("k", {"2", "8", "4"});
+  m.input("s", {"2", "4", "4"});
+  m.floats("scale", {}, {2.828427f});
+  m.node("MatMul", {"q", "k"}, {"qk"}, "scores");
+  m.node("Div", {"qk", "scale"}, {"scaled"}, "scaling");
+  m.node("Div", {"scaled", "s"}, {"y"}, "by_computed");
+  m.output("y", 3);
+  const ImportedModel imported = m.import();
+  const QuantizedModel quantized = quantizeInt8(imported.model, uniformRanges(imported, -2.0f, 2.0f));
+  const auto& g = quantized.model.main;
+  const auto& matmul = only(g, Op::BATCH_MATMUL);
+  for (uint32_t o : {matmul.inputs[0], matmul.inputs[1], matmul.outputs[0]}) {
+    EXPECT_EQ(g.operands[o].type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+  }
+  const auto& mul = only(g, Op::MUL);
+  EXPECT_EQ(mul.inputs[0], matmul.outputs[0]);
+  const auto& reciprocal = g.operands[mul.inputs[1]];
+  ASSERT_EQ(reciprocal.type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+  const double value = (reciprocal.data.at<int8_t>(0) - reciprocal.zeroPoint) * double(reciprocal.scale);
+  EXPECT_NEAR(value, 1 / 2.828427, reciprocal.scale / 2);
+  ASSERT_EQ(quantized.keptInFloat.size(), 1u);
+  EXPECT_EQ(quantized.keptInFloat[0].rfind("DIV#", 0), 0u) << quantized.keptInFloat[0];
+  EXPECT_EQ(g.operands[only(g, Op::DIV).inputs[0]].type, OperandType::TENSOR_FLOAT32);
+}
+
 TEST(PostTraining, ConcatenatedValuesShareOneQuantizationOverTheirRanges) {
   Graph m;
   m.input("x", {"1", "1", "2", "2"});

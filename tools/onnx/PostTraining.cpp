@@ -62,6 +62,7 @@ Rule ruleOf(Op type) {
     case Op::MUL:
     case Op::CONCATENATION:
     case Op::PRELU:
+    case Op::BATCH_MATMUL:
       return Rule::kCalibrated;
     case Op::AVERAGE_POOL_2D:
     case Op::MAX_POOL_2D:
@@ -254,6 +255,7 @@ class Quantizer {
   Rule ruleOfOperation(size_t i) {
     const auto& op = in_.operations[i];
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
+    if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
       if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rule = Rule::kFloat;
@@ -386,9 +388,15 @@ class Quantizer {
   void emitQuantized(size_t index) {
     const auto& op = in_.operations[index];
     std::vector<uint32_t> inputs = op.inputs;
+    Op type = op.type;
+    if (type == Op::DIV) {
+      type = Op::MUL;
+      inputs[1] = quantizedConstant(in_.operands[op.inputs[1]], *reciprocal(op), "_reciprocal_int8");
+    }
     // What weights' biases and PAD_V2's value are scaled by (these read a quantized input 0).
     auto input = [&]() -> const Quantization& { return quant_.at(op.inputs.at(0)); };
     for (size_t k = 0; k < inputs.size(); ++k) {
+      if (op.type == Op::DIV && k == 1) continue;  // the reciprocal above
       const auto& o = in_.operands[inputs[k]];
       if (hasWeights(op.type) && k == 1) {
         inputs[k] = weights(op, inputs[k]);
@@ -413,7 +421,7 @@ class Quantizer {
       outputs = relu.outputs;
       folded = static_cast<int64_t>(fused->second);
     }
-    addOperation(op.type, inputs, outputs, index, "", folded);
+    addOperation(type, inputs, outputs, index, "", folded);
   }
 
   // Symmetric int8 weights: per output channel (TENSOR_QUANT8_SYMM_PER_CHANNEL) for convolutions,
@@ -493,8 +501,25 @@ class Quantizer {
   // asymmetric int8 over its own range, one copy however many operations read it.
   uint32_t constantTensor(uint32_t index) {
     if (auto done = quantizedConstants_.find(index); done != quantizedConstants_.end()) return done->second;
-    const auto& c = in_.operands[index];
-    const std::vector<float> values = floatsOf(c);
+    return quantizedConstants_[index] = quantizedConstant(in_.operands[index], floatsOf(in_.operands[index]), "_int8");
+  }
+
+  // A DIV by a constant tensor without zeros, as NNAPI has no quantized DIV: the MUL by its
+  // reciprocal (attention's scaling by 1/sqrt(d)). nullopt for any other DIV.
+  std::optional<std::vector<float>> reciprocal(const test::TestOperation& op) const {
+    if (op.inputs.size() < 2) return std::nullopt;
+    const auto& divisor = in_.operands[op.inputs[1]];
+    if (divisor.type != OperandType::TENSOR_FLOAT32 || !isConstant(divisor)) return std::nullopt;
+    std::vector<float> values = floatsOf(divisor);
+    for (float& v : values) {
+      if (v == 0.0f || !std::isfinite(1.0f / v)) return std::nullopt;
+      v = 1.0f / v;
+    }
+    return values;
+  }
+
+  // `c` holding `values`, int8 asymmetric over their range.
+  uint32_t quantizedConstant(const test::TestOperand& c, const std::vector<float>& values, const std::string& suffix) {
     Range r;
     for (float v : values) {
       r.lo = std::min(r.lo, v);
@@ -504,13 +529,13 @@ class Quantizer {
     std::vector<int8_t> bytes(values.size());
     for (size_t i = 0; i < values.size(); ++i) bytes[i] = quantizeValue(values[i], q.scales[0], q.zeroPoints[0]);
     test::TestOperand t = c;
-    t.name = c.name + "_int8";
+    t.name = c.name + suffix;
     t.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     t.scale = q.scales[0];
     t.zeroPoint = q.zeroPoints[0];
     t.data = bufferOf(bytes);
     t.lifetime = LifeTime::CONSTANT_COPY;
-    return quantizedConstants_[index] = push(std::move(t));
+    return push(std::move(t));
   }
 
   // org.weft.accel's operation code of `type`, when it is one of the extension's operations.

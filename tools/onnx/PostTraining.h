@@ -2,7 +2,9 @@
 // weights symmetric int8 (per output channel for convolutions, per tensor for FULLY_CONNECTED),
 // activations asymmetric int8 (TENSOR_QUANT8_ASYMM_SIGNED) from ranges observed on calibration
 // inputs, int32 biases of scale input_scale * weight_scale, and the fixed output quantizations
-// NNAPI asks of SOFTMAX, LOGISTIC and TANH. Operations NNAPI has no quantized form of here stay
+// NNAPI asks of SOFTMAX, LOGISTIC and TANH; BATCH_MATMUL of computed values, a DIV by a constant as
+// the MUL by its reciprocal (NNAPI has no int8 DIV), org.weft.accel's WEFT_GELU and WEFT_LAYER_NORM
+// (gamma and beta stay float32). Operations NNAPI has no quantized form of here stay
 // float32 between a DEQUANTIZE and a QUANTIZE. Works on any float32 model (an imported ONNX model
 // is one); calibration runs are the caller's (they need a device), through observingModel().
 #pragma once
