@@ -67,6 +67,45 @@ TEST(OnnxImport, ShapeArithmeticFoldsIntoOneReshape) {
   EXPECT_FALSE(imported.nodes[3].folded);
 }
 
+// torchvision's VisionTransformer: the class token expanded by a shape only folding can compute
+// (ConstantOfShape, Mul, Equal, Where: torch's expand(n, -1, -1)), then concatenated to the
+// patches. The first round of shape inference leaves the concatenation's length symbolic; once
+// folded, it is known.
+TEST(OnnxImport, ShapesLeftSymbolicBeforeFoldingAreInferredAfterIt) {
+  Graph m;
+  m.input("patches", {"1", "4", "8"});
+  m.floats("token", {1, 1, 8}, std::vector<float>(8, 0.5f));
+  m.int64s("three", {3});
+  m.int64s("requested", {1, -1, -1});
+  m.g->add_initializer()->CopyFrom([] {
+    ::onnx::TensorProto t;
+    t.set_name("minus_one");
+    t.set_data_type(::onnx::TensorProto::INT64);
+    t.add_int64_data(-1);
+    return t;
+  }());
+  auto* ones = m.node("ConstantOfShape", {"three"}, {"ones"});
+  auto* value = ones->add_attribute();
+  value->set_name("value");
+  value->set_type(::onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(1);
+  m.node("Mul", {"ones", "minus_one"}, {"negative"});
+  m.node("Equal", {"requested", "negative"}, {"keep"});
+  m.node("Where", {"keep", "ones", "requested"}, {"shape"});
+  m.node("Expand", {"token", "shape"}, {"tokens"});
+  auto* concat = m.node("Concat", {"tokens", "patches"}, {"sequence"});
+  auto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(::onnx::AttributeProto::INT);
+  axis->set_i(1);
+  m.node("Relu", {"sequence"}, {"y"});
+  m.output("y", 3);
+  const ImportedModel imported = m.import();
+  EXPECT_EQ(imported.outputs.at(0).shape, (Shape{1, 5, 8}));
+}
+
 TEST(OnnxImport, ShapeOptionBindsAnInputOrADimension) {
   Graph m;
   m.input("x", {"batch", "8"});

@@ -471,6 +471,15 @@ void Importer::inferAndFold() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!folded_[i]) nodes->Add()->CopyFrom(nodes_[i]);
     }
+    // Values whose shape the last round left symbolic are inferred afresh: ONNX's inference keeps an
+    // existing symbolic dimension rather than the size the folded values now give (torchvision's
+    // VisionTransformer: the class token, expanded by a folded shape, concatenated to the patches).
+    auto* infos = proto_.mutable_graph()->mutable_value_info();
+    infos->erase(std::remove_if(infos->begin(), infos->end(), [](const ::onnx::ValueInfoProto& v) {
+                   const auto& dims = v.type().tensor_type().shape().dim();
+                   return std::any_of(dims.begin(), dims.end(), [](const auto& d) { return !d.has_dim_value(); });
+                 }),
+                 infos->end());
   }
 }
 
