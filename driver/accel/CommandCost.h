@@ -14,12 +14,50 @@
 // - BARRIER: nothing; the scheduler accounts for its drain.
 #pragma once
 
+#include <variant>
+
 #include "CostModel.h"
 #include "PlannedCommand.h"
+#include "weft/hw/vector_timing.h"
 
 namespace weft::accel {
+namespace costing {
+
+struct Costing {
+  const CostModel& cost;
+  LoadPricing pricing;
+
+  CommandCost operator()(const hw::LoadCmd& l) const {
+    const uint64_t runs = uint64_t{l.count1} * l.count2;
+    const bool merged = pricing == LoadPricing::kByFields
+                            ? !l.pack && cost.merges(l.rowBytes, cost.rowSize(l.dst), l.stride0)
+                            : pricing == LoadPricing::kMergedRuns;
+    if (merged) {
+      return cost.mergedLoad(runs, l.count0, l.rowBytes);
+    }
+    return cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes);
+  }
+  CommandCost operator()(const hw::StoreCmd& s) const {
+    const uint64_t columns = uint64_t{s.tiles - 1} * cost.cols + s.rowBytes;
+    return cost.store(uint64_t{s.count0} * s.count1, columns * hw::columnBytes(s.mode), s.tiles);
+  }
+  CommandCost operator()(const hw::GemmCmd& g) const {
+    return cost.gemm(uint64_t{g.mRows} * g.mGroups, g.kRows, g.kSteps, g.keepWeights);
+  }
+  CommandCost operator()(const hw::BarrierCmd&) const { return {}; }
+  template <typename Vector>
+  CommandCost operator()(const Vector& v) const {
+    const double cycles = static_cast<double>(hw::vectorSchedule(v.encode()).done + 1);
+    return {cycles, cycles, 0};
+  }
+};
+
+}  // namespace costing
 
 // A command's cost; the whole of it is derived from the command and the hardware's parameters.
-CommandCost estimate(const CostModel& cost, const PlannedCommand& command);
+// Inline: the scheduler and the estimator cost millions of commands a layer.
+inline CommandCost estimate(const CostModel& cost, const PlannedCommand& command) {
+  return std::visit(costing::Costing{cost, command.pricing}, command.cmd);
+}
 
 }  // namespace weft::accel
