@@ -6,6 +6,8 @@
 #include <cstring>
 #include <optional>
 
+#include "CostModel.h"
+
 namespace weft::accel {
 namespace {
 
@@ -106,9 +108,6 @@ class StepMerger final : public CommandSink {
       return std::any_of(u.begin(), u.end(), [&](const BufferUse& x) { return x.buffer == params; });
     };
     if (declares(command.uses) && !declares(pending_->uses)) pending_->uses.push_back({params, false});
-    // Each step starts when the one before it leaves the unit free.
-    pending_->doneCycles = pending_->busyCycles + command.doneCycles;
-    pending_->busyCycles += command.busyCycles;
   }
 
   CommandSink& out_;
@@ -119,7 +118,7 @@ class Emitter {
  public:
   Emitter(const GemmLayer& layer, const TilePlan& plan, const LayerPlacement& where, const hw::HwConfig& config,
           CommandSink& out)
-      : l_(layer), p_(plan), at_(where), cost_(config), R_(config.rows()), C_(config.cols()), out_(out) {}
+      : l_(layer), p_(plan), at_(where), R_(config.rows()), C_(config.cols()), busBytes_(config.busBytes()), out_(out) {}
 
   nn::Status run();
 
@@ -198,8 +197,7 @@ class Emitter {
   const GemmLayer& l_;
   const TilePlan& p_;
   const LayerPlacement& at_;
-  CostModel cost_;
-  unsigned R_, C_;
+  unsigned R_, C_, busBytes_;
   uint32_t inRegionRows_ = 0;
   CommandSink& out_;
   // The loop nest's constants (run()) and the buffers' rotation.
@@ -223,13 +221,7 @@ void Emitter::loadFullRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_
   c.count1 = runs;
   c.stride1 = static_cast<uint32_t>(runStride);
   c.count2 = 1;
-  PlannedCommand pc{c, {{use, true}}};
-  if (cost_.merges(rowBytes, rowBytes, rowBytes)) {
-    cost_.estimateMergedRuns(pc, runs, rows, rowBytes);
-  } else {
-    cost_.estimateLoad(pc, uint64_t{rows} * runs, rowBytes);
-  }
-  out_.add(std::move(pc));
+  out_.add(PlannedCommand{c, {{use, true}}});
 }
 
 void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
@@ -317,9 +309,7 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
     return c;
   };
   auto add = [&](const hw::LoadCmd& c) {
-    PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
-    cost_.estimateLoad(pc, uint64_t{box.now} * box.noh * c.count2, c.rowBytes);
-    out_.add(std::move(pc));
+    out_.add(PlannedCommand{c, {{bufferId(BufferKind::kInput, buffer), true}}, LoadPricing::kPerRow});
   };
   if (p_.packed) {
     // One packed LOAD per piece for the whole box (count2 walks its images): pixel n's piece
@@ -354,9 +344,7 @@ nn::Status Emitter::loadInputs(const MBox& box, const ChunkGroup& group, uint32_
       c.count2 = box.noh;
       c.stride2 = static_cast<uint32_t>(stride1);
       c.spadAddr = spadRow + (group.first - firstChunkInBuffer) * p_.rowsPerTile + i * perImage * group.count;
-      PlannedCommand pc{c, {{bufferId(BufferKind::kInput, buffer), true}}};
-      cost_.estimateMergedRuns(pc, perImage, group.count, R_);
-      out_.add(std::move(pc));
+      out_.add(PlannedCommand{c, {{bufferId(BufferKind::kInput, buffer), true}}, LoadPricing::kMergedRuns});
     }
     return {};
   }
@@ -501,9 +489,6 @@ void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, 
   // One GEMM before an epoch's first STORE orders the parameter load before every store of the
   // epoch.
   if (declareParams) pc.uses.push_back({bufferId(BufferKind::kParams, 0), false});
-  const uint64_t rows = uint64_t{g.mRows} * g.mGroups;
-  pc.busyCycles = cost_.gemmBusyCycles(rows);
-  pc.doneCycles = cost_.gemmDoneCycles(rows, g.keepWeights ? 0 : g.kRows);
   out_.add(std::move(pc));
 }
 
@@ -538,10 +523,8 @@ nn::Status Emitter::store(const MBox& box, uint32_t tile, uint32_t tiles, uint32
     s.outZp = l_.outZp;
     s.clampMin = l_.clamp.min;
     s.clampMax = l_.clamp.max;
-    const uint64_t rows = uint64_t{s.count0} * s.count1;
     PlannedCommand pc{s, {{bufferId(BufferKind::kParams, 0), false}}};
     for (uint32_t id : accBuffers) pc.uses.push_back({bufferId(BufferKind::kAccumulator, id), false});
-    cost_.estimateStore(pc, rows, (uint64_t{tiles - 1} * C_ + s.rowBytes) * l_.outputElementBytes(), tiles);
     out_.add(std::move(pc));
   }
   return {};
@@ -563,7 +546,7 @@ nn::Status Emitter::run() {
   // A pixel's channels of a whole group leave in one write request when a tile is whole beats
   // and the group fits the store's row buffer (weft_store's tiles). With one accumulator buffer
   // each tile is its own dependency and its STORE its own (so the next group can start early).
-  mergeStores_ = p_.tilesPerGroup > 1 && p_.accBuffers > 1 && C_ % cost_.busBytes == 0 &&
+  mergeStores_ = p_.tilesPerGroup > 1 && p_.accBuffers > 1 && C_ % busBytes_ == 0 &&
                  p_.tilesPerGroup <= hw::micro::kStoreFifoDepth;
   reserve();
   const uint32_t nEpochs = ceilDiv(p_.nTiles, p_.tilesPerEpoch);

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "CostModel.h"
 #include "GemmLayer.h"
 #include "MemoryPlan.h"
 #include "PlannedCommand.h"

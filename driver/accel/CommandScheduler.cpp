@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "CostModel.h"
+#include "CommandCost.h"
 #include "weft/sim/dram_config.h"
 
 namespace weft::accel {
@@ -140,7 +140,7 @@ class Timeline {
   Timeline(const CostModel& cost, double t0) : cost_(&cost), t0_(t0), makespan_(t0) { unitFree_.fill(t0); }
 
   // The estimated start of the next command, of `unit`, with dependencies `dep`.
-  double add(const PlannedCommand& c, int unit, const Knowledge& dep) {
+  double add(const CommandCost& c, int unit, const Knowledge& dep) {
     double ready = unitFree_[unit];
     for (int v = 0; v < kUnits; ++v) {
       if (dep[v] >= 0) ready = std::max(ready, end_[dep[v]]);
@@ -224,11 +224,11 @@ nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDe
 }
 
 // The estimated start of every command of a segment, and when the segment completes.
-double estimateTimeline(const PlannedCommand* cmds, const Segment& s, const CostModel& cost, double t0,
+double estimateTimeline(const CommandCost* costs, const Segment& s, const CostModel& cost, double t0,
                         std::vector<double>& start) {
   Timeline timeline(cost, t0);
   start.resize(s.n);
-  for (size_t i = 0; i < s.n; ++i) start[i] = timeline.add(cmds[i], s.unit[i], s.maxDep[i]);
+  for (size_t i = 0; i < s.n; ++i) start[i] = timeline.add(costs[i], s.unit[i], s.maxDep[i]);
   return timeline.finish();
 }
 
@@ -272,18 +272,19 @@ nn::Status mergeRing(const PlannedCommand* cmds, size_t first, const Segment& s,
   return {};
 }
 
-// Steps 1-4 for the `n` commands of one segment (no barrier among them), which start at `t`:
-// their token bits set, their ring order appended to `ring` (indices from `first`), and `t`
-// moved to when they complete.
-nn::Status scheduleSegment(PlannedCommand* cmds, size_t n, size_t first, const CostModel& cost, unsigned tokenDepth,
-                           double& t, std::vector<double>& start, std::vector<uint32_t>& ring) {
+// Steps 1-4 for the `n` commands of one segment (no barrier among them), costing `costs`, which
+// start at `t`: their token bits set, their ring order appended to `ring` (indices from `first`),
+// and `t` moved to when they complete.
+nn::Status scheduleSegment(PlannedCommand* cmds, const CommandCost* costs, size_t n, size_t first,
+                           const CostModel& cost, unsigned tokenDepth, double& t, std::vector<double>& start,
+                           std::vector<uint32_t>& ring) {
   for (size_t i = 0; i < n; ++i) {
     auto& h = cmds[i].header();
     h.wait0 = h.wait1 = h.signal0 = h.signal1 = false;
   }
   const Segment seg = findDependencies(cmds, n);
   NN_TRY(assignTokens(cmds, seg, tokenDepth));
-  t = estimateTimeline(cmds, seg, cost, t, start);
+  t = estimateTimeline(costs, seg, cost, t, start);
   return mergeRing(cmds, first, seg, start, tokenDepth, ring);
 }
 
@@ -293,6 +294,9 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
   const CostModel cost(config);
   const auto tokenDepth = static_cast<unsigned>(config.get(hw::Param::kTokenDepth));
   if (commands.size() > UINT32_MAX) return NN_ERROR(OP_FAILED) << "a program of more than 2^32 commands";
+  std::vector<CommandCost> costs;
+  costs.reserve(commands.size());
+  for (const PlannedCommand& c : commands) costs.push_back(estimate(cost, c));
   ScheduleResult result;
   result.ring.reserve(commands.size());
   double t = 0;
@@ -302,7 +306,8 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
     const bool barrier = i < commands.size() && commands[i].isBarrier();
     if (!barrier && i < commands.size()) continue;
     if (i > first) {
-      NN_TRY(scheduleSegment(commands.data() + first, i - first, first, cost, tokenDepth, t, start, result.ring));
+      NN_TRY(scheduleSegment(commands.data() + first, costs.data() + first, i - first, first, cost, tokenDepth, t,
+                             start, result.ring));
     }
     if (barrier) {
       result.ring.push_back(static_cast<uint32_t>(i));
@@ -326,6 +331,7 @@ void ProgramBuilder::expect(size_t commands) {
   // cut at kMaxSegmentCommands (22 MB of planned commands, which growing by doubling from half of
   // it held one and a half times).
   segment_.reserve(std::min(segment_.size() + commands, kMaxSegmentCommands));
+  costs_.reserve(segment_.capacity());
   // The program's bytes for the whole layer: growing them by doubling held the old and the new
   // copy at once (a GNMT layer's 130 MB twice). Reserved pages are not touched until written.
   program_.reserve(program_.size() + commands * hw::kCommandBytes);
@@ -334,10 +340,12 @@ void ProgramBuilder::expect(size_t commands) {
 void ProgramBuilder::add(PlannedCommand&& command) {
   if (!command.isBarrier() && segment_.size() >= kMaxSegmentCommands) add(PlannedCommand{hw::BarrierCmd{}, {}});
   ++count_;
-  busy_ += command.busyCycles;
-  serial_ += command.doneCycles + cost_->latency + cost_->fetchCycles();
+  const CommandCost cost = estimate(*cost_, command);
+  busy_ += cost.busyCycles;
+  serial_ += cost.doneCycles + cost_->latency + cost_->fetchCycles();
   if (!command.isBarrier()) {
     segment_.push_back(std::move(command));
+    costs_.push_back(cost);
     return;
   }
   flush();
@@ -355,12 +363,14 @@ void ProgramBuilder::flush() {
   if (segment_.empty()) return;
   if (status_.ok()) {
     ring_.clear();
-    status_ = scheduleSegment(segment_.data(), segment_.size(), 0, *cost_, tokenDepth_, t_, start_, ring_);
+    status_ = scheduleSegment(segment_.data(), costs_.data(), segment_.size(), 0, *cost_, tokenDepth_, t_, start_,
+                              ring_);
     if (status_.ok()) {
       for (uint32_t i : ring_) append(segment_[i]);
     }
   }
   segment_.clear();
+  costs_.clear();
 }
 
 nn::Result<ScheduledProgram> ProgramBuilder::finish() {
@@ -389,7 +399,8 @@ ScheduleEstimator::~ScheduleEstimator() = default;
 void ScheduleEstimator::add(PlannedCommand&& command) {
   // The barrier ProgramBuilder puts before a command that would overfill the segment.
   if (!command.isBarrier() && segmentCommands_ >= kMaxSegmentCommands) add(PlannedCommand{hw::BarrierCmd{}, {}});
-  channel_ += command.channelCycles + cost_->fetchChannelCycles();
+  const CommandCost cost = estimate(*cost_, command);
+  channel_ += cost.channelCycles + cost_->fetchChannelCycles();
   if (command.isBarrier()) {
     t_ = cycles() + cost_->latency;  // draining and the snapshot write
     segment_ = std::make_unique<Segment>(*cost_, t_);
@@ -400,10 +411,9 @@ void ScheduleEstimator::add(PlannedCommand&& command) {
   const int unit = unitIndex(command.unit());
   const auto* gemm = std::get_if<hw::GemmCmd>(&command.cmd);
   const uint32_t steps = gemm != nullptr ? gemm->kSteps : 0;
-  const double busy = command.busyCycles;
-  segment_->timeline.add(command, unit, segment_->dependencies.add(command, unit));
+  segment_->timeline.add(cost, unit, segment_->dependencies.add(command, unit));
   if (gemm == nullptr || budget_ == 0) return;
-  gemmBusy_ += busy;
+  gemmBusy_ += cost.busyCycles;
   // The budget is of GEMM steps (gemmWork()), so that a prefix is the same work however many
   // steps its commands hold.
   const uint64_t before = gemms_;

@@ -12,7 +12,8 @@
 //    declares the parameter rows it precedes). Tokens in flight are
 //    kept within TokenDepth: when too many would be outstanding, a wait is moved to a later
 //    signaller.
-// 3. Timeline. A list schedule with CostModel durations estimates when each command starts.
+// 3. Timeline. A list schedule estimates when each command starts, from each command's cost
+//    (CommandCost.h: costing reads it off the command as the command arrives).
 // 4. Ring order. The per-unit streams are merged by estimated start, so that the controller
 //    dispatches loads ahead of the GEMMs that need them, never popping a token before it is
 //    pushed and never holding more than TokenDepth tokens in a queue. Executing the ring in
@@ -44,6 +45,7 @@ struct ScheduleResult {
 nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands, const hw::HwConfig& config);
 
 struct CostModel;
+struct CommandCost;
 
 // The same scheduling as a program is generated: each segment (the commands up to a barrier) is
 // scheduled and encoded when its barrier arrives, so that a program of millions of commands
@@ -88,6 +90,7 @@ class ProgramBuilder final : public CommandSink {
   std::unique_ptr<CostModel> cost_;
   unsigned tokenDepth_;
   std::vector<PlannedCommand> segment_;  // since the last barrier
+  std::vector<CommandCost> costs_;        // of each command of the segment
   std::vector<uint8_t> program_;
   std::vector<uint32_t> ring_;
   std::vector<double> start_;

@@ -13,11 +13,20 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "weft/hw/config.h"
 
 namespace weft::accel {
+
+// The estimates of one command: cycles its unit is occupied, cycles until it completes, and
+// cycles of DRAM channel time it needs.
+struct CommandCost {
+  double busyCycles = 0;
+  double doneCycles = 0;
+  double channelCycles = 0;
+};
 
 struct CostModel {
   explicit CostModel(const hw::HwConfig& c)
@@ -26,14 +35,20 @@ struct CostModel {
         latency(static_cast<double>(c.get(hw::Param::kDramLatencyCycles))),
         burst(static_cast<double>(c.get(hw::Param::kDramBurstBytes))),
         maxOutstanding(static_cast<double>(c.get(hw::Param::kMaxOutstanding))),
-        outputStationary(c.dataflow() == hw::Dataflow::kOS) {}
+        outputStationary(c.dataflow() == hw::Dataflow::kOS) {
+    for (size_t m = 0; m < rowSizes.size(); ++m) {
+      rowSizes[m] = static_cast<uint32_t>(hw::memRowBytes(static_cast<hw::Mem>(m), c));
+    }
+  }
 
   unsigned rows, cols, busBytes;
   double bytesPerCycle, latency, burst, maxOutstanding;
   bool outputStationary;
+  std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
 
+  uint64_t rowSize(hw::Mem m) const { return rowSizes[static_cast<size_t>(m)]; }
   double beats(uint64_t bytes) const { return static_cast<double>((bytes + busBytes - 1) / busBytes); }
   // Channel occupancy of one request at a random alignment: every burst it touches.
   double requestCycles(uint64_t bytes) const {
@@ -52,9 +67,9 @@ struct CostModel {
     return 2 + static_cast<double>(rows) * loadRowCycles(bytes) + latency + beats(bytes);
   }
   static constexpr uint64_t kMaxMergedBytes = 1024;
-  // Whether rows of `bytes` into rows of `rowSize` bytes, `stride` apart, merge.
-  bool merges(uint64_t bytes, uint64_t rowSize, uint64_t stride) const {
-    return bytes == rowSize && stride == bytes && bytes % busBytes == 0 && bytes <= kMaxMergedBytes;
+  // Whether rows of `bytes` into memory rows of `memoryRow` bytes, `stride` apart, merge.
+  bool merges(uint64_t bytes, uint64_t memoryRow, uint64_t stride) const {
+    return bytes == memoryRow && stride == bytes && bytes % busBytes == 0 && bytes <= kMaxMergedBytes;
   }
   // Load-unit cycles of `rows` contiguous full rows of `bytes` fetched with merged requests.
   double mergedLoadBusyCycles(uint64_t rows, uint64_t bytes) const {
@@ -99,34 +114,38 @@ struct CostModel {
     return requestCycles(perRequest * hw::kCommandBytes) / static_cast<double>(perRequest);
   }
 
-  template <typename Command>
-  void estimateLoad(Command& c, uint64_t rowsToLoad, uint64_t bytes) const {
-    c.busyCycles = 2 + static_cast<double>(rowsToLoad) * loadRowCycles(bytes);
-    c.doneCycles = loadCycles(rowsToLoad, bytes);
-    c.channelCycles = transferCycles(rowsToLoad, bytes);
+  // The costs of the commands (CommandCost.h reads them off a command's fields).
+  // `rows` rows of `bytes`, a request each.
+  CommandCost rowLoad(uint64_t rows, uint64_t bytes) const {
+    return {2 + static_cast<double>(rows) * loadRowCycles(bytes), loadCycles(rows, bytes),
+            transferCycles(rows, bytes)};
   }
-  template <typename Command>
-  void estimateMergedLoad(Command& c, uint64_t rowsToLoad, uint64_t bytes) const {
-    c.busyCycles = mergedLoadBusyCycles(rowsToLoad, bytes);
-    c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
-    c.channelCycles = static_cast<double>(rowsToLoad * bytes) / bytesPerCycle;
-  }
-  // A LOAD of `runs` runs (count1 x count2) of `rowsPerRun` (count0) contiguous full rows: a merged
-  // request never spans two runs (rtl/README.md), so strided runs cost a request each at least.
-  template <typename Command>
-  void estimateMergedRuns(Command& c, uint64_t runs, uint64_t rowsPerRun, uint64_t bytes) const {
+  // `runs` runs of `rowsPerRun` contiguous full rows of `bytes` fetched with merged requests: a
+  // merged request never spans two runs (rtl/README.md), so strided runs cost a request each at
+  // least.
+  CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes) const {
+    CommandCost c;
     c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes) - 2);
     c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
     c.channelCycles = static_cast<double>(runs * rowsPerRun * bytes) / bytesPerCycle;
+    return c;
   }
   // A STORE of rows of `bytes` bytes in `tiles` column tiles: the unit issues a tile a cycle
   // and writes a request a row.
-  template <typename Command>
-  void estimateStore(Command& c, uint64_t rowsToStore, uint64_t bytes, uint32_t tiles = 1) const {
+  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles) const {
     const double perRow = std::max(static_cast<double>(tiles), storeRowCycles(bytes));
+    CommandCost c;
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
     c.doneCycles = c.busyCycles + latency;
     c.channelCycles = transferCycles(rowsToStore, bytes);
+    return c;
+  }
+  // A GEMM of `steps` steps of `mRows` rows over `kRows` weight rows: each step starts when the
+  // one before it leaves the array free, and only the last one's drain is not hidden.
+  CommandCost gemm(uint64_t mRows, uint64_t kRows, uint32_t steps, bool keepWeights) const {
+    const double busy = gemmBusyCycles(mRows);
+    const double done = gemmDoneCycles(mRows, keepWeights ? 0 : kRows);
+    return {static_cast<double>(steps) * busy, static_cast<double>(steps - 1) * busy + done, 0};
   }
 };
 

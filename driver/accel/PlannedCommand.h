@@ -1,6 +1,7 @@
-// A command before scheduling: the typed command, the on-chip buffers it reads and writes,
-// and its estimated duration. The command generator says what each command touches; the
-// scheduler (CommandScheduler.h) derives the dependencies, the tokens and the ring order.
+// A command before scheduling: the typed command and the on-chip buffers it reads and writes.
+// The command generator says what each command is and touches; costing (CommandCost.h) derives
+// what it costs from the command; the scheduler (CommandScheduler.h) derives the dependencies,
+// the tokens and the ring order.
 #pragma once
 
 #include <array>
@@ -62,17 +63,24 @@ class BufferUses {
   uint8_t size_ = 0;
 };
 
+// How costing (CommandCost.h) counts a LOAD's DRAM requests. kByFields: as the load unit merges
+// them, read off the command. The other two are what the command generator's estimates have
+// always said where that rule says otherwise; the tiling search's choices and every baseline rest
+// on them, so they are kept, named, until a change that moves cycles retires them:
+// - kPerRow: an im2col box load (a chunk of K for every pixel of a box) is a request a row, even
+//   where the chunk is Rows bytes at stride Rows and the unit merges it (16-channel 3x3 layers at
+//   weft16: yolo_tiny's);
+// - kMergedRuns: a pixel-major load of several chunks a pixel is merged runs of them, even where
+//   Rows is not whole beats (BusBytes > Rows) and the unit does not merge.
+enum class LoadPricing : uint8_t { kByFields, kPerRow, kMergedRuns };
+
 using TypedCommand = std::variant<hw::LoadCmd, hw::GemmCmd, hw::StoreCmd, hw::BarrierCmd, hw::WindowCmd,
                                   hw::EltwiseCmd, hw::SoftmaxCmd>;
 
 struct PlannedCommand {
   TypedCommand cmd;
   BufferUses uses;
-  // Estimates (CostModel): cycles the unit is occupied, cycles until the command completes,
-  // and cycles of DRAM channel time it needs.
-  double busyCycles = 0;
-  double doneCycles = 0;
-  double channelCycles = 0;
+  LoadPricing pricing = LoadPricing::kByFields;
 
   hw::Unit unit() const;
   hw::CommandHeader& header();

@@ -2,8 +2,6 @@
 
 #include <cstring>
 
-#include "weft/hw/vector_timing.h"
-
 namespace weft::accel {
 namespace {
 
@@ -55,14 +53,7 @@ nn::Status VectorCommands::loadBox(const LaneImage& image, const PixelBox& box, 
   auto emitLoad = [&](hw::LoadCmd l) -> nn::Status {
     l.dst = hw::Mem::kVec;
     NN_TRY(checkLoad(l));
-    PlannedCommand pc{l, {{buffer, true}}};
-    const uint64_t runs = uint64_t{l.count1} * l.count2, rows = l.count0 * runs;
-    if (cost_.merges(l.rowBytes, C, l.stride0)) {
-      cost_.estimateMergedRuns(pc, runs, l.count0, l.rowBytes);
-    } else {
-      cost_.estimateLoad(pc, rows, l.rowBytes);
-    }
-    emit(std::move(pc));
+    emit(PlannedCommand{l, {{buffer, true}}});
     return {};
   };
   if (tile.pixelMajor) {
@@ -105,13 +96,7 @@ nn::Status VectorCommands::loadPlane(const LaneImage& image, const PixelBox& box
   l.count1 = box.h;
   l.count2 = 1;
   NN_TRY(checkLoad(l));
-  PlannedCommand pc{l, {{buffer, true}}};
-  if (cost_.merges(l.rowBytes, config_.cols(), l.stride0)) {
-    cost_.estimateMergedRuns(pc, box.h, box.w, l.rowBytes);  // one run per image row of the box
-  } else {
-    cost_.estimateLoad(pc, box.pixels(), l.rowBytes);
-  }
-  emit(std::move(pc));
+  emit(PlannedCommand{l, {{buffer, true}}});
   return {};
 }
 
@@ -126,14 +111,7 @@ nn::Status VectorCommands::loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAdd
   l.count0 = rows;
   l.count1 = l.count2 = 1;
   NN_TRY(checkLoad(l));
-  PlannedCommand pc{l, {{buffer, true}}};
-  const auto rowSize = static_cast<uint64_t>(hw::memRowBytes(dst, config_));
-  if (cost_.merges(rowBytes, rowSize, stride)) {
-    cost_.estimateMergedLoad(pc, rows, rowBytes);
-  } else {
-    cost_.estimateLoad(pc, rows, rowBytes);
-  }
-  emit(std::move(pc));
+  emit(PlannedCommand{l, {{buffer, true}}});
   return {};
 }
 
@@ -154,9 +132,7 @@ nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box,
   s.clampMin = clampMin;
   s.clampMax = clampMax;
   NN_TRY(checkStore(s));
-  PlannedCommand pc{s, {{accBuf, false}, {paramBuffer(), false}}};
-  cost_.estimateStore(pc, box.pixels(), image.groupBytes(group));
-  emit(std::move(pc));
+  emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
   return {};
 }
 
@@ -177,17 +153,10 @@ nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t ro
   s.clampMin = clampMin;
   s.clampMax = clampMax;
   NN_TRY(checkStore(s));
-  PlannedCommand pc{s, {{accBuf, false}, {paramBuffer(), false}}};
-  cost_.estimateStore(pc, uint64_t{rows} * count1, rowBytes);
-  emit(std::move(pc));
+  emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
   return {};
 }
 
-void VectorCommands::vector(const TypedCommand& cmd, BufferUses uses) {
-  PlannedCommand pc{cmd, uses};
-  const auto schedule = hw::vectorSchedule(pc.encode());
-  pc.busyCycles = pc.doneCycles = static_cast<double>(schedule.done + 1);
-  emit(std::move(pc));
-}
+void VectorCommands::vector(const TypedCommand& cmd, BufferUses uses) { emit(PlannedCommand{cmd, uses}); }
 
 }  // namespace weft::accel

@@ -1,6 +1,6 @@
 // The building blocks vector layers are made of: a tensor cut into lane groups, boxes of its
-// pixels held in the vector scratchpad, and the annotated LOAD, vector and STORE commands that
-// move them (with the buffers each touches, for the scheduler, and its estimated cycles).
+// pixels held in the vector scratchpad, and the LOAD, vector and STORE commands that move them
+// (with the buffers each touches, for the scheduler; CommandCost.h costs them).
 //
 // The vector unit works on rows of Cols bytes: channel group g of a pixel is its channels
 // [g*Cols, (g+1)*Cols). A box of pixels is held either pixel-major (all groups of a pixel in
@@ -10,7 +10,6 @@
 
 #include <cstdint>
 
-#include "CostModel.h"
 #include "ElementType.h"
 #include "ImageView.h"
 #include "GemmLayer.h"
@@ -65,10 +64,10 @@ constexpr hw::ColumnParams kIdentityColumn{0, 1 << 30, 1};
 // One parameter row per entry of `columns`, Cols columns each (past the end: identity).
 std::vector<uint8_t> paramRows(const std::vector<hw::ColumnParams>& columns, uint32_t rows, const hw::HwConfig& config);
 
-// Emits a vector layer's commands into a sink, annotated for the scheduler.
+// Emits a vector layer's commands into a sink, with the buffers each uses.
 class VectorCommands {
  public:
-  VectorCommands(const hw::HwConfig& config, CommandSink& out) : config_(config), cost_(config), out_(out) {}
+  VectorCommands(const hw::HwConfig& config, CommandSink& out) : config_(config), out_(out) {}
 
   // LOADs of `box` of `image` into `tile` (groups [firstGroup, firstGroup + tile.groups)),
   // writing buffer `buffer`. `broadcastLanes`: one byte a pixel (an operand broadcast along
@@ -97,13 +96,10 @@ class VectorCommands {
   // are two a column, the clamp binary16 bit patterns), requant8 for 8-bit ones.
   void setStoreType(ElementType t) { storeType_ = t; }
 
-  const CostModel& cost() const { return cost_; }
-
  private:
   void emit(PlannedCommand&& pc) { out_.add(std::move(pc)); }
 
   const hw::HwConfig& config_;
-  CostModel cost_;
   CommandSink& out_;
   ElementType storeType_ = ElementType::kQuant8Asymm;
 };

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "CommandCost.h"
 #include "CommandGenerator.h"
 #include "CommandScheduler.h"
 #include "CostModel.h"
@@ -80,7 +81,7 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
         if (gemm == nullptr) continue;
         ++gemmCommands;
         emitted.commands += gemm->kSteps;
-        emitted.busyCycles += c.busyCycles;
+        emitted.busyCycles += estimate(cost, c).busyCycles;
       }
       // A tile's chunks of a load fold into GEMMs of several steps (k_steps), where the chunks are
       // alike (the fully connected shape's: all but the last 16 bytes).
@@ -197,10 +198,7 @@ TEST(ProgramBuilder, ALongSegmentIsCutByBarriers) {
       g.kRows = 8;
       g.mRows = 4;
       g.accAddr = static_cast<uint32_t>(i % 64);
-      PlannedCommand pc{g, {{bufferId(BufferKind::kAccumulator, static_cast<uint32_t>(i % 2)), true}}};
-      pc.busyCycles = 4;
-      pc.doneCycles = 20;
-      sink->add(std::move(pc));
+      sink->add(PlannedCommand{g, {{bufferId(BufferKind::kAccumulator, static_cast<uint32_t>(i % 2)), true}}});
     }
   }
   auto program = builder.finish();
@@ -225,10 +223,7 @@ TEST(ProgramBuilder, TheWatchdogBoundAllowsForACycleLevelDram) {
     hw::GemmCmd g;
     g.kRows = 8;
     g.mRows = 4;
-    PlannedCommand pc{g, {{bufferId(BufferKind::kAccumulator, 0), true}}};
-    pc.busyCycles = 4;
-    pc.doneCycles = 20;
-    builder.add(std::move(pc));
+    builder.add(PlannedCommand{g, {{bufferId(BufferKind::kAccumulator, 0), true}}});
     return builder.serialCycles();
   };
   const auto lpddr4 = hw::HwConfig::load("weft16-lpddr4");

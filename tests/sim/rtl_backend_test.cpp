@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "backend_suite.h"
+#include "program_runs.h"
 #include "weft/sim/functional_model.h"
 #include "weft/sim/testing/lockstep.h"
 
@@ -21,32 +22,6 @@ INSTANTIATE_TEST_SUITE_P(Rtl, BackendTest,
                          ::testing::Values(BackendCase{BackendKind::kRtl, WEFT_TEST_CONFIG, ""}),
                          caseName);
 
-// Runs `programs` back to back on a device; returns each one's outputs, cycles and snapshot.
-struct ProgramRuns {
-  std::vector<std::vector<uint8_t>> outputs;
-  std::vector<uint64_t> cycles;
-  std::vector<CounterValues> counters;
-};
-
-ProgramRuns runAll(IDeviceBackend& device, const std::vector<testing::Program>& programs) {
-  testing::ProgramLayout layout;
-  testing::RingDriver ring(device, layout.ringBase, layout.ringSize);
-  ring.init();
-  ProgramRuns r;
-  for (const auto& p : programs) {
-    testing::writeInputs(device, p);
-    const uint64_t start = device.cycle();
-    ring.submit(p.commands);
-    EXPECT_EQ(ring.runToInterrupt(kProgramBudget), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
-    r.cycles.push_back(device.cycle() - start);
-    r.outputs.push_back(testing::deviceOutputs(device, p));
-    CounterValues v;
-    device.readDram(p.snapshotAddr + 8, v.data(), sizeof(v));
-    r.counters.push_back(v);
-  }
-  return r;
-}
-
 TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
   const auto config = hw::HwConfig::load(WEFT_TEST_CONFIG);
   std::vector<testing::Program> programs;
@@ -55,11 +30,11 @@ TEST(RtlVersusApprox, RandomProgramsGiveIdenticalOutputs) {
   ProgramRuns rtl, approx;
   {
     auto device = createBackend(BackendKind::kRtl, config);
-    rtl = runAll(*device, programs);
+    rtl = runPrograms(*device, programs, kProgramBudget);
   }
   {
     auto device = createBackend(BackendKind::kApprox, config);
-    approx = runAll(*device, programs);
+    approx = runPrograms(*device, programs, kProgramBudget);
   }
   size_t exact = 0;
   for (size_t i = 0; i < programs.size(); ++i) {

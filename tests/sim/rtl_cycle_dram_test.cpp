@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "program_runs.h"
 #include "weft/sim/backend.h"
 #include "weft/sim/cycle_dram.h"
 #include "weft/sim/dram/errors.h"
@@ -30,30 +31,6 @@ std::vector<testing::Program> programsFor(const hw::HwConfig& config) {
   return programs;
 }
 
-struct Runs {
-  std::vector<uint64_t> cycles;
-  std::vector<std::vector<uint8_t>> outputs;
-  DramActivity dram;
-  bool haveDram = false;
-};
-
-Runs runAll(IDeviceBackend& device, const std::vector<testing::Program>& programs) {
-  testing::ProgramLayout layout;
-  testing::RingDriver ring(device, layout.ringBase, layout.ringSize);
-  ring.init();
-  Runs r;
-  for (const auto& p : programs) {
-    testing::writeInputs(device, p);
-    const uint64_t start = device.cycle();
-    ring.submit(p.commands);
-    EXPECT_EQ(ring.runToInterrupt(kBudget), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
-    r.cycles.push_back(device.cycle() - start);
-    r.outputs.push_back(testing::deviceOutputs(device, p));
-  }
-  r.haveDram = device.dramActivity(r.dram);
-  return r;
-}
-
 void expectSameDram(const DramActivity& a, const DramActivity& b) {
   EXPECT_EQ(a.dramCycles, b.dramCycles);
   EXPECT_EQ(a.stats.reads, b.stats.reads);
@@ -72,14 +49,14 @@ void expectSameDram(const DramActivity& a, const DramActivity& b) {
 void bothBackendsAgree(const char* name) {
   const auto config = hw::HwConfig::load(name);
   const auto programs = programsFor(config);
-  Runs rtl, approx;
+  ProgramRuns rtl, approx;
   {
     auto device = createBackend(BackendKind::kRtl, config);
-    rtl = runAll(*device, programs);
+    rtl = runPrograms(*device, programs, kBudget);
   }
   {
     auto device = createBackend(BackendKind::kApprox, config);
-    approx = runAll(*device, programs);
+    approx = runPrograms(*device, programs, kBudget);
   }
   ASSERT_TRUE(rtl.haveDram);
   ASSERT_TRUE(approx.haveDram);
@@ -125,8 +102,8 @@ TEST(CycleDramBackends, TheDramChangesTheCycles) {
   const auto program = testing::gemmStreamProgram(simple, 4, 64);
   auto a = createBackend(BackendKind::kApprox, simple);
   auto b = createBackend(BackendKind::kApprox, lp);
-  const Runs ra = runAll(*a, {program});
-  const Runs rb = runAll(*b, {program});
+  const ProgramRuns ra = runPrograms(*a, {program}, kBudget);
+  const ProgramRuns rb = runPrograms(*b, {program}, kBudget);
   EXPECT_FALSE(ra.haveDram);
   EXPECT_TRUE(rb.haveDram);
   EXPECT_NE(ra.cycles[0], rb.cycles[0]);
@@ -186,7 +163,7 @@ TEST(CycleDramConfig, AnIniFileRelativeToItsConfiguration) {
   EXPECT_EQ(device->org.channels, 1u);
   // A small program runs on it (approx; the RTL agrees by the tests above).
   auto backend = createBackend(BackendKind::kApprox, config);
-  const Runs r = runAll(*backend, {testing::randomProgram(config, 5, 3)});
+  const ProgramRuns r = runPrograms(*backend, {testing::randomProgram(config, 5, 3)}, kBudget);
   EXPECT_TRUE(r.haveDram);
   EXPECT_GT(r.dram.stats.reads, 0u);
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "program_runs.h"
 #include "weft/sim/backend.h"
 #include "weft/sim/functional_model.h"
 #include "weft/sim/rtl_stepper.h"
@@ -31,30 +32,10 @@ const char* kTinyOs = R"({"name": "tinyos", "base": "weft8", "params": {
   "BusBytes": 4, "MaxOutstanding": 3, "CmdQueueDepth": 2, "TokenDepth": 2, "Dataflow": "OS",
   "DramLatencyCycles": 20, "DramBytesPerCycle": 4, "DramMiB": 16}})";
 
-struct Runs {
-  std::vector<std::vector<uint8_t>> outputs;
-  std::vector<uint64_t> cycles;
-  std::vector<CounterValues> counters;
-};
-
-Runs runAll(BackendKind kind, const hw::HwConfig& config, const std::vector<testing::Program>& programs) {
+// Programs run on a new device of `kind`.
+ProgramRuns runAll(BackendKind kind, const hw::HwConfig& config, const std::vector<testing::Program>& programs) {
   auto device = createBackend(kind, config);
-  testing::ProgramLayout layout;
-  testing::RingDriver ring(*device, layout.ringBase, layout.ringSize);
-  ring.init();
-  Runs r;
-  for (const auto& p : programs) {
-    testing::writeInputs(*device, p);
-    const uint64_t start = device->cycle();
-    ring.submit(p.commands);
-    EXPECT_EQ(ring.runToInterrupt(5'000'000), hw::reg::kIrqStatusDoneMask) << "tag " << p.tag;
-    r.cycles.push_back(device->cycle() - start);
-    r.outputs.push_back(testing::deviceOutputs(*device, p));
-    CounterValues v;
-    device->readDram(p.snapshotAddr + 8, v.data(), sizeof(v));
-    r.counters.push_back(v);
-  }
-  return r;
+  return runPrograms(*device, programs, 5'000'000);
 }
 
 TEST(RtlOnDemand, WithoutAutobuildTheErrorSaysWhatToBuild) {
@@ -75,8 +56,8 @@ void expectRtlAndModelsAgree(const hw::HwConfig& config, uint32_t firstSeed) {
   std::vector<testing::Program> programs;
   for (uint32_t seed = firstSeed; seed < firstSeed + 4; ++seed) programs.push_back(testing::randomProgram(config, seed, 4));
   programs.push_back(testing::gemmStreamProgram(config, 6, 16));
-  const Runs rtl = runAll(BackendKind::kRtl, config, programs);
-  const Runs approx = runAll(BackendKind::kApprox, config, programs);
+  const ProgramRuns rtl = runAll(BackendKind::kRtl, config, programs);
+  const ProgramRuns approx = runAll(BackendKind::kApprox, config, programs);
   for (size_t i = 0; i < programs.size(); ++i) {
     SCOPED_TRACE(fmt::format("program {}: rtl {} cycles, approx {}", i, rtl.cycles[i], approx.cycles[i]));
     std::printf("program %zu: rtl %llu cycles, approx %llu, counters %s\n", i, static_cast<unsigned long long>(rtl.cycles[i]),
