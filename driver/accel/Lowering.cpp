@@ -9,6 +9,7 @@
 #include "MemoryPlan.h"
 #include "ops/Families.h"
 #include "weft/kernels/Extensions.h"
+#include "weft/kernels/OperationResolver.h"
 
 namespace weft::accel {
 namespace {
@@ -77,7 +78,11 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
   OperationReader r(model, index, gemmFilterValues || !gemm);
   NN_TRY(r.checkIndexes());
   if (lower == nullptr) {
-    return NN_ERROR(BAD_DATA) << nn::toString(type) << " is not supported by the accelerator";
+    // An extension operation by its name in the kernels' registry (WEFT_LAYER_NORM), not NNAPI's
+    // EXTENSION_OPERATION.
+    const nn::OperationRegistration* known = nn::OperationResolver::get().find(model, type);
+    const std::string name = nn::isExtension(type) && known != nullptr ? known->name : nn::toString(type);
+    return NN_ERROR(BAD_DATA) << name << " is not supported by the accelerator";
   }
   return lower(r, index, withValues);
 }
