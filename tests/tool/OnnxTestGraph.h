@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ImportError.h"
 #include "Importer.h"
 
 namespace weft::onnx::graphs {
@@ -82,5 +83,15 @@ struct Graph {
     model.SerializeToOstream(&out);
   }
 };
+
+// The importer's error for `graph`, or "(imported)" when it imports.
+inline std::string importError(const Graph& graph, const ImportOptions& options = {}) {
+  try {
+    graph.import(options);
+  } catch (const ImportError& e) {
+    return e.what();
+  }
+  return "(imported)";
+}
 
 }  // namespace weft::onnx::graphs

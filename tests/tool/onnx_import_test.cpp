@@ -23,21 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 using tool::test::runWeft;
 using graphs::Graph;
+using graphs::importError;
 
 
 std::multiset<nn::OperationType> operationsOf(const ImportedModel& m) {
   std::multiset<nn::OperationType> ops;
   for (const auto& op : m.model.main.operations) ops.insert(op.type);
   return ops;
-}
-
-std::string importError(const Graph& graph, const ImportOptions& options = {}) {
-  try {
-    graph.import(options);
-  } catch (const ImportError& e) {
-    return e.what();
-  }
-  return "(imported)";
 }
 
 // An exporter's flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape, all folded into

@@ -28,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using graphs::Graph;
+using graphs::importError;
 using tool::test::runWeft;
 
 // The org.weft.accel code of each operation of `m` (-1 for NNAPI's own).
@@ -38,15 +39,6 @@ std::vector<int> weftCodes(const ImportedModel& m) {
     codes.push_back(code ? *code : -1);
   }
   return codes;
-}
-
-std::string importError(const Graph& graph, const ImportOptions& options = {}) {
-  try {
-    graph.import(options);
-  } catch (const ImportError& e) {
-    return e.what();
-  }
-  return "(imported)";
 }
 
 void scalar(Graph& m, const std::string& name, float v) { m.floats(name, {}, {v}); }
