@@ -178,6 +178,7 @@ Layer parseLayerFields(const json& j, const std::string& where) {
       l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
       break;
     case LayerOp::kBatchMatmul:
+      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
       l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
       break;
     case LayerOp::kSoftmax:

@@ -47,7 +47,7 @@ std::vector<std::string> opFields(LayerOp op) {
     case LayerOp::kReshape:
       return {"shape"};
     case LayerOp::kBatchMatmul:
-      return {"adjY"};
+      return {"adjX", "adjY"};
     default:
       return {};
   }
@@ -181,6 +181,7 @@ void readOpFields(const json& j, Layer& l, const std::vector<LayerInput>& inputs
       l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
       break;
     case LayerOp::kBatchMatmul:
+      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
       l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
       break;
     default:
@@ -213,7 +214,7 @@ QuantParams defaultOutputQuant(const Layer& l, const std::vector<LayerInput>& in
                                  kOutputSpread),
               mid};
     case LayerOp::kBatchMatmul: {  // a sum of K products, as a convolution's
-      const double k = inputs[0].shape.back();
+      const double k = l.adjX ? inputs[0].shape.end()[-2] : inputs[0].shape.back();
       return {static_cast<float>(kOperandSpread * kOperandSpread * std::sqrt(k) * inputs[0].quant.scale *
                                  inputs[1].quant.scale / kOutputSpread),
               mid};

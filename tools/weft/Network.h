@@ -60,7 +60,7 @@ struct Layer {
   std::vector<int32_t> targetShape;   // RESHAPE, as written (one entry may be -1)
   std::vector<int32_t> paddings;      // PAD, PAD_V2: before and after for each input dimension
   int32_t padValue = 0;               // PAD_V2, quantized (the tensor type's range)
-  bool adjY = false;                  // BATCH_MATMUL: rhs given [..., N, K] (adj_x is always false)
+  bool adjX = false, adjY = false;    // BATCH_MATMUL: lhs given [..., K, M], rhs given [..., N, K]
   QuantParams outputQuant;
   std::vector<uint32_t> inputShape;   // the first input's
   std::vector<uint32_t> outputShape;  // NHWC (or [N, C] after a FC)

@@ -13,14 +13,54 @@
 //   adj_y false: rhs[b] is [K, N], already in that order: the repack copies Cols bytes a row;
 //   adj_y true:  rhs[b] is [N, K] (FULLY_CONNECTED's order): the repack transposes it a byte a
 //                vector row, which costs cycles in proportion to N x K (reported with the layer).
-// adj_x (lhs given [K, M]) would need lhs transposed before the array reads it: no unit moves
-// bytes across lanes faster than the repack's byte-a-row copy, so it is refused for now (the CPU
-// device runs it).
+// adj_x (lhs given [K, M]) needs lhs as M pixels of K bytes before the array reads it: a first
+// layer on the vector unit (TransposeLayer) writes lhs[b] transposed into an intermediate tensor,
+// a byte a vector row as the adj_y repack (no unit moves bytes across lanes faster), and the
+// products read that.
+#include <fmt/format.h>
+
+#include "../RuntimeOperands.h"
+#include "EltwiseLayer.h"
 #include "Families.h"
 #include "weft/kernels/CpuExecutor.h"
 
 namespace weft::accel {
 namespace {
+
+// Bytes as they are (either signedness): unsigned in, identity out, the full byte range.
+EltwiseMath byteCopy() {
+  EltwiseMath m;
+  m.kind = hw::EltKind::kCopy;
+  m.clamp = ClampRange{0, 255};
+  return m;
+}
+
+// adj_x: every [rows, cols] matrix of a dense batch transposed into [cols, rows], a byte a row.
+class TransposeLayer final : public VectorLayer {
+ public:
+  uint32_t batches = 1, rows = 1, cols = 1;
+
+  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
+    return {copyParamRow(config)};
+  }
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override {
+    const uint32_t C = config.cols();
+    EltwiseEmitter emitter(config, out);
+    NN_TRY(emitter.begin(where.constants[0], std::nullopt));
+    const uint64_t matrix = uint64_t{rows} * cols;
+    // Output pixel (y, x) = (col, row) of the input: an image of `cols` rows of `rows` one-byte
+    // pixels, read down the input's columns and written along the output's rows.
+    const ImageShape shape{1, cols, rows, 1};
+    for (uint32_t b = 0; b < batches; ++b) {
+      const LaneImage src{ImageView{where.inputs[0].origin + b * matrix, cols, 1, 0}, shape, C};
+      const LaneImage dst{ImageView{where.outputs[0].origin + b * matrix, 1, rows, 0}, shape, C};
+      NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+    }
+    return {};
+  }
+  uint64_t laneOps() const override { return uint64_t{batches} * rows * cols; }
+  std::string describe() const override { return fmt::format("transpose {}x{}x{}", batches, rows, cols); }
+};
 
 bool givenAtExecution(const nn::Operand& o) {
   return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT || o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
@@ -32,7 +72,7 @@ struct Geometry {
   nn::Dimensions output;
 };
 
-nn::Result<Geometry> readGeometry(const OperationReader& r, bool adjY) {
+nn::Result<Geometry> readGeometry(const OperationReader& r, bool adjX, bool adjY) {
   const nn::Operand& lhs = r.input(0);
   const nn::Operand& rhs = r.input(1);
   const size_t rank = lhs.dimensions.size();
@@ -47,8 +87,8 @@ nn::Result<Geometry> readGeometry(const OperationReader& r, bool adjY) {
     }
     batches *= lhs.dimensions[d];
   }
-  g.m = lhs.dimensions[rank - 2];
-  g.k = lhs.dimensions[rank - 1];
+  g.m = lhs.dimensions[adjX ? rank - 1 : rank - 2];
+  g.k = lhs.dimensions[adjX ? rank - 2 : rank - 1];
   g.n = adjY ? rhs.dimensions[rank - 2] : rhs.dimensions[rank - 1];
   const uint32_t rhsK = adjY ? rhs.dimensions[rank - 1] : rhs.dimensions[rank - 2];
   if (g.k != rhsK) return r.fail("inner dimensions differ: lhs K = {}, rhs K = {}", g.k, rhsK);
@@ -56,8 +96,10 @@ nn::Result<Geometry> readGeometry(const OperationReader& r, bool adjY) {
   // One layer per product, each with a snapshot barrier: a bound on the program, not the array.
   if (batches > 4096) return r.fail("{} products is more than 4096", batches);
   if (g.m > 0xFFFF) return r.fail("M = {} is larger than 65535", g.m);
+  if (batches * g.m * g.k >= (uint64_t{1} << 31)) return r.fail("lhs has 2^31 bytes or more");
   g.batches = static_cast<uint32_t>(batches);
   g.output = lhs.dimensions;
+  g.output[rank - 2] = g.m;
   g.output[rank - 1] = g.n;
   return g;
 }
@@ -120,6 +162,32 @@ GemmLayer productLayer(const OperationReader& r, uint32_t index, const Geometry&
   return layer;
 }
 
+// adj_x: the layer that writes lhs transposed into an intermediate tensor, which it returns.
+uint32_t transposeLhs(const OperationReader& r, uint32_t index, const Geometry& g, LoweredOperation& lowered) {
+  const nn::Operand& lhs = r.input(0);
+  IntermediateTensor rows{r.intermediateOperand(0), lhs};
+  rows.description.lifetime = nn::Operand::LifeTime::TEMPORARY_VARIABLE;
+  rows.description.location = {};
+  const size_t rank = lhs.dimensions.size();
+  std::swap(rows.description.dimensions[rank - 2], rows.description.dimensions[rank - 1]);
+  auto layer = std::make_shared<TransposeLayer>();
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->valueType = ElementType::kQuant8AsymmSigned;
+  layer->batches = g.batches;
+  layer->rows = g.k;  // lhs[b] is [K, M]
+  layer->cols = g.m;
+  const ImageShape bytes{1, 1, 1, static_cast<uint32_t>(uint64_t{g.batches} * g.m * g.k)};
+  layer->inputs = {{r.op().inputs[0], bytes, DataLayout::kFlat}};
+  layer->outputs = {{rows.operand, bytes, DataLayout::kFlat}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = rows.description.dimensions;
+  lowered.layers.push_back(std::move(lo));
+  lowered.intermediates.push_back(rows);
+  return rows.operand;
+}
+
 }  // namespace
 
 nn::Result<LoweredOperation> lowerBatchMatmul(const OperationReader& r, uint32_t index, bool withValues) {
@@ -132,8 +200,7 @@ nn::Result<LoweredOperation> lowerBatchMatmul(const OperationReader& r, uint32_t
   if (!adjX.ok()) return adjX.error();
   auto adjY = r.boolParam(3, "adj_y");
   if (!adjY.ok()) return adjY.error();
-  if (*adjX) return r.fail("adj_x is not supported: lhs would have to be transposed before the array reads it");
-  auto geometry = readGeometry(r, *adjY);
+  auto geometry = readGeometry(r, *adjX, *adjY);
   if (!geometry.ok()) return geometry.error();
   const Geometry& g = *geometry;
   NN_TRY(r.checkOutputDims(g.output));
@@ -155,9 +222,13 @@ nn::Result<LoweredOperation> lowerBatchMatmul(const OperationReader& r, uint32_t
   q.inputType = q.weightType = q.outputType = ElementType::kQuant8AsymmSigned;
 
   LoweredOperation lowered;
+  std::optional<uint32_t> lhsRows;  // adj_x: lhs as [..., M, K], made by the first layer
+  if (*adjX) lhsRows = transposeLhs(r, index, g, lowered);
   for (uint32_t b = 0; b < g.batches; ++b) {
     LoweredLayer lo;
-    lo.work = productLayer(r, index, g, q, b, *adjY, withValues);
+    GemmLayer layer = productLayer(r, index, g, q, b, *adjY, withValues);
+    if (lhsRows) layer.inputOperand = *lhsRows;
+    lo.work = std::move(layer);
     lo.inputLayout = lo.outputLayout = DataLayout::kFlat;
     lo.outputDims = g.output;
     lowered.layers.push_back(std::move(lo));
