@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "AccelTestUtil.h"
+#include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
 
 namespace weft::accel::test {
@@ -55,8 +56,9 @@ std::vector<uint8_t> randomBytes(std::mt19937& rng, size_t n) {
 uint32_t operandFrom(ModelBuilder& b, OpModel& m, Source from, const Quant& q, const nn::Dimensions& dims,
                      std::mt19937& rng) {
   const size_t count = nn::numberOfElements(dims);
-  auto bytes = randomBytes(rng, count);
+  auto bytes = q.type == OperandType::TENSOR_FLOAT16 ? randomHalves(rng, count, 1.0f) : randomBytes(rng, count);
   if (from == Source::kConstant) return b.constant(q.type, dims, bytes.data(), bytes.size(), q.scale, q.zeroPoint);
+  if (q.type == OperandType::TENSOR_FLOAT16) from = Source::kInput;  // (RESHAPE: quant8 cases)
   if (from == Source::kInput) {
     m.inputs.push_back(std::move(bytes));
     return b.input(q.type, dims, q.scale, q.zeroPoint);
@@ -82,7 +84,7 @@ OpModel makeBmmModel(const BmmCase& c, std::mt19937& rng) {
   b.output(out);
   b.operation(nn::OperationType::BATCH_MATMUL, {lhs, rhs, adjX, adjY}, {out});
   m.model = b.build();
-  m.outputBytes.push_back(nn::numberOfElements(outDims));
+  m.outputBytes.push_back(nn::numberOfElements(outDims) * (c.out.type == OperandType::TENSOR_FLOAT16 ? 2 : 1));
   return m;
 }
 
@@ -223,6 +225,43 @@ TEST(BatchMatmul, RefusesMismatchedDimensionsAsTheReferenceDoes) {
     adj.lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
     m.main.inputIndexes.push_back(m.main.operations[0].inputs[3]);
   });
+}
+
+// Float16 on the fp16 datapath (weft16fp): the array sums binary32 products a K chunk at a time,
+// the reference kernel all K in order, so the outputs agree within the rounding of K binary32
+// additions of products of values in [-1, 1], plus the final binary16 rounding.
+TEST(BatchMatmul, Float16OnTheFp16DatapathWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(31);
+  const Quant half{OperandType::TENSOR_FLOAT16, 0.0f, 0};
+  for (int i = 0; i < 8; ++i) {
+    BmmCase c = randomCase(rng, 40);
+    c.lhs = c.rhs = c.out = half;
+    SCOPED_TRACE(c.describe());
+    const OpModel m = makeBmmModel(c, rng);
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    auto supported = device->getSupportedOperations(m.model);
+    ASSERT_TRUE(supported.ok());
+    ASSERT_TRUE(supported.value().back());
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto dev = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    const auto& a = dev.value().outputs[0];
+    const auto& r = cpu.value().outputs[0];
+    ASSERT_EQ(a.size(), r.size());
+    auto half = [](const std::vector<uint8_t>& v, size_t i) {
+      const uint32_t bits = hw::fp::fp16ToFp32(static_cast<uint16_t>(v[2 * i] | v[2 * i + 1] << 8));
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    };
+    for (size_t i = 0; i < a.size() / 2; ++i) {
+      const float x = half(a, i), ref = half(r, i);
+      ASSERT_NEAR(x, ref, 1e-3f * c.k + std::abs(ref) / 512) << "element " << i;
+    }
+  }
 }
 
 }  // namespace

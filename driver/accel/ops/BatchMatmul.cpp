@@ -19,9 +19,12 @@
 // products read that.
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "../RuntimeOperands.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
+#include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
 
 namespace weft::accel {
@@ -39,6 +42,7 @@ EltwiseMath byteCopy() {
 class TransposeLayer final : public VectorLayer {
  public:
   uint32_t batches = 1, rows = 1, cols = 1;
+  uint32_t elementBytes = 1;  // 2: binary16 values, moved whole (a pixel of two bytes)
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
     return {copyParamRow(config)};
@@ -47,13 +51,13 @@ class TransposeLayer final : public VectorLayer {
     const uint32_t C = config.cols();
     EltwiseEmitter emitter(config, out);
     NN_TRY(emitter.begin(where.constants[0], std::nullopt));
-    const uint64_t matrix = uint64_t{rows} * cols;
-    // Output pixel (y, x) = (col, row) of the input: an image of `cols` rows of `rows` one-byte
+    const uint64_t matrix = uint64_t{rows} * cols * elementBytes, e = elementBytes;
+    // Output pixel (y, x) = (col, row) of the input: an image of `cols` rows of `rows` one-value
     // pixels, read down the input's columns and written along the output's rows.
-    const ImageShape shape{1, cols, rows, 1};
+    const ImageShape shape{1, cols, rows, elementBytes};
     for (uint32_t b = 0; b < batches; ++b) {
-      const LaneImage src{ImageView{where.inputs[0].origin + b * matrix, cols, 1, 0}, shape, C};
-      const LaneImage dst{ImageView{where.outputs[0].origin + b * matrix, 1, rows, 0}, shape, C};
+      const LaneImage src{ImageView{where.inputs[0].origin + b * matrix, cols * e, e, 0}, shape, C};
+      const LaneImage dst{ImageView{where.outputs[0].origin + b * matrix, e, rows * e, 0}, shape, C};
       NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
     }
     return {};
@@ -96,7 +100,7 @@ nn::Result<Geometry> readGeometry(const OperationReader& r, bool adjX, bool adjY
   // One layer per product, each with a snapshot barrier: a bound on the program, not the array.
   if (batches > 4096) return r.fail("{} products is more than 4096", batches);
   if (g.m > 0xFFFF) return r.fail("M = {} is larger than 65535", g.m);
-  if (batches * g.m * g.k >= (uint64_t{1} << 31)) return r.fail("lhs has 2^31 bytes or more");
+  if (batches * g.m * g.k * 2 >= (uint64_t{1} << 31)) return r.fail("lhs has 2^30 values or more");
   g.batches = static_cast<uint32_t>(batches);
   g.output = lhs.dimensions;
   g.output[rank - 2] = g.m;
@@ -105,22 +109,51 @@ nn::Result<Geometry> readGeometry(const OperationReader& r, bool adjX, bool adjY
 }
 
 // What the array can take beyond the reference kernel's rules: quant8 signed tensors (the only
-// quant8 type NNAPI gives BATCH_MATMUL) known at preparation, both given at execution or constant.
+// quant8 type NNAPI gives BATCH_MATMUL), or binary16 ones (TENSOR_FLOAT16, or TENSOR_FLOAT32 in a
+// model relaxed to float16) for the fp16 datapath; shapes known at preparation, values given at
+// execution or constant.
 nn::Status checkOperands(const OperationReader& r) {
   for (uint32_t i = 0; i < 2; ++i) {
     const nn::Operand& o = r.input(i);
-    if (o.type != nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-      return r.fail("{} type {} is not supported (TENSOR_QUANT8_ASYMM_SIGNED only)", i == 0 ? "lhs" : "rhs",
-                    nn::toString(o.type));
+    if (o.type != nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED && !r.halfType(o)) {
+      return r.fail("{} type {} is not supported (TENSOR_QUANT8_ASYMM_SIGNED, or TENSOR_FLOAT16 / relaxed "
+                    "TENSOR_FLOAT32 on the fp16 datapath)",
+                    i == 0 ? "lhs" : "rhs", nn::toString(o.type));
     }
     if (!nn::isFullySpecified(o.type, o.dimensions)) return r.fail("{} shape is not fully specified", i == 0 ? "lhs" : "rhs");
     if (!isConstant(o) && !givenAtExecution(o)) return r.fail("{} has no value", i == 0 ? "lhs" : "rhs");
+    const uint64_t valueBytes = o.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 1 : o.type == nn::OperandType::TENSOR_FLOAT16 ? 2 : 4;
     if (isConstant(o) && (constantBytes(r.model(), o) == nullptr ||
-                          o.location.length < nn::numberOfElements(o.dimensions))) {
+                          o.location.length < valueBytes * nn::numberOfElements(o.dimensions))) {
       return r.fail("{} value is shorter than its shape", i == 0 ? "lhs" : "rhs");
     }
   }
   return {};
+}
+
+// A constant rhs[b] as the array's filter, [N, K] values of `e` bytes (a relaxed float32 rounded
+// to binary16).
+std::vector<uint8_t> constantFilter(const OperationReader& r, const Geometry& g, uint32_t b, bool adjY, uint32_t e) {
+  const nn::Operand& o = r.input(1);
+  const bool relaxed = o.type == nn::OperandType::TENSOR_FLOAT32;
+  const uint32_t source = relaxed ? 4 : e;  // bytes a value in the model
+  const uint8_t* rhs = constantBytes(r.model(), o) + uint64_t{b} * g.n * g.k * source;
+  std::vector<uint8_t> w(uint64_t{g.n} * g.k * e);
+  for (uint32_t n = 0; n < g.n; ++n) {
+    for (uint32_t k = 0; k < g.k; ++k) {
+      const uint8_t* v = rhs + (adjY ? uint64_t{n} * g.k + k : uint64_t{k} * g.n + n) * source;
+      uint8_t* to = &w[(uint64_t{n} * g.k + k) * e];
+      if (relaxed) {
+        uint32_t bits;
+        std::memcpy(&bits, v, 4);
+        const uint16_t h = hw::fp::fp32ToFp16(bits);
+        std::memcpy(to, &h, 2);
+      } else {
+        std::memcpy(to, v, e);
+      }
+    }
+  }
+  return w;
 }
 
 // The layer of batch index b: FULLY_CONNECTED's GEMM over lhs[b] with rhs[b] as its filter.
@@ -131,7 +164,8 @@ GemmLayer productLayer(const OperationReader& r, uint32_t index, const Geometry&
   layer.type = r.op().type;
   layer.inputOperand = r.op().inputs[0];
   layer.outputOperand = r.op().outputs[0];
-  layer.input = ImageShape{1, g.m, 1, g.k};
+  const uint32_t e = bytesPerElement(q.inputType);  // bytes a value on the device (binary16: 2)
+  layer.input = ImageShape{1, g.m, 1, g.k * e};  // K counts bytes
   layer.output = ImageShape{1, g.m, 1, g.n};
   layer.inZp = q.inZp;
   layer.wZp = q.wZp;
@@ -141,17 +175,11 @@ GemmLayer productLayer(const OperationReader& r, uint32_t index, const Geometry&
   layer.outputType = q.outputType;
   layer.columns = q.columns;  // bias 0 (none is given), the one multiplier in every column
   layer.clamp = q.clamp;
-  layer.inputOffset = uint64_t{b} * g.m * g.k;
-  layer.outputOffset = uint64_t{b} * g.m * g.n;
-  const uint64_t filterBytes = uint64_t{g.n} * g.k;
+  layer.inputOffset = uint64_t{b} * g.m * g.k * e;
+  layer.outputOffset = uint64_t{b} * g.m * g.n * e;
+  const uint64_t filterBytes = uint64_t{g.n} * g.k * e;
   if (isConstant(r.input(1))) {  // the filter is known now: in the weight image from the start
-    if (withValues) {
-      const uint8_t* rhs = constantBytes(r.model(), r.input(1)) + b * filterBytes;
-      layer.weights.resize(filterBytes);
-      for (uint32_t n = 0; n < g.n; ++n) {
-        for (uint32_t k = 0; k < g.k; ++k) layer.weights[uint64_t{n} * g.k + k] = adjY ? rhs[n * g.k + k] : rhs[k * g.n + n];
-      }
-    }
+    if (withValues) layer.weights = constantFilter(r, g, b, adjY, e);
     return layer;
   }
   layer.runtimeWeights = r.op().inputs[1];
@@ -162,8 +190,40 @@ GemmLayer productLayer(const OperationReader& r, uint32_t index, const Geometry&
   return layer;
 }
 
+// What every product's STORE does: requantize by lhs.scale * rhs.scale / out.scale (quant8, the
+// reference kernel's multiplier and rounding), or round the binary32 sum to binary16 (fp16;
+// bias +0, no clamp beyond the type's infinities).
+nn::Result<ConvQuantization> productQuantization(const OperationReader& r, uint32_t n) {
+  const nn::Operand& lhs = r.input(0);
+  const nn::Operand& rhs = r.input(1);
+  const nn::Operand& out = r.output(0);
+  if (out.type != lhs.type || rhs.type != lhs.type) return r.fail("lhs, rhs and output types differ");
+  ConvQuantization q;
+  if (r.halfType(lhs)) {
+    auto clamp = r.fp16Clamp(0);
+    if (!clamp.ok()) return clamp.error();
+    q.clamp = *clamp;
+    q.columns.assign(n, hw::ColumnParams{});
+    q.inputType = q.weightType = q.outputType = ElementType::kFloat16;
+    return q;
+  }
+  if (!(lhs.scale > 0) || !(rhs.scale > 0) || !(out.scale > 0)) return r.fail("scales must be positive");
+  auto m = quantizeMultiplier(convolutionMultiplier(lhs.scale, rhs.scale, out.scale));
+  if (!m) return r.fail("output multiplier is out of the hardware's range");
+  auto clamp = r.activationClamp(0, out);
+  if (!clamp.ok()) return clamp.error();
+  q.columns.assign(n, hw::ColumnParams{0, m->multiplier, static_cast<int8_t>(m->shift)});
+  q.clamp = *clamp;
+  q.inZp = lhs.zeroPoint;
+  q.wZp = rhs.zeroPoint;
+  q.outZp = out.zeroPoint;
+  q.inputType = q.weightType = q.outputType = ElementType::kQuant8AsymmSigned;
+  return q;
+}
+
 // adj_x: the layer that writes lhs transposed into an intermediate tensor, which it returns.
-uint32_t transposeLhs(const OperationReader& r, uint32_t index, const Geometry& g, LoweredOperation& lowered) {
+uint32_t transposeLhs(const OperationReader& r, uint32_t index, const Geometry& g, uint32_t e,
+                      LoweredOperation& lowered) {
   const nn::Operand& lhs = r.input(0);
   IntermediateTensor rows{r.intermediateOperand(0), lhs};
   rows.description.lifetime = nn::Operand::LifeTime::TEMPORARY_VARIABLE;
@@ -173,11 +233,12 @@ uint32_t transposeLhs(const OperationReader& r, uint32_t index, const Geometry& 
   auto layer = std::make_shared<TransposeLayer>();
   layer->operationIndex = index;
   layer->type = r.op().type;
-  layer->valueType = ElementType::kQuant8AsymmSigned;
+  layer->valueType = ElementType::kQuant8AsymmSigned;  // bytes copied as they are, binary16 too
+  layer->elementBytes = e;
   layer->batches = g.batches;
   layer->rows = g.k;  // lhs[b] is [K, M]
   layer->cols = g.m;
-  const ImageShape bytes{1, 1, 1, static_cast<uint32_t>(uint64_t{g.batches} * g.m * g.k)};
+  const ImageShape bytes{1, 1, 1, static_cast<uint32_t>(uint64_t{g.batches} * g.m * g.k * e)};
   layer->inputs = {{r.op().inputs[0], bytes, DataLayout::kFlat}};
   layer->outputs = {{rows.operand, bytes, DataLayout::kFlat}};
   LoweredLayer lo;
@@ -204,26 +265,13 @@ nn::Result<LoweredOperation> lowerBatchMatmul(const OperationReader& r, uint32_t
   if (!geometry.ok()) return geometry.error();
   const Geometry& g = *geometry;
   NN_TRY(r.checkOutputDims(g.output));
-  const nn::Operand& lhs = r.input(0);
-  const nn::Operand& rhs = r.input(1);
-  const nn::Operand& out = r.output(0);
-  if (out.type != lhs.type) return r.fail("output type {} differs from the inputs'", nn::toString(out.type));
-  if (!(lhs.scale > 0) || !(rhs.scale > 0) || !(out.scale > 0)) return r.fail("scales must be positive");
-  auto m = quantizeMultiplier(convolutionMultiplier(lhs.scale, rhs.scale, out.scale));
-  if (!m) return r.fail("output multiplier is out of the hardware's range");
-  auto clamp = r.activationClamp(0, out);
-  if (!clamp.ok()) return clamp.error();
-  ConvQuantization q;
-  q.columns.assign(g.n, hw::ColumnParams{0, m->multiplier, static_cast<int8_t>(m->shift)});
-  q.clamp = *clamp;
-  q.inZp = lhs.zeroPoint;
-  q.wZp = rhs.zeroPoint;
-  q.outZp = out.zeroPoint;
-  q.inputType = q.weightType = q.outputType = ElementType::kQuant8AsymmSigned;
+  auto quantization = productQuantization(r, g.n);
+  if (!quantization.ok()) return quantization.error();
+  const ConvQuantization& q = *quantization;
 
   LoweredOperation lowered;
   std::optional<uint32_t> lhsRows;  // adj_x: lhs as [..., M, K], made by the first layer
-  if (*adjX) lhsRows = transposeLhs(r, index, g, lowered);
+  if (*adjX) lhsRows = transposeLhs(r, index, g, bytesPerElement(q.inputType), lowered);
   for (uint32_t b = 0; b < g.batches; ++b) {
     LoweredLayer lo;
     GemmLayer layer = productLayer(r, index, g, q, b, *adjY, withValues);
