@@ -38,8 +38,8 @@ struct BmmCase {
   std::string describe() const {
     std::string s = "batch [";
     for (uint32_t d : batch) s += std::to_string(d) + ",";
-    return s + "] m " + std::to_string(m) + " k " + std::to_string(k) + " n " + std::to_string(n) +
-           " adj_x " + std::to_string(adjX) + " adj_y " + std::to_string(adjY) + " lhs from " +
+    return s + "] m " + std::to_string(m) + " k " + std::to_string(k) + " n " + std::to_string(n) + " adj_x " +
+           std::to_string(adjX) + " adj_y " + std::to_string(adjY) + " lhs from " +
            std::to_string(static_cast<int>(lhsFrom)) + " rhs from " + std::to_string(static_cast<int>(rhsFrom)) +
            " zps " + std::to_string(lhs.zeroPoint) + "/" + std::to_string(rhs.zeroPoint) + "/" +
            std::to_string(out.zeroPoint);
@@ -66,8 +66,8 @@ uint32_t operandFrom(ModelBuilder& b, OpModel& m, Source from, const Quant& q, c
   const uint32_t flat = b.input(q.type, {static_cast<uint32_t>(count)}, q.scale, q.zeroPoint);
   m.inputs.push_back(std::move(bytes));
   std::vector<int32_t> shape(dims.begin(), dims.end());
-  const uint32_t shapeOperand = b.constant(OperandType::TENSOR_INT32, {static_cast<uint32_t>(shape.size())},
-                                           shape.data(), shape.size() * 4);
+  const uint32_t shapeOperand =
+      b.constant(OperandType::TENSOR_INT32, {static_cast<uint32_t>(shape.size())}, shape.data(), shape.size() * 4);
   const uint32_t out = b.tensor(q.type, dims, q.scale, q.zeroPoint);
   b.operation(nn::OperationType::RESHAPE, {flat, shapeOperand}, {out});
   return out;
@@ -129,8 +129,8 @@ void expectBitExact(const hal::IDevice& device, const BmmCase& c, std::mt19937& 
   auto dev = runOnPrepared(*prepared.value(), m);
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   const int64_t at = firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]);
-  EXPECT_EQ(at, -1) << "byte " << at << " is " << int(dev.value().outputs[0][at < 0 ? 0 : at]) << ", the reference says "
-                    << int(cpu.value().outputs[0][at < 0 ? 0 : at]);
+  EXPECT_EQ(at, -1) << "byte " << at << " is " << int(dev.value().outputs[0][at < 0 ? 0 : at])
+                    << ", the reference says " << int(cpu.value().outputs[0][at < 0 ? 0 : at]);
 }
 
 TEST(BatchMatmul, AttentionShapesEveryAdjoint) {

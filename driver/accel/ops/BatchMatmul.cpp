@@ -17,6 +17,11 @@
 // layer on the vector unit (TransposeLayer) writes lhs[b] transposed into an intermediate tensor,
 // a byte a vector row as the adj_y repack (no unit moves bytes across lanes faster), and the
 // products read that.
+//
+// Float16 (TENSOR_FLOAT16, or relaxed TENSOR_FLOAT32 kept as binary16) runs the same layers on the
+// fp16 datapath: K, offsets and the transposes count two bytes a value, and the STORE rounds the
+// binary32 sums to binary16 (the reference sums all K in order, the array a K chunk at a time:
+// equal within binary32 rounding, not bit for bit).
 #include <fmt/format.h>
 
 #include <cstring>
@@ -116,13 +121,17 @@ nn::Status checkOperands(const OperationReader& r) {
   for (uint32_t i = 0; i < 2; ++i) {
     const nn::Operand& o = r.input(i);
     if (o.type != nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED && !r.halfType(o)) {
-      return r.fail("{} type {} is not supported (TENSOR_QUANT8_ASYMM_SIGNED, or TENSOR_FLOAT16 / relaxed "
-                    "TENSOR_FLOAT32 on the fp16 datapath)",
-                    i == 0 ? "lhs" : "rhs", nn::toString(o.type));
+      return r.fail(
+          "{} type {} is not supported (TENSOR_QUANT8_ASYMM_SIGNED, or TENSOR_FLOAT16 / relaxed "
+          "TENSOR_FLOAT32 on the fp16 datapath)",
+          i == 0 ? "lhs" : "rhs", nn::toString(o.type));
     }
-    if (!nn::isFullySpecified(o.type, o.dimensions)) return r.fail("{} shape is not fully specified", i == 0 ? "lhs" : "rhs");
+    if (!nn::isFullySpecified(o.type, o.dimensions))
+      return r.fail("{} shape is not fully specified", i == 0 ? "lhs" : "rhs");
     if (!isConstant(o) && !givenAtExecution(o)) return r.fail("{} has no value", i == 0 ? "lhs" : "rhs");
-    const uint64_t valueBytes = o.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 1 : o.type == nn::OperandType::TENSOR_FLOAT16 ? 2 : 4;
+    const uint64_t valueBytes = o.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 1
+                                : o.type == nn::OperandType::TENSOR_FLOAT16           ? 2
+                                                                                      : 4;
     if (isConstant(o) && (constantBytes(r.model(), o) == nullptr ||
                           o.location.length < valueBytes * nn::numberOfElements(o.dimensions))) {
       return r.fail("{} value is shorter than its shape", i == 0 ? "lhs" : "rhs");
@@ -165,7 +174,7 @@ GemmLayer productLayer(const OperationReader& r, uint32_t index, const Geometry&
   layer.inputOperand = r.op().inputs[0];
   layer.outputOperand = r.op().outputs[0];
   const uint32_t e = bytesPerElement(q.inputType);  // bytes a value on the device (binary16: 2)
-  layer.input = ImageShape{1, g.m, 1, g.k * e};  // K counts bytes
+  layer.input = ImageShape{1, g.m, 1, g.k * e};     // K counts bytes
   layer.output = ImageShape{1, g.m, 1, g.n};
   layer.inZp = q.inZp;
   layer.wZp = q.wZp;
