@@ -60,6 +60,15 @@ struct GemmLayer {
   // weight and parameter images before the layer runs (RuntimeOperands.h). `weights` then
   // holds the zero point, the columns' bias 0.
   std::optional<uint32_t> runtimeWeights, runtimeBias;
+  // Where in its tensors the layer's data start, in bytes: one matrix of a batch (BATCH_MATMUL
+  // lowers a batch of B products to B layers over the same three tensors, each at its own
+  // offset). The input and output views start that far into their tensors, the runtime filter
+  // is read from that far into its operand.
+  uint64_t inputOffset = 0, outputOffset = 0, runtimeWeightsOffset = 0;
+  // The runtime filter's order in DRAM: false [N, K] (a row per output channel, as FULLY_CONNECTED
+  // and WEFT_MATMUL_INT32 give it), true [K, N] (BATCH_MATMUL's rhs without adj_y): then each
+  // weight tile row is Cols contiguous bytes of a filter row and the repack copies whole rows.
+  bool runtimeWeightsKMajor = false;
 
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }

@@ -17,9 +17,10 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 19> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 20> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
+    {T::BATCH_MATMUL, lowerBatchMatmul},
     {T::DEPTHWISE_CONV_2D, lowerDepthwiseConv2d},
     {T::AVERAGE_POOL_2D, lowerPool2d},
     {T::MAX_POOL_2D, lowerPool2d},
@@ -74,7 +75,8 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
   const LowerFn lower = familyOf(model, type);
   // The array's layers (a weight image the compiler may not build); the vector unit's always
   // take their filter.
-  const bool gemm = lower == lowerConv2d || lower == lowerFullyConnected || lower == lowerWeftMatmulInt32;
+  const bool gemm = lower == lowerConv2d || lower == lowerFullyConnected || lower == lowerWeftMatmulInt32 ||
+                    lower == lowerBatchMatmul;
   OperationReader r(model, index, gemmFilterValues || !gemm);
   NN_TRY(r.checkIndexes());
   if (lower == nullptr) {

@@ -356,9 +356,11 @@ LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer, const s
   };
   LayerPlacement where;
   where.input = view(layer.inputOperand, layer.input);
+  where.input.origin += layer.inputOffset;  // one matrix of a batch (GemmLayer::inputOffset)
   ImageShape outputBytes = layer.output;  // the view in bytes, as tensor images count them
   outputBytes.channels *= layer.outputElementBytes();
   where.output = view(layer.outputOperand, outputBytes);
+  where.output.origin += layer.outputOffset;
   return where;
 }
 

@@ -24,11 +24,33 @@ nn::Status repackWeights(const GemmLayer& layer, const TilePlan& plan, uint64_t 
     const uint32_t n0 = t * C, channels = std::min(C, N - n0);
     for (uint32_t c = 0; c < plan.chunks.size(); ++c) {
       const KChunk& chunk = plan.chunks[c];
+      const uint64_t tile = image + weightTileOffset(plan, t, c, config);
+      if (layer.runtimeWeightsKMajor && isFloat(layer.weightType)) {
+        // [K, N] binary16: tile row 2k + h holds byte h of filter row k's values, bytes 2 apart in
+        // DRAM: per h, an image of `channels` rows of chunk.bytes / 2 one-byte pixels.
+        const uint32_t k0 = chunk.kBegin / 2, values = chunk.bytes / 2;
+        const ImageShape shape{1, channels, values, 1};
+        for (uint32_t h = 0; h < 2; ++h) {
+          const LaneImage src{ImageView{filter + (uint64_t{k0} * N + n0) * 2 + h, 2ull * N, 2, 0}, shape, C};
+          const LaneImage dst{ImageView{tile + h * C, 2ull * C, 1, 0}, shape, C};
+          NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+        }
+        continue;
+      }
+      if (layer.runtimeWeightsKMajor) {
+        // [K, N]: tile row r is filter row kBegin + r's `channels` bytes from n0, contiguous, so
+        // the copy moves a whole row a vector row (an image of chunk.bytes one-pixel rows).
+        const ImageShape rows{1, chunk.bytes, 1, channels};
+        const LaneImage src{ImageView{filter + uint64_t{chunk.kBegin} * N + n0, channels, N, 0}, rows, C};
+        const LaneImage dst{ImageView{tile, C, C, 0}, rows, C};
+        NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+        continue;
+      }
       // The tile's row r, column x is filter byte (n0 + x) * K + kBegin + r: both as an image of
       // `channels` rows of chunk.bytes one-byte pixels, read along K, written down the tile.
       const ImageShape shape{1, channels, chunk.bytes, 1};
       const LaneImage src{ImageView{filter + uint64_t{n0} * K + chunk.kBegin, 1, K, 0}, shape, C};
-      const LaneImage dst{ImageView{image + weightTileOffset(plan, t, c, config), C, 1, 0}, shape, C};
+      const LaneImage dst{ImageView{tile, C, 1, 0}, shape, C};
       NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
     }
   }

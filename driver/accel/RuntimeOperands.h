@@ -21,8 +21,10 @@ namespace weft::accel {
 // The identity parameter row the copies' STOREs use (load it with EltwiseEmitter::begin).
 std::vector<uint8_t> copyParamRow(const hw::HwConfig& config);
 
-// Writes the filter (N x K dense bytes at `filter`, K in the layer's order) into the weight
-// image of `plan` at `image` (whose other bytes already hold the zero point).
+// Writes the filter (N x K dense bytes at `filter`, K in the layer's order; K x N with
+// GemmLayer::runtimeWeightsKMajor) into the weight image of `plan` at `image` (whose other bytes
+// already hold the zero point). [N, K] is transposed a byte a vector row; [K, N] is in the
+// tiles' own order and copied Cols bytes a row.
 nn::Status repackWeights(const GemmLayer& layer, const TilePlan& plan, uint64_t filter, uint64_t image,
                          const hw::HwConfig& config, EltwiseEmitter& emitter);
 

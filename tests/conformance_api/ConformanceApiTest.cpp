@@ -3,7 +3,7 @@
 // checked with NNAPI's rules (tests/support). Suites are <device>_<spec version>:
 //   cpu_<version>    every case, on the CPU reference device;
 //   accel_<version>  every case whose operations the accelerator runs (the array's CONV_2D and
-//                    FULLY_CONNECTED, the vector unit's depthwise convolution, pools, MEAN,
+//                    FULLY_CONNECTED and BATCH_MATMUL, the vector unit's depthwise convolution, pools, MEAN,
 //                    ADD/SUB/MUL, activations, SOFTMAX, PAD, CONCATENATION, RESHAPE) on 8-bit
 //                    quantized tensors (with int32 biases), on the accelerator alone: a case it
 //                    does not claim fails (skipped only when no accelerator is present);

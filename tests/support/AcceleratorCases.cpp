@@ -12,7 +12,7 @@ bool isAcceleratorCase(const TestModel& model) {
   static const std::vector<T> kAccelerated = {
       T::CONV_2D, T::FULLY_CONNECTED, T::DEPTHWISE_CONV_2D, T::AVERAGE_POOL_2D, T::MAX_POOL_2D, T::MEAN, T::ADD,
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
-      T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE};
+      T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -93,6 +93,7 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::RELU6:
       case T::LOGISTIC:
       case T::TANH:
+      case T::BATCH_MATMUL:
         break;
       default:
         return false;

@@ -62,7 +62,7 @@ Rule ruleOf(Op type) {
     case Op::MUL:
     case Op::CONCATENATION:
     case Op::PRELU:
-    case Op::BATCH_MATMUL:
+    case Op::BATCH_MATMUL:  // both operands activations, each with its calibrated range
       return Rule::kCalibrated;
     case Op::AVERAGE_POOL_2D:
     case Op::MAX_POOL_2D:

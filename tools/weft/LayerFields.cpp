@@ -41,6 +41,7 @@ constexpr OpInfo kOps[] = {
     {LayerOp::kTanh, "TANH", {1, 1}},
     {LayerOp::kPad, "PAD", {1, 1}},
     {LayerOp::kPadV2, "PAD_V2", {1, 1}},
+    {LayerOp::kBatchMatmul, "BATCH_MATMUL", {2, 2}},
 };
 
 const OpInfo& info(LayerOp op) {
@@ -175,6 +176,10 @@ Layer parseLayerFields(const json& j, const std::string& where) {
       break;
     case LayerOp::kReshape:
       l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
+      break;
+    case LayerOp::kBatchMatmul:
+      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
+      l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
       break;
     case LayerOp::kSoftmax:
       l.beta = get<float>(j, "beta", where);

@@ -130,6 +130,27 @@ void reshapeShape(Layer& l, const std::vector<uint32_t>& in, const std::string& 
   for (int32_t d : target) l.outputShape.push_back(static_cast<uint32_t>(d == -1 ? elements / known : size_t(d)));
 }
 
+// BATCH_MATMUL: lhs [..., M, K] ([..., K, M] with adjX) x rhs [..., K, N] ([..., N, K] with adjY), the batch dimensions
+// equal (NNAPI's rule: no broadcasting).
+void batchMatmulShape(Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
+  const auto& a = inputs[0].shape;
+  const auto& b = inputs[1].shape;
+  const size_t rank = a.size();
+  if (rank < 2 || b.size() != rank) throw NetworkError(where + ": BATCH_MATMUL inputs need one rank, 2 to 4");
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (a[d] != b[d]) throw NetworkError(fmt::format("{}: batch dimension {} differs ({} vs {})", where, d, a[d], b[d]));
+  }
+  const uint32_t m = l.adjX ? a[rank - 1] : a[rank - 2], k = l.adjX ? a[rank - 2] : a[rank - 1];
+  const uint32_t n = l.adjY ? b[rank - 2] : b[rank - 1];
+  if ((l.adjY ? b[rank - 1] : b[rank - 2]) != k) {
+    throw NetworkError(fmt::format("{}: inner dimensions differ: {} x {}", where, shapeText(a), shapeText(b)));
+  }
+  l.outputShape = a;
+  l.outputShape[rank - 2] = m;
+  l.outputShape[rank - 1] = n;
+  l.macs = product(l.outputShape) * k;
+}
+
 }  // namespace
 
 void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
@@ -195,6 +216,9 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
       break;
     case LayerOp::kReshape:
       reshapeShape(l, in, where);
+      break;
+    case LayerOp::kBatchMatmul:
+      batchMatmulShape(l, inputs, where);
       break;
     case LayerOp::kSoftmax:
       l.outputShape = in;

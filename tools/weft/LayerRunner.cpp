@@ -148,6 +148,20 @@ PreparedLayer prepareLayer(const LayerEntry& entry, ANeuralNetworksDevice* accel
   return p;
 }
 
+// Adds counter deltas into `sum` by name: the profile has an entry per layer, and an operation
+// lowered to several layers (BATCH_MATMUL: one a product) is reported as their total.
+void addCounters(std::vector<std::pair<std::string, uint64_t>>& sum,
+                 const std::vector<std::pair<std::string, uint64_t>>& more) {
+  for (const auto& [name, value] : more) {
+    auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& c) { return c.first == name; });
+    if (it == sum.end()) {
+      sum.emplace_back(name, value);
+    } else {
+      it->second += value;
+    }
+  }
+}
+
 }  // namespace
 
 LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double executeSeconds) {
@@ -163,7 +177,7 @@ LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double exe
       e.cycles += op.cycles;
       e.readBytes += op.dramReadBytes;
       e.writeBytes += op.dramWriteBytes;
-      e.counters = op.counters;
+      addCounters(e.counters, op.counters);  // an operation of several layers: their sum
       if (op.peakOpsPerCycle > 0) {
         e.unit = op.unit;
         e.mapping = op.mapping;
@@ -171,8 +185,8 @@ LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double exe
         e.unitOps = op.macs;
       }
       for (const auto& [name, value] : op.counters) {
-        if (name == "ARRAY_ROWS") e.arrayRows = value;
-        if (name == "VECTOR_SLOTS") e.vectorSlots = value;
+        if (name == "ARRAY_ROWS") e.arrayRows += value;
+        if (name == "VECTOR_SLOTS") e.vectorSlots += value;
       }
     }
   }

@@ -46,6 +46,8 @@ std::vector<std::string> opFields(LayerOp op) {
       return {"axis"};
     case LayerOp::kReshape:
       return {"shape"};
+    case LayerOp::kBatchMatmul:
+      return {"adjX", "adjY"};
     default:
       return {};
   }
@@ -178,6 +180,10 @@ void readOpFields(const json& j, Layer& l, const std::vector<LayerInput>& inputs
     case LayerOp::kReshape:
       l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
       break;
+    case LayerOp::kBatchMatmul:
+      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
+      l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
+      break;
     default:
       break;
   }
@@ -207,6 +213,12 @@ QuantParams defaultOutputQuant(const Layer& l, const std::vector<LayerInput>& in
       return {static_cast<float>(kOperandSpread * kOperandSpread * inputs[0].quant.scale * inputs[1].quant.scale /
                                  kOutputSpread),
               mid};
+    case LayerOp::kBatchMatmul: {  // a sum of K products, as a convolution's
+      const double k = l.adjX ? inputs[0].shape.end()[-2] : inputs[0].shape.back();
+      return {static_cast<float>(kOperandSpread * kOperandSpread * std::sqrt(k) * inputs[0].quant.scale *
+                                 inputs[1].quant.scale / kOutputSpread),
+              mid};
+    }
     default:  // CONCATENATION: the first input's
       return inputs.front().quant;
   }

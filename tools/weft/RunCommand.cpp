@@ -83,6 +83,41 @@ CompilationPtr compile(ANeuralNetworksModel* model, const std::vector<ANeuralNet
   return compilation;
 }
 
+// The profile has an entry per layer; an operation lowered to several (BATCH_MATMUL: a layer per
+// product, and an adj_x transpose before them) is reported once, its layers' sums. Its unit, rate
+// and mapping are its array layers' when it has any (the vector unit's lane operations then
+// leave its MACs alone), else its first measured layer's.
+std::vector<hal::OperationProfile> perOperation(const std::vector<hal::OperationProfile>& layers) {
+  std::vector<hal::OperationProfile> ops;
+  for (const hal::OperationProfile& l : layers) {
+    if (ops.empty() || ops.back().operationIndex != l.operationIndex) {
+      ops.push_back(l);
+      continue;
+    }
+    hal::OperationProfile& op = ops.back();
+    op.cycles += l.cycles;
+    op.onHardwareNs += l.onHardwareNs;
+    op.inDriverNs += l.inDriverNs;
+    op.dramReadBytes += l.dramReadBytes;
+    op.dramWriteBytes += l.dramWriteBytes;
+    for (const auto& [name, value] : l.counters) {
+      auto it = std::find_if(op.counters.begin(), op.counters.end(), [&](const auto& c) { return c.first == name; });
+      if (it == op.counters.end()) {
+        op.counters.emplace_back(name, value);
+      } else {
+        it->second += value;
+      }
+    }
+    if (l.peakOpsPerCycle == 0) continue;
+    if (op.peakOpsPerCycle == 0 || (l.unit == "array" && op.unit != "array")) {
+      op.unit = l.unit, op.peakOpsPerCycle = l.peakOpsPerCycle, op.mapping = l.mapping, op.macs = l.macs;
+    } else if (l.unit == op.unit) {
+      op.macs += l.macs;
+    }
+  }
+  return ops;
+}
+
 // `measured`: the execution measured NNAPI's durations, which only a compilation for the
 // accelerator alone can (createForDevices with one device).
 void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
@@ -102,7 +137,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       c.dram = profile.dramRequests;
       report.commands.push_back(std::move(c));
     }
-    for (const auto& op : profile.operations) {
+    for (const auto& op : perOperation(profile.operations)) {
       if (op.operationIndex >= report.layers.size()) continue;
       LayerReport& l = report.layers[op.operationIndex];
       l.cycles = op.cycles;

@@ -19,6 +19,8 @@ using LowerFn = nn::Result<LoweredOperation> (*)(const OperationReader& reader, 
 // The array (GemmLayer).
 nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues);
+// BATCH_MATMUL, both operands activations: a layer per product (ops/BatchMatmul.cpp).
+nn::Result<LoweredOperation> lowerBatchMatmul(const OperationReader& r, uint32_t index, bool withValues);
 // org.weft.accel's WEFT_MATMUL_INT32 (ops/WeftMatmul.cpp).
 nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint32_t index, bool withValues);
 // The vector unit (VectorLayer).

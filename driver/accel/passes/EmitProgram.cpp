@@ -102,7 +102,8 @@ nn::Status Emission::repack(const GemmLayer& layer, const TilePlan& tp, const La
   EltwiseEmitter emitter(config_, *out_.program);
   NN_TRY(emitter.begin(copyRow, std::nullopt));
   if (layer.runtimeWeights) {
-    NN_TRY(repackWeights(layer, tp, addressOf(*layer.runtimeWeights), where.weights, config_, emitter));
+    const uint64_t filter = addressOf(*layer.runtimeWeights) + layer.runtimeWeightsOffset;
+    NN_TRY(repackWeights(layer, tp, filter, where.weights, config_, emitter));
   }
   if (layer.runtimeBias) NN_TRY(repackBias(layer.n(), addressOf(*layer.runtimeBias), where.params, config_, emitter));
   out_.program->add(PlannedCommand{hw::BarrierCmd{}, {}});
