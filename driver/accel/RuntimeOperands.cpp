@@ -3,17 +3,6 @@
 #include "CommandGenerator.h"
 
 namespace weft::accel {
-namespace {
-
-// Bytes as they are: unsigned in, identity out, the full byte range.
-EltwiseMath byteCopy() {
-  EltwiseMath m;
-  m.kind = hw::EltKind::kCopy;
-  m.clamp = ClampRange{0, 255};
-  return m;
-}
-
-}  // namespace
 
 std::vector<uint8_t> copyParamRow(const hw::HwConfig& config) { return paramRows({}, 1, config); }
 

@@ -35,14 +35,6 @@
 namespace weft::accel {
 namespace {
 
-// Bytes as they are (either signedness): unsigned in, identity out, the full byte range.
-EltwiseMath byteCopy() {
-  EltwiseMath m;
-  m.kind = hw::EltKind::kCopy;
-  m.clamp = ClampRange{0, 255};
-  return m;
-}
-
 // adj_x: every [rows, cols] matrix of a dense batch transposed into [cols, rows], a byte a row.
 class TransposeLayer final : public VectorLayer {
  public:
@@ -176,14 +168,7 @@ GemmLayer productLayer(const OperationReader& r, uint32_t index, const Geometry&
   const uint32_t e = bytesPerElement(q.inputType);  // bytes a value on the device (binary16: 2)
   layer.input = ImageShape{1, g.m, 1, g.k * e};     // K counts bytes
   layer.output = ImageShape{1, g.m, 1, g.n};
-  layer.inZp = q.inZp;
-  layer.wZp = q.wZp;
-  layer.outZp = q.outZp;
-  layer.inputType = q.inputType;
-  layer.weightType = q.weightType;
-  layer.outputType = q.outputType;
-  layer.columns = q.columns;  // bias 0 (none is given), the one multiplier in every column
-  layer.clamp = q.clamp;
+  applyQuantization(layer, q);  // bias 0 (none is given), the one multiplier in every column
   layer.inputOffset = uint64_t{b} * g.m * g.k * e;
   layer.outputOffset = uint64_t{b} * g.m * g.n * e;
   const uint64_t filterBytes = uint64_t{g.n} * g.k * e;

@@ -18,16 +18,9 @@ namespace {
 
 using nn::OperandType;
 
-// Copies a convolution's quantization into its GEMM layer.
-void applyQuantization(GemmLayer& layer, ConvQuantization q, const nn::Operation& op) {
-  layer.columns = std::move(q.columns);
-  layer.clamp = q.clamp;
-  layer.inZp = q.inZp;
-  layer.wZp = q.wZp;
-  layer.outZp = q.outZp;
-  layer.inputType = q.inputType;
-  layer.weightType = q.weightType;
-  layer.outputType = q.outputType;
+// Copies a convolution's quantization and filter into its GEMM layer.
+void applyConvQuantization(GemmLayer& layer, ConvQuantization q, const nn::Operation& op) {
+  applyQuantization(layer, q);
   layer.weights = std::move(q.weights);
   layer.runtimeWeights = q.runtimeWeights;
   layer.runtimeBias = q.runtimeBias;
@@ -116,7 +109,7 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
                 : r.convQuantization(outC, uint64_t{fh} * fw * image.channels, activation, /*perChannelDim=*/0,
                                      /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
-  applyQuantization(layer, std::move(q).value(), op);
+  applyConvQuantization(layer, std::move(q).value(), op);
   layer.input.channels *= layer.inputValueBytes();  // K counts bytes
   const nn::Dimensions outDims =
       nchw ? nn::Dimensions{image.batches, outC, layer.output.height, layer.output.width}
@@ -161,7 +154,7 @@ nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint3
   auto q = binary16 ? r.fp16Convolution(units, inputSize, *act, withValues)
                 : r.convQuantization(units, inputSize, *act, /*perChannelDim=*/-1, /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
-  applyQuantization(layer, std::move(q).value(), op);
+  applyConvQuantization(layer, std::move(q).value(), op);
   layer.input.channels *= layer.inputValueBytes();  // K counts bytes
   auto od = r.checkOutputDims({batch, units});
   if (!od.ok()) return od.error();

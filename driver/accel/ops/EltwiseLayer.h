@@ -41,6 +41,14 @@ struct EltwiseMath {
   bool binary() const { return kind == hw::EltKind::kAdd || kind == hw::EltKind::kMul; }
 };
 
+// Bytes moved as they are (either signedness): unsigned in, identity out, the full byte range.
+inline EltwiseMath byteCopy() {
+  EltwiseMath m;
+  m.kind = hw::EltKind::kCopy;
+  m.clamp = ClampRange{0, 255};
+  return m;
+}
+
 // Emits the commands of pieces of element-wise work into one layer, sharing its buffers.
 class EltwiseEmitter {
  public:

@@ -38,6 +38,19 @@ struct ConvQuantization {
   std::optional<uint32_t> runtimeWeights, runtimeBias;
 };
 
+// Gives `layer` the quantization's zero points, types, columns and clamp (not the filter, which
+// each family places its own way).
+inline void applyQuantization(GemmLayer& layer, const ConvQuantization& q) {
+  layer.inZp = q.inZp;
+  layer.wZp = q.wZp;
+  layer.outZp = q.outZp;
+  layer.inputType = q.inputType;
+  layer.weightType = q.weightType;
+  layer.outputType = q.outputType;
+  layer.columns = q.columns;
+  layer.clamp = q.clamp;
+}
+
 // Padding of one dimension of a window: before and after.
 struct Padding {
   int64_t head = 0, tail = 0;
