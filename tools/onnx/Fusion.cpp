@@ -223,12 +223,10 @@ bool Matcher::fuseLayerNorm(size_t i) {
     if (is(r, "Div", 2) && n.input(0) == d) divide = r;
   }
   if (!square || !divide) return false;
-  const auto variance = readers_.count(node(*square).output(0)) != 0 &&
-                                readers_.at(node(*square).output(0)).size() == 1 &&
-                                reducesLastAxis(readers_.at(node(*square).output(0))[0], node(*square).output(0))
-                            ? std::optional<size_t>(readers_.at(node(*square).output(0))[0])
-                            : std::nullopt;
-  if (!variance || g_.graphOutputs.count(node(*square).output(0)) != 0) return false;
+  const std::string& squared = node(*square).output(0);
+  auto variance = soleReader(squared, "ReduceMean", 1);
+  if (!variance) variance = soleReader(squared, "ReduceMean", 2);  // opset 18: axes as an input
+  if (!variance || !reducesLastAxis(*variance, squared)) return false;
   const auto shift = soleReader(node(*variance).output(0), "Add");
   const auto epsilon = shift ? other(*shift, node(*variance).output(0)) : std::nullopt;
   if (!epsilon || !scalar(*epsilon) || *scalar(*epsilon) < 0) return false;
