@@ -89,12 +89,13 @@ std::string layerIdentity(const Network& net) {
   for (const ExtraInput& e : net.extraInputs) id += fmt::format("; extra {} {}", fmt::join(e.shape, "x"), quant(e.quant));
   for (const Layer& l : net.layers) {
     id += fmt::format("; {} [{}] s{} d{} m{} pad {} {} {} {} {} act {} w {} {} f {}x{} beta {} axis {} axes [{}] keep {} "
-                      "target [{}] paddings [{}] value {} out {} {} -> {}",
+                      "target [{}] paddings [{}] value {} perm [{}] adj {} {} out {} {} -> {}",
                       nnapiName(l.op), fmt::join(l.inputs, ","), l.stride, l.dilation, l.depthMultiplier,
                       static_cast<int>(l.padding.scheme), l.padding.top, l.padding.bottom, l.padding.left,
                       l.padding.right, l.activation, fmt::join(l.weightShape, "x"), quant(l.weightQuant), l.filterH,
                       l.filterW, l.beta, l.axis, fmt::join(l.axes, ","), l.keepDims, fmt::join(l.targetShape, ","),
-                      fmt::join(l.paddings, ","), l.padValue, quant(l.outputQuant), fmt::join(l.inputShape, "x"),
+                      fmt::join(l.paddings, ","), l.padValue, fmt::join(l.perm, ","), l.adjX, l.adjY,
+                      quant(l.outputQuant), fmt::join(l.inputShape, "x"),
                       fmt::join(l.outputShape, "x"));
   }
   return id;
@@ -286,6 +287,13 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
   };
   std::vector<LayerRun> runs;
   size_t traced = 0;  // commands kept for the trace so far
+  // The layer executed last keeps its DRAM until the next layer's compilation ahead is done, and
+  // the layers ahead start only once the layer compiled alone is placed: a layer compiled ahead
+  // is always placed beside the one before it, so whether the two fit together follows from the
+  // layers, not from whether its thread reached the DRAM before or after the other let go of it.
+  // (Where the executing layer grows the command ring, which of the two then fails, and runs
+  // again, still depends on timing; that one does, either way, does not.)
+  std::optional<PreparedLayer> previous;
   for (size_t i = 0; i < count; ++i) {
     if (options.onLayer) options.onLayer(i, count, table.layers[i].name);
     if (sameAs[i]) {
@@ -305,17 +313,20 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
         prepared = compiling.get();  // rethrows what its compilation threw
         prepared.run.compiledAhead = true;
       } else {
+        // Compiled now, alone: the layers ahead start once it is placed, beside it.
+        previous.reset();
         ++launched;
-        launchAhead(i);
         besideOthers = !ahead.empty();
         prepared = prepareLayer(table.layers[i], accelerator, options);
       }
     } catch (const std::exception&) {
       if (!besideOthers) throw;
+      previous.reset();
       dropAhead(i);
       prepared = prepareLayer(table.layers[i], accelerator, options);
       prepared.run.againAlone = true;
     }
+    previous.reset();
     launchAhead(i);
     const Network& net = *prepared.net;
     const Layer& layer = net.layers.front();
@@ -357,6 +368,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     run.executeSeconds = median(execute);
     if (options.keepOutputs) run.output = std::move(output);
     runs.push_back(std::move(run));
+    previous = std::move(prepared);
   }
   return runs;
 }
