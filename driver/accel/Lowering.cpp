@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 20> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 21> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
     {T::BATCH_MATMUL, lowerBatchMatmul},
@@ -38,6 +38,7 @@ constexpr std::array<std::pair<T, LowerFn>, 20> kOperations{{
     {T::CONCATENATION, lowerConcatenation},
     {T::PAD, lowerPad},
     {T::PAD_V2, lowerPad},
+    {T::TRANSPOSE, lowerTranspose},
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.

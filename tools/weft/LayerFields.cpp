@@ -42,6 +42,7 @@ constexpr OpInfo kOps[] = {
     {LayerOp::kPad, "PAD", {1, 1}},
     {LayerOp::kPadV2, "PAD_V2", {1, 1}},
     {LayerOp::kBatchMatmul, "BATCH_MATMUL", {2, 2}},
+    {LayerOp::kTranspose, "TRANSPOSE", {1, 1}},
 };
 
 const OpInfo& info(LayerOp op) {
@@ -180,6 +181,9 @@ Layer parseLayerFields(const json& j, const std::string& where) {
     case LayerOp::kBatchMatmul:
       l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
       l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
+      break;
+    case LayerOp::kTranspose:
+      l.perm = get<std::vector<int32_t>>(j, "perm", where);
       break;
     case LayerOp::kSoftmax:
       l.beta = get<float>(j, "beta", where);

@@ -151,6 +151,23 @@ void batchMatmulShape(Layer& l, const std::vector<LayerInput>& inputs, const std
   l.macs = product(l.outputShape) * k;
 }
 
+// TRANSPOSE: output dimension k is input dimension perm[k]; perm names every axis once.
+void transposeShape(Layer& l, const std::vector<uint32_t>& in, const std::string& where) {
+  std::vector<bool> seen(in.size());
+  if (l.perm.size() != in.size()) {
+    throw NetworkError(fmt::format("{}: perm has {} entries for an input of rank {}", where, l.perm.size(), in.size()));
+  }
+  l.outputShape.clear();
+  for (int32_t p : l.perm) {
+    if (p < 0 || static_cast<size_t>(p) >= in.size() || seen[p]) {
+      throw NetworkError(fmt::format("{}: perm [{}] is not a permutation of {} axes", where, fmt::join(l.perm, ", "),
+                                     in.size()));
+    }
+    seen[p] = true;
+    l.outputShape.push_back(in[p]);
+  }
+}
+
 }  // namespace
 
 void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
@@ -220,6 +237,9 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
     case LayerOp::kBatchMatmul:
       batchMatmulShape(l, inputs, where);
       break;
+    case LayerOp::kTranspose:
+      transposeShape(l, in, where);
+      break;
     case LayerOp::kSoftmax:
       l.outputShape = in;
       break;
@@ -252,6 +272,7 @@ bool keepsInputQuant(LayerOp op) {
     case LayerOp::kMaxPool2d:
     case LayerOp::kMean:
     case LayerOp::kReshape:
+    case LayerOp::kTranspose:
     case LayerOp::kRelu:
     case LayerOp::kRelu1:
     case LayerOp::kRelu6:

@@ -48,6 +48,8 @@ std::vector<std::string> opFields(LayerOp op) {
       return {"shape"};
     case LayerOp::kBatchMatmul:
       return {"adjX", "adjY"};
+    case LayerOp::kTranspose:
+      return {"perm"};
     default:
       return {};
   }
@@ -183,6 +185,9 @@ void readOpFields(const json& j, Layer& l, const std::vector<LayerInput>& inputs
     case LayerOp::kBatchMatmul:
       l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
       l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
+      break;
+    case LayerOp::kTranspose:
+      l.perm = get<std::vector<int32_t>>(j, "perm", where);
       break;
     default:
       break;

@@ -189,6 +189,9 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
     case LayerOp::kBatchMatmul:
       append(in, {w.boolScalar(l.adjX), w.boolScalar(l.adjY)});
       return ANEURALNETWORKS_BATCH_MATMUL;
+    case LayerOp::kTranspose:
+      in.push_back(w.int32Vector(l.perm));
+      return ANEURALNETWORKS_TRANSPOSE;
     case LayerOp::kSoftmax:
       in.push_back(w.float32Scalar(l.beta));
       return ANEURALNETWORKS_SOFTMAX;

@@ -14,7 +14,7 @@
 //   adj_y true:  rhs[b] is [N, K] (FULLY_CONNECTED's order): the repack transposes it a byte a
 //                vector row, which costs cycles in proportion to N x K (reported with the layer).
 // adj_x (lhs given [K, M]) needs lhs as M pixels of K bytes before the array reads it: a first
-// layer on the vector unit (TransposeLayer) writes lhs[b] transposed into an intermediate tensor,
+// layer on the vector unit (PermuteLayer.h) writes lhs[b] transposed into an intermediate tensor,
 // a byte a vector row as the adj_y repack (no unit moves bytes across lanes faster), and the
 // products read that.
 //
@@ -29,39 +29,12 @@
 #include "../RuntimeOperands.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
+#include "PermuteLayer.h"
 #include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
 
 namespace weft::accel {
 namespace {
-
-// adj_x: every [rows, cols] matrix of a dense batch transposed into [cols, rows], a byte a row.
-class TransposeLayer final : public VectorLayer {
- public:
-  uint32_t batches = 1, rows = 1, cols = 1;
-  uint32_t elementBytes = 1;  // 2: binary16 values, moved whole (a pixel of two bytes)
-
-  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
-    return {copyParamRow(config)};
-  }
-  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override {
-    const uint32_t C = config.cols();
-    EltwiseEmitter emitter(config, out);
-    NN_TRY(emitter.begin(where.constants[0], std::nullopt));
-    const uint64_t matrix = uint64_t{rows} * cols * elementBytes, e = elementBytes;
-    // Output pixel (y, x) = (col, row) of the input: an image of `cols` rows of `rows` one-value
-    // pixels, read down the input's columns and written along the output's rows.
-    const ImageShape shape{1, cols, rows, elementBytes};
-    for (uint32_t b = 0; b < batches; ++b) {
-      const LaneImage src{ImageView{where.inputs[0].origin + b * matrix, cols * e, e, 0}, shape, C};
-      const LaneImage dst{ImageView{where.outputs[0].origin + b * matrix, e, rows * e, 0}, shape, C};
-      NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
-    }
-    return {};
-  }
-  uint64_t laneOps() const override { return uint64_t{batches} * rows * cols; }
-  std::string describe() const override { return fmt::format("transpose {}x{}x{}", batches, rows, cols); }
-};
 
 bool givenAtExecution(const nn::Operand& o) {
   return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT || o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
@@ -224,14 +197,11 @@ uint32_t transposeLhs(const OperationReader& r, uint32_t index, const Geometry& 
   rows.description.location = {};
   const size_t rank = lhs.dimensions.size();
   std::swap(rows.description.dimensions[rank - 2], rows.description.dimensions[rank - 1]);
-  auto layer = std::make_shared<TransposeLayer>();
+  // lhs[b] is [K, M]: each of the batch's matrices transposed.
+  auto layer = permuteLayer({g.batches, g.k, g.m}, {0, 2, 1}, e);
   layer->operationIndex = index;
   layer->type = r.op().type;
   layer->valueType = ElementType::kQuant8AsymmSigned;  // bytes copied as they are, binary16 too
-  layer->elementBytes = e;
-  layer->batches = g.batches;
-  layer->rows = g.k;  // lhs[b] is [K, M]
-  layer->cols = g.m;
   const ImageShape bytes{1, 1, 1, static_cast<uint32_t>(uint64_t{g.batches} * g.m * g.k * e)};
   layer->inputs = {{r.op().inputs[0], bytes, DataLayout::kFlat}};
   layer->outputs = {{rows.operand, bytes, DataLayout::kFlat}};
