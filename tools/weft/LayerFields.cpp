@@ -43,6 +43,7 @@ constexpr OpInfo kOps[] = {
     {LayerOp::kPadV2, "PAD_V2", {1, 1}},
     {LayerOp::kBatchMatmul, "BATCH_MATMUL", {2, 2}},
     {LayerOp::kTranspose, "TRANSPOSE", {1, 1}},
+    {LayerOp::kSlice, "SLICE", {1, 1}},
 };
 
 const OpInfo& info(LayerOp op) {
@@ -184,6 +185,10 @@ Layer parseLayerFields(const json& j, const std::string& where) {
       break;
     case LayerOp::kTranspose:
       l.perm = get<std::vector<int32_t>>(j, "perm", where);
+      break;
+    case LayerOp::kSlice:
+      l.begin = get<std::vector<int32_t>>(j, "begin", where);
+      l.size = get<std::vector<int32_t>>(j, "size", where);
       break;
     case LayerOp::kSoftmax:
       l.beta = get<float>(j, "beta", where);

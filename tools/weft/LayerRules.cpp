@@ -168,6 +168,21 @@ void transposeShape(Layer& l, const std::vector<uint32_t>& in, const std::string
   }
 }
 
+// SLICE: begin and size (-1: to the end) give a box inside the input on every axis.
+void sliceShape(Layer& l, const std::vector<uint32_t>& in, const std::string& where) {
+  if (l.begin.size() != in.size() || l.size.size() != in.size()) {
+    throw NetworkError(fmt::format("{}: begin and size need {} entries each", where, in.size()));
+  }
+  l.outputShape.clear();
+  for (size_t k = 0; k < in.size(); ++k) {
+    const int64_t b = l.begin[k], n = l.size[k] == -1 ? int64_t{in[k]} - b : l.size[k];
+    if (b < 0 || n <= 0 || b + n > in[k]) {
+      throw NetworkError(fmt::format("{}: axis {}: begin {} size {} is not inside {}", where, k, b, l.size[k], in[k]));
+    }
+    l.outputShape.push_back(static_cast<uint32_t>(n));
+  }
+}
+
 }  // namespace
 
 void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
@@ -240,6 +255,9 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
     case LayerOp::kTranspose:
       transposeShape(l, in, where);
       break;
+    case LayerOp::kSlice:
+      sliceShape(l, in, where);
+      break;
     case LayerOp::kSoftmax:
       l.outputShape = in;
       break;
@@ -273,6 +291,7 @@ bool keepsInputQuant(LayerOp op) {
     case LayerOp::kMean:
     case LayerOp::kReshape:
     case LayerOp::kTranspose:
+    case LayerOp::kSlice:
     case LayerOp::kRelu:
     case LayerOp::kRelu1:
     case LayerOp::kRelu6:

@@ -50,6 +50,8 @@ std::vector<std::string> opFields(LayerOp op) {
       return {"adjX", "adjY"};
     case LayerOp::kTranspose:
       return {"perm"};
+    case LayerOp::kSlice:
+      return {"begin", "size"};
     default:
       return {};
   }
@@ -188,6 +190,10 @@ void readOpFields(const json& j, Layer& l, const std::vector<LayerInput>& inputs
       break;
     case LayerOp::kTranspose:
       l.perm = get<std::vector<int32_t>>(j, "perm", where);
+      break;
+    case LayerOp::kSlice:
+      l.begin = get<std::vector<int32_t>>(j, "begin", where);
+      l.size = get<std::vector<int32_t>>(j, "size", where);
       break;
     default:
       break;

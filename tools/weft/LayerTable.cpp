@@ -73,8 +73,8 @@ std::set<LayerOp> networkOps(const json& n, const std::string& where) {
   if (!n.contains("ops")) return {LayerOp::kConv2d, LayerOp::kFullyConnected};
   if (n["ops"] == "all") {
     std::set<LayerOp> all;
-    // kTranspose is the last LayerOp.
-    for (int op = 0; op <= static_cast<int>(LayerOp::kTranspose); ++op) all.insert(static_cast<LayerOp>(op));
+    // kSlice is the last LayerOp.
+    for (int op = 0; op <= static_cast<int>(LayerOp::kSlice); ++op) all.insert(static_cast<LayerOp>(op));
     return all;
   }
   std::set<LayerOp> ops;

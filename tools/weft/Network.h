@@ -23,7 +23,7 @@ struct QuantParams {
 enum class LayerOp {
   kConv2d, kDepthwiseConv2d, kFullyConnected, kAveragePool2d, kMaxPool2d,
   kAdd, kConcatenation, kMean, kReshape, kSoftmax,
-  kSub, kMul, kRelu, kRelu1, kRelu6, kLogistic, kTanh, kPad, kPadV2, kBatchMatmul, kTranspose
+  kSub, kMul, kRelu, kRelu1, kRelu6, kLogistic, kTanh, kPad, kPadV2, kBatchMatmul, kTranspose, kSlice
 };
 const char* nnapiName(LayerOp op);
 
@@ -61,6 +61,7 @@ struct Layer {
   std::vector<int32_t> paddings;      // PAD, PAD_V2: before and after for each input dimension
   int32_t padValue = 0;               // PAD_V2, quantized (the tensor type's range)
   std::vector<int32_t> perm;          // TRANSPOSE: output axis k is input axis perm[k]
+  std::vector<int32_t> begin, size;   // SLICE: the box's first index and extent (-1: to the end)
   bool adjX = false, adjY = false;    // BATCH_MATMUL: lhs given [..., K, M], rhs given [..., N, K]
   QuantParams outputQuant;
   std::vector<uint32_t> inputShape;   // the first input's

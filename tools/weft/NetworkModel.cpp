@@ -192,6 +192,9 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
     case LayerOp::kTranspose:
       in.push_back(w.int32Vector(l.perm));
       return ANEURALNETWORKS_TRANSPOSE;
+    case LayerOp::kSlice:
+      append(in, {w.int32Vector(l.begin), w.int32Vector(l.size)});
+      return ANEURALNETWORKS_SLICE;
     case LayerOp::kSoftmax:
       in.push_back(w.float32Scalar(l.beta));
       return ANEURALNETWORKS_SOFTMAX;

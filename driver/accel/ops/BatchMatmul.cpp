@@ -14,7 +14,7 @@
 //   adj_y true:  rhs[b] is [N, K] (FULLY_CONNECTED's order): the repack transposes it a byte a
 //                vector row, which costs cycles in proportion to N x K (reported with the layer).
 // adj_x (lhs given [K, M]) needs lhs as M pixels of K bytes before the array reads it: a first
-// layer on the vector unit (PermuteLayer.h) writes lhs[b] transposed into an intermediate tensor,
+// layer on the vector unit (StridedCopy.h) writes lhs[b] transposed into an intermediate tensor,
 // a byte a vector row as the adj_y repack (no unit moves bytes across lanes faster), and the
 // products read that.
 //
@@ -29,7 +29,7 @@
 #include "../RuntimeOperands.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
-#include "PermuteLayer.h"
+#include "StridedCopy.h"
 #include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
 
@@ -198,7 +198,8 @@ uint32_t transposeLhs(const OperationReader& r, uint32_t index, const Geometry& 
   const size_t rank = lhs.dimensions.size();
   std::swap(rows.description.dimensions[rank - 2], rows.description.dimensions[rank - 1]);
   // lhs[b] is [K, M]: each of the batch's matrices transposed.
-  auto layer = permuteLayer({g.batches, g.k, g.m}, {0, 2, 1}, e);
+  auto layer = stridedCopyLayer({permutedBox({g.batches, g.k, g.m}, {0, 2, 1}, e)}, e,
+                                fmt::format("transpose {}x{}x{}", g.batches, g.k, g.m));
   layer->operationIndex = index;
   layer->type = r.op().type;
   layer->valueType = ElementType::kQuant8AsymmSigned;  // bytes copied as they are, binary16 too

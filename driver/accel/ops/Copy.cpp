@@ -108,18 +108,6 @@ nn::Result<LoweredOperation> atExecution(const OperationReader& r, uint32_t inde
   return compiledAtExecution(r, index);
 }
 
-// A constant TENSOR_INT32 operand's values.
-nn::Result<std::vector<int32_t>> int32Tensor(const OperationReader& r, uint32_t i, const char* what) {
-  const auto& o = r.input(i);
-  if (o.type != nn::OperandType::TENSOR_INT32 || !isConstant(o)) return r.fail("{} must be a constant TENSOR_INT32", what);
-  const uint64_t n = nn::numberOfElements(o.dimensions);
-  const uint8_t* bytes = constantBytes(r.model(), o);
-  if (bytes == nullptr || o.location.length < 4 * n) return r.fail("{} value is too short", what);
-  std::vector<int32_t> v(n);
-  std::memcpy(v.data(), bytes, 4 * n);
-  return v;
-}
-
 std::shared_ptr<CopyLayer> copyLayer(const OperationReader& r, uint32_t index) {
   auto layer = std::make_shared<CopyLayer>();
   layer->operationIndex = index;
@@ -162,7 +150,7 @@ nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t ind
     if (r.input(1).dimensions.size() == 1 && r.input(1).dimensions[0] > 4) return r.fail("the output rank is above 4");
     return atExecution(r, index, 1, withValues);
   }
-  auto shape = int32Tensor(r, 1, "shape");
+  auto shape = r.int32Tensor(1, "shape");
   if (!shape.ok()) return shape.error();
   // One dimension may be -1: whatever the element count leaves.
   const uint64_t elements = nn::numberOfElements(in.dimensions);
@@ -285,7 +273,7 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
     if (!fill.ok()) return fill.error();
     return atExecution(r, index, 2, withValues);
   }
-  auto paddings = int32Tensor(r, 1, "paddings");
+  auto paddings = r.int32Tensor(1, "paddings");
   if (!paddings.ok()) return paddings.error();
   const size_t rank = in.dimensions.size();
   if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(rank), 2}) return r.fail("paddings must be [rank, 2]");

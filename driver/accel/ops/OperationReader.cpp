@@ -82,6 +82,19 @@ nn::Result<float> OperationReader::floatParam(uint32_t i, const char* what) cons
   return *v;
 }
 
+nn::Result<std::vector<int32_t>> OperationReader::int32Tensor(uint32_t i, const char* what) const {
+  const auto& o = input(i);
+  if (o.type != OperandType::TENSOR_INT32 || !isConstant(o)) {
+    return fail("{} must be a constant TENSOR_INT32 (one given at execution is not supported)", what);
+  }
+  const uint64_t n = nn::numberOfElements(o.dimensions);
+  const uint8_t* bytes = constantBytes(model_, o);
+  if (bytes == nullptr || o.location.length < 4 * n) return fail("{} value is too short", what);
+  std::vector<int32_t> v(n);
+  std::memcpy(v.data(), bytes, 4 * n);
+  return v;
+}
+
 nn::Status OperationReader::quant8Tensor(const nn::Operand& o, const char* what, size_t minRank,
                                          size_t maxRank) const {
   if (!isQuant8Activation(o.type)) {

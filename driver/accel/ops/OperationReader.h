@@ -94,6 +94,8 @@ class OperationReader {
   nn::Result<int32_t> int32Param(uint32_t i, const char* what) const;
   nn::Result<bool> boolParam(uint32_t i, const char* what) const;
   nn::Result<float> floatParam(uint32_t i, const char* what) const;
+  // A constant TENSOR_INT32 operand's values (a shape, a permutation, paddings).
+  nn::Result<std::vector<int32_t>> int32Tensor(uint32_t i, const char* what) const;
 
   // A fully specified quant8 (asymmetric or signed) tensor of one of the given ranks.
   nn::Status quant8Tensor(const nn::Operand& o, const char* what, size_t minRank, size_t maxRank) const;

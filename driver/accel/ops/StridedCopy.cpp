@@ -1,0 +1,153 @@
+// The strided-copy layer (StridedCopy.h).
+#include "StridedCopy.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "../RuntimeOperands.h"
+#include "EltwiseLayer.h"
+#include "weft/kernels/CpuExecutor.h"
+
+namespace weft::accel {
+namespace {
+
+// `axes` without those of size 1, with those consecutive in both tensors merged.
+std::vector<CopyAxis> simplified(const std::vector<CopyAxis>& axes) {
+  std::vector<CopyAxis> out;
+  for (const CopyAxis& a : axes) {
+    if (a.size == 1) continue;
+    if (!out.empty()) {
+      CopyAxis& outer = out.back();
+      if (outer.inputStride == a.size * a.inputStride && outer.outputStride == a.size * a.outputStride) {
+        outer = CopyAxis{outer.size * a.size, a.inputStride, a.outputStride};
+        continue;
+      }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+class StridedCopyLayer final : public VectorLayer {
+ public:
+  std::vector<CopyBox> boxes;
+  uint32_t bytes = 1;  // a value's
+  std::string description;
+
+  std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
+    return {copyParamRow(config)};
+  }
+
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override {
+    EltwiseEmitter emitter(config, out);
+    NN_TRY(emitter.begin(where.constants[0], std::nullopt));
+    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter));
+    return {};
+  }
+
+  uint64_t laneOps() const override {
+    uint64_t values = 0;
+    for (const CopyBox& box : boxes) {
+      uint64_t n = 1;
+      for (const CopyAxis& a : box.axes) n *= a.size;
+      values += n;
+    }
+    return values;
+  }
+  std::string describe() const override { return description; }
+
+ private:
+  nn::Status copy(const CopyBox& box, const VectorPlacement& where, const hw::HwConfig& config,
+                  EltwiseEmitter& emitter) const {
+    std::vector<CopyAxis> axes = simplified(box.axes);
+    uint64_t channels = bytes;
+    if (!axes.empty() && axes.back().inputStride == bytes && axes.back().outputStride == bytes) {
+      channels = axes.back().size * bytes;
+      axes.pop_back();
+    }
+    if (channels > UINT32_MAX) return NN_ERROR(BAD_DATA) << "a copied run of " << channels << " bytes";
+    // The innermost three are a piece's pixel axes; those outside them are walked.
+    while (axes.size() < 3) axes.insert(axes.begin(), CopyAxis{});
+    const std::vector<CopyAxis> walked(axes.begin(), axes.end() - 3);
+    const CopyAxis &b = axes[axes.size() - 3], &y = axes[axes.size() - 2], &x = axes[axes.size() - 1];
+    const ImageShape shape{static_cast<uint32_t>(b.size), static_cast<uint32_t>(y.size), static_cast<uint32_t>(x.size),
+                           static_cast<uint32_t>(channels)};
+    std::vector<uint64_t> index(walked.size(), 0);
+    while (true) {
+      uint64_t in = where.inputs[0].origin + box.inputOffset, outAddr = where.outputs[0].origin + box.outputOffset;
+      for (size_t k = 0; k < walked.size(); ++k) {
+        in += index[k] * walked[k].inputStride;
+        outAddr += index[k] * walked[k].outputStride;
+      }
+      const LaneImage src{ImageView{in, x.inputStride, y.inputStride, b.inputStride}, shape, config.cols()};
+      const LaneImage dst{ImageView{outAddr, x.outputStride, y.outputStride, b.outputStride}, shape, config.cols()};
+      NN_TRY(emitter.piece(byteCopy(), src, nullptr, dst));
+      size_t k = walked.size();
+      while (k > 0 && ++index[k - 1] == walked[k - 1].size) index[--k] = 0;
+      if (k == 0) return {};
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<uint64_t> denseStrides(const std::vector<uint32_t>& dims, uint32_t valueBytes) {
+  std::vector<uint64_t> strides(dims.size());
+  uint64_t s = valueBytes;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= dims[i];
+  }
+  return strides;
+}
+
+CopyBox permutedBox(const std::vector<uint32_t>& dims, const std::vector<uint32_t>& perm, uint32_t valueBytes) {
+  const std::vector<uint64_t> in = denseStrides(dims, valueBytes);
+  std::vector<uint32_t> outDims;
+  for (uint32_t p : perm) outDims.push_back(dims[p]);
+  const std::vector<uint64_t> out = denseStrides(outDims, valueBytes);
+  CopyBox box;
+  for (size_t k = 0; k < perm.size(); ++k) box.axes.push_back(CopyAxis{dims[perm[k]], in[perm[k]], out[k]});
+  return box;
+}
+
+std::shared_ptr<VectorLayer> stridedCopyLayer(std::vector<CopyBox> boxes, uint32_t valueBytes, std::string description) {
+  auto layer = std::make_shared<StridedCopyLayer>();
+  layer->boxes = std::move(boxes);
+  layer->bytes = valueBytes;
+  layer->description = std::move(description);
+  return layer;
+}
+
+nn::Status checkCopiedOperands(const OperationReader& r) {
+  if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
+    return r.fail("{}", valid.error().message);
+  }
+  const nn::Operand& in = r.input(0);
+  NN_TRY(r.halfType(in) ? r.halfTensor(in, "input", 1, 4) : r.quant8Tensor(in, "input", 1, 4));
+  return r.sameType(in, r.output(0), "input and output");
+}
+
+nn::Result<LoweredOperation> lowerToCopies(const OperationReader& r, uint32_t index, std::vector<CopyBox> boxes,
+                                           nn::Dimensions outDims, std::string description) {
+  NN_TRY(r.checkOutputDims(outDims));
+  const nn::Operand& in = r.input(0);
+  const ElementType type = r.valueType(in);
+  const uint32_t valueBytes = bytesPerElement(type);
+  const uint64_t inBytes = nn::numberOfElements(in.dimensions) * valueBytes;
+  const uint64_t outBytes = nn::numberOfElements(outDims) * valueBytes;
+  if (std::max(inBytes, outBytes) > UINT32_MAX) return r.fail("a tensor of over 4 GiB");
+  auto layer = stridedCopyLayer(std::move(boxes), valueBytes, std::move(description));
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->valueType = type;
+  layer->inputs = {{r.op().inputs[0], ImageShape{1, 1, 1, static_cast<uint32_t>(inBytes)}, DataLayout::kFlat}};
+  layer->outputs = {{r.op().outputs[0], ImageShape{1, 1, 1, static_cast<uint32_t>(outBytes)}, DataLayout::kFlat}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = std::move(outDims);
+  return LoweredOperation(std::move(lo));
+}
+
+}  // namespace weft::accel
