@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 22> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 23> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
     {T::BATCH_MATMUL, lowerBatchMatmul},
@@ -40,6 +40,7 @@ constexpr std::array<std::pair<T, LowerFn>, 22> kOperations{{
     {T::PAD_V2, lowerPad},
     {T::TRANSPOSE, lowerTranspose},
     {T::SLICE, lowerSlice},
+    {T::GATHER, lowerGather},
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.

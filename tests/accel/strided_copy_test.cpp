@@ -1,5 +1,5 @@
-// TRANSPOSE and SLICE on the accelerator's vector unit (approx backend) against the reference
-// kernel, byte for byte: random ranks 1 to 4, random sizes from 1 past the array's columns, every
+// TRANSPOSE, SLICE and GATHER (constant indices) on the accelerator's vector unit (approx backend)
+// against the reference kernel, byte for byte: random ranks 1 to 4, random sizes from 1 past the array's columns, every
 // kind of permutation (the innermost axis kept, as attention's head split; moved, as a matrix
 // transpose; the identity; omitted, NNAPI's reversal), random boxes (sizes of -1 among them),
 // quant8 asymmetric and signed, float16 on the fp16 datapath; and the models the accelerator
@@ -105,6 +105,30 @@ TEST(Transpose, AttentionHeadSplitAndMerge) {
       expectBitExact(*device, c, rng);
     }
   }
+}
+
+// A constant input (a weight transposed in the graph, as exporters leave some): the copy reads
+// the constant's image like any tensor's.
+TEST(Transpose, OfAConstant) {
+  auto device = approxDevice("weft8");
+  ModelBuilder b;
+  OpModel m;
+  std::vector<uint8_t> values(5 * 19);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint8_t>(i * 37);
+  const uint32_t in = b.constant(OperandType::TENSOR_QUANT8_ASYMM, {5, 19}, values.data(), values.size(), 0.5f, 3);
+  const int32_t perm[] = {1, 0};
+  const uint32_t permOperand = b.constant(OperandType::TENSOR_INT32, {2}, perm, sizeof(perm));
+  const uint32_t transposed = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {19, 5}, 0.5f, 3);
+  b.operation(nn::OperationType::TRANSPOSE, {in, permOperand}, {transposed});
+  // And added to an input, so that the model has one.
+  const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {19, 5}, 0.5f, 3);
+  const uint32_t out = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {19, 5}, 1.0f, 3);
+  b.operation(nn::OperationType::ADD, {transposed, x, b.int32Scalar(0)}, {out});
+  b.output(out);
+  m.model = b.build();
+  m.inputs.push_back(std::vector<uint8_t>(19 * 5, 7));
+  m.outputBytes.push_back(19 * 5);
+  expectBitExactOnDevice(*device, m, "transpose of a constant");
 }
 
 class TransposeRandom : public ::testing::TestWithParam<int> {};
@@ -295,6 +319,128 @@ TEST(Slice, RefusesWhatTheVectorUnitCannotRun) {
   SliceCase floats = c;
   floats.q = {OperandType::TENSOR_FLOAT32, 0.0f, 0};
   refused(makeSliceModel(floats, rng), "SLICE");
+}
+
+// GATHER with constant indices: slices of `dims` along `axis`, in the indices' order.
+struct GatherCase {
+  nn::Dimensions dims, indexDims;
+  int32_t axis = 0;
+  std::vector<int32_t> indices;
+  Quant q{OperandType::TENSOR_QUANT8_ASYMM, 0.5f, 3};
+  std::string describe() const {
+    return fmt::format("dims [{}] axis {} indices [{}] of shape [{}] type {}", fmt::join(dims, ","), axis,
+                       fmt::join(indices, ","), fmt::join(indexDims, ","), static_cast<int>(q.type));
+  }
+};
+
+OpModel makeGatherModel(const GatherCase& c, std::mt19937& rng) {
+  ModelBuilder b;
+  OpModel m;
+  const size_t count = nn::numberOfElements(c.dims);
+  const bool half = c.q.type == OperandType::TENSOR_FLOAT16;
+  std::vector<uint8_t> bytes = half ? randomHalves(rng, count, 4.0f) : std::vector<uint8_t>(count);
+  if (!half) std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<uint8_t>(rng()); });
+  m.inputs.push_back(std::move(bytes));
+  const uint32_t in = b.input(c.q.type, c.dims, c.q.scale, c.q.zeroPoint);
+  const uint32_t indices =
+      b.constant(OperandType::TENSOR_INT32, c.indexDims, c.indices.data(), 4 * c.indices.size());
+  const auto axis = static_cast<size_t>(c.axis < 0 ? c.axis + static_cast<int32_t>(c.dims.size()) : c.axis);
+  nn::Dimensions outDims(c.dims.begin(), c.dims.begin() + axis);
+  outDims.insert(outDims.end(), c.indexDims.begin(), c.indexDims.end());
+  outDims.insert(outDims.end(), c.dims.begin() + axis + 1, c.dims.end());
+  const uint32_t out = b.tensor(c.q.type, outDims, c.q.scale, c.q.zeroPoint);
+  b.output(out);
+  b.operation(nn::OperationType::GATHER, {in, b.int32Scalar(c.axis), indices}, {out});
+  m.model = b.build();
+  m.outputBytes.push_back(nn::numberOfElements(outDims) * (half ? 2 : 1));
+  return m;
+}
+
+GatherCase randomGather(std::mt19937& rng, OperandType type) {
+  auto pick = [&](uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng); };
+  GatherCase c;
+  const uint32_t rank = pick(1, 4);
+  for (uint32_t d = 0; d < rank; ++d) c.dims.push_back(rng() % 4 == 0 ? 1 : pick(2, 23));
+  const uint32_t axis = pick(0, rank - 1);
+  c.axis = rng() % 3 == 0 ? static_cast<int32_t>(axis) - static_cast<int32_t>(rank) : static_cast<int32_t>(axis);
+  // Index shapes that keep the output's rank at most 4.
+  const uint32_t indexRank = pick(1, std::min<uint32_t>(2, 5 - rank));
+  for (uint32_t d = 0; d < indexRank; ++d) c.indexDims.push_back(pick(1, 7));
+  const size_t n = nn::numberOfElements(c.indexDims);
+  const uint32_t size = c.dims[axis];
+  int32_t next = static_cast<int32_t>(pick(0, size - 1));
+  for (size_t i = 0; i < n; ++i) {  // runs of consecutive indices, repeats and jumps
+    c.indices.push_back(next);
+    next = rng() % 2 ? (next + 1) % static_cast<int32_t>(size) : static_cast<int32_t>(pick(0, size - 1));
+  }
+  c.q = {type, 0.25f, type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -5 : 17};
+  if (type == OperandType::TENSOR_FLOAT16) c.q = {type, 0.0f, 0};
+  return c;
+}
+
+// A vision transformer's class token: token 0 of [batch, tokens, width].
+TEST(Gather, ClassToken) {
+  for (const char* config : {"weft8", "weft16"}) {
+    SCOPED_TRACE(config);
+    auto device = approxDevice(config);
+    std::mt19937 rng(6);
+    GatherCase c;
+    c.dims = {2, 197, 40};
+    c.axis = 1;
+    c.indices = {0};
+    c.indexDims = {1};
+    c.q.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    expectBitExactOnDevice(*device, makeGatherModel(c, rng), c.describe());
+  }
+}
+
+class GatherRandom : public ::testing::TestWithParam<int> {};
+
+TEST_P(GatherRandom, MatchesTheReferenceKernelBitExact) {
+  for (const char* config : {"weft8", "weft16", "weft16fp"}) {
+    SCOPED_TRACE(config);
+    auto device = approxDevice(config);
+    std::mt19937 rng(1300 + GetParam() * 19 + config[4]);
+    for (int i = 0; i < 6; ++i) {
+      const OperandType type = std::string(config) == "weft16fp" ? OperandType::TENSOR_FLOAT16
+                               : i % 2                          ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+                                                                : OperandType::TENSOR_QUANT8_ASYMM;
+      const GatherCase c = randomGather(rng, type);
+      expectBitExactOnDevice(*device, makeGatherModel(c, rng), c.describe());
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, GatherRandom, ::testing::Range(0, 5));
+
+TEST(Gather, RefusesWhatTheVectorUnitCannotRun) {
+  auto device = approxDevice("weft8");
+  std::mt19937 rng(5);
+  GatherCase c;
+  c.dims = {4, 6};
+  c.axis = 1;
+  c.indices = {5, 0, 2};
+  c.indexDims = {3};
+  auto refused = [&](const OpModel& m, const std::string& reason) {
+    auto supported = device->getSupportedOperations(m.model);
+    ASSERT_TRUE(supported.ok());
+    EXPECT_FALSE(supported.value().back());
+    auto prepared = prepare(*device, m.model);
+    ASSERT_FALSE(prepared.ok());
+    EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
+  };
+  OpModel atExecution = makeGatherModel(c, rng);
+  {
+    auto& indices = atExecution.model.main.operands[atExecution.model.main.operations[0].inputs[2]];
+    indices.lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
+    indices.location = {};
+    atExecution.model.main.inputIndexes.push_back(atExecution.model.main.operations[0].inputs[2]);
+  }
+  refused(atExecution, "given at execution");
+  GatherCase outside = c;
+  outside.indices = {6, 0, 2};
+  refused(makeGatherModel(outside, rng), "index 6 is outside [0, 6)");
 }
 
 }  // namespace

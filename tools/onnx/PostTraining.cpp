@@ -78,6 +78,7 @@ Rule ruleOf(Op type) {
     case Op::MEAN:
     case Op::SLICE:
     case Op::STRIDED_SLICE:
+    case Op::GATHER:  // input 0 the values; the indices stay TENSOR_INT32
     case Op::DEPTH_TO_SPACE:
     case Op::SPACE_TO_DEPTH:
     case Op::BATCH_TO_SPACE_ND:

@@ -34,8 +34,9 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
 nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, bool withValues);
-// TRANSPOSE and SLICE: strided copies (StridedCopy.h).
+// TRANSPOSE, SLICE and GATHER (constant indices): strided copies (StridedCopy.h).
 nn::Result<LoweredOperation> lowerTranspose(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSlice(const OperationReader& r, uint32_t index, bool withValues);
+nn::Result<LoweredOperation> lowerGather(const OperationReader& r, uint32_t index, bool withValues);
 
 }  // namespace weft::accel

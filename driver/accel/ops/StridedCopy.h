@@ -1,5 +1,6 @@
 // Copies of strided boxes of bytes on the vector unit (ELTWISE kind copy through the
-// scratchpad): TRANSPOSE (attention's head split and merge), SLICE, and BATCH_MATMUL's adj_x.
+// scratchpad): TRANSPOSE (attention's head split and merge), SLICE, GATHER with constant
+// indices, and BATCH_MATMUL's adj_x.
 //
 // A box is a set of axes, each with its size and its strides in the input and in the output.
 // Before it is cut into commands, axes of size 1 are dropped, and consecutive axes that are
