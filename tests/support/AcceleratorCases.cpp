@@ -6,13 +6,38 @@
 #include "weft/hw/fp16.h"
 
 namespace weft::test {
+namespace {
+
+// TRANSPOSE, SLICE and GATHER run as strided copies whose strides the compiler fixes: their
+// permutation, box and indices must be constants (a permutation may be omitted).
+bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
+  using T = nn::OperationType;
+  auto fixed = [&](uint32_t o) {
+    const auto life = model.main.operands[o].lifetime;
+    return life == nn::Operand::LifeTime::CONSTANT_COPY || life == nn::Operand::LifeTime::CONSTANT_REFERENCE ||
+           life == nn::Operand::LifeTime::NO_VALUE;
+  };
+  switch (op.type) {
+    case T::TRANSPOSE:
+      return op.inputs.size() < 2 || fixed(op.inputs[1]);
+    case T::SLICE:
+      return fixed(op.inputs.at(1)) && fixed(op.inputs.at(2));
+    case T::GATHER:
+      return fixed(op.inputs.at(2));
+    default:
+      return true;
+  }
+}
+
+}  // namespace
 
 bool isAcceleratorCase(const TestModel& model) {
   using T = nn::OperationType;
   static const std::vector<T> kAccelerated = {
       T::CONV_2D, T::FULLY_CONNECTED, T::DEPTHWISE_CONV_2D, T::AVERAGE_POOL_2D, T::MAX_POOL_2D, T::MEAN, T::ADD,
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
-      T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL};
+      T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
+      T::TRANSPOSE, T::SLICE,         T::GATHER};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -26,6 +51,7 @@ bool isAcceleratorCase(const TestModel& model) {
     for (uint32_t o : op.outputs) {
       if (!quant8(o)) return false;
     }
+    if (!copyParametersConstant(model, op)) return false;
   }
   return true;
 }
@@ -94,6 +120,11 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::LOGISTIC:
       case T::TANH:
       case T::BATCH_MATMUL:
+        break;
+      case T::TRANSPOSE:
+      case T::SLICE:
+      case T::GATHER:
+        if (!copyParametersConstant(model, op)) return false;
         break;
       default:
         return false;
