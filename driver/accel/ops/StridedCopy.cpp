@@ -69,6 +69,14 @@ class StridedCopyLayer final : public VectorLayer {
     if (channels > UINT32_MAX) return NN_ERROR(BAD_DATA) << "a copied run of " << channels << " bytes";
     // The innermost three are a piece's pixel axes; those outside them are walked.
     while (axes.size() < 3) axes.insert(axes.begin(), CopyAxis{});
+    // An axis of size 1 takes the stride that continues the axes inside it, so that a box dense
+    // in both tensors is seen as dense (one flat run of merged requests, not a row per group).
+    for (size_t k = axes.size(); k-- > axes.size() - 3;) {  // innermost first
+      if (axes[k].size != 1) continue;
+      const bool innermost = k + 1 == axes.size();
+      axes[k].inputStride = innermost ? channels : axes[k + 1].size * axes[k + 1].inputStride;
+      axes[k].outputStride = innermost ? channels : axes[k + 1].size * axes[k + 1].outputStride;
+    }
     const std::vector<CopyAxis> walked(axes.begin(), axes.end() - 3);
     const CopyAxis &b = axes[axes.size() - 3], &y = axes[axes.size() - 2], &x = axes[axes.size() - 1];
     const ImageShape shape{static_cast<uint32_t>(b.size), static_cast<uint32_t>(y.size), static_cast<uint32_t>(x.size),
