@@ -121,6 +121,41 @@ void concatenateInPlace(const nn::Model& model, LayoutPlan& plan) {
   }
 }
 
+// Zero-copy RESHAPE: a RESHAPE reads its input as dense bytes and writes the same bytes, so an
+// input only it reads, a temporary kept dense (no halo, not NCHW), becomes a view of the output's
+// buffer: its producers write the output's bytes and the RESHAPE copies nothing. The importers
+// put a RESHAPE on each side of every FULLY_CONNECTED over tokens and around attention's head
+// split; each was a copy of the whole tensor through the scratchpad. Not a tensor that is a view
+// already, nor one that has views (one level, as for CONCATENATION).
+void reshapeInPlace(const nn::Model& model, LayoutPlan& plan) {
+  std::map<uint32_t, int> readers;
+  std::map<uint32_t, bool> isParent;
+  for (const auto& lo : plan.layers) {
+    for (const TensorUse& u : inputsOf(lo)) ++readers[u.operand];
+  }
+  for (const auto& [operand, t] : plan.tensors) {
+    if (t.aliasOf) isParent[*t.aliasOf] = true;
+  }
+  auto dense = [](const TensorLayout& t) { return t.layout == DataLayout::kFlat && !t.hasHalo(); };
+  for (auto& lo : plan.layers) {
+    if (lo.vector() == nullptr || lo.type() != nn::OperationType::RESHAPE) continue;
+    VectorLayer& layer = *lo.vector();
+    if (layer.inputs.size() != 1 || layer.outputs.size() != 1 || layer.inputs[0].inPlace) continue;
+    const uint32_t x = layer.inputs[0].operand, outOperand = layer.outputs[0].operand;
+    TensorLayout& t = plan.tensors.at(x);
+    const TensorLayout& out = plan.tensors.at(outOperand);
+    const bool temporary = plan.operand(model, x).lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
+    if (!temporary || readers[x] != 1 || x == outOperand || !dense(t) || !dense(out) || t.aliasOf || out.aliasOf ||
+        isParent[x] || t.fill != out.fill || t.bytes() != out.bytes() || t.halfOnDevice != out.halfOnDevice) {
+      continue;
+    }
+    t.aliasOf = outOperand;
+    t.channelOffset = 0;
+    layer.inputs[0].inPlace = true;
+    isParent[outOperand] = true;
+  }
+}
+
 using Operations = std::vector<std::optional<LoweredOperation>>;
 using Reject = std::function<void(uint32_t, nn::Error)>;
 
@@ -346,6 +381,7 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
   checkDense(ops, plan, reject);
   addLayers(model, ops, dims, plan);
   concatenateInPlace(model, plan);
+  reshapeInPlace(model, plan);
   return plan;
 }
 
@@ -366,6 +402,13 @@ LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer, const s
 
 ImageView viewOf(const TensorLayout& t, const ImageShape& s, uint64_t addr) {
   ImageView v;
+  if (t.aliasOf && t.layout == DataLayout::kFlat) {  // a RESHAPE's input: dense bytes from the parent's start
+    v.origin = addr + t.channelOffset;
+    v.pixelStride = s.channels;
+    v.rowStride = uint64_t{s.width} * s.channels;
+    v.imageStride = uint64_t{s.height} * v.rowStride;
+    return v;
+  }
   if (t.aliasOf) {  // `addr` is the parent's buffer; the parent's strides
     v.origin = addr + t.interiorOffset() + t.channelOffset;
     v.pixelStride = t.image.channels;

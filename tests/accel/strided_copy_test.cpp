@@ -163,6 +163,53 @@ TEST(Transpose, ThatKeepsTheByteOrderCostsAsMuchAsAReshape) {
   EXPECT_EQ(cycles[0], cycles[1]) << "transpose " << cycles[0] << " cycles, reshape " << cycles[1];
 }
 
+// A RESHAPE between two operations of the device copies nothing: the producer writes the output
+// (MemoryPlan's zero-copy RESHAPE), and the result is the reference's. One whose input is a model
+// input still copies (the host writes that buffer).
+TEST(Reshape, BetweenOperationsCopiesNothing) {
+  auto device = approxDevice("weft16");
+  std::mt19937 rng(12);
+  for (bool fromInput : {false, true}) {
+    SCOPED_TRACE(fromInput ? "input from the host" : "input computed");
+    ModelBuilder b;
+    OpModel m;
+    const OperandType type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    std::vector<uint8_t> x(64 * 96), y(96 * 64);
+    std::generate(x.begin(), x.end(), [&] { return static_cast<uint8_t>(rng()); });
+    std::generate(y.begin(), y.end(), [&] { return static_cast<uint8_t>(rng()); });
+    m.inputs = {x, y};
+    const uint32_t a = b.input(type, {64, 96}, 0.5f, 1), other = b.input(type, {96, 64}, 0.5f, -2);
+    uint32_t source = a;
+    if (!fromInput) {  // a + a, computed on the device
+      source = b.tensor(type, {64, 96}, 1.0f, 1);
+      b.operation(nn::OperationType::ADD, {a, a, b.int32Scalar(0)}, {source});
+    }
+    const int32_t shape[] = {96, 64};
+    const uint32_t reshaped = b.tensor(type, {96, 64}, fromInput ? 0.5f : 1.0f, 1);
+    b.operation(nn::OperationType::RESHAPE,
+                {source, b.constant(OperandType::TENSOR_INT32, {2}, shape, sizeof(shape))}, {reshaped});
+    const uint32_t out = b.tensor(type, {96, 64}, 2.0f, 0);
+    b.operation(nn::OperationType::ADD, {reshaped, other, b.int32Scalar(0)}, {out});
+    b.output(out);
+    m.model = b.build();
+    m.outputBytes.push_back(96 * 64);
+    expectBitExactOnDevice(*device, m, "reshape between operations");
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok());
+    auto run = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(run.ok());
+    for (const auto& op : run.value().execution->profile.operations) {
+      if (op.type != nn::OperationType::RESHAPE) continue;
+      if (fromInput) {
+        EXPECT_GE(op.dramReadBytes, 96u * 64u) << op.mapping;
+      } else {
+        EXPECT_LT(op.dramReadBytes, 1024u) << op.mapping;  // its parameter row
+        EXPECT_LT(op.dramWriteBytes, 1024u) << op.mapping;  // its snapshot record
+      }
+    }
+  }
+}
+
 class TransposeRandom : public ::testing::TestWithParam<int> {};
 
 TEST_P(TransposeRandom, MatchesTheReferenceKernelBitExact) {

@@ -75,10 +75,12 @@ class CopyLayer final : public VectorLayer {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].inPlace) n += inputs[i].shape.elements();
     }
-    return (flatCopy ? outputs[0].shape.elements() : n) / valueBytes();  // values
+    // RESHAPE's one input in place (MemoryPlan's zero-copy RESHAPE): nothing is copied.
+    return (flatCopy && !inputs[0].inPlace ? outputs[0].shape.elements() : n) / valueBytes();  // values
   }
   std::string describe() const override {
     const ImageShape& s = outputs[0].shape;
+    if (flatCopy && inputs[0].inPlace) return "in place: its input's producer wrote the output";
     return fmt::format("copy{} {} piece(s) into {}x{}x{}x{}", isFloat(valueType) ? " fp16" : "", pieces.size(), s.batches, s.height,
                        s.width, s.channels / valueBytes());
   }
