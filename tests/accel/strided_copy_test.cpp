@@ -18,6 +18,61 @@ namespace {
 
 using nn::OperandType;
 
+// `count` random values of `type`'s: bytes, or binary16 values in [-4, 4].
+std::vector<uint8_t> randomValues(std::mt19937& rng, size_t count, OperandType type) {
+  if (type == OperandType::TENSOR_FLOAT16) return randomHalves(rng, count, 4.0f);
+  std::vector<uint8_t> bytes(count);
+  std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<uint8_t>(rng()); });
+  return bytes;
+}
+
+// A random case's quantization: `type` with a zero point of its range, or binary16.
+Quant randomCaseQuant(OperandType type) {
+  if (type == OperandType::TENSOR_FLOAT16) return {type, 0.0f, 0};
+  return {type, 0.25f, type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -5 : 17};
+}
+
+// Random cases on weft8 and weft16 (quant8 asymmetric and signed in turn) and on weft16fp
+// (binary16): `makeCase(rng, type)` gives a model and its description.
+template <typename MakeCase>
+void expectRandomCasesBitExact(uint32_t seed, MakeCase makeCase) {
+  for (const char* config : {"weft8", "weft16", "weft16fp"}) {
+    SCOPED_TRACE(config);
+    auto device = approxDevice(config);
+    std::mt19937 rng(seed + config[4]);
+    for (int i = 0; i < 6; ++i) {
+      const OperandType type = std::string(config) == "weft16fp" ? OperandType::TENSOR_FLOAT16
+                               : i % 2                          ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+                                                                : OperandType::TENSOR_QUANT8_ASYMM;
+      const auto [model, what] = makeCase(rng, type);
+      expectBitExactOnDevice(*device, model, what);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// The accelerator refuses the model's last operation, at getSupportedOperations and at
+// preparation, saying `reason`.
+void expectRefused(const OpModel& m, const std::string& reason) {
+  auto device = approxDevice("weft8");
+  auto supported = device->getSupportedOperations(m.model);
+  ASSERT_TRUE(supported.ok());
+  EXPECT_FALSE(supported.value().back());
+  auto prepared = prepare(*device, m.model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.error().code, nn::ErrorStatus::BAD_DATA);
+  EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
+}
+
+// Input `i` of the model's first operation made a model input (given at execution).
+OpModel givenAtExecution(OpModel m, uint32_t i) {
+  const uint32_t operand = m.model.main.operations[0].inputs[i];
+  m.model.main.operands[operand].lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
+  m.model.main.operands[operand].location = {};
+  m.model.main.inputIndexes.push_back(operand);
+  return m;
+}
+
 struct TransposeCase {
   nn::Dimensions dims;
   std::vector<int32_t> perm;  // empty: the operand omitted
@@ -40,9 +95,7 @@ OpModel makeTransposeModel(const TransposeCase& c, std::mt19937& rng) {
   OpModel m;
   const size_t count = nn::numberOfElements(c.dims);
   const bool half = c.q.type == OperandType::TENSOR_FLOAT16;
-  std::vector<uint8_t> bytes = half ? randomHalves(rng, count, 4.0f) : std::vector<uint8_t>(count);
-  if (!half) std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<uint8_t>(rng()); });
-  m.inputs.push_back(std::move(bytes));
+  m.inputs.push_back(randomValues(rng, count, c.q.type));
   uint32_t in;
   if (c.fromReshape) {
     const uint32_t flat = b.input(c.q.type, {static_cast<uint32_t>(count)}, c.q.scale, c.q.zeroPoint);
@@ -76,14 +129,9 @@ TransposeCase randomCase(std::mt19937& rng, OperandType type) {
     std::iota(c.perm.begin(), c.perm.end(), 0);
     std::shuffle(c.perm.begin(), c.perm.end(), rng);
   }
-  c.q = {type, 0.25f, type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -5 : 17};
-  if (type == OperandType::TENSOR_FLOAT16) c.q = {type, 0.0f, 0};
+  c.q = randomCaseQuant(type);
   c.fromReshape = rng() % 3 == 0;
   return c;
-}
-
-void expectBitExact(const hal::IDevice& device, const TransposeCase& c, std::mt19937& rng) {
-  expectBitExactOnDevice(device, makeTransposeModel(c, rng), c.describe());
 }
 
 // Attention's shapes: the head split [B, S, H, D] -> [B, H, S, D], K's transpose for Q.K^T
@@ -102,7 +150,7 @@ TEST(Transpose, AttentionHeadSplitAndMerge) {
       c.dims = dims;
       c.perm = perm;
       c.q.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-      expectBitExact(*device, c, rng);
+      expectBitExactOnDevice(*device, makeTransposeModel(c, rng), c.describe());
     }
   }
 }
@@ -213,69 +261,33 @@ TEST(Reshape, BetweenOperationsCopiesNothing) {
 class TransposeRandom : public ::testing::TestWithParam<int> {};
 
 TEST_P(TransposeRandom, MatchesTheReferenceKernelBitExact) {
-  for (const char* config : {"weft8", "weft16"}) {
-    SCOPED_TRACE(config);
-    auto device = approxDevice(config);
-    std::mt19937 rng(700 + GetParam() * 13 + config[4]);
-    for (int i = 0; i < 6; ++i) {
-      const OperandType type = i % 2 ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
-      expectBitExact(*device, randomCase(rng, type), rng);
-      if (HasFatalFailure()) return;
-    }
-  }
+  expectRandomCasesBitExact(700 + GetParam() * 13, [](std::mt19937& rng, OperandType type) {
+    const TransposeCase c = randomCase(rng, type);
+    return std::make_pair(makeTransposeModel(c, rng), c.describe());
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, TransposeRandom, ::testing::Range(0, 5));
 
-// A binary16 value is moved whole: two bytes, never split between lanes.
-TEST(Transpose, Float16OnTheFp16DatapathMovesValuesWhole) {
-  auto device = approxDevice("weft16fp");
-  std::mt19937 rng(17);
-  for (int i = 0; i < 10; ++i) {
-    expectBitExact(*device, randomCase(rng, OperandType::TENSOR_FLOAT16), rng);
-    if (HasFatalFailure()) return;
-  }
-}
-
-// The accelerator refuses, at getSupportedOperations and at preparation, what it cannot run.
-void expectRefused(const TransposeCase& c, const std::string& reason, void (*mutate)(nn::Model&) = nullptr) {
-  SCOPED_TRACE(c.describe());
-  auto device = approxDevice("weft8");
-  std::mt19937 rng(5);
-  OpModel m = makeTransposeModel(c, rng);
-  if (mutate) mutate(m.model);
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok());
-  EXPECT_FALSE(supported.value().back());
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_EQ(prepared.error().code, nn::ErrorStatus::BAD_DATA);
-  EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
-}
-
 TEST(Transpose, RefusesWhatTheVectorUnitCannotRun) {
+  std::mt19937 rng(5);
   TransposeCase c;
   c.dims = {3, 5};
   c.perm = {1, 0};
   // A permutation given at execution: the copy's strides are fixed when the model compiles.
-  expectRefused(c, "given at execution", [](nn::Model& m) {
-    auto& perm = m.main.operands[m.main.operations[0].inputs[1]];
-    perm.lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
-    perm.location = {};
-    m.main.inputIndexes.push_back(m.main.operations[0].inputs[1]);
-  });
+  expectRefused(givenAtExecution(makeTransposeModel(c, rng), 1), "given at execution");
   // Not a permutation (the reference refuses it too).
   TransposeCase repeated = c;
   repeated.perm = {0, 0};
-  expectRefused(repeated, "TRANSPOSE");
+  expectRefused(makeTransposeModel(repeated, rng), "TRANSPOSE");
   // float32 without relaxation: the device computes no float32.
   TransposeCase floats = c;
   floats.q = {OperandType::TENSOR_FLOAT32, 0.0f, 0};
-  expectRefused(floats, "TRANSPOSE");
+  expectRefused(makeTransposeModel(floats, rng), "TRANSPOSE");
   // An output quantized otherwise than the input.
-  expectRefused(c, "TRANSPOSE", [](nn::Model& m) {
-    m.main.operands[m.main.operations[0].outputs[0]].scale = 1.0f;
-  });
+  OpModel requantized = makeTransposeModel(c, rng);
+  requantized.model.main.operands[requantized.model.main.operations[0].outputs[0]].scale = 1.0f;
+  expectRefused(requantized, "TRANSPOSE");
 }
 
 // SLICE: a box of `dims` from `begin`, `size` values (-1: to the end).
@@ -294,9 +306,7 @@ OpModel makeSliceModel(const SliceCase& c, std::mt19937& rng) {
   OpModel m;
   const size_t count = nn::numberOfElements(c.dims);
   const bool half = c.q.type == OperandType::TENSOR_FLOAT16;
-  std::vector<uint8_t> bytes = half ? randomHalves(rng, count, 4.0f) : std::vector<uint8_t>(count);
-  if (!half) std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<uint8_t>(rng()); });
-  m.inputs.push_back(std::move(bytes));
+  m.inputs.push_back(randomValues(rng, count, c.q.type));
   const uint32_t in = b.input(c.q.type, c.dims, c.q.scale, c.q.zeroPoint);
   const auto rank = static_cast<uint32_t>(c.dims.size());
   const uint32_t begin = b.constant(OperandType::TENSOR_INT32, {rank}, c.begin.data(), 4 * rank);
@@ -322,8 +332,7 @@ SliceCase randomSlice(std::mt19937& rng, OperandType type) {
     c.begin.push_back(static_cast<int32_t>(begin));
     c.size.push_back(rng() % 4 == 0 ? -1 : static_cast<int32_t>(pick(1, dim - begin)));
   }
-  c.q = {type, 0.25f, type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -5 : 17};
-  if (type == OperandType::TENSOR_FLOAT16) c.q = {type, 0.0f, 0};
+  c.q = randomCaseQuant(type);
   return c;
 }
 
@@ -348,56 +357,29 @@ TEST(Slice, QueryKeyValueSplit) {
 class SliceRandom : public ::testing::TestWithParam<int> {};
 
 TEST_P(SliceRandom, MatchesTheReferenceKernelBitExact) {
-  for (const char* config : {"weft8", "weft16", "weft16fp"}) {
-    SCOPED_TRACE(config);
-    auto device = approxDevice(config);
-    std::mt19937 rng(900 + GetParam() * 17 + config[4]);
-    for (int i = 0; i < 6; ++i) {
-      const OperandType type = std::string(config) == "weft16fp" ? OperandType::TENSOR_FLOAT16
-                               : i % 2                          ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED
-                                                                : OperandType::TENSOR_QUANT8_ASYMM;
-      const SliceCase c = randomSlice(rng, type);
-      expectBitExactOnDevice(*device, makeSliceModel(c, rng), c.describe());
-      if (HasFatalFailure()) return;
-    }
-  }
+  expectRandomCasesBitExact(900 + GetParam() * 17, [](std::mt19937& rng, OperandType type) {
+    const SliceCase c = randomSlice(rng, type);
+    return std::make_pair(makeSliceModel(c, rng), c.describe());
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SliceRandom, ::testing::Range(0, 5));
 
 TEST(Slice, RefusesWhatTheVectorUnitCannotRun) {
-  auto device = approxDevice("weft8");
   std::mt19937 rng(5);
   SliceCase c;
   c.dims = {4, 6};
   c.begin = {1, 2};
   c.size = {2, 3};
-  auto refused = [&](const OpModel& m, const std::string& reason) {
-    auto supported = device->getSupportedOperations(m.model);
-    ASSERT_TRUE(supported.ok());
-    EXPECT_FALSE(supported.value().back());
-    auto prepared = prepare(*device, m.model);
-    ASSERT_FALSE(prepared.ok());
-    EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
-  };
-  // begin given at execution.
-  OpModel atExecution = makeSliceModel(c, rng);
-  {
-    auto& begin = atExecution.model.main.operands[atExecution.model.main.operations[0].inputs[1]];
-    begin.lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
-    begin.location = {};
-    atExecution.model.main.inputIndexes.push_back(atExecution.model.main.operations[0].inputs[1]);
-  }
-  refused(atExecution, "given at execution");
+  expectRefused(givenAtExecution(makeSliceModel(c, rng), 1), "given at execution");
   // A box past the input (the reference refuses it too).
   SliceCase past = c;
   past.size = {2, 5};
-  OpModel pastModel = makeSliceModel(past, rng);
-  refused(pastModel, "SLICE");
+  expectRefused(makeSliceModel(past, rng), "SLICE");
   // float32 without relaxation.
   SliceCase floats = c;
   floats.q = {OperandType::TENSOR_FLOAT32, 0.0f, 0};
-  refused(makeSliceModel(floats, rng), "SLICE");
+  expectRefused(makeSliceModel(floats, rng), "SLICE");
 }
 
 // GATHER with constant indices: slices of `dims` along `axis`, in the indices' order.
@@ -417,9 +399,7 @@ OpModel makeGatherModel(const GatherCase& c, std::mt19937& rng) {
   OpModel m;
   const size_t count = nn::numberOfElements(c.dims);
   const bool half = c.q.type == OperandType::TENSOR_FLOAT16;
-  std::vector<uint8_t> bytes = half ? randomHalves(rng, count, 4.0f) : std::vector<uint8_t>(count);
-  if (!half) std::generate(bytes.begin(), bytes.end(), [&] { return static_cast<uint8_t>(rng()); });
-  m.inputs.push_back(std::move(bytes));
+  m.inputs.push_back(randomValues(rng, count, c.q.type));
   const uint32_t in = b.input(c.q.type, c.dims, c.q.scale, c.q.zeroPoint);
   const uint32_t indices =
       b.constant(OperandType::TENSOR_INT32, c.indexDims, c.indices.data(), 4 * c.indices.size());
@@ -452,8 +432,7 @@ GatherCase randomGather(std::mt19937& rng, OperandType type) {
     c.indices.push_back(next);
     next = rng() % 2 ? (next + 1) % static_cast<int32_t>(size) : static_cast<int32_t>(pick(0, size - 1));
   }
-  c.q = {type, 0.25f, type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -5 : 17};
-  if (type == OperandType::TENSOR_FLOAT16) c.q = {type, 0.0f, 0};
+  c.q = randomCaseQuant(type);
   return c;
 }
 
@@ -476,50 +455,25 @@ TEST(Gather, ClassToken) {
 class GatherRandom : public ::testing::TestWithParam<int> {};
 
 TEST_P(GatherRandom, MatchesTheReferenceKernelBitExact) {
-  for (const char* config : {"weft8", "weft16", "weft16fp"}) {
-    SCOPED_TRACE(config);
-    auto device = approxDevice(config);
-    std::mt19937 rng(1300 + GetParam() * 19 + config[4]);
-    for (int i = 0; i < 6; ++i) {
-      const OperandType type = std::string(config) == "weft16fp" ? OperandType::TENSOR_FLOAT16
-                               : i % 2                          ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED
-                                                                : OperandType::TENSOR_QUANT8_ASYMM;
-      const GatherCase c = randomGather(rng, type);
-      expectBitExactOnDevice(*device, makeGatherModel(c, rng), c.describe());
-      if (HasFatalFailure()) return;
-    }
-  }
+  expectRandomCasesBitExact(1300 + GetParam() * 19, [](std::mt19937& rng, OperandType type) {
+    const GatherCase c = randomGather(rng, type);
+    return std::make_pair(makeGatherModel(c, rng), c.describe());
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, GatherRandom, ::testing::Range(0, 5));
 
 TEST(Gather, RefusesWhatTheVectorUnitCannotRun) {
-  auto device = approxDevice("weft8");
   std::mt19937 rng(5);
   GatherCase c;
   c.dims = {4, 6};
   c.axis = 1;
   c.indices = {5, 0, 2};
   c.indexDims = {3};
-  auto refused = [&](const OpModel& m, const std::string& reason) {
-    auto supported = device->getSupportedOperations(m.model);
-    ASSERT_TRUE(supported.ok());
-    EXPECT_FALSE(supported.value().back());
-    auto prepared = prepare(*device, m.model);
-    ASSERT_FALSE(prepared.ok());
-    EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
-  };
-  OpModel atExecution = makeGatherModel(c, rng);
-  {
-    auto& indices = atExecution.model.main.operands[atExecution.model.main.operations[0].inputs[2]];
-    indices.lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
-    indices.location = {};
-    atExecution.model.main.inputIndexes.push_back(atExecution.model.main.operations[0].inputs[2]);
-  }
-  refused(atExecution, "given at execution");
+  expectRefused(givenAtExecution(makeGatherModel(c, rng), 2), "given at execution");
   GatherCase outside = c;
   outside.indices = {6, 0, 2};
-  refused(makeGatherModel(outside, rng), "index 6 is outside [0, 6)");
+  expectRefused(makeGatherModel(outside, rng), "index 6 is outside [0, 6)");
 }
 
 }  // namespace
