@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 23> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 24> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
     {T::BATCH_MATMUL, lowerBatchMatmul},
@@ -28,6 +28,7 @@ constexpr std::array<std::pair<T, LowerFn>, 23> kOperations{{
     {T::ADD, lowerBinaryArithmetic},
     {T::SUB, lowerBinaryArithmetic},
     {T::MUL, lowerBinaryArithmetic},
+    {T::DIV, lowerBinaryArithmetic},
     {T::RELU, lowerActivation},
     {T::RELU1, lowerActivation},
     {T::RELU6, lowerActivation},

@@ -432,6 +432,72 @@ TEST(Fp16, AddSubAndMulOnTheVectorUnitMatchTheReferenceWithinTolerance) {
   }
 }
 
+// DIV by one constant value: a MUL by its reciprocal (rounded to binary16 when the model compiles)
+// within the float16 tolerance, in float16 and in a relaxed float32 model, fused activations
+// too; a divisor given at execution or of several values stays on the CPU, saying why.
+OpModel makeDivisionByConstant(OperandType type, const nn::Dimensions& dims, float divisor, int32_t activation,
+                               bool relaxed, std::mt19937& rng) {
+  ModelBuilder mb;
+  const uint32_t x = mb.input(type, dims, 0, 0);
+  uint32_t y;
+  if (type == OperandType::TENSOR_FLOAT16) {
+    const uint16_t h = fp::fp32ToFp16(fp::bitsOf(divisor));
+    y = mb.constant(type, {1}, &h, 2);
+  } else {
+    y = mb.constant(type, {1}, &divisor, 4);
+  }
+  const uint32_t out = mb.tensor(type, dims);
+  mb.output(out);
+  mb.operation(nn::OperationType::DIV, {x, y, mb.int32Scalar(activation)}, {out});
+  OpModel m;
+  m.model = mb.build();
+  m.model.relaxComputationFloat32toFloat16 = relaxed;
+  std::vector<uint8_t> values = randomHalves(rng, nn::numberOfElements(dims), 6.0f);
+  if (type == OperandType::TENSOR_FLOAT32) {  // the same values, widened
+    std::vector<uint8_t> wide(4 * nn::numberOfElements(dims));
+    for (size_t i = 0; i < nn::numberOfElements(dims); ++i) {
+      const uint32_t bits = fp::fp16ToFp32(static_cast<uint16_t>(values[2 * i] | values[2 * i + 1] << 8));
+      std::memcpy(&wide[4 * i], &bits, 4);
+    }
+    values = std::move(wide);
+  }
+  m.inputs.push_back(std::move(values));
+  m.outputBytes.push_back((type == OperandType::TENSOR_FLOAT16 ? 2 : 4) * nn::numberOfElements(dims));
+  return m;
+}
+
+TEST(Fp16, DivisionByAConstantIsAMultiplicationByItsReciprocal) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(61);
+  int activation = 0;
+  for (float divisor : {8.0f, 3.0f, -0.7f, 11.3137f}) {  // sqrt(128): attention's scaling
+    for (const nn::Dimensions& dims : {nn::Dimensions{2, 12, 37, 37}, nn::Dimensions{5, 19}}) {
+      const std::string what = fmt::format("fp16 DIV of {} values by {}, activation {}", nn::numberOfElements(dims),
+                                           divisor, activation % 4);
+      const std::string tiling = expectWithinTolerance(
+          *device, makeDivisionByConstant(OperandType::TENSOR_FLOAT16, dims, divisor, activation++ % 4, false, rng),
+          what);
+      if (HasFatalFailure()) return;
+      EXPECT_NE(tiling.find("mul fp16"), std::string::npos) << what << ": " << tiling;
+    }
+  }
+  expectWithinTolerance(*device,
+                        makeDivisionByConstant(OperandType::TENSOR_FLOAT32, {3, 40}, 5.0f, 0, /*relaxed=*/true, rng),
+                        "relaxed float32 DIV", /*float32=*/true);
+  OpModel atExecution = makeDivisionByConstant(OperandType::TENSOR_FLOAT16, {4, 4}, 2.0f, 0, false, rng);
+  auto& divisor = atExecution.model.main.operands[atExecution.model.main.operations[0].inputs[1]];
+  divisor.lifetime = nn::Operand::LifeTime::SUBGRAPH_INPUT;
+  divisor.location = {};
+  atExecution.model.main.inputIndexes.push_back(atExecution.model.main.operations[0].inputs[1]);
+  expectNotClaimed(*device, atExecution, "only a division by one constant value");
+}
+
+TEST(Fp16, DivisionNeedsTheFp16Datapath) {
+  std::mt19937 rng(62);
+  expectNotClaimed(*approxDevice("weft16"),
+                   makeDivisionByConstant(OperandType::TENSOR_FLOAT16, {4, 4}, 2.0f, 0, false, rng), "DIV");
+}
+
 // The copies in binary16: their lanes move bytes, two a value, so channel offsets count bytes.
 // CONCATENATION over every axis of odd shapes, PAD (0.0) and PAD_V2 with a border of one byte
 // twice, RESHAPE; the results are exact.

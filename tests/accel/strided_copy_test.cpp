@@ -258,6 +258,20 @@ TEST(Reshape, BetweenOperationsCopiesNothing) {
   }
 }
 
+// Axes past what a command field holds (rows of 70000 pixels, 100000 values a row) are cut by
+// the copy's emitter like any other.
+TEST(Transpose, LargeAxes) {
+  auto device = approxDevice("weft16");
+  std::mt19937 rng(21);
+  for (const auto& [dims, perm] : std::vector<std::pair<nn::Dimensions, std::vector<int32_t>>>{
+           {{1, 70000, 3}, {1, 0, 2}}, {{3, 1000, 7}, {1, 2, 0}}, {{1, 2, 100000}, {0, 2, 1}}}) {
+    TransposeCase c;
+    c.dims = dims;
+    c.perm = perm;
+    expectBitExactOnDevice(*device, makeTransposeModel(c, rng), c.describe());
+  }
+}
+
 class TransposeRandom : public ::testing::TestWithParam<int> {};
 
 TEST_P(TransposeRandom, MatchesTheReferenceKernelBitExact) {

@@ -6,8 +6,13 @@
 // With the fp16 datapath ADD, SUB and MUL also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32):
 // the lanes add the two values widened to binary32 (SUB: the second's sign flipped, by a
 // negative b_mult as in the quant8 SUB), or multiply them exactly, and the STORE rounds to
-// binary16 and clamps to the activation (ELTWISE and STORE fp16).
+// binary16 and clamps to the activation (ELTWISE and STORE fp16). DIV by one constant value is a
+// MUL by its reciprocal on the fp16 datapath (lowerFp16Division).
 #include <algorithm>
+#include <cstring>
+
+#include "../ModelAccess.h"
+#include "weft/hw/fp16.h"
 
 #include "EltwiseLayer.h"
 #include "Families.h"
@@ -97,6 +102,48 @@ nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t 
   return binaryLayer(r, index, std::move(m), *dims, 2);
 }
 
+// DIV by one constant value (attention's scaling by sqrt(d), a normalization) on the fp16
+// datapath: the lanes multiply by the divisor's reciprocal, rounded to binary16 when the model
+// compiles. x * rn(1/c) rounded to binary16 is within about one unit in the last place of rn(x/c)
+// (exact for powers of two); the reference divides in binary32. NNAPI has no 8-bit DIV.
+nn::Result<LoweredOperation> lowerFp16Division(const OperationReader& r, uint32_t index) {
+  const auto& a = r.input(0);
+  const auto& b = r.input(1);
+  NN_TRY(r.halfTensor(a, "dividend", 0, 4));
+  NN_TRY(r.sameType(a, r.output(0), "dividend and output"));
+  const uint8_t* bytes = constantBytes(r.model(), b);
+  if (!r.halfType(b) || b.type != a.type || bytes == nullptr || nn::numberOfElements(b.dimensions) != 1) {
+    return r.fail("only a division by one constant value runs on the accelerator (a multiplication by its "
+                  "reciprocal); this divisor is given at execution or has several values");
+  }
+  float divisor;
+  if (b.type == nn::OperandType::TENSOR_FLOAT16) {
+    if (b.location.length < 2) return r.fail("the divisor's value is too short");
+    const uint32_t bits = hw::fp::fp16ToFp32(static_cast<uint16_t>(bytes[0] | bytes[1] << 8));
+    std::memcpy(&divisor, &bits, 4);
+  } else {
+    if (b.location.length < 4) return r.fail("the divisor's value is too short");
+    std::memcpy(&divisor, bytes, 4);
+  }
+  auto act = r.int32Param(2, "fused activation");
+  if (!act.ok()) return act.error();
+  auto clamp = r.fp16Clamp(*act);
+  if (!clamp.ok()) return clamp.error();
+  auto dims = broadcastDims(r, a, b);
+  if (!dims.ok()) return dims.error();
+  EltwiseMath m;
+  m.kind = hw::EltKind::kMul;
+  m.aType = m.bType = ElementType::kFloat16;
+  m.clamp = *clamp;
+  LoweredOperation lowered = binaryLayer(r, index, std::move(m), *dims, 2);
+  auto& layer = static_cast<EltwiseLayer&>(*lowered.layers.front().vector());
+  layer.inputs.pop_back();  // the divisor is the layer's own constant
+  const uint16_t reciprocal = hw::fp::fp32ToFp16(hw::fp::bitsOf(1.0f / divisor));
+  layer.constantB = {static_cast<uint8_t>(reciprocal), static_cast<uint8_t>(reciprocal >> 8)};
+  layer.constantBShape = ImageShape{1, 1, 1, 2};
+  return lowered;
+}
+
 }  // namespace
 
 nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool) {
@@ -105,6 +152,10 @@ nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uin
   const auto& a = r.input(0);
   const auto& b = r.input(1);
   const auto& out = r.output(0);
+  if (op.type == nn::OperationType::DIV) {
+    if (!r.halfType(a)) return r.fail("the accelerator divides binary16 values only (NNAPI has no 8-bit DIV)");
+    return lowerFp16Division(r, index);
+  }
   if (r.halfType(a)) return lowerFp16Binary(r, index);
   NN_TRY(r.quant8Tensor(a, "first input", 0, 4));
   NN_TRY(r.quant8Tensor(b, "second input", 0, 4));

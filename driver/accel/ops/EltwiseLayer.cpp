@@ -223,6 +223,11 @@ std::vector<std::vector<uint8_t>> EltwiseLayer::constantImages(const hw::HwConfi
   std::vector<std::vector<uint8_t>> images;
   images.push_back(paramRows(std::vector<hw::ColumnParams>(config.cols(), math.column), 1, config));
   if (math.kind == hw::EltKind::kLut) images.push_back(lutImage(math.lut, config));
+  if (!constantB.empty()) {  // with a row of slack: the vector unit reads whole rows
+    std::vector<uint8_t> b = constantB;
+    b.resize(b.size() + config.cols(), 0);
+    images.push_back(std::move(b));
+  }
   return images;
 }
 
@@ -233,6 +238,13 @@ nn::Status EltwiseLayer::generate(const VectorPlacement& where, const hw::HwConf
                        math.kind == hw::EltKind::kLut ? std::optional<uint64_t>(where.constants[1]) : std::nullopt));
   const LaneImage a{where.inputs[0], inputs[0].shape, C};
   const LaneImage out{where.outputs[0], outputs[0].shape, C};
+  if (!constantB.empty()) {
+    const ImageShape& s = constantBShape;
+    const ImageView dense{where.constants.back(), s.channels, uint64_t{s.width} * s.channels,
+                          uint64_t{s.height} * s.width * s.channels};
+    const LaneImage b{dense, s, C};
+    return emitter.piece(math, a, &b, out);
+  }
   if (inputs.size() > 1) {
     const LaneImage b{where.inputs[1], inputs[1].shape, C};
     return emitter.piece(math, a, &b, out);

@@ -79,6 +79,10 @@ class EltwiseEmitter {
 class EltwiseLayer final : public VectorLayer {
  public:
   EltwiseMath math;
+  // A second operand the layer carries as a constant image of its own (DIV by a constant: the
+  // divisor's reciprocal), of shape `constantBShape`, instead of a tensor in `inputs`.
+  std::vector<uint8_t> constantB;
+  ImageShape constantBShape;
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
