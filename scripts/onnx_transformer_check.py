@@ -4,6 +4,9 @@ and torchvision's VisionTransformer, random weights, exported by torch.onnx.expo
 (layer norm and GELU spelled out as exporters write them, which the importer fuses onto
 org.weft.accel's WEFT_LAYER_NORM and WEFT_GELU).
 
+A third model is the encoder under a causal attention mask (-inf above the diagonal, as
+torch.nn.Transformer.generate_square_subsequent_mask makes it), which int8 holds by saturation.
+
 For each model:
   float    `weft run`: the output within --float-rtol of PyTorch's (largest difference over the
            largest magnitude of PyTorch's output);
@@ -26,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx_torchvision_check import run_weft  # noqa: E402
 
-DEFAULT_MODELS = "encoder,vit"
+DEFAULT_MODELS = "encoder,vit,causal"
 
 
 def build(name):
@@ -39,13 +42,29 @@ def build(name):
                                                  activation="gelu", batch_first=True)
         model = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
         shape = (1, 32, 64)
+    elif name == "causal":  # the encoder under a causal mask (-inf above the diagonal), as a decoder's
+        layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0,
+                                                 activation="gelu", batch_first=True)
+        encoder = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+
+        class Causal(torch.nn.Module):
+            def __init__(self, inner, tokens):
+                super().__init__()
+                self.inner = inner
+                self.register_buffer("mask", torch.nn.Transformer.generate_square_subsequent_mask(tokens))
+
+            def forward(self, x):
+                return self.inner(x, mask=self.mask)
+
+        model = Causal(encoder, 32)
+        shape = (1, 32, 64)
     elif name == "vit":
         model = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,
                                                      hidden_dim=64, mlp_dim=128, num_classes=10)
         torch.nn.init.normal_(model.heads.head.weight, std=0.2)  # torchvision starts it at zero
         shape = (1, 3, 32, 32)
     else:
-        raise SystemExit(f"onnx transformers: no model '{name}' (encoder, vit)")
+        raise SystemExit(f"onnx transformers: no model '{name}' (encoder, vit, causal)")
     return model.eval(), shape
 
 

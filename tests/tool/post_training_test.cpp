@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -173,6 +176,49 @@ TEST(PostTraining, BatchMatmulAndDivisionByAConstantAreQuantized) {
   ASSERT_EQ(quantized.keptInFloat.size(), 1u);
   EXPECT_EQ(quantized.keptInFloat[0].rfind("DIV#", 0), 0u) << quantized.keptInFloat[0];
   EXPECT_EQ(g.operands[only(g, Op::DIV).inputs[0]].type, OperandType::TENSOR_FLOAT32);
+}
+
+// An attention mask (-inf, or -10000 as BERT's exporters write it) added to the scores: the
+// mask constant's masked entries are kMaskMagnitude deep, so the sum saturates at the bottom of
+// the scores' range, and that range reaches kMaskDepth below its top, so the softmax gives the
+// masked entries exp(-16): 0 at its output step. Before, -inf made a scale of inf and NNAPI
+// refused the model.
+TEST(PostTraining, AttentionMasksSaturateInsteadOfWideningTheRange) {
+  RangeObserver observer;
+  const float scores[] = {-3.0f, 2.5f, -std::numeric_limits<float>::infinity(), -1e9f, 1.0f};
+  observer.observe(7, reinterpret_cast<const uint8_t*>(scores), sizeof scores);
+  const Range r = observer.ranges().at(7);
+  EXPECT_EQ(r.lo, -3.0f);
+  EXPECT_EQ(r.hi, 2.5f);
+  EXPECT_TRUE(r.maskedLow);
+  EXPECT_FALSE(r.maskedHigh);
+  const Quantization q = int8Quantization(r);
+  EXPECT_NEAR((-128 - q.zeroPoints[0]) * q.scales[0], 2.5 - kMaskDepth, q.scales[0]);
+  EXPECT_NEAR((127 - q.zeroPoints[0]) * q.scales[0], 2.5, q.scales[0]);
+
+  Graph m;
+  m.input("scores", {"1", "4", "4"});
+  const float inf = std::numeric_limits<float>::infinity();
+  m.floats("mask", {4, 4}, {0, -inf, -inf, -inf, 0, 0, -inf, -inf, 0, 0, 0, -inf, 0, 0, 0, 0});
+  m.node("Add", {"scores", "mask"}, {"masked"}, "masking");
+  m.node("Softmax", {"masked"}, {"y"}, "attention");
+  m.output("y", 3);
+  const ImportedModel imported = m.import();
+  std::map<uint32_t, Range> ranges = uniformRanges(imported, -4.0f, 4.0f);
+  for (auto& [operand, range] : ranges) {
+    if (imported.model.main.operands[operand].name == "masked") range.maskedLow = true;
+  }
+  const QuantizedModel quantized = quantizeInt8(imported.model, ranges);
+  const auto& g = quantized.model.main;
+  const auto& add = only(g, Op::ADD);
+  const auto& mask = g.operands[add.inputs[1]];
+  ASSERT_EQ(mask.type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+  EXPECT_TRUE(std::isfinite(mask.scale));
+  EXPECT_EQ(mask.data.at<int8_t>(1), -128);  // -inf: the bottom of the range
+  EXPECT_EQ((mask.data.at<int8_t>(0) - mask.zeroPoint) * mask.scale, 0.0f);  // 0 exactly
+  EXPECT_LE((-128 - mask.zeroPoint) * double(mask.scale), -kMaskMagnitude * 0.99);
+  const auto& sum = g.operands[add.outputs[0]];
+  EXPECT_NEAR((-128 - sum.zeroPoint) * double(sum.scale), 4.0 - kMaskDepth, sum.scale);
 }
 
 TEST(PostTraining, ConcatenatedValuesShareOneQuantizationOverTheirRanges) {

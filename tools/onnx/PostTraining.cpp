@@ -293,6 +293,13 @@ class Quantizer {
     return it->second = root(it->second);
   }
 
+  static void join(Range& r, const Range& other) {
+    r.lo = std::min(r.lo, other.lo);
+    r.hi = std::max(r.hi, other.hi);
+    r.maskedLow |= other.maskedLow;
+    r.maskedHigh |= other.maskedHigh;
+  }
+
   // An operand's observed range, widened to its tie group's.
   Range tiedRange(uint32_t operand) {
     Range r = rangeOf(operand);
@@ -301,13 +308,9 @@ class Quantizer {
     for (const auto& [member, parent] : tie_) {
       (void)parent;
       if (root(member) != group) continue;
-      const Range& m = rangeOf(member);
-      r.lo = std::min(r.lo, m.lo);
-      r.hi = std::max(r.hi, m.hi);
+      join(r, rangeOf(member));
     }
-    const Range& g = rangeOf(group);
-    r.lo = std::min(r.lo, g.lo);
-    r.hi = std::max(r.hi, g.hi);
+    join(r, rangeOf(group));
     return r;
   }
 
@@ -523,9 +526,14 @@ class Quantizer {
   uint32_t quantizedConstant(const test::TestOperand& c, const std::vector<float>& values, const std::string& suffix) {
     Range r;
     for (float v : values) {
-      r.lo = std::min(r.lo, v);
-      r.hi = std::max(r.hi, v);
+      if (std::isnan(v)) throw ImportError(fmt::format("constant '{}' holds NaN, which int8 cannot hold", c.name));
+      widen(r, v);
     }
+    // A mask constant's masked values (Range) are kMaskMagnitude deep, so that added to anything
+    // in the other operand's range its sum saturates at the bottom of the ADD's output range.
+    if (r.maskedLow) r.lo = std::min(r.lo, -kMaskMagnitude);
+    if (r.maskedHigh) r.hi = std::max(r.hi, kMaskMagnitude);
+    r.maskedLow = r.maskedHigh = false;
     const Quantization q = int8Quantization(r);
     std::vector<int8_t> bytes(values.size());
     for (size_t i = 0; i < values.size(); ++i) bytes[i] = quantizeValue(values[i], q.scales[0], q.zeroPoints[0]);
@@ -594,16 +602,28 @@ void RangeObserver::observe(uint32_t operand, const uint8_t* data, size_t bytes)
   for (size_t i = 0; i + sizeof(float) <= bytes; i += sizeof(float)) {
     float v;
     std::memcpy(&v, data + i, sizeof(float));
-    if (!std::isfinite(v)) {
+    if (std::isnan(v)) {
       throw ImportError(fmt::format("calibration: operand {} took the value {}, which int8 cannot hold", operand, v));
     }
+    widen(r, v);
+  }
+}
+
+void widen(Range& r, float v) {
+  if (v <= -kMaskMagnitude) {
+    r.maskedLow = true;
+  } else if (v >= kMaskMagnitude) {
+    r.maskedHigh = true;
+  } else {
     r.lo = std::min(r.lo, v);
     r.hi = std::max(r.hi, v);
   }
 }
 
 Quantization int8Quantization(Range range) {
-  const double lo = std::min(0.0f, range.lo), hi = std::max(0.0f, range.hi);
+  double lo = std::min(0.0f, range.lo), hi = std::max(0.0f, range.hi);
+  if (range.maskedLow) lo = std::min(lo, hi - kMaskDepth);
+  if (range.maskedHigh) hi = std::max(hi, lo + kMaskDepth);
   const double scale = hi > lo ? (hi - lo) / 255.0 : 1.0 / 256;
   const double zero = std::clamp(std::nearbyint(-128.0 - lo / scale), -128.0, 127.0);
   return {{static_cast<float>(scale)}, {static_cast<int32_t>(zero)}, -1};

@@ -20,9 +20,17 @@
 namespace weft::onnx {
 
 // The values one operand took over the calibration runs, widened to hold 0 (so 0 is exact).
+// Masked values (an attention mask's -inf, or a magnitude of kMaskMagnitude or more, as
+// exporters write -inf, -10000 or float's lowest) are left out of lo and hi and only noted: they
+// stand for "as far below (or above) the rest as can be", which int8 holds as its end of a range
+// at least kMaskDepth wide (int8Quantization). A softmax then gives them exp(-kMaskDepth), 0 at
+// its 1/256 output step.
 struct Range {
   float lo = 0.0f, hi = 0.0f;
+  bool maskedLow = false, maskedHigh = false;
 };
+inline constexpr float kMaskMagnitude = 1e4f;
+inline constexpr float kMaskDepth = 16.0f;
 
 // The operands a calibration run observes: every float32 tensor computed at run time (the
 // model's inputs, its outputs and the temporaries between), in operand order.
@@ -34,8 +42,8 @@ std::vector<uint32_t> calibratedOperands(const test::TestModel& model);
 test::TestModel observingModel(const test::TestModel& model, const std::vector<uint32_t>& operands);
 
 // The ranges of a model's values over the calibration runs: each run's model inputs and the
-// observing model's outputs, operand by operand (float32 bytes). NaN and infinite values are
-// refused: a model that makes them cannot be calibrated.
+// observing model's outputs, operand by operand (float32 bytes). NaN is refused (a model that
+// makes it cannot be calibrated); masked values are noted (Range).
 class RangeObserver {
  public:
   void observe(uint32_t operand, const uint8_t* data, size_t bytes);
@@ -45,7 +53,11 @@ class RangeObserver {
   std::map<uint32_t, Range> ranges_;
 };
 
-// Asymmetric int8 parameters of a range (scale > 0; zero point in [-128, 127], 0 exact).
+// `r` widened by one observed value (a masked one only noted).
+void widen(Range& r, float v);
+
+// Asymmetric int8 parameters of a range (scale > 0; zero point in [-128, 127], 0 exact): over lo
+// and hi, and at least kMaskDepth wide below hi (above lo) where masked values were seen.
 Quantization int8Quantization(Range range);
 
 struct QuantizedModel {
