@@ -80,6 +80,24 @@ LoweredOperation binaryLayer(const OperationReader& r, uint32_t index, EltwiseMa
   return LoweredOperation(std::move(lo));
 }
 
+// An fp16 layer's math and output dimensions: the lanes' operation, the fused activation's
+// binary16 bounds, NNAPI's broadcasting of inputs 0 and 1.
+nn::Result<std::pair<EltwiseMath, nn::Dimensions>> fp16Math(const OperationReader& r, hw::EltKind kind,
+                                                            int32_t bMult) {
+  auto act = r.int32Param(2, "fused activation");
+  if (!act.ok()) return act.error();
+  auto clamp = r.fp16Clamp(*act);
+  if (!clamp.ok()) return clamp.error();
+  auto dims = broadcastDims(r, r.input(0), r.input(1));
+  if (!dims.ok()) return dims.error();
+  EltwiseMath m;
+  m.kind = kind;
+  m.bMult = bMult;
+  m.aType = m.bType = ElementType::kFloat16;
+  m.clamp = *clamp;  // the parameter row's bias is 0 (+0.0)
+  return std::make_pair(std::move(m), std::move(dims).value());
+}
+
 nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t index) {
   const auto& op = r.op();
   const auto& a = r.input(0);
@@ -88,18 +106,10 @@ nn::Result<LoweredOperation> lowerFp16Binary(const OperationReader& r, uint32_t 
   NN_TRY(r.halfTensor(b, "second input", 0, 4));
   NN_TRY(r.sameType(a, b, "inputs"));
   NN_TRY(r.sameType(a, r.output(0), "input and output"));
-  auto act = r.int32Param(2, "fused activation");
-  if (!act.ok()) return act.error();
-  auto clamp = r.fp16Clamp(*act);
-  if (!clamp.ok()) return clamp.error();
-  auto dims = broadcastDims(r, a, b);
-  if (!dims.ok()) return dims.error();
-  EltwiseMath m;
-  m.kind = op.type == nn::OperationType::MUL ? hw::EltKind::kMul : hw::EltKind::kAdd;
-  m.bMult = op.type == nn::OperationType::SUB ? -1 : 1;
-  m.aType = m.bType = ElementType::kFloat16;
-  m.clamp = *clamp;  // the parameter row's bias is 0 (+0.0)
-  return binaryLayer(r, index, std::move(m), *dims, 2);
+  auto math = fp16Math(r, op.type == nn::OperationType::MUL ? hw::EltKind::kMul : hw::EltKind::kAdd,
+                       op.type == nn::OperationType::SUB ? -1 : 1);
+  if (!math.ok()) return math.error();
+  return binaryLayer(r, index, std::move(math->first), math->second, 2);
 }
 
 // DIV by one constant value (attention's scaling by sqrt(d), a normalization) on the fp16
@@ -125,17 +135,9 @@ nn::Result<LoweredOperation> lowerFp16Division(const OperationReader& r, uint32_
     if (b.location.length < 4) return r.fail("the divisor's value is too short");
     std::memcpy(&divisor, bytes, 4);
   }
-  auto act = r.int32Param(2, "fused activation");
-  if (!act.ok()) return act.error();
-  auto clamp = r.fp16Clamp(*act);
-  if (!clamp.ok()) return clamp.error();
-  auto dims = broadcastDims(r, a, b);
-  if (!dims.ok()) return dims.error();
-  EltwiseMath m;
-  m.kind = hw::EltKind::kMul;
-  m.aType = m.bType = ElementType::kFloat16;
-  m.clamp = *clamp;
-  LoweredOperation lowered = binaryLayer(r, index, std::move(m), *dims, 2);
+  auto math = fp16Math(r, hw::EltKind::kMul, 1);
+  if (!math.ok()) return math.error();
+  LoweredOperation lowered = binaryLayer(r, index, std::move(math->first), math->second, 2);
   auto& layer = static_cast<EltwiseLayer&>(*lowered.layers.front().vector());
   layer.inputs.pop_back();  // the divisor is the layer's own constant
   const uint16_t reciprocal = hw::fp::fp32ToFp16(hw::fp::bitsOf(1.0f / divisor));
