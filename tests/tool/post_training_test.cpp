@@ -180,12 +180,14 @@ TEST(PostTraining, BatchMatmulAndDivisionByAConstantAreQuantized) {
 
 // An attention mask (-inf, or -10000 as BERT's exporters write it) added to the scores: the
 // mask constant's masked entries are kMaskMagnitude deep, so the sum saturates at the bottom of
-// the scores' range, and that range reaches kMaskDepth below its top, so the softmax gives the
-// masked entries exp(-16): 0 at its output step. Before, -inf made a scale of inf and NNAPI
-// refused the model.
+// the ADD's output range, which is the scores' (not the calibration's, which the masked sums
+// widen to -10004) and reaches kMaskDepth below its top, so the softmax gives the masked entries
+// exp(-16): 0 at its output step. Before, -inf made a scale of inf and NNAPI refused the model.
+// An observed value counts as masked only at infinity or float's extremes: a raw audio sample
+// of 30000 is a value.
 TEST(PostTraining, AttentionMasksSaturateInsteadOfWideningTheRange) {
   RangeObserver observer;
-  const float scores[] = {-3.0f, 2.5f, -std::numeric_limits<float>::infinity(), -1e9f, 1.0f};
+  const float scores[] = {-3.0f, 2.5f, -std::numeric_limits<float>::infinity(), -3e38f, 1.0f};
   observer.observe(7, reinterpret_cast<const uint8_t*>(scores), sizeof scores);
   const Range r = observer.ranges().at(7);
   EXPECT_EQ(r.lo, -3.0f);
@@ -195,18 +197,22 @@ TEST(PostTraining, AttentionMasksSaturateInsteadOfWideningTheRange) {
   const Quantization q = int8Quantization(r);
   EXPECT_NEAR((-128 - q.zeroPoints[0]) * q.scales[0], 2.5 - kMaskDepth, q.scales[0]);
   EXPECT_NEAR((127 - q.zeroPoints[0]) * q.scales[0], 2.5, q.scales[0]);
+  const float audio[] = {-30000.0f, 30000.0f};
+  observer.observe(8, reinterpret_cast<const uint8_t*>(audio), sizeof audio);
+  EXPECT_EQ(observer.ranges().at(8).lo, -30000.0f);
+  EXPECT_FALSE(observer.ranges().at(8).maskedLow);
 
   Graph m;
   m.input("scores", {"1", "4", "4"});
   const float inf = std::numeric_limits<float>::infinity();
-  m.floats("mask", {4, 4}, {0, -inf, -inf, -inf, 0, 0, -inf, -inf, 0, 0, 0, -inf, 0, 0, 0, 0});
+  m.floats("mask", {4, 4}, {0, -inf, -10000, -inf, 0, 0, -inf, -inf, 0, 0, 0, -inf, 0, 0, 0, 0});
   m.node("Add", {"scores", "mask"}, {"masked"}, "masking");
   m.node("Softmax", {"masked"}, {"y"}, "attention");
   m.output("y", 3);
   const ImportedModel imported = m.import();
   std::map<uint32_t, Range> ranges = uniformRanges(imported, -4.0f, 4.0f);
   for (auto& [operand, range] : ranges) {
-    if (imported.model.main.operands[operand].name == "masked") range.maskedLow = true;
+    if (imported.model.main.operands[operand].name == "masked") range.lo = -10004.0f;  // -10000 + scores
   }
   const QuantizedModel quantized = quantizeInt8(imported.model, ranges);
   const auto& g = quantized.model.main;
@@ -215,6 +221,7 @@ TEST(PostTraining, AttentionMasksSaturateInsteadOfWideningTheRange) {
   ASSERT_EQ(mask.type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
   EXPECT_TRUE(std::isfinite(mask.scale));
   EXPECT_EQ(mask.data.at<int8_t>(1), -128);  // -inf: the bottom of the range
+  EXPECT_EQ(mask.data.at<int8_t>(2), -128);  // -10000 too
   EXPECT_EQ((mask.data.at<int8_t>(0) - mask.zeroPoint) * mask.scale, 0.0f);  // 0 exactly
   EXPECT_LE((-128 - mask.zeroPoint) * double(mask.scale), -kMaskMagnitude * 0.99);
   const auto& sum = g.operands[add.outputs[0]];

@@ -243,11 +243,36 @@ class Quantizer {
           quant_[o] = quant_.at(first);
         } else if (rule == Rule::kFixed) {
           quant_[o] = fixedOutput(op.type);
+        } else if (auto masked = maskedSum(op)) {
+          quant_[o] = int8Quantization(*masked);
         } else {
           quant_[o] = int8Quantization(tiedRange(o));
         }
       }
     }
+  }
+
+  // An ADD of a mask constant (an entry of kMaskMagnitude or more): its unmasked sums, the other
+  // operand's range moved by the constant's unmasked entries, and the masked ones noted. nullopt
+  // for any other operation.
+  std::optional<Range> maskedSum(const test::TestOperation& op) const {
+    if (op.type != Op::ADD || op.inputs.size() < 2) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const auto& c = in_.operands[op.inputs[side]];
+      if (c.type != OperandType::TENSOR_FLOAT32 || !isConstant(c)) continue;
+      Range mask;
+      for (float v : floatsOf(c)) widen(mask, v, kMaskMagnitude);
+      if (!mask.maskedLow && !mask.maskedHigh) continue;
+      const auto& other = in_.operands[op.inputs[1 - side]];
+      if (isConstant(other)) return std::nullopt;
+      Range r = rangeOf(op.inputs[1 - side]);
+      r.lo += mask.lo;
+      r.hi += mask.hi;
+      r.maskedLow |= mask.maskedLow || r.maskedLow;
+      r.maskedHigh |= mask.maskedHigh || r.maskedHigh;
+      return r;
+    }
+    return std::nullopt;
   }
 
   // The rule an operation follows here, kFloat recorded in floatOps_: no quantized form, weights
@@ -527,7 +552,7 @@ class Quantizer {
     Range r;
     for (float v : values) {
       if (std::isnan(v)) throw ImportError(fmt::format("constant '{}' holds NaN, which int8 cannot hold", c.name));
-      widen(r, v);
+      widen(r, v, kMaskMagnitude);
     }
     // A mask constant's masked values (Range) are kMaskMagnitude deep, so that added to anything
     // in the other operand's range its sum saturates at the bottom of the ADD's output range.
@@ -609,10 +634,10 @@ void RangeObserver::observe(uint32_t operand, const uint8_t* data, size_t bytes)
   }
 }
 
-void widen(Range& r, float v) {
-  if (v <= -kMaskMagnitude) {
+void widen(Range& r, float v, float masked) {
+  if (v <= -masked) {
     r.maskedLow = true;
-  } else if (v >= kMaskMagnitude) {
+  } else if (v >= masked) {
     r.maskedHigh = true;
   } else {
     r.lo = std::min(r.lo, v);

@@ -20,17 +20,20 @@
 namespace weft::onnx {
 
 // The values one operand took over the calibration runs, widened to hold 0 (so 0 is exact).
-// Masked values (an attention mask's -inf, or a magnitude of kMaskMagnitude or more, as
-// exporters write -inf, -10000 or float's lowest) are left out of lo and hi and only noted: they
-// stand for "as far below (or above) the rest as can be", which int8 holds as its end of a range
-// at least kMaskDepth wide (int8Quantization). A softmax then gives them exp(-kMaskDepth), 0 at
-// its 1/256 output step.
+// Masked values (an attention mask's -inf, or float's extremes, |v| >= kMaskedValue, as
+// exporters write masks) are left out of lo and hi and only noted: they stand for "as far below
+// (or above) the rest as can be", which int8 holds as its end of a range at least kMaskDepth wide
+// (int8Quantization). A softmax then gives them exp(-kMaskDepth), 0 at its 1/256 output step.
 struct Range {
   float lo = 0.0f, hi = 0.0f;
   bool maskedLow = false, maskedHigh = false;
 };
-inline constexpr float kMaskMagnitude = 1e4f;
+inline constexpr float kMaskedValue = 1e30f;
 inline constexpr float kMaskDepth = 16.0f;
+// A constant's entries of this magnitude or more (BERT's -10000 too) are a mask's: the quantizer
+// holds them kMaskMagnitude deep, and an ADD of such a constant takes its output's range from its
+// other operand (the unmasked sums), not from the calibration's (which the masked sums widen).
+inline constexpr float kMaskMagnitude = 1e4f;
 
 // The operands a calibration run observes: every float32 tensor computed at run time (the
 // model's inputs, its outputs and the temporaries between), in operand order.
@@ -53,8 +56,8 @@ class RangeObserver {
   std::map<uint32_t, Range> ranges_;
 };
 
-// `r` widened by one observed value (a masked one only noted).
-void widen(Range& r, float v);
+// `r` widened by one observed value (a masked one, |v| >= `masked`, only noted).
+void widen(Range& r, float v, float masked = kMaskedValue);
 
 // Asymmetric int8 parameters of a range (scale > 0; zero point in [-128, 127], 0 exact): over lo
 // and hi, and at least kMaskDepth wide below hi (above lo) where masked values were seen.
