@@ -117,6 +117,27 @@ const char* nnapiName(LayerOp op) { return info(op).name; }
 
 InputCount inputCount(LayerOp op) { return info(op).inputs; }
 
+bool parseDataMovementFields(const json& j, Layer& l, const std::string& where) {
+  switch (l.op) {
+    case LayerOp::kReshape:
+      l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
+      return true;
+    case LayerOp::kBatchMatmul:
+      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
+      l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
+      return true;
+    case LayerOp::kTranspose:
+      l.perm = get<std::vector<int32_t>>(j, "perm", where);
+      return true;
+    case LayerOp::kSlice:
+      l.begin = get<std::vector<int32_t>>(j, "begin", where);
+      l.size = get<std::vector<int32_t>>(j, "size", where);
+      return true;
+    default:
+      return false;
+  }
+}
+
 Layer parseLayerFields(const json& j, const std::string& where) {
   Layer l;
   l.op = parseOp(get<std::string>(j, "op", where), where);
@@ -177,18 +198,10 @@ Layer parseLayerFields(const json& j, const std::string& where) {
       l.keepDims = get<bool>(j, "keepDims", where);
       break;
     case LayerOp::kReshape:
-      l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
-      break;
     case LayerOp::kBatchMatmul:
-      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
-      l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
-      break;
     case LayerOp::kTranspose:
-      l.perm = get<std::vector<int32_t>>(j, "perm", where);
-      break;
     case LayerOp::kSlice:
-      l.begin = get<std::vector<int32_t>>(j, "begin", where);
-      l.size = get<std::vector<int32_t>>(j, "size", where);
+      parseDataMovementFields(j, l, where);
       break;
     case LayerOp::kSoftmax:
       l.beta = get<float>(j, "beta", where);

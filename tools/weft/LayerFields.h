@@ -28,6 +28,11 @@ Padding parsePadding(const nlohmann::json& padding, const std::string& where);
 // PAD's "paddings": [[before, after], ...], flattened.
 std::vector<int32_t> parsePaddings(const nlohmann::json& layer, const std::string& where);
 
+// The fields of the operations that move data without arithmetic (RESHAPE's shape, BATCH_MATMUL's
+// adjX/adjY, TRANSPOSE's perm, SLICE's begin and size), read alike by networks and layer sets;
+// false for any other op.
+bool parseDataMovementFields(const nlohmann::json& layer, Layer& l, const std::string& where);
+
 // A layer's op and op fields; its name, inputs, shapes and data are the caller's.
 Layer parseLayerFields(const nlohmann::json& layer, const std::string& where);
 

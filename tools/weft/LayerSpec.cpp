@@ -181,21 +181,8 @@ void readOpFields(const json& j, Layer& l, const std::vector<LayerInput>& inputs
     case LayerOp::kConcatenation:
       l.axis = static_cast<int32_t>(integerIn(j, "axis", -4, 3, where));
       break;
-    case LayerOp::kReshape:
-      l.targetShape = get<std::vector<int32_t>>(j, "shape", where);
-      break;
-    case LayerOp::kBatchMatmul:
-      l.adjX = j.contains("adjX") && get<bool>(j, "adjX", where);
-      l.adjY = j.contains("adjY") && get<bool>(j, "adjY", where);
-      break;
-    case LayerOp::kTranspose:
-      l.perm = get<std::vector<int32_t>>(j, "perm", where);
-      break;
-    case LayerOp::kSlice:
-      l.begin = get<std::vector<int32_t>>(j, "begin", where);
-      l.size = get<std::vector<int32_t>>(j, "size", where);
-      break;
     default:
+      parseDataMovementFields(j, l, where);
       break;
   }
 }
