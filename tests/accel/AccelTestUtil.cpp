@@ -438,6 +438,16 @@ void expectBitExactOnDevice(const hal::IDevice& device, const OpModel& m, const 
                     << ", the reference says " << int(cpu.value().outputs[0][at < 0 ? 0 : at]);
 }
 
+void expectRefusedOnDevice(const hal::IDevice& device, const nn::Model& model, const std::string& reason) {
+  auto supported = device.getSupportedOperations(model);
+  ASSERT_TRUE(supported.ok());
+  EXPECT_FALSE(supported.value().back());
+  auto prepared = prepare(device, model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.error().code, nn::ErrorStatus::BAD_DATA);
+  EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
+}
+
 std::vector<uint8_t> randomHalves(std::mt19937& rng, size_t count, float range) {
   std::uniform_real_distribution<float> value(-range, range);
   std::vector<uint8_t> bytes(2 * count);

@@ -132,4 +132,8 @@ int64_t firstMismatch(const std::vector<uint8_t>& a, const std::vector<uint8_t>&
 // its output 0 equals the CPU reference's byte for byte. `what` names the case in failures.
 void expectBitExactOnDevice(const hal::IDevice& device, const OpModel& m, const std::string& what);
 
+// GoogleTest expectations: `device` does not claim the model's last operation, and preparing the
+// model fails with BAD_DATA whose message holds `reason` (any message when empty).
+void expectRefusedOnDevice(const hal::IDevice& device, const nn::Model& model, const std::string& reason = "");
+
 }  // namespace weft::accel::test

@@ -177,12 +177,7 @@ void expectRefused(const BmmCase& c, bool cpuRuns, void (*mutate)(nn::Model&) = 
   std::mt19937 rng(5);
   OpModel m = makeBmmModel(c, rng);
   if (mutate) mutate(m.model);
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok());
-  EXPECT_FALSE(supported.value().back());
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_EQ(prepared.error().code, nn::ErrorStatus::BAD_DATA);
+  expectRefusedOnDevice(*device, m.model);
   if (cpuRuns) {
     auto cpu = runOnCpu(m);
     EXPECT_TRUE(cpu.ok()) << (cpu.ok() ? "" : cpu.error().message);

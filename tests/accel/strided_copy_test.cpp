@@ -54,14 +54,7 @@ void expectRandomCasesBitExact(uint32_t seed, MakeCase makeCase) {
 // The accelerator refuses the model's last operation, at getSupportedOperations and at
 // preparation, saying `reason`.
 void expectRefused(const OpModel& m, const std::string& reason) {
-  auto device = approxDevice("weft8");
-  auto supported = device->getSupportedOperations(m.model);
-  ASSERT_TRUE(supported.ok());
-  EXPECT_FALSE(supported.value().back());
-  auto prepared = prepare(*device, m.model);
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_EQ(prepared.error().code, nn::ErrorStatus::BAD_DATA);
-  EXPECT_NE(prepared.error().message.find(reason), std::string::npos) << prepared.error().message;
+  expectRefusedOnDevice(*approxDevice("weft8"), m.model, reason);
 }
 
 // Input `i` of the model's first operation made a model input (given at execution).
