@@ -82,4 +82,18 @@ package weft_fixed_pkg;
     else requantize = rdbpot(srdhm(v, mult), -s);
   endfunction
 
+  // A 64-bit x / 2^e rounded to nearest, ties away from zero, low 32 bits of the quotient
+  // (LAYER_NORM's output, vector_ops.h roundingDivideByPOT64Wide), for e in [0, 62].
+  function automatic logic [31:0] rdbpot64(logic signed [63:0] x, logic [5:0] e);
+    logic signed [63:0] mask, rem, thr;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic signed [63:0] q;  // the quotient fits 32 bits (|out| < 2^28)
+    /* verilator lint_on UNUSEDSIGNAL */
+    mask = (64'sd1 <<< e) - 64'sd1;
+    rem  = x & mask;
+    thr  = (mask >>> 1) + ((x < 0) ? 64'sd1 : 64'sd0);
+    q    = (x >>> e) + ((rem > thr) ? 64'sd1 : 64'sd0);
+    rdbpot64 = q[31:0];
+  endfunction
+
 endpackage

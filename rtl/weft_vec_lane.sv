@@ -1,10 +1,13 @@
-// One lane of the vector unit: the arithmetic of WINDOW, ELTWISE and SOFTMAX on one byte
+// One lane of the vector unit: the arithmetic of WINDOW, ELTWISE, SOFTMAX and LAYER_NORM on one byte
 // column of the vector scratchpad (hw/spec/isa.json; bit-exact with
 // hw/include/weft/hw/vector_ops.h). Three register stages follow the scratchpad read:
 //
-//   operand (op1_i):  x - zp, products, lookups (the softmax's exp table entry),
-//   reduce  (op2_i):  window reductions and the softmax's max and sum; the add's rounding,
-//   result  (op3_i):  the window's division, the softmax's output scaling.
+//   operand (op1_i):  x - zp, products, lookups (the softmax's exp table entry), the layer
+//                     norm's x*x and N*x - S1,
+//   reduce  (op2_i):  window reductions, the softmax's max and sum, the layer norm's sums and its
+//                     product by the reciprocal square root; the add's rounding,
+//   result  (op3_i):  the window's division, the softmax's output scaling, the layer norm's
+//                     rounding shift.
 //
 // The controls (weft_vector's slot records) say which slot each stage holds; the unit keeps
 // every stage of a command in step, so a lane has no state of its own beyond the registers
@@ -24,7 +27,7 @@ module weft_vec_lane
 ) (
   input  logic        clk_i,
   // the command (stable while it runs)
-  input  logic [3:0]  op_i,          // opcode: OpWindow, OpEltwise, OpSoftmax
+  input  logic [3:0]  op_i,          // opcode: OpWindow, OpEltwise, OpSoftmax, OpLayerNorm
   input  logic [1:0]  kind_i,        // win_kind / elt_kind
   input  logic        a_signed_i,
   input  logic [8:0]  a_zp_i,
@@ -51,12 +54,18 @@ module weft_vec_lane
   input  logic        op2_en_i,
   input  logic        first2_i,      // first slot of a window / of a softmax pass
   input  logic [1:0]  pass2_i,
-  output logic [31:0] red_o,         // the reduction so far (softmax max, sum)
+  output logic [31:0] red_o,         // the reduction so far (softmax max, sum; layer norm sum)
+  output logic [31:0] red2_o,        // layer norm: the sum of squares so far
   // softmax: this lane's maximum and sum (its own, or every lane's), and the reciprocal steps
   input  logic [31:0] max_i,
   input  logic        sum_load_i,    // sum_i is valid: start the reciprocal
   input  logic [31:0] sum_i,
   input  logic [3:0]  recip_step_i,  // 1 .. 8 while the reciprocal runs, else 0
+  // layer norm: the row's N and S1 (output pass), the reciprocal square root and shift
+  input  logic [15:0] ln_n_i,
+  input  logic [31:0] ln_sum_i,
+  input  logic [31:0] ln_recip_i,
+  input  logic [5:0]  ln_shift_i,
   // result stage
   input  logic        op3_en_i,
   output logic [31:0] result_o
@@ -65,10 +74,11 @@ module weft_vec_lane
   localparam logic [31:0] CNeg32Over17 = -32'sd1010580540; // -32/17 in Q2.29
   localparam logic [31:0] OneQ2        = 32'd1 << 29;
 
-  logic is_win, is_elt, is_smx;
+  logic is_win, is_elt, is_smx, is_ln;
   assign is_win = (op_i == OpWindow);
   assign is_elt = (op_i == OpEltwise);
   assign is_smx = (op_i == OpSoftmax);
+  assign is_ln  = (op_i == OpLayerNorm);
   logic fp;
   assign fp = (Fp16 != 0) && fp_i;
 
@@ -93,11 +103,20 @@ module weft_vec_lane
   logic signed [63:0] pa_q, pb_q;
   logic               sat_a_q, sat_b_q, ok2_q;
   logic [15:0]        start_q;  // fp16 lut: the piece's start value
+  logic [31:0]        sq_q;     // layer norm sums pass: x*x
 
   always_ff @(posedge clk_i) begin
     if (op1_en_i) begin
       ok2_q <= is_smx && pass1_i != 2'd0 ? d_ok : ok1_i;
-      if (fp && is_win) begin
+      if (is_ln) begin
+        // sums pass: x and x*x of the valid lanes; output pass: N*x - S1 (wrapping)
+        if (pass1_i == 2'd0) begin
+          v1_q <= ok1_i ? xa : 32'd0;
+          sq_q <= ok1_i ? xa * xa : 32'd0;
+        end else begin
+          v1_q <= 32'(ln_n_i) * xa - ln_sum_i;
+        end
+      end else if (fp && is_win) begin
         v1_q <= (kind_i == WinKindDwconv) ? fp16_mul({a_hi_i, a_i}, {b_hi_i, b_i}) : fp16_to_fp32({a_hi_i, a_i});
       end else if (fp) begin  // eltwise lut, add or mul (checked); add keeps b in pa_q
         unique case (kind_i)
@@ -153,7 +172,8 @@ module weft_vec_lane
     else right_of = (s == -6'sd32) ? 6'd31 : 6'(-s);
   endfunction
 
-  logic [31:0] red_q, v2_q;
+  logic [31:0] red_q, red2_q, v2_q;
+  logic signed [63:0] ln_p_q;  // layer norm output pass: (N*x - S1) * r
   logic [16:0] cnt_q;
   logic        ok3_q;
 
@@ -174,7 +194,14 @@ module weft_vec_lane
   always_ff @(posedge clk_i) begin
     if (op2_en_i) begin
       ok3_q <= ok2_q;
-      if (fp && is_win) begin
+      if (is_ln) begin
+        if (pass2_i == 2'd0) begin
+          red_q  <= (first2_i ? 32'd0 : red_q) + v1_q;
+          red2_q <= (first2_i ? 32'd0 : red2_q) + sq_q;
+        end else begin
+          ln_p_q <= $signed({{32{v1_q[31]}}, v1_q}) * $signed({32'd0, ln_recip_i});
+        end
+      end else if (fp && is_win) begin
         if (ok2_q) begin
           red_q <= (kind_i == WinKindMax) ? (fp32_greater(v1_q, fp_base) ? v1_q : fp_base) : fp_sum;
           cnt_q <= (first2_i ? 17'd0 : cnt_q) + 17'd1;
@@ -218,7 +245,8 @@ module weft_vec_lane
     end
   end
 
-  assign red_o = red_q;
+  assign red_o  = red_q;
+  assign red2_o = red2_q;
 
   // ---------------------------------------------------------------- softmax reciprocal
   // gemmlowp's one_over_one_plus_x_for_x_in_0_1 of (sum << h) - 1 (h its leading zeros), one
@@ -251,7 +279,9 @@ module weft_vec_lane
 
   always_ff @(posedge clk_i) begin
     if (op3_en_i) begin
-      if (fp && is_win) begin
+      if (is_ln) begin
+        result_q <= ok3_q ? rdbpot64(ln_p_q, ln_shift_i) : 32'd0;
+      end else if (fp && is_win) begin
         result_q <= (kind_i == WinKindAvg || kind_i == WinKindMean) ? fp32_div_count(red_q, cnt_q) : red_q;
       end else if (is_win) begin
         logic signed [31:0] half, q;

@@ -1,4 +1,4 @@
-// Vector unit: executes WINDOW, ELTWISE and SOFTMAX commands (hw/spec/isa.json) in order, one at
+// Vector unit: executes WINDOW, ELTWISE, SOFTMAX and LAYER_NORM commands (hw/spec/isa.json) in order, one at
 // a time, on Cols lanes (one byte column of the vector scratchpad each; weft_vec_lane), writing
 // whole accumulator rows that a STORE then post-processes. Like NVDLA's SDP/PDP beside the
 // convolution core, it runs beside the array, behind its own command FIFO and token queues.
@@ -10,7 +10,9 @@
 //   ELTWISE  one slot per output row;
 //   SOFTMAX  three passes over the rows (max, sum of exp, output); the lanes' maxima and sums are
 //            combined across lanes (cross) or kept per lane, and the reciprocal of the sum takes
-//            SoftmaxRecipCycles between the second and third passes.
+//            SoftmaxRecipCycles between the second and third passes;
+//   LAYER_NORM two passes over the rows (sums of x and x*x, output); the lanes' sums are combined
+//            and the reciprocal square root (weft_vec_rsqrt) takes LayerNormRsqrtCycles between.
 //
 // Timing (rtl/README.md): a command starts at edge s (given in cycle s-1: a queued command, its
 // tokens, the unit idle) and issues its first slot in cycle s; a slot issued in cycle c has its
@@ -18,7 +20,8 @@
 // stage at c+4, the result at c+5 and its accumulator row written at edge c+6
 // (VectorPipeDepth). The command completes with its last write; the next can start at the edge
 // after. SOFTMAX's second pass starts VectorReduceGap cycles after the first's last slot, the
-// third VectorReduceGap + SoftmaxRecipCycles after the second's.
+// third VectorReduceGap + SoftmaxRecipCycles after the second's; LAYER_NORM's output pass
+// VectorReduceGap + LayerNormRsqrtCycles after its sums pass.
 module weft_vector
   import weft_pkg::*;
   import weft_rtl_pkg::*;
@@ -61,7 +64,7 @@ module weft_vector
   output logic               idle_o
 );
   localparam int unsigned LaneW = (Cols > 1) ? $clog2(Cols) : 1;
-  localparam int unsigned GapW  = 5;
+  localparam int unsigned GapW  = 7;
 
   // ---------------------------------------------------------------- start
   logic tok_ok, start, busy_q, done;
@@ -78,9 +81,13 @@ module weft_vector
   window_cmd_t  win;
   eltwise_cmd_t elt;
   softmax_cmd_t smx;
+  layer_norm_cmd_t lnm;
   assign win = cmd_q;
   assign elt = cmd_q;
   assign smx = cmd_q;
+  assign lnm = cmd_q;
+  logic is_ln;
+  assign is_ln = (op_q == OpLayerNorm);
 
   // Operand settings of the lanes, one form for every opcode.
   logic [1:0]  kind_q;
@@ -95,10 +102,12 @@ module weft_vector
   window_cmd_t  in_win;
   eltwise_cmd_t in_elt;
   softmax_cmd_t in_smx;
+  layer_norm_cmd_t in_lnm;
   /* verilator lint_on UNUSEDSIGNAL */
   assign in_win = cmd_i;
   assign in_elt = cmd_i;
   assign in_smx = cmd_i;
+  assign in_lnm = cmd_i;
   // The incoming command is a WINDOW or ELTWISE in binary16 mode (never without Fp16).
   logic in_fp;
   assign in_fp = (Fp16 != 0) && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
@@ -125,6 +134,13 @@ module weft_vector
           b_signed_q <= in_elt.b_signed;
           b_zp_q     <= in_elt.b_zp;
         end
+        OpLayerNorm: begin
+          kind_q     <= '0;
+          a_signed_q <= in_lnm.in_signed;
+          a_zp_q     <= in_lnm.in_zp[8:0];
+          b_signed_q <= 1'b0;
+          b_zp_q     <= '0;
+        end
         default: begin
           kind_q     <= '0;
           a_signed_q <= in_smx.in_signed;
@@ -133,6 +149,8 @@ module weft_vector
           b_zp_q     <= '0;
         end
       endcase
+      // LAYER_NORM: the row's element count N
+      ln_n_q <= 16'((32'(in_lnm.count) - 1) * Cols + 32'(in_lnm.last_lanes));
       for (int unsigned l = 0; l < Cols; l++) begin
         unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
           OpWindow:  amap_q[l] <= LaneW'((32'(in_win.phase) + l) / 32'(in_win.dm));  // dm >= 1 (checked)
@@ -165,19 +183,20 @@ module weft_vector
     logic             read_a, read_b;
     logic [RowAw-1:0] a_addr, b_addr;
     logic             ok;        // window: the tap is in the tile
-    logic             first;     // first slot of a window or of a softmax pass
+    logic             first;     // first slot of a window or of a softmax / layer-norm pass
     logic             write;     // writes its accumulator row
-    logic             pass_end;  // softmax: last slot of a pass
-    logic             last_row;  // softmax: the last row (cross: lanes past last_lanes invalid)
+    logic             pass_end;  // softmax, layer norm: last slot of a pass
+    logic             last_row;  // softmax, layer norm: the last row (lanes past last_lanes invalid)
     logic [1:0]       pass;
     logic             last_of_cmd;     // the command's last slot
     logic [RowAw-1:0] wr_addr;
   } vslot_t;
 
   logic        issuing_q;              // slots left to issue
-  logic [GapW-1:0] gap_q;              // softmax: cycles to wait before the next pass
+  logic [GapW-1:0] gap_q;              // softmax, layer norm: cycles to wait before the next pass
   logic [1:0]  pass_q;
-  logic [15:0] i0_q, i1_q;             // window: ox, oy; eltwise: i0, i1; softmax: row
+  logic [15:0] i0_q, i1_q;             // window: ox, oy; eltwise: i0, i1; softmax, layer norm: row
+  logic [15:0] ln_n_q;                 // layer norm: N
   logic [7:0]  kx_q, ky_q;
   logic [RowAw-1:0] row_q;             // eltwise: output row
   vslot_t      p1_q, p2_q, p3_q, p4_q;
@@ -197,7 +216,7 @@ module weft_vector
   assign win_lk = (kx_q == win.k_w - 1'b1) && (ky_q == win.k_h - 1'b1);
   assign win_lp = (32'(i0_q) == 32'(win.out_w) - 1) && (32'(i1_q) == 32'(win.out_h) - 1);
   assign elt_lp = (i0_q == elt.count0 - 1'b1) && (i1_q == elt.count1 - 1'b1);
-  assign smx_lr = (i0_q == smx.count - 1'b1);
+  assign smx_lr = (i0_q == smx.count - 1'b1);  // LAYER_NORM's count is the same field
 
   always_comb begin
     slot = '0;
@@ -224,6 +243,18 @@ module weft_vector
         slot.write   = 1'b1;
         slot.last_of_cmd = elt_lp;
         slot.wr_addr = RowAw'(32'(elt.acc_addr) + 32'(row_q));
+      end
+      OpLayerNorm: begin
+        slot.ok       = 1'b1;
+        slot.read_a   = 1'b1;
+        slot.a_addr   = RowAw'(32'(lnm.in_addr) + 32'(i0_q) * 32'(lnm.stride));
+        slot.first    = (i0_q == '0);
+        slot.pass     = pass_q;
+        slot.pass_end = smx_lr;
+        slot.last_row = smx_lr;
+        slot.write    = (pass_q == 2'd1);
+        slot.last_of_cmd = (pass_q == 2'd1) && smx_lr;
+        slot.wr_addr  = RowAw'(32'(lnm.acc_addr) + 32'(i0_q) * 32'(lnm.acc_stride));
       end
       default: begin  // softmax
         slot.ok       = 1'b1;
@@ -289,6 +320,16 @@ module weft_vector
             else begin i0_q <= '0; i1_q <= i1_q + 1'b1; end
             if (elt_lp) issuing_q <= 1'b0;
           end
+          OpLayerNorm: begin
+            if (!smx_lr) begin
+              i0_q <= i0_q + 1'b1;
+            end else begin
+              i0_q   <= '0;
+              pass_q <= pass_q + 1'b1;
+              if (pass_q == 2'd1) issuing_q <= 1'b0;
+              else gap_q <= GapW'(VectorReduceGap + LayerNormRsqrtCycles - 1);
+            end
+          end
           default: begin  // softmax
             if (!smx_lr) begin
               i0_q <= i0_q + 1'b1;
@@ -336,14 +377,19 @@ module weft_vector
 
   // ---------------------------------------------------------------- lanes
   logic [LaneW:0] last_lanes;
-  assign last_lanes = (LaneW+1)'(smx.last_lanes);
+  assign last_lanes = (LaneW+1)'(is_ln ? lnm.last_lanes : smx.last_lanes);
 
   logic [31:0] red [Cols];
+  logic [31:0] red2 [Cols];  // layer norm: the sum of squares
   logic [31:0] result [Cols];
   logic [31:0] max_q [Cols];
   logic [31:0] sum_q [Cols];
   logic        sum_load_q;
   logic [3:0]  recip_q;
+  logic [31:0] ln_sum_q, ln_squares_q;  // layer norm: S1 and S2 across the lanes
+  logic        ln_load_q;
+  logic [31:0] ln_recip;
+  logic [5:0]  ln_shift;
 
   for (genvar l = 0; l < Cols; l++) begin : g_lane
     logic [7:0] a_byte, b_byte, a_hi, b_hi;
@@ -359,8 +405,8 @@ module weft_vector
       assign a_hi = '0;
       assign b_hi = '0;
     end
-    assign ok1    = (op_q == OpSoftmax)
-                    ? !(smx.cross_lanes && p2_q.last_row && (LaneW+1)'(l) >= last_lanes)
+    assign ok1    = (op_q == OpSoftmax || is_ln)
+                    ? !((is_ln || smx.cross_lanes) && p2_q.last_row && (LaneW+1)'(l) >= last_lanes)
                     : p2_q.ok;
 
     weft_vec_lane #(.Fp16((Fp16 != 0 && l < Cols / 2) ? 1 : 0)) u_lane (
@@ -391,10 +437,15 @@ module weft_vector
       .first2_i     (p3_q.first),
       .pass2_i      (p3_q.pass),
       .red_o        (red[l]),
+      .red2_o       (red2[l]),
       .max_i        (max_q[l]),
       .sum_load_i   (sum_load_q),
       .sum_i        (sum_q[l]),
       .recip_step_i (recip_q),
+      .ln_n_i       (ln_n_q),
+      .ln_sum_i     (ln_sum_q),
+      .ln_recip_i   (ln_recip),
+      .ln_shift_i   (ln_shift),
       .op3_en_i     (p4_q.valid && p4_q.write),
       .result_o     (result[l])
     );
@@ -410,13 +461,47 @@ module weft_vector
       sum_load_q <= 1'b0;
       recip_q    <= '0;
     end else begin
-      sum_load_q <= p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd1;
+      sum_load_q <= !is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd1;
       recip_q    <= sum_load_q ? 4'd1 : ((recip_q == '0 || recip_q == 4'd8) ? '0 : recip_q + 1'b1);
     end
   end
 
+  // Layer norm: after the sums pass's last slot leaves the reduce stage, S1 and S2 across the
+  // lanes (wrapping), then the reciprocal square root.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) ln_load_q <= 1'b0;
+    else if (clr_i) ln_load_q <= 1'b0;
+    else ln_load_q <= is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd0;
+  end
+
   always_ff @(posedge clk_i) begin
-    if (p4_q.valid && p4_q.pass_end && p4_q.pass != 2'd2) begin
+    if (is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd0) begin
+      logic [31:0] s1, s2;
+      s1 = '0;
+      s2 = '0;
+      for (int unsigned l = 0; l < Cols; l++) begin
+        s1 = s1 + red[l];
+        s2 = s2 + red2[l];
+      end
+      ln_sum_q     <= s1;
+      ln_squares_q <= s2;
+    end
+  end
+
+  weft_vec_rsqrt u_rsqrt (
+    .clk_i,
+    .start_i     (ln_load_q),
+    .sum_i       (ln_sum_q),
+    .squares_i   (ln_squares_q),
+    .n_i         (ln_n_q),
+    .eps_i       (lnm.eps),
+    .out_shift_i (lnm.out_shift),
+    .recip_o     (ln_recip),
+    .shift_o     (ln_shift)
+  );
+
+  always_ff @(posedge clk_i) begin
+    if (!is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass != 2'd2) begin
       logic [31:0] all;
       all = (p4_q.pass == 2'd0) ? red[0] : 32'd0;
       for (int unsigned l = 0; l < Cols; l++) begin
@@ -466,5 +551,5 @@ module weft_vector
   assign stall_token_o = cmd_valid_i && !tok_ok;
 
   logic unused;
-  assign unused = ^{cmd_q, win, elt, smx, p4_q};
+  assign unused = ^{cmd_q, win, elt, smx, lnm, p4_q};
 endmodule

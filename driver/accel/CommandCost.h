@@ -10,7 +10,7 @@
 //   (hw::columnBytes): (tiles - 1) x Cols + row_bytes columns a row.
 // - GEMM: m_rows x m_groups rows a step, k_steps steps, each step's weights preloaded unless
 //   keep_weights (CostModel::gemmBusyCycles, gemmDoneCycles).
-// - WINDOW, ELTWISE, SOFTMAX: the vector unit's closed-form schedule (hw::vectorSchedule).
+// - WINDOW, ELTWISE, SOFTMAX, LAYER_NORM: the vector unit's closed-form schedule (hw::vectorSchedule).
 // - BARRIER: nothing; the scheduler accounts for its drain.
 #pragma once
 

@@ -45,8 +45,9 @@ constexpr std::array<std::pair<T, LowerFn>, 24> kOperations{{
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.
-constexpr std::array<std::pair<uint16_t, LowerFn>, 2> kWeftOperations{{
+constexpr std::array<std::pair<uint16_t, LowerFn>, 3> kWeftOperations{{
     {nn::weft_extension::kMatmulInt32, lowerWeftMatmulInt32},
+    {nn::weft_extension::kLayerNorm, lowerLayerNorm},
     {nn::weft_extension::kGelu, lowerActivation},
 }};
 
@@ -84,7 +85,8 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
   OperationReader r(model, index, gemmFilterValues || !gemm);
   NN_TRY(r.checkIndexes());
   if (lower == nullptr) {
-    // An extension operation by its name in the kernels' registry (WEFT_LAYER_NORM), not NNAPI's
+    // An extension operation by its name in the kernels' registry (an org.weft.accel operation without a
+    // family here), not NNAPI's
     // EXTENSION_OPERATION.
     const nn::OperationRegistration* known = nn::OperationResolver::get().find(model, type);
     const std::string name = nn::isExtension(type) && known != nullptr ? known->name : nn::toString(type);

@@ -75,7 +75,7 @@ class BufferUses {
 enum class LoadPricing : uint8_t { kByFields, kPerRow, kMergedRuns };
 
 using TypedCommand = std::variant<hw::LoadCmd, hw::GemmCmd, hw::StoreCmd, hw::BarrierCmd, hw::WindowCmd,
-                                  hw::EltwiseCmd, hw::SoftmaxCmd>;
+                                  hw::EltwiseCmd, hw::SoftmaxCmd, hw::LayerNormCmd>;
 
 struct PlannedCommand {
   TypedCommand cmd;

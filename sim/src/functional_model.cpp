@@ -132,6 +132,9 @@ void FunctionalModel::execute(const hw::CommandWord& cmd, DramStorage& dram,
     case hw::Opcode::kSoftmax:
       softmax(hw::SoftmaxCmd::decode(cmd));
       break;
+    case hw::Opcode::kLayerNorm:
+      layerNorm(hw::LayerNormCmd::decode(cmd));
+      break;
     case hw::Opcode::kBarrier: {
       const auto c = hw::BarrierCmd::decode(cmd);
       if (c.snapshot) {

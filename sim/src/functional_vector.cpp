@@ -1,5 +1,5 @@
 // The vector unit's commands in the functional model (hw/spec/isa.json WINDOW, ELTWISE,
-// SOFTMAX), lane by lane with the RTL's arithmetic (weft/hw/vector_ops.h).
+// SOFTMAX, LAYER_NORM), lane by lane with the RTL's arithmetic (weft/hw/vector_ops.h).
 #include <algorithm>
 #include <vector>
 
@@ -199,6 +199,26 @@ void FunctionalModel::softmax(const hw::SoftmaxCmd& c) {
       out[l] = inTable(i, l) ? vec::softmaxOutput(scale[l], lut_[distance(i, l) & 0xFF], c.inSigned)
                              : vec::typeMin(c.inSigned);
     }
+  }
+}
+
+void FunctionalModel::layerNorm(const hw::LayerNormCmd& c) {
+  const uint32_t n = (c.count - 1) * cols_ + c.lastLanes;
+  auto lanes = [&](uint32_t i) { return i + 1 == c.count ? c.lastLanes : cols_; };
+  auto x = [&](uint32_t i, uint32_t l) {
+    return vec::operand(vecRow(c.inAddr + i * c.stride)[l], c.inSigned, c.inZp);
+  };
+  int32_t sum = 0, squares = 0;
+  for (uint32_t i = 0; i < c.count; ++i) {
+    for (uint32_t l = 0; l < lanes(i); ++l) {
+      sum = vec::wrappingAdd(sum, x(i, l));
+      squares = vec::wrappingAdd(squares, x(i, l) * x(i, l));
+    }
+  }
+  const vec::LayerNormScale scale = vec::layerNormScale(sum, squares, n, c.eps, c.outShift);
+  for (uint32_t i = 0; i < c.count; ++i) {
+    int32_t* out = &acc_[size_t{c.accAddr + i * c.accStride} * cols_];
+    for (uint32_t l = 0; l < cols_; ++l) out[l] = l < lanes(i) ? vec::layerNormOutput(scale, x(i, l), n, sum) : 0;
   }
 }
 

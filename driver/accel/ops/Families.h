@@ -31,6 +31,8 @@ nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uin
 // RELU, RELU1, RELU6, LOGISTIC, TANH and org.weft.accel's WEFT_GELU.
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t index, bool withValues);
+// org.weft.accel's WEFT_LAYER_NORM (LAYER_NORM commands).
+nn::Result<LoweredOperation> lowerLayerNorm(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, bool withValues);

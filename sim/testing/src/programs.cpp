@@ -401,7 +401,7 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
   auto uni = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   auto zp = [&](bool isSigned) { return static_cast<int32_t>(isSigned ? uni(-128, 127) : uni(0, 255)); };
   const uint32_t vrows = cfg.vecSpadRows();
-  switch (uni(0, 2)) {
+  switch (uni(0, 3)) {
     case 0: {
       hw::WindowCmd w;
       w.kind = static_cast<hw::WinKind>(uni(0, 3));
@@ -477,6 +477,30 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
         e.aZp = e.bZp = 0;
       }
       return {e.encode(), e.count0 * e.count1};
+    }
+    case 3: {
+      // A row of (count - 1) * Cols + last_lanes elements. Random bytes make every variance, and
+      // a zero point at the bytes' extreme or an eps of 0 or 2^47 the edge cases; a stride of 0
+      // repeats one row (equal elements: V = 0 when eps = 0). Output rows are dense here (the
+      // store reads every row of the span, and rows a program never wrote would hold another
+      // program's values on a reused device); the layers' interleaved rows (acc_stride > 1) are
+      // checked by the lowering's tests and `weft validate`.
+      hw::LayerNormCmd n;
+      n.inSigned = uni(0, 1);
+      n.inZp = uni(0, 3) == 0 ? (n.inSigned ? 127 : 0) : zp(n.inSigned);
+      n.count = static_cast<uint32_t>(uni(1, std::min<int64_t>(8, accRows)));
+      n.accStride = n.count == 1 ? static_cast<uint32_t>(uni(0, 3)) : 1;
+      n.stride = static_cast<uint32_t>(uni(0, 2));
+      n.inAddr = static_cast<uint32_t>(uni(0, vrows - ((n.count - 1) * n.stride + 1)));
+      n.lastLanes = static_cast<uint32_t>(uni(1, cfg.cols()));
+      n.outShift = static_cast<uint32_t>(uni(0, 20));
+      switch (uni(0, 3)) {
+        case 0: n.eps = 0; break;
+        case 1: n.eps = uint64_t{1} << 47; break;
+        default: n.eps = static_cast<uint64_t>(uni(0, int64_t{1} << 24));
+      }
+      n.accAddr = accAddr;
+      return {n.encode(), n.count};
     }
     default: {
       hw::SoftmaxCmd s;

@@ -110,4 +110,56 @@ constexpr int32_t softmaxOutput(const SoftmaxScale& s, int32_t expEntry, bool is
          typeMin(isSigned);
 }
 
+// LAYER_NORM (hw/spec/isa.json): the statistics of a row of N elements x (sums S1 of x, S2 of
+// x*x) become a reciprocal square root r and a rounding shift, so that an element's output,
+// roundingDivideByPOT((N*x - S1) * r, shift), is (x - mean) / sqrt(variance + epsilon) in
+// Q(outShift). The RTL forms V = N*S2 - S1^2 + eps (modulo 2^64), normalizes it by an even shift
+// 2k, takes its integer square root a bit a cycle and divides 2^61 by it a bit a cycle.
+struct LayerNormScale {
+  int64_t reciprocal = 0;  // floor(2^61 / isqrt(V << 2k)), in (2^29, 2^30]; 0 when V = 0
+  int shift = 0;           // 61 - k - outShift
+};
+
+// floor(sqrt(a)) by the restoring method, two bits of a a step (what the RTL's 32 steps do).
+constexpr uint32_t isqrt64(uint64_t a) {
+  uint64_t remainder = 0, root = 0;
+  for (int i = 31; i >= 0; --i) {
+    remainder = (remainder << 2) | ((a >> (2 * i)) & 3);
+    const uint64_t trial = (root << 2) | 1;
+    if (remainder >= trial) {
+      remainder -= trial;
+      root = (root << 1) | 1;
+    } else {
+      root <<= 1;
+    }
+  }
+  return static_cast<uint32_t>(root);
+}
+
+constexpr LayerNormScale layerNormScale(int32_t sum, int32_t squares, uint32_t n, uint64_t eps, unsigned outShift) {
+  const uint64_t v = uint64_t{n} * static_cast<uint32_t>(squares) -
+                     static_cast<uint64_t>(int64_t{sum} * int64_t{sum}) + eps;
+  if (v == 0) return {0, static_cast<int>(61 - outShift)};
+  int msb = 63;
+  while (((v >> msb) & 1) == 0) --msb;
+  const int k = (63 - msb) >> 1;
+  const uint64_t s = isqrt64(v << (2 * k));
+  return {static_cast<int64_t>((uint64_t{1} << 61) / s), 61 - k - static_cast<int>(outShift)};
+}
+
+// x / 2^exponent rounded to nearest, ties away from zero, for a 64-bit x and exponents 0 .. 62.
+constexpr int64_t roundingDivideByPOT64Wide(int64_t x, int exponent) {
+  const int64_t mask = static_cast<int64_t>((uint64_t{1} << exponent) - 1);
+  const int64_t remainder = x & mask;
+  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// LAYER_NORM's output pass: one element x (byte - zero point) of a row of n with sum S1.
+constexpr int32_t layerNormOutput(const LayerNormScale& s, int32_t x, uint32_t n, int32_t sum) {
+  const int64_t centred = static_cast<int32_t>(static_cast<uint32_t>(n) * static_cast<uint32_t>(x) -
+                                               static_cast<uint32_t>(sum));
+  return static_cast<int32_t>(roundingDivideByPOT64Wide(centred * s.reciprocal, s.shift));
+}
+
 }  // namespace weft::hw::vec

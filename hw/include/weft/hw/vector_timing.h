@@ -25,7 +25,7 @@ struct VectorSchedule {
   }
 };
 
-// The schedule of a WINDOW, ELTWISE or SOFTMAX command (decided at cycle 0: taken at the edge
+// The schedule of a WINDOW, ELTWISE, SOFTMAX or LAYER_NORM command (decided at cycle 0: taken at the edge
 // ending it, first slot issued in cycle 1).
 inline VectorSchedule vectorSchedule(const CommandWord& c) {
   VectorSchedule v;
@@ -37,6 +37,17 @@ inline VectorSchedule vectorSchedule(const CommandWord& c) {
   } else if (op == Opcode::kEltwise) {
     const auto e = EltwiseCmd::decode(c);
     slots = uint64_t{e.count0} * e.count1;
+  }
+  if (op == Opcode::kLayerNorm) {
+    // LAYER_NORM: the sums pass and the output pass, separated by the cross-lane sums and the
+    // square root and reciprocal.
+    const uint64_t n = LayerNormCmd::decode(c).count;
+    v.passes = 2;
+    v.spans[0] = {1, 1 + n};
+    const uint64_t second = v.spans[0].end - 1 + micro::kVectorReduceGap + micro::kLayerNormRsqrtCycles;
+    v.spans[1] = {second, second + n};
+    v.done = v.spans[1].end - 1 + micro::kVectorPipeDepth - 1;
+    return v;
   }
   if (op != Opcode::kSoftmax) {
     v.spans[0] = {1, 1 + slots};
