@@ -2,6 +2,7 @@
 // loadLayerTable reads them: the shapes, quantization and data each entry gets, the errors bad
 // entries get (naming the entry, the layer and the field), bundled networks' layers of any op
 // run alone, and the NNAPI models built from entries running on the CPU reference device.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,6 +110,23 @@ TEST(LayerSpec, BinaryOpsBroadcastAndEachInputHasItsQuantization) {
   EXPECT_EQ(buildLayer(s).extraInputs[0].data.size(), 8u);
 }
 
+// LAYER_NORM's gamma and beta: one per element of a row, drawn from the seed (the same seed the
+// same values, another seed others), of both signs.
+TEST(LayerSpec, LayerNormAffineFromItsSeed) {
+  auto draw = [](int seed) {
+    return spec(fmt::format(R"({{"name": "n", "op": "LAYER_NORM", "input": [2, 64], "affineSeed": {}}})", seed)).network;
+  };
+  const Network a = draw(5), b = draw(5), c = draw(6);
+  const Layer& l = a.layers.front();
+  ASSERT_EQ(l.affineGamma.size(), 64u);
+  ASSERT_EQ(l.affineBeta.size(), 64u);
+  EXPECT_EQ(l.affineGamma, b.layers.front().affineGamma);
+  EXPECT_NE(l.affineGamma, c.layers.front().affineGamma);
+  EXPECT_TRUE(std::any_of(l.affineGamma.begin(), l.affineGamma.end(), [](float g) { return g < 0; }));
+  EXPECT_TRUE(std::any_of(l.affineGamma.begin(), l.affineGamma.end(), [](float g) { return g > 0; }));
+  EXPECT_FLOAT_EQ(l.epsilon, 1e-5f);
+}
+
 TEST(LayerSpec, FixedAndKeptOutputQuantizations) {
   EXPECT_EQ(spec(R"({"name": "t", "op": "TANH", "input": [10]})").network.layers[0].outputQuant.zeroPoint, 128);
   const auto signedTanh = spec(R"({"name": "t", "op": "TANH", "type": "TENSOR_QUANT8_ASYMM_SIGNED", "input": [10]})");
@@ -195,7 +213,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadEntry{"ConcatenationShapes", R"({"name": "c", "op": "CONCATENATION", "axis": 0, "inputs": [{"shape": [2, 3]}, {"shape": [2, 4]}]})",
                  {"entry 3 (c)", "'input' [2, 3] and 'input1' [2, 4] differ outside axis 0"}},
         BadEntry{"ReshapeCount", R"({"name": "r", "op": "RESHAPE", "input": [2, 3], "shape": [4]})",
-                 {"entry 3 (r)", "[4] does not hold the 6 elements"}}),
+                 {"entry 3 (r)", "[4] does not hold the 6 elements"}},
+        BadEntry{"LayerNormEpsilon", R"({"name": "n", "op": "LAYER_NORM", "input": [2, 8], "epsilon": -1})",
+                 {"entry 3 (n)", "\"epsilon\" must be a finite number >= 0"}},
+        BadEntry{"LayerNormField", R"({"name": "n", "op": "LAYER_NORM", "input": [2, 8], "gamma": [1]})",
+                 {"entry 3 (n)", "unknown field \"gamma\"", "affineSeed"}}),
     [](const ::testing::TestParamInfo<BadEntry>& info) { return std::string(info.param.what); });
 
 std::string writeSet(const std::string& name, const std::string& text) {

@@ -82,7 +82,7 @@ TEST(WeftTrace, RtlAndApproxGiveTheSameDeviceTimeline) {
       traces[i++] = readJson(trace);
     }
     const json rtl = processEvents(traces[0], "weft-accel"), approx = processEvents(traces[1], "weft-accel");
-    EXPECT_EQ(sliceNames(rtl, trackId(rtl, "layers")).size(), 25u);
+    EXPECT_EQ(sliceNames(rtl, trackId(rtl, "layers")).size(), 26u);
     // A track per unit, a slice per command named by its opcode, with its decoded fields.
     const std::multiset<std::string> load = sliceNames(rtl, trackId(rtl, "load (DMA in)")),
                                      compute = sliceNames(rtl, trackId(rtl, "compute (array)")),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -44,6 +45,7 @@ constexpr OpInfo kOps[] = {
     {LayerOp::kBatchMatmul, "BATCH_MATMUL", {2, 2}},
     {LayerOp::kTranspose, "TRANSPOSE", {1, 1}},
     {LayerOp::kSlice, "SLICE", {1, 1}},
+    {LayerOp::kLayerNorm, "LAYER_NORM", {1, 1}},
 };
 
 const OpInfo& info(LayerOp op) {
@@ -133,6 +135,13 @@ bool parseDataMovementFields(const json& j, Layer& l, const std::string& where) 
       l.begin = get<std::vector<int32_t>>(j, "begin", where);
       l.size = get<std::vector<int32_t>>(j, "size", where);
       return true;
+    case LayerOp::kLayerNorm:
+      l.epsilon = j.contains("epsilon") ? get<float>(j, "epsilon", where) : 1e-5f;
+      if (!(l.epsilon >= 0) || !std::isfinite(l.epsilon)) {
+        throw NetworkError(where + ": \"epsilon\" must be a finite number >= 0");
+      }
+      l.affineSeed = j.contains("affineSeed") ? static_cast<uint32_t>(integerIn(j, "affineSeed", 0, UINT32_MAX, where)) : 1;
+      return true;
     default:
       return false;
   }
@@ -201,6 +210,7 @@ Layer parseLayerFields(const json& j, const std::string& where) {
     case LayerOp::kBatchMatmul:
     case LayerOp::kTranspose:
     case LayerOp::kSlice:
+    case LayerOp::kLayerNorm:
       parseDataMovementFields(j, l, where);
       break;
     case LayerOp::kSoftmax:

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <random>
 
 namespace weft::tool {
 namespace {
@@ -183,6 +184,22 @@ void sliceShape(Layer& l, const std::vector<uint32_t>& in, const std::string& wh
   }
 }
 
+// LAYER_NORM's gamma and beta, one per element of a row, drawn from the layer's affineSeed (the
+// generator's raw words, so every platform draws the same): gamma of either sign, 0.5 to 1.5 in
+// magnitude, one in eight negative; beta in [-0.5, 0.5).
+void drawLayerNormAffine(Layer& l) {
+  std::mt19937 rng(l.affineSeed);
+  auto unit = [&] { return static_cast<float>(rng()) / 4294967296.0f; };
+  const uint32_t width = l.outputShape.empty() ? 0 : l.outputShape.back();
+  l.affineGamma.resize(width);
+  l.affineBeta.resize(width);
+  for (uint32_t i = 0; i < width; ++i) {
+    const float magnitude = 0.5f + unit();
+    l.affineGamma[i] = rng() % 8 == 0 ? -magnitude : magnitude;
+    l.affineBeta[i] = unit() - 0.5f;
+  }
+}
+
 }  // namespace
 
 void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::string& where) {
@@ -260,6 +277,10 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
       break;
     case LayerOp::kSoftmax:
       l.outputShape = in;
+      break;
+    case LayerOp::kLayerNorm:
+      l.outputShape = in;
+      drawLayerNormAffine(l);
       break;
   }
   // Each dimension fits in 32 bits, so the product below 2^31 times one more fits in 64.

@@ -52,6 +52,8 @@ std::vector<std::string> opFields(LayerOp op) {
       return {"perm"};
     case LayerOp::kSlice:
       return {"begin", "size"};
+    case LayerOp::kLayerNorm:
+      return {"epsilon", "affineSeed"};
     default:
       return {};
   }
@@ -217,6 +219,8 @@ QuantParams defaultOutputQuant(const Layer& l, const std::vector<LayerInput>& in
                                  inputs[1].quant.scale / kOutputSpread),
               mid};
     }
+    case LayerOp::kLayerNorm:  // unit variance times gamma (|gamma| <= 1.5) plus beta: about +-4
+      return {1.0f / 32, mid};
     default:  // CONCATENATION: the first input's
       return inputs.front().quant;
   }

@@ -23,7 +23,8 @@ struct QuantParams {
 enum class LayerOp {
   kConv2d, kDepthwiseConv2d, kFullyConnected, kAveragePool2d, kMaxPool2d,
   kAdd, kConcatenation, kMean, kReshape, kSoftmax,
-  kSub, kMul, kRelu, kRelu1, kRelu6, kLogistic, kTanh, kPad, kPadV2, kBatchMatmul, kTranspose, kSlice
+  kSub, kMul, kRelu, kRelu1, kRelu6, kLogistic, kTanh, kPad, kPadV2, kBatchMatmul, kTranspose, kSlice,
+  kLayerNorm  // org.weft.accel's WEFT_LAYER_NORM over the last axis
 };
 const char* nnapiName(LayerOp op);
 
@@ -63,6 +64,9 @@ struct Layer {
   std::vector<int32_t> perm;          // TRANSPOSE: output axis k is input axis perm[k]
   std::vector<int32_t> begin, size;   // SLICE: the box's first index and extent (-1: to the end)
   bool adjX = false, adjY = false;    // BATCH_MATMUL: lhs given [..., K, M], rhs given [..., N, K]
+  float epsilon = 1e-5f;              // LAYER_NORM
+  uint32_t affineSeed = 1;            // LAYER_NORM: gamma and beta are drawn from it
+  std::vector<float> affineGamma, affineBeta;  // LAYER_NORM: from affineSeed, one per element of a row
   QuantParams outputQuant;
   std::vector<uint32_t> inputShape;   // the first input's
   std::vector<uint32_t> outputShape;  // NHWC (or [N, C] after a FC)

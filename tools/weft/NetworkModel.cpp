@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "weft/WeftExtension.h"
+
 namespace weft::tool {
 namespace {
 
@@ -92,6 +94,13 @@ class ModelWriter {
   uint32_t int32Pairs(const std::vector<int32_t>& values) {
     return constant(ANEURALNETWORKS_TENSOR_INT32, {static_cast<uint32_t>(values.size() / 2), 2}, 0, 0, values.data(),
                     values.size() * sizeof(int32_t));
+  }
+  // An operation type of org.weft.accel in this model.
+  int32_t extensionOperation(uint16_t code) {
+    int32_t type = 0;
+    check(ANeuralNetworksModel_getExtensionOperationType(model_, WEFT_EXTENSION_NAME, code, &type),
+          "ANeuralNetworksModel_getExtensionOperationType");
+    return type;
   }
   void operation(int32_t type, const std::vector<uint32_t>& inputs, uint32_t output, const std::string& layer) {
     check(ANeuralNetworksModel_addOperation(model_, type, static_cast<uint32_t>(inputs.size()), inputs.data(), 1,
@@ -198,6 +207,13 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
     case LayerOp::kSoftmax:
       in.push_back(w.float32Scalar(l.beta));
       return ANEURALNETWORKS_SOFTMAX;
+    case LayerOp::kLayerNorm: {
+      const std::vector<uint32_t> row{static_cast<uint32_t>(l.affineGamma.size())};
+      append(in, {w.constant(ANEURALNETWORKS_TENSOR_FLOAT32, row, 0, 0, l.affineGamma.data(), l.affineGamma.size() * sizeof(float)),
+                  w.constant(ANEURALNETWORKS_TENSOR_FLOAT32, row, 0, 0, l.affineBeta.data(), l.affineBeta.size() * sizeof(float)),
+                  w.float32Scalar(l.epsilon)});
+      return w.extensionOperation(WEFT_LAYER_NORM);
+    }
   }
   throw std::logic_error("unknown LayerOp");
 }
