@@ -8,6 +8,7 @@
 
 #include "MemoryPlan.h"
 #include "ops/Families.h"
+#include "ops/StridedCopy.h"
 #include "weft/kernels/Extensions.h"
 #include "weft/kernels/OperationResolver.h"
 
@@ -115,6 +116,27 @@ void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* 
   layers.erase(std::remove_if(layers.begin(), layers.end(),
                               [&](const LoweredLayer& lo) { return dropped.count(lo.operationIndex()) > 0; }),
                layers.end());
+}
+
+void lowerReshapeInputs(LayoutPlan& plan) {
+  for (LoweredLayer& lo : plan.layers) {
+    const VectorLayer* reshape = lo.type() == nn::OperationType::RESHAPE ? lo.vector() : nullptr;
+    if (reshape == nullptr || reshape->inputs.size() != 1 || reshape->outputs.size() != 1) continue;
+    const TensorLayout& input = plan.tensors.at(reshape->inputs[0].operand);
+    if (input.layout != DataLayout::kNCHW || inLogicalOrder(input)) continue;
+    // The device holds [N, H, W, C] (bytes: values of valueBytes); the reshape reads [N, C, H, W].
+    const uint32_t valueBytes = reshape->valueBytes();
+    const ImageShape& image = input.image;
+    CopyBox box = permutedBox({image.batches, image.height, image.width, image.channels / valueBytes}, {0, 3, 1, 2},
+                              valueBytes);
+    auto copy = stridedCopyLayer({std::move(box)}, valueBytes, "reshape of an NCHW image");
+    copy->operationIndex = reshape->operationIndex;
+    copy->type = reshape->type;
+    copy->valueType = reshape->valueType;
+    copy->inputs = reshape->inputs;
+    copy->outputs = reshape->outputs;
+    lo.work = std::move(copy);
+  }
 }
 
 }  // namespace weft::accel

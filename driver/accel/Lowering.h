@@ -138,4 +138,9 @@ nn::Result<GemmLayer> fullyConnectedOverImage(const LoweredLayer& fc, DataLayout
 struct LayoutPlan;
 void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* rejected);
 
+// And a RESHAPE whose input the plan keeps in NCHW order (an NCHW convolution's output: ViT's
+// patch embedding, flattened to [N, C, H*W]) reads the NHWC image bytes in NCHW order: a strided
+// copy (ops/StridedCopy.h) in place of its flat copy.
+void lowerReshapeInputs(LayoutPlan& plan);
+
 }  // namespace weft::accel

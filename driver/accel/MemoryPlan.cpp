@@ -305,13 +305,18 @@ void layOutImages(const nn::Model& model, const Operations& ops, const std::map<
 // Whether a tensor's bytes on the device are in its logical order: an NCHW tensor is kept as an
 // NHWC image, the same order only when each image is one pixel (a global pool's [N, C, 1, 1],
 // flattened before a classifier) or one channel.
+}  // namespace
+
 bool inLogicalOrder(const TensorLayout& t) {
   return t.layout != DataLayout::kNCHW || t.image.height * t.image.width == 1 || t.image.channels == 1;
 }
 
+namespace {
+
 // What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
-// logical order. FULLY_CONNECTED's input is the exception: it reads an image form instead
-// (lowerFullyConnectedInputs, after the plan).
+// logical order. The exceptions read an image form instead, after the plan: FULLY_CONNECTED's
+// input (lowerFullyConnectedInputs, any image) and RESHAPE's (lowerReshapeInputs, an image in
+// NCHW order without a halo).
 void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& reject) {
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
@@ -320,10 +325,14 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
     for (const LoweredLayer& layer : lo.layers) {
       const GemmLayer* g = layer.gemm();
       const bool fc = g != nullptr && g->type == nn::OperationType::FULLY_CONNECTED;
+      const VectorLayer* reshape = layer.type() == nn::OperationType::RESHAPE ? layer.vector() : nullptr;
       for (const TensorUse& u : usesOf(layer)) {
         if (u.layout != DataLayout::kFlat || (fc && u.operand == g->inputOperand)) continue;
         auto it = plan.tensors.find(u.operand);
-        dense = dense && (it == plan.tensors.end() || (!it->second.hasHalo() && inLogicalOrder(it->second)));
+        if (it == plan.tensors.end()) continue;
+        const bool reshapedImage = reshape != nullptr && reshape->inputs.size() == 1 &&
+                                   u.operand == reshape->inputs[0].operand && it->second.layout == DataLayout::kNCHW;
+        dense = dense && !it->second.hasHalo() && (reshapedImage || inLogicalOrder(it->second));
       }
     }
     if (!dense) {

@@ -51,6 +51,10 @@ struct TensorLayout {
   bool hasHalo() const { return haloTop + haloBottom + haloLeft + haloRight > 0; }
 };
 
+// Whether a tensor's bytes on the device are in its logical order: an NCHW tensor is kept as an
+// NHWC image, the same order only when each image is one pixel or one channel.
+bool inLogicalOrder(const TensorLayout& t);
+
 struct LayoutPlan {
   std::map<uint32_t, TensorLayout> tensors;  // every operand a layer reads or writes
   std::vector<LoweredLayer> layers;          // every operation's layers, in the order given

@@ -251,6 +251,63 @@ TEST(Reshape, BetweenOperationsCopiesNothing) {
   }
 }
 
+// A RESHAPE of an NCHW convolution's output (ViT's patch embedding flattened to [N, C, H*W]): the
+// device keeps the image NHWC, so the reshape reads it in NCHW order (a strided copy) instead of
+// leaving the operation to the CPU. Both operations on the accelerator, the result the reference's.
+TEST(Reshape, OfAnNchwConvolutionsOutput) {
+  auto device = approxDevice("weft16");
+  std::mt19937 rng(13);
+  for (const uint32_t outChannels : {19u, 32u}) {
+    SCOPED_TRACE(outChannels);
+    ConvCase c;
+    c.nchw = true;
+    c.height = 7;
+    c.width = 6;
+    c.inChannels = 5;
+    c.outChannels = outChannels;
+    c.implicitPadding = true;
+    c.in = {OperandType::TENSOR_QUANT8_ASYMM, 0.05f, 120};
+    c.filter = {OperandType::TENSOR_QUANT8_ASYMM, 0.02f, 130};
+    c.out = {OperandType::TENSOR_QUANT8_ASYMM, 0.2f, 110};
+    OpModel m = makeConvModel(c, rng);
+    nn::Model& model = m.model;
+    const uint32_t conv = model.main.outputIndexes.at(0);
+    model.main.operands[conv].dimensions = {1, outChannels, 7, 6};
+    auto add = [&](nn::Operand o) {
+      model.main.operands.push_back(std::move(o));
+      return static_cast<uint32_t>(model.main.operands.size() - 1);
+    };
+    const int32_t shape[] = {1, static_cast<int32_t>(outChannels), 42};
+    nn::Operand shapeOperand;
+    shapeOperand.type = OperandType::TENSOR_INT32;
+    shapeOperand.dimensions = {3};
+    shapeOperand.lifetime = nn::Operand::LifeTime::CONSTANT_COPY;
+    shapeOperand.location.offset = static_cast<uint32_t>(model.operandValues.size());
+    shapeOperand.location.length = sizeof(shape);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(shape);
+    model.operandValues.insert(model.operandValues.end(), bytes, bytes + sizeof(shape));
+    nn::Operand flat = model.main.operands[conv];
+    flat.dimensions = {1, outChannels, 42};
+    model.main.operands[conv].lifetime = nn::Operand::LifeTime::TEMPORARY_VARIABLE;
+    flat.lifetime = nn::Operand::LifeTime::SUBGRAPH_OUTPUT;
+    const uint32_t shapeIndex = add(shapeOperand), out = add(flat);
+    model.main.operations.push_back({nn::OperationType::RESHAPE, {conv, shapeIndex}, {out}});
+    model.main.outputIndexes = {out};
+
+    auto supported = device->getSupportedOperations(model);
+    ASSERT_TRUE(supported.ok());
+    EXPECT_EQ(supported.value(), (std::vector<bool>{true, true}));
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    auto prepared = prepare(*device, model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto run = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    EXPECT_EQ(firstMismatch(run.value().outputs[0], cpu.value().outputs[0]), -1);
+    EXPECT_NE(firstMismatch(cpu.value().outputs[0], std::vector<uint8_t>(cpu.value().outputs[0].size())), -1);
+  }
+}
+
 // Axes past what a command field holds (rows of 70000 pixels, 100000 values a row) are cut by
 // the copy's emitter like any other.
 TEST(Transpose, LargeAxes) {

@@ -8,6 +8,7 @@ LayoutPlan layoutOperations(const nn::Model& model, std::vector<std::optional<Lo
                             std::map<uint32_t, nn::Error>* rejected) {
   LayoutPlan plan = planLayouts(model, std::move(ops), rejected);
   lowerFullyConnectedInputs(plan, rejected);
+  lowerReshapeInputs(plan);
   return plan;
 }
 
