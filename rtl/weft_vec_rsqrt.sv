@@ -1,10 +1,11 @@
 // LAYER_NORM's reciprocal square root (hw/spec/isa.json; bit-exact with
 // hw/include/weft/hw/vector_ops.h layerNormScale): from a row's sums S1 of x and S2 of x*x over
 // N elements, V = N*S2 - S1^2 + eps (modulo 2^64) normalized by an even shift 2k, its integer
-// square root s a bit a cycle (restoring, 32 steps) and r = floor(2^61 / s) a bit a cycle
-// (restoring division, 31 steps: the quotient is at most 2^30). One step to form V, so r and
-// the output shift 61 - k - out_shift are registered LayerNormRsqrtCycles (64) cycles after
-// start_i; weft_vector issues the output pass so that its first product comes after that.
+// square root s two bits a cycle (restoring, 16 steps of two) and r = floor(2^61 / s) two bits
+// a cycle (restoring division, 16 steps of two: 32 quotient bits, the top one always 0 as
+// r <= 2^30). One step to form V, so r and the output shift 61 - k - out_shift are registered
+// LayerNormRsqrtCycles (33) cycles after start_i; weft_vector issues the output pass so that
+// its first product comes after that.
 //
 // One per vector unit: every lane scales by the same r (the statistics span the lanes).
 module weft_vec_rsqrt (
@@ -18,14 +19,14 @@ module weft_vec_rsqrt (
   output logic [31:0] recip_o,      // r, in (2^29, 2^30]; 0 when V = 0
   output logic [5:0]  shift_o       // 61 - k - out_shift
 );
-  localparam int unsigned SqrtSteps = 32;
-  localparam int unsigned DivSteps  = 31;
+  localparam int unsigned SqrtSteps = 16;
+  localparam int unsigned DivSteps  = 16;
 
-  logic [63:0] a_q;       // the normalized V, consumed two bits a square-root step
-  logic [34:0] rem_q;     // square root: the remainder (below 2^33); division: the partial remainder (below 2^33)
+  logic [63:0] a_q;       // the normalized V, consumed four bits a square-root step
+  logic [34:0] rem_q;     // square root: the remainder (below 2^33); division: the partial remainder (below 2^32)
   logic [31:0] root_q;    // square root so far, then the divisor s
   logic [31:0] quot_q;    // the quotient so far
-  logic [6:0]  step_q;    // 0 idle; 1 .. 32 square root; 33 .. 63 division
+  logic [5:0]  step_q;    // 0 idle; 1 .. 16 square root; 17 .. 32 division
   logic        zero_q;    // V = 0
 
   // Leading zeros of V, halved: the normalizing shift k.
@@ -40,6 +41,26 @@ module weft_vec_rsqrt (
     half_clz64 = z[5:1];
   endfunction
 
+  // One restoring square-root iteration: two more bits of the operand, one more of the root (the
+  // remainder is below 2^33 here: its top bits are zero).
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [66:0] sqrt_bit(logic [34:0] rem, logic [31:0] root, logic [1:0] bits);
+  /* verilator lint_on UNUSEDSIGNAL */
+    logic [35:0] r, trial;
+    r     = {rem[33:0], bits};
+    trial = {2'b00, root, 2'b01};
+    if (r >= trial) sqrt_bit = {35'(r - trial), root[30:0], 1'b1};
+    else sqrt_bit = {35'(r), root[30:0], 1'b0};
+  endfunction
+
+  // One restoring division iteration by `d` (the dividend's bits here are all zero).
+  function automatic logic [35:0] div_bit(logic [34:0] rem, logic [31:0] d);
+    logic [35:0] r;
+    r = {rem, 1'b0};
+    if (r >= 36'(d)) div_bit = {35'(r - 36'(d)), 1'b1};
+    else div_bit = {35'(r), 1'b0};
+  endfunction
+
   always_ff @(posedge clk_i) begin
     if (start_i) begin
       logic [63:0] v;
@@ -52,35 +73,26 @@ module weft_vec_rsqrt (
       rem_q   <= '0;
       root_q  <= '0;
       quot_q  <= '0;
-      step_q  <= 7'd1;
+      step_q  <= 6'd1;
       shift_o <= 6'(7'd61 - 7'(k) - 7'(out_shift_i));
-    end else if (step_q >= 7'd1 && step_q <= 7'(SqrtSteps)) begin
-      logic [35:0] rem, trial;
-      rem   = {rem_q[33:0], a_q[63:62]};
-      trial = {2'b00, root_q, 2'b01};
-      a_q   <= a_q << 2;
-      if (rem >= trial) begin
-        rem_q  <= 35'(rem - trial);
-        root_q <= {root_q[30:0], 1'b1};
-      end else begin
-        rem_q  <= 35'(rem);
-        root_q <= {root_q[30:0], 1'b0};
-      end
+    end else if (step_q >= 6'd1 && step_q <= 6'(SqrtSteps)) begin
+      logic [66:0] first, second;
+      first  = sqrt_bit(rem_q, root_q, a_q[63:62]);
+      second = sqrt_bit(first[66:32], first[31:0], a_q[61:60]);
+      a_q    <= a_q << 4;
+      rem_q  <= second[66:32];
+      root_q <= second[31:0];
       step_q <= step_q + 1'b1;
-      // The division's first partial remainder: 2^61 >> 31 = 2^30 (the dividend's bits below
+      // The division's first partial remainder: 2^61 >> 32 = 2^29 (the dividend's bits below
       // are zero), below any s >= 2^31.
-      if (step_q == 7'(SqrtSteps)) rem_q <= 35'd1 << 30;
-    end else if (step_q > 7'(SqrtSteps) && step_q <= 7'(SqrtSteps + DivSteps)) begin
-      logic [35:0] rem;
-      rem = {rem_q, 1'b0};
-      if (rem >= 36'(root_q)) begin
-        rem_q  <= 35'(rem - 36'(root_q));
-        quot_q <= {quot_q[30:0], 1'b1};
-      end else begin
-        rem_q  <= 35'(rem);
-        quot_q <= {quot_q[30:0], 1'b0};
-      end
-      step_q <= (step_q == 7'(SqrtSteps + DivSteps)) ? 7'd0 : step_q + 1'b1;
+      if (step_q == 6'(SqrtSteps)) rem_q <= 35'd1 << 29;
+    end else if (step_q > 6'(SqrtSteps) && step_q <= 6'(SqrtSteps + DivSteps)) begin
+      logic [35:0] first, second;
+      first  = div_bit(rem_q, root_q);
+      second = div_bit(first[35:1], root_q);
+      rem_q  <= second[35:1];
+      quot_q <= {quot_q[29:0], first[0], second[0]};
+      step_q <= (step_q == 6'(SqrtSteps + DivSteps)) ? 6'd0 : step_q + 1'b1;
     end
   end
 

@@ -20,7 +20,8 @@ nn::Status checkLoad(const hw::LoadCmd& l) {
 nn::Status checkStore(const hw::StoreCmd& s) {
   namespace f = hw::field::store;
   if (fits(f::kStride0, s.stride0) && fits(f::kStride1, s.stride1) && fits(f::kCount0, s.count0) &&
-      fits(f::kCount1, s.count1) && fits(f::kAccAddr, s.accAddr) && fits(f::kDramAddr, s.dramAddr)) {
+      fits(f::kCount1, s.count1) && fits(f::kAccAddr, s.accAddr) && fits(f::kDramAddr, s.dramAddr) &&
+      fits(f::kTileAccStride, s.tileAccStride)) {
     return {};
   }
   return NN_ERROR(BAD_DATA) << "a tile store does not fit the STORE command's fields";
@@ -149,6 +150,33 @@ nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t ro
   s.count0 = rows;
   s.count1 = count1;
   s.stride1 = stride1;
+  s.outZp = outZp;
+  s.clampMin = clampMin;
+  s.clampMax = clampMax;
+  NN_TRY(checkStore(s));
+  emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
+  return {};
+}
+
+uint32_t VectorCommands::maxStoreTiles() const {
+  return config_.cols() % config_.busBytes() == 0 ? hw::micro::kStoreFifoDepth : 1;
+}
+
+nn::Status VectorCommands::storeTiledRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t tiles,
+                                          uint32_t lastBytes, uint32_t acc, uint32_t tileAccStride, uint32_t accBuf,
+                                          uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax) {
+  if (tiles == 0 || tiles > maxStoreTiles()) return NN_ERROR(BAD_DATA) << "a STORE of " << tiles << " column tiles";
+  hw::StoreCmd s;
+  s.mode = storeModeFor(storeType_);
+  s.rowBytes = lastBytes / bytesPerElement(storeType_);  // columns of the last tile
+  s.tiles = tiles;
+  s.tileAccStride = tileAccStride;
+  s.paramRow = paramRow;
+  s.accAddr = acc;
+  s.dramAddr = dram;
+  s.stride0 = stride;
+  s.count0 = rows;
+  s.count1 = 1;
   s.outZp = outZp;
   s.clampMin = clampMin;
   s.clampMax = clampMax;

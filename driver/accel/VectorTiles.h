@@ -90,6 +90,14 @@ class VectorCommands {
   nn::Status storeRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
                        uint32_t accBuffer, uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax,
                        uint32_t count1 = 1, uint64_t stride1 = 0);
+  // A STORE of `rows` DRAM rows `stride` apart, each `tiles` column tiles of Cols bytes (the last
+  // `lastBytes`): tile t of row i is accumulator row acc + t*tileAccStride + i, post-processed with
+  // parameter row paramRow + t. A row's tiles go out as one request (tiles: 1 .. StoreFifoDepth,
+  // more than one where Cols is whole bus beats: maxStoreTiles()).
+  nn::Status storeTiledRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t tiles, uint32_t lastBytes,
+                            uint32_t acc, uint32_t tileAccStride, uint32_t accBuffer, uint32_t paramRow, int32_t outZp,
+                            int32_t clampMin, int32_t clampMax);
+  uint32_t maxStoreTiles() const;
   // A vector command with the buffers it reads and the accumulator buffer it writes.
   void vector(const TypedCommand& cmd, BufferUses uses);
   // STOREs from now on write values of type `t`: mode fp16 for binary16 results (the row's bytes

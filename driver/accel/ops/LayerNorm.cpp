@@ -100,10 +100,15 @@ class LayerNormLayer final : public VectorLayer {
         n.eps = eps;
         cmds.vector(n, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {paramBuffer(), false}});
       }
-      // Column tile r of every token of the group, with parameter row r.
-      for (uint32_t r = 0; r < rows; ++r) {
-        NN_TRY(cmds.storeRows(out0 + t0 * width + uint64_t{r} * C, width, g, r + 1 == rows ? lastLanes : C,
-                              acc + r * g, accBuffer(buf), r, outZp, lo, hi));
+      // Column tiles r .. r + tiles - 1 of every token of the group, with parameter rows r ..: a
+      // token's tiles leave as one DRAM request (row j of the STORE is token j; its tile t,
+      // column tile r + t, is accumulator row acc + (r + t)*g + j).
+      const uint32_t perStore = cmds.maxStoreTiles();
+      for (uint32_t r = 0; r < rows; r += perStore) {
+        const uint32_t tiles = std::min(perStore, rows - r);
+        NN_TRY(cmds.storeTiledRows(out0 + t0 * width + uint64_t{r} * C, width, g, tiles,
+                                   r + tiles == rows ? lastLanes : C, acc + r * g, g, accBuffer(buf), r, outZp, lo,
+                                   hi));
       }
       buf ^= 1;
     }

@@ -114,13 +114,13 @@ constexpr int32_t softmaxOutput(const SoftmaxScale& s, int32_t expEntry, bool is
 // x*x) become a reciprocal square root r and a rounding shift, so that an element's output,
 // roundingDivideByPOT((N*x - S1) * r, shift), is (x - mean) / sqrt(variance + epsilon) in
 // Q(outShift). The RTL forms V = N*S2 - S1^2 + eps (modulo 2^64), normalizes it by an even shift
-// 2k, takes its integer square root a bit a cycle and divides 2^61 by it a bit a cycle.
+// 2k, takes its integer square root and divides 2^61 by it, two bits a cycle each.
 struct LayerNormScale {
   int64_t reciprocal = 0;  // floor(2^61 / isqrt(V << 2k)), in (2^29, 2^30]; 0 when V = 0
   int shift = 0;           // 61 - k - outShift
 };
 
-// floor(sqrt(a)) by the restoring method, two bits of a a step (what the RTL's 32 steps do).
+// floor(sqrt(a)) by the restoring method, two bits of a an iteration (the RTL does two a cycle).
 constexpr uint32_t isqrt64(uint64_t a) {
   uint64_t remainder = 0, root = 0;
   for (int i = 31; i >= 0; --i) {
