@@ -51,8 +51,10 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
   aw32Count_.assign(ranks_, 0);
   actWindow_.assign(ranks_, 0);
   bank_.resize(banks_);
-  cmd_.resize(size_t{numQueues_} * queueCap_);
+  cmd_.resize(size_t{numQueues_} * 2 * queueCap_);
   size_.assign(numQueues_, 0);
+  head_.assign(numQueues_, 0);
+  exact_.assign(numQueues_, 0);
   summary_.resize(numQueues_);
   waitingReads_.resize(numQueues_);
   waitingWrites_.resize(numQueues_);
@@ -175,6 +177,7 @@ uint64_t ChannelController::computeNextEvent(uint64_t c) {
       if (lowerBound_[q] >= next) continue;
       const uint64_t r = queueReady(q);
       lowerBound_[q] = r;
+      exact_[q] = epoch_;
       if (r < next) next = r;
     }
   }
@@ -314,10 +317,12 @@ void ChannelController::summarize(uint32_t q) {
 
 bool ChannelController::firstReady(uint32_t q, uint64_t c, Candidate& out) {
   if (!perBank_ || checks_.scanQueues) return scanQueue(q, c, &out, nullptr);
-  const uint64_t earliest = queueReady(q);
+  // The bound is exact while no command issued and the queue did not change since it was taken.
+  const uint64_t earliest = exact_[q] == epoch_ ? lowerBound_[q] : queueReady(q);
   if (earliest > c) {
     // Exact until the queue or a timing changes, and a lower bound after: later searches skip it.
     lowerBound_[q] = earliest;
+    exact_[q] = epoch_;
     return false;
   }
   const Summary& s = summary_[q];
@@ -455,6 +460,7 @@ uint64_t ChannelController::refreshReady() const {
 // Issuing
 
 void ChannelController::applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c) {
+  ++epoch_;  // every ready time may have moved
   const auto bump = [c](uint64_t* next, const Delays& delays) {
     for (const Delay& d : delays) next[d.target] = std::max(next[d.target], c + d.cycles);
   };
@@ -472,6 +478,7 @@ void ChannelController::touchQueueOf(uint32_t bank) {
   const uint32_t q = queueOf(bank);
   summary_[q].valid = false;
   lowerBound_[q] = 0;
+  exact_[q] = 0;
 }
 
 void ChannelController::openRowCount(uint32_t rank, int delta, uint64_t c) {
@@ -546,8 +553,8 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
     case kWra: {
       const uint32_t q = cand.queue;
       const Entry e = entry(q, cand.entry);
-      std::memmove(&entry(q, cand.entry), &entry(q, cand.entry + 1), (size_[q] - cand.entry - 1) * sizeof(Entry));
-      if (--size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
+      removeEntry(q, cand.entry);
+      if (size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
       writesIn_[q] -= e.isWrite;
       --cmdTotal_;
       updateMovable(q);
@@ -598,6 +605,29 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
       break;
   }
   applyTiming(cand.kind, b, r, c);
+}
+
+// A command queue lives in 2 x queueCap_ slots, its entries at [head, head + size): the oldest
+// leaves by moving the head, any other by closing the gap from the nearer end.
+void ChannelController::removeEntry(uint32_t q, uint32_t i) {
+  Entry* base = &cmd_[size_t{q} * 2 * queueCap_ + head_[q]];
+  const uint32_t n = size_[q];
+  if (i < n - 1 - i) {
+    std::memmove(base + 1, base, i * sizeof(Entry));
+    ++head_[q];
+  } else {
+    std::memmove(base + i, base + i + 1, (n - 1 - i) * sizeof(Entry));
+  }
+  if (--size_[q] == 0) head_[q] = 0;
+}
+
+void ChannelController::appendEntry(uint32_t q, const Entry& e) {
+  if (head_[q] + size_[q] == 2 * queueCap_) {
+    Entry* base = &cmd_[size_t{q} * 2 * queueCap_];
+    std::memmove(base, base + head_[q], size_[q] * sizeof(Entry));
+    head_[q] = 0;
+  }
+  cmd_[size_t{q} * 2 * queueCap_ + head_[q] + size_[q]++] = e;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -697,12 +727,13 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
   --(writes ? writesWaiting_ : readsWaiting_);
   freePool_.push_back(best);
   const uint32_t q = bestQueue;
-  entry(q, size_[q]++) = e;
+  appendEntry(q, e);
   writesIn_[q] += e.isWrite;
   nonEmpty_[q >> 6] |= uint64_t{1} << (q & 63);
   ++cmdTotal_;
   summary_[q].valid = false;
   lowerBound_[q] = 0;
+  exact_[q] = 0;
   updateMovable(q);
   if (!e.isWrite) drainBlocked_ = false;
   return true;

@@ -131,8 +131,10 @@ class ChannelController {
   uint32_t rankOf(uint32_t bank) const { return bank >> rankShift_; }
   uint32_t groupOf(uint32_t bank) const { return bank >> groupShift_; }  // flat over the channel
   uint32_t queueOf(uint32_t bank) const { return perBank_ ? bank : bank >> rankShift_; }
-  Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * queueCap_ + i]; }
-  const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * queueCap_ + i]; }
+  Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * 2 * queueCap_ + head_[q] + i]; }
+  const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * 2 * queueCap_ + head_[q] + i]; }
+  void removeEntry(uint32_t q, uint32_t i);
+  void appendEntry(uint32_t q, const Entry& e);
   CommandKind columnKind(bool isWrite) const {
     return closedPage_ ? (isWrite ? kWra : kRda) : (isWrite ? kWr : kRd);
   }
@@ -169,11 +171,15 @@ class ChannelController {
   bool drainBlocked_ = false;
   bool flush_ = false;  // flushWrites: drain below the low watermark too  // a drain stopped at a write whose address a pending read needs
 
-  // Command queues, numQueues_ x queueCap_ entries.
+  // Command queues, numQueues_ x 2 x queueCap_ slots (removeEntry, appendEntry).
   std::vector<Entry> cmd_;
-  std::vector<uint32_t> size_;
+  std::vector<uint32_t> size_, head_;
   std::vector<Summary> summary_;
   std::vector<uint64_t> lowerBound_;  // no command from this queue before this cycle
+  // lowerBound_[q] is the queue's exact ready time while exact_[q] == epoch_ (applyTiming moves
+  // epoch_ on; a change of the queue or its bank sets exact_[q] to 0).
+  std::vector<uint64_t> exact_;
+  uint64_t epoch_ = 1;
   std::vector<uint64_t> nonEmpty_;    // bit q: command queue q holds an entry
   std::vector<uint64_t> blockedBits_; // bit q: command queue q waits for a refresh
   std::vector<uint32_t> writesIn_;    // writes in each command queue
