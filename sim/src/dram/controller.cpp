@@ -37,6 +37,7 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
       unified_(spec.controller.unifiedQueue),
       closedPage_(spec.controller.pagePolicy == PagePolicy::kClosed),
       dualIssue_(spec.controller.dualCommandIssue),
+      groups_(timing.groups),
       refreshPolicy_(spec.controller.refreshPolicy),
       refreshInterval_(refreshIntervalOf(spec)),
       nextRefresh_(refreshIntervalOf(spec)),
@@ -170,14 +171,19 @@ uint64_t ChannelController::computeNextEvent(uint64_t c) {
   if (lastMove_ == c && canMoveNextCycle()) return c + 1;
   uint64_t next = nextRefresh_;
   if (!refreshQ_.empty()) next = std::min(next, refreshReady());
-  for (size_t w = 0; w < nonEmpty_.size(); ++w) {
+  // Locals: the stores into the bounds could otherwise be taken to change what they point into.
+  uint64_t* const bound = lowerBound_.data();
+  uint64_t* const exact = exact_.data();
+  const uint64_t epoch = epoch_;
+  const size_t words = nonEmpty_.size();
+  for (size_t w = 0; w < words; ++w) {
     for (uint64_t bits = nonEmpty_[w] & ~blockedBits_[w]; bits != 0; bits &= bits - 1) {
       const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
       // lowerBound_ never overestimates: a queue whose bound is not earlier cannot be first.
-      if (lowerBound_[q] >= next) continue;
+      if (bound[q] >= next) continue;
       const uint64_t r = queueReady(q);
-      lowerBound_[q] = r;
-      exact_[q] = epoch_;
+      bound[q] = r;
+      exact[q] = epoch;
       if (r < next) next = r;
     }
   }
@@ -465,7 +471,7 @@ void ChannelController::applyTiming(CommandKind kind, uint32_t bank, uint32_t ra
     for (const Delay& d : delays) next[d.target] = std::max(next[d.target], c + d.cycles);
   };
   bump(&bankNext_[size_t{bank} * kTargets], timing_.sameBank[kind]);
-  bump(&groupNext_[size_t{groupOf(bank)} * kTargets], timing_.sameGroup[kind]);
+  if (groups_) bump(&groupNext_[size_t{groupOf(bank)} * kTargets], timing_.sameGroup[kind]);
   bump(&rankNext_[size_t{rank} * kTargets], timing_.sameRank[kind]);
   if (ranks_ > 1 && !timing_.otherRanks[kind].empty()) {
     for (uint32_t r = 0; r < ranks_; ++r) {
@@ -552,7 +558,12 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
     case kRda:
     case kWra: {
       const uint32_t q = cand.queue;
-      const Entry e = entry(q, cand.entry);
+      const Entry& at = entry(q, cand.entry);
+      const struct {
+        uint64_t addr;
+        uint32_t slot;
+        bool isWrite;
+      } e{at.addr, at.slot, at.isWrite};
       removeEntry(q, cand.entry);
       if (size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
       writesIn_[q] -= e.isWrite;
@@ -712,7 +723,7 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
     }
   }
   if (best == kNil) return false;  // every one waits for a full command queue
-  const Entry e = pool_[best];
+  const Entry& e = pool_[best];
   if (writes) {
     if (pendingReads_.find(e.addr) != AddressTable::kNone) {  // a read of it goes first
       drainLeft_ = 0;
@@ -725,17 +736,18 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
   list.head = e.next;
   if (--list.count == 0) list.tail = kNil;
   --(writes ? writesWaiting_ : readsWaiting_);
-  freePool_.push_back(best);
   const uint32_t q = bestQueue;
-  appendEntry(q, e);
-  writesIn_[q] += e.isWrite;
+  const bool isWrite = e.isWrite;
+  appendEntry(q, e);  // before the pool slot is freed: freePool_ may grow, pool_ does not
+  freePool_.push_back(best);
+  writesIn_[q] += isWrite;
   nonEmpty_[q >> 6] |= uint64_t{1} << (q & 63);
   ++cmdTotal_;
   summary_[q].valid = false;
   lowerBound_[q] = 0;
   exact_[q] = 0;
   updateMovable(q);
-  if (!e.isWrite) drainBlocked_ = false;
+  if (!isWrite) drainBlocked_ = false;
   return true;
 }
 

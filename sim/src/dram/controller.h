@@ -102,9 +102,9 @@ class ChannelController {
   void issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out);
   void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
   bool scheduleTransaction(uint64_t c);
-  bool drainStarts() const;
-  bool canMoveNextCycle() const;
-  void updateMovable(uint32_t q);
+  [[gnu::always_inline]] inline bool drainStarts() const;
+  [[gnu::always_inline]] inline bool canMoveNextCycle() const;
+  [[gnu::always_inline]] inline void updateMovable(uint32_t q);
   void wait(const Entry& e, bool asWrite);
   static bool anyBit(const std::vector<uint64_t>& bits) {
     for (const uint64_t w : bits) {
@@ -119,11 +119,14 @@ class ChannelController {
   bool blocked(uint32_t q) const { return q >= blockedLo_ && q < blockedHi_; }
 
   uint64_t ready(uint32_t bank, Target t) const {
-    const uint64_t* b = &bankNext_[size_t{bank} * kTargets];
-    const uint64_t* g = &groupNext_[size_t{groupOf(bank)} * kTargets];
-    const uint64_t* r = &rankNext_[size_t{rankOf(bank)} * kTargets];
-    uint64_t v = b[t] > g[t] ? b[t] : g[t];
-    return v > r[t] ? v : r[t];
+    const uint64_t b = bankNext_[size_t{bank} * kTargets + t];
+    const uint64_t r = rankNext_[size_t{rankOf(bank)} * kTargets + t];
+    uint64_t v = b > r ? b : r;
+    if (groups_) {  // without bank groups the rank's times hold the group's (TimingTable::groups)
+      const uint64_t g = groupNext_[size_t{groupOf(bank)} * kTargets + t];
+      v = v > g ? v : g;
+    }
+    return v;
   }
   uint64_t actReady(uint32_t bank) const;
   void recordActivate(uint32_t rank, uint64_t c);
@@ -146,7 +149,7 @@ class ChannelController {
   const uint32_t rankShift_, groupShift_;
   const uint32_t transactionQueueSize_, queueCap_, numQueues_;
   const uint32_t writeHigh_, writeLow_, rowHitCap_;
-  const bool perBank_, unified_, closedPage_, dualIssue_;
+  const bool perBank_, unified_, closedPage_, dualIssue_, groups_;
   const RefreshPolicy refreshPolicy_;
   const uint64_t refreshInterval_;
 
