@@ -316,9 +316,37 @@ void ChannelController::summarize(uint32_t q) {
       }
       if (s.readHit >= 0 && (s.writeHit >= 0 || !writes)) break;  // nothing later changes the choice
     }
+    s.anyHit = anyHit;
     s.precharge = !headHits && (!anyHit || bk.hits >= rowHitCap_);
   }
   summary_[q] = s;
+}
+
+// The summary of queue q after an entry joined its end, from the summary before (valid, queue
+// not empty before): true if it is unchanged, so the queue's bound stays as it was (exact if it
+// was). A closed bank's queue wants its activate whatever it holds; at an open bank a new entry
+// matters only if it hits the row: it may be the first read hit, the first write hit free to go
+// (summarize found none before it), and it ends a precharge that waited for no hit.
+bool ChannelController::summaryAfterAppend(uint32_t q) {
+  Summary& s = summary_[q];
+  if (!s.valid || !perBank_ || checks_.scanQueues) return false;
+  if (s.activate) return true;
+  const uint32_t i = size_[q] - 1;
+  const Entry& e = entry(q, i);
+  const Bank& bk = bank_[q];
+  if (e.row != bk.openRow) return true;
+  bool same = true;
+  if (!e.isWrite) {
+    if (s.readHit < 0) s.readHit = static_cast<int32_t>(i), same = false;
+  } else if (s.writeHit < 0 && !writeDependsOnEarlierRead(q, i)) {
+    s.writeHit = static_cast<int32_t>(i), same = false;
+  }
+  if (!s.anyHit) {
+    s.anyHit = true;
+    const bool precharge = s.precharge && bk.hits >= rowHitCap_;  // the head does not hit, or it would be a hit
+    if (precharge != s.precharge) s.precharge = precharge, same = false;
+  }
+  return same;  // changed: kept valid, as updated; the caller resets the bound
 }
 
 bool ChannelController::firstReady(uint32_t q, uint64_t c, Candidate& out) {
@@ -624,7 +652,7 @@ void ChannelController::removeEntry(uint32_t q, uint32_t i) {
   Entry* base = &cmd_[size_t{q} * 2 * queueCap_ + head_[q]];
   const uint32_t n = size_[q];
   if (i < n - 1 - i) {
-    std::memmove(base + 1, base, i * sizeof(Entry));
+    if (i > 0) std::memmove(base + 1, base, i * sizeof(Entry));
     ++head_[q];
   } else {
     std::memmove(base + i, base + i + 1, (n - 1 - i) * sizeof(Entry));
@@ -738,14 +766,17 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
   --(writes ? writesWaiting_ : readsWaiting_);
   const uint32_t q = bestQueue;
   const bool isWrite = e.isWrite;
+  const bool wasEmpty = size_[q] == 0;
   appendEntry(q, e);  // before the pool slot is freed: freePool_ may grow, pool_ does not
   freePool_.push_back(best);
   writesIn_[q] += isWrite;
   nonEmpty_[q >> 6] |= uint64_t{1} << (q & 63);
   ++cmdTotal_;
-  summary_[q].valid = false;
-  lowerBound_[q] = 0;
-  exact_[q] = 0;
+  if (wasEmpty) summary_[q].valid = false;
+  if (wasEmpty || !summaryAfterAppend(q)) {  // the queue's ready time may be earlier now
+    lowerBound_[q] = 0;
+    exact_[q] = 0;
+  }
   updateMovable(q);
   if (!isWrite) drainBlocked_ = false;
   return true;

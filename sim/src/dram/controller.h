@@ -78,6 +78,7 @@ class ChannelController {
     bool valid = false;
     bool activate = false, precharge = false;
     int32_t readHit = -1, writeHit = -1;
+    bool anyHit = false;  // an entry hits the open row
   };
   struct RefreshRequest {
     uint32_t rank;
@@ -95,6 +96,7 @@ class ChannelController {
   uint64_t queueReady(uint32_t q);
   bool scanQueue(uint32_t q, uint64_t c, Candidate* out, uint64_t* earliest);
   void summarize(uint32_t q);
+  bool summaryAfterAppend(uint32_t q);
   bool refreshCandidate(uint64_t c, Candidate& out) const;
   uint64_t refreshReady() const;
   void insertRefresh();
