@@ -146,6 +146,17 @@ void ChannelController::advanceTo(uint64_t end, std::vector<Completion>& out) {
   }
 }
 
+uint64_t ChannelController::runUntilDecided(std::vector<Completion>& out) {
+  uint64_t end = 0;
+  while (undecided_ > 0) {  // as advanceTo(nextEvent() + 1) each time: one event
+    const uint64_t c = nextEvent_;
+    processCycle(c, out);
+    nextEvent_ = computeNextEvent(c);
+    end = c + 1;
+  }
+  return end;
+}
+
 void ChannelController::processCycle(uint64_t c, std::vector<Completion>& out) {
   if (c == nextRefresh_) {
     insertRefresh();
@@ -200,6 +211,22 @@ bool ChannelController::pick(uint64_t c, Candidate& out) {
   const uint32_t start = rr_ + 1 == numQueues_ ? 0 : rr_ + 1;
   const size_t words = nonEmpty_.size(), first = start >> 6;
   const uint64_t fromStart = ~uint64_t{0} << (start & 63);
+  if (words == 1) {  // up to 64 queues (every preset): the same order, without the word loop
+    const uint64_t all = nonEmpty_[0] & ~blockedBits_[0];
+    for (uint64_t bits = all & fromStart; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(bits));
+      if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
+      rr_ = q;
+      return true;
+    }
+    for (uint64_t bits = all & ~fromStart; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(bits));
+      if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
+      rr_ = q;
+      return true;
+    }
+    return false;
+  }
   for (size_t k = 0, w = first; k <= words; ++k, w = w + 1 == words ? 0 : w + 1) {
     uint64_t bits = nonEmpty_[w] & ~blockedBits_[w];
     if (k == 0) {
@@ -674,6 +701,7 @@ void ChannelController::appendEntry(uint32_t q, const Entry& e) {
 // queue has room; reads unless the write queue is draining.
 
 bool ChannelController::drainStarts() const {
+  if (writesWaiting_ == 0) return false;  // each case below needs a write waiting
   return !unified_ && drainLeft_ == 0 && !drainBlocked_ &&
          (writesWaiting_ >= writeHigh_ || (writesWaiting_ > writeLow_ && cmdTotal_ == 0) ||
           (flush_ && writesWaiting_ > 0));
@@ -728,7 +756,9 @@ void ChannelController::wait(const Entry& e, bool asWrite) {
   }
   list.tail = i;
   ++(asWrite ? writesWaiting_ : readsWaiting_);
-  updateMovable(e.queue);
+  // The list holds one now: movable if its command queue has room (the other list's bit stands).
+  const uint32_t q = e.queue;
+  if (size_[q] < queueCap_) (asWrite ? movableWrites_ : movableReads_)[q >> 6] |= uint64_t{1} << (q & 63);
 }
 
 bool ChannelController::scheduleTransaction(uint64_t c) {

@@ -27,6 +27,9 @@ class ChannelController {
   // Simulates the cycles before `end`.
   void advanceTo(uint64_t end, std::vector<Completion>& out);
   uint64_t nextEvent() const { return nextEvent_; }
+  // Runs event after event while a read is undecided; returns the cycle after the last event run
+  // (0 if none): the same as advanceTo(nextEvent() + 1) while undecided() > 0.
+  uint64_t runUntilDecided(std::vector<Completion>& out);
   uint64_t undecided() const { return undecided_; }
   DramStats statsAt(uint64_t now) const;
   uint32_t index() const { return index_; }
