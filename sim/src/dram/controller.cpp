@@ -769,7 +769,15 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
   std::vector<WaitList>& lists = writes ? waitingWrites_ : waitingReads_;
   // The oldest transaction whose command queue has room: the oldest head of those queues.
   uint32_t best = kNil, bestQueue = 0;
-  for (size_t w = 0; w < movable.size(); ++w) {
+  const size_t words = movable.size();
+  size_t w = 0;
+  if (words == 1 && (movable[0] & (movable[0] - 1)) == 0) {  // one queue or none: no order to compare
+    if (movable[0] == 0) return false;  // every one waits for a full command queue
+    bestQueue = static_cast<uint32_t>(__builtin_ctzll(movable[0]));
+    best = lists[bestQueue].head;
+    w = words;
+  }
+  for (; w < words; ++w) {
     for (uint64_t bits = movable[w]; bits != 0; bits &= bits - 1) {
       const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
       const uint32_t head = lists[q].head;

@@ -141,8 +141,8 @@ class ChannelController {
   uint32_t queueOf(uint32_t bank) const { return perBank_ ? bank : bank >> rankShift_; }
   Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * 2 * queueCap_ + head_[q] + i]; }
   const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * 2 * queueCap_ + head_[q] + i]; }
-  void removeEntry(uint32_t q, uint32_t i);
-  void appendEntry(uint32_t q, const Entry& e);
+  [[gnu::always_inline]] inline void removeEntry(uint32_t q, uint32_t i);
+  [[gnu::always_inline]] inline void appendEntry(uint32_t q, const Entry& e);
   CommandKind columnKind(bool isWrite) const {
     return closedPage_ ? (isWrite ? kWra : kRda) : (isWrite ? kWr : kRd);
   }

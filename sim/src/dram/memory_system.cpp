@@ -71,7 +71,11 @@ void MemorySystem::decideReads(std::vector<Completion>& out) {
     ch->advanceTo(now_, completions_);
     now_ = std::max(now_, ch->runUntilDecided(completions_));
   }
-  out.insert(out.end(), completions_.begin(), completions_.end());
+  if (out.empty()) {
+    out.swap(completions_);  // the same records, without copying them
+  } else {
+    out.insert(out.end(), completions_.begin(), completions_.end());
+  }
   completions_.clear();
 }
 
