@@ -681,7 +681,7 @@ void ChannelController::removeEntry(uint32_t q, uint32_t i) {
   if (i < n - 1 - i) {
     if (i > 0) std::memmove(base + 1, base, i * sizeof(Entry));
     ++head_[q];
-  } else {
+  } else if (i + 1 < n) {
     std::memmove(base + i, base + i + 1, (n - 1 - i) * sizeof(Entry));
   }
   if (--size_[q] == 0) head_[q] = 0;
@@ -727,13 +727,14 @@ bool ChannelController::canMoveNextCycle() const {
 }
 
 void ChannelController::updateMovable(uint32_t q) {
-  const bool room = size_[q] < queueCap_;
-  const uint32_t shift = q & 63;
-  const uint64_t keep = ~(uint64_t{1} << shift);
+  const uint64_t bit = uint64_t{1} << (q & 63);
+  const uint64_t room = size_[q] < queueCap_ ? bit : 0;
+  const uint64_t readsBit = waitingReads_[q].count > 0 ? room : 0;
+  const uint64_t writesBit = waitingWrites_[q].count > 0 ? room : 0;
   uint64_t& reads = movableReads_[q >> 6];
   uint64_t& writes = movableWrites_[q >> 6];
-  reads = (reads & keep) | uint64_t{room && waitingReads_[q].count > 0} << shift;
-  writes = (writes & keep) | uint64_t{room && waitingWrites_[q].count > 0} << shift;
+  reads = (reads & ~bit) | readsBit;
+  writes = (writes & ~bit) | writesBit;
 }
 
 void ChannelController::wait(const Entry& e, bool asWrite) {
