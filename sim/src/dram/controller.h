@@ -92,10 +92,10 @@ class ChannelController {
   static constexpr uint64_t kNever = UINT64_MAX;
   static constexpr int32_t kNoEntry = INT32_MAX;
 
-  void processCycle(uint64_t c, std::vector<Completion>& out);
+  [[gnu::always_inline]] inline void processCycle(uint64_t c, std::vector<Completion>& out);
   uint64_t computeNextEvent(uint64_t c);
-  bool pick(uint64_t c, Candidate& out);
-  bool firstReady(uint32_t q, uint64_t c, Candidate& out);
+  [[gnu::always_inline]] inline bool pick(uint64_t c, Candidate& out);
+  [[gnu::always_inline]] inline bool firstReady(uint32_t q, uint64_t c, Candidate& out);
   uint64_t queueReady(uint32_t q);
   bool scanQueue(uint32_t q, uint64_t c, Candidate* out, uint64_t* earliest);
   void summarize(uint32_t q);
@@ -105,8 +105,8 @@ class ChannelController {
   void insertRefresh();
   void blockRefreshedQueues();
   void issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out);
-  void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
-  bool scheduleTransaction(uint64_t c);
+  [[gnu::always_inline]] inline void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
+  [[gnu::always_inline]] inline bool scheduleTransaction(uint64_t c);
   [[gnu::always_inline]] inline bool drainStarts() const;
   [[gnu::always_inline]] inline bool canMoveNextCycle() const;
   [[gnu::always_inline]] inline void updateMovable(uint32_t q);
