@@ -89,8 +89,7 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
   };
   if (t.isWrite) {
     ++stats_.writes;
-    if (pendingWrites_.find(t.addr) == AddressTable::kNone) {
-      pendingWrites_.insert(t.addr, 0);
+    if (pendingWrites_.findOrInsert(t.addr, 0) == AddressTable::kNone) {
       wait(e, !unified_);
       outstandingChange(bank, +1, cycle);
     } else {
@@ -116,14 +115,13 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
         slots_.push_back({t.id, t.addr, cycle, kNoSlot});
       }
       ++undecided_;
-      const uint32_t head = pendingReads_.find(t.addr);
+      const uint32_t head = pendingReads_.findOrInsert(t.addr, slot);
       if (head != AddressTable::kNone) {  // one read command will serve both
         uint32_t last = head;
         while (slots_[last].next != kNoSlot) last = slots_[last].next;
         slots_[last].next = slot;
         ++stats_.readsMerged;
       } else {
-        pendingReads_.insert(t.addr, slot);
         e.slot = slot;
         wait(e, false);
         outstandingChange(bank, +1, cycle);
