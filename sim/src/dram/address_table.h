@@ -29,6 +29,17 @@ class AddressTable {
       if (keys_[i] == kEmpty) return kNone;
     }
   }
+  // The value of `key` if present; else inserts `key` with `value` and returns kNone. One probe
+  // sequence where find() then insert() take two.
+  uint32_t findOrInsert(uint64_t key, uint32_t value) {
+    uint64_t i = home(key);
+    for (; keys_[i] != kEmpty; i = (i + 1) & mask_) {
+      if (keys_[i] == key) return values_[i];
+    }
+    keys_[i] = key;
+    values_[i] = value;
+    return kNone;
+  }
   // `key` must be absent.
   void insert(uint64_t key, uint32_t value) {
     uint64_t i = home(key);

@@ -37,6 +37,7 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
       unified_(spec.controller.unifiedQueue),
       closedPage_(spec.controller.pagePolicy == PagePolicy::kClosed),
       dualIssue_(spec.controller.dualCommandIssue),
+      groups_(timing.groups),
       refreshPolicy_(spec.controller.refreshPolicy),
       refreshInterval_(refreshIntervalOf(spec)),
       nextRefresh_(refreshIntervalOf(spec)),
@@ -51,8 +52,10 @@ ChannelController::ChannelController(const DeviceSpec& spec, const TimingTable& 
   aw32Count_.assign(ranks_, 0);
   actWindow_.assign(ranks_, 0);
   bank_.resize(banks_);
-  cmd_.resize(size_t{numQueues_} * queueCap_);
+  cmd_.resize(size_t{numQueues_} * 2 * queueCap_);
   size_.assign(numQueues_, 0);
+  head_.assign(numQueues_, 0);
+  exact_.assign(numQueues_, 0);
   summary_.resize(numQueues_);
   waitingReads_.resize(numQueues_);
   waitingWrites_.resize(numQueues_);
@@ -86,8 +89,7 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
   };
   if (t.isWrite) {
     ++stats_.writes;
-    if (pendingWrites_.find(t.addr) == AddressTable::kNone) {
-      pendingWrites_.insert(t.addr, 0);
+    if (pendingWrites_.findOrInsert(t.addr, 0) == AddressTable::kNone) {
       wait(e, !unified_);
       outstandingChange(bank, +1, cycle);
     } else {
@@ -113,14 +115,13 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
         slots_.push_back({t.id, t.addr, cycle, kNoSlot});
       }
       ++undecided_;
-      const uint32_t head = pendingReads_.find(t.addr);
+      const uint32_t head = pendingReads_.findOrInsert(t.addr, slot);
       if (head != AddressTable::kNone) {  // one read command will serve both
         uint32_t last = head;
         while (slots_[last].next != kNoSlot) last = slots_[last].next;
         slots_[last].next = slot;
         ++stats_.readsMerged;
       } else {
-        pendingReads_.insert(t.addr, slot);
         e.slot = slot;
         wait(e, false);
         outstandingChange(bank, +1, cycle);
@@ -141,6 +142,17 @@ void ChannelController::advanceTo(uint64_t end, std::vector<Completion>& out) {
     processCycle(c, out);
     nextEvent_ = computeNextEvent(c);
   }
+}
+
+uint64_t ChannelController::runUntilDecided(std::vector<Completion>& out) {
+  uint64_t end = 0;
+  while (undecided_ > 0) {  // as advanceTo(nextEvent() + 1) each time: one event
+    const uint64_t c = nextEvent_;
+    processCycle(c, out);
+    nextEvent_ = computeNextEvent(c);
+    end = c + 1;
+  }
+  return end;
 }
 
 void ChannelController::processCycle(uint64_t c, std::vector<Completion>& out) {
@@ -168,13 +180,19 @@ uint64_t ChannelController::computeNextEvent(uint64_t c) {
   if (lastMove_ == c && canMoveNextCycle()) return c + 1;
   uint64_t next = nextRefresh_;
   if (!refreshQ_.empty()) next = std::min(next, refreshReady());
-  for (size_t w = 0; w < nonEmpty_.size(); ++w) {
+  // Locals: the stores into the bounds could otherwise be taken to change what they point into.
+  uint64_t* const bound = lowerBound_.data();
+  uint64_t* const exact = exact_.data();
+  const uint64_t epoch = epoch_;
+  const size_t words = nonEmpty_.size();
+  for (size_t w = 0; w < words; ++w) {
     for (uint64_t bits = nonEmpty_[w] & ~blockedBits_[w]; bits != 0; bits &= bits - 1) {
       const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
       // lowerBound_ never overestimates: a queue whose bound is not earlier cannot be first.
-      if (lowerBound_[q] >= next) continue;
+      if (bound[q] >= next) continue;
       const uint64_t r = queueReady(q);
-      lowerBound_[q] = r;
+      bound[q] = r;
+      exact[q] = epoch;
       if (r < next) next = r;
     }
   }
@@ -191,6 +209,22 @@ bool ChannelController::pick(uint64_t c, Candidate& out) {
   const uint32_t start = rr_ + 1 == numQueues_ ? 0 : rr_ + 1;
   const size_t words = nonEmpty_.size(), first = start >> 6;
   const uint64_t fromStart = ~uint64_t{0} << (start & 63);
+  if (words == 1) {  // up to 64 queues (every preset): the same order, without the word loop
+    const uint64_t all = nonEmpty_[0] & ~blockedBits_[0];
+    for (uint64_t bits = all & fromStart; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(bits));
+      if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
+      rr_ = q;
+      return true;
+    }
+    for (uint64_t bits = all & ~fromStart; bits != 0; bits &= bits - 1) {
+      const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(bits));
+      if (lowerBound_[q] > c || !firstReady(q, c, out)) continue;
+      rr_ = q;
+      return true;
+    }
+    return false;
+  }
   for (size_t k = 0, w = first; k <= words; ++k, w = w + 1 == words ? 0 : w + 1) {
     uint64_t bits = nonEmpty_[w] & ~blockedBits_[w];
     if (k == 0) {
@@ -307,17 +341,47 @@ void ChannelController::summarize(uint32_t q) {
       }
       if (s.readHit >= 0 && (s.writeHit >= 0 || !writes)) break;  // nothing later changes the choice
     }
+    s.anyHit = anyHit;
     s.precharge = !headHits && (!anyHit || bk.hits >= rowHitCap_);
   }
   summary_[q] = s;
 }
 
+// The summary of queue q after an entry joined its end, from the summary before (valid, queue
+// not empty before): true if it is unchanged, so the queue's bound stays as it was (exact if it
+// was). A closed bank's queue wants its activate whatever it holds; at an open bank a new entry
+// matters only if it hits the row: it may be the first read hit, the first write hit free to go
+// (summarize found none before it), and it ends a precharge that waited for no hit.
+bool ChannelController::summaryAfterAppend(uint32_t q) {
+  Summary& s = summary_[q];
+  if (!s.valid || !perBank_ || checks_.scanQueues) return false;
+  if (s.activate) return true;
+  const uint32_t i = size_[q] - 1;
+  const Entry& e = entry(q, i);
+  const Bank& bk = bank_[q];
+  if (e.row != bk.openRow) return true;
+  bool same = true;
+  if (!e.isWrite) {
+    if (s.readHit < 0) s.readHit = static_cast<int32_t>(i), same = false;
+  } else if (s.writeHit < 0 && !writeDependsOnEarlierRead(q, i)) {
+    s.writeHit = static_cast<int32_t>(i), same = false;
+  }
+  if (!s.anyHit) {
+    s.anyHit = true;
+    const bool precharge = s.precharge && bk.hits >= rowHitCap_;  // the head does not hit, or it would be a hit
+    if (precharge != s.precharge) s.precharge = precharge, same = false;
+  }
+  return same;  // changed: kept valid, as updated; the caller resets the bound
+}
+
 bool ChannelController::firstReady(uint32_t q, uint64_t c, Candidate& out) {
   if (!perBank_ || checks_.scanQueues) return scanQueue(q, c, &out, nullptr);
-  const uint64_t earliest = queueReady(q);
+  // The bound is exact while no command issued and the queue did not change since it was taken.
+  const uint64_t earliest = exact_[q] == epoch_ ? lowerBound_[q] : queueReady(q);
   if (earliest > c) {
     // Exact until the queue or a timing changes, and a lower bound after: later searches skip it.
     lowerBound_[q] = earliest;
+    exact_[q] = epoch_;
     return false;
   }
   const Summary& s = summary_[q];
@@ -455,11 +519,12 @@ uint64_t ChannelController::refreshReady() const {
 // Issuing
 
 void ChannelController::applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c) {
+  ++epoch_;  // every ready time may have moved
   const auto bump = [c](uint64_t* next, const Delays& delays) {
     for (const Delay& d : delays) next[d.target] = std::max(next[d.target], c + d.cycles);
   };
   bump(&bankNext_[size_t{bank} * kTargets], timing_.sameBank[kind]);
-  bump(&groupNext_[size_t{groupOf(bank)} * kTargets], timing_.sameGroup[kind]);
+  if (groups_) bump(&groupNext_[size_t{groupOf(bank)} * kTargets], timing_.sameGroup[kind]);
   bump(&rankNext_[size_t{rank} * kTargets], timing_.sameRank[kind]);
   if (ranks_ > 1 && !timing_.otherRanks[kind].empty()) {
     for (uint32_t r = 0; r < ranks_; ++r) {
@@ -472,6 +537,7 @@ void ChannelController::touchQueueOf(uint32_t bank) {
   const uint32_t q = queueOf(bank);
   summary_[q].valid = false;
   lowerBound_[q] = 0;
+  exact_[q] = 0;
 }
 
 void ChannelController::openRowCount(uint32_t rank, int delta, uint64_t c) {
@@ -545,9 +611,14 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
     case kRda:
     case kWra: {
       const uint32_t q = cand.queue;
-      const Entry e = entry(q, cand.entry);
-      std::memmove(&entry(q, cand.entry), &entry(q, cand.entry + 1), (size_[q] - cand.entry - 1) * sizeof(Entry));
-      if (--size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
+      const Entry& at = entry(q, cand.entry);
+      const struct {
+        uint64_t addr;
+        uint32_t slot;
+        bool isWrite;
+      } e{at.addr, at.slot, at.isWrite};
+      removeEntry(q, cand.entry);
+      if (size_[q] == 0) nonEmpty_[q >> 6] &= ~(uint64_t{1} << (q & 63));
       writesIn_[q] -= e.isWrite;
       --cmdTotal_;
       updateMovable(q);
@@ -600,11 +671,35 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
   applyTiming(cand.kind, b, r, c);
 }
 
+// A command queue lives in 2 x queueCap_ slots, its entries at [head, head + size): the oldest
+// leaves by moving the head, any other by closing the gap from the nearer end.
+void ChannelController::removeEntry(uint32_t q, uint32_t i) {
+  Entry* base = &cmd_[size_t{q} * 2 * queueCap_ + head_[q]];
+  const uint32_t n = size_[q];
+  if (i < n - 1 - i) {
+    if (i > 0) std::memmove(base + 1, base, i * sizeof(Entry));
+    ++head_[q];
+  } else if (i + 1 < n) {
+    std::memmove(base + i, base + i + 1, (n - 1 - i) * sizeof(Entry));
+  }
+  if (--size_[q] == 0) head_[q] = 0;
+}
+
+void ChannelController::appendEntry(uint32_t q, const Entry& e) {
+  if (head_[q] + size_[q] == 2 * queueCap_) {
+    Entry* base = &cmd_[size_t{q} * 2 * queueCap_];
+    std::memmove(base, base + head_[q], size_[q] * sizeof(Entry));
+    head_[q] = 0;
+  }
+  cmd_[size_t{q} * 2 * queueCap_ + head_[q] + size_[q]++] = e;
+}
+
 // ---------------------------------------------------------------------------------------------
 // From the transaction queues to the command queues: one a cycle, the oldest whose command
 // queue has room; reads unless the write queue is draining.
 
 bool ChannelController::drainStarts() const {
+  if (writesWaiting_ == 0) return false;  // each case below needs a write waiting
   return !unified_ && drainLeft_ == 0 && !drainBlocked_ &&
          (writesWaiting_ >= writeHigh_ || (writesWaiting_ > writeLow_ && cmdTotal_ == 0) ||
           (flush_ && writesWaiting_ > 0));
@@ -630,13 +725,14 @@ bool ChannelController::canMoveNextCycle() const {
 }
 
 void ChannelController::updateMovable(uint32_t q) {
-  const bool room = size_[q] < queueCap_;
-  const uint32_t shift = q & 63;
-  const uint64_t keep = ~(uint64_t{1} << shift);
+  const uint64_t bit = uint64_t{1} << (q & 63);
+  const uint64_t room = size_[q] < queueCap_ ? bit : 0;
+  const uint64_t readsBit = waitingReads_[q].count > 0 ? room : 0;
+  const uint64_t writesBit = waitingWrites_[q].count > 0 ? room : 0;
   uint64_t& reads = movableReads_[q >> 6];
   uint64_t& writes = movableWrites_[q >> 6];
-  reads = (reads & keep) | uint64_t{room && waitingReads_[q].count > 0} << shift;
-  writes = (writes & keep) | uint64_t{room && waitingWrites_[q].count > 0} << shift;
+  reads = (reads & ~bit) | readsBit;
+  writes = (writes & ~bit) | writesBit;
 }
 
 void ChannelController::wait(const Entry& e, bool asWrite) {
@@ -659,7 +755,9 @@ void ChannelController::wait(const Entry& e, bool asWrite) {
   }
   list.tail = i;
   ++(asWrite ? writesWaiting_ : readsWaiting_);
-  updateMovable(e.queue);
+  // The list holds one now: movable if its command queue has room (the other list's bit stands).
+  const uint32_t q = e.queue;
+  if (size_[q] < queueCap_) (asWrite ? movableWrites_ : movableReads_)[q >> 6] |= uint64_t{1} << (q & 63);
 }
 
 bool ChannelController::scheduleTransaction(uint64_t c) {
@@ -670,7 +768,15 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
   std::vector<WaitList>& lists = writes ? waitingWrites_ : waitingReads_;
   // The oldest transaction whose command queue has room: the oldest head of those queues.
   uint32_t best = kNil, bestQueue = 0;
-  for (size_t w = 0; w < movable.size(); ++w) {
+  const size_t words = movable.size();
+  size_t w = 0;
+  if (words == 1 && (movable[0] & (movable[0] - 1)) == 0) {  // one queue or none: no order to compare
+    if (movable[0] == 0) return false;  // every one waits for a full command queue
+    bestQueue = static_cast<uint32_t>(__builtin_ctzll(movable[0]));
+    best = lists[bestQueue].head;
+    w = words;
+  }
+  for (; w < words; ++w) {
     for (uint64_t bits = movable[w]; bits != 0; bits &= bits - 1) {
       const uint32_t q = static_cast<uint32_t>(w * 64) + static_cast<uint32_t>(__builtin_ctzll(bits));
       const uint32_t head = lists[q].head;
@@ -682,7 +788,7 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
     }
   }
   if (best == kNil) return false;  // every one waits for a full command queue
-  const Entry e = pool_[best];
+  const Entry& e = pool_[best];
   if (writes) {
     if (pendingReads_.find(e.addr) != AddressTable::kNone) {  // a read of it goes first
       drainLeft_ = 0;
@@ -695,16 +801,21 @@ bool ChannelController::scheduleTransaction(uint64_t c) {
   list.head = e.next;
   if (--list.count == 0) list.tail = kNil;
   --(writes ? writesWaiting_ : readsWaiting_);
-  freePool_.push_back(best);
   const uint32_t q = bestQueue;
-  entry(q, size_[q]++) = e;
-  writesIn_[q] += e.isWrite;
+  const bool isWrite = e.isWrite;
+  const bool wasEmpty = size_[q] == 0;
+  appendEntry(q, e);  // before the pool slot is freed: freePool_ may grow, pool_ does not
+  freePool_.push_back(best);
+  writesIn_[q] += isWrite;
   nonEmpty_[q >> 6] |= uint64_t{1} << (q & 63);
   ++cmdTotal_;
-  summary_[q].valid = false;
-  lowerBound_[q] = 0;
+  if (wasEmpty) summary_[q].valid = false;
+  if (wasEmpty || !summaryAfterAppend(q)) {  // the queue's ready time may be earlier now
+    lowerBound_[q] = 0;
+    exact_[q] = 0;
+  }
   updateMovable(q);
-  if (!e.isWrite) drainBlocked_ = false;
+  if (!isWrite) drainBlocked_ = false;
   return true;
 }
 

@@ -27,6 +27,9 @@ class ChannelController {
   // Simulates the cycles before `end`.
   void advanceTo(uint64_t end, std::vector<Completion>& out);
   uint64_t nextEvent() const { return nextEvent_; }
+  // Runs event after event while a read is undecided; returns the cycle after the last event run
+  // (0 if none): the same as advanceTo(nextEvent() + 1) while undecided() > 0.
+  uint64_t runUntilDecided(std::vector<Completion>& out);
   uint64_t undecided() const { return undecided_; }
   DramStats statsAt(uint64_t now) const;
   uint32_t index() const { return index_; }
@@ -78,6 +81,7 @@ class ChannelController {
     bool valid = false;
     bool activate = false, precharge = false;
     int32_t readHit = -1, writeHit = -1;
+    bool anyHit = false;  // an entry hits the open row
   };
   struct RefreshRequest {
     uint32_t rank;
@@ -88,23 +92,24 @@ class ChannelController {
   static constexpr uint64_t kNever = UINT64_MAX;
   static constexpr int32_t kNoEntry = INT32_MAX;
 
-  void processCycle(uint64_t c, std::vector<Completion>& out);
+  [[gnu::always_inline]] inline void processCycle(uint64_t c, std::vector<Completion>& out);
   uint64_t computeNextEvent(uint64_t c);
-  bool pick(uint64_t c, Candidate& out);
-  bool firstReady(uint32_t q, uint64_t c, Candidate& out);
+  [[gnu::always_inline]] inline bool pick(uint64_t c, Candidate& out);
+  [[gnu::always_inline]] inline bool firstReady(uint32_t q, uint64_t c, Candidate& out);
   uint64_t queueReady(uint32_t q);
   bool scanQueue(uint32_t q, uint64_t c, Candidate* out, uint64_t* earliest);
   void summarize(uint32_t q);
+  bool summaryAfterAppend(uint32_t q);
   bool refreshCandidate(uint64_t c, Candidate& out) const;
   uint64_t refreshReady() const;
   void insertRefresh();
   void blockRefreshedQueues();
   void issue(const Candidate& cand, uint64_t c, std::vector<Completion>& out);
-  void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
-  bool scheduleTransaction(uint64_t c);
-  bool drainStarts() const;
-  bool canMoveNextCycle() const;
-  void updateMovable(uint32_t q);
+  [[gnu::always_inline]] inline void applyTiming(CommandKind kind, uint32_t bank, uint32_t rank, uint64_t c);
+  [[gnu::always_inline]] inline bool scheduleTransaction(uint64_t c);
+  [[gnu::always_inline]] inline bool drainStarts() const;
+  [[gnu::always_inline]] inline bool canMoveNextCycle() const;
+  [[gnu::always_inline]] inline void updateMovable(uint32_t q);
   void wait(const Entry& e, bool asWrite);
   static bool anyBit(const std::vector<uint64_t>& bits) {
     for (const uint64_t w : bits) {
@@ -119,11 +124,14 @@ class ChannelController {
   bool blocked(uint32_t q) const { return q >= blockedLo_ && q < blockedHi_; }
 
   uint64_t ready(uint32_t bank, Target t) const {
-    const uint64_t* b = &bankNext_[size_t{bank} * kTargets];
-    const uint64_t* g = &groupNext_[size_t{groupOf(bank)} * kTargets];
-    const uint64_t* r = &rankNext_[size_t{rankOf(bank)} * kTargets];
-    uint64_t v = b[t] > g[t] ? b[t] : g[t];
-    return v > r[t] ? v : r[t];
+    const uint64_t b = bankNext_[size_t{bank} * kTargets + t];
+    const uint64_t r = rankNext_[size_t{rankOf(bank)} * kTargets + t];
+    uint64_t v = b > r ? b : r;
+    if (groups_) {  // without bank groups the rank's times hold the group's (TimingTable::groups)
+      const uint64_t g = groupNext_[size_t{groupOf(bank)} * kTargets + t];
+      v = v > g ? v : g;
+    }
+    return v;
   }
   uint64_t actReady(uint32_t bank) const;
   void recordActivate(uint32_t rank, uint64_t c);
@@ -131,8 +139,10 @@ class ChannelController {
   uint32_t rankOf(uint32_t bank) const { return bank >> rankShift_; }
   uint32_t groupOf(uint32_t bank) const { return bank >> groupShift_; }  // flat over the channel
   uint32_t queueOf(uint32_t bank) const { return perBank_ ? bank : bank >> rankShift_; }
-  Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * queueCap_ + i]; }
-  const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * queueCap_ + i]; }
+  Entry& entry(uint32_t q, uint32_t i) { return cmd_[size_t{q} * 2 * queueCap_ + head_[q] + i]; }
+  const Entry& entry(uint32_t q, uint32_t i) const { return cmd_[size_t{q} * 2 * queueCap_ + head_[q] + i]; }
+  [[gnu::always_inline]] inline void removeEntry(uint32_t q, uint32_t i);
+  [[gnu::always_inline]] inline void appendEntry(uint32_t q, const Entry& e);
   CommandKind columnKind(bool isWrite) const {
     return closedPage_ ? (isWrite ? kWra : kRda) : (isWrite ? kWr : kRd);
   }
@@ -144,7 +154,7 @@ class ChannelController {
   const uint32_t rankShift_, groupShift_;
   const uint32_t transactionQueueSize_, queueCap_, numQueues_;
   const uint32_t writeHigh_, writeLow_, rowHitCap_;
-  const bool perBank_, unified_, closedPage_, dualIssue_;
+  const bool perBank_, unified_, closedPage_, dualIssue_, groups_;
   const RefreshPolicy refreshPolicy_;
   const uint64_t refreshInterval_;
 
@@ -169,11 +179,15 @@ class ChannelController {
   bool drainBlocked_ = false;
   bool flush_ = false;  // flushWrites: drain below the low watermark too  // a drain stopped at a write whose address a pending read needs
 
-  // Command queues, numQueues_ x queueCap_ entries.
+  // Command queues, numQueues_ x 2 x queueCap_ slots (removeEntry, appendEntry).
   std::vector<Entry> cmd_;
-  std::vector<uint32_t> size_;
+  std::vector<uint32_t> size_, head_;
   std::vector<Summary> summary_;
   std::vector<uint64_t> lowerBound_;  // no command from this queue before this cycle
+  // lowerBound_[q] is the queue's exact ready time while exact_[q] == epoch_ (applyTiming moves
+  // epoch_ on; a change of the queue or its bank sets exact_[q] to 0).
+  std::vector<uint64_t> exact_;
+  uint64_t epoch_ = 1;
   std::vector<uint64_t> nonEmpty_;    // bit q: command queue q holds an entry
   std::vector<uint64_t> blockedBits_; // bit q: command queue q waits for a refresh
   std::vector<uint32_t> writesIn_;    // writes in each command queue

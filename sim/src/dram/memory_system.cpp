@@ -69,13 +69,13 @@ void MemorySystem::decideReads(std::vector<Completion>& out) {
   for (auto& ch : channels_) {
     if (ch->undecided() == 0) continue;
     ch->advanceTo(now_, completions_);
-    while (ch->undecided() > 0) {
-      const uint64_t next = ch->nextEvent() + 1;
-      ch->advanceTo(next, completions_);
-      now_ = std::max(now_, next);
-    }
+    now_ = std::max(now_, ch->runUntilDecided(completions_));
   }
-  out.insert(out.end(), completions_.begin(), completions_.end());
+  if (out.empty()) {
+    out.swap(completions_);  // the same records, without copying them
+  } else {
+    out.insert(out.end(), completions_.begin(), completions_.end());
+  }
   completions_.clear();
 }
 
@@ -127,13 +127,7 @@ uint64_t MemorySystem::undecided() {
 
 uint64_t MemorySystem::drain() {
   sync();
-  for (auto& ch : channels_) {
-    while (ch->undecided() > 0) {
-      const uint64_t next = ch->nextEvent() + 1;
-      ch->advanceTo(next, completions_);
-      now_ = std::max(now_, next);
-    }
-  }
+  for (auto& ch : channels_) now_ = std::max(now_, ch->runUntilDecided(completions_));
   sync();
   uint64_t last = 0;
   for (const auto& ch : channels_) last = std::max(last, ch->lastDoneCycle());

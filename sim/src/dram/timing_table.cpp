@@ -64,6 +64,27 @@ TimingTable::TimingTable(const DeviceSpec& spec) {
   sameBank[kRefb] = {{kTAct, t.tRFCb}, {kTRefb, t.tRFCb}};
   sameRank[kRefb] = {{kTAct, t.tRRD_S}, {kTRefb, t.tRRD_S}};
 
+  // One bank group: the group is the rank, so its delays are the rank's (the larger of the two
+  // for each Target) and the controller keeps no group ready times (groups stays false).
+  this->groups = groups;
+  if (!groups) {
+    for (int k = 0; k < kKinds; ++k) {
+      for (const Delay& g : sameGroup[k]) {
+        Delays& r = sameRank[k];
+        Delay* same = nullptr;
+        for (uint32_t i = 0; i < r.n; ++i) {
+          if (r.items[i].target == g.target) same = &r.items[i];
+        }
+        if (same != nullptr) {
+          same->cycles = std::max(same->cycles, g.cycles);
+        } else {
+          r.items[r.n++] = g;
+        }
+      }
+      sameGroup[k] = {};
+    }
+  }
+
   this->readDelay = atLeast0(readDelay);
   tFAW = t.tFAW;
   t32AW = isGddr(o.protocol) ? t.t32AW : 0;

@@ -46,6 +46,7 @@ struct TimingTable {
   explicit TimingTable(const DeviceSpec& spec);
 
   Delays sameBank[kKinds], sameGroup[kKinds], sameRank[kKinds], otherRanks[kKinds];
+  bool groups = true;      // false: one bank group a rank, its delays folded into sameRank
   uint32_t readDelay = 0;  // RD to its last data beat
   uint32_t tFAW = 0, t32AW = 0;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -47,21 +48,28 @@ bool startsWith(const char* p, const char* end, std::string_view word) {
 // <decimal>\n` with single spaces and the address within `capacity` (0: any): true, the record
 // and the start of the next line. Anything else (comments, blanks, other spellings, errors):
 // false, and the general reader takes the line. One pass over the characters, no line search.
+// `Checked` false: the caller knows at least kUncheckedRoom bytes follow `p`, more than the
+// longest line this accepts reads (0x, 17 hex digits, " WRITE ", 19 digits and one more), so
+// the end need not be tested at each character; the result is the same either way.
+constexpr ptrdiff_t kUncheckedRoom = 64;
+
+template <bool Checked>
 bool parseCommonLine(const char* p, const char* end, uint64_t capacity, TraceRecord& out, const char*& next) {
-  if (end - p < 2 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X')) return false;
+  if (Checked && end - p < 2) return false;
+  if (p[0] != '0' || (p[1] | 0x20) != 'x') return false;
   p += 2;
   uint64_t addr = 0;
   const char* digits = p;
-  for (int d; p < end && p - digits <= 16 && (d = kHex.value[static_cast<uint8_t>(*p)]) >= 0; ++p) {
+  for (int d; (!Checked || p < end) && p - digits <= 16 && (d = kHex.value[static_cast<uint8_t>(*p)]) >= 0; ++p) {
     addr = addr << 4 | static_cast<uint64_t>(d);
   }
-  if (p == digits || p - digits > 16 || p == end || *p != ' ') return false;
+  if (p == digits || p - digits > 16 || (Checked && p == end) || *p != ' ') return false;
   ++p;
   bool isWrite;
-  if (startsWith(p, end, "READ ")) {
+  if (Checked ? startsWith(p, end, "READ ") : std::memcmp(p, "READ ", 5) == 0) {
     isWrite = false;
     p += 5;
-  } else if (startsWith(p, end, "WRITE ")) {
+  } else if (Checked ? startsWith(p, end, "WRITE ") : std::memcmp(p, "WRITE ", 6) == 0) {
     isWrite = true;
     p += 6;
   } else {
@@ -69,10 +77,12 @@ bool parseCommonLine(const char* p, const char* end, uint64_t capacity, TraceRec
   }
   uint64_t cycle = 0;
   digits = p;
-  for (; p < end && *p >= '0' && *p <= '9' && p - digits < 19; ++p) cycle = cycle * 10 + static_cast<uint64_t>(*p - '0');
-  if (p == digits || (p < end && *p != '\n') || (capacity != 0 && addr >= capacity)) return false;
+  for (; (!Checked || p < end) && static_cast<unsigned>(*p - '0') <= 9 && p - digits < 19; ++p) {
+    cycle = cycle * 10 + static_cast<uint64_t>(*p - '0');
+  }
+  if (p == digits || ((!Checked || p < end) && *p != '\n') || (capacity != 0 && addr >= capacity)) return false;
   out = TraceRecord{addr, cycle, isWrite};
-  next = p < end ? p + 1 : end;
+  next = !Checked || p < end ? p + 1 : end;
   return true;
 }
 
@@ -87,7 +97,8 @@ int operationOf(std::string_view op) {
 }  // namespace
 
 bool TraceReader::next(TraceRecord& out) {
-  if (p_ < end_ && parseCommonLine(p_, end_, capacity_, out, p_)) {
+  if (end_ - p_ >= kUncheckedRoom ? parseCommonLine<false>(p_, end_, capacity_, out, p_)
+                                  : p_ < end_ && parseCommonLine<true>(p_, end_, capacity_, out, p_)) {
     ++line_;
     return true;
   }
