@@ -29,19 +29,24 @@ package weft_fixed_pkg;
     srdhm = srdhm_round(srdhm_product(a, b), srdhm_saturates(a, b));
   endfunction
 
+  // A 64-bit x / 2^e rounded to nearest, ties away from zero, low 32 bits of the quotient
+  // (LAYER_NORM's output, vector_ops.h roundingDivideByPOT64Wide; what fits 32 bits), e in [0, 63].
+  function automatic logic [31:0] rdbpot64(logic signed [63:0] x, logic [5:0] e);
+    logic signed [63:0] mask, rem, thr;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic signed [63:0] q;  // the quotient fits 32 bits (|out| < 2^28)
+    /* verilator lint_on UNUSEDSIGNAL */
+    mask = (64'sd1 <<< e) - 64'sd1;
+    rem  = x & mask;
+    thr  = (mask >>> 1) + ((x < 0) ? 64'sd1 : 64'sd0);
+    q    = (x >>> e) + ((rem > thr) ? 64'sd1 : 64'sd0);
+    rdbpot64 = q[31:0];
+  endfunction
+
   // x / 2^e rounded to nearest, ties away from zero, for e in [0, 63] (gemmlowp's
   // RoundingDivideByPOT, widened so exponents past 31 stay defined).
   function automatic logic [31:0] rdbpot(logic [31:0] x, logic [5:0] e);
-    logic signed [63:0] xs, mask, rem, thr;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic signed [63:0] q;  // the quotient fits 32 bits
-    /* verilator lint_on UNUSEDSIGNAL */
-    xs   = $signed({{32{x[31]}}, x});
-    mask = (64'sd1 <<< e) - 64'sd1;
-    rem  = xs & mask;
-    thr  = (mask >>> 1) + ((xs < 0) ? 64'sd1 : 64'sd0);
-    q    = (xs >>> e) + ((rem > thr) ? 64'sd1 : 64'sd0);
-    rdbpot = q[31:0];
+    rdbpot = rdbpot64($signed({{32{x[31]}}, x}), e);
   endfunction
 
   // x * 2^e saturated to int32, for e in 1..30 (SaturatingRoundingMultiplyByPOT<e>).
@@ -82,18 +87,5 @@ package weft_fixed_pkg;
     else requantize = rdbpot(srdhm(v, mult), -s);
   endfunction
 
-  // A 64-bit x / 2^e rounded to nearest, ties away from zero, low 32 bits of the quotient
-  // (LAYER_NORM's output, vector_ops.h roundingDivideByPOT64Wide), for e in [0, 62].
-  function automatic logic [31:0] rdbpot64(logic signed [63:0] x, logic [5:0] e);
-    logic signed [63:0] mask, rem, thr;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic signed [63:0] q;  // the quotient fits 32 bits (|out| < 2^28)
-    /* verilator lint_on UNUSEDSIGNAL */
-    mask = (64'sd1 <<< e) - 64'sd1;
-    rem  = x & mask;
-    thr  = (mask >>> 1) + ((x < 0) ? 64'sd1 : 64'sd0);
-    q    = (x >>> e) + ((rem > thr) ? 64'sd1 : 64'sd0);
-    rdbpot64 = q[31:0];
-  endfunction
 
 endpackage

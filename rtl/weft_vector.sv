@@ -216,7 +216,11 @@ module weft_vector
   assign win_lk = (kx_q == win.k_w - 1'b1) && (ky_q == win.k_h - 1'b1);
   assign win_lp = (32'(i0_q) == 32'(win.out_w) - 1) && (32'(i1_q) == 32'(win.out_h) - 1);
   assign elt_lp = (i0_q == elt.count0 - 1'b1) && (i1_q == elt.count1 - 1'b1);
-  assign smx_lr = (i0_q == smx.count - 1'b1);  // LAYER_NORM's count is the same field
+  assign smx_lr = (i0_q == smx.count - 1'b1);
+  // SOFTMAX and LAYER_NORM share the fields the sequencer reads (count, in_addr, stride,
+  // acc_addr at the same bits); they differ in their passes (three, two) and the gaps between.
+  logic [1:0] last_pass;
+  assign last_pass = is_ln ? 2'd1 : 2'd2;
 
   always_comb begin
     slot = '0;
@@ -244,19 +248,7 @@ module weft_vector
         slot.last_of_cmd = elt_lp;
         slot.wr_addr = RowAw'(32'(elt.acc_addr) + 32'(row_q));
       end
-      OpLayerNorm: begin
-        slot.ok       = 1'b1;
-        slot.read_a   = 1'b1;
-        slot.a_addr   = RowAw'(32'(lnm.in_addr) + 32'(i0_q) * 32'(lnm.stride));
-        slot.first    = (i0_q == '0);
-        slot.pass     = pass_q;
-        slot.pass_end = smx_lr;
-        slot.last_row = smx_lr;
-        slot.write    = (pass_q == 2'd1);
-        slot.last_of_cmd = (pass_q == 2'd1) && smx_lr;
-        slot.wr_addr  = RowAw'(32'(lnm.acc_addr) + 32'(i0_q) * 32'(lnm.acc_stride));
-      end
-      default: begin  // softmax
+      default: begin  // softmax, layer norm: passes over the rows, writes in the last
         slot.ok       = 1'b1;
         slot.read_a   = 1'b1;
         slot.a_addr   = RowAw'(32'(smx.in_addr) + 32'(i0_q) * 32'(smx.stride));
@@ -264,9 +256,9 @@ module weft_vector
         slot.pass     = pass_q;
         slot.pass_end = smx_lr;
         slot.last_row = smx_lr;
-        slot.write    = (pass_q == 2'd2);
-        slot.last_of_cmd = (pass_q == 2'd2) && smx_lr;
-        slot.wr_addr  = RowAw'(32'(smx.acc_addr) + 32'(i0_q));
+        slot.write    = (pass_q == last_pass);
+        slot.last_of_cmd = (pass_q == last_pass) && smx_lr;
+        slot.wr_addr  = RowAw'(32'(smx.acc_addr) + 32'(i0_q) * (is_ln ? 32'(lnm.acc_stride) : 32'd1));
       end
     endcase
   end
@@ -320,17 +312,7 @@ module weft_vector
             else begin i0_q <= '0; i1_q <= i1_q + 1'b1; end
             if (elt_lp) issuing_q <= 1'b0;
           end
-          OpLayerNorm: begin
-            if (!smx_lr) begin
-              i0_q <= i0_q + 1'b1;
-            end else begin
-              i0_q   <= '0;
-              pass_q <= pass_q + 1'b1;
-              if (pass_q == 2'd1) issuing_q <= 1'b0;
-              else gap_q <= GapW'(VectorReduceGap + LayerNormRsqrtCycles - 1);
-            end
-          end
-          default: begin  // softmax
+          default: begin  // softmax, layer norm
             if (!smx_lr) begin
               i0_q <= i0_q + 1'b1;
             end else begin
@@ -339,7 +321,8 @@ module weft_vector
               // A gap only between passes: one left after the output pass would outlive the
               // command and delay the next command's first slot (its start does not clear a
               // counting gap).
-              if (pass_q == 2'd2) issuing_q <= 1'b0;
+              if (pass_q == last_pass) issuing_q <= 1'b0;
+              else if (is_ln) gap_q <= GapW'(VectorReduceGap + LayerNormRsqrtCycles - 1);
               else gap_q <= (pass_q == 2'd0) ? GapW'(VectorReduceGap - 1)
                                              : GapW'(VectorReduceGap + SoftmaxRecipCycles - 1);
             end

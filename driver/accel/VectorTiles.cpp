@@ -137,25 +137,36 @@ nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box,
   return {};
 }
 
-nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
-                                     uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
-                                     int32_t clampMax, uint32_t count1, uint64_t stride1) {
+hw::StoreCmd VectorCommands::rowStore(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
+                                      uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax) const {
   hw::StoreCmd s;
   s.mode = storeModeFor(storeType_);
-  s.rowBytes = rowBytes / bytesPerElement(storeType_);  // columns
+  s.rowBytes = rowBytes / bytesPerElement(storeType_);  // columns (of the last tile)
   s.paramRow = paramRow;
   s.accAddr = acc;
   s.dramAddr = dram;
   s.stride0 = stride;
   s.count0 = rows;
-  s.count1 = count1;
-  s.stride1 = stride1;
+  s.count1 = 1;
   s.outZp = outZp;
   s.clampMin = clampMin;
   s.clampMax = clampMax;
+  return s;
+}
+
+nn::Status VectorCommands::emitStore(const hw::StoreCmd& s, uint32_t accBuf) {
   NN_TRY(checkStore(s));
   emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
   return {};
+}
+
+nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
+                                     uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
+                                     int32_t clampMax, uint32_t count1, uint64_t stride1) {
+  hw::StoreCmd s = rowStore(dram, stride, rows, rowBytes, acc, paramRow, outZp, clampMin, clampMax);
+  s.count1 = count1;
+  s.stride1 = stride1;
+  return emitStore(s, accBuf);
 }
 
 uint32_t VectorCommands::maxStoreTiles() const {
@@ -166,23 +177,10 @@ nn::Status VectorCommands::storeTiledRows(uint64_t dram, uint64_t stride, uint32
                                           uint32_t lastBytes, uint32_t acc, uint32_t tileAccStride, uint32_t accBuf,
                                           uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax) {
   if (tiles == 0 || tiles > maxStoreTiles()) return NN_ERROR(BAD_DATA) << "a STORE of " << tiles << " column tiles";
-  hw::StoreCmd s;
-  s.mode = storeModeFor(storeType_);
-  s.rowBytes = lastBytes / bytesPerElement(storeType_);  // columns of the last tile
+  hw::StoreCmd s = rowStore(dram, stride, rows, lastBytes, acc, paramRow, outZp, clampMin, clampMax);
   s.tiles = tiles;
   s.tileAccStride = tileAccStride;
-  s.paramRow = paramRow;
-  s.accAddr = acc;
-  s.dramAddr = dram;
-  s.stride0 = stride;
-  s.count0 = rows;
-  s.count1 = 1;
-  s.outZp = outZp;
-  s.clampMin = clampMin;
-  s.clampMax = clampMax;
-  NN_TRY(checkStore(s));
-  emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
-  return {};
+  return emitStore(s, accBuf);
 }
 
 void VectorCommands::vector(const TypedCommand& cmd, BufferUses uses) { emit(PlannedCommand{cmd, uses}); }

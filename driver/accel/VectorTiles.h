@@ -106,6 +106,10 @@ class VectorCommands {
 
  private:
   void emit(PlannedCommand&& pc) { out_.add(std::move(pc)); }
+  // A STORE of `rows` rows of one tile (`rowBytes`), the fields every row store shares.
+  hw::StoreCmd rowStore(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
+                        uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax) const;
+  nn::Status emitStore(const hw::StoreCmd& s, uint32_t accBuffer);
 
   const hw::HwConfig& config_;
   CommandSink& out_;

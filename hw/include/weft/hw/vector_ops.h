@@ -12,14 +12,18 @@
 
 namespace weft::hw::vec {
 
+// x / 2^exponent rounded to nearest, ties away from zero, for a 64-bit x and exponents 0 .. 63.
+constexpr int64_t roundingDivideByPOT64Wide(int64_t x, int exponent) {
+  const int64_t mask = static_cast<int64_t>((uint64_t{1} << exponent) - 1);
+  const int64_t remainder = x & mask;
+  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
 // x / 2^exponent rounded to nearest, ties away from zero, for exponents 0 .. 63 (gemmlowp's
 // RoundingDivideByPOT widened to 64 bits, so exponents past 31 stay defined).
 constexpr int32_t roundingDivideByPOT64(int32_t x, int exponent) {
-  const int64_t xs = x;
-  const int64_t mask = static_cast<int64_t>((uint64_t{1} << exponent) - 1);
-  const int64_t remainder = xs & mask;
-  const int64_t threshold = (mask >> 1) + (xs < 0 ? 1 : 0);
-  return static_cast<int32_t>((xs >> exponent) + (remainder > threshold ? 1 : 0));
+  return static_cast<int32_t>(roundingDivideByPOT64Wide(x, exponent));
 }
 
 // x * 2^exponent saturated to int32 (SaturatingRoundingMultiplyByPOT<exponent>, exponent > 0).
@@ -147,13 +151,6 @@ constexpr LayerNormScale layerNormScale(int32_t sum, int32_t squares, uint32_t n
   return {static_cast<int64_t>((uint64_t{1} << 61) / s), 61 - k - static_cast<int>(outShift)};
 }
 
-// x / 2^exponent rounded to nearest, ties away from zero, for a 64-bit x and exponents 0 .. 62.
-constexpr int64_t roundingDivideByPOT64Wide(int64_t x, int exponent) {
-  const int64_t mask = static_cast<int64_t>((uint64_t{1} << exponent) - 1);
-  const int64_t remainder = x & mask;
-  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
 
 // LAYER_NORM's output pass: one element x (byte - zero point) of a row of n with sum S1.
 constexpr int32_t layerNormOutput(const LayerNormScale& s, int32_t x, uint32_t n, int32_t sum) {
