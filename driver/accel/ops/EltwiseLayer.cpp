@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "OperationReader.h"
+
 namespace weft::accel {
 namespace {
 
@@ -257,6 +259,17 @@ std::string EltwiseLayer::describe() const {
   const ImageShape& o = outputs[0].shape;
   return fmt::format("{}{} {}x{}x{}x{}", kKinds[static_cast<int>(math.kind)], isFloat(math.aType) ? " fp16" : "",
                      o.batches, o.height, o.width, o.channels / bytesPerElement(math.aType));
+}
+
+LoweredOperation loweredOverRows(std::shared_ptr<VectorLayer> layer, const nn::Operation& op,
+                                 const nn::Dimensions& dims) {
+  const ImageShape shape = paddedImage(dims);
+  layer->inputs = {{op.inputs[0], shape, DataLayout::kFlat}};  // rows along the axis: dense bytes
+  layer->outputs = {{op.outputs[0], shape, DataLayout::kFlat}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = dims;
+  return LoweredOperation(std::move(lo));
 }
 
 }  // namespace weft::accel

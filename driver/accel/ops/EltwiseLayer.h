@@ -17,6 +17,7 @@
 
 #include <vector>
 
+#include "../Lowering.h"
 #include "../Requantization.h"
 #include "../VectorLayer.h"
 #include "../VectorTiles.h"
@@ -92,5 +93,10 @@ class EltwiseLayer final : public VectorLayer {
 
 // The lookup table's device image (LutRows rows of Cols int32).
 std::vector<uint8_t> lutImage(const std::vector<int32_t>& lut, const hw::HwConfig& config);
+
+// A layer over rows of the last axis (SOFTMAX, LAYER_NORM) lowered: operation `op`'s input 0 and
+// output 0 read and written as dense bytes of `dims`.
+LoweredOperation loweredOverRows(std::shared_ptr<VectorLayer> layer, const nn::Operation& op,
+                                 const nn::Dimensions& dims);
 
 }  // namespace weft::accel

@@ -221,13 +221,7 @@ nn::Result<LoweredOperation> lowerLayerNorm(const OperationReader& r, uint32_t i
   layer->fraction = static_cast<uint32_t>(fraction);
   layer->eps = static_cast<uint64_t>(eps);
   layer->columns = std::move(columns);
-  const ImageShape shape = paddedImage(in.dimensions);
-  layer->inputs = {{op.inputs[0], shape, DataLayout::kFlat}};  // rows along the axis: dense bytes
-  layer->outputs = {{op.outputs[0], shape, DataLayout::kFlat}};
-  LoweredLayer lo;
-  lo.work = std::move(layer);
-  lo.outputDims = in.dimensions;
-  return LoweredOperation(std::move(lo));
+  return loweredOverRows(std::move(layer), op, in.dimensions);
 }
 
 }  // namespace weft::accel

@@ -130,13 +130,7 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
     part *= in.dimensions[d];
   }
   if (layer->axis > 0xFFFF || layer->inner > 0xFFFFFF) return r.fail("the axis or inner size is too large");
-  const ImageShape shape = paddedImage(in.dimensions);
-  layer->inputs = {{op.inputs[0], shape, DataLayout::kFlat}};  // rows along the axis: dense bytes
-  layer->outputs = {{op.outputs[0], shape, DataLayout::kFlat}};
-  LoweredLayer lo;
-  lo.work = std::move(layer);
-  lo.outputDims = in.dimensions;
-  return LoweredOperation(std::move(lo));
+  return loweredOverRows(std::move(layer), op, in.dimensions);
 }
 
 }  // namespace weft::accel
