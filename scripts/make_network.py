@@ -17,6 +17,7 @@ stderr; a layer that uses too few levels or clamps too much fails the run and no
     /usr/bin/python3 scripts/make_network.py small_graph tests/tool/small_graph_net.json
 """
 import json
+import math
 import sys
 from collections import namedtuple
 
@@ -55,6 +56,14 @@ def bias_q(seed, n, bound):
 
 def input_q(seed, n):
     return (splitmix64(seed, n) & np.uint64(0xFF)).astype(np.int64)
+
+
+def as_int8(q):
+    """Bytes 0..255 as a signed tensor reads them (two's complement)."""
+    return ((q + 128) % 256) - 128
+
+
+SIGNED = "TENSOR_QUANT8_ASYMM_SIGNED"
 
 
 def pads_of(size, k, stride, padding, before, after):
@@ -141,7 +150,7 @@ def calibration_problems(stats):
         n = s["elements"]
         # SOFTMAX's quantization is NNAPI's (1/256): over 1000 classes most probabilities round
         # to 0 in any network; what matters is that some do not.
-        min_levels = 2 if s["op"] == "SOFTMAX" else min(MIN_LEVELS, n // 2)
+        min_levels = 2 if s["op"] == "SOFTMAX" else 1 if s.get("fewLevels") else min(MIN_LEVELS, n // 2)
         if s["levels"] < min_levels:
             problems.append(f"{s['name']}: only {s['levels']} distinct output levels")
         # The calibrated minimum and maximum land on 0 and 255 themselves: two values a layer.
@@ -391,6 +400,344 @@ def small_graph():
                "added to the max pool it branched from, then MEAN, RESHAPE, FULLY_CONNECTED, SOFTMAX.")
 
 
+class TransformerBuilder(Builder):
+    """A Builder whose tensors keep every dimension (batch included), for the token-major
+    layers of transformers: FULLY_CONNECTED over [tokens, features], RESHAPE/TRANSPOSE to split
+    and merge heads, BATCH_MATMUL, SOFTMAX along rows, LAYER_NORM and GELU (org.weft.accel), and
+    named extra inputs (format 3: a KV cache, a mask, position embeddings)."""
+
+    def __init__(self, name, input_shape, seed, in_scale=1.0 / 32, in_zp=0):
+        super().__init__(name, [1, 1], seed)
+        n = int(np.prod(input_shape))
+        q = as_int8(input_q(seed, n)).reshape(input_shape)
+        self.tensors = {"input": Tensor((q - in_zp) * in_scale, in_scale, in_zp)}
+        self.input = {"shape": list(input_shape), "type": SIGNED,
+                      "scale": in_scale, "zeroPoint": in_zp, "seed": seed}
+        self.extra_inputs = []
+
+    # Every tensor is TENSOR_QUANT8_ASYMM_SIGNED (NNAPI's BATCH_MATMUL takes no unsigned quant8):
+    # values in [-128, 127], zero points too; weights drawn as weft's drawSignedWeights draws them.
+    def _add(self, layer, names, y, scale, zp):
+        if names != [self.last]:
+            layer = {"name": layer["name"], "op": layer["op"], "inputs": names, **layer}
+        layer["output"] = {"scale": scale, "zeroPoint": zp}
+        self.layers.append(layer)
+        q = np.clip(np.round(y / scale) + zp, -128, 127)
+        self.tensors[layer["name"]] = Tensor((q - zp) * scale, scale, zp)
+        self.last = layer["name"]
+        self.stats.append(output_statistics(layer["name"], layer["op"], q + 128, zp + 128))
+
+    def _output_quant(self, y, activation):
+        scale, zp = super()._output_quant(y, activation)
+        return scale, zp - 128
+
+    def _weights(self, seed, n):
+        """Signed weights around zero point 0 (drawSignedWeights: drawn around 128, less 128)."""
+        return weights_q(seed, n, 128) - 128
+
+    def extra_input(self, name, shape, scale, zp, fill=None):
+        """A network input of its own; its values drawn from a seed, or all `fill`."""
+        entry = {"name": name, "shape": list(shape), "type": SIGNED, "scale": scale, "zeroPoint": zp}
+        if fill is None:
+            entry["seed"] = self._seed()
+            q = as_int8(input_q(entry["seed"], int(np.prod(shape)))).reshape(shape)
+        else:
+            entry["fill"] = fill
+            q = np.full(shape, fill, dtype=np.int64)
+        self.extra_inputs.append(entry)
+        self.tensors[name] = Tensor((q - zp) * scale, scale, zp)
+        return name
+
+    def fully_connected(self, name, units, inputs=None, pre_std=1.0):
+        """y = x W^T + b over the rows of x ([..., K] read as [rows, K], NNAPI's rule); the weight
+        scale makes y's standard deviation pre_std, the bias stays within +-pre_std / 2."""
+        names, (x,) = self._read(inputs)
+        k = x.x.shape[-1]
+        rows = x.x.reshape(-1, k)
+        wseed, bseed = self._seed(), self._seed()
+        wq = self._weights(wseed, units * k).reshape(units, k)
+        pre = rows @ wq.T.astype(np.float64)
+        w_scale = float(np.float32(pre_std / max(pre.std(), 1e-9)))
+        pre *= w_scale
+        bias_scale = x.scale * w_scale
+        bound = max(1, int(0.5 * pre_std / bias_scale))
+        y = pre + bias_q(bseed, units, bound) * bias_scale
+        self._add({"name": name, "op": "FULLY_CONNECTED", "activation": "NONE",
+                   "weights": {"shape": [units, k], "seed": wseed, "scale": w_scale, "zeroPoint": 0},
+                   "bias": {"seed": bseed, "bound": bound}},
+                  names, y, *self._output_quant(y, "NONE"))
+
+    def conv_patches(self, name, out_ch, patch, inputs=None, pre_std=1.0):
+        """A patch embedding: a patch x patch CONV_2D at stride patch, VALID, over an NHWC image."""
+        names, (x,) = self._read(inputs)
+        n, h, w, c = x.x.shape
+        gh, gw = h // patch, w // patch
+        patches = x.x[:, :gh * patch, :gw * patch, :].reshape(n, gh, patch, gw, patch, c)
+        patches = patches.transpose(0, 1, 3, 2, 4, 5).reshape(n * gh * gw, patch * patch * c)
+        shape = [out_ch, patch, patch, c]
+        wseed, bseed = self._seed(), self._seed()
+        wq = self._weights(wseed, int(np.prod(shape))).reshape(out_ch, -1)
+        pre = patches @ wq.T.astype(np.float64)
+        w_scale = float(np.float32(pre_std / max(pre.std(), 1e-9)))
+        pre *= w_scale
+        bias_scale = x.scale * w_scale
+        bound = max(1, int(0.5 * pre_std / bias_scale))
+        y = (pre + bias_q(bseed, out_ch, bound) * bias_scale).reshape(n, gh, gw, out_ch)
+        self._add({"name": name, "op": "CONV_2D", "stride": patch, "padding": "VALID", "activation": "NONE",
+                   "weights": {"shape": shape, "seed": wseed, "scale": w_scale, "zeroPoint": 0},
+                   "bias": {"seed": bseed, "bound": bound}},
+                  names, y, *self._output_quant(y, "NONE"))
+
+    def reshape(self, name, shape, inputs=None):
+        names, (x,) = self._read(inputs)
+        self._add({"name": name, "op": "RESHAPE", "shape": list(shape)}, names, x.x.reshape(shape), x.scale, x.zp)
+
+    def transpose(self, name, perm, inputs=None):
+        names, (x,) = self._read(inputs)
+        self._add({"name": name, "op": "TRANSPOSE", "perm": list(perm)}, names, x.x.transpose(perm), x.scale, x.zp)
+
+    def slice(self, name, begin, size, inputs=None):
+        names, (x,) = self._read(inputs)
+        box = tuple(slice(b, b + (x.x.shape[d] - b if n == -1 else n)) for d, (b, n) in enumerate(zip(begin, size)))
+        self._add({"name": name, "op": "SLICE", "begin": list(begin), "size": list(size)}, names, x.x[box],
+                  x.scale, x.zp)
+
+    def concat(self, name, inputs, axis=-1):
+        names, ts = self._read(inputs)
+        y = np.concatenate([t.x for t in ts], axis=axis)
+        self._add({"name": name, "op": "CONCATENATION", "axis": axis}, names, y, *self._output_quant(y, "NONE"))
+
+    def batch_matmul(self, name, inputs, adj_y=False):
+        names, (a, b) = self._read(inputs)
+        y = a.x @ (np.swapaxes(b.x, -1, -2) if adj_y else b.x)
+        layer = {"name": name, "op": "BATCH_MATMUL"}
+        if adj_y:
+            layer["adjY"] = True
+        self._add(layer, names, y, *self._output_quant(y, "NONE"))
+
+    def softmax(self, name, beta=1.0, inputs=None):
+        names, (x,) = self._read(inputs)
+        z = beta * x.x
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        self._add({"name": name, "op": "SOFTMAX", "beta": beta}, names, e / e.sum(axis=-1, keepdims=True),
+                  1.0 / 256, -128)
+
+    def layer_norm(self, name, inputs=None, epsilon=1e-5):
+        """WEFT_LAYER_NORM over the last axis; gamma and beta drawn as weft draws them
+        (tools/weft/LayerRules.cpp: std::mt19937 of affineSeed, three words an element)."""
+        names, (x,) = self._read(inputs)
+        seed = self._seed() & 0xFFFFFFFF
+        width = x.x.shape[-1]
+        bits = np.random.MT19937(0)
+        bits._legacy_seeding(seed)
+        words = bits.random_raw(3 * width).reshape(width, 3)
+        unit = lambda w: (w.astype(np.float32) / np.float32(4294967296.0)).astype(np.float64)
+        magnitude = 0.5 + unit(words[:, 0])
+        gamma = np.where(words[:, 1] % 8 == 0, -magnitude, magnitude)
+        beta = unit(words[:, 2]) - 0.5
+        mean = x.x.mean(axis=-1, keepdims=True)
+        var = x.x.var(axis=-1, keepdims=True)
+        y = (x.x - mean) / np.sqrt(var + epsilon) * gamma + beta
+        self._add({"name": name, "op": "LAYER_NORM", "epsilon": epsilon, "affineSeed": seed},
+                  names, y, *self._output_quant(y, "NONE"))
+
+    def gelu(self, name, approximate="none", inputs=None):
+        names, (x,) = self._read(inputs)
+        if approximate == "tanh":
+            y = 0.5 * x.x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x.x + 0.044715 * x.x ** 3)))
+        else:
+            y = 0.5 * x.x * (1 + np.vectorize(math.erf)(x.x / np.sqrt(2)))
+        layer = {"name": name, "op": "GELU"}
+        if approximate != "none":
+            layer["approximate"] = approximate
+        # GELU's minimum (-0.17) is where many outputs gather: a level below it keeps them off the
+        # range's end (they are not clamped, and the statistics should not say so).
+        floor = y.min() - (y.max() - y.min()) / 254
+        self._add(layer, names, y, *self._output_quant(np.append(y.ravel(), floor), "NONE"))
+
+    def tanh(self, name, inputs=None):
+        names, (x,) = self._read(inputs)
+        self._add({"name": name, "op": "TANH"}, names, np.tanh(x.x), 1.0 / 128, 0)
+
+    def attention(self, prefix, x, tokens, width, heads, mask=None, past=None):
+        """Multi-head self-attention of `x` ([tokens, width]): Q, K, V projections, heads split by
+        RESHAPE and TRANSPOSE, Q.K^T as BATCH_MATMUL with adjY, an additive mask, SOFTMAX with
+        beta 1/sqrt(head width), the context merged back and projected. With `past` (a decode
+        step: one token, past = (key input, value input, cached tokens)) one fused projection is
+        sliced in three (GPT-2's c_attn) and the token attends to the cache and to itself."""
+        d = width // heads
+        split = [1, tokens, heads, d]
+        if past is not None:
+            return self._decode_attention(prefix, x, width, heads, mask, past)
+        for part, std in (("query", 2.0), ("key", 2.0), ("value", 1.0)):
+            self.fully_connected(f"{prefix}.{part}", width, inputs=[x], pre_std=std)
+            self.reshape(f"{prefix}.{part}.split", split)
+            self.transpose(f"{prefix}.{part}.heads", [0, 2, 1, 3])
+        q, k, v = (f"{prefix}.{p}.heads" for p in ("query", "key", "value"))
+        self.batch_matmul(f"{prefix}.scores", [q, k], adj_y=True)
+        scores = f"{prefix}.scores"
+        if mask is not None:
+            self.add(f"{prefix}.masked", [scores, mask], "NONE")
+            scores = f"{prefix}.masked"
+        self.softmax(f"{prefix}.probs", beta=1.0 / math.sqrt(d), inputs=[scores])
+        self.batch_matmul(f"{prefix}.context", [f"{prefix}.probs", v])
+        self.transpose(f"{prefix}.context.tokens", [0, 2, 1, 3])
+        self.reshape(f"{prefix}.context.merged", [tokens, width])
+        return self._output_projection(prefix, width)
+
+    def _output_projection(self, prefix, width):
+        # Random weights mix tokens into one another layer after layer (attention averages them);
+        # a trained network keeps them apart. An output smaller than the residual it joins keeps
+        # each token's own part, so that the twelfth layer's attention still has rows to tell apart.
+        self.fully_connected(f"{prefix}.output", width, pre_std=0.5)
+        return f"{prefix}.output"
+
+    def _decode_attention(self, prefix, x, width, heads, mask, past):
+        """One new token against a KV cache given as inputs [1, heads, cached, d]. The new K and V
+        rows are outputs (the app appends them to its cache; NNAPI has no in-place update, and a
+        CONCATENATION would copy the whole cache every step): scores against the cache and against
+        the token itself meet in one row for the mask and the softmax, which is then split again
+        for the two weighted sums."""
+        d = width // heads
+        key_input, value_input, cached = past
+        self.fully_connected(f"{prefix}.c_attn", 3 * width, inputs=[x], pre_std=2.0)
+        for i, part in enumerate(("query", "key", "value")):
+            self.slice(f"{prefix}.{part}", [0, i * width], [1, width], inputs=[f"{prefix}.c_attn"])
+            # One token: [1, width] is [1, heads, 1, d] without a transpose.
+            self.reshape(f"{prefix}.{part}.heads", [1, heads, 1, d])
+        q, k, v = (f"{prefix}.{p}.heads" for p in ("query", "key", "value"))
+        for name, new in ((key_input, k), (value_input, v)):
+            t = self.tensors[new]  # the cache holds earlier steps' rows: their quantization
+            self.extra_input(name, [1, heads, cached, d], t.scale, t.zp)
+        self.batch_matmul(f"{prefix}.scores.past", [q, key_input], adj_y=True)
+        self.batch_matmul(f"{prefix}.scores.new", [q, k], adj_y=True)
+        self.concat(f"{prefix}.scores", [f"{prefix}.scores.past", f"{prefix}.scores.new"], axis=3)
+        self.add(f"{prefix}.masked", [f"{prefix}.scores", mask], "NONE")
+        self.softmax(f"{prefix}.probs", beta=1.0 / math.sqrt(d))
+        self.slice(f"{prefix}.probs.past", [0, 0, 0, 0], [1, heads, 1, cached], inputs=[f"{prefix}.probs"])
+        self.slice(f"{prefix}.probs.new", [0, 0, 0, cached], [1, heads, 1, 1], inputs=[f"{prefix}.probs"])
+        self.batch_matmul(f"{prefix}.context.past", [f"{prefix}.probs.past", value_input])
+        self.mul(f"{prefix}.context.new", [f"{prefix}.probs.new", v])
+        # The token's own weight is one of 513 softmax outputs a head (about 1/513, a level or
+        # two of 1/256): these 12 values and their products may rightly take a single level.
+        for name in (f"{prefix}.probs.new", f"{prefix}.context.new"):
+            next(st for st in self.stats if st["name"] == name)["fewLevels"] = True
+        self.add(f"{prefix}.context", [f"{prefix}.context.past", f"{prefix}.context.new"], "NONE")
+        self.reshape(f"{prefix}.context.merged", [1, width])
+        return self._output_projection(prefix, width)
+
+    def mul(self, name, inputs):
+        names, (a, b) = self._read(inputs)
+        y = a.x * b.x
+        self._add({"name": name, "op": "MUL", "activation": "NONE"}, names, y, *self._output_quant(y, "NONE"))
+
+    def mlp(self, prefix, x, width, hidden, approximate):
+        self.fully_connected(f"{prefix}.fc1", hidden, inputs=[x])
+        self.gelu(f"{prefix}.gelu", approximate)
+        self.fully_connected(f"{prefix}.fc2", width)
+        return f"{prefix}.fc2"
+
+    def doc(self, description):
+        d = super().doc(description)
+        d["format"] = 3  # a signed input, and extraInputs
+        if self.extra_inputs:
+            d = {**{k: v for k, v in d.items() if k != "layers"}, "extraInputs": self.extra_inputs,
+                 "layers": d["layers"]}
+        return d
+
+
+def bert_base():
+    """BERT-base's encoder (post-norm) over 128 tokens, from the embeddings' sum on."""
+    tokens, width, heads, hidden = 128, 768, 12, 3072
+    b = TransformerBuilder("bert_base_seq128_quant", [tokens, width], seed=20261501)
+    b.layer_norm("embeddings.LayerNorm", inputs=["input"])
+    x = "embeddings.LayerNorm"
+    for i in range(12):
+        p = f"encoder.layer.{i}"
+        attn = b.attention(f"{p}.attention", x, tokens, width, heads)
+        b.add(f"{p}.attention.residual", [attn, x], "NONE")
+        b.layer_norm(f"{p}.attention.LayerNorm")
+        x = f"{p}.attention.LayerNorm"
+        ffn = b.mlp(f"{p}.ffn", x, width, hidden, "none")
+        b.add(f"{p}.ffn.residual", [ffn, x], "NONE")
+        b.layer_norm(f"{p}.output.LayerNorm")
+        x = f"{p}.output.LayerNorm"
+    b.slice("pooler.first_token", [0, 0], [1, width], inputs=[x])
+    b.fully_connected("pooler.dense", width, pre_std=0.8)  # tanh saturating on under 1 %
+    b.tanh("pooler.activation")
+    return b, ("BERT-base encoder (12 layers, 768 wide, 12 heads, feed-forward 3072, post-norm) over a "
+               "sequence of 128 tokens, int8 quantized (TENSOR_QUANT8_ASYMM_SIGNED) with deterministic weights, from the embeddings' sum "
+               "(the input) through the pooler: per layer Q, K, V as FULLY_CONNECTED over [128, 768], heads split "
+               "by RESHAPE and TRANSPOSE, Q.K^T as BATCH_MATMUL (adjY), SOFTMAX (beta 1/8), attention.V, heads "
+               "merged, the output projection, residual ADD, LAYER_NORM, the feed-forward with the exact GELU, "
+               "ADD, LAYER_NORM.")
+
+
+def vit_b16():
+    """torchvision's vit_b_16 at 224x224 (pre-norm), its class token and position embeddings inputs."""
+    width, heads, hidden, patch = 768, 12, 3072, 16
+    tokens = (224 // patch) ** 2 + 1
+    b = TransformerBuilder("vit_b16_224_quant", [1, 224, 224, 3], seed=20261601, in_scale=1.0 / 128)
+    b.conv_patches("conv_proj", width, patch, inputs=["input"])
+    b.reshape("patches", [1, tokens - 1, width])
+    cls = b.extra_input("class_token", [1, 1, width], 1.0 / 64, 0)
+    pos = b.extra_input("pos_embedding", [1, tokens, width], 1.0 / 64, 0)
+    b.concat("tokens", [cls, "patches"], axis=1)
+    b.add("embedded", ["tokens", pos], "NONE")
+    b.reshape("encoder.input", [tokens, width])
+    x = "encoder.input"
+    for i in range(12):
+        p = f"encoder.layers.encoder_layer_{i}"
+        b.layer_norm(f"{p}.ln_1", inputs=[x])
+        attn = b.attention(f"{p}.self_attention", f"{p}.ln_1", tokens, width, heads)
+        b.add(f"{p}.attention.residual", [attn, x], "NONE")
+        x = f"{p}.attention.residual"
+        b.layer_norm(f"{p}.ln_2", inputs=[x])
+        ffn = b.mlp(f"{p}.mlp", f"{p}.ln_2", width, hidden, "none")
+        b.add(f"{p}.mlp.residual", [ffn, x], "NONE")
+        x = f"{p}.mlp.residual"
+    b.layer_norm("encoder.ln", inputs=[x])
+    b.slice("class_token_out", [0, 0], [1, width])
+    b.fully_connected("heads.head", 1000, pre_std=CLASSIFIER_STD)
+    return b, ("ViT-B/16 (torchvision's vit_b_16: 12 pre-norm layers, 768 wide, 12 heads, MLP 3072) at 224x224, "
+               "int8 quantized (TENSOR_QUANT8_ASYMM_SIGNED) with deterministic weights: the 16x16 patch embedding as a stride-16 CONV_2D, the "
+               "class token and position embeddings as inputs (CONCATENATION, ADD), 197 tokens through the encoder "
+               "(LAYER_NORM, attention as in BERT, exact GELU), the final LAYER_NORM, the class token's SLICE and "
+               "the 1000-class head.")
+
+
+def gpt2_decode():
+    """One decode step of GPT-2 small (pre-norm): one new token against a KV cache of 512."""
+    width, heads, hidden, past, vocab = 768, 12, 3072, 512, 50257
+    b = TransformerBuilder("gpt2_small_decode_past512_quant", [1, width], seed=20261701)
+    # The additive causal mask over the 513 positions: the new token sees every one, so all hold
+    # the zero point (0.0); a position hidden (a padded cache) would hold -128, -127.5 before the softmax.
+    mask = b.extra_input("attention_mask", [1, 1, 1, past + 1], 0.5, 127, fill=127)
+    x = "input"
+    for i in range(12):
+        p = f"h.{i}"
+        b.layer_norm(f"{p}.ln_1", inputs=[x])
+        attn = b.attention(f"{p}.attn", f"{p}.ln_1", 1, width, heads, mask=mask,
+                           past=(f"{p}.past_key", f"{p}.past_value", past))
+        b.add(f"{p}.attn.residual", [attn, x], "NONE")
+        x = f"{p}.attn.residual"
+        b.layer_norm(f"{p}.ln_2", inputs=[x])
+        ffn = b.mlp(f"{p}.mlp", f"{p}.ln_2", width, hidden, "tanh")
+        b.add(f"{p}.mlp.residual", [ffn, x], "NONE")
+        x = f"{p}.mlp.residual"
+    b.layer_norm("ln_f", inputs=[x])
+    b.fully_connected("lm_head", vocab, pre_std=CLASSIFIER_STD)
+    return b, ("One decode step of GPT-2 small (12 pre-norm layers, 768 wide, 12 heads, MLP 3072 with the tanh "
+               "GELU, vocabulary 50257), int8 quantized (TENSOR_QUANT8_ASYMM_SIGNED) with deterministic weights: the new token's embedding (the "
+               "input) against a KV cache of 512 past tokens per layer (inputs h.N.past_key and h.N.past_value, "
+               "[1, 12, 512, 64]) and a causal mask over the 513 positions (input attention_mask, additive). Per "
+               "layer the fused Q/K/V projection (c_attn) sliced in three (the new K and V rows are outputs, for the "
+               "app to append to its cache), Q.K^T against the cache and the token (BATCH_MATMUL, adjY) joined by "
+               "CONCATENATION, the mask ADD, SOFTMAX (beta 1/8) split again by SLICE, attention.V over the cache "
+               "(BATCH_MATMUL) plus the token's own (MUL), the output projection, the MLP; then ln_f and the logits "
+               "(lm_head).")
+
+
 def to_text(doc):
     """The description as JSON with one layer a line, so that a network reads as a list."""
     fields = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in doc.items() if k != "layers"]
@@ -405,7 +752,7 @@ def to_text(doc):
 CLASSIFIER_STD = 4.0
 
 NETWORKS = {"mobilenet_v1": mobilenet_v1, "resnet18": resnet18, "squeezenet": squeezenet,
-            "small_graph": small_graph}
+            "small_graph": small_graph, "bert_base": bert_base, "vit_b16": vit_b16, "gpt2_decode": gpt2_decode}
 
 if __name__ == "__main__":
     if len(sys.argv) not in (2, 3) or sys.argv[1] not in NETWORKS:

@@ -18,6 +18,13 @@ inline bool isConstant(const nn::Operand& o) {
 
 inline bool isOmitted(const nn::Operand& o) { return o.lifetime == nn::Operand::LifeTime::NO_VALUE; }
 
+// A tensor whose value exists only at execution: a model input, another operation's output, or
+// a model output another operation reads (every layer of a `weft run` network is one).
+inline bool givenAtExecution(const nn::Operand& o) {
+  return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT || o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE ||
+         o.lifetime == nn::Operand::LifeTime::SUBGRAPH_OUTPUT;
+}
+
 // The bytes of a constant operand, or nullptr when it is not constant or its location does not
 // lie inside the model's storage.
 inline const uint8_t* constantBytes(const nn::Model& model, const nn::Operand& o) {

@@ -31,6 +31,8 @@ TEST_P(BundledNetwork, PassesTheReferenceCheckOnApprox) {
   ASSERT_TRUE(in) << json;
   const auto report = nlohmann::json::parse(in);
   EXPECT_TRUE(report["referenceCheck"]["passed"].get<bool>());
+  // Each layer within NNAPI's quant8 tolerance of the reference kernel on its own inputs (a deep
+  // transformer's outputs drift from the CPU-only run's further: reported, not checked).
   EXPECT_LE(report["referenceCheck"]["worstError"].get<int>(), 3);
   // The whole network on the accelerator: one compilation, NNAPI durations for the model.
   for (const auto& layer : report["layers"]) {
@@ -41,6 +43,8 @@ TEST_P(BundledNetwork, PassesTheReferenceCheckOnApprox) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Networks, BundledNetwork,
-                         ::testing::Values("mobilenet_v1_224_quant", "resnet18_224_quant", "squeezenet1_1_224_quant"));
+                         ::testing::Values("mobilenet_v1_224_quant", "resnet18_224_quant", "squeezenet1_1_224_quant",
+                                           "bert_base_seq128_quant", "vit_b16_224_quant",
+                                           "gpt2_small_decode_past512_quant"));
 
 }  // namespace

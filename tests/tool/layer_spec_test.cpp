@@ -166,7 +166,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadEntry{"UnknownField", R"({"name": "p", "op": "MAX_POOL_2D", "input": [1, 4, 4, 2], "window": [2, 2], "strides": 2})",
                  {"layer set entry 3 (p)", "unknown field \"strides\"", "stride", "window"}},
-        BadEntry{"UnknownOp", R"({"name": "x", "op": "GELU", "input": [4]})", {"entry 3 (x)", "\"GELU\"", "PAD_V2"}},
+        BadEntry{"UnknownOp", R"({"name": "x", "op": "CONV_3D", "input": [4]})", {"entry 3 (x)", "\"CONV_3D\"", "PAD_V2"}},
         BadEntry{"BadType", R"({"name": "r", "op": "RELU", "input": [4], "type": "TENSOR_FLOAT32"})",
                  {"entry 3 (r)", "\"type\" \"TENSOR_FLOAT32\"", "TENSOR_QUANT8_ASYMM_SIGNED"}},
         BadEntry{"InputsForOneInputOp", R"({"name": "r", "op": "RELU", "inputs": [{"shape": [4]}]})",

@@ -38,6 +38,22 @@ std::string layer(const std::string& name, const std::string& op, const std::str
   return R"({"name": ")" + name + R"(", "op": ")" + op + R"(", )" + fields + "}";
 }
 
+// A format 3 network (unless `format` says otherwise) with one extra input `extra` (a JSON
+// object) and `layers`, by default a GELU of the input.
+std::string withExtra(const std::string& extra, int format = 3, const std::string& layers = "") {
+  return R"({"name": "g", "format": )" + std::to_string(format) + R"(,
+    "input": {"shape": [1, 8, 8, 4], "type": "TENSOR_QUANT8_ASYMM", "scale": 0.5, "zeroPoint": 10, "seed": 3},
+    "extraInputs": [)" + extra + R"(],
+    "layers": [)" + (layers.empty() ? R"({"name": "g", "op": "GELU", )" + kQuant + "}" : layers) + "]}";
+}
+
+// A signed (TENSOR_QUANT8_ASYMM_SIGNED) network on a [4, 16] input.
+std::string signedGraph(const std::string& layers) {
+  return R"({"name": "s", "format": 3,
+    "input": {"shape": [4, 16], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 0.25, "zeroPoint": -3, "seed": 3},
+    "layers": [)" + layers + "]}";
+}
+
 std::string errorOf(const std::string& text) {
   try {
     parseNetwork(text, "net.json");
@@ -84,6 +100,40 @@ TEST(NetworkLoader, BundledNetworksHaveTheirStructure) {
   EXPECT_EQ(last->outputShape, (Shape{1, 13, 13, 512}));
 }
 
+// The transformers (format 3, signed): BERT-base's 12 post-norm layers over 128 tokens, ViT-B/16's
+// 197 tokens with its class token and position embeddings as inputs, GPT-2's decode step against
+// a 512-token KV cache per layer and a mask.
+TEST(NetworkLoader, BundledTransformersHaveTheirStructure) {
+  auto count = [](const Network& n, LayerOp op) {
+    return std::count_if(n.layers.begin(), n.layers.end(), [op](const Layer& l) { return l.op == op; });
+  };
+  const Network bert = loadNetwork(kNetworks + "bert_base_seq128_quant.json");
+  EXPECT_TRUE(bert.isSigned);
+  EXPECT_EQ(count(bert, LayerOp::kFullyConnected), 12 * 6 + 1);
+  EXPECT_EQ(count(bert, LayerOp::kBatchMatmul), 12 * 2);
+  EXPECT_EQ(count(bert, LayerOp::kLayerNorm), 12 * 2 + 1);
+  EXPECT_EQ(count(bert, LayerOp::kGelu), 12);
+  EXPECT_EQ(bert.layers[10].outputShape, (Shape{1, 12, 128, 128}));  // layer 0's attention scores
+  uint64_t macs = 0;
+  for (const Layer& l : bert.layers) macs += l.macs;
+  EXPECT_NEAR(double(macs), 11.17e9, 0.01e9);  // 12 x (128 x 7.08 M + 2 x 12 x 128 x 128 x 64) + the pooler
+
+  const Network vit = loadNetwork(kNetworks + "vit_b16_224_quant.json");
+  ASSERT_EQ(vit.inputCount(), 3u);
+  EXPECT_EQ(vit.sourceName(networkInput(2)), "pos_embedding");
+  EXPECT_EQ(vit.sourceShape(networkInput(2)), (Shape{1, 197, 768}));
+  EXPECT_EQ(count(vit, LayerOp::kLayerNorm), 12 * 2 + 1);
+  EXPECT_EQ(vit.layers.back().outputShape, (Shape{1, 1000}));
+
+  const Network gpt2 = loadNetwork(kNetworks + "gpt2_small_decode_past512_quant.json");
+  ASSERT_EQ(gpt2.inputCount(), 1u + 1 + 12 * 2);  // the token, the mask, each layer's past K and V
+  EXPECT_EQ(gpt2.sourceShape(networkInput(2)), (Shape{1, 12, 512, 64}));
+  EXPECT_EQ(count(gpt2, LayerOp::kGelu), 12);
+  EXPECT_TRUE(std::all_of(gpt2.layers.begin(), gpt2.layers.end(),
+                          [](const Layer& l) { return l.op != LayerOp::kGelu || l.geluTanh; }));
+  EXPECT_EQ(gpt2.layers.back().outputShape, (Shape{1, 50257}));
+}
+
 TEST(NetworkLoader, ResidualAddReadsTwoLayers) {
   const Network net = parseNetwork(
       graph(conv("a", 4) + "," + conv("b", 4) + "," +
@@ -123,6 +173,35 @@ TEST(NetworkLoader, PoolsMeanAndReshapeShapes) {
   EXPECT_EQ(net.layers[5].outputShape, (Shape{1, 4}));
 }
 
+// Format 3: named extra inputs (drawn from a seed or filled), read by name; a signed network's
+// data and weights are int8 bytes.
+TEST(NetworkLoader, ExtraInputsAreNamedAndFilled) {
+  const Network net = parseNetwork(
+      R"({"name": "t", "format": 3,
+          "input": {"shape": [2, 8], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 0.25, "zeroPoint": -3, "seed": 3},
+          "extraInputs": [
+            {"name": "mask", "shape": [1, 8], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 0.5, "zeroPoint": 127, "fill": -128},
+            {"name": "cache", "shape": [2, 8], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 0.25, "zeroPoint": 0, "seed": 9}],
+          "layers": [
+            {"name": "masked", "op": "ADD", "inputs": ["input", "mask"], "activation": "NONE", "output": {"scale": 1, "zeroPoint": 0}},
+            {"name": "both", "op": "ADD", "inputs": ["masked", "cache"], "activation": "NONE", "output": {"scale": 1, "zeroPoint": 0}},
+            {"name": "fc", "op": "FULLY_CONNECTED", "activation": "NONE", "weights": {"shape": [4, 8], "seed": 5, "scale": 0.01, "zeroPoint": -2}, "bias": {"seed": 6, "bound": 10}, "output": {"scale": 0.5, "zeroPoint": 1}},
+            {"name": "gelu", "op": "GELU", "approximate": "tanh", "output": {"scale": 0.5, "zeroPoint": -100}}]})",
+      "t.json");
+  EXPECT_TRUE(net.isSigned);
+  ASSERT_EQ(net.inputCount(), 3u);
+  EXPECT_EQ(net.sourceName(networkInput(1)), "mask");
+  EXPECT_EQ(net.sourceName(networkInput(2)), "cache");
+  EXPECT_EQ(net.layers[0].inputs, (std::vector<int>{kNetworkInput, networkInput(1)}));
+  EXPECT_EQ(net.layers[1].inputs, (std::vector<int>{0, networkInput(2)}));
+  EXPECT_EQ(net.layers[0].outputShape, (Shape{2, 8}));  // broadcast over the mask's rows
+  EXPECT_EQ(net.inputData(1), std::vector<uint8_t>(8, 0x80));  // -128 as an int8 byte
+  EXPECT_EQ(net.inputData(2), drawInput(9, 16));
+  EXPECT_EQ(net.layers[2].weights, drawSignedWeights(5, 32, -2));
+  EXPECT_TRUE(net.layers[3].geluTanh);
+  EXPECT_EQ(net.layers[3].outputShape, (Shape{2, 4}));
+}
+
 struct BadFile {
   const char* what;
   std::string text;
@@ -145,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(
     BadFiles, NetworkLoaderError,
     ::testing::Values(
         BadFile{"UnknownInput", graph(conv("a", 4) + "," + layer("s", "ADD", R"("inputs": ["a", "nope"], )" + kAdd)),
-                {"layer 1 (s)", "\"inputs\"", "'nope'", "neither \"input\" nor a layer"}},
+                {"layer 1 (s)", "\"inputs\"", "'nope'", "neither a network input nor a layer"}},
         BadFile{"Cycle",
                 graph(conv("a", 4, R"(, "inputs": ["b"])") + "," + conv("b", 4, R"(, "inputs": ["a"])")),
                 {"layer 0 (a)", "cycle (a -> b -> a"}},
@@ -178,9 +257,32 @@ INSTANTIATE_TEST_SUITE_P(
                 {"layer 0 (m)", "missing \"output\""}},
         BadFile{"InputsNeedFormat2", graph(conv("a", 4, R"(, "inputs": ["input"])"), 1),
                 {"layer 0 (a)", "\"inputs\" needs format 2"}},
-        BadFile{"UnknownFormat", graph(conv("a", 4), 3), {"format 3 is not 1 or 2"}},
+        BadFile{"UnknownFormat", graph(conv("a", 4), 4), {"format 4 is not 1, 2 or 3"}},
+        BadFile{"ExtraInputsNeedFormat3", withExtra(R"({"name": "m", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0, "fill": 0})", 2),
+                {"\"extraInputs\" needs format 3"}},
+        BadFile{"ExtraInputSeedAndFill", withExtra(R"({"name": "m", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0, "fill": 0, "seed": 3})"),
+                {"extraInputs[0]", "either \"seed\" or \"fill\""}},
+        BadFile{"ExtraInputNeitherSeedNorFill", withExtra(R"({"name": "m", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0})"),
+                {"extraInputs[0]", "either \"seed\" or \"fill\""}},
+        BadFile{"ExtraInputNamedInput", withExtra(R"({"name": "input", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0, "fill": 0})"),
+                {"extraInputs[0]", "names another input"}},
+        BadFile{"ExtraInputType", withExtra(R"({"name": "m", "shape": [4], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 1, "zeroPoint": 0, "fill": 0})"),
+                {"extraInputs[0]", "the type must be the input's"}},
+        BadFile{"ExtraInputFillRange", withExtra(R"({"name": "m", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0, "fill": -1})"),
+                {"extraInputs[0]", "\"fill\" is -1"}},
+        BadFile{"ExtraInputUnknownField", withExtra(R"({"name": "m", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0, "fill": 0, "value": 2})"),
+                {"extraInputs[0]", "unknown field \"value\""}},
+        BadFile{"LayerNamedAsExtraInput", withExtra(R"({"name": "conv", "shape": [4], "type": "TENSOR_QUANT8_ASYMM", "scale": 1, "zeroPoint": 0, "fill": 0})", 3, conv("conv", 4)),
+                {"layer 0 (conv)", "names a network input"}},
+        BadFile{"SignedZeroPointRange",
+                signedGraph(layer("g", "GELU", R"("output": {"scale": 0.5, "zeroPoint": 200})")),
+                {"layer 0 (g) output", "zeroPoint in [-128, 127]"}},
+        BadFile{"GeluForm", graph(layer("g", "GELU", R"("approximate": "fast", )" + kQuant)),
+                {"layer 0 (g)", "\"approximate\" must be \"none\" or \"tanh\""}},
+        BadFile{"InputType", R"({"name": "g", "format": 2, "input": {"shape": [4], "type": "TENSOR_FLOAT32", "scale": 1, "zeroPoint": 0, "seed": 1}, "layers": []})",
+                {"\"type\" \"TENSOR_FLOAT32\" is not TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED"}},
         BadFile{"DuplicateName", graph(conv("a", 4) + "," + conv("a", 4)), {"layer 1 (a)", "layer 0 has the same name"}},
-        BadFile{"ReservedName", graph(conv("input", 4)), {"layer 0 (input)", "network's input"}},
+        BadFile{"ReservedName", graph(conv("input", 4)), {"layer 0 (input)", "names a network input, not a layer"}},
         BadFile{"PoolKeepsQuantization",
                 graph(layer("p", "MAX_POOL_2D", R"("filter": [2, 2], "stride": 2, "padding": "VALID", "activation": "NONE", "output": {"scale": 0.25, "zeroPoint": 10})")),
                 {"layer 0 (p)", "output scale 0.25", "must be 0.5 and 10", "keeps its input's quantization"}},

@@ -399,7 +399,7 @@ TEST(WeftSweep, BadSpecificationsFailBeforeAnythingIsWritten) {
        "points[0].Dataflow: Dataflow = \"os\" is not one of \"WS\", \"OS\""},
       {R"({"grid": {"Rows": ["8"]}, "workloads": ["tiny.csv"]})", "grid.Rows[0]: must be an integer"},
       {R"({"grid": {"Rows": [8]}, "workloads": ["missing.csv"]})",
-       "workloads[0]: 'missing.csv' is neither a bundled network (mobilenet_v1_224_quant"},
+       "workloads[0]: 'missing.csv' is neither a bundled network (bert_base_seq128_quant, gpt2_small_decode_past512_quant, mobilenet_v1_224_quant"},
       {R"({"grid": {"Rows": [8]}, "workloads": []})", "\"workloads\" must be a non-empty list"},
       {R"({"grid": {"Rows": [8]}, "workloads": ["tiny.csv", "tiny.csv"]})", "a second workload named 'tiny'"},
       {R"({"grid": {"Rows": [8]}, "workloads": ["tiny.csv"], "backend": "fpga"})", "backend \"fpga\" is not approx, rtl or timing"},

@@ -52,13 +52,26 @@ inline std::vector<uint32_t> dimensions(const json& obj, const char* key, const 
   return dims;
 }
 
-// {"scale", "zeroPoint"} of a quant8 asymmetric tensor.
-inline QuantParams quantParams(const json& obj, const std::string& where) {
+// {"scale", "zeroPoint"} of a quant8 asymmetric tensor: zero points in [0, 255], or in
+// [-128, 127] for TENSOR_QUANT8_ASYMM_SIGNED.
+inline QuantParams quantParams(const json& obj, const std::string& where, bool isSigned = false) {
   QuantParams q{get<float>(obj, "scale", where), get<int32_t>(obj, "zeroPoint", where)};
-  if (!(q.scale > 0) || q.zeroPoint < 0 || q.zeroPoint > 255) {
-    throw NetworkError(fmt::format("{}: scale must be > 0 and zeroPoint in [0, 255]", where));
+  const int32_t lo = isSigned ? -128 : 0;
+  if (!(q.scale > 0) || q.zeroPoint < lo || q.zeroPoint > lo + 255) {
+    throw NetworkError(fmt::format("{}: scale must be > 0 and zeroPoint in [{}, {}]", where, lo, lo + 255));
   }
   return q;
+}
+
+// A network description's tensor "type": false for TENSOR_QUANT8_ASYMM, true for
+// TENSOR_QUANT8_ASYMM_SIGNED.
+inline bool quant8Type(const json& obj, const std::string& where) {
+  const auto type = get<std::string>(obj, "type", where);
+  if (type != "TENSOR_QUANT8_ASYMM" && type != "TENSOR_QUANT8_ASYMM_SIGNED") {
+    throw NetworkError(fmt::format("{}: \"type\" \"{}\" is not TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED",
+                                   where, type));
+  }
+  return type == "TENSOR_QUANT8_ASYMM_SIGNED";
 }
 
 // NONE, RELU, RELU1, RELU6 as ANEURALNETWORKS_FUSED_* (0 to 3).
@@ -85,13 +98,7 @@ inline void rejectUnknownFields(const json& obj, const std::set<std::string>& kn
 // A layer set entry's optional "type": false for TENSOR_QUANT8_ASYMM (the default), true for
 // TENSOR_QUANT8_ASYMM_SIGNED.
 inline bool signedType(const json& obj, const std::string& where) {
-  if (!obj.contains("type")) return false;
-  const auto type = get<std::string>(obj, "type", where);
-  if (type != "TENSOR_QUANT8_ASYMM" && type != "TENSOR_QUANT8_ASYMM_SIGNED") {
-    throw NetworkError(fmt::format("{}: \"type\" \"{}\" is not TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED",
-                                   where, type));
-  }
-  return type == "TENSOR_QUANT8_ASYMM_SIGNED";
+  return obj.contains("type") && quant8Type(obj, where);
 }
 
 }  // namespace weft::tool::json_fields

@@ -46,6 +46,7 @@ constexpr OpInfo kOps[] = {
     {LayerOp::kTranspose, "TRANSPOSE", {1, 1}},
     {LayerOp::kSlice, "SLICE", {1, 1}},
     {LayerOp::kLayerNorm, "LAYER_NORM", {1, 1}},
+    {LayerOp::kGelu, "GELU", {1, 1}},
 };
 
 const OpInfo& info(LayerOp op) {
@@ -107,10 +108,10 @@ void parseWindow(const json& j, Layer& l, const std::string& where) {
   l.padding = parsePadding(field(j, "padding", where), where);
 }
 
-void parseWeightShape(const json& j, Layer& l, const std::string& where) {
+void parseWeightShape(const json& j, Layer& l, bool isSigned, const std::string& where) {
   const json& w = field(j, "weights", where);
   l.weightShape = dimensions(w, "shape", where + " weights");
-  l.weightQuant = quantParams(w, where + " weights");
+  l.weightQuant = quantParams(w, where + " weights", isSigned);
 }
 
 }  // namespace
@@ -142,29 +143,35 @@ bool parseDataMovementFields(const json& j, Layer& l, const std::string& where) 
       }
       l.affineSeed = j.contains("affineSeed") ? static_cast<uint32_t>(integerIn(j, "affineSeed", 0, UINT32_MAX, where)) : 1;
       return true;
+    case LayerOp::kGelu: {  // ONNX's Gelu attribute: "none" (the erf form) or "tanh"
+      const std::string form = j.contains("approximate") ? get<std::string>(j, "approximate", where) : "none";
+      if (form != "none" && form != "tanh") throw NetworkError(where + ": \"approximate\" must be \"none\" or \"tanh\"");
+      l.geluTanh = form == "tanh";
+      return true;
+    }
     default:
       return false;
   }
 }
 
-Layer parseLayerFields(const json& j, const std::string& where) {
+Layer parseLayerFields(const json& j, bool isSigned, const std::string& where) {
   Layer l;
   l.op = parseOp(get<std::string>(j, "op", where), where);
-  l.outputQuant = quantParams(field(j, "output", where), where + " output");
+  l.outputQuant = quantParams(field(j, "output", where), where + " output", isSigned);
   auto activation = [&] { l.activation = activationCode(get<std::string>(j, "activation", where), where); };
   switch (l.op) {
     case LayerOp::kConv2d:
     case LayerOp::kDepthwiseConv2d:
       parseWindow(j, l, where);
       activation();
-      parseWeightShape(j, l, where);
+      parseWeightShape(j, l, isSigned, where);
       if (l.op == LayerOp::kDepthwiseConv2d && j.contains("dilation")) {
         l.dilation = static_cast<int>(integerIn(j, "dilation", 1, kMaxWindowField, where));
       }
       break;
     case LayerOp::kFullyConnected:
       activation();
-      parseWeightShape(j, l, where);
+      parseWeightShape(j, l, isSigned, where);
       break;
     case LayerOp::kAveragePool2d:
     case LayerOp::kMaxPool2d: {
@@ -211,6 +218,7 @@ Layer parseLayerFields(const json& j, const std::string& where) {
     case LayerOp::kTranspose:
     case LayerOp::kSlice:
     case LayerOp::kLayerNorm:
+    case LayerOp::kGelu:
       parseDataMovementFields(j, l, where);
       break;
     case LayerOp::kSoftmax:
@@ -221,14 +229,16 @@ Layer parseLayerFields(const json& j, const std::string& where) {
   return l;
 }
 
-void drawLayerData(Layer& l, const json& j, const std::string& where) {
+void drawLayerData(Layer& l, const json& j, bool isSigned, const std::string& where) {
   if (l.weightShape.empty()) return;
   const json& w = field(j, "weights", where);
   const json& b = field(j, "bias", where);
   const int64_t bound = integerIn(b, "bound", 1, int64_t{1} << 30, where + " bias");
   size_t count = 1;
   for (uint32_t d : l.weightShape) count *= d;
-  l.weights = drawWeights(get<uint64_t>(w, "seed", where + " weights"), count, l.weightQuant.zeroPoint);
+  const uint64_t seed = get<uint64_t>(w, "seed", where + " weights");
+  l.weights = isSigned ? drawSignedWeights(seed, count, l.weightQuant.zeroPoint)
+                       : drawWeights(seed, count, l.weightQuant.zeroPoint);
   l.bias = drawBias(get<uint64_t>(b, "seed", where + " bias"), l.outputShape.back(), bound);
 }
 

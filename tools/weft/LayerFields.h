@@ -34,9 +34,9 @@ std::vector<int32_t> parsePaddings(const nlohmann::json& layer, const std::strin
 bool parseDataMovementFields(const nlohmann::json& layer, Layer& l, const std::string& where);
 
 // A layer's op and op fields; its name, inputs, shapes and data are the caller's.
-Layer parseLayerFields(const nlohmann::json& layer, const std::string& where);
+Layer parseLayerFields(const nlohmann::json& layer, bool isSigned, const std::string& where);
 
 // Draws the weights and bias of a layer that has them, once inferShapes knows its shapes.
-void drawLayerData(Layer& l, const nlohmann::json& layer, const std::string& where);
+void drawLayerData(Layer& l, const nlohmann::json& layer, bool isSigned, const std::string& where);
 
 }  // namespace weft::tool

@@ -276,6 +276,7 @@ void inferShapes(Layer& l, const std::vector<LayerInput>& inputs, const std::str
       sliceShape(l, in, where);
       break;
     case LayerOp::kSoftmax:
+    case LayerOp::kGelu:
       l.outputShape = in;
       break;
     case LayerOp::kLayerNorm:

@@ -89,13 +89,13 @@ std::string layerIdentity(const Network& net) {
   for (const ExtraInput& e : net.extraInputs) id += fmt::format("; extra {} {}", fmt::join(e.shape, "x"), quant(e.quant));
   for (const Layer& l : net.layers) {
     id += fmt::format("; {} [{}] s{} d{} m{} pad {} {} {} {} {} act {} w {} {} f {}x{} beta {} axis {} axes [{}] keep {} "
-                      "target [{}] paddings [{}] value {} perm [{}] box [{}] [{}] adj {} {} eps {} affine {} out {} {} -> {}",
+                      "target [{}] paddings [{}] value {} perm [{}] box [{}] [{}] adj {} {} eps {} affine {} gelu {} out {} {} -> {}",
                       nnapiName(l.op), fmt::join(l.inputs, ","), l.stride, l.dilation, l.depthMultiplier,
                       static_cast<int>(l.padding.scheme), l.padding.top, l.padding.bottom, l.padding.left,
                       l.padding.right, l.activation, fmt::join(l.weightShape, "x"), quant(l.weightQuant), l.filterH,
                       l.filterW, l.beta, l.axis, fmt::join(l.axes, ","), l.keepDims, fmt::join(l.targetShape, ","),
                       fmt::join(l.paddings, ","), l.padValue, fmt::join(l.perm, ","), fmt::join(l.begin, ","),
-                      fmt::join(l.size, ","), l.adjX, l.adjY, l.epsilon, l.affineSeed,
+                      fmt::join(l.size, ","), l.adjX, l.adjY, l.epsilon, l.affineSeed, l.geluTanh,
                       quant(l.outputQuant), fmt::join(l.inputShape, "x"),
                       fmt::join(l.outputShape, "x"));
   }

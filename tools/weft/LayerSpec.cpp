@@ -54,6 +54,8 @@ std::vector<std::string> opFields(LayerOp op) {
       return {"begin", "size"};
     case LayerOp::kLayerNorm:
       return {"epsilon", "affineSeed"};
+    case LayerOp::kGelu:
+      return {"approximate"};
     default:
       return {};
   }
@@ -278,7 +280,7 @@ LayerSpec parseLayerSpec(const json& j, size_t index) {
   net.isSigned = isSigned;
   net.inputShape = inputs[0].shape;
   net.inputQuant = inputs[0].quant;
-  for (size_t i = 1; i < inputs.size(); ++i) net.extraInputs.push_back({inputs[i].shape, inputs[i].quant, {}});
+  for (size_t i = 1; i < inputs.size(); ++i) net.extraInputs.push_back({inputs[i].shape, inputs[i].quant, {}, {}});
   net.layers.push_back(std::move(l));
   return spec;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -105,7 +106,9 @@ size_t inputPosition(int source) { return static_cast<size_t>(kNetworkInput - so
 std::string Network::sourceName(int source) const {
   if (source >= 0) return layers.at(static_cast<size_t>(source)).name;
   const size_t i = inputPosition(source);
-  return i == 0 ? "input" : fmt::format("input{}", i);
+  if (i == 0) return "input";
+  const std::string& name = extraInputs.at(i - 1).name;
+  return name.empty() ? fmt::format("input{}", i) : name;
 }
 
 const std::vector<uint32_t>& Network::sourceShape(int source) const {
@@ -124,23 +127,28 @@ namespace {
 
 using namespace json_fields;
 
-// The graph as written: each layer's name and the names it reads, before anything is resolved.
+// The graph as written: each layer's name and the names it reads, before anything is resolved,
+// and the network's inputs by name ("input", then format 3's extra inputs).
 struct Names {
   std::vector<std::string> layer;
   std::vector<std::vector<std::string>> inputs;
   std::map<std::string, size_t> index;
+  std::map<std::string, int> networkInputs;
 };
 
 std::string where(const Names& names, size_t i) { return fmt::format("layer {} ({})", i, names.layer[i]); }
 
-Names readNames(const json& layers, int format, const std::string& path) {
+Names readNames(const json& layers, int format, const std::string& path, const Network& net) {
   Names names;
+  for (size_t i = 0; i < net.inputCount(); ++i) names.networkInputs.emplace(net.sourceName(networkInput(i)), networkInput(i));
   for (size_t i = 0; i < layers.size(); ++i) {
     const json& j = layers[i];
     names.layer.push_back(j.is_object() && j.contains("name") ? get<std::string>(j, "name", fmt::format("layer {}", i))
                                                               : fmt::format("layer {}", i));
     const std::string at = where(names, i);
-    if (names.layer[i] == "input") throw NetworkError(at + ": \"input\" names the network's input, not a layer");
+    if (names.networkInputs.count(names.layer[i]) != 0) {
+      throw NetworkError(fmt::format("{}: \"{}\" names a network input, not a layer", at, names.layer[i]));
+    }
     if (const auto [it, fresh] = names.index.emplace(names.layer[i], i); !fresh) {
       throw NetworkError(fmt::format("{}: layer {} has the same name; names must be unique", at, it->second));
     }
@@ -173,13 +181,14 @@ std::vector<int> resolveInputs(const Names& names, size_t i) {
   const std::string at = where(names, i);
   std::vector<int> sources;
   for (const std::string& input : names.inputs[i]) {
-    if (input == "input") {
-      sources.push_back(kNetworkInput);
+    if (const auto network = names.networkInputs.find(input); network != names.networkInputs.end()) {
+      sources.push_back(network->second);
       continue;
     }
     const auto it = names.index.find(input);
     if (it == names.index.end()) {
-      throw NetworkError(fmt::format("{}: \"inputs\" names '{}', which is neither \"input\" nor a layer", at, input));
+      throw NetworkError(fmt::format("{}: \"inputs\" names '{}', which is neither a network input nor a layer", at,
+                                     input));
     }
     if (it->second >= i) {
       std::vector<size_t> path;
@@ -199,7 +208,7 @@ std::vector<int> resolveInputs(const Names& names, size_t i) {
 
 Layer parseLayer(const json& j, const Network& net, const Names& names, size_t i) {
   const std::string at = where(names, i);
-  Layer l = parseLayerFields(j, at);
+  Layer l = parseLayerFields(j, net.isSigned, at);
   l.name = names.layer[i];
   l.inputs = resolveInputs(names, i);
   const InputCount count = inputCount(l.op);
@@ -212,8 +221,8 @@ Layer parseLayer(const json& j, const Network& net, const Names& names, size_t i
   std::vector<LayerInput> inputs;
   for (int s : l.inputs) inputs.push_back({net.sourceName(s), net.sourceShape(s), net.sourceQuant(s)});
   inferShapes(l, inputs, at);
-  checkQuantization(l, inputs, /*isSigned=*/false, at);
-  drawLayerData(l, j, at);
+  checkQuantization(l, inputs, net.isSigned, at);
+  drawLayerData(l, j, net.isSigned, at);
   return l;
 }
 
@@ -221,6 +230,40 @@ size_t product(const std::vector<uint32_t>& dims) {
   size_t n = 1;
   for (uint32_t d : dims) n *= d;
   return n;
+}
+
+// Format 3's "extraInputs": more network inputs, each named (layers' "inputs" read them by it),
+// its values drawn from "seed" like the input's, or every element "fill" (a mask that hides
+// nothing, a cache of zeros).
+void readExtraInputs(const json& doc, int format, const std::string& path, Network& net) {
+  if (!doc.contains("extraInputs")) return;
+  if (format < 3) throw NetworkError(fmt::format("{}: \"extraInputs\" needs format 3 (this is format {})", path, format));
+  const json& list = doc["extraInputs"];
+  if (!list.is_array()) throw NetworkError(path + ": \"extraInputs\" must be an array");
+  std::set<std::string> seen = {"input"};
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = fmt::format("{} extraInputs[{}]", path, i);
+    const json& e = list[i];
+    if (!e.is_object()) throw NetworkError(at + ": must be an object");
+    rejectUnknownFields(e, {"name", "shape", "type", "scale", "zeroPoint", "seed", "fill"}, at);
+    ExtraInput in;
+    in.name = get<std::string>(e, "name", at);
+    if (in.name.empty() || !seen.insert(in.name).second) {
+      throw NetworkError(fmt::format("{}: name \"{}\" is empty or names another input", at, in.name));
+    }
+    in.shape = dimensions(e, "shape", at);
+    if (in.shape.empty()) throw NetworkError(at + ": empty shape");
+    if (quant8Type(e, at) != net.isSigned) throw NetworkError(at + ": the type must be the input's");
+    in.quant = quantParams(e, at, net.isSigned);
+    if (e.contains("seed") == e.contains("fill")) throw NetworkError(at + ": give either \"seed\" or \"fill\"");
+    if (e.contains("seed")) {
+      in.data = drawInput(get<uint64_t>(e, "seed", at), product(in.shape));
+    } else {  // a value of the type: the byte of an int8 when signed
+      const int32_t lo = net.isSigned ? -128 : 0;
+      in.data.assign(product(in.shape), static_cast<uint8_t>(integerIn(e, "fill", lo, lo + 255, at)));
+    }
+    net.extraInputs.push_back(std::move(in));
+  }
 }
 
 }  // namespace
@@ -232,23 +275,25 @@ Network parseNetwork(const std::string& text, const std::string& path) {
   } catch (const json::exception& e) {
     throw NetworkError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
-  // Format 2 added "inputs" (a graph instead of a chain); a format 1 file reads as before.
+  // Format 2 added "inputs" (a graph instead of a chain), format 3 "extraInputs"; a format 1
+  // file reads as before.
   const int format = get<int>(doc, "format", path);
-  if (format != 1 && format != 2) throw NetworkError(fmt::format("{}: format {} is not 1 or 2", path, format));
+  if (format < 1 || format > 3) throw NetworkError(fmt::format("{}: format {} is not 1, 2 or 3", path, format));
   Network net;
   net.name = get<std::string>(doc, "name", path);
   net.description = doc.value("description", "");
   const json& input = field(doc, "input", path);
   net.inputShape = dimensions(input, "shape", path + " input");
-  if (get<std::string>(input, "type", path + " input") != "TENSOR_QUANT8_ASYMM") {
-    throw NetworkError(path + ": the input must be TENSOR_QUANT8_ASYMM");
-  }
+  // Every quant8 tensor of the network has the input's type (TENSOR_QUANT8_ASYMM_SIGNED: zero
+  // points in [-128, 127], bytes read as int8, weights drawn by drawSignedWeights).
+  net.isSigned = quant8Type(input, path + " input");
   if (net.inputShape.empty()) throw NetworkError(path + ": empty input shape");
-  net.inputQuant = quantParams(input, path + " input");
+  net.inputQuant = quantParams(input, path + " input", net.isSigned);
   net.input = drawInput(get<uint64_t>(input, "seed", path + " input"), product(net.inputShape));
   const json& layers = field(doc, "layers", path);
   if (!layers.is_array() || layers.empty()) throw NetworkError(path + ": \"layers\" must be a non-empty array");
-  const Names names = readNames(layers, format, path);
+  readExtraInputs(doc, format, path, net);
+  const Names names = readNames(layers, format, path, net);
   for (size_t i = 0; i < layers.size(); ++i) net.layers.push_back(parseLayer(layers[i], net, names, i));
   return net;
 }

@@ -24,7 +24,8 @@ enum class LayerOp {
   kConv2d, kDepthwiseConv2d, kFullyConnected, kAveragePool2d, kMaxPool2d,
   kAdd, kConcatenation, kMean, kReshape, kSoftmax,
   kSub, kMul, kRelu, kRelu1, kRelu6, kLogistic, kTanh, kPad, kPadV2, kBatchMatmul, kTranspose, kSlice,
-  kLayerNorm  // org.weft.accel's WEFT_LAYER_NORM over the last axis
+  kLayerNorm,  // org.weft.accel's WEFT_LAYER_NORM over the last axis
+  kGelu        // org.weft.accel's WEFT_GELU
 };
 const char* nnapiName(LayerOp op);
 
@@ -67,17 +68,20 @@ struct Layer {
   float epsilon = 1e-5f;              // LAYER_NORM
   uint32_t affineSeed = 1;            // LAYER_NORM: gamma and beta are drawn from it
   std::vector<float> affineGamma, affineBeta;  // LAYER_NORM: from affineSeed, one per element of a row
+  bool geluTanh = false;              // GELU: the tanh approximation (WEFT_GELU_TANH), else the erf form
   QuantParams outputQuant;
   std::vector<uint32_t> inputShape;   // the first input's
   std::vector<uint32_t> outputShape;  // NHWC (or [N, C] after a FC)
   uint64_t macs = 0;                  // multiply-accumulates of the layer
 };
 
-// A network input after the first (layer sets' ADD or CONCATENATION layers read several).
+// A network input after the first: a layer set's ADD or CONCATENATION reads several, a network
+// description names its own in "extraInputs" (format 3: a mask, a KV cache, position embeddings).
 struct ExtraInput {
   std::vector<uint32_t> shape;
   QuantParams quant;
   std::vector<uint8_t> data;
+  std::string name;  // empty: "input1", "input2"... by position
 };
 
 struct Network {
@@ -85,9 +89,10 @@ struct Network {
   std::vector<uint32_t> inputShape;
   QuantParams inputQuant;
   std::vector<uint8_t> input;  // the deterministic input, regenerated from its seed
-  std::vector<ExtraInput> extraInputs;  // networkInput(1), networkInput(2)...: "input1", "input2"...
+  std::vector<ExtraInput> extraInputs;  // networkInput(1), networkInput(2)...: their names, else "input1"...
   // Every quant8 tensor is TENSOR_QUANT8_ASYMM_SIGNED (zero points in [-128, 127], the bytes
-  // read as int8) rather than TENSOR_QUANT8_ASYMM. Bundled networks are unsigned.
+  // read as int8) rather than TENSOR_QUANT8_ASYMM. The bundled CNNs are unsigned, the transformers
+  // signed (NNAPI's BATCH_MATMUL takes no unsigned quant8).
   bool isSigned = false;
   std::vector<Layer> layers;
 

@@ -214,6 +214,9 @@ int32_t appendParameters(ModelWriter& w, const Network& net, const Layer& l, std
                   w.float32Scalar(l.epsilon)});
       return w.extensionOperation(WEFT_LAYER_NORM);
     }
+    case LayerOp::kGelu:
+      in.push_back(w.int32Scalar(l.geluTanh ? WEFT_GELU_TANH : WEFT_GELU_EXACT));
+      return w.extensionOperation(WEFT_GELU);
   }
   throw std::logic_error("unknown LayerOp");
 }

@@ -187,6 +187,12 @@ void printTable(const RunReport& r, std::ostream& out) {
     fmt::print(out, "reference check: FAIL at layer {} (worst error {} at {}, tolerance {})\n",
                r.firstFailingLayer, r.worstError, r.worstLayer, r.tolerance);
   }
+  if (r.referenceChecked && r.referenceRule.empty() && r.driftedLayers > 0) {
+    fmt::print(out,
+               "  end to end: {} layers differ from the CPU-only run by more than {} (up to {}, at {}), each "
+               "checked on the accelerator's own inputs for it (the error above)\n",
+               r.driftedLayers, r.tolerance, r.worstDrift, r.worstDriftLayer);
+  }
 }
 
 std::string toJson(const RunReport& r) {
@@ -208,7 +214,7 @@ std::string toJson(const RunReport& r) {
                       {"boundBy", boundBy(l)}, {"dramReadBytes", l.dramReadBytes},
                       {"dramWriteBytes", l.dramWriteBytes}, {"minDramBytes", l.minDramBytes},
                       {"cyclesOverBound", cyclesOverBound(l, r.dramBytesPerCycle)}, {"mapping", l.mapping},
-                      {"maxError", l.maxError},
+                      {"maxError", l.maxError}, {"driftError", l.driftError},
                       {"energy", codesign::toJson(l.energy)}});
     if (!l.reason.empty()) layers.back()["reason"] = l.reason;
   }
@@ -243,7 +249,8 @@ std::string toJson(const RunReport& r) {
   } else {
     j["referenceCheck"] = {{"run", true}, {"passed", r.referencePassed}, {"tolerance", r.tolerance},
                            {"worstError", r.worstError}, {"worstLayer", r.worstLayer},
-                           {"firstFailingLayer", r.firstFailingLayer}};
+                           {"firstFailingLayer", r.firstFailingLayer}, {"driftedLayers", r.driftedLayers},
+                           {"worstDrift", r.worstDrift}, {"worstDriftLayer", r.worstDriftLayer}};
   }
   for (const auto& [key, value] : r.extra.items()) j[key] = value;
   return j.dump(2) + "\n";

@@ -32,7 +32,12 @@ struct LayerReport {
   double arrayBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, dramStall = 0;
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   uint64_t minDramBytes = 0;    // the least DRAM traffic: every tensor the layer reads and writes, once
-  int maxError = 0;             // largest |accelerator - reference| of the layer's output (quant8 units)
+  // Largest |accelerator - reference| of the layer's output (quant8 units): against the CPU-only
+  // run of the network; where that exceeds the tolerance, against the reference kernel run on the
+  // accelerator's inputs for the layer (differences built up by the layers before are drift).
+  int maxError = 0;
+  int driftError = 0;           // against the CPU-only run of the whole network
+
   std::string reason;           // off the accelerator: why its driver does not take the operation
   codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (tools/codesign)
 };
@@ -72,6 +77,11 @@ struct RunReport {
   // outputs instead of quant8 units against the CPU device; its failures, one a line.
   std::string referenceRule, referenceFailures;
   int worstError = 0;
+  // Layers whose end-to-end difference exceeded the tolerance (each checked on its own inputs),
+  // and the largest such difference.
+  size_t driftedLayers = 0;
+  int worstDrift = 0;
+  std::string worstDriftLayer;
   // Co-design estimates (tools/codesign): the accelerator's energy (its layers' and the
   // execution's register accesses), the configuration's area and the models' sources.
   codesign::EnergyBreakdown acceleratorEnergy;

@@ -98,7 +98,7 @@ Network singleLayerNetwork(const Network& network, size_t index, uint64_t inputS
       net.inputQuant = network.sourceQuant(source);
       net.input = std::move(data);
     } else {
-      net.extraInputs.push_back({shape, network.sourceQuant(source), std::move(data)});
+      net.extraInputs.push_back({shape, network.sourceQuant(source), std::move(data), {}});
     }
     alone.inputs.push_back(networkInput(k));
   }

@@ -36,10 +36,6 @@
 namespace weft::accel {
 namespace {
 
-bool givenAtExecution(const nn::Operand& o) {
-  return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT || o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
-}
-
 // The problem read from the operands: batch count and one product's M, K, N.
 struct Geometry {
   uint32_t batches = 1, m = 0, k = 0, n = 0;

@@ -166,13 +166,8 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   if (out.type != in.type) {
     return fail("output type {} differs from input type {}", nn::toString(out.type), nn::toString(in.type));
   }
-  // A tensor produced at execution (a model input or another operation's output).
-  auto runtime = [](const nn::Operand& o) {
-    return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT ||
-           o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
-  };
   const bool wConstant = isConstant(w);
-  if (!wConstant && !runtime(w)) return fail("weights have no value");
+  if (!wConstant && !givenAtExecution(w)) return fail("weights have no value");
   if (!(in.scale > 0) || !(out.scale > 0)) return fail("input and output scales must be positive");
   if (!zeroPointFits(in.zeroPoint, in.type) || !zeroPointFits(out.zeroPoint, out.type) ||
       !zeroPointFits(w.zeroPoint, w.type)) {
@@ -181,7 +176,7 @@ nn::Result<ConvQuantization> OperationReader::convQuantization(uint32_t outChann
   const bool biasOmitted = isOmitted(bias);
   if (!biasOmitted) {
     if (bias.type != OperandType::TENSOR_INT32) return fail("bias must be TENSOR_INT32");
-    if (!isConstant(bias) && !runtime(bias)) return fail("bias has no value");
+    if (!isConstant(bias) && !givenAtExecution(bias)) return fail("bias has no value");
     if (bias.dimensions.size() != 1 || bias.dimensions[0] != outChannels) {
       return fail("bias must have shape [{}]", outChannels);
     }

@@ -8,14 +8,6 @@
 #include "weft/kernels/Extensions.h"
 
 namespace weft::accel {
-namespace {
-
-// A tensor whose value exists only at execution: a model input or another operation's output.
-bool givenAtExecution(const nn::Operand& o) {
-  return o.lifetime == nn::Operand::LifeTime::SUBGRAPH_INPUT || o.lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
-}
-
-}  // namespace
 
 nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint32_t index, bool withValues) {
   // The operand rules are the reference kernel's, so that both devices accept the same models.
