@@ -2,7 +2,7 @@
 //
 // Preloader: starts a GEMM (tokens popped/reserved, command popped) and, unless keep_weights,
 // reads its k_rows weight rows from the weight scratchpad, one a cycle, into the PE weight
-// buffer the current weights are not in. A buffer is reused only when no queued or streaming
+// buffer the current weights are not in (w_transposed: Cols rows, each into a PE column). A buffer is reused only when no queued or streaming
 // GEMM uses it and Cols cycles have passed since its last input row entered the array, so the
 // weight write wavefront stays behind the last use. The GEMM goes to the stream queue at once.
 // Streamer: issues the rows of the queue's head GEMM into the array, one a cycle, back to
@@ -37,6 +37,8 @@ module weft_compute
   input  logic [Cols*8-1:0] w_rdata_i,
   // weight writes into the PEs: per array row, one enable per buffer
   output logic [Rows*2-1:0] w_row_we_o,  // row r in bits [r*2 +: 2]
+  output logic              w_t_o,       // the write selects a column (w_transposed) instead
+
   output logic [Cols*OperandW-1:0] w_o,  // column c in bits [c*OperandW +: OperandW]
   // rows entering the array
   output row_meta_t         row_o,
@@ -164,7 +166,7 @@ module weft_compute
   assign w_re_o    = preload || (pl_left_q != '0);
   assign w_raddr_o = (pl_left_q != '0) ? pl_addr_q : step_w_addr;
 
-  logic                rd_valid_q, rd_buf_q, rd_signed_q;
+  logic                rd_valid_q, rd_buf_q, rd_signed_q, rd_t_q, wb_t_q;
   logic [RowIdxW-1:0]  rd_row_q;
   logic [8:0]          rd_zp_q;
   logic                wb_valid_q, wb_buf_q;
@@ -186,7 +188,7 @@ module weft_compute
       rd_valid_q <= w_re_o;
       wb_valid_q <= rd_valid_q;
       if (preload) begin
-        pl_left_q  <= head.k_rows - 1'b1;
+        pl_left_q  <= (head.w_transposed ? KW'(Cols) : head.k_rows) - 1'b1;
         last_buf_q <= nb;
         last_k_q   <= head.k_rows;
       end else if (pl_left_q != '0) begin
@@ -202,6 +204,7 @@ module weft_compute
       rd_buf_q    <= nb;
       rd_zp_q     <= head.w_zp[8:0];
       rd_signed_q <= head.w_signed;
+      rd_t_q      <= head.w_transposed;
     end else if (pl_left_q != '0) begin
       pl_addr_q <= pl_addr_q + 1'b1;
       rd_row_q  <= rd_row_q + 1'b1;
@@ -209,6 +212,7 @@ module weft_compute
     if (rd_valid_q) begin
       wb_row_q <= rd_row_q;
       wb_buf_q <= rd_buf_q;
+      wb_t_q   <= rd_t_q;
       for (int unsigned c = 0; c < Cols; c++) begin
         wb_q[c] <= to_operand(w_rdata_i[c*8 +: 8], rd_signed_q, rd_zp_q);
       end
@@ -222,6 +226,7 @@ module weft_compute
   for (genvar c = 0; c < Cols; c++) begin : g_w
     assign w_o[c*OperandW +: OperandW] = wb_q[c];
   end
+  assign w_t_o = wb_t_q;
 
   // ---------------------------------------------------------------- streamer
   // Row i of group g reads input row in_addr + g*in_stride1 + i*in_stride0 (running offsets,

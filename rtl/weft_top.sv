@@ -448,6 +448,7 @@ module weft_top
     assign unused_os = ^{x_sel, x_fp, spad_acc_meta};
   end else begin : g_ws
     logic [Rows*2-1:0]        w_row_we;  // row r in bits [r*2 +: 2]
+    logic                     w_t;       // the write selects a column (w_transposed)
     logic [Cols*OperandW-1:0] w_bus;     // column c in bits [c*OperandW +: OperandW]
 
     weft_compute #(.Rows(Rows), .Cols(Cols), .Fp16(Fp16)) u_compute (
@@ -464,6 +465,7 @@ module weft_top
       .w_raddr_o      (w_raddr),
       .w_rdata_i      (w_rdata),
       .w_row_we_o     (w_row_we),
+      .w_t_o          (w_t),
       .w_o            (w_bus),
       .row_o          (row),
       .pipe_en_o      (pipe_en),
@@ -485,6 +487,7 @@ module weft_top
       .sel_i     (x_sel),
       .fp_i      (x_fp),
       .w_row_we_i(w_row_we),
+      .w_t_i     (w_t),
       .w_i       (w_bus),
       .psum_o    (psum)
     );

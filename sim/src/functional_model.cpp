@@ -218,7 +218,16 @@ void FunctionalModel::gemm(const hw::GemmCmd& command) {
 }
 
 void FunctionalModel::gemmStep(const hw::GemmCmd& c) {
-  if (!c.keepWeights) engine_.preload(&w_[size_t{c.wAddr} * cols_], cols_, c.kRows, c.wSigned, c.wZp);
+  if (!c.keepWeights && c.wTransposed) {
+    // Weight row w_addr + n holds column n's weights along K: the tile as the PEs hold it.
+    transposed_.resize(size_t{c.kRows} * cols_);
+    for (uint32_t k = 0; k < c.kRows; ++k) {
+      for (uint32_t n = 0; n < cols_; ++n) transposed_[size_t{k} * cols_ + n] = w_[(size_t{c.wAddr} + n) * cols_ + k];
+    }
+    engine_.preload(transposed_.data(), cols_, c.kRows, c.wSigned, c.wZp);
+  } else if (!c.keepWeights) {
+    engine_.preload(&w_[size_t{c.wAddr} * cols_], cols_, c.kRows, c.wSigned, c.wZp);
+  }
   const uint32_t total = c.mRows * c.mGroups;
   const uint8_t* in = &in_[size_t{c.inAddr} * rows_];
   if (c.inStride0 != 1 || c.mGroups > 1) {

@@ -50,7 +50,8 @@ class Reference {
       k = g.kRows;
       for (unsigned r = 0; r < k; ++r)
         for (unsigned n = 0; n < C; ++n)
-          pe[r * C + n] = operand(w[(size_t{g.wAddr} + r) * C + n], g.wSigned) - g.wZp;
+          pe[r * C + n] = operand(g.wTransposed ? w[(size_t{g.wAddr} + n) * C + r] : w[(size_t{g.wAddr} + r) * C + n],
+                                  g.wSigned) - g.wZp;
     }
     for (uint32_t m = 0; m < g.mRows * g.mGroups; ++m)
       for (unsigned n = 0; n < C; ++n) {

@@ -1,5 +1,6 @@
 // Randomized GEMM tiles through the RTL, compared bit-exact with the C++ reference:
-// random k_rows, m_rows, zero points, signedness, accumulate chains, keep_weights, and raw32 /
+// random k_rows, m_rows, zero points, signedness, accumulate chains, keep_weights, transposed
+// weight tiles (w_transposed, on the square weight-stationary arrays), and raw32 /
 // requant8 stores with random per-column bias, multiplier, shift, out_zp and clamps.
 #include <gtest/gtest.h>
 
@@ -61,12 +62,14 @@ class GemmTiles : public TilePrograms {
       gm.accAddr = accAddr;
       const uint32_t span = stridedShape(gm, m);
       gm.inAddr = uniform(0, cfg.inSpadRows() - span);
-      gm.wAddr = uniform(0, cfg.wSpadRows() - gm.kRows);
+      gm.wTransposed = !gm.keepWeights && R == C && cfg.dataflow() == hw::Dataflow::kWS && coin(40);
+      const uint32_t wRows = gm.wTransposed ? C : gm.kRows;  // a transposed tile is a row per column
+      gm.wAddr = uniform(0, cfg.wSpadRows() - wRows);
       gm.inZp = zeroPoint(gm.inSigned);
       gm.wZp = zeroPoint(gm.wSigned);
       cmds.push_back(loadRandom(hw::Mem::kIn, gm.inAddr, span, uniform(1, R)));
       if (!gm.keepWeights) {
-        cmds.push_back(loadRandom(hw::Mem::kW, gm.wAddr, gm.kRows, uniform(1, C)));
+        cmds.push_back(loadRandom(hw::Mem::kW, gm.wAddr, wRows, uniform(1, C)));
       } else {
         gm.wAddr = uniform(0, 0xffff);  // ignored, like k_rows, w_zp and w_signed
         gm.kRows = uniform(0, 255);
@@ -148,7 +151,7 @@ class GemmTiles : public TilePrograms {
   std::string describeGemm(const hw::GemmCmd& g) const override {
     return "m " + std::to_string(g.mRows) + "x" + std::to_string(g.mGroups) + " strides " +
            std::to_string(g.inStride0) + "/" + std::to_string(g.inStride1) + " k " + std::to_string(g.kRows) + " acc " +
-           std::to_string(g.accAddr) + (g.accumulate ? " +" : "") + (g.keepWeights ? " keep" : "") + " in_zp " +
+           std::to_string(g.accAddr) + (g.accumulate ? " +" : "") + (g.keepWeights ? " keep" : "") + (g.wTransposed ? " transposed" : "") + " in_zp " +
            std::to_string(g.inZp) + (g.inSigned ? "s" : "u") + " w_zp " + std::to_string(g.wZp) +
            (g.wSigned ? "s" : "u");
   }

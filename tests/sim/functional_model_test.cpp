@@ -122,6 +122,47 @@ TEST(FunctionalModelGemm, OddShapesMatchAStraightforwardComputation) {
   }
 }
 
+// w_transposed: weight row w_addr + n holds column n's K weights; the same GEMM as the plain one
+// on the tile transposed in DRAM. Refused where there is no transposer (output-stationary or
+// non-square arrays) and where its Cols rows pass the scratchpad's end.
+TEST(FunctionalModelGemm, TransposedWeightsAreTheTileTransposed) {
+  const auto cfg = hw::HwConfig::load("weft8");
+  const unsigned R = cfg.rows(), C = cfg.cols(), M = 5, K = 6;
+  DramStorage dram(1 << 20);
+  std::mt19937 rng(11);
+  for (unsigned i = 0; i < 8192; ++i) dram.data()[i] = static_cast<uint8_t>(rng());
+  // The tile as [N, K] rows at 4096 and as [K, N] rows (its transpose) at 6144.
+  for (unsigned n = 0; n < C; ++n) {
+    for (unsigned k = 0; k < R; ++k) dram.data()[6144 + k * C + n] = dram.data()[4096 + n * C + k];
+  }
+  std::vector<int32_t> results[2];
+  for (int transposed = 0; transposed < 2; ++transposed) {
+    FunctionalModel model(cfg);
+    hw::LoadCmd li; li.dst = hw::Mem::kIn; li.rowBytes = R; li.count0 = M; li.stride0 = R; li.count1 = li.count2 = 1;
+    hw::LoadCmd lw; lw.dst = hw::Mem::kW; lw.rowBytes = C; lw.dramAddr = transposed ? 4096 : 6144;
+    lw.spadAddr = 3; lw.count0 = transposed ? C : R; lw.stride0 = C; lw.count1 = lw.count2 = 1;
+    hw::GemmCmd g; g.kRows = K; g.mRows = M; g.wAddr = 3; g.inSigned = true; g.inZp = -7; g.wZp = 100;
+    g.wTransposed = transposed != 0;
+    for (const hw::CommandWord& c : {li.encode(), lw.encode(), g.encode()}) {
+      ASSERT_EQ(model.check(c), hw::Error::kNone);
+      model.execute(c, dram);
+    }
+    for (unsigned m = 0; m < M; ++m) results[transposed].insert(results[transposed].end(), model.accRow(m), model.accRow(m) + C);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_NE(results[0], std::vector<int32_t>(results[0].size(), 0));
+
+  hw::GemmCmd g; g.kRows = 4; g.mRows = 1; g.wTransposed = true;
+  g.wAddr = cfg.wSpadRows() - C + 1;  // k_rows rows fit, Cols do not
+  EXPECT_EQ(FunctionalModel(cfg).check(g.encode()), hw::Error::kBadAddress);
+  g.wAddr = 0;
+  EXPECT_EQ(FunctionalModel(cfg).check(g.encode()), hw::Error::kNone);
+  EXPECT_EQ(FunctionalModel(hw::HwConfig::load("weft8os")).check(g.encode()), hw::Error::kBadValue);
+  EXPECT_EQ(FunctionalModel(cfg.with("Cols", 12)).check(g.encode()), hw::Error::kBadValue);
+  g.keepWeights = true;  // ignored then, as w_addr and k_rows are
+  EXPECT_EQ(FunctionalModel(cfg.with("Cols", 12)).check(g.encode()), hw::Error::kNone);
+}
+
 // The row-at-once post-processing against hw::postprocess, column by column: random values with
 // the extremes mixed in (INT32_MIN accumulators, biases and multipliers, shifts past +-31,
 // zero points and clamps at their limits, clamp_min above clamp_max).

@@ -45,13 +45,15 @@ void ComputeUnit::start(uint64_t t) {
   const auto g = hw::GemmCmd::decode(front_.head());
   if (step_ == 0) front_.startTokens(t);
   const hw::HwConfig& c = m_.config;
-  const uint32_t kRows = g.keepWeights ? lastK_ : g.kRows;
+  // The preload reads k_rows weight rows, or Cols of them for a transposed tile.
+  const uint32_t preloadRows = g.wTransposed && !os_ ? c.cols() : g.kRows;
+  const uint32_t kRows = g.keepWeights ? lastK_ : preloadRows;  // weight rows read
   if (!g.keepWeights) lastK_ = g.kRows;
   unsigned buf = lastBuf_;
   if (!os_ && !g.keepWeights) {
     buf = 1 - lastBuf_;
     lastBuf_ = buf;
-    preloadFreeFrom_ = t + g.kRows;  // row 0 read in cycle t, the others one a cycle
+    preloadFreeFrom_ = t + preloadRows;  // row 0 read in cycle t, the others one a cycle
   }
   const uint64_t first = anyIssued_ ? std::max(t + 1, lastIssue_ + 1) : t + 1;
   const GemmSchedule s = gemmSchedule(os_, first, uint64_t{g.mRows} * g.mGroups, c.rows(), c.cols());

@@ -133,7 +133,7 @@ class Engine final {
   bool loadRequests(uint64_t t, uint64_t bound);
   bool advanceCompute(uint64_t lim);
   uint64_t computeStepFrom(bool keepWeights) const;
-  uint64_t computeStep(uint64_t t, bool keepWeights, uint32_t kRows, uint64_t mRows, bool fp16);
+  uint64_t computeStep(uint64_t t, bool keepWeights, uint32_t kRows, uint32_t preloadRows, uint64_t mRows, bool fp16);
   bool advanceStore(uint64_t lim);
   bool advanceVector(uint64_t lim);
   void growRows();

@@ -397,7 +397,11 @@ bool Engine::advanceCompute(uint64_t lim) {
       s.commandStart = t;
       u.openSince = t + 1;  // until its last step is known
     }
-    const uint64_t done = computeStep(t, keep, static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows)),
+    // The preload reads k_rows weight rows, or Cols of them for a transposed tile.
+    const uint32_t preloadRows = c.word.get(hw::field::gemm::kWTransposed) != 0
+                                     ? cols_
+                                     : static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows));
+    const uint64_t done = computeStep(t, keep, static_cast<uint32_t>(c.word.get(hw::field::gemm::kKRows)), preloadRows,
                                       c.word.get(hw::field::gemm::kMRows) * c.word.get(hw::field::gemm::kMGroups),
                                       c.word.get(hw::field::gemm::kFp16) != 0);
     s.stepStart = t;
@@ -425,15 +429,16 @@ uint64_t Engine::computeStepFrom(bool keep) const {
 }
 
 // One step (a GEMM) started in cycle t; returns the cycle it completes.
-uint64_t Engine::computeStep(uint64_t t, bool keep, uint32_t kRows, uint64_t mRows, bool fp16) {
+uint64_t Engine::computeStep(uint64_t t, bool keep, uint32_t kRows, uint32_t preloadRows, uint64_t mRows,
+                             bool fp16) {
   ComputeState& s = compute_;
-  const uint32_t kUsed = keep ? s.lastK : kRows;
+  const uint32_t kUsed = keep ? s.lastK : os_ ? kRows : preloadRows;  // weight rows read
   if (!keep) s.lastK = kRows;
   unsigned buf = s.lastBuf;
   if (!keep && !os_) {
     buf = 1 - s.lastBuf;
     s.lastBuf = buf;
-    s.preloadFreeFrom = t + kRows;  // row 0 read in cycle t, the others one a cycle
+    s.preloadFreeFrom = t + preloadRows;  // row 0 read in cycle t, the others one a cycle
   }
   const uint64_t first = s.anyIssued ? std::max(t + 1, s.lastIssue + 1) : t + 1;
   const GemmSchedule g = gemmSchedule(os_, first, mRows, rows_, cols_);

@@ -157,8 +157,13 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
         g.kSteps = static_cast<uint32_t>(stepUni(2, 3));
         g.wKstride = stepUni(0, 3) == 0 ? 0 : g.kRows;
       }
+      // A fifth of the preloads on square weight-stationary arrays read their tile transposed
+      // (w_transposed: Cols weight rows, each into a PE column), from a generator of their own.
+      std::mt19937 transposeRng(seed * 104729u + tile * 17u + part);
+      g.wTransposed = !keep && cfg.dataflow() == hw::Dataflow::kWS && R == C &&
+                      std::uniform_int_distribution<int>(0, 4)(transposeRng) == 0;
       if (!keep) {
-        const uint32_t wRows = g.kRows + (g.kSteps - 1) * g.wKstride;
+        const uint32_t wRows = (g.wTransposed ? C : g.kRows) + (g.kSteps - 1) * g.wKstride;
         hw::LoadCmd lw;
         lw.dst = hw::Mem::kW;
         lw.rowBytes = static_cast<uint32_t>(uni(1, C));

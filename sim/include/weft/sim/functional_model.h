@@ -71,6 +71,7 @@ class FunctionalModel {
   hw::HwConfig config_;
   unsigned rows_, cols_;
   std::vector<uint8_t> gathered_;  // a strided GEMM's input rows, in stream order
+  std::vector<uint8_t> transposed_;  // a w_transposed GEMM's weight tile, as the PEs hold it
   std::vector<uint8_t> in_, w_, param_;  // in_ has GemmEngine::kInputPadding bytes past its rows
   std::vector<uint8_t> vec_;             // the vector scratchpad
   std::array<int32_t, hw::micro::kLutEntries> lut_{};
