@@ -33,6 +33,8 @@ struct DramCost {
   double txBytes = 32;        // one transaction: a burst across a channel
   double readTxCycles = 5;    // channel time of a read transaction in a stream (column commands apart)
   double writeTxCycles = 5;   // of a posted write transaction, its share of the bus turnarounds included
+  double rowBytes = 2048;     // of one bank's row: a stream opens a row every rowBytes of address
+  double activateCycles = 36; // a request that opens a row: precharge and activate (tRP + tRCD)
   double latency = 30;        // a request's first data after it is offered: column command, RL, burst
 };
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
@@ -83,9 +85,11 @@ struct CostModel {
     if (dram) return dramTransactions(bytes) * dram->writeTxCycles;
     return requestCycles(bytes);
   }
-  double dramTransactions(uint64_t bytes) const {
+  // Transactions a request of `bytes` touches on average: starting on a beat, or where requests
+  // `stride` bytes apart start off the beats (a packed stem's rows, 6 bytes apart), at any byte.
+  double dramTransactions(uint64_t bytes, uint64_t stride = 0) const {
     const double b = static_cast<double>(std::max<uint64_t>(bytes, 1));
-    const double aligned = std::min(b, static_cast<double>(busBytes));
+    const double aligned = stride % busBytes == 0 ? std::min(b, static_cast<double>(busBytes)) : 1.0;
     return std::max(1.0, (b - aligned) / dram->txBytes + 1);
   }
   // Channel cycles of `bytes` contiguous bytes read in merged requests.
@@ -100,6 +104,14 @@ struct CostModel {
   // outstanding requests, whichever is slowest.
   double loadRowCycles(uint64_t bytes) const {
     return std::max({1.0, requestCycles(bytes), (latency + beats(bytes) + 1) / maxOutstanding});
+  }
+  // With a cycle-level DRAM, the rows that requests `stride` bytes apart open: one a request when
+  // they are a bank's row or more apart (a window's pixels of a wide tensor), else one every
+  // rowBytes of the walk. Nothing for the simple pipe.
+  double rowOpenCycles(uint64_t bytes, uint64_t stride) const {
+    if (!dram) return 0;
+    const double walk = static_cast<double>(std::max(bytes, stride));
+    return std::min(1.0, walk / dram->rowBytes) * dram->activateCycles;
   }
   double loadCycles(uint64_t rows, uint64_t bytes) const {
     return 2 + static_cast<double>(rows) * loadRowCycles(bytes) + latency + beats(bytes);
@@ -153,8 +165,14 @@ struct CostModel {
   }
 
   // The costs of the commands (CommandCost.h reads them off a command's fields).
-  // `rows` rows of `bytes`, a request each.
-  CommandCost rowLoad(uint64_t rows, uint64_t bytes) const {
+  // `rows` rows of `bytes`, a request each, `stride` bytes apart (0: not known).
+  CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0) const {
+    if (dram) {
+      const double channel = dramTransactions(bytes, stride) * dram->readTxCycles + rowOpenCycles(bytes, stride);
+      const double perRow = std::max(loadRowCycles(bytes), channel);
+      return {2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
+              static_cast<double>(rows) * channel};
+    }
     return {2 + static_cast<double>(rows) * loadRowCycles(bytes), loadCycles(rows, bytes),
             transferCycles(rows, bytes)};
   }
@@ -170,12 +188,18 @@ struct CostModel {
   }
   // A STORE of rows of `bytes` bytes in `tiles` column tiles: the unit issues a tile a cycle
   // and writes a request a row.
-  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles) const {
+  // With a cycle-level DRAM, rows `stride` bytes apart that follow one another (stride ==
+  // bytes) share their transactions: the write queue merges two writes of one transaction.
+  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles, uint64_t stride = 0) const {
     const double perRow = std::max(static_cast<double>(tiles), storeRowCycles(bytes));
     CommandCost c;
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
     c.doneCycles = c.busyCycles + latency;
-    c.channelCycles = static_cast<double>(rowsToStore) * writeRequestCycles(bytes);
+    if (dram && stride == bytes && rowsToStore > 1) {
+      c.channelCycles = (static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1) * dram->writeTxCycles;
+    } else {
+      c.channelCycles = static_cast<double>(rowsToStore) * writeRequestCycles(bytes);
+    }
     return c;
   }
   // A GEMM of `steps` steps of `mRows` rows over `kRows` weight rows: each step starts when the
