@@ -343,7 +343,9 @@ void ProgramBuilder::add(PlannedCommand&& command) {
   ++count_;
   const CommandCost cost = estimate(*cost_, command);
   busy_ += cost.busyCycles;
-  serial_ += cost.doneCycles + cost_->latency + cost_->fetchCycles();
+  // The configured latency, not a cycle-level DRAM's (CostModel::configuredLatency): the bound's
+  // DRAM slack is relative to the configured pipe.
+  serial_ += cost.doneCycles + cost_->configuredLatency + cost_->fetchCyclesAt(cost_->configuredLatency);
   if (!command.isBarrier()) {
     segment_.push_back(std::move(command));
     costs_.push_back(cost);

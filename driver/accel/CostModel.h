@@ -65,6 +65,9 @@ struct CostModel {
 
   unsigned rows, cols, busBytes;
   double bytesPerCycle, latency, burst, maxOutstanding;
+  // DramLatencyCycles as configured: `latency` unless a cycle-level DRAM's replaces it (the
+  // watchdog's bound keeps counting this one, CommandScheduler.cpp).
+  double configuredLatency = latency;
   bool outputStationary;
   std::optional<DramCost> dram;  // a cycle-level DRAM's pricing; nullopt: the simple pipe's
   std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
@@ -151,9 +154,10 @@ struct CostModel {
   // Controller cycles per command fetched from the ring: the fetch unit (rtl/weft_fetch.sv)
   // keeps FetchSlots commands in requests of half of them, so FetchSlots commands arrive per
   // round trip plus half of them in beats.
-  double fetchCycles() const {
+  double fetchCycles() const { return fetchCyclesAt(latency); }
+  double fetchCyclesAt(double roundTrip) const {
     constexpr double slots = hw::micro::kFetchSlots;
-    return std::max(beats(32), (latency + slots / 2 * beats(32) + 2) / slots);
+    return std::max(beats(32), (roundTrip + slots / 2 * beats(32) + 2) / slots);
   }
 
   // DRAM channel cycles per command fetched: the fetch unit reads half its FetchSlots (or more)
