@@ -16,7 +16,8 @@ namespace {
 // traffic it handles badly far slower: every transaction a row conflict, one after the other
 // (tRC + tRCD + RL + burst each), with refresh taking tRFC of every tREFI. The watchdog is there
 // for hangs, not for slow programs, so its bound grows by that worst case's time for a byte over
-// the estimate's. (The compiler's estimates themselves do not know the DRAM yet: issue 32 item 6.)
+// the estimate's. (The compiler's estimates price the DRAM from its device, CostModel.h DramCost;
+// the slack here still compares the worst case with DramBytesPerCycle, a generous margin over them.)
 double cycleLevelDramSlack(const hw::HwConfig& config) {
   const auto device = sim::dramDeviceFor(config);
   if (!device) return 1;
@@ -342,7 +343,9 @@ void ProgramBuilder::add(PlannedCommand&& command) {
   ++count_;
   const CommandCost cost = estimate(*cost_, command);
   busy_ += cost.busyCycles;
-  serial_ += cost.doneCycles + cost_->latency + cost_->fetchCycles();
+  // The configured latency, not a cycle-level DRAM's (CostModel::configuredLatency): the bound's
+  // DRAM slack is relative to the configured pipe.
+  serial_ += cost.doneCycles + cost_->configuredLatency + cost_->fetchCyclesAt(cost_->configuredLatency);
   if (!command.isBarrier()) {
     segment_.push_back(std::move(command));
     costs_.push_back(cost);

@@ -78,6 +78,9 @@ class ProgramBuilder final : public CommandSink {
   // command's completion, DRAM latency and fetch, one after the other).
   size_t size() const { return count_; }
   double takeBusyCycles() { return std::exchange(busy_, 0.0); }
+  // The estimated timeline's end over the segments scheduled so far (each barrier schedules the
+  // segment it closes): the difference across a layer and its barrier is the layer's estimate.
+  double scheduledCycles() const { return t_; }
   // With a cycle-level DRAM the bound allows for its worst case (CommandScheduler.cpp).
   double serialCycles() const { return serial_ * dramSlack_; }
   // Schedules the last segment. OP_FAILED when scheduling any segment failed (a driver bug).

@@ -15,10 +15,31 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "weft/hw/config.h"
 
 namespace weft::accel {
+
+// A cycle-level DRAM (hw Dram other than "simple": sim/dram/README.md) as the estimates price it,
+// in accelerator cycles, derived from the device's organization, timing and address mapping
+// (DramCost.cpp) rather than from DramBytesPerCycle and DramLatencyCycles, which describe the
+// simple pipe. Both backends decide each read request before the next is offered (sim/dram
+// README, "decide at offer"), so the device serves the requests of every unit one after the
+// other, and a stream of requests runs at the rate of the channel its transactions fall in:
+// a transaction a column-to-column time (tCCD, or the burst when longer), whatever the channels
+// the device has, plus the rows it opens. That is the channel time the estimates add up.
+struct DramCost {
+  double txBytes = 32;        // one transaction: a burst across a channel
+  double readTxCycles = 5;    // channel time of a read transaction in a stream (column commands apart)
+  double writeTxCycles = 5;   // of a posted write transaction, its share of the bus turnarounds included
+  double rowBytes = 2048;     // of one bank's row: a stream opens a row every rowBytes of address
+  double activateCycles = 36; // a request that opens a row: precharge and activate (tRP + tRCD)
+  double latency = 30;        // a request's first data after it is offered: column command, RL, burst
+};
+// The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
+// configuration (a DRAMsim3 .ini is read once).
+std::optional<DramCost> dramCostFor(const hw::HwConfig& config);
 
 // The estimates of one command: cycles its unit is occupied, cycles until it completes, and
 // cycles of DRAM channel time it needs.
@@ -35,7 +56,8 @@ struct CostModel {
         latency(static_cast<double>(c.get(hw::Param::kDramLatencyCycles))),
         burst(static_cast<double>(c.get(hw::Param::kDramBurstBytes))),
         maxOutstanding(static_cast<double>(c.get(hw::Param::kMaxOutstanding))),
-        outputStationary(c.dataflow() == hw::Dataflow::kOS) {
+        outputStationary(c.dataflow() == hw::Dataflow::kOS), dram(dramCostFor(c)) {
+    if (dram) latency = dram->latency;
     for (size_t m = 0; m < rowSizes.size(); ++m) {
       rowSizes[m] = static_cast<uint32_t>(hw::memRowBytes(static_cast<hw::Mem>(m), c));
     }
@@ -43,17 +65,40 @@ struct CostModel {
 
   unsigned rows, cols, busBytes;
   double bytesPerCycle, latency, burst, maxOutstanding;
+  // DramLatencyCycles as configured: `latency` unless a cycle-level DRAM's replaces it (the
+  // watchdog's bound keeps counting this one, CommandScheduler.cpp).
+  double configuredLatency = latency;
   bool outputStationary;
+  std::optional<DramCost> dram;  // a cycle-level DRAM's pricing; nullopt: the simple pipe's
   std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
 
   uint64_t rowSize(hw::Mem m) const { return rowSizes[static_cast<size_t>(m)]; }
   double beats(uint64_t bytes) const { return static_cast<double>((bytes + busBytes - 1) / busBytes); }
-  // Channel occupancy of one request at a random alignment: every burst it touches.
+  // Channel occupancy of one request at a random alignment: every burst it touches. With a
+  // cycle-level DRAM every transaction it touches, at the alignment of a beat (rows start on
+  // one wherever a tensor's channels are a multiple of the bus width).
   double requestCycles(uint64_t bytes) const {
+    if (dram) return dramTransactions(bytes) * dram->readTxCycles;
     const double bursts = (static_cast<double>(std::max<uint64_t>(bytes, 1)) - 1) / burst + 1;
     return bursts * burst / bytesPerCycle;
+  }
+  double writeRequestCycles(uint64_t bytes) const {
+    if (dram) return dramTransactions(bytes) * dram->writeTxCycles;
+    return requestCycles(bytes);
+  }
+  // Transactions a request of `bytes` touches on average: starting on a beat, or where requests
+  // `stride` bytes apart start off the beats (a packed stem's rows, 6 bytes apart), at any byte.
+  double dramTransactions(uint64_t bytes, uint64_t stride = 0) const {
+    const double b = static_cast<double>(std::max<uint64_t>(bytes, 1));
+    const double aligned = stride % busBytes == 0 ? std::min(b, static_cast<double>(busBytes)) : 1.0;
+    return std::max(1.0, (b - aligned) / dram->txBytes + 1);
+  }
+  // Channel cycles of `bytes` contiguous bytes read in merged requests.
+  double streamCycles(uint64_t bytes) const {
+    if (dram) return static_cast<double>(bytes) / dram->txBytes * dram->readTxCycles;
+    return static_cast<double>(bytes) / bytesPerCycle;
   }
   double transferCycles(uint64_t requests, uint64_t bytes) const {
     return static_cast<double>(requests) * requestCycles(bytes);
@@ -62,6 +107,14 @@ struct CostModel {
   // outstanding requests, whichever is slowest.
   double loadRowCycles(uint64_t bytes) const {
     return std::max({1.0, requestCycles(bytes), (latency + beats(bytes) + 1) / maxOutstanding});
+  }
+  // With a cycle-level DRAM, the rows that requests `stride` bytes apart open: one a request when
+  // they are a bank's row or more apart (a window's pixels of a wide tensor), else one every
+  // rowBytes of the walk. Nothing for the simple pipe.
+  double rowOpenCycles(uint64_t bytes, uint64_t stride) const {
+    if (!dram) return 0;
+    const double walk = static_cast<double>(std::max(bytes, stride));
+    return std::min(1.0, walk / dram->rowBytes) * dram->activateCycles;
   }
   double loadCycles(uint64_t rows, uint64_t bytes) const {
     return 2 + static_cast<double>(rows) * loadRowCycles(bytes) + latency + beats(bytes);
@@ -80,7 +133,7 @@ struct CostModel {
                                     (latency + beats(requestBytes) + 1) / maxOutstanding});
     return 2 + static_cast<double>(requests) * perReq;
   }
-  double storeRowCycles(uint64_t bytes) const { return std::max(beats(bytes), requestCycles(bytes)); }
+  double storeRowCycles(uint64_t bytes) const { return std::max(beats(bytes), writeRequestCycles(bytes)); }
   double storeCycles(uint64_t rows, uint64_t bytes) const {
     return 4 + static_cast<double>(rows) * storeRowCycles(bytes) + latency;
   }
@@ -101,9 +154,10 @@ struct CostModel {
   // Controller cycles per command fetched from the ring: the fetch unit (rtl/weft_fetch.sv)
   // keeps FetchSlots commands in requests of half of them, so FetchSlots commands arrive per
   // round trip plus half of them in beats.
-  double fetchCycles() const {
+  double fetchCycles() const { return fetchCyclesAt(latency); }
+  double fetchCyclesAt(double roundTrip) const {
     constexpr double slots = hw::micro::kFetchSlots;
-    return std::max(beats(32), (latency + slots / 2 * beats(32) + 2) / slots);
+    return std::max(beats(32), (roundTrip + slots / 2 * beats(32) + 2) / slots);
   }
 
   // DRAM channel cycles per command fetched: the fetch unit reads half its FetchSlots (or more)
@@ -115,8 +169,14 @@ struct CostModel {
   }
 
   // The costs of the commands (CommandCost.h reads them off a command's fields).
-  // `rows` rows of `bytes`, a request each.
-  CommandCost rowLoad(uint64_t rows, uint64_t bytes) const {
+  // `rows` rows of `bytes`, a request each, `stride` bytes apart (0: not known).
+  CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0) const {
+    if (dram) {
+      const double channel = dramTransactions(bytes, stride) * dram->readTxCycles + rowOpenCycles(bytes, stride);
+      const double perRow = std::max(loadRowCycles(bytes), channel);
+      return {2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
+              static_cast<double>(rows) * channel};
+    }
     return {2 + static_cast<double>(rows) * loadRowCycles(bytes), loadCycles(rows, bytes),
             transferCycles(rows, bytes)};
   }
@@ -127,17 +187,23 @@ struct CostModel {
     CommandCost c;
     c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes) - 2);
     c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
-    c.channelCycles = static_cast<double>(runs * rowsPerRun * bytes) / bytesPerCycle;
+    c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
     return c;
   }
   // A STORE of rows of `bytes` bytes in `tiles` column tiles: the unit issues a tile a cycle
   // and writes a request a row.
-  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles) const {
+  // With a cycle-level DRAM, rows `stride` bytes apart that follow one another (stride ==
+  // bytes) share their transactions: the write queue merges two writes of one transaction.
+  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles, uint64_t stride = 0) const {
     const double perRow = std::max(static_cast<double>(tiles), storeRowCycles(bytes));
     CommandCost c;
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
     c.doneCycles = c.busyCycles + latency;
-    c.channelCycles = transferCycles(rowsToStore, bytes);
+    if (dram && stride == bytes && rowsToStore > 1) {
+      c.channelCycles = (static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1) * dram->writeTxCycles;
+    } else {
+      c.channelCycles = static_cast<double>(rowsToStore) * writeRequestCycles(bytes);
+    }
     return c;
   }
   // A GEMM of `steps` steps of `mRows` rows over `kRows` weight rows: each step starts when the

@@ -48,6 +48,7 @@ hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<
     o.unit = op.unit == hw::Unit::kVector ? "vector" : "array";
     o.peakOpsPerCycle = op.peakOpsPerCycle;
     o.mapping = op.tiling;
+    o.estimatedCycles = static_cast<uint64_t>(op.estimatedCycles + 0.5);
     o.dramReadBytes = after[hw::Counter::kDmaRdBytes] - before[hw::Counter::kDmaRdBytes];
     o.dramWriteBytes = after[hw::Counter::kDmaWrBytes] - before[hw::Counter::kDmaWrBytes];
     for (size_t c = 0; c < hw::kNumCounters; ++c) {

@@ -184,7 +184,8 @@ double estimate(const GemmLayer& layer, const TilePlan& p, uint32_t nK, const Ro
       const WindowTile tile = windowTile(layer, b, cost.rows);
       const uint64_t tileRows = tile.rowsPerImage() * b.nb;
       load += inputPasses * (cost.mergedLoadBusyCycles(tileRows, cost.rows) + 4.0 * b.nb * tile.height);
-      channel += inputPasses * double(tileRows * cost.rows) / cost.bytesPerCycle;
+      channel += cost.dram ? inputPasses * cost.streamCycles(tileRows * cost.rows)
+                           : inputPasses * double(tileRows * cost.rows) / cost.bytesPerCycle;
       commands += inputPasses * 2.0 * b.nb * tile.height;
       compute += double(nK) * p.nTiles * b.nb * cost.gemmBusyCycles(uint64_t{b.noh} * b.now);
       commands += double(nK) * p.nTiles * b.nb;
@@ -210,9 +211,10 @@ double estimate(const GemmLayer& layer, const TilePlan& p, uint32_t nK, const Ro
                              ? cost.mergedLoadBusyCycles(rowsPerLoad, cost.cols)
                              : 2 + double(rowsPerLoad) * cost.loadRowCycles(cost.cols);
   load += weightPasses * weightLoads * perLoad;
-  channel += weightPasses * double(weightRows * cost.cols) / cost.bytesPerCycle;
+  channel += cost.dram ? weightPasses * cost.streamCycles(weightRows * cost.cols)
+                       : weightPasses * double(weightRows * cost.cols) / cost.bytesPerCycle;
   commands += p.weightMode == WeightMode::kStreamed ? double(p.boxes.size()) * groups * nK : groups;
-  channel += layer.m() * p.nTiles * cost.requestCycles(storeBytes);
+  channel += layer.m() * p.nTiles * cost.writeRequestCycles(storeBytes);
   const double fetch = commands * cost.fetchCycles();
   const double fillDrain = epochs * (3 * cost.latency + cost.rows + cost.cols);
   return std::max({load, compute, store, channel, fetch}) + stall + fillDrain;

@@ -206,7 +206,7 @@ std::string toJson(const RunReport& r) {
   for (const auto& l : r.layers) {
     layers.push_back({{"index", l.index}, {"name", l.name}, {"operation", l.op}, {"inputs", l.inputs},
                       {"device", l.device},
-                      {"cycles", l.cycles}, {"onHardwareNs", l.onHardwareNs}, {"inDriverNs", l.inDriverNs},
+                      {"cycles", l.cycles}, {"estimatedCycles", l.estimatedCycles}, {"onHardwareNs", l.onHardwareNs}, {"inDriverNs", l.inDriverNs},
                       {"macs", l.macs}, {"unit", l.unit}, {"peakOpsPerCycle", l.peakOpsPerCycle},
                       {"utilization", l.utilization},
                       {"busy", {{"array", l.arrayBusy}, {"vector", l.vectorBusy}, {"load", l.loadBusy},

@@ -20,6 +20,7 @@ struct LayerReport {
   std::string name, op, device;
   std::vector<std::string> inputs;  // what the layer reads: "input" or layers' names
   uint64_t cycles = 0;          // device cycles (0 off the accelerator)
+  uint64_t estimatedCycles = 0; // the compiler's estimate of them (0 off the accelerator)
   uint64_t onHardwareNs = 0;
   uint64_t inDriverNs = 0;
   uint64_t macs = 0;            // the array's MACs, the vector unit's lane operations

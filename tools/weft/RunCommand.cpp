@@ -100,6 +100,7 @@ std::vector<hal::OperationProfile> perOperation(const std::vector<hal::Operation
     }
     hal::OperationProfile& op = ops.back();
     op.cycles += l.cycles;
+    op.estimatedCycles += l.estimatedCycles;
     op.onHardwareNs += l.onHardwareNs;
     op.inDriverNs += l.inDriverNs;
     op.dramReadBytes += l.dramReadBytes;
@@ -145,6 +146,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       if (op.operationIndex >= report.layers.size()) continue;
       LayerReport& l = report.layers[op.operationIndex];
       l.cycles = op.cycles;
+      l.estimatedCycles = op.estimatedCycles;
       l.onHardwareNs = op.onHardwareNs;
       l.inDriverNs = op.inDriverNs;
       if (op.macs > 0) l.macs = op.macs;

@@ -19,6 +19,7 @@
 #include "RunCommand.h"
 #include "CodesignCli.h"
 #include "DramCommand.h"
+#include "EstimateCommand.h"
 #include "ValidateCommand.h"
 #include "weft/hw/config.h"
 #include "weft/sim/dram_config.h"
@@ -248,6 +249,17 @@ int main(int argc, char** argv) {
   baselinesCmd->add_option("--work-dir", baselines.workDir, "worker reports (default out/baselines-<pid>)");
   baselinesCmd->add_flag("--quiet", baselines.quiet, "no progress messages");
 
+  weft::tool::EstimateOptions estimate;
+  CLI::App* estimateCmd = app.add_subcommand(
+      "estimate", "the compiler's estimate of each layer's cycles against the run: networks whole, layer sets and "
+                  "SCALE-Sim tables a layer at a time (median and worst error, layers within 10 %)");
+  estimateCmd->add_option("workloads", estimate.workloads, "network descriptions, layer sets, SCALE-Sim tables")
+      ->required()->check(CLI::ExistingFile);
+  estimateCmd->add_option("--json", estimate.jsonPath, "per-layer figures as JSON");
+  estimateCmd->add_option("--work-dir", estimate.workDir, "networks' run reports (default out/estimate-<pid>)");
+  estimateCmd->add_flag("--per-layer", estimate.perLayer, "print every layer");
+  estimateCmd->add_flag("--quiet", estimate.quiet, "no progress messages");
+
   weft::tool::CodesignCli codesign;  // sweep, report
   codesign.add(app);
   weft::tool::DramCommand dram;  // dram replay, dram devices
@@ -298,6 +310,7 @@ int main(int argc, char** argv) {
     if (layersCmd->parsed()) return weft::tool::runLayers(layers);
     if (validateCmd->parsed()) return weft::tool::runValidate(validate);
     if (baselinesCmd->parsed()) return weft::tool::runBaselines(baselines);
+    if (estimateCmd->parsed()) return weft::tool::runEstimate(estimate);
     if (const auto code = codesign.run()) return *code;
     if (const auto code = dram.run()) return *code;
   } catch (const std::exception& e) {

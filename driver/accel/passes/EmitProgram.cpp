@@ -45,6 +45,7 @@ nn::Status Emission::layer(size_t l) {
   ProgramBuilder& program = *out_.program;
   const size_t firstCommand = program.size();
   program.takeBusyCycles();
+  const double scheduledBefore = program.scheduledCycles();
   EmittedLayer measured;
   NN_TRY(plan_.layers[l].visit(Overloaded{[&](const GemmLayer& g) { return gemmLayer(g, l, measured); },
                                           [&](const VectorLayer& v) { return vectorLayer(v, dram_.layers[l]); }}));
@@ -52,6 +53,7 @@ nn::Status Emission::layer(size_t l) {
   measured.commands = program.size() - firstCommand + 1;
   out_.layers.push_back(measured);
   snapshotBarrier(l + 1, l + 1 == plan_.layers.size());
+  out_.layers.back().scheduledCycles = program.scheduledCycles() - scheduledBefore;
   return {};
 }
 

@@ -26,6 +26,7 @@ struct EmittedLayer {
   size_t commands = 0;         // its commands, its closing barrier included
   double repackCycles = 0;     // busy cycles of the copies repacking runtime filters and biases
   double busyCycles = 0;       // busy cycles of the layer's own commands
+  double scheduledCycles = 0;  // its commands' estimated timeline, its closing barrier included
 };
 
 struct EmittedProgram {

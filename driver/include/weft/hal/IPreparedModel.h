@@ -32,6 +32,7 @@ struct OperationProfile {
   std::string unit;                // where it ran: "array", "vector" (accelerator) or "" (CPU)
   uint64_t peakOpsPerCycle = 0;    // that unit's peak rate of `macs` (Rows x Cols, or Cols)
   std::string mapping;             // how the compiler mapped it onto the unit (its tiling), "" on the CPU
+  uint64_t estimatedCycles = 0;    // the compiler's estimate of `cycles` (its tiling search's timeline), 0 on the CPU
   uint64_t dramReadBytes = 0;
   uint64_t dramWriteBytes = 0;
   std::vector<std::pair<std::string, uint64_t>> counters;  // every hardware counter delta, by name

@@ -1,0 +1,177 @@
+#include "EstimateCommand.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "LayerRunner.h"
+#include "LayerTable.h"
+#include "RunCommand.h"
+#include "weft/common/files.h"
+#include "weft/hw/config.h"
+#include "weft/runtime/Profile.h"
+
+namespace weft::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Row {
+  std::string name;
+  uint64_t cycles = 0, estimate = 0;
+  double error() const {  // (estimate - run) / run
+    return cycles > 0 ? (static_cast<double>(estimate) - static_cast<double>(cycles)) / static_cast<double>(cycles)
+                      : 0;
+  }
+};
+
+bool isNetwork(const std::string& path) {
+  if (fs::path(path).extension() != ".json") return false;
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("input");  // a network description; a layer set has none
+}
+
+// A network, run whole by `weft run` (its JSON report holds each layer's estimate).
+std::vector<Row> networkRows(const std::string& path, const std::string& workDir) {
+  RunOptions run;
+  run.networkPath = path;
+  run.jsonPath = (fs::path(workDir) / (fs::path(path).stem().string() + ".json")).string();
+  run.csvPath = (fs::path(workDir) / (fs::path(path).stem().string() + ".csv")).string();
+  run.quiet = true;
+  runNetwork(run);  // a reference mismatch is not this command's business: the figures stand
+  std::ifstream in(run.jsonPath);
+  const auto j = nlohmann::json::parse(in);
+  std::vector<Row> rows;
+  for (const auto& l : j.at("layers")) {
+    const uint64_t cycles = l.at("cycles").get<uint64_t>();
+    if (cycles == 0) continue;  // not on the accelerator
+    rows.push_back({l.at("name").get<std::string>(), cycles, l.value("estimatedCycles", uint64_t{0})});
+  }
+  return rows;
+}
+
+// A layer set or SCALE-Sim table, a layer at a time: each layer is a program of its own, whose
+// estimate the accelerator reports with its progress.
+std::vector<Row> tableRows(const std::string& path, const hw::HwConfig& hw, bool quiet) {
+  const LayerTable table = loadLayerTable(path);
+  std::vector<uint64_t> estimates(table.layers.size(), 0);
+  size_t current = 0;
+  runtime::setProgressListener([&](const runtime::ProgressEvent& e) {
+    if (e.estimatedCycles > 0 && current < estimates.size()) estimates[current] = e.estimatedCycles;
+  });
+  LayerRunOptions run;
+  run.cacheSalt = hw.toJson();
+  run.dramBytes = hw.dramBytes();
+  run.reuseIdentical = true;
+  if (std::string(std::getenv("WEFT_BACKEND") != nullptr ? std::getenv("WEFT_BACKEND") : "") == "timing") {
+    run.values = TensorValues::kZeroPages;
+  }
+  run.onLayer = [&](size_t i, size_t n, const std::string& name) {
+    current = i;
+    if (!quiet) fmt::print(stderr, "[{:>3}/{}] {}\n", i + 1, n, name);
+  };
+  const std::vector<LayerRun> runs = runLayerTable(table, run);
+  runtime::setProgressListener({});
+  std::vector<Row> rows;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const size_t from = runs[i].sameAs.value_or(i);
+    rows.push_back({runs[i].name, runs[i].cycles, estimates[from]});
+  }
+  return rows;
+}
+
+struct Summary {
+  size_t layers = 0, within10 = 0;
+  double median = 0, worst = 0;  // |error|; worst keeps its sign
+  std::string worstLayer;
+  uint64_t cycles = 0, estimate = 0;
+};
+
+Summary summarize(const std::vector<Row>& rows) {
+  Summary s;
+  std::vector<double> errors;
+  for (const Row& r : rows) {
+    const double e = r.error();
+    errors.push_back(std::abs(e));
+    s.within10 += std::abs(e) <= 0.10 ? 1 : 0;
+    if (std::abs(e) >= std::abs(s.worst)) s.worst = e, s.worstLayer = r.name;
+    s.cycles += r.cycles;
+    s.estimate += r.estimate;
+  }
+  s.layers = rows.size();
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    const size_t n = errors.size();
+    s.median = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  }
+  return s;
+}
+
+std::string line(const std::string& what, const Summary& s) {
+  return fmt::format("{:<28} {:>4} layers  median |err| {:5.1f} %  worst {:+6.1f} % ({})  within 10 %: {}/{}  "
+                     "cycles {} estimate {}",
+                     what, s.layers, 100 * s.median, 100 * s.worst, s.worstLayer, s.within10, s.layers, s.cycles,
+                     s.estimate);
+}
+
+nlohmann::ordered_json toJson(const Summary& s) {
+  return {{"layers", s.layers},       {"medianAbsError", s.median}, {"worstError", s.worst},
+          {"worstLayer", s.worstLayer}, {"within10", s.within10},   {"cycles", s.cycles},
+          {"estimatedCycles", s.estimate}};
+}
+
+}  // namespace
+
+int runEstimate(const EstimateOptions& options) {
+  const std::string hwName = std::getenv("WEFT_HW") != nullptr ? std::getenv("WEFT_HW") : "weft16";
+  const hw::HwConfig hw = hw::HwConfig::load(hwName);
+  const std::string workDir =
+      options.workDir.empty() ? fmt::format("out/estimate-{}", static_cast<long>(getpid())) : options.workDir;
+  fs::create_directories(workDir);
+  nlohmann::ordered_json report;
+  report["hw"] = hwName;
+  report["backend"] = std::getenv("WEFT_BACKEND") != nullptr ? std::getenv("WEFT_BACKEND") : "rtl";
+  auto& workloads = report["workloads"] = nlohmann::ordered_json::array();
+  std::vector<Row> all;
+  std::vector<std::string> lines;
+  for (const std::string& path : options.workloads) {
+    if (!options.quiet) fmt::print(stderr, "weft estimate: {} at {}\n", path, hwName);
+    const std::vector<Row> rows = isNetwork(path) ? networkRows(path, workDir) : tableRows(path, hw, options.quiet);
+    const std::string name = fs::path(path).stem().string();
+    if (options.perLayer) {
+      fmt::print("{}\n{:<32} {:>12} {:>12} {:>8}\n", name, "layer", "cycles", "estimate", "error");
+      for (const Row& r : rows) {
+        fmt::print("{:<32} {:>12} {:>12} {:>+7.1f}%\n", r.name, r.cycles, r.estimate, 100 * r.error());
+      }
+    }
+    const Summary s = summarize(rows);
+    lines.push_back(line(name, s));
+    nlohmann::ordered_json w = {{"workload", path}, {"summary", toJson(s)}};
+    auto& layers = w["layers"] = nlohmann::ordered_json::array();
+    for (const Row& r : rows) {
+      layers.push_back({{"name", r.name}, {"cycles", r.cycles}, {"estimatedCycles", r.estimate}, {"error", r.error()}});
+    }
+    workloads.push_back(std::move(w));
+    all.insert(all.end(), rows.begin(), rows.end());
+  }
+  const Summary total = summarize(all);
+  report["summary"] = toJson(total);
+  fmt::print("estimate vs run at {} ({} backend):\n", hwName, report["backend"].get<std::string>());
+  for (const auto& l : lines) fmt::print("{}\n", l);
+  if (options.workloads.size() > 1) fmt::print("{}\n", line("all", total));
+  if (!options.jsonPath.empty()) {
+    std::ofstream out(options.jsonPath);
+    out << report.dump(2) << "\n";
+    if (!out) throw std::runtime_error("could not write " + options.jsonPath);
+  }
+  return 0;
+}
+
+}  // namespace weft::tool
