@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <tuple>
 
 #include "CostModel.h"
 
@@ -170,6 +171,9 @@ class Emitter {
 
   void loadParams(uint32_t firstTile, uint32_t tiles);
   void loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer);
+  void loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
+  void loadRows(uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows, uint64_t rowStride,
+                uint32_t runs, uint64_t runStride);
   void loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer);
   void loadFirstWeightRanges(uint32_t g, bool first);
   void loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
@@ -229,10 +233,70 @@ void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
                tiles);
 }
 
+// `runs` runs of `rows` weight rows of `rowBytes` each, `rowStride` apart in DRAM, the runs
+// `runStride` apart, into consecutive rows from `spadRow`.
+void Emitter::loadRows(uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows,
+                       uint64_t rowStride, uint32_t runs, uint64_t runStride) {
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kW;
+  c.rowBytes = rowBytes;
+  c.spadAddr = spadRow;
+  c.dramAddr = dram;
+  c.count0 = rows;
+  c.stride0 = static_cast<uint32_t>(rowStride);
+  c.count1 = runs;
+  c.stride1 = static_cast<uint32_t>(runStride);
+  c.count2 = 1;
+  out_.add(PlannedCommand{c, {{use, true}}});
+}
+
+// Tiles firstTile .. firstTile + tiles - 1 of chunk `chunk` read where the filter is (a weight
+// source in place), Rows scratchpad rows a tile from `spadRow`: [K, N] a tile row per row of K,
+// Cols bytes of it; [N, K] a tile row per output channel, the chunk's bytes of it (loaded
+// transposed). The tiles whose every row is there go in one LOAD; the last tile of a filter
+// whose N is not a multiple of Cols, and tiles of a chunk shorter than Rows, one a LOAD (rows past
+// N or K stay as they were: their columns are never stored, their K lanes never fed).
+void Emitter::loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chunk, uint32_t spadRow, uint32_t buffer) {
+  const uint32_t use = weightBufferId(buffer), N = l_.n(), K = l_.k();
+  const KChunk& k = p_.chunks[chunk];
+  const bool transposed = at_.weightSource == WeightSource::kInPlaceTransposed;
+  auto tile = [&](uint32_t t) {  // the first byte of tile t's first row, and its rows and row bytes
+    const uint32_t n0 = t * C_, channels = std::min(C_, N - n0);
+    return transposed ? std::tuple{at_.filter + uint64_t{n0} * K + k.kBegin, channels, k.bytes}
+                      : std::tuple{at_.filter + uint64_t{k.kBegin} * N + n0, k.bytes, channels};
+  };
+  const uint64_t rowStride = transposed ? K : N;
+  uint32_t whole = 0;  // leading tiles loadable as one run of Rows-row tiles
+  while (whole < tiles && std::get<1>(tile(firstTile + whole)) == R_ && std::get<2>(tile(firstTile + whole)) == std::get<2>(tile(firstTile))) ++whole;
+  if (whole > 0) {
+    const auto [dram, rows, bytes] = tile(firstTile);
+    loadRows(use, bytes, dram, spadRow, rows, rowStride, whole, transposed ? uint64_t{C_} * K : C_);
+  }
+  for (uint32_t i = whole; i < tiles; ++i) {
+    const auto [dram, rows, bytes] = tile(firstTile + i);
+    loadRows(use, bytes, dram, spadRow + i * R_, rows, rowStride, 1, 0);
+  }
+}
+
 // `tiles` weight tiles stored contiguously at `dram`, into rows from `spadRow`: one i0 run of
 // contiguous full rows, which the load unit fetches with merged requests; split only when the
-// rows exceed the 16-bit count.
+// rows exceed the 16-bit count. With weights in place, `dram` still names the tiles by their
+// place in the weight image; they are read from the filter instead.
 void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer) {
+  if (at_.weightSource != WeightSource::kImage) {
+    // Image tile i is group g's chunk c, tile j: weightTileOffset() read backwards.
+    const uint64_t perGroup = uint64_t{p_.tilesPerGroup} * p_.chunks.size();
+    uint64_t i = (dram - at_.weights) / (uint64_t{R_} * C_);
+    for (uint32_t done = 0; done < tiles;) {
+      const uint32_t g = static_cast<uint32_t>(i / perGroup), size = groupSize(p_, g);
+      const uint32_t c = static_cast<uint32_t>((i % perGroup) / size), j = static_cast<uint32_t>((i % perGroup) % size);
+      const uint32_t run = std::min(size - j, tiles - done);
+      loadTilesInPlace(g * p_.tilesPerGroup + j, run, c, spadRow + done * R_, buffer);
+      done += run;
+      i += run;
+    }
+    return;
+  }
   uint64_t rows = uint64_t{tiles} * R_;
   while (rows > 0) {
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(rows, kMaxCount / R_ * R_));
@@ -483,6 +547,7 @@ void Emitter::addGemm(PlannedCommand&& pc, uint32_t inBuffer, uint32_t wBuffer, 
   g.inZp = l_.inZp;
   g.wZp = l_.wZp;
   g.fp16 = isFloat(l_.inputType);
+  g.wTransposed = at_.weightSource == WeightSource::kInPlaceTransposed && !g.keepWeights;
   pc.uses.push_back({bufferId(BufferKind::kInput, inBuffer), false});
   pc.uses.push_back({weightBufferId(wBuffer), false});
   pc.uses.push_back({bufferId(BufferKind::kAccumulator, accBuffer), true});

@@ -83,9 +83,17 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
 ImageView viewOf(const TensorLayout& t, const ImageShape& layerShape, uint64_t addr);
 
 // Where a GEMM layer's data are in DRAM.
+// How a GEMM layer's weights reach the weight scratchpad: from its weight image, or read where
+// they are: a [K, N] matrix given at execution (tiles of Rows rows of Cols bytes, a row of the
+// matrix each) or an [N, K] one (tiles loaded transposed: Cols rows of K bytes, a GEMM with
+// w_transposed). RuntimeOperands.h decides.
+enum class WeightSource : uint8_t { kImage, kInPlaceKMajor, kInPlaceTransposed };
+
 struct LayerPlacement {
   ImageView input, output;
   uint64_t weights = 0;  // weightImage() bytes (CommandGenerator.h)
+  WeightSource weightSource = WeightSource::kImage;
+  uint64_t filter = 0;   // the matrix the weights are read from in place
   uint64_t params = 0;   // paramImage() bytes
   uint64_t padding = 0;  // paddingImage() bytes (windowed inputs only)
 };

@@ -6,6 +6,14 @@ namespace weft::accel {
 
 std::vector<uint8_t> copyParamRow(const hw::HwConfig& config) { return paramRows({}, 1, config); }
 
+WeightSource runtimeWeightSource(const GemmLayer& layer, const hw::HwConfig& config) {
+  if (!layer.runtimeWeights) return WeightSource::kImage;
+  // [K, N] binary16 interleaves two rows' bytes a tile row: the repack's job.
+  if (layer.runtimeWeightsKMajor) return isFloat(layer.weightType) ? WeightSource::kImage : WeightSource::kInPlaceKMajor;
+  const bool transposer = config.rows() == config.cols() && config.dataflow() == hw::Dataflow::kWS;
+  return transposer ? WeightSource::kInPlaceTransposed : WeightSource::kImage;
+}
+
 nn::Status repackWeights(const GemmLayer& layer, const TilePlan& plan, uint64_t filter, uint64_t image,
                          const hw::HwConfig& config, EltwiseEmitter& emitter) {
   const uint32_t C = config.cols(), K = layer.k(), N = layer.n();

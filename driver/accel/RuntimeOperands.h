@@ -11,12 +11,19 @@
 #include <vector>
 
 #include "GemmLayer.h"
+#include "MemoryPlan.h"
 #include "Tiling.h"
 #include "ops/EltwiseLayer.h"
 #include "weft/hw/config.h"
 #include "weft/nn/Result.h"
 
 namespace weft::accel {
+
+// Where a filter given at execution is read from (MemoryPlan.h's WeightSource): in place when the
+// DMA can read its tiles as they are, a [K, N] matrix of bytes row by row or an [N, K] one
+// (binary16 too) through the array's transposer (square weight-stationary arrays); otherwise
+// from the weight image repackWeights builds. kImage for constant filters.
+WeightSource runtimeWeightSource(const GemmLayer& layer, const hw::HwConfig& config);
 
 // The identity parameter row the copies' STOREs use (load it with EltwiseEmitter::begin).
 std::vector<uint8_t> copyParamRow(const hw::HwConfig& config);

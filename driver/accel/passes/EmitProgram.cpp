@@ -85,11 +85,15 @@ nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& m
   where.weights = constants.weights;
   where.params = constants.params;
   where.padding = constants.padding;
-  if (layer.runtimeWeights || layer.runtimeBias) {
-    NN_TRY(repack(layer, tp, where, constants.copyRow));
-    if (layer.runtimeWeights) out_.firstReader.emplace(*layer.runtimeWeights, position);
-    if (layer.runtimeBias) out_.firstReader.emplace(*layer.runtimeBias, position);
+  where.weightSource = runtimeWeightSource(layer, config_);
+  if (where.weightSource != WeightSource::kImage) {
+    where.filter = addressOf(*layer.runtimeWeights) + layer.runtimeWeightsOffset;
   }
+  if ((layer.runtimeWeights && where.weightSource == WeightSource::kImage) || layer.runtimeBias) {
+    NN_TRY(repack(layer, tp, where, constants.copyRow));
+  }
+  if (layer.runtimeWeights) out_.firstReader.emplace(*layer.runtimeWeights, position);
+  if (layer.runtimeBias) out_.firstReader.emplace(*layer.runtimeBias, position);
   measured.repackCycles = out_.program->takeBusyCycles();
   NN_TRY(generateCommands(layer, tp, where, config_, *out_.program));
   out_.firstReader.emplace(layer.inputOperand, position);
@@ -103,7 +107,7 @@ nn::Status Emission::repack(const GemmLayer& layer, const TilePlan& tp, const La
                             uint64_t copyRow) {
   EltwiseEmitter emitter(config_, *out_.program);
   NN_TRY(emitter.begin(copyRow, std::nullopt));
-  if (layer.runtimeWeights) {
+  if (layer.runtimeWeights && where.weightSource == WeightSource::kImage) {
     const uint64_t filter = addressOf(*layer.runtimeWeights) + layer.runtimeWeightsOffset;
     NN_TRY(repackWeights(layer, tp, filter, where.weights, config_, emitter));
   }
