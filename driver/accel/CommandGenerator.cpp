@@ -650,7 +650,8 @@ nn::Status Emitter::epoch(uint32_t e) {
   const uint32_t gEnd = ceilDiv(ep.firstTile + ep.tiles, p_.tilesPerGroup);
   ep.weightsLoaded.assign(gEnd - ep.gFirst, false);
   if (e > 0) out_.add(PlannedCommand{hw::BarrierCmd{}, {}});
-  if (!p_.ramped) loadParams(ep.firstTile, ep.tiles);
+  ep.paramsPending = !at_.paramsResident;
+  if (!p_.ramped && ep.paramsPending) loadParams(ep.firstTile, ep.tiles);
   if (p_.order == LoopOrder::kBoxesOuter) {
     for (uint32_t b = 0; b < p_.boxes.size(); ++b)
       for (uint32_t g = ep.gFirst; g < gEnd; ++g) NN_TRY(pair(ep, b, g));

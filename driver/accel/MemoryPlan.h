@@ -93,6 +93,10 @@ struct LayerPlacement {
   ImageView input, output;
   uint64_t weights = 0;  // weightImage() bytes (CommandGenerator.h)
   WeightSource weightSource = WeightSource::kImage;
+  // The previous layer (a product of the same BATCH_MATMUL, with this plan, not closed by a
+  // barrier) left this layer's parameter rows loaded: no parameter LOAD (its STOREs could not
+  // be ordered before one: no token queue joins the store unit to the load unit).
+  bool paramsResident = false;
   uint64_t filter = 0;   // the matrix the weights are read from in place
   uint64_t params = 0;   // paramImage() bytes
   uint64_t padding = 0;  // paddingImage() bytes (windowed inputs only)

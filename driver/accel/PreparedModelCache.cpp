@@ -144,6 +144,7 @@ nn::Result<CacheImage> captureForCache(const CompiledModel& compiled, const nn::
   for (const CompiledOperation& op : compiled.operations) {
     m.u32(op.operationIndex).u32(static_cast<uint32_t>(op.type)).u32(static_cast<uint32_t>(op.unit));
     m.u64(op.macs).u64(op.peakOpsPerCycle).u64(op.commands).f64(op.estimatedCycles).string(op.tiling);
+    m.u32(op.snapshotAfter ? 1 : 0);
   }
   m.f64(compiled.estimatedCycles).u64(compiled.watchdogCycles);
   writePositions(m, compiled.firstReader);
@@ -270,7 +271,7 @@ void readCompiledRecords(hal::PayloadReader& r, hal::PayloadReader& d, ParsedCac
   parsed.snapshots = RegionRecord{r.u64(), r.u64(), {}};
   const uint64_t programBytes = r.count(1);
   if (const uint8_t* p = r.bytes(programBytes)) c.program.assign(p, p + programBytes);
-  const uint64_t operations = r.count(52);
+  const uint64_t operations = r.count(56);
   for (uint64_t i = 0; i < operations && r.ok(); ++i) {
     CompiledOperation op;
     op.operationIndex = r.u32();
@@ -281,6 +282,7 @@ void readCompiledRecords(hal::PayloadReader& r, hal::PayloadReader& d, ParsedCac
     op.commands = r.u64();
     op.estimatedCycles = r.f64();
     op.tiling = r.string();
+    op.snapshotAfter = r.u32() != 0;
     c.operations.push_back(std::move(op));
   }
   c.estimatedCycles = r.f64();

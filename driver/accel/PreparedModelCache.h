@@ -3,7 +3,7 @@
 // restore neither lowers, nor searches tilings, nor generates or schedules commands.
 //
 // One model file and one data file in the framing every device shares (weft/hal/CacheFiles.h:
-// magic "WEFTACC\n", version 2, kind, token, SHA-256). The model file's payload opens with the
+// magic "WEFTACC\n", version 4, kind, token, SHA-256). The model file's payload opens with the
 // SHA-256 of the configuration (another array, other memories: another program) and of the data
 // file; its next byte says which of two forms follows.
 //  - A compiled program: the model's inputs and outputs and its priority, every tensor's layout
@@ -35,7 +35,7 @@ namespace weft::accel {
 
 // The cache files' framing; the version changes whenever the layout of either payload changes
 // (3: an operation's peak rate joined its record, a tensor's whether it is kept as binary16).
-inline constexpr hal::CacheFileFormat kPreparedModelCacheFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 3};
+inline constexpr hal::CacheFileFormat kPreparedModelCacheFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 4};
 
 inline constexpr hal::NumberOfCacheFiles kAcceleratorCacheFiles{1, 1};
 

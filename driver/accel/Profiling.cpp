@@ -34,10 +34,14 @@ hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<
   p.simulatorWallSeconds = m.statsAfter.wallSeconds - m.statsBefore.wallSeconds;
   p.simulatedCycles = m.statsAfter.cyclesSimulated - m.statsBefore.cyclesSimulated;
   uint64_t opCycles = 0;
+  size_t since = 0;  // the snapshot before the operation (a run of overlapped ones: before the run)
   for (size_t i = 0; i < model.operations.size(); ++i) {
     const CompiledOperation& op = model.operations[i];
-    const SnapshotRecord& before = snaps[i];
-    const SnapshotRecord& after = snaps[i + 1];
+    // An operation overlapped with the next has no snapshot of its own: the run's figures all go
+    // to its last operation (zeros here; the report sums an operation's layers).
+    const SnapshotRecord& before = snaps[since];
+    const SnapshotRecord& after = op.snapshotAfter ? snaps[i + 1] : snaps[since];
+    if (op.snapshotAfter) since = i + 1;
     hal::OperationProfile o;
     o.operationIndex = op.operationIndex;
     o.type = op.type;

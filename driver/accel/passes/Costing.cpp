@@ -40,6 +40,7 @@ std::vector<CompiledOperation> costOperations(const LayoutPlan& plan, const Mode
     op.operationIndex = lo.operationIndex();
     op.type = lo.type();
     op.commands = measured.commands;
+    op.snapshotAfter = measured.snapshotAfter;
     ops.push_back(std::move(op));
   }
   return ops;

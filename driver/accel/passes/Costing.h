@@ -31,6 +31,10 @@ struct CompiledOperation {
   // the vector unit: its commands' busy cycles.
   double estimatedCycles = 0;
   std::string tiling;  // TilePlan::describe() or VectorLayer::describe()
+  // Whether a snapshot barrier closes it. Not for a BATCH_MATMUL product followed by the next
+  // product (EmitProgram.h): the two overlap, and the last product's snapshot closes them all,
+  // which the profile reports as the last product's figures.
+  bool snapshotAfter = true;
 };
 
 std::vector<CompiledOperation> costOperations(const LayoutPlan& plan, const ModelTilings& tilings,

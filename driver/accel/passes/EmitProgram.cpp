@@ -1,5 +1,6 @@
 #include "EmitProgram.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "../CommandGenerator.h"
@@ -27,6 +28,30 @@ class Emission {
   }
   nn::Status layer(size_t l);
   EmittedProgram take() { return std::move(out_); }
+  // Layer l and the next are GEMM products of one operation (a BATCH_MATMUL's), the next reading
+  // nothing l writes, with the same single-epoch plan and parameter rows (so the next keeps l's:
+  // LayerPlacement::paramsResident): no barrier between them (EmittedLayer::snapshotAfter).
+  bool overlapsNext(size_t l) const {
+    if (l + 1 >= plan_.layers.size()) return false;
+    const GemmLayer* a = plan_.layers[l].gemm();
+    const GemmLayer* b = plan_.layers[l + 1].gemm();
+    if (a == nullptr || b == nullptr || a->type != nn::OperationType::BATCH_MATMUL ||
+        a->operationIndex != b->operationIndex || b->inputOperand == a->outputOperand ||
+        b->runtimeWeights == a->outputOperand || a->runtimeBias || b->runtimeBias) {
+      return false;
+    }
+    // A repack (its copies load a parameter row of their own) must follow a barrier.
+    if (b->runtimeWeights && runtimeWeightSource(*b, config_) == WeightSource::kImage) return false;
+    const TilePlan& pa = *tilings_.plans[l];
+    const TilePlan& pb = *tilings_.plans[l + 1];
+    auto sameColumns = [](const GemmLayer& x, const GemmLayer& y) {
+      return std::equal(x.columns.begin(), x.columns.end(), y.columns.begin(), y.columns.end(),
+                        [](const hw::ColumnParams& p, const hw::ColumnParams& q) {
+                          return p.bias == q.bias && p.multiplier == q.multiplier && p.shift == q.shift;
+                        });
+    };
+    return pa.tilesPerEpoch >= pa.nTiles && pa.describe() == pb.describe() && sameColumns(*a, *b);
+  }
 
  private:
   uint64_t addressOf(uint32_t operand) const { return dram_.tensors.at(operand).region->addr(); }
@@ -50,9 +75,10 @@ nn::Status Emission::layer(size_t l) {
   NN_TRY(plan_.layers[l].visit(Overloaded{[&](const GemmLayer& g) { return gemmLayer(g, l, measured); },
                                           [&](const VectorLayer& v) { return vectorLayer(v, dram_.layers[l]); }}));
   measured.busyCycles = program.takeBusyCycles();
-  measured.commands = program.size() - firstCommand + 1;
+  measured.snapshotAfter = !overlapsNext(l);
+  measured.commands = program.size() - firstCommand + (measured.snapshotAfter ? 1 : 0);
   out_.layers.push_back(measured);
-  snapshotBarrier(l + 1, l + 1 == plan_.layers.size());
+  if (measured.snapshotAfter) snapshotBarrier(l + 1, l + 1 == plan_.layers.size());
   out_.layers.back().scheduledCycles = program.scheduledCycles() - scheduledBefore;
   return {};
 }
@@ -86,6 +112,7 @@ nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& m
   where.params = constants.params;
   where.padding = constants.padding;
   where.weightSource = runtimeWeightSource(layer, config_);
+  where.paramsResident = l > 0 && !out_.layers.back().snapshotAfter;
   if (where.weightSource != WeightSource::kImage) {
     where.filter = addressOf(*layer.runtimeWeights) + layer.runtimeWeightsOffset;
   }

@@ -27,6 +27,11 @@ struct EmittedLayer {
   double repackCycles = 0;     // busy cycles of the copies repacking runtime filters and biases
   double busyCycles = 0;       // busy cycles of the layer's own commands
   double scheduledCycles = 0;  // its commands' estimated timeline, its closing barrier included
+  // False when no barrier closes it: it and the next layer are products of one BATCH_MATMUL, on
+  // the array, independent of each other, so the next one's loads and GEMMs overlap its tail
+  // (a barrier between them drained the array and the DMA a product at a time: 12 heads of
+  // BERT's Q.K^T lost a quarter of the array to it). The scheduler orders their shared buffers.
+  bool snapshotAfter = true;
 };
 
 struct EmittedProgram {
