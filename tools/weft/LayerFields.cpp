@@ -229,7 +229,7 @@ Layer parseLayerFields(const json& j, bool isSigned, const std::string& where) {
   return l;
 }
 
-void drawLayerData(Layer& l, const json& j, bool isSigned, const std::string& where) {
+void drawLayerData(Layer& l, const json& j, bool isSigned, const std::string& where, TensorValues values) {
   if (l.weightShape.empty()) return;
   const json& w = field(j, "weights", where);
   const json& b = field(j, "bias", where);
@@ -237,9 +237,14 @@ void drawLayerData(Layer& l, const json& j, bool isSigned, const std::string& wh
   size_t count = 1;
   for (uint32_t d : l.weightShape) count *= d;
   const uint64_t seed = get<uint64_t>(w, "seed", where + " weights");
+  const uint64_t biasSeed = get<uint64_t>(b, "seed", where + " bias");
+  if (values != TensorValues::kDrawn) {  // no weights (the model is given zero pages), zero biases
+    l.bias.assign(l.outputShape.back(), 0);
+    return;
+  }
   l.weights = isSigned ? drawSignedWeights(seed, count, l.weightQuant.zeroPoint)
                        : drawWeights(seed, count, l.weightQuant.zeroPoint);
-  l.bias = drawBias(get<uint64_t>(b, "seed", where + " bias"), l.outputShape.back(), bound);
+  l.bias = drawBias(biasSeed, l.outputShape.back(), bound);
 }
 
 }  // namespace weft::tool

@@ -37,6 +37,7 @@ bool parseDataMovementFields(const nlohmann::json& layer, Layer& l, const std::s
 Layer parseLayerFields(const nlohmann::json& layer, bool isSigned, const std::string& where);
 
 // Draws the weights and bias of a layer that has them, once inferShapes knows its shapes.
-void drawLayerData(Layer& l, const nlohmann::json& layer, bool isSigned, const std::string& where);
+void drawLayerData(Layer& l, const nlohmann::json& layer, bool isSigned, const std::string& where,
+                   TensorValues values = TensorValues::kDrawn);
 
 }  // namespace weft::tool

@@ -206,7 +206,7 @@ std::vector<int> resolveInputs(const Names& names, size_t i) {
   return sources;
 }
 
-Layer parseLayer(const json& j, const Network& net, const Names& names, size_t i) {
+Layer parseLayer(const json& j, const Network& net, const Names& names, size_t i, TensorValues values) {
   const std::string at = where(names, i);
   Layer l = parseLayerFields(j, net.isSigned, at);
   l.name = names.layer[i];
@@ -222,7 +222,7 @@ Layer parseLayer(const json& j, const Network& net, const Names& names, size_t i
   for (int s : l.inputs) inputs.push_back({net.sourceName(s), net.sourceShape(s), net.sourceQuant(s)});
   inferShapes(l, inputs, at);
   checkQuantization(l, inputs, net.isSigned, at);
-  drawLayerData(l, j, net.isSigned, at);
+  drawLayerData(l, j, net.isSigned, at, values);
   return l;
 }
 
@@ -235,7 +235,7 @@ size_t product(const std::vector<uint32_t>& dims) {
 // Format 3's "extraInputs": more network inputs, each named (layers' "inputs" read them by it),
 // its values drawn from "seed" like the input's, or every element "fill" (a mask that hides
 // nothing, a cache of zeros).
-void readExtraInputs(const json& doc, int format, const std::string& path, Network& net) {
+void readExtraInputs(const json& doc, int format, const std::string& path, Network& net, TensorValues values) {
   if (!doc.contains("extraInputs")) return;
   if (format < 3) throw NetworkError(fmt::format("{}: \"extraInputs\" needs format 3 (this is format {})", path, format));
   const json& list = doc["extraInputs"];
@@ -257,7 +257,8 @@ void readExtraInputs(const json& doc, int format, const std::string& path, Netwo
     in.quant = quantParams(e, at, net.isSigned);
     if (e.contains("seed") == e.contains("fill")) throw NetworkError(at + ": give either \"seed\" or \"fill\"");
     if (e.contains("seed")) {
-      in.data = drawInput(get<uint64_t>(e, "seed", at), product(in.shape));
+      const uint64_t seed = get<uint64_t>(e, "seed", at);
+      if (values == TensorValues::kDrawn) in.data = drawInput(seed, product(in.shape));
     } else {  // a value of the type: the byte of an int8 when signed
       const int32_t lo = net.isSigned ? -128 : 0;
       in.data.assign(product(in.shape), static_cast<uint8_t>(integerIn(e, "fill", lo, lo + 255, at)));
@@ -268,7 +269,7 @@ void readExtraInputs(const json& doc, int format, const std::string& path, Netwo
 
 }  // namespace
 
-Network parseNetwork(const std::string& text, const std::string& path) {
+Network parseNetwork(const std::string& text, const std::string& path, TensorValues values) {
   json doc;
   try {
     doc = json::parse(text);
@@ -289,19 +290,20 @@ Network parseNetwork(const std::string& text, const std::string& path) {
   net.isSigned = quant8Type(input, path + " input");
   if (net.inputShape.empty()) throw NetworkError(path + ": empty input shape");
   net.inputQuant = quantParams(input, path + " input", net.isSigned);
-  net.input = drawInput(get<uint64_t>(input, "seed", path + " input"), product(net.inputShape));
+  const uint64_t inputSeed = get<uint64_t>(input, "seed", path + " input");
+  if (values == TensorValues::kDrawn) net.input = drawInput(inputSeed, product(net.inputShape));
   const json& layers = field(doc, "layers", path);
   if (!layers.is_array() || layers.empty()) throw NetworkError(path + ": \"layers\" must be a non-empty array");
-  readExtraInputs(doc, format, path, net);
+  readExtraInputs(doc, format, path, net, values);
   const Names names = readNames(layers, format, path, net);
-  for (size_t i = 0; i < layers.size(); ++i) net.layers.push_back(parseLayer(layers[i], net, names, i));
+  for (size_t i = 0; i < layers.size(); ++i) net.layers.push_back(parseLayer(layers[i], net, names, i, values));
   return net;
 }
 
-Network loadNetwork(const std::string& path) {
+Network loadNetwork(const std::string& path, TensorValues values) {
   const auto text = common::readFile(path);
   if (!text) throw NetworkError(fmt::format("cannot read network description '{}'", path));
-  return parseNetwork(*text, path);
+  return parseNetwork(*text, path, values);
 }
 
 }  // namespace weft::tool

@@ -108,11 +108,6 @@ struct Network {
   const QuantParams& sourceQuant(int source) const;
 };
 
-// Reads and checks a description; NetworkError says what is wrong and where (the layer and
-// the field). parseNetwork reads the text of one (`origin` names it in errors).
-Network loadNetwork(const std::string& path);
-Network parseNetwork(const std::string& text, const std::string& origin);
-
 // What a built layer's tensors hold. kDrawn: the deterministic data below. kZeroPages: for runs
 // that never read values (the timing backend): nothing drawn, the inputs and weights hold no
 // bytes (biases are zeros); the NNAPI execution is given zeroPages() of the inputs' sizes and
@@ -121,6 +116,13 @@ Network parseNetwork(const std::string& text, const std::string& origin);
 // table's run; GNMT's, as zero points, 120 MB of its peak memory).
 // kNone: shapes only, every data vector empty (sizing a layer before anything is allocated).
 enum class TensorValues { kDrawn, kZeroPages, kNone };
+
+// Reads and checks a description; NetworkError says what is wrong and where (the layer and
+// the field). parseNetwork reads the text of one (`origin` names it in errors). `values`: the
+// inputs' and weights' data (kZeroPages: `weft run` on the timing backend; the checks are the
+// same, and a filled extra input is filled all the same).
+Network loadNetwork(const std::string& path, TensorValues values = TensorValues::kDrawn);
+Network parseNetwork(const std::string& text, const std::string& origin, TensorValues values = TensorValues::kDrawn);
 
 // `bytes` zero bytes that take no memory: a read-only anonymous mapping never written, each page
 // reading as the kernel's zero page. Shared by the process, for data nothing writes.
