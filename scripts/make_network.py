@@ -631,6 +631,18 @@ class TransformerBuilder(Builder):
         y = a.x * b.x
         self._add({"name": name, "op": "MUL", "activation": "NONE"}, names, y, *self._output_quant(y, "NONE"))
 
+    def pre_norm_layer(self, p, x, attention_name, approximate, attention, width, hidden):
+        """A pre-norm encoder or decoder layer (ViT, GPT-2): x + attention(ln_1(x)), then that plus
+        mlp(ln_2(it)); `attention(prefix, input)` adds the attention layers. Returns the output."""
+        self.layer_norm(f"{p}.ln_1", inputs=[x])
+        attn = attention(f"{p}.{attention_name}", f"{p}.ln_1")
+        self.add(f"{p}.{attention_name}.residual", [attn, x], "NONE")
+        x = self.last
+        self.layer_norm(f"{p}.ln_2", inputs=[x])
+        ffn = self.mlp(f"{p}.mlp", f"{p}.ln_2", width, hidden, approximate)
+        self.add(f"{p}.mlp.residual", [ffn, x], "NONE")
+        return self.last
+
     def mlp(self, prefix, x, width, hidden, approximate):
         self.fully_connected(f"{prefix}.fc1", hidden, inputs=[x])
         self.gelu(f"{prefix}.gelu", approximate)
@@ -687,15 +699,8 @@ def vit_b16():
     b.reshape("encoder.input", [tokens, width])
     x = "encoder.input"
     for i in range(12):
-        p = f"encoder.layers.encoder_layer_{i}"
-        b.layer_norm(f"{p}.ln_1", inputs=[x])
-        attn = b.attention(f"{p}.self_attention", f"{p}.ln_1", tokens, width, heads)
-        b.add(f"{p}.attention.residual", [attn, x], "NONE")
-        x = f"{p}.attention.residual"
-        b.layer_norm(f"{p}.ln_2", inputs=[x])
-        ffn = b.mlp(f"{p}.mlp", f"{p}.ln_2", width, hidden, "none")
-        b.add(f"{p}.mlp.residual", [ffn, x], "NONE")
-        x = f"{p}.mlp.residual"
+        x = b.pre_norm_layer(f"encoder.layers.encoder_layer_{i}", x, "self_attention", "none",
+                             lambda p, y: b.attention(p, y, tokens, width, heads), width, hidden)
     b.layer_norm("encoder.ln", inputs=[x])
     b.slice("class_token_out", [0, 0], [1, width])
     b.fully_connected("heads.head", 1000, pre_std=CLASSIFIER_STD)
@@ -715,16 +720,10 @@ def gpt2_decode():
     mask = b.extra_input("attention_mask", [1, 1, 1, past + 1], 0.5, 127, fill=127)
     x = "input"
     for i in range(12):
-        p = f"h.{i}"
-        b.layer_norm(f"{p}.ln_1", inputs=[x])
-        attn = b.attention(f"{p}.attn", f"{p}.ln_1", 1, width, heads, mask=mask,
-                           past=(f"{p}.past_key", f"{p}.past_value", past))
-        b.add(f"{p}.attn.residual", [attn, x], "NONE")
-        x = f"{p}.attn.residual"
-        b.layer_norm(f"{p}.ln_2", inputs=[x])
-        ffn = b.mlp(f"{p}.mlp", f"{p}.ln_2", width, hidden, "tanh")
-        b.add(f"{p}.mlp.residual", [ffn, x], "NONE")
-        x = f"{p}.mlp.residual"
+        x = b.pre_norm_layer(f"h.{i}", x, "attn", "tanh",
+                             lambda p, y, i=i: b.attention(p, y, 1, width, heads, mask=mask,
+                                                           past=(f"h.{i}.past_key", f"h.{i}.past_value", past)),
+                             width, hidden)
     b.layer_norm("ln_f", inputs=[x])
     b.fully_connected("lm_head", vocab, pre_std=CLASSIFIER_STD)
     return b, ("One decode step of GPT-2 small (12 pre-norm layers, 768 wide, 12 heads, MLP 3072 with the tanh "

@@ -172,8 +172,8 @@ class Emitter {
   void loadParams(uint32_t firstTile, uint32_t tiles);
   void loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer);
   void loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
-  void loadRows(uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows, uint64_t rowStride,
-                uint32_t runs, uint64_t runStride);
+  void loadRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows,
+                uint64_t rowStride, uint32_t runs, uint64_t runStride);
   void loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer);
   void loadFirstWeightRanges(uint32_t g, bool first);
   void loadChunkWeights(uint32_t g, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
@@ -215,17 +215,7 @@ class Emitter {
 // rows into large requests when they are whole beats.
 void Emitter::loadFullRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow,
                            uint32_t rows, uint32_t runs, uint64_t runStride) {
-  hw::LoadCmd c;
-  c.dst = dst;
-  c.rowBytes = rowBytes;
-  c.spadAddr = spadRow;
-  c.dramAddr = dram;
-  c.count0 = rows;
-  c.stride0 = rowBytes;
-  c.count1 = runs;
-  c.stride1 = static_cast<uint32_t>(runStride);
-  c.count2 = 1;
-  out_.add(PlannedCommand{c, {{use, true}}});
+  loadRows(dst, use, rowBytes, dram, spadRow, rows, rowBytes, runs, runStride);
 }
 
 void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
@@ -233,12 +223,12 @@ void Emitter::loadParams(uint32_t firstTile, uint32_t tiles) {
                tiles);
 }
 
-// `runs` runs of `rows` weight rows of `rowBytes` each, `rowStride` apart in DRAM, the runs
-// `runStride` apart, into consecutive rows from `spadRow`.
-void Emitter::loadRows(uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows,
+// `runs` runs of `rows` rows of memory `dst` of `rowBytes` each, `rowStride` apart in DRAM, the
+// runs `runStride` apart, into consecutive rows from `spadRow`, writing buffer `use`.
+void Emitter::loadRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows,
                        uint64_t rowStride, uint32_t runs, uint64_t runStride) {
   hw::LoadCmd c;
-  c.dst = hw::Mem::kW;
+  c.dst = dst;
   c.rowBytes = rowBytes;
   c.spadAddr = spadRow;
   c.dramAddr = dram;
@@ -270,11 +260,11 @@ void Emitter::loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chun
   while (whole < tiles && std::get<1>(tile(firstTile + whole)) == R_ && std::get<2>(tile(firstTile + whole)) == std::get<2>(tile(firstTile))) ++whole;
   if (whole > 0) {
     const auto [dram, rows, bytes] = tile(firstTile);
-    loadRows(use, bytes, dram, spadRow, rows, rowStride, whole, transposed ? uint64_t{C_} * K : C_);
+    loadRows(hw::Mem::kW, use, bytes, dram, spadRow, rows, rowStride, whole, transposed ? uint64_t{C_} * K : C_);
   }
   for (uint32_t i = whole; i < tiles; ++i) {
     const auto [dram, rows, bytes] = tile(firstTile + i);
-    loadRows(use, bytes, dram, spadRow + i * R_, rows, rowStride, 1, 0);
+    loadRows(hw::Mem::kW, use, bytes, dram, spadRow + i * R_, rows, rowStride, 1, 0);
   }
 }
 
