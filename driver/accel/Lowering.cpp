@@ -10,7 +10,6 @@
 #include "ops/Families.h"
 #include "ops/StridedCopy.h"
 #include "weft/kernels/Extensions.h"
-#include "weft/kernels/OperationResolver.h"
 
 namespace weft::accel {
 namespace {
@@ -85,14 +84,7 @@ nn::Result<LoweredOperation> lowerOperation(const nn::Model& model, uint32_t ind
                     lower == lowerBatchMatmul;
   OperationReader r(model, index, gemmFilterValues || !gemm);
   NN_TRY(r.checkIndexes());
-  if (lower == nullptr) {
-    // An extension operation by its name in the kernels' registry (an org.weft.accel operation without a
-    // family here), not NNAPI's
-    // EXTENSION_OPERATION.
-    const nn::OperationRegistration* known = nn::OperationResolver::get().find(model, type);
-    const std::string name = nn::isExtension(type) && known != nullptr ? known->name : nn::toString(type);
-    return NN_ERROR(BAD_DATA) << name << " is not supported by the accelerator";
-  }
+  if (lower == nullptr) return NN_ERROR(BAD_DATA) << r.name() << " is not supported by the accelerator";
   return lower(r, index, withValues);
 }
 

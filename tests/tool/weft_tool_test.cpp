@@ -182,7 +182,8 @@ TEST(WeftRun, TheTimingBackendReportsApproxTimingWithoutAReferenceCheck) {
   EXPECT_EQ(timing["backend"], "timing");
   ASSERT_EQ(timing["layers"].size(), approx["layers"].size());
   for (size_t i = 0; i < approx["layers"].size(); ++i) {
-    for (const char* field : {"cycles", "dramReadBytes", "dramWriteBytes", "busy"}) {
+    // minDramBytes and the bound: the timing run draws no weights, and still counts them.
+    for (const char* field : {"cycles", "dramReadBytes", "dramWriteBytes", "busy", "minDramBytes", "cyclesOverBound"}) {
       EXPECT_EQ(timing["layers"][i][field], approx["layers"][i][field]) << approx["layers"][i]["name"] << " " << field;
     }
   }
@@ -190,6 +191,29 @@ TEST(WeftRun, TheTimingBackendReportsApproxTimingWithoutAReferenceCheck) {
   EXPECT_FALSE(timing["referenceCheck"]["run"].get<bool>());
   EXPECT_NE(timingText.find("reference check: not run (the timing backend computes no outputs)"), std::string::npos)
       << timingText;
+}
+
+// A layer the accelerator refuses runs on the CPU, and the report says why, in the driver's words:
+// a layer norm over rows of 300 needs more parameter rows than weft8 has.
+TEST(WeftRun, ALayerLeftToTheCpuCarriesTheDriversReason) {
+  const std::string net = tempPath("refused_layer_norm.json");
+  std::ofstream(net) << R"({"name": "refused", "format": 3,
+    "input": {"shape": [4, 300], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 0.05, "zeroPoint": 0, "seed": 3},
+    "layers": [
+      {"name": "norm", "op": "LAYER_NORM", "output": {"scale": 0.03, "zeroPoint": 0}},
+      {"name": "gelu", "op": "GELU", "output": {"scale": 0.03, "zeroPoint": -100}}]})";
+  const std::string json = tempPath("refused_layer_norm_report.json");
+  const ProcessResult r = runWeft("--backend approx --hw weft8 run " + net + " --quiet --json " + json + " --csv " +
+                                  tempPath("refused_layer_norm_report.csv"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(json);
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["layers"].size(), 2u);
+  EXPECT_EQ(report["layers"][0]["device"], "weft-cpu");
+  EXPECT_NE(report["layers"][0]["reason"].get<std::string>().find("parameter rows"), std::string::npos) << report;
+  EXPECT_EQ(report["layers"][1]["device"], "weft-accel");
+  EXPECT_FALSE(report["layers"][1].contains("reason"));
+  EXPECT_TRUE(report["referenceCheck"]["passed"].get<bool>());
 }
 
 TEST(WeftLayers, TheTimingBackendRefusesToWriteOutputs) {

@@ -643,6 +643,8 @@ int runNetwork(const RunOptions& options) {
       at += step.prepareSeconds;
     }
   }
+  // Why the accelerator left layers to the CPU, in its driver's words.
+  const auto reasons = whole ? std::map<uint32_t, std::string>{} : runtime::getUnsupportedReasons(model.get(), accelerator);
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& l = net.layers[i];
     LayerReport row;
@@ -650,13 +652,16 @@ int runNetwork(const RunOptions& options) {
     row.name = l.name;
     row.op = nnapiName(l.op);
     row.device = i < devices.size() ? devices[i] : "?";
+    if (const auto why = reasons.find(static_cast<uint32_t>(i)); why != reasons.end()) row.reason = why->second;
     row.macs = l.macs;
     auto elements = [](const std::vector<uint32_t>& shape) {
       uint64_t n = 1;
       for (uint32_t d : shape) n *= d;
       return n;
     };
-    row.minDramBytes = l.weights.size() + 4 * l.bias.size() + elements(l.outputShape);
+    // The weights by their shape: a timing run holds none (TensorValues::kZeroPages).
+    const uint64_t weightBytes = l.weightShape.empty() ? 0 : elements(l.weightShape);
+    row.minDramBytes = weightBytes + 4 * l.bias.size() + elements(l.outputShape);
     for (int source : l.inputs) {
       row.inputs.push_back(net.sourceName(source));
       row.minDramBytes += elements(net.sourceShape(source));

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "weft/hw/fp16.h"
+#include "weft/kernels/OperationResolver.h"
 
 namespace weft::accel {
 
@@ -24,13 +25,22 @@ bool zeroPointFits(int32_t zp, OperandType t) {
   return zp >= 0 && zp <= 255;
 }
 
+// An operation's name in refusals: an extension operation's own (WEFT_LAYER_NORM), not its
+// type's (EXTENSION_OPERATION, which names no operation).
+const char* operationName(const nn::Model& model, nn::OperationType type) {
+  if (nn::isExtension(type)) {
+    if (const nn::OperationRegistration* r = nn::OperationResolver::get().find(model, type)) return r->name;
+  }
+  return nn::toString(type);
+}
+
 }  // namespace
 
 OperationReader::OperationReader(const nn::Model& model, uint32_t index, bool filterValues)
     : model_(model),
       op_(model.main.operations[index]),
       index_(index),
-      name_(nn::toString(op_.type)),
+      name_(operationName(model, op_.type)),
       filterValues_(filterValues) {}
 
 uint32_t OperationReader::intermediateOperand(uint32_t k) const {

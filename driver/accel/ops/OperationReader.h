@@ -145,6 +145,9 @@ class OperationReader {
   // The declared output dimensions must agree with the computed ones where they are given.
   nn::Status checkOutputDims(const nn::Dimensions& computed, uint32_t output = 0) const;
 
+  // The operation's name: its type's, or an extension operation's own (WEFT_LAYER_NORM).
+  const char* name() const { return name_; }
+
   template <typename... Args>
   nn::Error fail(fmt::format_string<Args...> f, Args&&... args) const {
     return NN_ERROR(BAD_DATA) << name_ << ": " << fmt::format(f, std::forward<Args>(args)...);
