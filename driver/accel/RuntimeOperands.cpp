@@ -8,6 +8,10 @@ std::vector<uint8_t> copyParamRow(const hw::HwConfig& config) { return paramRows
 
 WeightSource runtimeWeightSource(const GemmLayer& layer, const hw::HwConfig& config) {
   if (!layer.runtimeWeights) return WeightSource::kImage;
+  // The in-place LOADs step a matrix row at a time (stride0, 24 bits) and a tile at a time
+  // (stride1, 32 bits): a matrix too wide for them is repacked.
+  const uint64_t rowStride = layer.runtimeWeightsKMajor ? layer.n() : layer.k();
+  if (rowStride >= (uint64_t{1} << 24) || rowStride * config.cols() >= (uint64_t{1} << 32)) return WeightSource::kImage;
   // [K, N] binary16 interleaves two rows' bytes a tile row: the repack's job.
   if (layer.runtimeWeightsKMajor) return isFloat(layer.weightType) ? WeightSource::kImage : WeightSource::kInPlaceKMajor;
   const bool transposer = config.rows() == config.cols() && config.dataflow() == hw::Dataflow::kWS;
