@@ -98,14 +98,45 @@ Status matmulQuant(IOperationExecutionContext* context, const Geometry& g) {
   const int32_t lhsZero = lhs.offset, rhsZero = rhs.offset, outputZero = output.offset;
   int8_t* out = context->getOutputBuffer<int8_t>(kOutput);
   // TFLite accumulates in int32; an int64 accumulator saturated to int32 gives the same result
-  // whenever that does not overflow, and a defined one when it would.
-  matmul<int8_t, int64_t>(
-      context->getInputBuffer<int8_t>(kLhs), context->getInputBuffer<int8_t>(kRhs), g,
-      [=](int8_t a, int8_t b) { return (int32_t{a} - lhsZero) * (int32_t{b} - rhsZero); },
-      [=](size_t o, int64_t acc) {
+  // whenever that does not overflow, and a defined one when it would. Each batch's operands are
+  // first copied zero-point-adjusted to int16, lhs as rows of K and rhs as columns of K, so that
+  // the inner loop is a contiguous widening dot product; it sums in int32 over chunks short
+  // enough not to overflow (32768 products of at most 255 x 255), each added to the int64 total.
+  constexpr uint32_t kChunk = 32768;
+  const int8_t* lhsData = context->getInputBuffer<int8_t>(kLhs);
+  const int8_t* rhsData = context->getInputBuffer<int8_t>(kRhs);
+  const size_t lhsSize = size_t{g.m} * g.k, rhsSize = size_t{g.k} * g.n;
+  std::vector<int16_t> l(lhsSize), r(rhsSize);
+  for (size_t b = 0; b < g.batches; ++b) {
+    const int8_t* lb = lhsData + b * lhsSize;
+    const int8_t* rb = rhsData + b * rhsSize;
+    for (uint32_t i = 0; i < g.m; ++i) {
+      for (uint32_t k = 0; k < g.k; ++k) {
+        l[size_t{i} * g.k + k] = static_cast<int16_t>(lb[i * g.lhsRowStride + k * g.lhsColStride] - lhsZero);
+      }
+    }
+    for (uint32_t j = 0; j < g.n; ++j) {
+      for (uint32_t k = 0; k < g.k; ++k) {
+        r[size_t{j} * g.k + k] = static_cast<int16_t>(rb[k * g.rhsRowStride + j * g.rhsColStride] - rhsZero);
+      }
+    }
+    for (uint32_t i = 0; i < g.m; ++i) {
+      const int16_t* row = l.data() + size_t{i} * g.k;
+      for (uint32_t j = 0; j < g.n; ++j) {
+        const int16_t* column = r.data() + size_t{j} * g.k;
+        int64_t acc = 0;
+        for (uint32_t k0 = 0; k0 < g.k; k0 += kChunk) {
+          const uint32_t k1 = std::min(g.k, k0 + kChunk);
+          int32_t part = 0;
+          for (uint32_t k = k0; k < k1; ++k) part += int32_t{row[k]} * column[k];
+          acc += part;
+        }
         const auto acc32 = static_cast<int32_t>(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX));
-        out[o] = saturateCast<int8_t>(multiplyByQuantizedMultiplier(acc32, multiplier, shift) + outputZero);
-      });
+        out[(b * g.m + i) * g.n + j] =
+            saturateCast<int8_t>(multiplyByQuantizedMultiplier(acc32, multiplier, shift) + outputZero);
+      }
+    }
+  }
   return {};
 }
 

@@ -73,21 +73,39 @@ Status fullyConnectedQuant(IOperationExecutionContext* context, const Geometry& 
   // Zero-point-adjusted int16 copies let the inner loop be a plain widening dot product.
   const T* inData = context->getInputBuffer<T>(kInput);
   const T* wData = context->getInputBuffer<T>(kWeights);
-  std::vector<int16_t> w(size_t{g.units} * g.inputSize), in(g.inputSize);
+  std::vector<int16_t> w(size_t{g.units} * g.inputSize);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int16_t>(static_cast<int32_t>(wData[i]) - weights.offset);
   const int32_t* biasData = context->getInputBuffer<int32_t>(kBias);
   T* out = context->getOutputBuffer<T>(kOutput);
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t i = 0; i < g.inputSize; ++i) {
-      in[i] = static_cast<int16_t>(static_cast<int32_t>(inData[size_t{b} * g.inputSize + i]) - input.offset);
+  // Four input rows share each pass over the weights: a transformer's weights (MBs) are then read
+  // from memory once per four tokens instead of once per token. Missing rows of the last block
+  // are zeros whose results are not written.
+  constexpr uint32_t kRows = 4;
+  std::vector<int16_t> in(size_t{kRows} * g.inputSize);
+  for (uint32_t b0 = 0; b0 < g.batches; b0 += kRows) {
+    const uint32_t rows = std::min(kRows, g.batches - b0);
+    for (uint32_t r = 0; r < kRows; ++r) {
+      for (uint32_t i = 0; i < g.inputSize; ++i) {
+        in[size_t{r} * g.inputSize + i] =
+            r < rows ? static_cast<int16_t>(static_cast<int32_t>(inData[size_t{b0 + r} * g.inputSize + i]) - input.offset)
+                     : int16_t{0};
+      }
     }
+    const int16_t *in0 = in.data(), *in1 = in0 + g.inputSize, *in2 = in1 + g.inputSize, *in3 = in2 + g.inputSize;
     for (uint32_t u = 0; u < g.units; ++u) {
       const int16_t* row = w.data() + size_t{u} * g.inputSize;
-      int32_t acc = 0;
-      for (uint32_t i = 0; i < g.inputSize; ++i) acc += static_cast<int32_t>(in[i]) * row[i];
-      acc += biasData[u];
-      const int32_t q = multiplyByQuantizedMultiplier(acc, multiplier, shift) + output.offset;
-      out[size_t{b} * g.units + u] = static_cast<T>(std::clamp(q, range.min, range.max));
+      int32_t acc[kRows] = {0, 0, 0, 0};
+      for (uint32_t i = 0; i < g.inputSize; ++i) {
+        const int32_t weight = row[i];
+        acc[0] += in0[i] * weight;
+        acc[1] += in1[i] * weight;
+        acc[2] += in2[i] * weight;
+        acc[3] += in3[i] * weight;
+      }
+      for (uint32_t r = 0; r < rows; ++r) {
+        const int32_t q = multiplyByQuantizedMultiplier(acc[r] + biasData[u], multiplier, shift) + output.offset;
+        out[size_t{b0 + r} * g.units + u] = static_cast<T>(std::clamp(q, range.min, range.max));
+      }
     }
   }
   return {};
