@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "DotProduct.h"
 #include "TensorOpUtils.h"
 #include "weft/kernels/Float16.h"
 #include "weft/kernels/QuantUtils.h"
@@ -127,9 +128,7 @@ Status matmulQuant(IOperationExecutionContext* context, const Geometry& g) {
         int64_t acc = 0;
         for (uint32_t k0 = 0; k0 < g.k; k0 += kChunk) {
           const uint32_t k1 = std::min(g.k, k0 + kChunk);
-          int32_t part = 0;
-          for (uint32_t k = k0; k < k1; ++k) part += int32_t{row[k]} * column[k];
-          acc += part;
+          acc += dotProduct(row + k0, column + k0, k1 - k0);
         }
         const auto acc32 = static_cast<int32_t>(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX));
         out[(b * g.m + i) * g.n + j] =

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "DotProduct.h"
 #include "weft/kernels/Float16.h"
 #include "weft/kernels/OperationUtils.h"
 #include "weft/kernels/QuantUtils.h"
@@ -91,19 +92,12 @@ Status fullyConnectedQuant(IOperationExecutionContext* context, const Geometry& 
                      : int16_t{0};
       }
     }
-    const int16_t *in0 = in.data(), *in1 = in0 + g.inputSize, *in2 = in1 + g.inputSize, *in3 = in2 + g.inputSize;
     for (uint32_t u = 0; u < g.units; ++u) {
-      const int16_t* row = w.data() + size_t{u} * g.inputSize;
-      int32_t acc[kRows] = {0, 0, 0, 0};
-      for (uint32_t i = 0; i < g.inputSize; ++i) {
-        const int32_t weight = row[i];
-        acc[0] += in0[i] * weight;
-        acc[1] += in1[i] * weight;
-        acc[2] += in2[i] * weight;
-        acc[3] += in3[i] * weight;
-      }
+      int32_t acc[kRows];
+      dotProducts4(in.data(), w.data() + size_t{u} * g.inputSize, g.inputSize, acc);
       for (uint32_t r = 0; r < rows; ++r) {
-        const int32_t q = multiplyByQuantizedMultiplier(acc[r] + biasData[u], multiplier, shift) + output.offset;
+        const auto biased = static_cast<int32_t>(static_cast<uint32_t>(acc[r]) + static_cast<uint32_t>(biasData[u]));
+        const int32_t q = multiplyByQuantizedMultiplier(biased, multiplier, shift) + output.offset;
         out[size_t{b0 + r} * g.units + u] = static_cast<T>(std::clamp(q, range.min, range.max));
       }
     }

@@ -14,6 +14,10 @@ DramStorage::DramStorage(uint64_t bytes) : size_(bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
+  // Transparent huge pages where the kernel offers them on request: writing a network's weights
+  // (BERT-base: 110 MB) then takes a fault every 2 MiB instead of every 4 KiB, which on a
+  // virtual machine was a sixth of a compilation. Advice only: without THP nothing changes.
+  madvise(p, bytes, MADV_HUGEPAGE);
   data_ = static_cast<uint8_t*>(p);
 }
 
