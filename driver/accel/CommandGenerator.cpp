@@ -30,6 +30,21 @@ uint32_t weightBufferId(uint32_t buffer) {
                                  : bufferId(BufferKind::kWeight, buffer);
 }
 
+uint32_t groupsOf(const TilePlan& p) { return (p.nTiles + p.tilesPerGroup - 1) / p.tilesPerGroup; }
+
+// The weight rows of an epoch of resident weights: its groups' tiles (a full group's for each)
+// for every chunk.
+uint32_t bankRows(const TilePlan& p, unsigned R) {
+  return groupsOf(p) * p.tilesPerGroup * static_cast<uint32_t>(p.chunks.size()) * R;
+}
+
+// The weight buffer of chunk `chunk` of an epoch's first group in a ramped plan
+// (loadFirstWeightRanges): one per range (at most 32), bank 1's 32 further.
+uint32_t weightRangeBuffer(uint32_t chunk) {
+  const uint32_t range = chunk == 0 ? 0 : 32 - static_cast<uint32_t>(__builtin_clz(chunk));  // 1, 2-3, 4-7, ...
+  return kRangeBuffers + range;
+}
+
 // Byte offset of the first weight tile of group g in weightImage().
 uint64_t groupWeightOffset(const TilePlan& p, uint32_t g, unsigned R, unsigned C) {
   return uint64_t{g} * p.tilesPerGroup * p.chunks.size() * R * C;
@@ -167,6 +182,11 @@ class Emitter {
 
   // Scratchpad layout.
   uint32_t inRegionBase(uint32_t slot) const { return slot * inRegionRows_; }
+  // Resident weights in bank 1 (LayerPlacement::weightBank) lie a bank's rows further, and their
+  // buffers are numbered apart from bank 0's.
+  uint32_t bankRow() const { return at_.weightBank * bankRows(p_, R_); }
+  uint32_t groupBuffer(uint32_t groupInEpoch) const { return at_.weightBank * groupsOf(p_) + groupInEpoch; }
+  uint32_t rangeBuffer(uint32_t chunk) const { return weightRangeBuffer(chunk) + at_.weightBank * 32; }
   uint32_t accBase(uint32_t buffer) const { return buffer * p_.tilesPerGroup * p_.rowsPerTile; }
 
   void loadParams(uint32_t firstTile, uint32_t tiles);
@@ -303,13 +323,6 @@ void Emitter::loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer) {
   loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_), tiles, spadRow, buffer);
 }
 
-// The weight buffer of chunk `chunk` of an epoch's first group in a ramped plan
-// (loadFirstWeightRanges): one per range.
-uint32_t weightRangeBuffer(uint32_t chunk) {
-  const uint32_t range = chunk == 0 ? 0 : 32 - static_cast<uint32_t>(__builtin_clz(chunk));  // 1, 2-3, 4-7, ...
-  return kRangeBuffers + range;
-}
-
 // The weight tiles of an epoch's first group g (from weight row 0) for chunk 0 (`first`) or
 // the rest, in loads of chunks [1, 2), [2, 4), [4, 8), ..., each range its own buffer: the
 // first GEMM waits for one chunk's weights (and its inputs, loaded in between) instead of all
@@ -320,7 +333,7 @@ void Emitter::loadFirstWeightRanges(uint32_t g, bool first) {
   for (uint32_t c = first ? 0 : 1; c < (first ? 1 : nK); c = c == 0 ? 1 : 2 * c) {
     const uint32_t end = std::min(nK, c == 0 ? 1 : 2 * c);
     loadWeightTiles(at_.weights + groupWeightOffset(p_, g, R_, C_) + c * tiles * tileBytes, (end - c) * tiles,
-                    c * tiles * R_, weightRangeBuffer(c));
+                    bankRow() + c * tiles * R_, rangeBuffer(c));
   }
 }
 
@@ -668,7 +681,7 @@ nn::Status Emitter::pair(Epoch& ep, uint32_t b, uint32_t g) {
       loadFirstWeightRanges(g, true);
       ep.rangesPending = true;
     } else {
-      loadGroupWeights(g, (g - ep.gFirst) * groupTiles_ * R_, g - ep.gFirst);
+      loadGroupWeights(g, bankRow() + (g - ep.gFirst) * groupTiles_ * R_, groupBuffer(g - ep.gFirst));
     }
     ep.weightsLoaded[g - ep.gFirst] = true;
   }
@@ -736,8 +749,8 @@ std::pair<uint32_t, uint32_t> Emitter::residentWeights(const Epoch& ep, const Pa
   if (p_.weightMode == WeightMode::kResidentGroup) {
     return {(ep.groupWBuffer * groupTiles_ + c * pr.gTiles) * R_, ep.groupWBuffer};
   }
-  return {((pr.g - ep.gFirst) * groupTiles_ + c * pr.gTiles) * R_,
-          pr.g == ep.gFirst && p_.ramped ? weightRangeBuffer(c) : pr.g - ep.gFirst};
+  return {bankRow() + ((pr.g - ep.gFirst) * groupTiles_ + c * pr.gTiles) * R_,
+          pr.g == ep.gFirst && p_.ramped ? rangeBuffer(c) : groupBuffer(pr.g - ep.gFirst)};
 }
 
 // Every chunk of the load has its weights in place (resident, or this load's range of slots),
@@ -810,6 +823,11 @@ uint64_t weightTileOffset(const TilePlan& p, uint32_t tile, uint32_t chunk, cons
   const uint32_t g = tile / p.tilesPerGroup, j = tile % p.tilesPerGroup;
   const uint64_t index = uint64_t{chunk} * groupSize(p, g) + j;
   return groupWeightOffset(p, g, config.rows(), config.cols()) + index * config.rows() * config.cols();
+}
+
+bool weightBanksFit(const TilePlan& p, const hw::HwConfig& config) {
+  return p.weightMode == WeightMode::kResidentEpoch && p.tilesPerEpoch >= p.nTiles &&
+         uint64_t{2} * bankRows(p, config.rows()) <= config.wSpadRows();
 }
 
 uint64_t weightImageBytes(const TilePlan& p, const hw::HwConfig& config) {

@@ -21,6 +21,11 @@ namespace weft::accel {
 std::vector<uint8_t> weightImage(const GemmLayer& layer, const TilePlan& plan, const hw::HwConfig& config);
 // Its size, without building it.
 uint64_t weightImageBytes(const TilePlan& plan, const hw::HwConfig& config);
+
+// Whether a plan's weights, resident for one epoch, fit the weight scratchpad twice: then layers
+// that keep the parameter rows (LayerPlacement::paramsResident) can alternate between its halves
+// (LayerPlacement::weightBank).
+bool weightBanksFit(const TilePlan& plan, const hw::HwConfig& config);
 // The byte offset in that image of n-tile `tile`'s weights for K chunk `chunk`.
 uint64_t weightTileOffset(const TilePlan& plan, uint32_t tile, uint32_t chunk, const hw::HwConfig& config);
 

@@ -97,6 +97,10 @@ struct LayerPlacement {
   // barrier) left this layer's parameter rows loaded: no parameter LOAD (its STOREs could not
   // be ordered before one: no token queue joins the store unit to the load unit).
   bool paramsResident = false;
+  // The half of the weight scratchpad (0 or 1) that resident weights use. A BATCH_MATMUL's
+  // consecutive products alternate where their weights fit twice (weightBanksFit), so that a
+  // product's weights load while the one before computes, not after it.
+  uint32_t weightBank = 0;
   uint64_t filter = 0;   // the matrix the weights are read from in place
   uint64_t params = 0;   // paramImage() bytes
   uint64_t padding = 0;  // paddingImage() bytes (windowed inputs only)

@@ -169,6 +169,32 @@ TEST_P(BatchMatmulRandom, MatchesTheReferenceKernelBitExact) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, BatchMatmulRandom, ::testing::Range(0, 6));
 
+// BERT-base's attention products at weft16 (12 heads, 128 tokens, 64 a head), each head's
+// products one after the other without a barrier: the array computes at least 90 % of the run,
+// as consecutive products take turns with the weight scratchpad's halves (the next head's keys or
+// values load while this head computes). Without the turns Q.K^T took 59,583 cycles, 82.5 %.
+TEST(BatchMatmul, AttentionProductsKeepTheArrayBusy) {
+  auto device = deviceOn(sim::createBackend(sim::BackendKind::kTiming, hw::HwConfig::load("weft16")));
+  for (const bool scores : {true, false}) {
+    BmmCase c;
+    c.batch = {12};
+    c.m = 128;
+    c.k = scores ? 64 : 128;
+    c.n = scores ? 128 : 64;
+    c.adjY = scores;
+    SCOPED_TRACE(c.describe());
+    std::mt19937 rng(3);
+    const OpModel m = makeBmmModel(c, rng);
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto run = runOnPrepared(*prepared.value(), m, nn::MeasureTiming::YES);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const double arrayCycles = 12.0 * c.m * (c.k / 16) * (c.n / 16);
+    const uint64_t cycles = run.value().execution->profile.deviceCycles;
+    EXPECT_GE(arrayCycles / static_cast<double>(cycles), 0.9) << cycles << " cycles";
+  }
+}
+
 // The accelerator refuses, at getSupportedOperations and at preparation, what it cannot run;
 // `cpuRuns`: the reference kernel accepts the model (so the CPU device runs it instead).
 void expectRefused(const BmmCase& c, bool cpuRuns, void (*mutate)(nn::Model&) = nullptr) {

@@ -64,6 +64,7 @@ class Emission {
   const DramPlacement& dram_;
   const hw::HwConfig& config_;
   EmittedProgram out_;
+  uint32_t weightBank_ = 0;  // the last GEMM layer's LayerPlacement::weightBank
 };
 
 nn::Status Emission::layer(size_t l) {
@@ -113,6 +114,10 @@ nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& m
   where.padding = constants.padding;
   where.weightSource = runtimeWeightSource(layer, config_);
   where.paramsResident = l > 0 && !out_.layers.back().snapshotAfter;
+  // Products that follow one another without a barrier take turns with the weight scratchpad's
+  // halves when their weights fit twice: the next product's weights load during this one.
+  where.weightBank = where.paramsResident && weightBanksFit(tp, config_) ? 1 - weightBank_ : 0;
+  weightBank_ = where.weightBank;
   if (where.weightSource != WeightSource::kImage) {
     where.filter = addressOf(*layer.runtimeWeights) + layer.runtimeWeightsOffset;
   }
