@@ -153,10 +153,10 @@ class LayerNormLayer final : public VectorLayer {
   // The parameter memory holds a chunk of the row's parameter rows at a time. See the comment at
   // the top of the file.
   struct ChunkPlan {
-    uint32_t regions = 2;     // of the parameter memory, loaded in turn
+    uint32_t regions = 1;     // of the parameter memory, loaded in turn
     uint32_t chunkRows = 0;   // parameter rows (column tiles) of a chunk: a region's
     uint32_t chunks = 0;
-    uint32_t buffers = 2;     // halves of the scratchpad and the accumulator (groups in flight)
+    uint32_t buffers = 1;     // parts of the accumulator (groups in flight)
     uint32_t group = 0;       // tokens a group holds
   };
 
