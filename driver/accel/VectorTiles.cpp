@@ -132,9 +132,7 @@ nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box,
   s.outZp = outZp;
   s.clampMin = clampMin;
   s.clampMax = clampMax;
-  NN_TRY(checkStore(s));
-  emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
-  return {};
+  return emitStore(s, accBuf);
 }
 
 hw::StoreCmd VectorCommands::rowStore(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
@@ -156,7 +154,9 @@ hw::StoreCmd VectorCommands::rowStore(uint64_t dram, uint64_t stride, uint32_t r
 
 nn::Status VectorCommands::emitStore(const hw::StoreCmd& s, uint32_t accBuf) {
   NN_TRY(checkStore(s));
-  emit(PlannedCommand{s, {{accBuf, false}, {paramBuffer(), false}}});
+  BufferUses uses{{accBuf, false}, {storeParams_, false}};
+  if (storeAlso_ != 0) uses.push_back({storeAlso_, false});
+  emit(PlannedCommand{s, uses});
   return {};
 }
 
@@ -184,5 +184,15 @@ nn::Status VectorCommands::storeTiledRows(uint64_t dram, uint64_t stride, uint32
 }
 
 void VectorCommands::vector(const TypedCommand& cmd, BufferUses uses) { emit(PlannedCommand{cmd, uses}); }
+
+void VectorCommands::relay(uint32_t vecRow, uint32_t acc, BufferUses uses) {
+  hw::EltwiseCmd e;
+  e.kind = hw::EltKind::kCopy;
+  e.aAddr = vecRow;
+  e.accAddr = acc;
+  e.count0 = e.count1 = 1;
+  e.aStride0 = e.aStride1 = 1;
+  emit(PlannedCommand{e, uses});
+}
 
 }  // namespace weft::accel

@@ -67,7 +67,8 @@ std::vector<uint8_t> paramRows(const std::vector<hw::ColumnParams>& columns, uin
 // Emits a vector layer's commands into a sink, with the buffers each uses.
 class VectorCommands {
  public:
-  VectorCommands(const hw::HwConfig& config, CommandSink& out) : config_(config), out_(out) {}
+  VectorCommands(const hw::HwConfig& config, CommandSink& out)
+      : config_(config), out_(out), storeParams_(bufferId(BufferKind::kParams, 0)) {}
 
   // LOADs of `box` of `image` into `tile` (groups [firstGroup, firstGroup + tile.groups)),
   // writing buffer `buffer`. `broadcastLanes`: one byte a pixel (an operand broadcast along
@@ -100,9 +101,23 @@ class VectorCommands {
   uint32_t maxStoreTiles() const;
   // A vector command with the buffers it reads and the accumulator buffer it writes.
   void vector(const TypedCommand& cmd, BufferUses uses);
+  // A one-row ELTWISE copy of scratchpad row `vecRow` into accumulator row `acc`, a row no STORE
+  // reads: a command that only carries the ordering its `uses` give it (run after the commands
+  // they order it after, before those ordered after it) across units no token queue joins, through
+  // the vector unit's queues. The scheduler places the tokens: a STORE before the LOAD that
+  // rewrites the parameter rows it reads (the relay declares writing them), a LOAD before the
+  // STOREs that read what it loaded (the relay declares reading them and writing a buffer those
+  // STOREs declare reading). The row it reads may be rewritten meanwhile: its copy is never used.
+  void relay(uint32_t vecRow, uint32_t acc, BufferUses uses);
   // STOREs from now on write values of type `t`: mode fp16 for binary16 results (the row's bytes
   // are two a column, the clamp binary16 bit patterns), requant8 for 8-bit ones.
   void setStoreType(ElementType t) { storeType_ = t; }
+  // STOREs from now on declare reading parameter buffer `params` (paramBuffer(i)) and, unless 0,
+  // buffer `also` (a relay's: see relay()).
+  void setStoreReads(uint32_t params, uint32_t also = 0) {
+    storeParams_ = params;
+    storeAlso_ = also;
+  }
 
  private:
   void emit(PlannedCommand&& pc) { out_.add(std::move(pc)); }
@@ -114,12 +129,14 @@ class VectorCommands {
   const hw::HwConfig& config_;
   CommandSink& out_;
   ElementType storeType_ = ElementType::kQuant8Asymm;
+  uint32_t storeParams_, storeAlso_ = 0;
 };
 
 // Buffer ids of vector layers (PlannedCommand.h): scratchpad regions, accumulator halves.
 inline uint32_t vecBuffer(uint32_t i) { return bufferId(BufferKind::kVector, i); }
 inline uint32_t accBuffer(uint32_t i) { return bufferId(BufferKind::kAccumulator, i); }
-inline uint32_t paramBuffer() { return bufferId(BufferKind::kParams, 0); }
+// Parameter rows: one buffer, or (paramBuffer(i)) regions the scheduler orders apart.
+inline uint32_t paramBuffer(uint32_t i = 0) { return bufferId(BufferKind::kParams, i); }
 inline uint32_t lutBuffer() { return bufferId(BufferKind::kLut, 0); }
 
 }  // namespace weft::accel

@@ -17,11 +17,29 @@
 //
 // Tokens go in groups: a group's rows are loaded together, one LAYER_NORM per token writes its
 // output rows interleaved (acc_stride = the group's size), and one STORE per column tile writes
-// that tile of every token of the group. The parameter rows (one per column tile) are loaded
-// once, before the first LAYER_NORM (which declares reading them: no token queue runs from the
-// load unit to the store unit, so the STOREs' need of them goes through the vector unit). A row
-// needs all of its tiles' parameters in the parameter memory at once: at most ParamRows x Cols
-// elements (1024 at weft16, 256 at weft8); longer rows stay on the CPU with the reason.
+// that tile of every token of the group.
+//
+// A row whose parameter rows (one per column tile) all fit the parameter memory (ParamRows x
+// Cols elements: 1024 at weft16, 256 at weft8) has them loaded once, before the first LAYER_NORM
+// (which declares reading them: no token queue runs from the load unit to the store unit, so the
+// STOREs' need of them goes through the vector unit); groups alternate between halves of the
+// scratchpad and the accumulator. That program is what it was before longer rows ran.
+//
+// A longer row has its parameter rows loaded in chunks of ParamRows, for each group: the group is
+// normalized, then for each chunk its parameter rows are loaded and the STOREs of its column
+// tiles issued. Chunks go forwards in one group and backwards in the next, so that a group starts
+// with the chunk the previous one ended with, still loaded. Reloading needs two orderings no token
+// queue carries, the STOREs of a chunk before the LOAD that rewrites their parameter rows (store
+// to load) and that LOAD before the STOREs that read it (load to store); the scheduler derives
+// both from the buffers commands declare, through a relay each (VectorCommands::relay, a one-row
+// ELTWISE into the accumulator's last row, which the groups leave free): one declaring it
+// rewrites the parameter rows (after the STOREs that read them, before the LOAD), one declaring it
+// reads them and writes a buffer the next STOREs declare reading (after the LOAD, before them).
+// The group takes the whole accumulator but its last row (5 of BERT's rows of 768 at weft8): the
+// larger the group, the fewer the parameter loads, which outweigh the overlap of a group's
+// LAYER_NORMs with the previous group's STOREs that halves would give. Rows of up to (AccRows - 1)
+// x Cols elements run (4088 at weft8, 16368 at weft16; the command itself sums up to 32768); longer
+// ones stay on the CPU with the reason.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,6 +59,13 @@ constexpr uint64_t kMaxRow = 32768;
 // The largest output fraction the command takes, and the error budget of a column in output units.
 constexpr int kMaxFraction = 20;
 constexpr double kErrorBudget = 0.3;
+// When a row's parameters come in chunks: the parts of the accumulator (groups in flight) and
+// the regions of the parameter memory (chunks in flight). One and one measured best: BERT's rows
+// (768, 128 tokens) at weft8 take 87.7 k cycles so, 115 k with two accumulator halves (groups
+// of 2 tokens instead of 5: thrice the parameter loads), 88.5 k with two regions (chunks of 16
+// rows, the next loading while the STOREs of this one run: more, smaller loads).
+constexpr uint32_t kChunkBuffers = 1;
+constexpr uint32_t kChunkRegions = 1;
 
 class LayerNormLayer final : public VectorLayer {
  public:
@@ -56,17 +81,17 @@ class LayerNormLayer final : public VectorLayer {
   }
 
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
+    const auto rows = static_cast<uint32_t>(ceilDiv(width, config.cols()));
+    return rows <= config.paramRows() ? generateResident(where, config, sink) : generateChunked(where, config, sink);
+  }
+
+  // A row's parameter rows all fit: loaded once, before the first LAYER_NORM.
+  nn::Status generateResident(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
     const uint32_t C = config.cols(), bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
     const auto rows = static_cast<uint32_t>(ceilDiv(width, C));
     const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * C);
     const uint32_t group = groupSize(config);
     if (group == 0) return NN_ERROR(BAD_DATA) << "a layer-norm row is longer than the buffers";
-    if (rows > config.paramRows()) {
-      return NN_ERROR(BAD_DATA) << fmt::format(
-                 "a layer-norm row of {} elements needs {} parameter rows (gamma and beta); the parameter memory "
-                 "holds {}",
-                 width, rows, config.paramRows());
-    }
     const uint32_t paramBytes = config.paramRowBytes();
     const int32_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
     const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
@@ -76,30 +101,9 @@ class LayerNormLayer final : public VectorLayer {
     for (uint64_t t0 = 0; t0 < tokens; t0 += group) {
       const auto g = static_cast<uint32_t>(std::min<uint64_t>(group, tokens - t0));
       const uint32_t spad = buf * bufRows, acc = buf * accHalf;
-      // The group's rows: one LOAD when rows are whole (the tokens are dense), else one a token
-      // (its last row reads past it: allocations keep Cols bytes of slack).
-      if (width % C == 0) {
-        NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + t0 * width, spad, g * rows, C, C, vecBuffer(1 + buf)));
-      } else {
-        for (uint32_t j = 0; j < g; ++j) {
-          NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + (t0 + j) * width, spad + j * rows, rows, C, C,
-                               vecBuffer(1 + buf)));
-        }
-      }
-      for (uint32_t j = 0; j < g; ++j) {
-        hw::LayerNormCmd n;
-        n.inSigned = isSigned;
-        n.inZp = inZp;
-        n.count = rows;
-        n.inAddr = spad + j * rows;
-        n.stride = 1;
-        n.accAddr = acc + j;
-        n.accStride = g;
-        n.lastLanes = lastLanes;
-        n.outShift = fraction;
-        n.eps = eps;
-        cmds.vector(n, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {paramBuffer(), false}});
-      }
+      NN_TRY(loadGroup(cmds, in0, t0, g, spad, vecBuffer(1 + buf), C));
+      layerNorms(cmds, g, spad, acc, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {paramBuffer(), false}},
+                 rows, lastLanes);
       // Column tiles r .. r + tiles - 1 of every token of the group, with parameter rows r ..: a
       // token's tiles leave as one DRAM request (row j of the STORE is token j; its tile t,
       // column tile r + t, is accumulator row acc + (r + t)*g + j).
@@ -113,6 +117,174 @@ class LayerNormLayer final : public VectorLayer {
       buf ^= 1;
     }
     return {};
+  }
+
+  // The group's rows: one LOAD when rows are whole (the tokens are dense), else one a token (its
+  // last row reads past it: allocations keep Cols bytes of slack).
+  nn::Status loadGroup(VectorCommands& cmds, uint64_t in0, uint64_t t0, uint32_t g, uint32_t spad, uint32_t buffer,
+                       uint32_t C) const {
+    const auto rows = static_cast<uint32_t>(ceilDiv(width, C));
+    if (width % C == 0) return cmds.loadRows(hw::Mem::kVec, in0 + t0 * width, spad, g * rows, C, C, buffer);
+    for (uint32_t j = 0; j < g; ++j) {
+      NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + (t0 + j) * width, spad + j * rows, rows, C, C, buffer));
+    }
+    return {};
+  }
+
+  // One LAYER_NORM a token of the group, its output rows interleaved (acc_stride = g).
+  void layerNorms(VectorCommands& cmds, uint32_t g, uint32_t spad, uint32_t acc, BufferUses uses, uint32_t rows,
+                  uint32_t lastLanes) const {
+    for (uint32_t j = 0; j < g; ++j) {
+      hw::LayerNormCmd n;
+      n.inSigned = isSigned;
+      n.inZp = inZp;
+      n.count = rows;
+      n.inAddr = spad + j * rows;
+      n.stride = 1;
+      n.accAddr = acc + j;
+      n.accStride = g;
+      n.lastLanes = lastLanes;
+      n.outShift = fraction;
+      n.eps = eps;
+      cmds.vector(n, uses);
+    }
+  }
+
+  // The parameter memory holds a chunk of the row's parameter rows at a time. See the comment at
+  // the top of the file.
+  struct ChunkPlan {
+    uint32_t regions = 1;     // of the parameter memory, loaded in turn
+    uint32_t chunkRows = 0;   // parameter rows (column tiles) of a chunk: a region's
+    uint32_t chunks = 0;
+    uint32_t buffers = 1;     // parts of the accumulator (groups in flight)
+    uint32_t group = 0;       // tokens a group holds
+  };
+
+  ChunkPlan chunkPlan(const hw::HwConfig& config) const {
+    ChunkPlan p;
+    const uint64_t rows = ceilDiv(width, config.cols());
+    p.regions = std::min(kChunkRegions, config.paramRows());
+    p.chunkRows = config.paramRows() / p.regions;
+    p.chunks = static_cast<uint32_t>(ceilDiv(rows, p.chunkRows));
+    // Each part of the accumulator keeps its last row for the relays.
+    auto fit = [&](uint32_t buffers) {
+      const uint64_t byAcc = (config.accRows() / buffers - 1) / rows, bySpad = config.vecSpadRows() / 2 / rows;
+      return static_cast<uint32_t>(std::min<uint64_t>({byAcc, bySpad, tokens, 4095}));
+    };
+    p.buffers = kChunkBuffers;
+    p.group = fit(p.buffers);
+    if (p.group == 0 && p.buffers == 2) {
+      p.buffers = 1;
+      p.group = fit(1);
+    }
+    return p;
+  }
+
+  nn::Status generateChunked(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
+    const uint32_t C = config.cols();
+    const auto rows = static_cast<uint32_t>(ceilDiv(width, C));
+    const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * C);
+    const ChunkPlan p = chunkPlan(config);
+    if (p.group == 0) {
+      return NN_ERROR(BAD_DATA) << fmt::format(
+                 "a layer-norm row of {} elements needs {} rows of the accumulator and the vector scratchpad at "
+                 "once; they hold {} and {} (a row of at most {} elements)",
+                 width, rows, config.accRows() - 1, config.vecSpadRows() / 2, maxRow(config));
+    }
+    const uint32_t spadHalf = config.vecSpadRows() / 2, accPart = config.accRows() / p.buffers;
+    const uint32_t paramBytes = config.paramRowBytes();
+    const int32_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+    const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
+    const auto groups = static_cast<uint32_t>(ceilDiv(tokens, p.group));
+    const bool pipelined = p.buffers == 2;
+    VectorCommands cmds(config, sink);
+
+    // The chunks in the order the STOREs take them: group by group, every other group backwards,
+    // so that a group starts with the chunk its predecessor ended with (still loaded). Load n of
+    // the sequence goes to region n % regions.
+    struct Step {
+      uint32_t group, chunk, load;
+    };
+    std::vector<Step> steps;
+    std::vector<uint32_t> loadChunk;  // per load, its chunk
+    for (uint32_t i = 0; i < groups; ++i) {
+      for (uint32_t j = 0; j < p.chunks; ++j) {
+        const uint32_t k = i % 2 == 0 ? j : p.chunks - 1 - j;
+        if (loadChunk.empty() || loadChunk.back() != k) loadChunk.push_back(k);
+        steps.push_back({i, k, static_cast<uint32_t>(loadChunk.size() - 1)});
+      }
+    }
+    auto region = [&](uint32_t n) { return n % p.regions; };
+    // Relay rows and the buffers a relay writes for the STOREs of load n to read.
+    auto relayRow = [&](uint32_t buf) { return buf * accPart + accPart - 1; };
+    auto relayed = [&](uint32_t n) { return accBuffer(2 + n % 2); };
+    uint32_t loaded = 0;  // loads emitted
+    // Load n of chunk k into its region: after the STOREs that read the region's previous chunk
+    // (a relay declaring it rewrites the region proves them complete to the load unit).
+    auto load = [&](uint32_t buf) -> nn::Status {
+      const uint32_t n = loaded++, k = loadChunk[n];
+      const uint32_t first = k * p.chunkRows, count = std::min(p.chunkRows, rows - first);
+      if (n >= p.regions) cmds.relay(0, relayRow(buf), {{paramBuffer(region(n)), true}});
+      return cmds.loadRows(hw::Mem::kParam, where.constants[0] + uint64_t{first} * paramBytes,
+                           region(n) * p.chunkRows, count, paramBytes, paramBytes, paramBuffer(region(n)));
+    };
+    // Group i's rows go to scratchpad half i % 2 (the next group's load runs while this group
+    // is normalized), its outputs to accumulator part i % buffers.
+    auto groupLoad = [&](uint32_t i) -> nn::Status {
+      const uint64_t t0 = uint64_t{i} * p.group;
+      const auto g = static_cast<uint32_t>(std::min<uint64_t>(p.group, tokens - t0));
+      return loadGroup(cmds, in0, t0, g, (i % 2) * spadHalf, vecBuffer(1 + i % 2), C);
+    };
+    auto groupNorms = [&](uint32_t i) {
+      const uint32_t buf = i % p.buffers;
+      const uint64_t t0 = uint64_t{i} * p.group;
+      const auto g = static_cast<uint32_t>(std::min<uint64_t>(p.group, tokens - t0));
+      layerNorms(cmds, g, (i % 2) * spadHalf, buf * accPart,
+                 {{accBuffer(buf), true}, {vecBuffer(1 + i % 2), false}}, rows, lastLanes);
+    };
+
+    // The LAYER_NORMs of group i go before the STOREs of group i - 1 when the accumulator has two
+    // parts (the vector unit normalizes while the store unit writes), else after them; the rows
+    // of group i + 1 are loaded right after them.
+    NN_TRY(groupLoad(0));
+    uint32_t normed = 0;
+    int64_t inMemory = -1;  // the load the STOREs use
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const Step& st = steps[s];
+      const uint32_t buf = st.group % p.buffers;
+      while (normed <= st.group + (pipelined ? 1 : 0) && normed < groups) {
+        groupNorms(normed);
+        if (++normed < groups) NN_TRY(groupLoad(normed));
+      }
+      if (inMemory != st.load) {
+        const uint32_t n = st.load;
+        while (loaded <= n) NN_TRY(load(buf));
+        // The load before the STOREs that read it: a relay after it that those STOREs follow.
+        cmds.relay(0, relayRow(buf), {{paramBuffer(region(n)), false}, {relayed(n), true}});
+        inMemory = n;
+        // The next chunk's load, into the other region, while this one's STOREs run.
+        if (p.regions > 1 && loaded < loadChunk.size() && loaded <= n + p.regions - 1) NN_TRY(load(buf));
+      }
+      cmds.setStoreReads(paramBuffer(region(st.load)), relayed(st.load));
+      const uint64_t t0 = uint64_t{st.group} * p.group;
+      const auto g = static_cast<uint32_t>(std::min<uint64_t>(p.group, tokens - t0));
+      const uint32_t acc = buf * accPart, first = st.chunk * p.chunkRows;
+      const uint32_t end = std::min(rows, first + p.chunkRows), perStore = cmds.maxStoreTiles();
+      for (uint32_t r = first; r < end; r += perStore) {
+        const uint32_t tiles = std::min(perStore, end - r);
+        NN_TRY(cmds.storeTiledRows(out0 + t0 * width + uint64_t{r} * C, width, g, tiles,
+                                   r + tiles == rows ? lastLanes : C, acc + r * g, g, accBuffer(buf),
+                                   region(st.load) * p.chunkRows + (r - first), outZp, lo, hi));
+      }
+    }
+    return {};
+  }
+
+  // The longest row a configuration runs: its rows in the accumulator (less a relay row) and in a
+  // half of the vector scratchpad at once, and the command's limit.
+  static uint64_t maxRow(const hw::HwConfig& config) {
+    return std::min<uint64_t>(kMaxRow,
+                              uint64_t{std::min(config.accRows() - 1, config.vecSpadRows() / 2)} * config.cols());
   }
 
   // Tokens a group holds: a half of the vector scratchpad and of the accumulator each, and
