@@ -5,7 +5,7 @@
 // destination row size) and whole beats long. It starts the next command in the cycle the last
 // request of the current one is accepted. The back end assembles each row from its beats
 // (which return in request order), zero-fills the bytes past row_bytes and writes the row one
-// cycle after its last beat; a command completes with the write of its last row. A packed row
+// cycle after its last beat (a spread LOAD's rows of one request pack_stride rows apart); a command completes with the write of its last row. A packed row
 // (pack, input scratchpad only) is not assembled: each beat is written one cycle after it
 // arrives, at the byte it belongs to, and may straddle two scratchpad rows (weft_in_spad writes
 // each byte bank at its own row), so the last write still comes one cycle after the last beat.
@@ -77,7 +77,8 @@ module weft_load
     else max_rows = LoadMaxReqBytes / row_size;
   endfunction
 
-  logic                     busy_q, merge_q, pack_q;
+  logic                     busy_q, merge_q, pack_q, spread_q;
+  logic [RowAw-1:0]         run_spad_q;  // spread: the row of the current i0 run's first row
   logic [LoadPackByteW-1:0] pack_byte_q;
   logic [LoadPackStrideW-1:0] pack_stride_q;
   logic [1:0]               sig_q;
@@ -119,6 +120,7 @@ module weft_load
     req_tag_o.spad_addr = spad_q;
     req_tag_o.row_bytes = row_bytes_q;
     req_tag_o.row_beats = row_beats_q;
+    req_tag_o.row_step  = spread_q ? RowAw'(pack_stride_q) : RowAw'(1);
     req_tag_o.pack      = pack_q;
     req_tag_o.pack_byte = pack_byte_q;
     req_tag_o.last      = last_row;
@@ -152,6 +154,8 @@ module weft_load
       merge_q     <= !head.pack && (head.row_bytes == row_size)
                      && (32'(head.stride0) == 32'(head.row_bytes)) && (rows_max > RowsPerReqW'(1));
       pack_q        <= head.pack;
+      spread_q      <= head.spread;
+      run_spad_q    <= head.spad_addr;
       pack_byte_q   <= head.pack_byte;
       pack_stride_q <= head.pack_stride;
       max_rows_q  <= rows_max;
@@ -173,7 +177,14 @@ module weft_load
       addr1_q     <= head.dram_addr;
       addr2_q     <= head.dram_addr;
     end else if (req_accept_i) begin
-      spad_q <= spad_q + (pack_q ? RowAw'(pack_stride_q) : RowAw'(nrows));
+      // Spread: row (i2,i1,i0) at spad_addr + i0*pack_stride + (i2*count1 + i1).
+      if (pack_q)               spad_q <= spad_q + RowAw'(pack_stride_q);
+      else if (!spread_q)       spad_q <= spad_q + RowAw'(nrows);
+      else if (!last0)          spad_q <= spad_q + RowAw'(32'(nrows) * 32'(pack_stride_q));
+      else begin
+        spad_q     <= run_spad_q + 1'b1;
+        run_spad_q <= run_spad_q + 1'b1;
+      end
       if (!last0) begin
         i0_q    <= i0_q + LoadCount0W'(nrows);
         addr0_q <= addr0_q + DramAw'(32'(nrows) * 32'(stride0_q));
@@ -276,7 +287,7 @@ module weft_load
       end else if (row_end) begin
         wr_data_q  <= row[RowMaxBytes*8-1:0];
         wr_dst_q   <= beat_tag_i.dst;
-        wr_addr_q  <= beat_tag_i.spad_addr + row_in_req_q;
+        wr_addr_q  <= beat_tag_i.spad_addr + RowAw'(32'(row_in_req_q) * 32'(beat_tag_i.row_step));
         done_q     <= beat_tag_i.last && beat_last_i;
         done_sig_q <= beat_tag_i.signal;
       end

@@ -48,6 +48,7 @@ package weft_rtl_pkg;
     logic [RowAw-1:0]     spad_addr;  // load: destination row of the request's first row
     logic [LoadRowBytesW-1:0] row_bytes;
     logic [LoadRowBytesW-1:0] row_beats;  // load: beats of each row of the request
+    logic [RowAw-1:0]     row_step;   // load: rows between the request's rows (spread: pack_stride)
     logic                 pack;       // load: a packed row (written beat by beat at pack_byte)
     logic [LoadPackByteW-1:0] pack_byte;
     logic                 last;       // load: the request holds the last row of its command

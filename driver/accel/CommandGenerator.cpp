@@ -192,6 +192,8 @@ class Emitter {
   void loadParams(uint32_t firstTile, uint32_t tiles);
   void loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, uint32_t buffer);
   void loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chunk, uint32_t spadRow, uint32_t buffer);
+  uint32_t transposedChunkRun(uint32_t g, uint32_t first, uint32_t most) const;
+  void loadTransposedChunks(uint32_t g, uint32_t first, uint32_t chunks, uint32_t spadRow, uint32_t buffer);
   void loadRows(hw::Mem dst, uint32_t use, uint32_t rowBytes, uint64_t dram, uint32_t spadRow, uint32_t rows,
                 uint64_t rowStride, uint32_t runs, uint64_t runStride);
   void loadGroupWeights(uint32_t g, uint32_t spadRow, uint32_t buffer);
@@ -278,7 +280,23 @@ void Emitter::loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chun
   const uint64_t rowStride = transposed ? K : N;
   uint32_t whole = 0;  // leading tiles loadable as one run of Rows-row tiles
   while (whole < tiles && std::get<1>(tile(firstTile + whole)) == R_ && std::get<2>(tile(firstTile + whole)) == std::get<2>(tile(firstTile))) ++whole;
-  if (whole > 0) {
+  if (whole > 1 && !transposed && std::get<2>(tile(firstTile)) == C_) {
+    // Full rows of side-by-side tiles: each row of K is one run of the tiles, contiguous in DRAM
+    // (one merged request instead of a request a tile), spread R_ rows apart into the tiles.
+    hw::LoadCmd c;
+    c.dst = hw::Mem::kW;
+    c.rowBytes = C_;
+    c.spadAddr = spadRow;
+    c.dramAddr = std::get<0>(tile(firstTile));
+    c.count0 = whole;
+    c.stride0 = C_;
+    c.count1 = R_;
+    c.stride1 = static_cast<uint32_t>(rowStride);
+    c.count2 = 1;
+    c.spread = true;
+    c.packStride = R_;
+    out_.add(PlannedCommand{c, {{use, true}}});
+  } else if (whole > 0) {
     const auto [dram, rows, bytes] = tile(firstTile);
     loadRows(hw::Mem::kW, use, bytes, dram, spadRow, rows, rowStride, whole, transposed ? uint64_t{C_} * K : C_);
   }
@@ -286,6 +304,43 @@ void Emitter::loadTilesInPlace(uint32_t firstTile, uint32_t tiles, uint32_t chun
     const auto [dram, rows, bytes] = tile(firstTile + i);
     loadRows(hw::Mem::kW, use, bytes, dram, spadRow + i * R_, rows, rowStride, 1, 0);
   }
+}
+
+// How many of group g's chunks from `first` on (at most `most`) an [N, K] filter read in place
+// can load in one spread LOAD: whole chunks (Rows bytes of K each) of whole tiles (Cols channels
+// each), side by side in each channel's row of K.
+uint32_t Emitter::transposedChunkRun(uint32_t g, uint32_t first, uint32_t most) const {
+  if (at_.weightSource != WeightSource::kInPlaceTransposed) return 0;
+  const uint32_t size = groupSize(p_, g);
+  if (uint64_t{g * p_.tilesPerGroup + size} * C_ > l_.n()) return 0;  // a tile of the group is short
+  uint32_t chunks = 0;
+  while (chunks < most && first + chunks < p_.chunks.size() && p_.chunks[first + chunks].bytes == R_ &&
+         (chunks == 0 || p_.chunks[first + chunks].kBegin == p_.chunks[first + chunks - 1].kBegin + R_)) {
+    ++chunks;
+  }
+  return chunks;
+}
+
+// Chunks first .. first + chunks - 1 of group g's tiles from an [N, K] filter in one LOAD: per
+// channel (i1) of each tile (i2), its run of the chunks' bytes (i0: one merged request), chunk c
+// of tile j landing at rows ((c - first) x size + j) x Rows + channel, as weightTileOffset lays
+// them out.
+void Emitter::loadTransposedChunks(uint32_t g, uint32_t first, uint32_t chunks, uint32_t spadRow, uint32_t buffer) {
+  const uint32_t size = groupSize(p_, g), K = l_.k();
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kW;
+  c.rowBytes = R_;
+  c.spadAddr = spadRow;
+  c.dramAddr = at_.filter + uint64_t{g} * p_.tilesPerGroup * C_ * K + p_.chunks[first].kBegin;
+  c.count0 = chunks;
+  c.stride0 = R_;
+  c.count1 = C_;
+  c.stride1 = K;
+  c.count2 = size;
+  c.stride2 = C_ * K;
+  c.spread = true;
+  c.packStride = size * R_;
+  out_.add(PlannedCommand{c, {{weightBufferId(buffer), true}}});
 }
 
 // `tiles` weight tiles stored contiguously at `dram`, into rows from `spadRow`: one i0 run of
@@ -300,6 +355,12 @@ void Emitter::loadWeightTiles(uint64_t dram, uint32_t tiles, uint32_t spadRow, u
     for (uint32_t done = 0; done < tiles;) {
       const uint32_t g = static_cast<uint32_t>(i / perGroup), size = groupSize(p_, g);
       const uint32_t c = static_cast<uint32_t>((i % perGroup) / size), j = static_cast<uint32_t>((i % perGroup) % size);
+      if (const uint32_t chunks = j == 0 ? transposedChunkRun(g, c, (tiles - done) / size) : 0; chunks > 1) {
+        loadTransposedChunks(g, c, chunks, spadRow + done * R_, buffer);
+        done += chunks * size;
+        i += chunks * size;
+        continue;
+      }
       const uint32_t run = std::min(size - j, tiles - done);
       loadTilesInPlace(g * p_.tilesPerGroup + j, run, c, spadRow + done * R_, buffer);
       done += run;

@@ -4,6 +4,14 @@
 
 namespace weft::accel {
 
+bool productsOverlap(const GemmLayer& a, const GemmLayer& b, const hw::HwConfig& config) {
+  if (a.type != nn::OperationType::BATCH_MATMUL || a.operationIndex != b.operationIndex ||
+      b.inputOperand == a.outputOperand || b.runtimeWeights == a.outputOperand || a.runtimeBias || b.runtimeBias) {
+    return false;
+  }
+  return !b.runtimeWeights || runtimeWeightSource(b, config) != WeightSource::kImage;
+}
+
 std::vector<uint8_t> copyParamRow(const hw::HwConfig& config) { return paramRows({}, 1, config); }
 
 WeightSource runtimeWeightSource(const GemmLayer& layer, const hw::HwConfig& config) {

@@ -25,6 +25,12 @@ namespace weft::accel {
 // from the weight image repackWeights builds. kImage for constant filters.
 WeightSource runtimeWeightSource(const GemmLayer& layer, const hw::HwConfig& config);
 
+// Whether `a` and the layer after it, `b`, are products of one BATCH_MATMUL that may run without
+// a barrier between them (EmittedLayer::snapshotAfter), as far as the layers tell: `b` reads
+// nothing `a` writes, neither has a bias given at execution, and `b`'s filter needs no repack
+// (whose copies must follow a barrier). The plans must also agree (EmitProgram.cpp).
+bool productsOverlap(const GemmLayer& a, const GemmLayer& b, const hw::HwConfig& config);
+
 // The identity parameter row the copies' STOREs use (load it with EltwiseEmitter::begin).
 std::vector<uint8_t> copyParamRow(const hw::HwConfig& config);
 

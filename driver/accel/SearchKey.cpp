@@ -11,7 +11,8 @@ namespace {
 
 // Bump when the candidates rankTilings() returns, their order, or how one is chosen change:
 // cached indices made by an older compiler then name other tilings, so its caches must not match.
-constexpr uint64_t kTilingRevision = 10;  // 10: a cycle-level DRAM priced from its device (DramCost)
+constexpr uint64_t kTilingRevision = 11;  // 10: a cycle-level DRAM priced from its device (DramCost)
+                                          // 11: filters read in place searched with their own loads
 
 // Values as their bytes, one after the other.
 class KeyWriter {
@@ -47,7 +48,8 @@ std::string layerKey(const TilingProblem& problem) {
     << l.runtimeBias.has_value() << (l.outputType == ElementType::kInt32Raw) << (l.inputType == ElementType::kFloat16);
   k << problem.chunks.size();
   for (const KChunk& c : problem.chunks) k << c.offset << c.bytes << c.kBegin;
-  k << where.input << where.output << where.weights << where.params << where.padding;
+  k << where.input << where.output << where.weights << where.params << where.padding
+    << static_cast<uint32_t>(where.weightSource) << problem.overlapsNext;
   return k.take();
 }
 

@@ -73,6 +73,23 @@ class Candidates {
   std::vector<uint8_t> whole_;
 };
 
+// Products a candidate is scheduled as (TilingProblem::overlapsNext): two when the next product
+// overlaps it, which takes a plan of one parameter epoch (EmitProgram.cpp), else one.
+uint32_t productsScheduled(const TilingProblem& problem, const TilePlan& plan) {
+  return problem.overlapsNext && plan.tilesPerEpoch >= plan.nTiles ? 2 : 1;
+}
+
+// The candidate's commands into `sink`: the layer, and when two products are scheduled the next
+// one after it as emission would place it.
+nn::Status generateProducts(const TilingProblem& problem, const TilePlan& plan, CommandSink& sink) {
+  NN_TRY(generateCommands(problem.layer, plan, problem.where, problem.config, sink));
+  if (productsScheduled(problem, plan) == 1) return {};
+  LayerPlacement next = problem.where;
+  next.paramsResident = true;
+  next.weightBank = weightBanksFit(plan, problem.config) ? 1 : 0;
+  return generateCommands(problem.layer, plan, next, problem.config, sink);
+}
+
 nn::Status Candidates::schedule(const std::vector<size_t>& which, uint64_t budget) {
   uint64_t gemms = 0;
   for (size_t i : which) gemms += budget > 0 ? std::min(budget, work_[i].commands) : work_[i].commands;
@@ -84,11 +101,12 @@ nn::Status Candidates::schedule(const std::vector<size_t>& which, uint64_t budge
       if (!status_[i].ok()) continue;
       ScheduleEstimator estimator(problem_.config, budget);
       try {
-        status_[i] = generateCommands(problem_.layer, ranked_[i], problem_.where, problem_.config, estimator);
+        status_[i] = generateProducts(problem_, ranked_[i], estimator);
       } catch (const EstimateBudgetSpent&) {
       }
-      cycles_[i] = estimator.projectedCycles(work_[i].busyCycles);
-      channel_[i] = estimator.projectedChannelCycles(work_[i].busyCycles);
+      const double products = productsScheduled(problem_, ranked_[i]);
+      cycles_[i] = estimator.projectedCycles(products * work_[i].busyCycles) / products;
+      channel_[i] = estimator.projectedChannelCycles(products * work_[i].busyCycles) / products;
       whole_[i] = !estimator.truncated();
     }
   };
@@ -191,15 +209,16 @@ nn::Result<TilingChoice> Candidates::finish(size_t best) {
   auto ramped = rampedPlan(ranked_[best], problem_.config);
   if (!ramped) return choice;
   ScheduleEstimator estimator(problem_.config);
-  NN_TRY(generateCommands(problem_.layer, *ramped, problem_.where, problem_.config, estimator));
+  NN_TRY(generateProducts(problem_, *ramped, estimator));
+  const double products = productsScheduled(problem_, *ramped);
   if (options_.traceTiling) {
     std::fprintf(stderr, "[tiling] candidate %zu ramped: scheduled %.0f cycles, DRAM channel %.0f cycles\n", best,
                  estimator.cycles(), estimator.channelCycles());
   }
-  const bool gains = estimator.cycles() < cycles_[best] * (1 - policy_.rampGain) &&
-                     (policy_.slack == 0 || estimator.channelCycles() <= channel_[best]);
+  const bool gains = estimator.cycles() / products < cycles_[best] * (1 - policy_.rampGain) &&
+                     (policy_.slack == 0 || estimator.channelCycles() / products <= channel_[best]);
   if (gains || ramp == RampChoice::kAlways) {
-    ramped->estimatedCycles = estimator.cycles();
+    ramped->estimatedCycles = estimator.cycles() / products;
     choice = TilingChoice{static_cast<uint32_t>(size() + best), std::move(*ramped)};
   }
   return choice;
@@ -219,8 +238,8 @@ nn::Result<std::optional<TilingChoice>> replayed(const TilingProblem& problem, s
   }
   if (index >= count) return std::optional<TilingChoice>();
   ScheduleEstimator estimator(problem.config);
-  NN_TRY(generateCommands(problem.layer, ranked[index], problem.where, problem.config, estimator));
-  ranked[index].estimatedCycles = estimator.cycles();
+  NN_TRY(generateProducts(problem, ranked[index], estimator));
+  ranked[index].estimatedCycles = estimator.cycles() / productsScheduled(problem, ranked[index]);
   return std::optional<TilingChoice>(TilingChoice{chosen + index, std::move(ranked[index])});
 }
 

@@ -30,6 +30,11 @@ struct TilingProblem {
   const std::vector<KChunk>& chunks;
   const LayerPlacement& where;
   const hw::HwConfig& config;
+  // The layer is a product of a BATCH_MATMUL that the next product follows without a barrier
+  // (productsOverlap): a candidate whose plan lets them overlap is scheduled as two products in a
+  // row, the second keeping the parameter rows and taking the other half of the weight
+  // scratchpad where the weights fit twice, and ranked by the time a product then takes.
+  bool overlapsNext = false;
 };
 
 struct TilingChoice {

@@ -184,10 +184,34 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
     }
     return;
   }
+  const auto copyRow = rowSize <= 64 && vectorCopies_ ? copyRowAvx512 : copyRowPortable;
+  if (c.spread) {
+    // Row (i2,i1,i0) to spad_addr + i0*pack_stride + i2*count1 + i1, in command order (a row
+    // written twice keeps the later one, as in the load unit).
+    for (uint32_t i2 = 0; i2 < c.count2; ++i2) {
+      for (uint32_t i1 = 0; i1 < c.count1; ++i1) {
+        const uint64_t addr = c.dramAddr + uint64_t{i2} * c.stride2 + uint64_t{i1} * c.stride1;
+        const uint64_t row0 = uint64_t{c.spadAddr} + uint64_t{i2} * c.count1 + i1;
+        for (uint32_t i0 = 0; i0 < c.count0; ++i0) {
+          copyRow(base + (row0 + uint64_t{i0} * c.packStride) * rowSize, dram.data() + addr + uint64_t{i0} * c.stride0,
+                  c.rowBytes, rowSize);
+        }
+      }
+    }
+  } else {
+    loadRows(c, dram, base, rowSize);
+  }
+  if (c.dst == hw::Mem::kLut) {
+    for (uint32_t e = 0; e < lut_.size(); ++e) lut_[e] = readLe32(&lutRows[size_t{e} * 4]);
+  }
+}
+
+// A LOAD's rows in the plain layout: row (i2,i1,i0) to spad_addr + (i2*count1 + i1)*count0 + i0.
+void FunctionalModel::loadRows(const hw::LoadCmd& c, const DramStorage& dram, uint8_t* base, uint32_t rowSize) {
+  const auto copyRow = rowSize <= 64 && vectorCopies_ ? copyRowAvx512 : copyRowPortable;
   // Rows of up to 64 bytes (every input and weight row up to 64 columns) move as one masked
   // vector each; rows that repeat contiguously in DRAM and in the memory move as one block.
   const bool contiguous = c.rowBytes == rowSize && c.stride0 == rowSize;
-  const auto copyRow = rowSize <= 64 && vectorCopies_ ? copyRowAvx512 : copyRowPortable;
   const uint8_t* src = dram.data();
   uint8_t* dst = base + size_t{c.spadAddr} * rowSize;
   for (uint32_t i2 = 0; i2 < c.count2; ++i2) {
@@ -200,9 +224,6 @@ void FunctionalModel::load(const hw::LoadCmd& c, const DramStorage& dram) {
       }
       for (uint32_t i0 = 0; i0 < c.count0; ++i0, dst += rowSize) copyRow(dst, src + addr + uint64_t{i0} * c.stride0, c.rowBytes, rowSize);
     }
-  }
-  if (c.dst == hw::Mem::kLut) {
-    for (uint32_t e = 0; e < lut_.size(); ++e) lut_[e] = readLe32(&lutRows[size_t{e} * 4]);
   }
 }
 

@@ -36,8 +36,10 @@ class Reference {
             std::memcpy(&base[(l.spadAddr + n * l.packStride) * rowSize + l.packByte], dram + a, l.rowBytes);
             continue;
           }
-          std::memset(&base[row * rowSize], 0, rowSize);
-          std::memcpy(&base[row * rowSize], dram + a, l.rowBytes);
+          // spread: row (i2,i1,i0) to spad_addr + i0 * pack_stride + i2 * count1 + i1
+          const size_t to = l.spread ? l.spadAddr + size_t{i0} * l.packStride + size_t{i2} * l.count1 + i1 : row;
+          std::memset(&base[to * rowSize], 0, rowSize);
+          std::memcpy(&base[to * rowSize], dram + a, l.rowBytes);
         }
   }
 

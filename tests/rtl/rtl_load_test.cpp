@@ -95,6 +95,31 @@ TEST_P(RtlLoad, ThreeLevelPatternsIntoTheInputScratchpadWithZeroFill) {
   EXPECT_EQ(s.firstMismatch(), -1);
 }
 
+// Spread rows: each i0 run's rows pack_stride rows apart (row (i2,i1,i0) at spad + i0 *
+// pack_stride + i2 * count1 + i1), half the runs whole contiguous rows the load unit merges into
+// one request, strides that leave gaps (old contents kept) or overlap (the later row kept).
+TEST_P(RtlLoad, SpreadRowsLandPackStrideApart) {
+  Session s(GetParam(), 14);
+  const unsigned R = s.dev.rows();
+  loadIdentity(s);
+  uint64_t out = Session::kOutputs;
+  for (int t = 0; t < 8; ++t) {
+    const uint32_t spad = s.uniform(0, 100);
+    s.add(Session::load(hw::Mem::kIn, spad, s.put(s.randomBytes(64 * R)), R, 64));
+    uint32_t rows = 0;
+    hw::LoadCmd l = randomPattern(s, hw::Mem::kIn, R, spad, s.put(s.randomBytes(8192)), rows);
+    l.header = tokens(false, false, false, true);
+    l.spread = true;
+    if (t % 2 == 0) l.rowBytes = l.stride0 = R;  // merged runs
+    l.count0 = s.uniform(1, 6);
+    l.packStride = l.count1 * l.count2 + s.uniform(0, 4) - (t % 3 == 0 ? 1 : 0);
+    s.add(l);
+    readBack(s, spad, 64, t * 64, out);  // its own accumulator rows (see above)
+  }
+  ASSERT_EQ(s.run(), hw::reg::kIrqStatusDoneMask);
+  EXPECT_EQ(s.firstMismatch(), -1);
+}
+
 // Packed rows (im2col packing): pieces of random lengths at random byte offsets, straddling rows,
 // over old contents that must survive around them; read back through identity weights.
 TEST_P(RtlLoad, PackedRowsLandAtTheirBytesAndLeaveTheRestAlone) {

@@ -35,13 +35,7 @@ class Emission {
     if (l + 1 >= plan_.layers.size()) return false;
     const GemmLayer* a = plan_.layers[l].gemm();
     const GemmLayer* b = plan_.layers[l + 1].gemm();
-    if (a == nullptr || b == nullptr || a->type != nn::OperationType::BATCH_MATMUL ||
-        a->operationIndex != b->operationIndex || b->inputOperand == a->outputOperand ||
-        b->runtimeWeights == a->outputOperand || a->runtimeBias || b->runtimeBias) {
-      return false;
-    }
-    // A repack (its copies load a parameter row of their own) must follow a barrier.
-    if (b->runtimeWeights && runtimeWeightSource(*b, config_) == WeightSource::kImage) return false;
+    if (a == nullptr || b == nullptr || !productsOverlap(*a, *b, config_)) return false;
     const TilePlan& pa = *tilings_.plans[l];
     const TilePlan& pb = *tilings_.plans[l + 1];
     auto sameColumns = [](const GemmLayer& x, const GemmLayer& y) {

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "../RuntimeOperands.h"
 #include "../SearchKey.h"
 #include "../TilingSearch.h"
 
@@ -19,6 +20,9 @@ nn::Result<ModelTilings> searchTilings(const LayoutPlan& plan, const CompileTarg
     if (gemm == nullptr) continue;  // the vector unit's layers tile themselves
     const GemmLayer& layer = *gemm;
     t.views[l] = gemmViews(plan, layer, [](uint32_t) { return uint64_t{0}; });
+    // The weights' loads as the program will issue them: a filter read in place loads its tiles
+    // with other requests than the weight image (RuntimeOperands.h).
+    t.views[l].weightSource = runtimeWeightSource(layer, target.config);
     t.chunks[l] = chunkK(layer, t.views[l].input.pixelStride, t.views[l].input.rowStride, target.config.rows());
   }
   t.choices.fingerprint = searchFingerprint(plan.layers, t.views, t.chunks, target);
@@ -34,8 +38,10 @@ nn::Result<ModelTilings> searchTilings(const LayoutPlan& plan, const CompileTarg
       continue;
     }
     const std::optional<uint32_t> named = replaying ? std::optional<uint32_t>(replay->tilings[l]) : std::nullopt;
-    auto choice = searchTiling(TilingProblem{*gemm, t.chunks[l], t.views[l], target.config}, target.policy,
-                               target.options, named);
+    const GemmLayer* next = l + 1 < layerCount ? plan.layers[l + 1].gemm() : nullptr;
+    const bool overlapsNext = next != nullptr && productsOverlap(*gemm, *next, target.config);
+    auto choice = searchTiling(TilingProblem{*gemm, t.chunks[l], t.views[l], target.config, overlapsNext},
+                               target.policy, target.options, named);
     if (!choice.ok()) return choice.error();
     if (replaying && choice.value().candidate != replay->tilings[l]) t.fromCache = false;  // named no candidate
     t.choices.tilings.push_back(choice.value().candidate);

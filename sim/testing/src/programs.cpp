@@ -114,6 +114,13 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
       if (li.pack && cfg.busBytes() <= R) li.rowBytes = static_cast<uint32_t>(uni(1, 3 * R));
       li.dramAddr = layout.inputs + static_cast<uint64_t>(uni(0, 8192));
       li.stride0 = static_cast<uint32_t>(uni(0, R + 8));
+      // A quarter of the others spread each i0 run count1 x count2 rows apart (the same rows,
+      // transposed), half of those whole contiguous rows, which the load unit merges.
+      li.spread = !li.pack && uni(0, 3) == 0;
+      if (li.spread) {
+        li.packStride = li.count1 * li.count2;
+        if (uni(0, 1) == 0) li.rowBytes = li.stride0 = R;
+      }
       li.stride1 = li.count0 * li.stride0 + static_cast<uint32_t>(uni(0, 64));
       li.stride2 = li.count1 * li.stride1 + static_cast<uint32_t>(uni(0, 256));
       li.header = {};

@@ -59,6 +59,7 @@ class FunctionalModel {
   void popTokens(const hw::CommandWord& cmd, hw::Unit unit);
   void pushTokens(const hw::CommandWord& cmd, hw::Unit unit);
   void load(const hw::LoadCmd& c, const DramStorage& dram);
+  void loadRows(const hw::LoadCmd& c, const DramStorage& dram, uint8_t* base, uint32_t rowSize);
   void gemm(const hw::GemmCmd& c);
   void gemmStep(const hw::GemmCmd& c);  // one step over K of a GEMM
   void store(const hw::StoreCmd& c, DramStorage& dram);
