@@ -169,6 +169,27 @@ nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t ro
   return emitStore(s, accBuf);
 }
 
+nn::Status VectorCommands::loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t runs, uint64_t runStride,
+                                      uint32_t rowsPerRun, uint32_t buffer) {
+  if (runStride > 0xFFFFFFFFull || runs > 0xFFFF || rowsPerRun > 0xFFFF) {
+    return NN_ERROR(BAD_DATA) << "a spread LOAD of " << runs << " runs " << runStride << " bytes apart";
+  }
+  hw::LoadCmd c;
+  c.dst = hw::Mem::kVec;
+  c.rowBytes = config_.cols();
+  c.spadAddr = spadAddr;
+  c.dramAddr = dram;
+  c.count0 = rowsPerRun;
+  c.stride0 = config_.cols();
+  c.count1 = runs;
+  c.stride1 = static_cast<uint32_t>(runStride);
+  c.count2 = 1;
+  c.spread = true;
+  c.packStride = runs;
+  emit(PlannedCommand{c, {{buffer, true}}});
+  return {};
+}
+
 uint32_t VectorCommands::maxStoreTiles() const {
   return config_.cols() % config_.busBytes() == 0 ? hw::micro::kStoreFifoDepth : 1;
 }

@@ -797,6 +797,34 @@ TEST(VectorOpsRegression, SoftmaxOverLongFlatRows) {
   }
 }
 
+// A row broadcast to a few wide pixels (a decode step's attention mask over 12 heads x 513
+// positions, a bias row over [5, 3, 37]) takes the wide-row path: each pixel's channels loaded as
+// one run, STOREs of several column tiles. Claimed and exact on both devices, for ADD, SUB and
+// MUL, signed and unsigned, the row second or (a broadcast the path leaves to the general one)
+// first.
+TEST(VectorOpsRegression, RowsBroadcastToWidePixels) {
+  const std::pair<nn::Dimensions, nn::Dimensions> shapes[] = {{{1, 12, 1, 513}, {1, 1, 1, 513}},
+                                                              {{5, 3, 37}, {37}},
+                                                              {{2, 4100}, {1, 4100}}};
+  for (const auto& [wide, row] : shapes) {
+    for (OperationType type : {OperationType::ADD, OperationType::SUB, OperationType::MUL}) {
+      for (bool isSigned : {false, true}) {
+        for (bool rowFirst : {false, true}) {
+          std::mt19937 rng(static_cast<uint32_t>(wide.back() + static_cast<int>(type) * 7 + isSigned));
+          CaseBuilder cb(rng, isSigned);
+          const Tensor a = cb.input(wide, cb.quant());
+          const Tensor b = cb.input(row, cb.quant());
+          const Tensor out = rowFirst ? binaryOf(cb, type, b, a) : binaryOf(cb, type, a, b);
+          cb.output(out);
+          expectClaimedAndExact(cb.finish(), fmt::format("{} {} with {}{}{}", nn::toString(type), dimsText(wide),
+                                                         dimsText(row), isSigned ? ", signed" : "",
+                                                         rowFirst ? ", the row first" : ""));
+        }
+      }
+    }
+  }
+}
+
 // PAD_V2's value fills the padded tensor's border, not the halo a following padded convolution
 // reads: that padding is the zero point, as NNAPI defines it.
 TEST(VectorOpsRegression, PadV2ValueStaysOutOfTheNextConvolutionsPadding) {

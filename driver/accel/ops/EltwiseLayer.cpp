@@ -23,7 +23,27 @@ bool dense(const LaneImage& i) {
          (s.batches == 1 || i.view.imageStride == uint64_t{s.height} * i.view.rowStride);
 }
 
+// Few pixels of many channels with a row broadcast to them (a decode step's attention mask over
+// 12 heads x 513 positions, a bias row): the general path's tile a lane group (a 16-byte request a
+// pixel) left DRAM bursts half empty. Here a pixel's channels load as one run (a spread LOAD) and
+// leave as STOREs of several column tiles. 8-bit values; `b` one pixel of out's channels; the
+// operands and the output dense.
+bool wideRowShapes(const ImageShape& a, const ImageShape* b, const ImageShape& out, ElementType type, uint32_t cols) {
+  if (bytesPerElement(type) != 1 || out.channels <= cols || !sameShape(a, out)) return false;
+  return b != nullptr && b->batches == 1 && b->height == 1 && b->width == 1 && b->channels == out.channels &&
+         out.pixels() > 1;
+}
+
+uint32_t storeTilesOf(const hw::HwConfig& config) {
+  return config.cols() % config.busBytes() == 0 ? hw::micro::kStoreFifoDepth : 1;
+}
+
 }  // namespace
+
+uint32_t wideRowParamRows(const ImageShape& a, const ImageShape* b, const ImageShape& out, ElementType type,
+                          const hw::HwConfig& config) {
+  return wideRowShapes(a, b, out, type, config.cols()) ? std::min(storeTilesOf(config), config.paramRows()) : 1;
+}
 
 std::vector<uint8_t> lutImage(const std::vector<int32_t>& lut, const hw::HwConfig& config) {
   std::vector<uint8_t> image(size_t{config.lutRows()} * config.cols() * 4, 0);
@@ -35,8 +55,9 @@ EltwiseEmitter::EltwiseEmitter(const hw::HwConfig& config, CommandSink& sink)
     : config_(config), cmds_(config, sink), cols_(config.cols()), bufRows_(config.vecSpadRows() / 4),
       accHalf_(config.accRows() / 2) {}
 
-nn::Status EltwiseEmitter::begin(uint64_t paramAddr, std::optional<uint64_t> lutAddr) {
-  NN_TRY(cmds_.loadRows(hw::Mem::kParam, paramAddr, 0, 1, config_.paramRowBytes(), config_.paramRowBytes(),
+nn::Status EltwiseEmitter::begin(uint64_t paramAddr, std::optional<uint64_t> lutAddr, uint32_t paramRows) {
+  paramRows_ = paramRows;
+  NN_TRY(cmds_.loadRows(hw::Mem::kParam, paramAddr, 0, paramRows, config_.paramRowBytes(), config_.paramRowBytes(),
                         paramBuffer()));
   lut_ = lutAddr.has_value();
   if (lut_) {
@@ -82,6 +103,10 @@ nn::Status EltwiseEmitter::piece(const EltwiseMath& math, const LaneImage& a, co
   const bool binary = math.binary() && b != nullptr;
   const bool shapes = sameShape(a.shape, out.shape) && (!binary || sameShape(b->shape, out.shape));
   if (shapes && dense(a) && dense(out) && (!binary || dense(*b))) return flat(math, a, binary ? b : nullptr, out);
+  if (paramRows_ > 1 && wideRowShapes(a.shape, binary ? &b->shape : nullptr, out.shape, math.aType, cols_) &&
+      dense(a) && dense(out) && (!binary || dense(*b))) {
+    return wideRows(math, a, binary ? b : nullptr, out);
+  }
   if (shapes && a.packed() && out.shape.channels % cols_ == 0 && (!binary || b->packed()) &&
       uint64_t{out.shape.width} * out.groups() <= std::min(bufRows_, accHalf_)) {
     return rowPacked(math, a, binary ? b : nullptr, out);
@@ -161,6 +186,43 @@ nn::Status EltwiseEmitter::rowPacked(const EltwiseMath& math, const LaneImage& a
   return {};
 }
 
+// Tiles of P pixels x G lane groups, held group-major (row g*P + p: lane group g of pixel p), so
+// that one ELTWISE walks pixels (i0) and groups (i1) with the broadcast row's group g at b row g.
+nn::Status EltwiseEmitter::wideRows(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
+                                    const LaneImage& out) {
+  const uint64_t C = out.shape.channels, pixels = out.shape.pixels();
+  const uint32_t G = out.groups(), lastBytes = out.groupBytes(G - 1);
+  const uint32_t limit = std::min(bufRows_, accHalf_);
+  // At least two tiles, so that one's load overlaps the other's STOREs.
+  const auto P = static_cast<uint32_t>(std::min<uint64_t>({(pixels + 1) / 2, limit / G, kStrideMax}));
+  if (P == 0 || G > limit) return general(math, a, b, out);
+  const uint32_t tiles = std::min(paramRows_, cmds_.maxStoreTiles());
+  for (uint64_t p0 = 0; p0 < pixels; p0 += P) {
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(P, pixels - p0));
+    hw::EltwiseCmd e = command(math);
+    // Each pixel's groups as one run; its last group may read up to Cols - 1 bytes past the
+    // tensor (allocations keep that slack): lanes computed, never stored.
+    NN_TRY(cmds_.loadSpread(a.view.origin + p0 * C, e.aAddr, n, C, G, vecBuffer(1 + tile_)));
+    if (b != nullptr) NN_TRY(cmds_.loadRows(hw::Mem::kVec, b->view.origin, e.bAddr, G, cols_, cols_, vecBuffer(3 + tile_)));
+    e.count0 = n;
+    e.count1 = G;
+    e.aStride0 = 1;
+    e.aStride1 = n;
+    e.bStride0 = 0;
+    e.bStride1 = 1;
+    compute(e, b != nullptr);
+    for (uint32_t g0 = 0; g0 < G; g0 += tiles) {
+      const uint32_t t = std::min(tiles, G - g0);
+      NN_TRY(cmds_.storeTiledRows(out.view.origin + p0 * C + uint64_t{g0} * cols_, C, n, t,
+                                  g0 + t == G ? lastBytes : cols_, e.accAddr + g0 * n, n, accBuffer(acc_), 0,
+                                  math.outZp, math.clamp.min, math.clamp.max));
+    }
+    tile_ ^= 1;
+    acc_ ^= 1;
+  }
+  return {};
+}
+
 nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
                                    const LaneImage& out) {
   const ImageShape& s = out.shape;
@@ -223,7 +285,9 @@ nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, 
 
 std::vector<std::vector<uint8_t>> EltwiseLayer::constantImages(const hw::HwConfig& config) const {
   std::vector<std::vector<uint8_t>> images;
-  images.push_back(paramRows(std::vector<hw::ColumnParams>(config.cols(), math.column), 1, config));
+  const ImageShape* b = inputs.size() > 1 ? &inputs[1].shape : !constantB.empty() ? &constantBShape : nullptr;
+  const uint32_t rows = wideRowParamRows(inputs[0].shape, b, outputs[0].shape, math.aType, config);
+  images.push_back(paramRows(std::vector<hw::ColumnParams>(size_t{rows} * config.cols(), math.column), rows, config));
   if (math.kind == hw::EltKind::kLut) images.push_back(lutImage(math.lut, config));
   if (!constantB.empty()) {  // with a row of slack: the vector unit reads whole rows
     std::vector<uint8_t> b = constantB;
@@ -236,8 +300,10 @@ std::vector<std::vector<uint8_t>> EltwiseLayer::constantImages(const hw::HwConfi
 nn::Status EltwiseLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
   const uint32_t C = config.cols();
   EltwiseEmitter emitter(config, sink);
+  const ImageShape* bShape = inputs.size() > 1 ? &inputs[1].shape : !constantB.empty() ? &constantBShape : nullptr;
   NN_TRY(emitter.begin(where.constants[0],
-                       math.kind == hw::EltKind::kLut ? std::optional<uint64_t>(where.constants[1]) : std::nullopt));
+                       math.kind == hw::EltKind::kLut ? std::optional<uint64_t>(where.constants[1]) : std::nullopt,
+                       wideRowParamRows(inputs[0].shape, bShape, outputs[0].shape, math.aType, config)));
   const LaneImage a{where.inputs[0], inputs[0].shape, C};
   const LaneImage out{where.outputs[0], outputs[0].shape, C};
   if (!constantB.empty()) {

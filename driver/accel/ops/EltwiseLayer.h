@@ -54,8 +54,9 @@ inline EltwiseMath byteCopy() {
 class EltwiseEmitter {
  public:
   EltwiseEmitter(const hw::HwConfig& config, CommandSink& sink);
-  // The layer's parameter row and lookup table (at their DRAM addresses), before any piece.
-  nn::Status begin(uint64_t paramAddr, std::optional<uint64_t> lutAddr);
+  // The layer's parameter rows (`paramRows` identical ones: wideRowParamRows) and lookup table (at
+  // their DRAM addresses), before any piece.
+  nn::Status begin(uint64_t paramAddr, std::optional<uint64_t> lutAddr, uint32_t paramRows = 1);
   // Loads another lookup table for the pieces that follow.
   nn::Status loadLut(uint64_t lutAddr);
   // out = math(a, b) over `out`'s shape; a and b are broadcast to it (b ignored when unary).
@@ -65,6 +66,7 @@ class EltwiseEmitter {
   nn::Status flat(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
   nn::Status rowPacked(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
   nn::Status general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  nn::Status wideRows(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
   hw::EltwiseCmd command(const EltwiseMath& math) const;
   // ELTWISE of `rows` x `count1` output rows from the current buffers, then its STORE(s).
   void compute(hw::EltwiseCmd e, bool binary);
@@ -73,6 +75,7 @@ class EltwiseEmitter {
   VectorCommands cmds_;
   uint32_t cols_, bufRows_, accHalf_;
   uint32_t tile_ = 0, acc_ = 0;  // the buffers the next tile uses
+  uint32_t paramRows_ = 1;       // identical parameter rows loaded: column tiles a STORE may write
   bool lut_ = false;
 };
 
@@ -90,6 +93,11 @@ class EltwiseLayer final : public VectorLayer {
   uint64_t laneOps() const override { return outputs[0].shape.elements() / valueBytes(); }  // values
   std::string describe() const override;
 };
+
+// The parameter rows an ELTWISE layer of these shapes keeps: several identical ones when its
+// pieces take the wide-row path (a STORE of several column tiles reads a row a tile), else one.
+uint32_t wideRowParamRows(const ImageShape& a, const ImageShape* b, const ImageShape& out, ElementType type,
+                          const hw::HwConfig& config);
 
 // The lookup table's device image (LutRows rows of Cols int32).
 std::vector<uint8_t> lutImage(const std::vector<int32_t>& lut, const hw::HwConfig& config);
