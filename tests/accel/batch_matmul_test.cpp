@@ -156,7 +156,7 @@ TEST(BatchMatmul, AttentionShapesEveryAdjoint) {
 class BatchMatmulRandom : public ::testing::TestWithParam<int> {};
 
 TEST_P(BatchMatmulRandom, MatchesTheReferenceKernelBitExact) {
-  for (const char* config : {"weft8", "weft16"}) {
+  for (const char* config : {"weft8", "weft16", "weft8os", "weft16os", "weft16fp"}) {
     SCOPED_TRACE(config);
     auto device = approxDevice(config);
     std::mt19937 rng(9100 + GetParam() * 7 + config[4]);
