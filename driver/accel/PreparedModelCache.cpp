@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -312,8 +313,12 @@ nn::Status checkCompiledIndexes(const ParsedCache& parsed) {
           << "the cached model names an operation or tensor it does not have";
     }
   }
+  // Estimates become cycle counts (integers) in profiles and progress reports.
+  auto cycleCount = [](double x) { return std::isfinite(x) && x >= 0 && x < 0x1p63; };
+  NN_RET_CHECK(cycleCount(c.estimatedCycles)) << "the cached model's estimate is not a cycle count";
   for (const CompiledOperation& op : c.operations) {
     NN_RET_CHECK(op.unit == hw::Unit::kCompute || op.unit == hw::Unit::kVector) << "a cached operation has no unit";
+    NN_RET_CHECK(cycleCount(op.estimatedCycles)) << "a cached operation's estimate is not a cycle count";
   }
   NN_RET_CHECK(parsed.snapshots.bytes >= hw::kSnapshotBytes * (c.operations.size() + 1))
       << "the cached snapshot region is too small";
