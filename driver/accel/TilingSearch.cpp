@@ -126,7 +126,8 @@ nn::Status Candidates::schedule(const std::vector<size_t>& which, uint64_t budge
 void Candidates::traceFirstRound() const {
   if (!options_.traceTiling) return;
   for (size_t i = 0; i < size(); ++i) {
-    std::fprintf(stderr, "[tiling] round 1, candidate %zu: %.0f cycles%s %s\n", i, cycles_[i], whole_[i] ? "" : " (extrapolated)", ranked_[i].describe().c_str());
+    std::fprintf(stderr, "[tiling] round 1, candidate %zu: %.0f cycles%s: %s\n", i, cycles_[i],
+                 whole_[i] ? "" : " (extrapolated)", ranked_[i].describe().c_str());
   }
 }
 

@@ -285,8 +285,7 @@ nn::Status EltwiseEmitter::general(const EltwiseMath& math, const LaneImage& a, 
 
 std::vector<std::vector<uint8_t>> EltwiseLayer::constantImages(const hw::HwConfig& config) const {
   std::vector<std::vector<uint8_t>> images;
-  const ImageShape* b = inputs.size() > 1 ? &inputs[1].shape : !constantB.empty() ? &constantBShape : nullptr;
-  const uint32_t rows = wideRowParamRows(inputs[0].shape, b, outputs[0].shape, math.aType, config);
+  const uint32_t rows = wideRowParamRows(inputs[0].shape, secondShape(), outputs[0].shape, math.aType, config);
   images.push_back(paramRows(std::vector<hw::ColumnParams>(size_t{rows} * config.cols(), math.column), rows, config));
   if (math.kind == hw::EltKind::kLut) images.push_back(lutImage(math.lut, config));
   if (!constantB.empty()) {  // with a row of slack: the vector unit reads whole rows
@@ -300,10 +299,9 @@ std::vector<std::vector<uint8_t>> EltwiseLayer::constantImages(const hw::HwConfi
 nn::Status EltwiseLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
   const uint32_t C = config.cols();
   EltwiseEmitter emitter(config, sink);
-  const ImageShape* bShape = inputs.size() > 1 ? &inputs[1].shape : !constantB.empty() ? &constantBShape : nullptr;
   NN_TRY(emitter.begin(where.constants[0],
                        math.kind == hw::EltKind::kLut ? std::optional<uint64_t>(where.constants[1]) : std::nullopt,
-                       wideRowParamRows(inputs[0].shape, bShape, outputs[0].shape, math.aType, config)));
+                       wideRowParamRows(inputs[0].shape, secondShape(), outputs[0].shape, math.aType, config)));
   const LaneImage a{where.inputs[0], inputs[0].shape, C};
   const LaneImage out{where.outputs[0], outputs[0].shape, C};
   if (!constantB.empty()) {

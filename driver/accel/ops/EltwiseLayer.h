@@ -90,6 +90,10 @@ class EltwiseLayer final : public VectorLayer {
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
+  // The second operand's shape (a tensor's or the constant's), null when unary.
+  const ImageShape* secondShape() const {
+    return inputs.size() > 1 ? &inputs[1].shape : !constantB.empty() ? &constantBShape : nullptr;
+  }
   uint64_t laneOps() const override { return outputs[0].shape.elements() / valueBytes(); }  // values
   std::string describe() const override;
 };
