@@ -69,6 +69,21 @@ for target in "${TARGETS[@]}"; do
 done
 while ((${#running[@]} > 0)); do reap; done
 if ((${#failed[@]} > 0)); then
+  # The reports again, last, so that the end of a CI log (often all that is kept) shows them, with
+  # each small reproducer in base64 to replay it elsewhere.
+  for target in "${failed[@]}"; do
+    echo "fuzz: ---- ${target}: the end of its log ----"
+    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "${logs}/${target}.log" | tail -n 60
+    for reproducer in build/sanitize/findings/"${target}"-*; do
+      [[ -f "${reproducer}" ]] || continue
+      if (($(stat -c %s "${reproducer}") <= 16384)); then
+        echo "fuzz: ${reproducer} (base64):"
+        base64 -w 0 "${reproducer}" && echo
+      else
+        echo "fuzz: ${reproducer}: $(stat -c %s "${reproducer}") bytes"
+      fi
+    done
+  done
   echo "fuzz: finding in ${failed[*]} (reproducers in build/sanitize/findings/)" >&2
   exit 1
 fi
