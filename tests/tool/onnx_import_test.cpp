@@ -316,6 +316,19 @@ TEST(OnnxImport, QuantizationNnapiCannotExpressIsRefusedOrLeftInFloat) {
   twice.g->mutable_node(1)->set_input(1, "s_other");  // DQ reads x_q with another scale
   EXPECT_NE(importError(twice).find("other quantization parameters"), std::string::npos) << importError(twice);
 
+  // Zero points of no element, or of a count other than one or the scales': refused before any
+  // is read (an empty one was read past its end: onnx_fuzzer).
+  QdqConv emptyZero;
+  emptyZero.int8s("z_none", {0}, {});
+  emptyZero.g->mutable_node(2)->set_input(2, "z_none");
+  EXPECT_NE(importError(emptyZero).find("a zero point of 0 elements for 3 scales"), std::string::npos)
+      << importError(emptyZero);
+  QdqConv twoZeros;
+  twoZeros.int8s("z_two", {2}, {0, 0});
+  twoZeros.g->mutable_node(2)->set_input(2, "z_two");
+  EXPECT_NE(importError(twoZeros).find("a zero point of 2 elements for 3 scales"), std::string::npos)
+      << importError(twoZeros);
+
   QdqConv sigmoid;
   sigmoid.g->mutable_node(5)->set_op_type("Sigmoid");  // its output scale is not NNAPI's 1/256
   const ImportedModel imported = sigmoid.import();

@@ -139,11 +139,13 @@ class Pass {
       q.scales.push_back(static_cast<float>(s));
     }
     if (q.scales.empty()) throw ImportError(n.error("an empty scale"));
+    // Checked before any is read: an empty zero point has no element 0.
+    if (zero != nullptr && zero->size() != 1 && zero->size() != scale->size()) {
+      throw ImportError(n.error(fmt::format("a zero point of {} elements for {} scales (one, or one a scale)",
+                                            zero->size(), scale->size())));
+    }
     for (size_t i = 0; i < q.scales.size(); ++i) {
       const int64_t z = zero == nullptr ? 0 : zero->asInt(zero->size() == 1 ? 0 : static_cast<int64_t>(i));
-      if (zero != nullptr && zero->size() != 1 && zero->size() != scale->size()) {
-        throw ImportError(n.error("a zero point whose size is not the scale's"));
-      }
       q.zeroPoints.push_back(static_cast<int32_t>(z));
     }
     if (scale->size() > 1) {
