@@ -30,7 +30,7 @@ TensorLayout flatLayout(const nn::Model& model, const nn::Operand& o, uint32_t i
   t.operand = index;
   t.type = o.type;
   t.zeroPoint = o.zeroPoint;
-  t.fill = static_cast<uint8_t>(o.zeroPoint);
+  t.fill = byteTwice(static_cast<uint8_t>(o.zeroPoint));
   t.dims = dims;
   t.halfOnDevice = halfOnDevice(model, o);
   t.layout = DataLayout::kFlat;

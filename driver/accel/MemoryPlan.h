@@ -23,6 +23,9 @@
 
 namespace weft::accel {
 
+// A byte as TensorLayout::fill: the byte at every address.
+constexpr uint16_t byteTwice(uint8_t b) { return static_cast<uint16_t>(b * 0x101u); }
+
 struct TensorLayout {
   uint32_t operand = 0;
   nn::OperandType type = nn::OperandType::TENSOR_QUANT8_ASYMM;
@@ -32,8 +35,10 @@ struct TensorLayout {
   ImageShape image;                     // physical NHWC dimensions in bytes: channels are the bytes
                                         // of a pixel (a TENSOR_FLOAT16 value is two; kFlat: 1 x 1 x 1 x bytes)
   uint32_t haloTop = 0, haloBottom = 0, haloLeft = 0, haloRight = 0;
-  uint8_t fill = 0;                     // the interior bytes no layer writes: the zero point, or
-                                        // PAD's value (the halo always holds the zero point)
+  // The interior bytes no layer writes: byte i of the buffer is byte i % 2 of `fill` (little-
+  // endian), so the zero point twice, or PAD's value (a binary16 one whole: every value starts
+  // at an even byte). The halo always holds the zero point.
+  uint16_t fill = 0;
   // A view into another tensor's bytes (a CONCATENATION input written in place): the channels
   // from channelOffset of `aliasOf`, whose image and halo this layout repeats. It has no
   // buffer of its own.

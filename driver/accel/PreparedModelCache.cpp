@@ -43,7 +43,7 @@ void writeLayout(hal::PayloadWriter& w, const TensorLayout& t) {
   w.u8(static_cast<uint8_t>(t.layout));
   for (uint32_t v : {t.image.batches, t.image.height, t.image.width, t.image.channels}) w.u32(v);
   for (uint32_t v : {t.haloTop, t.haloBottom, t.haloLeft, t.haloRight}) w.u32(v);
-  w.u8(t.fill);
+  w.u32(t.fill);
   w.u8(t.aliasOf ? 1 : 0).u32(t.aliasOf.value_or(0)).u32(t.channelOffset);
   w.u8(t.halfOnDevice ? 1 : 0);
 }
@@ -62,7 +62,9 @@ TensorLayout readLayout(hal::PayloadReader& r) {
   t.haloBottom = r.u32();
   t.haloLeft = r.u32();
   t.haloRight = r.u32();
-  t.fill = r.u8();
+  const uint32_t fill = r.u32();
+  if (fill > 0xffff) r.bytes(SIZE_MAX);  // fails the reader: a fill is two bytes
+  t.fill = static_cast<uint16_t>(fill);
   const bool alias = r.u8() != 0;
   const uint32_t parent = r.u32();
   if (alias) t.aliasOf = parent;

@@ -35,7 +35,7 @@ namespace weft::accel {
 
 // The cache files' framing; the version changes whenever the layout of either payload changes
 // (3: an operation's peak rate joined its record, a tensor's whether it is kept as binary16).
-inline constexpr hal::CacheFileFormat kPreparedModelCacheFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 4};
+inline constexpr hal::CacheFileFormat kPreparedModelCacheFormat{{'W', 'E', 'F', 'T', 'A', 'C', 'C', '\n'}, 5};
 
 inline constexpr hal::NumberOfCacheFiles kAcceleratorCacheFiles{1, 1};
 

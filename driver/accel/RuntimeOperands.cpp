@@ -87,4 +87,9 @@ nn::Status repackBias(uint32_t channels, uint64_t bias, uint64_t params, const h
   return {};
 }
 
+nn::Status repackFp16Bias(uint32_t channels, uint64_t bias, uint64_t params, uint32_t perRow, uint64_t copyRow,
+                          const hw::HwConfig& config, EltwiseEmitter& emitter) {
+  return emitter.widenFp16(bias, channels, params, perRow, config.paramRowBytes(), copyRow);
+}
+
 }  // namespace weft::accel

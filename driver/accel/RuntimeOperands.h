@@ -4,7 +4,9 @@
 // forms on the device from the tensors' dense bytes in DRAM, before the layer runs, so nothing
 // goes back to the host mid-execution. They are byte copies through the vector unit (LOAD,
 // ELTWISE copy, STORE with the identity post-processing): a filter is transposed a byte per
-// scratchpad row, which costs cycles in proportion to its size, reported with the layer.
+// scratchpad row, which costs cycles in proportion to its size, reported with the layer. An fp16
+// layer's filter is bytes like any other (two a value); its binary16 bias is widened to binary32
+// on the way (ELTWISE fp16 add, STORE raw32).
 #pragma once
 
 #include <cstdint>
@@ -45,5 +47,12 @@ nn::Status repackWeights(const GemmLayer& layer, const TilePlan& plan, uint64_t 
 // `params` (row t holds channels [t*Cols, (t+1)*Cols)), leaving multipliers and shifts.
 nn::Status repackBias(uint32_t channels, uint64_t bias, uint64_t params, const hw::HwConfig& config,
                       EltwiseEmitter& emitter);
+
+// Writes `channels` binary16 biases (an fp16 layer's, dense at `bias`) into the bias columns of
+// parameter rows at `params` as binary32, the datapath's bias type, `perRow` channels a row (Cols
+// for the array's layers, Cols/2 for the vector unit's: WindowLayer's fp16Columns). `copyRow` is
+// the identity parameter row the emitter began with: its bias column's zeros are the +0 added.
+nn::Status repackFp16Bias(uint32_t channels, uint64_t bias, uint64_t params, uint32_t perRow, uint64_t copyRow,
+                          const hw::HwConfig& config, EltwiseEmitter& emitter);
 
 }  // namespace weft::accel

@@ -46,9 +46,12 @@ std::vector<uint8_t> fillImage(const TensorLayout& t) {
   // The halo belongs to the consuming convolution's padding, which NNAPI defines as the zero
   // point whatever the tensor's own fill (a PAD_V2 border value stays inside the image).
   std::vector<uint8_t> image(t.bytes(), static_cast<uint8_t>(t.zeroPoint));
-  if (image.empty() || t.fill == image.front()) return image;
+  if (image.empty() || t.fill == byteTwice(image.front())) return image;
   const uint64_t rowBytes = uint64_t{t.image.width} * t.image.channels;
-  forEachRow(t, [&](uint64_t device, uint32_t, uint32_t) { std::memset(image.data() + device, t.fill, rowBytes); });
+  const uint8_t pattern[2] = {static_cast<uint8_t>(t.fill & 0xff), static_cast<uint8_t>(t.fill >> 8)};
+  forEachRow(t, [&](uint64_t device, uint32_t, uint32_t) {
+    for (uint64_t i = device; i < device + rowBytes; ++i) image[i] = pattern[i & 1];
+  });
   return image;
 }
 

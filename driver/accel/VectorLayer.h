@@ -66,8 +66,9 @@ class VectorLayer {
   // otherwise): what utilization is measured against.
   virtual uint64_t laneOps() const = 0;
   virtual std::string describe() const = 0;
-  // The byte an output tensor holds wherever the layer does not write it (PAD's border).
-  virtual std::optional<uint8_t> outputFill() const { return std::nullopt; }
+  // What an output tensor holds wherever the layer does not write it (PAD's border), as
+  // TensorLayout::fill.
+  virtual std::optional<uint16_t> outputFill() const { return std::nullopt; }
   // The channel of output 0 from which input i is a plain copy of its bytes (same quantization,
   // same pixels), so that its producer may write it there directly; nullopt otherwise.
   virtual std::optional<uint32_t> channelOffsetInOutput(size_t /*input*/) const { return std::nullopt; }

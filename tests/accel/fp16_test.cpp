@@ -32,10 +32,12 @@ struct Fp16Conv {
   int32_t padding = 1;  // SAME 1, VALID 2
   int32_t activation = 0;
   bool nchw = false;  // input and output [N, C, H, W] (the layout operand true)
+  bool atExecution = false;  // filter and bias model inputs (after the input), not constants
   std::string describe() const {
-    return fmt::format("fp16 conv {}x{}x{}x{} -> {}, filter {}x{} stride {} dilation {} {} act {}{}", batches, height,
+    return fmt::format("fp16 conv {}x{}x{}x{} -> {}, filter {}x{} stride {} dilation {} {} act {}{}{}", batches, height,
                        width, inChannels, outChannels, filterH, filterW, stride, dilation,
-                       padding == 1 ? "SAME" : "VALID", activation, nchw ? " NCHW" : "");
+                       padding == 1 ? "SAME" : "VALID", activation, nchw ? " NCHW" : "",
+                       atExecution ? ", filter and bias given at execution" : "");
   }
 };
 
@@ -46,10 +48,14 @@ OpModel makeFp16Conv(const Fp16Conv& c, std::mt19937& rng) {
   const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, inDims, 0, 0);
   const uint32_t k = c.filterH * c.filterW * c.inChannels;
   const auto filterBytes = randomHalves(rng, size_t{c.outChannels} * k, 1.0f);
-  const uint32_t filter = b.constant(OperandType::TENSOR_FLOAT16, {c.outChannels, c.filterH, c.filterW, c.inChannels},
-                                     filterBytes.data(), filterBytes.size());
   const auto biasBytes = randomHalves(rng, c.outChannels, 2.0f);
-  const uint32_t bias = b.constant(OperandType::TENSOR_FLOAT16, {c.outChannels}, biasBytes.data(), biasBytes.size());
+  const nn::Dimensions filterDims{c.outChannels, c.filterH, c.filterW, c.inChannels};
+  const uint32_t filter = c.atExecution ? b.input(OperandType::TENSOR_FLOAT16, filterDims, 0, 0)
+                                        : b.constant(OperandType::TENSOR_FLOAT16, filterDims, filterBytes.data(),
+                                                     filterBytes.size());
+  const uint32_t bias = c.atExecution ? b.input(OperandType::TENSOR_FLOAT16, {c.outChannels}, 0, 0)
+                                      : b.constant(OperandType::TENSOR_FLOAT16, {c.outChannels}, biasBytes.data(),
+                                                   biasBytes.size());
   std::vector<uint32_t> inputs{in, filter, bias, b.int32Scalar(c.padding), b.int32Scalar(static_cast<int32_t>(c.stride)),
                                b.int32Scalar(static_cast<int32_t>(c.stride)), b.int32Scalar(c.activation)};
   if (c.dilation != 1 || c.nchw) {
@@ -63,6 +69,10 @@ OpModel makeFp16Conv(const Fp16Conv& c, std::mt19937& rng) {
   OpModel m;
   m.model = b.build();
   m.inputs.push_back(randomHalves(rng, nn::numberOfElements(inDims), 1.0f));
+  if (c.atExecution) {
+    m.inputs.push_back(filterBytes);
+    m.inputs.push_back(biasBytes);
+  }
   const uint32_t eff = (c.filterH - 1) * c.dilation + 1;
   const uint32_t oh = c.padding == 1 ? (c.height + c.stride - 1) / c.stride : (c.height - eff) / c.stride + 1;
   const uint32_t ow = c.padding == 1 ? (c.width + c.stride - 1) / c.stride : (c.width - eff) / c.stride + 1;
@@ -70,19 +80,26 @@ OpModel makeFp16Conv(const Fp16Conv& c, std::mt19937& rng) {
   return m;
 }
 
-OpModel makeFp16Fc(uint32_t batch, uint32_t inputSize, uint32_t units, int32_t activation, std::mt19937& rng) {
+OpModel makeFp16Fc(uint32_t batch, uint32_t inputSize, uint32_t units, int32_t activation, std::mt19937& rng,
+                   bool atExecution = false) {
   ModelBuilder b;
   const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, {batch, inputSize}, 0, 0);
   const auto w = randomHalves(rng, size_t{units} * inputSize, 1.0f);
-  const uint32_t weights = b.constant(OperandType::TENSOR_FLOAT16, {units, inputSize}, w.data(), w.size());
+  const uint32_t weights = atExecution ? b.input(OperandType::TENSOR_FLOAT16, {units, inputSize}, 0, 0)
+                                       : b.constant(OperandType::TENSOR_FLOAT16, {units, inputSize}, w.data(), w.size());
   const auto bias = randomHalves(rng, units, 2.0f);
-  const uint32_t biasOp = b.constant(OperandType::TENSOR_FLOAT16, {units}, bias.data(), bias.size());
+  const uint32_t biasOp = atExecution ? b.input(OperandType::TENSOR_FLOAT16, {units}, 0, 0)
+                                      : b.constant(OperandType::TENSOR_FLOAT16, {units}, bias.data(), bias.size());
   const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, {batch, units});
   b.output(out);
   b.operation(nn::OperationType::FULLY_CONNECTED, {in, weights, biasOp, b.int32Scalar(activation)}, {out});
   OpModel m;
   m.model = b.build();
   m.inputs.push_back(randomHalves(rng, size_t{batch} * inputSize, 1.0f));
+  if (atExecution) {
+    m.inputs.push_back(w);
+    m.inputs.push_back(bias);
+  }
   m.outputBytes.push_back(size_t{2} * batch * units);
   return m;
 }
@@ -168,10 +185,11 @@ struct Fp16Window {
   int32_t activation = 0;
   bool nchw = false;
   uint32_t depthMultiplier = 1;  // DEPTHWISE_CONV_2D
+  bool atExecution = false;      // DEPTHWISE_CONV_2D: filter and bias model inputs, not constants
   std::string describe() const {
-    return fmt::format("fp16 {} {}x{}x{}x{} window {}x{} stride {} {} act {}{}", nn::toString(type), batches, height,
+    return fmt::format("fp16 {} {}x{}x{}x{} window {}x{} stride {} {} act {}{}{}", nn::toString(type), batches, height,
                        width, channels, kh, kw, stride, padding == 1 ? "SAME" : "VALID", activation,
-                       nchw ? " NCHW" : "");
+                       nchw ? " NCHW" : "", atExecution ? ", filter and bias given at execution" : "");
   }
 };
 
@@ -185,11 +203,19 @@ OpModel makeFp16Window(const Fp16Window& c, std::mt19937& rng) {
   std::vector<uint32_t> inputs{in};
   const bool depthwise = c.type == nn::OperationType::DEPTHWISE_CONV_2D;
   const uint32_t outChannels = depthwise ? c.channels * c.depthMultiplier : c.channels;
+  std::vector<std::vector<uint8_t>> given;  // the values of inputs given at execution
   if (depthwise) {
     const auto filter = randomHalves(rng, size_t{c.kh} * c.kw * outChannels, 1.0f);
-    inputs.push_back(b.constant(OperandType::TENSOR_FLOAT16, {1, c.kh, c.kw, outChannels}, filter.data(), filter.size()));
     const auto bias = randomHalves(rng, outChannels, 2.0f);
-    inputs.push_back(b.constant(OperandType::TENSOR_FLOAT16, {outChannels}, bias.data(), bias.size()));
+    if (c.atExecution) {
+      inputs.push_back(b.input(OperandType::TENSOR_FLOAT16, {1, c.kh, c.kw, outChannels}, 0, 0));
+      inputs.push_back(b.input(OperandType::TENSOR_FLOAT16, {outChannels}, 0, 0));
+      given = {filter, bias};
+    } else {
+      inputs.push_back(
+          b.constant(OperandType::TENSOR_FLOAT16, {1, c.kh, c.kw, outChannels}, filter.data(), filter.size()));
+      inputs.push_back(b.constant(OperandType::TENSOR_FLOAT16, {outChannels}, bias.data(), bias.size()));
+    }
     for (uint32_t v : {b.int32Scalar(c.padding), b.int32Scalar(s), b.int32Scalar(s),
                        b.int32Scalar(static_cast<int32_t>(c.depthMultiplier)), b.int32Scalar(c.activation)}) {
       inputs.push_back(v);
@@ -207,6 +233,7 @@ OpModel makeFp16Window(const Fp16Window& c, std::mt19937& rng) {
   OpModel m;
   m.model = b.build();
   m.inputs.push_back(randomHalves(rng, nn::numberOfElements(inDims), 4.0f));
+  for (auto& values : given) m.inputs.push_back(std::move(values));
   const uint32_t oh = c.padding == 1 ? (c.height + c.stride - 1) / c.stride : (c.height - c.kh) / c.stride + 1;
   const uint32_t ow = c.padding == 1 ? (c.width + c.stride - 1) / c.stride : (c.width - c.kw) / c.stride + 1;
   m.outputBytes.push_back(size_t{2} * c.batches * oh * ow * outChannels);
@@ -564,12 +591,41 @@ TEST(Fp16, CopiesOnTheVectorUnitMoveTheValuesExactly) {
   expectWithinTolerance(*device, padV2, "fp16 PAD_V2 with 0x3c3c (1.0588)");
 }
 
-// A PAD_V2 border whose binary16 bytes differ (1.0 is 0x3c00) is left to the CPU, saying why.
-TEST(Fp16, PadV2WithABorderOfTwoBytesIsNotClaimed) {
+// PAD_V2's border holds its binary16 value whole, whatever its two bytes (1.0 is 0x3c00, -9.3
+// 0xc8a6), on every side and at odd channel counts.
+TEST(Fp16, PadV2FillsTheBorderWithItsValue) {
   auto device = approxDevice("weft16fp");
   std::mt19937 rng(53);
-  const OpModel m = makeFp16Pad({1, 3, 3, 2}, {0, 0, 1, 1, 1, 1, 0, 0}, uint16_t{0x3c00}, rng);
-  expectNotClaimed(*device, m, "filled with one byte, twice");
+  for (uint16_t value : {uint16_t{0x3c00}, uint16_t{0xc8a6}, uint16_t{0x7bff}}) {
+    const OpModel m = makeFp16Pad({1, 3, 3, 3}, {0, 1, 1, 2, 2, 1, 1, 2}, value, rng);
+    expectWithinTolerance(*device, m, fmt::format("fp16 PAD_V2 with 0x{:04x}", value));
+    const OpModel flat = makeFp16Pad({5, 7}, {2, 1, 0, 3}, value, rng);
+    expectWithinTolerance(*device, flat, fmt::format("fp16 PAD_V2 of rank 2 with 0x{:04x}", value));
+  }
+}
+
+// A filter and bias given at execution (model inputs) run on the device: the filter copied into
+// the weight image or read in place, the binary16 bias widened to binary32 into the parameter
+// rows (ELTWISE fp16, STORE raw32). Output channels below, at and past a row of parameters (16
+// on the array, 8 on the vector unit) and odd counts, so partial rows are written too.
+TEST(Fp16, FiltersAndBiasesGivenAtExecutionMatchTheReference) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(59);
+  for (uint32_t outChannels : {1u, 5u, 16u, 17u, 40u}) {
+    Fp16Conv c;
+    c.outChannels = outChannels;
+    c.inChannels = 1 + rng() % 9;
+    c.stride = 1 + rng() % 2;
+    c.atExecution = true;
+    expectWithinTolerance(*device, makeFp16Conv(c, rng), c.describe());
+    expectWithinTolerance(*device, makeFp16Fc(1 + rng() % 4, 3 + rng() % 40, outChannels, 0, rng, true),
+                          fmt::format("fp16 fully connected -> {}, given at execution", outChannels));
+    Fp16Window w;
+    w.channels = outChannels;
+    w.depthMultiplier = outChannels % 2 == 0 ? 2 : 1;
+    w.atExecution = true;
+    expectWithinTolerance(*device, makeFp16Window(w, rng), w.describe());
+  }
 }
 
 // Without the fp16 datapath the accelerator leaves them to the CPU, saying why.

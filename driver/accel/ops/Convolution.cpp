@@ -4,8 +4,8 @@
 // specified input shapes; NHWC or NCHW; explicit or implicit (SAME/VALID) padding; any strides
 // and dilations; fused NONE/RELU/RELU1/RELU6. Lowered to a GemmLayer (GemmLayer.h).
 // TENSOR_FLOAT16 too (GemmLayer::inputType kFloat16), and TENSOR_FLOAT32 in a model relaxed to float16, for the
-// fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): constant filter
-// and bias, each value two bytes of K; CONV_2D in NHWC or NCHW (the host's copies reorder whole
+// fp16 datapath (Fp16 hardware; the support check refuses the layer elsewhere): filter and bias
+// constant or given at execution (a binary16 bias widened when repacked), each value two bytes of K; CONV_2D in NHWC or NCHW (the host's copies reorder whole
 // values, Transfer.h), FULLY_CONNECTED over an image in either (its weights permuted a value at a
 // time).
 #include <algorithm>

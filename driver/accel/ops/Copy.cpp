@@ -5,12 +5,13 @@
 // fill), so an execution copies only the interior. With the fp16 datapath also TENSOR_FLOAT16
 // (and relaxed TENSOR_FLOAT32, binary16 on the device): a copy moves a value's two bytes
 // unchanged, so the lanes copy bytes, shapes counting two a value; the fill of PAD (0.0) and
-// of PAD_V2 must be one byte twice (0.0, or a value such as 0x3c3c's).
+// of PAD_V2 (its value) is the binary16 value repeated.
 #include <fmt/format.h>
 
 #include <cstring>
 
 #include "../ExecutionParameters.h"
+#include "../MemoryPlan.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
@@ -29,7 +30,7 @@ class CopyLayer final : public VectorLayer {
   std::vector<Piece> pieces;  // one per input
   bool flatCopy = false;      // RESHAPE: the bytes in order
   bool isSigned = false;
-  std::optional<uint8_t> fill;
+  std::optional<uint16_t> fill;  // TensorLayout::fill
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
     std::vector<std::vector<uint8_t>> images{
@@ -84,7 +85,7 @@ class CopyLayer final : public VectorLayer {
     return fmt::format("copy{} {} piece(s) into {}x{}x{}x{}", isFloat(valueType) ? " fp16" : "", pieces.size(), s.batches, s.height,
                        s.width, s.channels / valueBytes());
   }
-  std::optional<uint8_t> outputFill() const override { return fill; }
+  std::optional<uint16_t> outputFill() const override { return fill; }
   std::optional<uint32_t> channelOffsetInOutput(size_t i) const override {
     // A binary16 input is not written in place: its producer's channels count values.
     if (type != nn::OperationType::CONCATENATION || flatCopy || isFloat(valueType) || i >= pieces.size()) return std::nullopt;
@@ -148,7 +149,6 @@ nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t ind
   NN_TRY(copiedTensor(r, in, "input", 0, 4));
   NN_TRY(r.sameType(in, r.output(0), "input and output"));
   if (isExecutionParameter(r, 1)) {
-    if (r.halfType(in)) return r.fail("a float16 shape given at execution is not supported (quant8 only)");
     if (r.input(1).dimensions.size() == 1 && r.input(1).dimensions[0] > 4) return r.fail("the output rank is above 4");
     return atExecution(r, index, 1, withValues);
   }
@@ -237,9 +237,9 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
   NN_TRY(copiedTensor(r, in, "input", 1, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
   const bool half = r.halfType(in);
-  // The border's byte: the zero point, 0.0 in binary16, or PAD_V2's value.
-  auto padByte = [&]() -> nn::Result<uint8_t> {
-    if (!v2) return static_cast<uint8_t>(half ? 0 : out.zeroPoint);
+  // The border's fill (TensorLayout::fill): the zero point twice, 0.0 in binary16, or PAD_V2's value.
+  auto padFill = [&]() -> nn::Result<uint16_t> {
+    if (!v2) return half ? uint16_t{0} : byteTwice(static_cast<uint8_t>(out.zeroPoint));
     if (!half) {
       auto pv = r.int32Param(2, "pad value");
       if (!pv.ok()) return pv.error();
@@ -248,7 +248,7 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
       if (value < (isSigned ? -128 : 0) || value > (isSigned ? 127 : 255)) {
         return r.fail("pad value {} is out of range", value);
       }
-      return static_cast<uint8_t>(value);
+      return byteTwice(static_cast<uint8_t>(value));
     }
     const auto& p = r.input(2);
     std::optional<uint16_t> bits;
@@ -260,18 +260,13 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
       return r.fail("pad value (input 2) must be FLOAT16 or FLOAT32");
     }
     if (!bits) return r.fail("pad value (input 2) is not a constant");
-    if ((*bits & 0xff) != (*bits >> 8)) {
-      return r.fail("pad value {} is binary16 0x{:04x}: the border is filled with one byte, twice", hw::fp::fp16Value(*bits),
-                    *bits);
-    }
-    return static_cast<uint8_t>(*bits & 0xff);
+    return *bits;
   };
   if (isExecutionParameter(r, 1)) {
-    if (half) return r.fail("float16 paddings given at execution are not supported (quant8 only)");
     if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(in.dimensions.size()), 2}) {
       return r.fail("paddings must be [rank, 2]");
     }
-    auto fill = padByte();
+    auto fill = padFill();
     if (!fill.ok()) return fill.error();
     return atExecution(r, index, 2, withValues);
   }
@@ -279,7 +274,7 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
   if (!paddings.ok()) return paddings.error();
   const size_t rank = in.dimensions.size();
   if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(rank), 2}) return r.fail("paddings must be [rank, 2]");
-  auto fill = padByte();
+  auto fill = padFill();
   if (!fill.ok()) return fill.error();
   nn::Dimensions dims(rank);
   uint32_t off[4] = {0, 0, 0, 0};

@@ -125,11 +125,13 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
   layer->inputs = {{op.inputs[0], layer->in, layout}};
   if (q->runtimeWeights) {
     layer->weightsInput = static_cast<uint32_t>(layer->inputs.size());
-    layer->inputs.push_back({*q->runtimeWeights, paddedImage(filter.dimensions), DataLayout::kFlat});
+    ImageShape filterBytes = paddedImage(filter.dimensions);
+    filterBytes.channels *= layer->valueBytes();
+    layer->inputs.push_back({*q->runtimeWeights, filterBytes, DataLayout::kFlat});
   }
-  if (q->runtimeBias) {
+  if (q->runtimeBias) {  // int32, or binary16 on the device (widened when repacked)
     layer->biasInput = static_cast<uint32_t>(layer->inputs.size());
-    layer->inputs.push_back({*q->runtimeBias, ImageShape{1, 1, 1, 4 * outC}, DataLayout::kFlat});
+    layer->inputs.push_back({*q->runtimeBias, ImageShape{1, 1, 1, (binary16 ? 2 : 4) * outC}, DataLayout::kFlat});
   }
   layer->outputs = {{op.outputs[0], layer->out, layout}};
   const nn::Dimensions outDims = nchw ? nn::Dimensions{image.batches, outC, layer->out.height, layer->out.width}

@@ -114,6 +114,57 @@ nn::Status EltwiseEmitter::piece(const EltwiseMath& math, const LaneImage& a, co
   return general(math, a, binary ? b : nullptr, out);
 }
 
+nn::Status EltwiseEmitter::widenFp16(uint64_t src, uint64_t values, uint64_t dst, uint32_t perRow,
+                                     uint64_t rowStride, uint64_t zeroRow) {
+  const uint32_t lanes = cols_ / 2;  // binary16 values a scratchpad row, binary32 ones an accumulator row
+  if (perRow == 0 || perRow % lanes != 0) {
+    return NN_ERROR(BAD_DATA) << "widening binary16 to rows of " << perRow << " values, not a multiple of " << lanes;
+  }
+  const uint32_t k = perRow / lanes;  // scratchpad rows a destination row takes
+  const uint32_t tileRows = std::min(bufRows_, accHalf_) / k * k;
+  if (tileRows == 0) return NN_ERROR(BAD_DATA) << "a destination row of " << perRow << " values exceeds the buffers";
+  const uint64_t rows = ceilDiv(values, lanes);
+  const auto rem = static_cast<uint32_t>(values % lanes);
+  const uint32_t rowBytes = 4 * lanes;  // one accumulator row stored raw
+  EltwiseMath math;
+  math.kind = hw::EltKind::kAdd;
+  math.aType = math.bType = ElementType::kFloat16;
+  cmds_.setStoreType(ElementType::kInt32Raw);
+  // Scratchpad row r lands at dst + (r / k) * rowStride + (r % k) * rowBytes; tiles start at a
+  // multiple of k, so a tile's rows fill whole destination rows but for the last.
+  auto store = [&](uint64_t r, uint32_t count, uint32_t acc, uint32_t bytes) -> nn::Status {
+    const uint64_t at = dst + r / k * rowStride + r % k * rowBytes;
+    if (count == 0) return {};
+    if (r % k == 0 && count >= k && k > 1) {
+      const uint32_t whole = count / k;
+      NN_TRY(cmds_.storeRows(at, rowBytes, k, bytes, acc, accBuffer(acc_), 0, 0, 0, 0, whole, rowStride));
+      if (count % k == 0) return {};
+      return cmds_.storeRows(at + whole * rowStride, rowBytes, count % k, bytes, acc + whole * k, accBuffer(acc_), 0, 0,
+                             0, 0);
+    }
+    return cmds_.storeRows(at, k == 1 ? rowStride : rowBytes, count, bytes, acc, accBuffer(acc_), 0, 0, 0, 0);
+  };
+  for (uint64_t r0 = 0; r0 < rows; r0 += tileRows) {
+    const auto t = static_cast<uint32_t>(std::min<uint64_t>(tileRows, rows - r0));
+    hw::EltwiseCmd e = command(math);
+    // The last row may read up to Cols - 1 bytes past the tensor (allocations keep that slack):
+    // lanes computed, never stored.
+    NN_TRY(cmds_.loadRows(hw::Mem::kVec, src + r0 * cols_, e.aAddr, t, cols_, cols_, vecBuffer(1 + tile_)));
+    NN_TRY(cmds_.loadRows(hw::Mem::kVec, zeroRow, e.bAddr, 1, cols_, cols_, vecBuffer(3 + tile_)));
+    e.count0 = t;
+    e.count1 = 1;
+    e.aStride0 = 1;
+    e.bStride0 = 0;
+    compute(e, true);
+    const uint32_t full = r0 + t == rows && rem != 0 ? t - 1 : t;
+    NN_TRY(store(r0, full, e.accAddr, rowBytes));
+    if (full < t) NN_TRY(store(r0 + full, 1, e.accAddr + full, 4 * rem));
+    tile_ ^= 1;
+    acc_ ^= 1;
+  }
+  return {};
+}
+
 nn::Status EltwiseEmitter::flat(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
                                 const LaneImage& out) {
   const uint64_t bytes = out.shape.elements();

@@ -61,6 +61,12 @@ class EltwiseEmitter {
   nn::Status loadLut(uint64_t lutAddr);
   // out = math(a, b) over `out`'s shape; a and b are broadcast to it (b ignored when unary).
   nn::Status piece(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  // `values` binary16 values, dense at `src`, widened to binary32 (ELTWISE fp16 add of +0, exact
+  // but for -0's sign; STORE raw32 through the identity parameter row begin() loaded): value v
+  // lands at dst + (v / perRow) * rowStride + 4 * (v % perRow). `perRow` is a multiple of Cols/2
+  // (a parameter row's bias column); `zeroRow` is Cols zero bytes in DRAM (binary16 +0).
+  nn::Status widenFp16(uint64_t src, uint64_t values, uint64_t dst, uint32_t perRow, uint64_t rowStride,
+                       uint64_t zeroRow);
 
  private:
   nn::Status flat(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);

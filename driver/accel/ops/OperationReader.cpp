@@ -264,18 +264,20 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
                 nn::toString(in.type), nn::toString(w.type), nn::toString(out.type));
   }
   const uint64_t valueBytes = relaxed ? 4 : 2;
-  if (!isConstant(w)) return fail("an fp16 filter given at execution is not supported");
-  if (w.location.length < valueBytes * outChannels * kElements || constantBytes(model_, w) == nullptr) {
+  // A filter or bias given at execution (a model input, or another operation's output) is binary16
+  // on the device like every tensor of the model (a relaxed float32 one too, MemoryPlan.h): the
+  // device repacks it before the layer runs (RuntimeOperands.h), the bias widened to binary32.
+  const bool wConstant = isConstant(w);
+  if (wConstant && (w.location.length < valueBytes * outChannels * kElements || constantBytes(model_, w) == nullptr)) {
     return fail("weights value is shorter than its shape");
   }
   const bool biasOmitted = isOmitted(bias);
   if (!biasOmitted) {
     if (bias.type != type) return fail("the bias must be {} like the input", nn::toString(type));
-    if (!isConstant(bias)) return fail("an fp16 bias given at execution is not supported");
     if (bias.dimensions.size() != 1 || bias.dimensions[0] != outChannels) {
       return fail("bias must have shape [{}]", outChannels);
     }
-    if (bias.location.length < valueBytes * outChannels || constantBytes(model_, bias) == nullptr) {
+    if (isConstant(bias) && (bias.location.length < valueBytes * outChannels || constantBytes(model_, bias) == nullptr)) {
       return fail("bias value is shorter than its shape");
     }
   }
@@ -286,7 +288,11 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
   q.clamp = *clamp;
   q.columns.assign(outChannels, {});
   const uint64_t values = uint64_t{outChannels} * kElements;
-  if (withValues && filterValues_) {
+  if (!wConstant) q.runtimeWeights = op_.inputs[1];
+  if (!biasOmitted && !isConstant(bias)) q.runtimeBias = op_.inputs[2];
+  if (withValues && filterValues_ && !wConstant) {
+    q.weights.assign(2 * values, 0);  // +0 until the repack writes the filter
+  } else if (withValues && filterValues_) {
     const uint8_t* wBytes = constantBytes(model_, w);
     if (relaxed) {
       q.weights.resize(2 * values);
@@ -301,7 +307,7 @@ nn::Result<ConvQuantization> OperationReader::fp16Convolution(uint32_t outChanne
     }
   }
   if (withValues) {
-    if (!biasOmitted) {
+    if (!biasOmitted && !q.runtimeBias) {
       const uint8_t* b = constantBytes(model_, bias);
       for (uint32_t n = 0; n < outChannels; ++n) {
         uint32_t bits;

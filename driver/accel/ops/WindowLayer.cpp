@@ -133,7 +133,12 @@ class WindowLayer::Emission {
 nn::Status WindowLayer::Emission::repackBias() {
   EltwiseEmitter copies(config_, sink_);
   NN_TRY(copies.begin(where_.constants[l_.copyRowIndex()], std::nullopt));
-  NN_TRY(accel::repackBias(l_.out.channels, where_.inputs[*l_.biasInput].origin, where_.constants[0], config_, copies));
+  const uint64_t bias = where_.inputs[*l_.biasInput].origin, copyRow = where_.constants[l_.copyRowIndex()];
+  if (isFloat(l_.valueType)) {
+    NN_TRY(accel::repackFp16Bias(l_.out.channels / 2, bias, where_.constants[0], C_ / 2, copyRow, config_, copies));
+  } else {
+    NN_TRY(accel::repackBias(l_.out.channels, bias, where_.constants[0], config_, copies));
+  }
   sink_.add(PlannedCommand{hw::BarrierCmd{}, {}});
   return {};
 }

@@ -137,7 +137,12 @@ nn::Status Emission::repack(const GemmLayer& layer, const TilePlan& tp, const La
     const uint64_t filter = addressOf(*layer.runtimeWeights) + layer.runtimeWeightsOffset;
     NN_TRY(repackWeights(layer, tp, filter, where.weights, config_, emitter));
   }
-  if (layer.runtimeBias) NN_TRY(repackBias(layer.n(), addressOf(*layer.runtimeBias), where.params, config_, emitter));
+  if (layer.runtimeBias && isFloat(layer.weightType)) {
+    NN_TRY(repackFp16Bias(layer.n(), addressOf(*layer.runtimeBias), where.params, config_.cols(), copyRow, config_,
+                          emitter));
+  } else if (layer.runtimeBias) {
+    NN_TRY(repackBias(layer.n(), addressOf(*layer.runtimeBias), where.params, config_, emitter));
+  }
   out_.program->add(PlannedCommand{hw::BarrierCmd{}, {}});
   return {};
 }
