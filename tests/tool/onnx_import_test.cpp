@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <set>
 
@@ -336,6 +338,25 @@ TEST(OnnxImport, QuantizationNnapiCannotExpressIsRefusedOrLeftInFloat) {
   EXPECT_EQ(ops.count(nn::OperationType::LOGISTIC), 1u);
   EXPECT_EQ(ops.count(nn::OperationType::QUANTIZE), 2u);
   EXPECT_EQ(ops.count(nn::OperationType::CONV_2D), 1u);
+}
+
+// A float read where an integer is expected (a quantized tensor given as float) is truncated, and
+// one no int64 holds is refused instead of cast (NaN was: UBSan, onnx_fuzzer).
+TEST(OnnxImport, FloatsReadAsIntegersMustFitOne) {
+  HostTensor t(DType::kFloat, {4});
+  t.data<float>()[0] = -2.75f;
+  t.data<float>()[1] = std::nanf("");
+  t.data<float>()[2] = std::numeric_limits<float>::infinity();
+  t.data<float>()[3] = 1e19f;
+  EXPECT_EQ(t.asInt(0), -2);
+  for (int64_t i : {1, 2, 3}) {
+    try {
+      (void)t.asInt(i);
+      ADD_FAILURE() << "element " << i << " was read as an integer";
+    } catch (const ImportError& e) {
+      EXPECT_NE(std::string(e.what()).find("where an integer is read"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(OnnxImport, UnsupportedOperatorsAreNamedWithTheirNode) {

@@ -181,7 +181,15 @@ int64_t HostTensor::asInt(int64_t i) const {
     case DType::kUint32: return data<uint32_t>()[i];
     case DType::kInt64: return data<int64_t>()[i];
     case DType::kUint64: return static_cast<int64_t>(data<uint64_t>()[i]);
-    default: return static_cast<int64_t>(asDouble(i));
+    default: {
+      // A float where an integer is read (a quantized tensor given as float, an index): truncated,
+      // and refused when no int64 holds it (NaN, infinities, |v| >= 2^63) instead of cast.
+      const double v = asDouble(i);
+      if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) {
+        throw ImportError(fmt::format("a {} value of {} where an integer is read", dtypeName(type), v));
+      }
+      return static_cast<int64_t>(v);
+    }
   }
 }
 
