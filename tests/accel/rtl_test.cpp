@@ -5,11 +5,14 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "../../driver/accel/PreparedModel.h"
 #include "AccelTestUtil.h"
 #include "DeadlineModels.h"
 #include "WrappedBackend.h"
 #include "weft/accel/AcceleratorDevice.h"
+#include "weft/hw/fp16.h"
 
 namespace weft::accel::test {
 namespace {
@@ -86,6 +89,69 @@ TEST(Rtl, WeftMatmulInt32MatchesTheReference) {
     c.accumulatorOutput = i % 2 == 0;
     const OpModel m = makeMatmulModel(c, rng);
     expectBitExact(*device, m, c);
+  }
+}
+
+// An fp16 layer whose filter and bias are model inputs: the device copies the filter into its
+// weight image and widens the binary16 bias into binary32 parameter rows (ELTWISE fp16, STORE
+// raw32) before the layer runs. On the RTL too, within the float16 tolerance of the CPU
+// reference: a FULLY_CONNECTED on the array, then a DEPTHWISE_CONV_2D on the vector unit (channels
+// past a parameter row, odd counts). One device a process: the approx side is accel_fp16_test's,
+// the commands' identity on both backends the lock-step tests'.
+TEST(Rtl, Fp16FilterAndBiasGivenAtExecutionMatchTheReference) {
+  using nn::OperandType;
+  auto rtl = rtlDevice("weft16fp");
+  std::mt19937 rng(3100);
+  const uint32_t batch = 3, inputSize = 37, units = 21, channels = 13;
+  ModelBuilder b;
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, {batch, inputSize}, 0, 0);
+  const uint32_t w = b.input(OperandType::TENSOR_FLOAT16, {units, inputSize}, 0, 0);
+  const uint32_t bias = b.input(OperandType::TENSOR_FLOAT16, {units}, 0, 0);
+  const uint32_t dwIn = b.input(OperandType::TENSOR_FLOAT16, {1, 5, 6, channels}, 0, 0);
+  const uint32_t dwFilter = b.input(OperandType::TENSOR_FLOAT16, {1, 3, 3, channels}, 0, 0);
+  const uint32_t dwBias = b.input(OperandType::TENSOR_FLOAT16, {channels}, 0, 0);
+  const uint32_t fc = b.tensor(OperandType::TENSOR_FLOAT16, {batch, units});
+  const uint32_t dw = b.tensor(OperandType::TENSOR_FLOAT16, {1, 5, 6, channels});
+  b.output(fc);
+  b.output(dw);
+  b.operation(nn::OperationType::FULLY_CONNECTED, {in, w, bias, b.int32Scalar(0)}, {fc});
+  b.operation(nn::OperationType::DEPTHWISE_CONV_2D,
+              {dwIn, dwFilter, dwBias, b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(1),
+               b.int32Scalar(0)},
+              {dw});
+  OpModel m;
+  m.model = b.build();
+  for (size_t n : {batch * inputSize, units * inputSize, units, 5 * 6 * channels, 9 * channels, channels}) {
+    m.inputs.push_back(randomHalves(rng, n, 2.0f));
+  }
+  m.outputBytes = {2 * batch * units, 2 * 5 * 6 * channels};
+  auto run = [&](const hal::IDevice& device) {
+    auto prepared = prepare(device, m.model);
+    if (!prepared.ok()) throw std::runtime_error(prepared.error().message);
+    auto result = runOnPrepared(*prepared.value(), m);
+    if (!result.ok()) throw std::runtime_error(result.error().message);
+    return std::move(result).value();
+  };
+  const auto onRtl = run(*rtl);
+  const auto& profile = onRtl.execution->profile;
+  ASSERT_EQ(profile.backend, "rtl");
+  ASSERT_EQ(profile.operations.size(), 2u);
+  EXPECT_EQ(profile.operations[0].unit, "array");
+  EXPECT_EQ(profile.operations[1].unit, "vector");
+  EXPECT_EQ(profile.deviceCycles,
+            profile.operations[0].cycles + profile.operations[1].cycles + profile.overheadCycles);
+  // Within the float16 tolerance of the CPU reference.
+  auto cpu = runOnCpu(m);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+  for (size_t o = 0; o < 2; ++o) {
+    const auto& got = onRtl.outputs[o];
+    const auto& want = cpu.value().outputs[o];
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i + 1 < got.size(); i += 2) {
+      const double g = hw::fp::fp16Value(static_cast<uint16_t>(got[i] | got[i + 1] << 8));
+      const double e = hw::fp::fp16Value(static_cast<uint16_t>(want[i] | want[i + 1] << 8));
+      EXPECT_LE(std::abs(g - e), 5.0 / 1024 * (1 + std::abs(e))) << "output " << o << " value " << i / 2;
+    }
   }
 }
 
