@@ -75,20 +75,25 @@ void readBack(Session& s, uint32_t spad, uint32_t rows, uint32_t accAddr, uint64
                       tokens(false, true, false, false)));
 }
 
+// A random pattern into the input scratchpad at a random row, over 64 rows of old contents
+// loaded first (so that zero fill, gaps and packing around it are visible), waiting on the
+// load token like the reads it is checked by.
+hw::LoadCmd patternOverOldRows(Session& s, uint32_t& spad, uint32_t& rows) {
+  const unsigned R = s.dev.rows();
+  spad = s.uniform(0, 100);
+  s.add(Session::load(hw::Mem::kIn, spad, s.put(s.randomBytes(64 * R)), R, 64));
+  hw::LoadCmd l = randomPattern(s, hw::Mem::kIn, R, spad, s.put(s.randomBytes(8192)), rows);
+  l.header = tokens(false, false, false, true);
+  return l;
+}
+
 TEST_P(RtlLoad, ThreeLevelPatternsIntoTheInputScratchpadWithZeroFill) {
   Session s(GetParam(), 11);
-  const unsigned R = s.dev.rows();
   loadIdentity(s);
   uint64_t out = Session::kOutputs;
   for (int t = 0; t < 6; ++t) {
-    // Old contents under the pattern, so that zero fill is visible.
-    const uint32_t spad = s.uniform(0, 100);
-    s.add(Session::load(hw::Mem::kIn, spad, s.put(s.randomBytes(64 * R)), R, 64));
-    uint32_t rows = 0;
-    const uint64_t base = s.put(s.randomBytes(8192));
-    hw::LoadCmd l = randomPattern(s, hw::Mem::kIn, R, spad, base, rows);
-    l.header = tokens(false, false, false, true);
-    s.add(l);
+    uint32_t spad = 0, rows = 0;
+    s.add(patternOverOldRows(s, spad, rows));
     readBack(s, spad, rows, 0, out);
   }
   ASSERT_EQ(s.run(), hw::reg::kIrqStatusDoneMask);
@@ -104,11 +109,8 @@ TEST_P(RtlLoad, SpreadRowsLandPackStrideApart) {
   loadIdentity(s);
   uint64_t out = Session::kOutputs;
   for (int t = 0; t < 8; ++t) {
-    const uint32_t spad = s.uniform(0, 100);
-    s.add(Session::load(hw::Mem::kIn, spad, s.put(s.randomBytes(64 * R)), R, 64));
-    uint32_t rows = 0;
-    hw::LoadCmd l = randomPattern(s, hw::Mem::kIn, R, spad, s.put(s.randomBytes(8192)), rows);
-    l.header = tokens(false, false, false, true);
+    uint32_t spad = 0, rows = 0;
+    hw::LoadCmd l = patternOverOldRows(s, spad, rows);
     l.spread = true;
     if (t % 2 == 0) l.rowBytes = l.stride0 = R;  // merged runs
     l.count0 = s.uniform(1, 6);
@@ -128,12 +130,8 @@ TEST_P(RtlLoad, PackedRowsLandAtTheirBytesAndLeaveTheRestAlone) {
   loadIdentity(s);
   uint64_t out = Session::kOutputs;
   for (uint32_t t = 0; t < 8; ++t) {
-    const uint32_t spad = s.uniform(0, 100);
-    s.add(Session::load(hw::Mem::kIn, spad, s.put(s.randomBytes(64 * R)), R, 64));
-    uint32_t rows = 0;
-    const uint64_t base = s.put(s.randomBytes(8192));
-    hw::LoadCmd l = randomPattern(s, hw::Mem::kIn, R, spad, base, rows);
-    l.header = tokens(false, false, false, true);
+    uint32_t spad = 0, rows = 0;
+    hw::LoadCmd l = patternOverOldRows(s, spad, rows);
     l.pack = true;
     l.packByte = s.uniform(0, R - 1);
     // Several beats when a beat fits in a row (up to four rows' worth), else at most a row; at
