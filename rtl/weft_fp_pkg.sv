@@ -247,4 +247,79 @@ package weft_fp_pkg;
     u8_to_fp16 = (v == '0) ? 16'd0 : {1'b0, 5'd15 + 5'(p), shifted[9:0]};
   endfunction
 
+  // ---------------------------------------------------------------- SOFTMAX in fp16 mode
+  // exp(t - M) as 2^(-u), u = |d| log2(e) with 20 fraction bits (hw/include/weft/hw/softmax_fp16.h
+  // says why): the split is {zero, n, k, r} with n = ceil(u / 2^20) the exponent's magnitude and
+  // f = n*2^20 - u as k (its top 8 bits, the table index) and r (the 12 below). The lane
+  // registers the split after the operand stage and looks k up in the reduce stage.
+  localparam logic [30:0] Log2eQ30 = 31'd1549082005;  // round(log2(e) * 2^30)
+  localparam logic [19:0] Ln2Q20   = 20'd726817;      // round(ln(2) * 2^20)
+
+  // Position of the most significant set bit (0 for 0).
+  function automatic logic [5:0] msb56(logic [55:0] v);
+    msb56 = '0;
+    for (int i = 0; i < 56; i++) begin
+      if (v[i]) msb56 = 6'(i);
+    end
+  endfunction
+
+  function automatic logic [26:0] softmax_exp_split(logic [31:0] t, logic [31:0] max);
+    logic [7:0]  e;
+    logic [23:0] sig;
+    logic [24:0] a;     // floor(|d| * 2^20) < 2^25
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [31:0] d;     // its sign is not read: |d|
+    logic [55:0] prod;  // the low 30 bits are the fraction dropped
+    logic [26:0] f;     // bits above 19 cancel
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [25:0] u;
+    logic [5:0]  n;
+    d   = fp32_add(t, {~max[31], max[30:0]});
+    e   = d[30:23];
+    sig = {1'b1, d[22:0]};
+    if (e >= 8'd130) a = 25'(sig) << 1'(e - 8'd130);
+    else if (e != '0 && 8'd130 - e <= 8'd23) a = 25'(sig) >> 5'(8'd130 - e);
+    else a = '0;
+    prod = 56'(a) * 56'(Log2eQ30);
+    u    = prod[55:30];
+    n    = 6'((27'(u) + 27'hfffff) >> 20);
+    f    = (27'(n) << 20) - 27'(u);
+    softmax_exp_split = (e >= 8'd132) ? {1'b1, 26'd0} : {1'b0, n, f[19:12], f[11:0]};
+  endfunction
+
+  // (The split's index bits are not read here: the lane looked them up.)
+  /* verilator lint_off UNUSEDSIGNAL */
+  // e = m * 2^(-n - 30), m = T + floor(T * r * ln2 / 2^40), truncated to 24 significant bits: a
+  // normal binary32 (n <= 47, m < 2^33), or +0.
+  function automatic logic [31:0] softmax_exp(logic [26:0] s, logic [31:0] tbl);
+    logic [63:0] c;
+    logic [32:0] m;
+    logic [5:0]  top;
+    logic [55:0] sig;  // bits above 22: the leading one and the zeros above it (not read)
+    c   = 64'(tbl) * 64'(32'(s[11:0]) * 32'(Ln2Q20));
+    m   = 33'(tbl) + 33'(c >> 40);
+    top = msb56(56'(m));
+    sig = (top >= 6'd23) ? 56'(m) >> (top - 6'd23) : 56'(m) << (6'd23 - top);
+    softmax_exp = (s[26] || m == '0) ? 32'd0 : {1'b0, 8'(8'(top) + 8'd97 - 8'(s[25:20])), sig[22:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // out = e * scale * 2^-31 / 2^(S's exponent - 127), truncated to 24 significant bits; +0 for e
+  // = 0 or below binary32's normal range, infinity above it.
+  // (e is never negative; of the sum only its exponent is read.)
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [31:0] softmax_fp_out(logic [31:0] e, logic [31:0] scale, logic [31:0] sum);
+  /* verilator lint_on UNUSEDSIGNAL */
+    logic [55:0] p;
+    logic [5:0]  top;
+    logic signed [10:0] biased;
+    p      = 56'({1'b1, e[22:0]}) * 56'(scale[30:0]);
+    top    = msb56(p);
+    biased = 11'(top) + 11'(e[30:23]) - 11'(sum[30:23]) + 11'sd73;
+    p      = (top >= 6'd23) ? p >> (top - 6'd23) : p << (6'd23 - top);
+    if (e[30:23] == '0 || scale[31] || scale[30:0] == '0 || biased <= 11'sd0) softmax_fp_out = 32'd0;
+    else if (biased >= 11'sd255) softmax_fp_out = 32'h7f80_0000;
+    else softmax_fp_out = {1'b0, biased[7:0], p[22:0]};
+  endfunction
+
 endpackage

@@ -17,7 +17,11 @@
 // works on the binary16 value of two bytes (a_i low, a_hi_i high; b likewise) in the same
 // stages (weft_fp_pkg, bit-exact with hw/include/weft/hw/fp16.h): operand: the product or the
 // widened values, or the lookup's slope times the low byte; reduce: the binary32 sum or maximum,
-// or the lookup's start value plus that; result: an average's division by the count.
+// or the lookup's start value plus that; result: an average's division by the count. A SOFTMAX
+// in fp16 mode (hw/include/weft/hw/softmax_fp16.h): operand: t = x * beta, and from the second
+// pass on the split of exp(t - M); reduce: the maximum of t, or the table entry of the split's
+// index (looked up here, from the registered split) made the exponential and summed or kept;
+// result: the exponential times the sum's reciprocal.
 module weft_vec_lane
   import weft_pkg::*;
   import weft_fixed_pkg::*;
@@ -39,7 +43,8 @@ module weft_vec_lane
   input  logic [31:0] b_mult_i,
   input  logic [5:0]  b_shift_i,
   input  logic [8:0]  lut_len_i,     // softmax
-  input  logic        fp_i,          // window, eltwise: binary16 mode (with Fp16 only)
+  input  logic        fp_i,          // window, eltwise, softmax: binary16 mode (with Fp16 only)
+  input  logic [15:0] beta_i,        // softmax fp16: the inputs' multiplier (binary16)
   // operand stage: the bytes of this lane, the slot's controls
   input  logic        op1_en_i,      // a slot is in the operand stage
   input  logic [7:0]  a_i,
@@ -97,7 +102,9 @@ module weft_vec_lane
   assign xb   = ext(b_i, b_signed_i) - 32'(signed'(b_zp_i));
   assign d    = max_i - xa;  // softmax: the distance to the maximum (0 .. 255)
   assign d_ok = ok1_i && (d < 32'(lut_len_i));
-  assign lut_idx_o = is_smx ? d[7:0] : (fp ? a_hi_i : a_i);  // fp16: the piece of the high byte
+  // quant8 softmax: the distance; fp16 softmax: the registered split's index (reduce stage);
+  // fp16 lookup: the piece of the high byte.
+  assign lut_idx_o = is_smx ? (fp ? v1_q[19:12] : d[7:0]) : (fp ? a_hi_i : a_i);
 
   logic [31:0]        v1_q;     // the operand stage's value
   logic signed [63:0] pa_q, pb_q;
@@ -107,8 +114,12 @@ module weft_vec_lane
 
   always_ff @(posedge clk_i) begin
     if (op1_en_i) begin
-      ok2_q <= is_smx && pass1_i != 2'd0 ? d_ok : ok1_i;
-      if (is_ln) begin
+      ok2_q <= is_smx && !fp && pass1_i != 2'd0 ? d_ok : ok1_i;
+      if (fp && is_smx) begin
+        logic [31:0] t;
+        t = fp16_mul({a_hi_i, a_i}, beta_i);
+        v1_q <= (pass1_i == 2'd0) ? t : 32'(softmax_exp_split(t, max_i));
+      end else if (is_ln) begin
         // sums pass: x and x*x of the valid lanes; output pass: N*x - S1 (wrapping)
         if (pass1_i == 2'd0) begin
           v1_q <= ok1_i ? xa : 32'd0;
@@ -179,14 +190,19 @@ module weft_vec_lane
 
   // binary16: one binary32 adder for the reduce stage, v1_q plus the window's reduction so far,
   // the eltwise add's b, or the lookup piece's start value.
-  logic [31:0] fp_base, fp_sum;
-  assign fp_base = first2_i ? ((kind_i == WinKindMax) ? 32'hff80_0000 : 32'd0) : red_q;
+  // A softmax's base: -infinity (the maximum's pass) or +0 (the sum's).
+  logic [31:0] fp_base, fp_sum, smx_e;
+  assign fp_base = first2_i ? ((is_smx ? pass2_i == 2'd0 : kind_i == WinKindMax) ? 32'hff80_0000 : 32'd0)
+                            : red_q;
   if (Fp16 != 0) begin : g_fp_add
     logic [31:0] addend;
-    assign addend = is_win ? fp_base : ((kind_i == EltKindAdd) ? pa_q[31:0] : fp16_to_fp32(start_q));
-    assign fp_sum = fp32_add(addend, v1_q);
+    assign smx_e  = softmax_exp(v1_q[26:0], lut_data_i);
+    assign addend = (is_win || is_smx) ? fp_base
+                                       : ((kind_i == EltKindAdd) ? pa_q[31:0] : fp16_to_fp32(start_q));
+    assign fp_sum = fp32_add(addend, is_smx ? smx_e : v1_q);
   end else begin : g_no_fp_add
     assign fp_sum = '0;
+    assign smx_e  = '0;
     logic unused_start;  // the lookup's start value is binary16 only
     assign unused_start = ^start_q;
   end
@@ -201,6 +217,12 @@ module weft_vec_lane
         end else begin
           ln_p_q <= $signed({{32{v1_q[31]}}, v1_q}) * $signed({32'd0, ln_recip_i});
         end
+      end else if (fp && is_smx) begin
+        unique case (pass2_i)
+          2'd0:    red_q <= (ok2_q && fp32_greater(v1_q, fp_base)) ? v1_q : fp_base;
+          2'd1:    red_q <= ok2_q ? fp_sum : fp_base;
+          default: v2_q  <= smx_e;
+        endcase
       end else if (fp && is_win) begin
         if (ok2_q) begin
           red_q <= (kind_i == WinKindMax) ? (fp32_greater(v1_q, fp_base) ? v1_q : fp_base) : fp_sum;
@@ -255,12 +277,16 @@ module weft_vec_lane
   logic [31:0] hd_q, x_q, t_q, scale_q;
   logic [5:0]  h_q;
 
+  // fp16: the reciprocal of the binary32 sum's significand (its exponent is applied at the output).
+  logic [31:0] recip_in;
+  assign recip_in = fp ? {1'b1, sum_i[22:0], 8'd0} : sum_i;
+
   always_ff @(posedge clk_i) begin
     if (sum_load_i) begin
       logic [5:0]  h;
       logic [31:0] shifted;
-      h       = clz32(sum_i);
-      shifted = (sum_i << h[4:0]) - 32'h8000_0000;
+      h       = clz32(recip_in);
+      shifted = (recip_in << h[4:0]) - 32'h8000_0000;
       h_q     <= h;
       hd_q    <= rounding_half_sum(shifted, 32'h7fff_ffff);
     end else if (recip_step_i == 4'd1) begin
@@ -281,6 +307,8 @@ module weft_vec_lane
     if (op3_en_i) begin
       if (is_ln) begin
         result_q <= ok3_q ? rdbpot64(ln_p_q, ln_shift_i) : 32'd0;
+      end else if (fp && is_smx) begin
+        result_q <= ok3_q ? softmax_fp_out(v2_q, scale_q, sum_i) : 32'd0;
       end else if (fp && is_win) begin
         result_q <= (kind_i == WinKindAvg || kind_i == WinKindMean) ? fp32_div_count(red_q, cnt_q) : red_q;
       end else if (is_win) begin

@@ -10,7 +10,8 @@
 //   ELTWISE  one slot per output row;
 //   SOFTMAX  three passes over the rows (max, sum of exp, output); the lanes' maxima and sums are
 //            combined across lanes (cross) or kept per lane, and the reciprocal of the sum takes
-//            SoftmaxRecipCycles between the second and third passes;
+//            SoftmaxRecipCycles between the second and third passes; in fp16 mode the lanes
+//            below Cols/2 take binary16 values and combine in binary32 (the same schedule);
 //   LAYER_NORM two passes over the rows (sums of x and x*x, output); the lanes' sums are combined
 //            and the reciprocal square root (weft_vec_rsqrt) takes LayerNormRsqrtCycles between.
 //
@@ -25,6 +26,7 @@
 module weft_vector
   import weft_pkg::*;
   import weft_rtl_pkg::*;
+  import weft_fp_pkg::*;
 #(
   parameter int unsigned Cols = DefaultCols,
   parameter int unsigned Fp16 = 0  // WINDOW and ELTWISE lut in binary16 mode on lanes below Cols/2
@@ -108,10 +110,11 @@ module weft_vector
   assign in_elt = cmd_i;
   assign in_smx = cmd_i;
   assign in_lnm = cmd_i;
-  // The incoming command is a WINDOW or ELTWISE in binary16 mode (never without Fp16).
+  // The incoming command is a WINDOW, ELTWISE or SOFTMAX in binary16 mode (never without Fp16).
   logic in_fp;
   assign in_fp = (Fp16 != 0) && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
-                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16));
+                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16) ||
+                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpSoftmax && in_smx.fp16));
 
   always_ff @(posedge clk_i) begin
     if (start) begin
@@ -165,9 +168,11 @@ module weft_vector
             amap_q[l] <= '0;
             bmap_q[l] <= '0;
           end else begin
-            amap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow)
-                         ? LaneW'(2 * ((32'(in_win.phase) + l) / 32'(in_win.dm)))
-                         : (in_elt.a_bcast ? '0 : LaneW'(2 * l));
+            unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
+              OpWindow:  amap_q[l] <= LaneW'(2 * ((32'(in_win.phase) + l) / 32'(in_win.dm)));
+              OpEltwise: amap_q[l] <= in_elt.a_bcast ? '0 : LaneW'(2 * l);
+              default:   amap_q[l] <= LaneW'(2 * l);
+            endcase
             bmap_q[l] <= (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.b_bcast) ? '0 : LaneW'(2 * l);
           end
         end
@@ -407,6 +412,7 @@ module weft_vector
       .b_shift_i    (elt.b_shift),
       .lut_len_i    (smx.lut_len),
       .fp_i         (fp_q),
+      .beta_i       (smx.beta),
       .op1_en_i     (p2_q.valid),
       .a_i          (a_byte),
       .b_i          (b_byte),
@@ -483,17 +489,42 @@ module weft_vector
     .shift_o     (ln_shift)
   );
 
+  // The lanes' maxima and sums combined across the lanes: as integers, and with Fp16 in binary32
+  // over the lanes below Cols/2 (fp16 mode). Each chain on its own, so the maximum's comparisons
+  // and the sum's adders do not feed one another.
+  logic [31:0] int_max, int_sum, fp_max, fp_sum;
+  always_comb begin
+    int_max = red[0];
+    int_sum = '0;
+    for (int unsigned l = 0; l < Cols; l++) begin
+      int_max = (signed'(red[l]) > signed'(int_max)) ? red[l] : int_max;
+      int_sum = int_sum + red[l];
+    end
+  end
+  if (Fp16 != 0) begin : g_fp_cross
+    // The sum from +0 in lane order, an adder a lane (weft_fp32_adder says why a module).
+    logic [31:0] partial [Cols / 2 + 1];
+    assign partial[0] = '0;
+    for (genvar l = 0; l < Cols / 2; l++) begin : g_add
+      weft_fp32_adder u_add (.a_i(partial[l]), .b_i(red[l]), .sum_o(partial[l+1]));
+    end
+    assign fp_sum = partial[Cols / 2];
+    always_comb begin
+      fp_max = red[0];
+      for (int unsigned l = 0; l < Cols / 2; l++) begin
+        fp_max = fp32_greater(red[l], fp_max) ? red[l] : fp_max;
+      end
+    end
+  end else begin : g_no_fp_cross
+    assign fp_max = '0;
+    assign fp_sum = '0;
+  end
+
   always_ff @(posedge clk_i) begin
     if (!is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass != 2'd2) begin
-      logic [31:0] all;
-      all = (p4_q.pass == 2'd0) ? red[0] : 32'd0;
       for (int unsigned l = 0; l < Cols; l++) begin
-        if (p4_q.pass == 2'd0) all = (signed'(red[l]) > signed'(all)) ? red[l] : all;
-        else                   all = all + red[l];
-      end
-      for (int unsigned l = 0; l < Cols; l++) begin
-        if (p4_q.pass == 2'd0) max_q[l] <= smx.cross_lanes ? all : red[l];
-        else                   sum_q[l] <= smx.cross_lanes ? all : red[l];
+        if (p4_q.pass == 2'd0) max_q[l] <= smx.cross_lanes ? ((Fp16 != 0 && fp_q) ? fp_max : int_max) : red[l];
+        else                   sum_q[l] <= smx.cross_lanes ? ((Fp16 != 0 && fp_q) ? fp_sum : int_sum) : red[l];
       end
     end
   end

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "weft/hw/fp16.h"
+#include "weft/hw/softmax_fp16.h"
 #include "weft/hw/vector_ops.h"
 #include "weft/sim/functional_model.h"
 
@@ -173,6 +174,7 @@ void FunctionalModel::eltwise(const hw::EltwiseCmd& c) {
 }
 
 void FunctionalModel::softmax(const hw::SoftmaxCmd& c) {
+  if (c.fp16) return softmaxFp16(c);
   // Which (row, lane) elements take part, and each lane's group: its own, or lane 0's for all.
   auto valid = [&](uint32_t i, uint32_t l) { return !(c.crossLanes && i + 1 == c.count && l >= c.lastLanes); };
   auto x = [&](uint32_t i, uint32_t l) { return vec::operand(vecRow(c.inAddr + i * c.stride)[l], c.inSigned, 0); };
@@ -198,6 +200,47 @@ void FunctionalModel::softmax(const hw::SoftmaxCmd& c) {
     for (uint32_t l = 0; l < cols_; ++l) {
       out[l] = inTable(i, l) ? vec::softmaxOutput(scale[l], lut_[distance(i, l) & 0xFF], c.inSigned)
                              : vec::typeMin(c.inSigned);
+    }
+  }
+}
+
+// SOFTMAX in binary16 mode: lane j < Cols/2 holds binary16 values; maximum, sum and output in
+// binary32 (weft/hw/softmax_fp16.h).
+void FunctionalModel::softmaxFp16(const hw::SoftmaxCmd& c) {
+  const uint32_t lanes = cols_ / 2;
+  auto valid = [&](uint32_t i, uint32_t j) { return !(c.crossLanes && i + 1 == c.count && j >= c.lastLanes); };
+  auto t = [&](uint32_t i, uint32_t j) {
+    return hw::fp::fp16Mul(halfAt(vecRow(c.inAddr + i * c.stride), j), static_cast<uint16_t>(c.beta));
+  };
+  std::vector<uint32_t> maxOf(lanes, 0xff800000u), sumOf(lanes, 0);
+  for (uint32_t i = 0; i < c.count; ++i)
+    for (uint32_t j = 0; j < lanes; ++j)
+      if (valid(i, j) && hw::fp::fp32Greater(t(i, j), maxOf[j])) maxOf[j] = t(i, j);
+  if (c.crossLanes) {
+    uint32_t all = maxOf[0];
+    for (uint32_t m : maxOf)
+      if (hw::fp::fp32Greater(m, all)) all = m;
+    std::fill(maxOf.begin(), maxOf.end(), all);
+  }
+  auto e = [&](uint32_t i, uint32_t j) {
+    const auto split = vec::softmaxExpSplit(t(i, j), maxOf[j]);
+    return vec::softmaxExp(split, static_cast<uint32_t>(lut_[split.k]));
+  };
+  for (uint32_t i = 0; i < c.count; ++i)
+    for (uint32_t j = 0; j < lanes; ++j)
+      if (valid(i, j)) sumOf[j] = hw::fp::fp32Add(sumOf[j], e(i, j));
+  if (c.crossLanes) {
+    uint32_t all = 0;
+    for (uint32_t s : sumOf) all = hw::fp::fp32Add(all, s);
+    std::fill(sumOf.begin(), sumOf.end(), all);
+  }
+  std::vector<int32_t> scale(lanes);
+  for (uint32_t j = 0; j < lanes; ++j) scale[j] = vec::softmaxFp16Scale(sumOf[j]);
+  for (uint32_t i = 0; i < c.count; ++i) {
+    int32_t* out = &acc_[size_t{c.accAddr + i} * cols_];
+    std::fill(out, out + cols_, 0);
+    for (uint32_t j = 0; j < lanes; ++j) {
+      if (valid(i, j)) out[j] = static_cast<int32_t>(vec::softmaxFp16Output(e(i, j), scale[j], sumOf[j]));
     }
   }
 }

@@ -6,6 +6,7 @@
 // The vector unit's binary16 layers too: DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, MEAN and
 // the activations (RELU, RELU1, RELU6 exact; LOGISTIC, TANH through 256 linear pieces).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -322,6 +323,51 @@ TEST(Fp16, GeluOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
   }
 }
 
+// SOFTMAX in binary16 (the SOFTMAX command's fp16 mode): along the last axis (rows of 1 to 4096
+// values, across lanes, the last row partly filled) and along another axis (a lane a position),
+// with the betas attention and the corpus use; values spread so that some exponentials vanish.
+OpModel makeFp16Softmax(const nn::Dimensions& dims, uint16_t beta, std::optional<int32_t> axis, float range,
+                        std::mt19937& rng) {
+  ModelBuilder b;
+  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, dims, 0, 0);
+  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, dims);
+  b.output(out);
+  std::vector<uint32_t> inputs{in, b.constant(OperandType::FLOAT16, {}, &beta, 2)};
+  if (axis) inputs.push_back(b.int32Scalar(*axis));
+  b.operation(nn::OperationType::SOFTMAX, inputs, {out});
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(dims), range));
+  m.outputBytes.push_back(2 * nn::numberOfElements(dims));
+  return m;
+}
+
+TEST(Fp16, SoftmaxOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(47);
+  struct Case {
+    nn::Dimensions dims;
+    uint16_t beta;  // binary16: 1, 0.125 (1/sqrt(64)), 0.0883 (1/sqrt(128), rounded), 3
+    std::optional<int32_t> axis;
+    float range;
+  };
+  const Case cases[] = {
+      {{1, 1}, 0x3c00, std::nullopt, 4},       {{1, 7}, 0x3c00, std::nullopt, 4},
+      {{3, 9}, 0x3000, std::nullopt, 40},      {{2, 12, 77}, 0x2da8, std::nullopt, 30},
+      {{1, 4096}, 0x3c00, std::nullopt, 8},    {{2, 3, 5, 16}, 0x4200, std::nullopt, 6},
+      {{2, 3, 5, 7}, 0x3c00, 1, 5},            {{4, 21}, 0x3c00, 0, 10},
+      {{1, 1000}, 0x3c00, -1, 60},
+  };
+  for (const Case& c : cases) {
+    const OpModel m = makeFp16Softmax(c.dims, c.beta, c.axis, c.range, rng);
+    const std::string what = fmt::format("fp16 softmax over {} (beta 0x{:04x}, axis {})", fmt::join(c.dims, "x"), c.beta,
+                                         c.axis.value_or(-1));
+    const std::string tiling = expectWithinTolerance(*device, m, what);
+    if (HasFatalFailure()) return;
+    EXPECT_NE(tiling.find("softmax fp16"), std::string::npos) << what << ": " << tiling;
+  }
+}
+
 // MEAN in binary16: over the spatial axes, over the innermost (one value a lane), and over two
 // groups around a kept axis; with and without keep_dims.
 TEST(Fp16, MeanOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
@@ -517,6 +563,16 @@ TEST(Fp16, DivisionByAConstantIsAMultiplicationByItsReciprocal) {
   divisor.location = {};
   atExecution.model.main.inputIndexes.push_back(atExecution.model.main.operations[0].inputs[1]);
   expectNotClaimed(*device, atExecution, "only a division by one constant value");
+}
+
+// A beta that is not a positive finite binary16 (a relaxed model's 1e-9 rounds to 0) and a row
+// longer than the accumulator's half holds (512 rows of 8 values at weft16fp) stay on the CPU.
+TEST(Fp16, SoftmaxRefusalsSayWhy) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(53);
+  expectNotClaimed(*device, makeFp16Softmax({1, 8}, 0x0000, std::nullopt, 1, rng), "beta must be positive");
+  expectNotClaimed(*device, makeFp16Softmax({1, 8}, 0x7c00, std::nullopt, 1, rng), "beta must be positive");
+  expectNotClaimed(*device, makeFp16Softmax({1, 4104}, 0x3c00, std::nullopt, 1, rng), "longer than the buffers");
 }
 
 TEST(Fp16, DivisionNeedsTheFp16Datapath) {

@@ -96,6 +96,7 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::LOGISTIC:
       case T::TANH:
       case T::BATCH_MATMUL:
+      case T::SOFTMAX:
         break;
       case T::TRANSPOSE:
       case T::SLICE:

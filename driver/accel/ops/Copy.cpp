@@ -15,7 +15,6 @@
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
-#include "weft/hw/fp16.h"
 
 namespace weft::accel {
 namespace {
@@ -250,17 +249,7 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
       }
       return byteTwice(static_cast<uint8_t>(value));
     }
-    const auto& p = r.input(2);
-    std::optional<uint16_t> bits;
-    if (p.type == nn::OperandType::FLOAT16) {
-      bits = constantScalar<uint16_t>(r.model(), p);
-    } else if (p.type == nn::OperandType::FLOAT32) {
-      if (auto f = constantScalar<float>(r.model(), p)) bits = hw::fp::fp32ToFp16(hw::fp::bitsOf(*f));
-    } else {
-      return r.fail("pad value (input 2) must be FLOAT16 or FLOAT32");
-    }
-    if (!bits) return r.fail("pad value (input 2) is not a constant");
-    return *bits;
+    return r.halfParam(2, "pad value");
   };
   if (isExecutionParameter(r, 1)) {
     if (r.input(1).dimensions != nn::Dimensions{static_cast<uint32_t>(in.dimensions.size()), 2}) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "weft/hw/fp16.h"
@@ -90,6 +91,20 @@ nn::Result<float> OperationReader::floatParam(uint32_t i, const char* what) cons
   auto v = constantScalar<float>(model_, o);
   if (!v) return fail("{} (input {}) is not a constant", what, i);
   return *v;
+}
+
+nn::Result<uint16_t> OperationReader::halfParam(uint32_t i, const char* what) const {
+  const auto& o = input(i);
+  std::optional<uint16_t> bits;
+  if (o.type == OperandType::FLOAT16) {
+    bits = constantScalar<uint16_t>(model_, o);
+  } else if (o.type == OperandType::FLOAT32) {
+    if (auto f = constantScalar<float>(model_, o)) bits = hw::fp::fp32ToFp16(hw::fp::bitsOf(*f));
+  } else {
+    return fail("{} (input {}) must be FLOAT16 or FLOAT32", what, i);
+  }
+  if (!bits) return fail("{} (input {}) is not a constant", what, i);
+  return *bits;
 }
 
 nn::Result<std::vector<int32_t>> OperationReader::int32Tensor(uint32_t i, const char* what) const {

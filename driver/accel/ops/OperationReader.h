@@ -94,6 +94,9 @@ class OperationReader {
   nn::Result<int32_t> int32Param(uint32_t i, const char* what) const;
   nn::Result<bool> boolParam(uint32_t i, const char* what) const;
   nn::Result<float> floatParam(uint32_t i, const char* what) const;
+  // A constant FLOAT16 scalar's bits, or a constant FLOAT32 one rounded to binary16 (the scalars
+  // of a relaxed model's operations).
+  nn::Result<uint16_t> halfParam(uint32_t i, const char* what) const;
   // A constant TENSOR_INT32 operand's values (a shape, a permutation, paddings).
   nn::Result<std::vector<int32_t>> int32Tensor(uint32_t i, const char* what) const;
 

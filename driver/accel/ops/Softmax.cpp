@@ -4,14 +4,22 @@
 // fixed-point code (ops/ReferenceTables.h); the lanes find the maximum, sum the table entries
 // and scale by the reciprocal.
 //
+// In binary16 (TENSOR_FLOAT16, or a relaxed model's TENSOR_FLOAT32; fp16 hardware): the command's
+// fp16 mode, Cols/2 values a row, maximum, exponentials, sum and output in binary32, the table
+// 2^(k/256) (weft/hw/softmax_fp16.h), beta rounded to binary16.
+//
 // Along the last axis (the usual case), a row of the axis is loaded as rows of Cols bytes and
-// reduced across lanes (cross_lanes); along another axis, Cols neighbouring inner positions go
-// to the lanes and each lane reduces over the axis's rows.
+// reduced across lanes (cross_lanes); along another axis, Cols (binary16: Cols/2) neighbouring
+// inner positions go to the lanes and each lane reduces over the axis's rows.
+#include <cmath>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
+#include "weft/hw/softmax_fp16.h"
 
 namespace weft::accel {
 namespace {
@@ -20,17 +28,26 @@ class SoftmaxLayer final : public VectorLayer {
  public:
   uint64_t outer = 1, axis = 1, inner = 1;
   bool isSigned = false;
-  SoftmaxTable table;
+  SoftmaxTable table;  // quant8
+  std::optional<uint16_t> fp16Beta;  // binary16: beta's bits
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
+    std::vector<int32_t> lut = table.exp;
+    if (fp16Beta) {
+      lut.resize(hw::micro::kLutEntries);
+      for (uint32_t k = 0; k < lut.size(); ++k) lut[k] = static_cast<int32_t>(hw::vec::softmaxFp16TableEntry(k));
+    }
     return {paramRows(std::vector<hw::ColumnParams>(config.cols(), kIdentityColumn), 1, config),
-            lutImage(table.exp, config)};
+            lutImage(lut, config)};
   }
 
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
     const uint32_t C = config.cols(), bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
-    const int32_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+    // Elements a row (lanes) and bytes an element; binary16 clamps to [-inf, +inf].
+    const uint32_t eb = fp16Beta ? 2 : 1, L = C / eb;
+    const int32_t lo = fp16Beta ? 0xfc00 : isSigned ? -128 : 0, hi = fp16Beta ? 0x7c00 : isSigned ? 127 : 255;
     VectorCommands cmds(config, sink);
+    cmds.setStoreType(valueType);
     NN_TRY(cmds.loadRows(hw::Mem::kParam, where.constants[0], 0, 1, config.paramRowBytes(), config.paramRowBytes(),
                          paramBuffer()));
     NN_TRY(cmds.loadRows(hw::Mem::kLut, where.constants[1], 0, config.lutRows(), 4 * C, 4 * C, lutBuffer()));
@@ -45,26 +62,29 @@ class SoftmaxLayer final : public VectorLayer {
       s.inAddr = buf * bufRows;
       s.accAddr = buf * accHalf;
       s.lastLanes = lastLanes;
-      s.lutLen = table.length;
+      s.lutLen = fp16Beta ? hw::micro::kLutEntries : table.length;
+      s.fp16 = fp16Beta.has_value();
+      s.beta = fp16Beta.value_or(0);
       cmds.vector(s, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {lutBuffer(), false}, {paramBuffer(), false}});
       return s;
     };
     if (inner == 1) {
-      const auto rows = static_cast<uint32_t>(ceilDiv(axis, C));
-      const auto rem = static_cast<uint32_t>(axis % C);
+      const auto rows = static_cast<uint32_t>(ceilDiv(axis, L));
+      const auto rem = static_cast<uint32_t>(axis % L);
       if (rows > bufRows || rows > accHalf) return NN_ERROR(BAD_DATA) << "a softmax row is longer than the buffers";
       for (uint64_t o = 0; o < outer; ++o) {
         // The last row may read past the tensor (allocations keep Cols bytes of slack); its
         // lanes past the axis are left out of the reduction and never stored.
-        NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + o * axis, buf * bufRows, rows, C, C, vecBuffer(1 + buf)));
-        const auto s = softmax(rows, 1, true, rem == 0 ? C : rem);
+        const uint64_t in = in0 + o * axis * eb, out = out0 + o * axis * eb;
+        NN_TRY(cmds.loadRows(hw::Mem::kVec, in, buf * bufRows, rows, C, C, vecBuffer(1 + buf)));
+        const auto s = softmax(rows, 1, true, rem == 0 ? L : rem);
         const uint32_t full = rem == 0 ? rows : rows - 1;
         if (full > 0) {
-          NN_TRY(cmds.storeRows(out0 + o * axis, C, full, C, s.accAddr, accBuffer(buf), 0, 0, lo, hi));
+          NN_TRY(cmds.storeRows(out, C, full, C, s.accAddr, accBuffer(buf), 0, 0, lo, hi));
         }
         if (rem != 0) {
-          NN_TRY(cmds.storeRows(out0 + o * axis + uint64_t{full} * C, C, 1, rem, s.accAddr + full, accBuffer(buf), 0,
-                                0, lo, hi));
+          NN_TRY(cmds.storeRows(out + uint64_t{full} * C, C, 1, rem * eb, s.accAddr + full, accBuffer(buf), 0, 0, lo,
+                                hi));
         }
         buf ^= 1;
       }
@@ -72,14 +92,14 @@ class SoftmaxLayer final : public VectorLayer {
     }
     if (axis > bufRows || axis > accHalf) return NN_ERROR(BAD_DATA) << "a softmax axis is longer than the buffers";
     for (uint64_t o = 0; o < outer; ++o) {
-      for (uint64_t i0 = 0; i0 < inner; i0 += C) {
-        const auto width = static_cast<uint32_t>(std::min<uint64_t>(C, inner - i0));
-        const uint64_t base = o * axis * inner + i0;
-        NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + base, buf * bufRows, static_cast<uint32_t>(axis), width, inner,
-                             vecBuffer(1 + buf)));
-        const auto s = softmax(static_cast<uint32_t>(axis), 1, false, C);
-        NN_TRY(cmds.storeRows(out0 + base, inner, static_cast<uint32_t>(axis), width, s.accAddr, accBuffer(buf), 0, 0,
-                              lo, hi));
+      for (uint64_t i0 = 0; i0 < inner; i0 += L) {
+        const auto width = static_cast<uint32_t>(std::min<uint64_t>(L, inner - i0));
+        const uint64_t base = (o * axis * inner + i0) * eb;
+        NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + base, buf * bufRows, static_cast<uint32_t>(axis), width * eb,
+                             inner * eb, vecBuffer(1 + buf)));
+        const auto s = softmax(static_cast<uint32_t>(axis), 1, false, L);
+        NN_TRY(cmds.storeRows(out0 + base, inner * eb, static_cast<uint32_t>(axis), width * eb, s.accAddr,
+                              accBuffer(buf), 0, 0, lo, hi));
         buf ^= 1;
       }
     }
@@ -87,7 +107,9 @@ class SoftmaxLayer final : public VectorLayer {
   }
 
   uint64_t laneOps() const override { return 3 * outer * axis * inner; }
-  std::string describe() const override { return fmt::format("softmax {}x{}x{}", outer, axis, inner); }
+  std::string describe() const override {
+    return fmt::format("softmax{} {}x{}x{}", fp16Beta ? " fp16" : "", outer, axis, inner);
+  }
 };
 
 }  // namespace
@@ -97,15 +119,24 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   NN_TRY(r.expectCounts({2, 3}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
-  NN_TRY(r.quant8Tensor(in, "input", 1, 4));
-  NN_TRY(r.sameType(in, out, "input and output"));
-  const bool isSigned = isSignedType(in.type);
-  if (out.scale != 1.0f / 256 || out.zeroPoint != (isSigned ? -128 : 0)) {
-    return r.fail("the output must have scale 1/256 and zero point {}", isSigned ? -128 : 0);
+  const bool half = r.halfType(in);
+  std::optional<uint16_t> fp16Beta;
+  if (half) {
+    NN_TRY(r.halfTensor(in, "input", 1, 4));
+    NN_TRY(r.sameType(in, out, "input and output"));
+    auto beta = r.halfParam(1, "beta");
+    if (!beta.ok()) return beta.error();
+    const float value = hw::fp::fp16Value(*beta);
+    if (!(value > 0) || std::isinf(value)) return r.fail("beta must be positive and finite in binary16");
+    fp16Beta = *beta;
+  } else {
+    NN_TRY(r.quant8Tensor(in, "input", 1, 4));
+    NN_TRY(r.sameType(in, out, "input and output"));
+    const bool isSigned = isSignedType(in.type);
+    if (out.scale != 1.0f / 256 || out.zeroPoint != (isSigned ? -128 : 0)) {
+      return r.fail("the output must have scale 1/256 and zero point {}", isSigned ? -128 : 0);
+    }
   }
-  auto beta = r.floatParam(1, "beta");
-  if (!beta.ok()) return beta.error();
-  if (!(*beta > 0)) return r.fail("beta must be positive");
   const auto rank = static_cast<int32_t>(in.dimensions.size());
   int32_t axis = -1;
   if (op.inputs.size() == 3) {
@@ -115,16 +146,22 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   }
   if (axis < -rank || axis >= rank) return r.fail("axis {} is out of range for rank {}", axis, rank);
   if (axis < 0) axis += rank;
-  auto table = softmaxTable(*beta, in.scale);
-  if (!table.ok()) return r.fail("the reference rejects its multiplier: {}", table.error().message);
-  NN_TRY(r.checkOutputDims(in.dimensions));
-
   auto layer = std::make_shared<SoftmaxLayer>();
+  if (half) {
+    layer->fp16Beta = fp16Beta;
+  } else {
+    auto beta = r.floatParam(1, "beta");
+    if (!beta.ok()) return beta.error();
+    if (!(*beta > 0)) return r.fail("beta must be positive");
+    auto table = softmaxTable(*beta, in.scale);
+    if (!table.ok()) return r.fail("the reference rejects its multiplier: {}", table.error().message);
+    layer->table = std::move(table).value();
+  }
+  NN_TRY(r.checkOutputDims(in.dimensions));
   layer->operationIndex = index;
   layer->type = op.type;
-  layer->isSigned = isSigned;
-  layer->valueType = quant8(isSigned);
-  layer->table = std::move(table).value();
+  layer->isSigned = !half && isSignedType(in.type);
+  layer->valueType = r.valueType(in);
   for (int32_t d = 0; d < rank; ++d) {
     uint64_t& part = d < axis ? layer->outer : d == axis ? layer->axis : layer->inner;
     part *= in.dimensions[d];

@@ -523,6 +523,18 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
       s.inAddr = static_cast<uint32_t>(uni(0, vrows - ((s.count - 1) * s.stride + 1)));
       s.lastLanes = static_cast<uint32_t>(uni(1, cfg.cols()));
       s.lutLen = static_cast<uint32_t>(uni(0, 2) == 0 ? uni(1, 256) : 256);
+      if (cfg.fp16() && uni(0, 2) == 0) {
+        // binary16 mode over the random bytes: beta 1, a tiny beta (so that many of the
+        // random values lie within 32 of the maximum once scaled), or any positive binary16.
+        s.fp16 = true;
+        s.inSigned = false;
+        s.lastLanes = static_cast<uint32_t>(uni(1, cfg.cols() / 2));
+        switch (uni(0, 2)) {
+          case 0: s.beta = 0x3c00; break;
+          case 1: s.beta = static_cast<uint32_t>(uni(1, 8) << 10 | uni(0, 0x3ff)); break;
+          default: s.beta = static_cast<uint32_t>(uni(1, 0x7bff)); break;
+        }
+      }
       s.accAddr = accAddr;
       return {s.encode(), s.count};
     }

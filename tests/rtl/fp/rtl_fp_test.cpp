@@ -14,6 +14,7 @@
 
 #include "Vweft_fp_probe.h"
 #include "weft/hw/fp16.h"
+#include "weft/hw/softmax_fp16.h"
 
 namespace weft::hw::fp {
 namespace {
@@ -21,9 +22,10 @@ namespace {
 class Probe {
   // The verilated model of weft_fp_probe: combinational, evaluated per input.
  public:
-  void set(uint32_t a, uint32_t b = 0) {
+  void set(uint32_t a, uint32_t b = 0, uint32_t c = 0) {
     model_.a_i = a;
     model_.b_i = b;
+    model_.c_i = c;
     model_.eval();
   }
   uint32_t add() const { return model_.add_o; }
@@ -33,6 +35,9 @@ class Probe {
   bool greater() const { return model_.greater_o != 0; }
   uint32_t div() const { return model_.div_o; }
   uint16_t u8() const { return static_cast<uint16_t>(model_.u8_o); }
+  uint32_t split() const { return model_.split_o; }
+  uint32_t exp() const { return model_.exp_o; }
+  uint32_t softmaxOut() const { return model_.smx_o; }
 
  private:
   Vweft_fp_probe model_;
@@ -221,6 +226,62 @@ TEST(FpArithmetic, EveryByteAsBinary16) {
     probe.set(v);
     ASSERT_EQ(probe.u8(), u8ToFp16(static_cast<uint8_t>(v))) << v;
     ASSERT_EQ(fp16Value(u8ToFp16(static_cast<uint8_t>(v))), static_cast<float>(v)) << v;
+  }
+}
+
+// SOFTMAX's binary16 mode (weft/hw/softmax_fp16.h): the split of exp(t - M) (as the lane
+// registers it: {zero, n, k, r}), the exponential from a split and any table word, and the output
+// from any exponential, reciprocal and sum words.
+TEST(FpArithmetic, SoftmaxExponentialSplitsAsTheModel) {
+  Probe probe;
+  Draw draw(7);
+  std::mt19937 rng(8);
+  auto check = [&](uint32_t t, uint32_t max) {
+    const vec::SoftmaxExpSplit s = vec::softmaxExpSplit(t, max);
+    const uint32_t packed = s.zero ? 1u << 26 : s.n << 20 | s.k << 12 | s.r;
+    probe.set(t, max);
+    ASSERT_EQ(probe.split(), packed) << std::hex << "t " << t << " max " << max;
+  };
+  for (int i = 0; i < 2000000 && !HasFatalFailure(); ++i) {
+    // Mostly what the lanes see: binary16 products below a maximum, up to 40 apart.
+    if (i % 3 == 0) {
+      const uint32_t t = draw.fp32();
+      check(t, i % 2 ? draw.near(t) : draw.fp32());
+    } else {
+      const float max = std::uniform_real_distribution<float>(-100, 100)(rng);
+      const float t = max - std::uniform_real_distribution<float>(0, i % 2 ? 40.0f : 1e-3f)(rng);
+      check(bitsOf(t), bitsOf(max));
+    }
+  }
+}
+
+TEST(FpArithmetic, SoftmaxExponentialFromAnyTableWord) {
+  Probe probe;
+  std::mt19937 rng(9);
+  for (int i = 0; i < 2000000 && !HasFatalFailure(); ++i) {
+    const uint32_t word = static_cast<uint32_t>(rng()) & ((1u << 27) - 1);
+    vec::SoftmaxExpSplit s;
+    s.zero = (word >> 26) != 0;
+    s.n = (word >> 20) & 63;
+    s.k = (word >> 12) & 255;
+    s.r = word & 4095;
+    const uint32_t table = i % 2 ? vec::softmaxFp16TableEntry(s.k) : static_cast<uint32_t>(rng());
+    probe.set(word, table);
+    ASSERT_EQ(probe.exp(), vec::softmaxExp(s, table)) << std::hex << "split " << word << " table " << table;
+  }
+}
+
+TEST(FpArithmetic, SoftmaxOutputFromAnyWords) {
+  Probe probe;
+  Draw draw(10);
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000000 && !HasFatalFailure(); ++i) {
+    const uint32_t e = i % 2 ? draw.fp32() & 0x7fffffffu : bitsOf(std::uniform_real_distribution<float>(0, 1)(rng));
+    const uint32_t sum = i % 3 ? draw.fp32() : bitsOf(std::uniform_real_distribution<float>(1, 5000)(rng));
+    const auto scale = static_cast<int32_t>(i % 5 == 0 ? rng() : static_cast<uint32_t>(vec::softmaxFp16Scale(sum)));
+    probe.set(e, static_cast<uint32_t>(scale), sum);
+    ASSERT_EQ(probe.softmaxOut(), vec::softmaxFp16Output(e, scale, sum))
+        << std::hex << "e " << e << " scale " << scale << " sum " << sum;
   }
 }
 

@@ -67,6 +67,7 @@ class FunctionalModel {
   void windowFp16(const hw::WindowCmd& c);
   void eltwise(const hw::EltwiseCmd& c);
   void softmax(const hw::SoftmaxCmd& c);
+  void softmaxFp16(const hw::SoftmaxCmd& c);
   void layerNorm(const hw::LayerNormCmd& c);
 
   hw::HwConfig config_;
