@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <random>
 #include <set>
@@ -241,12 +242,19 @@ OpModel makeFp16Window(const Fp16Window& c, std::mt19937& rng) {
   return m;
 }
 
-OpModel makeFp16Activation(nn::OperationType type, const nn::Dimensions& dims, float range, std::mt19937& rng) {
+// One operation from a binary16 tensor to one of its shape, with the scalar operands `params`
+// adds after the input.
+OpModel makeFp16Activation(nn::OperationType type, const nn::Dimensions& dims, float range, std::mt19937& rng,
+                           const std::function<std::vector<uint32_t>(ModelBuilder&)>& params = {}) {
   ModelBuilder b;
   const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, dims, 0, 0);
   const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, dims);
   b.output(out);
-  b.operation(type, {in}, {out});
+  std::vector<uint32_t> inputs{in};
+  if (params) {
+    for (uint32_t p : params(b)) inputs.push_back(p);
+  }
+  b.operation(type, inputs, {out});
   OpModel m;
   m.model = b.build();
   m.inputs.push_back(randomHalves(rng, nn::numberOfElements(dims), range));
@@ -328,18 +336,11 @@ TEST(Fp16, GeluOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
 // with the betas attention and the corpus use; values spread so that some exponentials vanish.
 OpModel makeFp16Softmax(const nn::Dimensions& dims, uint16_t beta, std::optional<int32_t> axis, float range,
                         std::mt19937& rng) {
-  ModelBuilder b;
-  const uint32_t in = b.input(OperandType::TENSOR_FLOAT16, dims, 0, 0);
-  const uint32_t out = b.tensor(OperandType::TENSOR_FLOAT16, dims);
-  b.output(out);
-  std::vector<uint32_t> inputs{in, b.constant(OperandType::FLOAT16, {}, &beta, 2)};
-  if (axis) inputs.push_back(b.int32Scalar(*axis));
-  b.operation(nn::OperationType::SOFTMAX, inputs, {out});
-  OpModel m;
-  m.model = b.build();
-  m.inputs.push_back(randomHalves(rng, nn::numberOfElements(dims), range));
-  m.outputBytes.push_back(2 * nn::numberOfElements(dims));
-  return m;
+  return makeFp16Activation(nn::OperationType::SOFTMAX, dims, range, rng, [&](ModelBuilder& b) {
+    std::vector<uint32_t> params{b.constant(OperandType::FLOAT16, {}, &beta, 2)};
+    if (axis) params.push_back(b.int32Scalar(*axis));
+    return params;
+  });
 }
 
 TEST(Fp16, SoftmaxOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
