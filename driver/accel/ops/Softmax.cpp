@@ -119,8 +119,9 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   NN_TRY(r.expectCounts({2, 3}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
+  // The element type's checks and beta: binary16 bits, or the quant8 reference's table.
+  auto layer = std::make_shared<SoftmaxLayer>();
   const bool half = r.halfType(in);
-  std::optional<uint16_t> fp16Beta;
   if (half) {
     NN_TRY(r.halfTensor(in, "input", 1, 4));
     NN_TRY(r.sameType(in, out, "input and output"));
@@ -128,7 +129,7 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
     if (!beta.ok()) return beta.error();
     const float value = hw::fp::fp16Value(*beta);
     if (!(value > 0) || std::isinf(value)) return r.fail("beta must be positive and finite in binary16");
-    fp16Beta = *beta;
+    layer->fp16Beta = *beta;
   } else {
     NN_TRY(r.quant8Tensor(in, "input", 1, 4));
     NN_TRY(r.sameType(in, out, "input and output"));
@@ -136,6 +137,12 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
     if (out.scale != 1.0f / 256 || out.zeroPoint != (isSigned ? -128 : 0)) {
       return r.fail("the output must have scale 1/256 and zero point {}", isSigned ? -128 : 0);
     }
+    auto beta = r.floatParam(1, "beta");
+    if (!beta.ok()) return beta.error();
+    if (!(*beta > 0)) return r.fail("beta must be positive");
+    auto table = softmaxTable(*beta, in.scale);
+    if (!table.ok()) return r.fail("the reference rejects its multiplier: {}", table.error().message);
+    layer->table = std::move(table).value();
   }
   const auto rank = static_cast<int32_t>(in.dimensions.size());
   int32_t axis = -1;
@@ -146,17 +153,6 @@ nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t ind
   }
   if (axis < -rank || axis >= rank) return r.fail("axis {} is out of range for rank {}", axis, rank);
   if (axis < 0) axis += rank;
-  auto layer = std::make_shared<SoftmaxLayer>();
-  if (half) {
-    layer->fp16Beta = fp16Beta;
-  } else {
-    auto beta = r.floatParam(1, "beta");
-    if (!beta.ok()) return beta.error();
-    if (!(*beta > 0)) return r.fail("beta must be positive");
-    auto table = softmaxTable(*beta, in.scale);
-    if (!table.ok()) return r.fail("the reference rejects its multiplier: {}", table.error().message);
-    layer->table = std::move(table).value();
-  }
   NN_TRY(r.checkOutputDims(in.dimensions));
   layer->operationIndex = index;
   layer->type = op.type;
