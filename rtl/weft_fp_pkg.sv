@@ -322,4 +322,100 @@ package weft_fp_pkg;
     else softmax_fp_out = {1'b0, biased[7:0], p[22:0]};
   endfunction
 
+  // ---------------------------------------------------------------- binary32 product
+  // The 24-bit significand: the hidden bit set for a normal number (the sign is not read).
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [23:0] fp32_sig(logic [31:0] a);
+  /* verilator lint_on UNUSEDSIGNAL */
+    fp32_sig = {a[30:23] != '0, a[22:0]};
+  endfunction
+
+  // binary32 * binary32 rounded to nearest even, IEEE's product with subnormals in and out, from
+  // prod = fp32_sig(a) * fp32_sig(b) computed by the caller: a unit that already has a wide
+  // multiplier (the store's requantization, the lane's layer-norm product) gives it, so no second
+  // one is built. The value is prod * 2^(ea + eb - 300) (ea, eb the exponent fields, 1 for a
+  // subnormal); kept is it in units of the result's last place (of 2^-149 when subnormal).
+  function automatic logic [31:0] fp32_mul_with(logic [31:0] a, logic [31:0] b, logic [47:0] prod);
+    logic               a_nan, b_nan, a_inf, b_inf, a_zero, b_zero, sign, guard, sticky;
+    logic [8:0]         ea, eb;
+    logic [5:0]         p;
+    logic signed [10:0] lead;   // the biased exponent of prod's leading one
+    logic signed [10:0] sh;     // right shift (negative: left) from prod to kept
+    logic [7:0]         rs;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [47:0]        kept48;  // below 2^25: the top bits are zero
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [24:0]        rounded;
+    a_nan  = a[30:23] == 8'hff && a[22:0] != '0;
+    b_nan  = b[30:23] == 8'hff && b[22:0] != '0;
+    a_inf  = a[30:23] == 8'hff && a[22:0] == '0;
+    b_inf  = b[30:23] == 8'hff && b[22:0] == '0;
+    a_zero = a[30:0] == '0;
+    b_zero = b[30:0] == '0;
+    sign   = a[31] ^ b[31];
+    ea     = (a[30:23] == '0) ? 9'd1 : {1'b0, a[30:23]};
+    eb     = (b[30:23] == '0) ? 9'd1 : {1'b0, b[30:23]};
+    p      = '0;
+    for (int i = 0; i < 48; i++) begin
+      if (prod[i]) p = 6'(i);
+    end
+    lead = 11'(p) + 11'(ea) + 11'(eb) - 11'sd173;
+    sh   = (lead >= 11'sd1) ? 11'(p) - 11'sd23 : 11'sd151 - 11'(ea) - 11'(eb);
+    if (sh <= 11'sd0) begin  // exact: the product has room below its leading one
+      kept48 = prod << 6'(-sh);
+      guard  = 1'b0;
+      sticky = 1'b0;
+    end else begin
+      rs     = (sh > 11'sd49) ? 8'd49 : 8'(sh);
+      kept48 = prod >> rs;
+      guard  = 1'((prod >> (rs - 8'd1)) & 48'd1);
+      sticky = (prod & ((48'd1 << (rs - 8'd1)) - 48'd1)) != '0;
+    end
+    rounded = 25'(kept48) + 25'(guard && (sticky || kept48[0]));
+    if (a_nan || b_nan || (a_inf && b_zero) || (b_inf && a_zero)) begin
+      fp32_mul_with = Fp32QNaN;
+    end else if (a_inf || b_inf) begin
+      fp32_mul_with = {sign, 8'hff, 23'd0};
+    end else if (a_zero || b_zero) begin
+      fp32_mul_with = {sign, 31'd0};
+    end else if (lead >= 11'sd255 || (lead == 11'sd254 && rounded[24])) begin
+      fp32_mul_with = {sign, 8'hff, 23'd0};
+    end else if (lead >= 11'sd1) begin
+      // The hidden bit adds one to the exponent field; a carry out of rounding, one more.
+      fp32_mul_with = {sign, 31'({8'(lead - 11'sd1), 23'd0}) + 31'(rounded)};
+    end else begin
+      fp32_mul_with = {sign, 31'(rounded)};  // a carry into bit 23 is the least normal
+    end
+  endfunction
+
+  function automatic logic [31:0] fp32_mul(logic [31:0] a, logic [31:0] b);
+    fp32_mul = fp32_mul_with(a, b, 48'(fp32_sig(a)) * 48'(fp32_sig(b)));
+  endfunction
+
+  // ---------------------------------------------------------------- LAYER_NORM in fp16 mode
+  // (hw/include/weft/hw/layer_norm_fp16.h.) v = sig * 2^(ex - 150) with its exponent made even:
+  // V * 2^(2 * half_e), V = sig or 2 sig, below 2^25; weft_vec_rsqrt takes V's square root and
+  // reciprocal as the quant8 path's V, and ln_rstd_of rounds r to binary32.
+  function automatic logic [24:0] ln_rsqrt_operand(logic [31:0] v);
+    ln_rsqrt_operand = (v[30:23] == '0 || v[23]) ? {fp32_sig(v), 1'b0} : {1'b0, fp32_sig(v)};
+  endfunction
+
+  function automatic logic signed [7:0] ln_rsqrt_half_e(logic [7:0] e);  // v's exponent field
+    logic signed [9:0] ex;
+    ex = (e == '0) ? 10'sd1 : 10'(e);
+    ln_rsqrt_half_e = 8'((ex - (ex[0] ? 10'sd151 : 10'sd150)) >>> 1);
+  endfunction
+
+  // 1/sqrt(v) = r * 2^(k - 61 - half_e), r = floor(2^61 / isqrt(V << 2k)) in (2^29, 2^30], r
+  // rounded to 24 bits; special: 0 a normal v, 1 +0 (v zero or +infinity), 2 the NaN (v a NaN or
+  // negative).
+  function automatic logic [31:0] ln_rstd_of(logic [31:0] r, logic [4:0] k, logic signed [7:0] half_e,
+                                          logic [1:0] special);
+    logic [24:0] r24;
+    r24 = 25'(r >> 6) + 25'(r[5] && (r[4:0] != '0 || r[6]));
+    if (special == 2'd2) ln_rstd_of = Fp32QNaN;
+    else if (special == 2'd1) ln_rstd_of = 32'd0;
+    else ln_rstd_of = 32'({8'(10'(k) + 10'sd94 - 10'(half_e)), 23'd0}) + 32'(r24);
+  endfunction
+
 endpackage

@@ -6,9 +6,12 @@
 //   fp16 (Fp16 only, bit-exact with storeFp16 of hw/include/weft/hw/fp16.h): v = acc + bias as
 //   binary32 (fp32_add); rounded to binary16; clamped to [clamp_min, clamp_max] read as binary16
 //   values (numeric comparisons), a NaN left as it is; the result in the low 16 bits.
+//   fp16_affine (storeFp16Affine): v = acc * mult + bias, each a binary32 operation, then as fp16.
 // Two register stages: stage 1 (edge after en1_i) holds the biased value and the 64-bit
-// product, stage 2 (edge after en2_i) the result. In fp16 mode stage 1 holds the binary32 sum
-// (in the raw32 register) and stage 2 rounds and clamps.
+// product, stage 2 (edge after en2_i) the result. In the fp16 modes stage 1 holds the words
+// (and in fp16_affine the significands' product, on the requantization's multiplier) and stage 2
+// rounds the product (fp32_mul_with), adds the bias (the one binary32 adder), rounds to binary16
+// and clamps.
 module weft_postproc
   import weft_fp_pkg::*;
 #(
@@ -21,9 +24,10 @@ module weft_postproc
   input  logic [31:0] bias_i,
   input  logic [31:0] mult_i,
   input  logic [7:0]  shift_i,
-  input  logic        fp1_i,       // stage 1: fp16 mode
   input  logic        raw_i,       // stage 2: raw32 mode
   input  logic        fp2_i,       // stage 2: fp16 mode
+  input  logic        aff1_i,      // stage 1: fp16_affine mode
+  input  logic        aff2_i,      // stage 2: fp16_affine mode (with fp2_i)
   input  logic [15:0] out_zp_i,    // stage 2
   input  logic [15:0] clamp_min_i, // stage 2
   input  logic [15:0] clamp_max_i, // stage 2
@@ -72,18 +76,29 @@ module weft_postproc
   // Two copies of the stages: with Fp16 the biased value and the result have an fp16 choice;
   // without, the fp ports are unused and no binary16/binary32 logic exists.
   if (Fp16 != 0) begin : g_fp
+    logic [31:0] acc_q, mult_q, bias_q;  // fp16_affine: the words stage 2 finishes
+    logic [31:0] scaled, sum;            // stage 2: acc * mult rounded; then plus the bias
+    weft_fp32_mul_round u_scale (.a_i(acc_q), .b_i(mult_q), .prod_i(prod_q[47:0]), .p_o(scaled));
+    weft_fp32_adder u_bias (.a_i(aff2_i ? scaled : acc_q), .b_i(bias_q), .sum_o(sum));
+
     always_ff @(posedge clk_i) begin
       if (en1_i) begin
         logic signed [7:0]  shift;
         logic signed [7:0]  s;
         logic [31:0]        biased, shifted;
+        logic signed [63:0] opa, opb;
         shift   = signed'(shift_i);
         s       = (shift > 8'sd31) ? 8'sd31 : ((shift < -8'sd31) ? -8'sd31 : shift);
-        if (fp1_i) biased = fp32_add(acc_i, bias_i);  // raw_q carries the binary32 sum
-        else       biased = acc_i + bias_i;
+        biased  = acc_i + bias_i;
         shifted = (s > 8'sd0) ? biased << s[4:0] : biased;
         raw_q   <= biased;
-        prod_q  <= 64'(signed'(shifted)) * 64'(signed'(mult_i));
+        // One multiplier: requant8's product, or fp16_affine's significands.
+        opa     = aff1_i ? 64'(fp32_sig(acc_i)) : 64'(signed'(shifted));
+        opb     = aff1_i ? 64'(fp32_sig(mult_i)) : 64'(signed'(mult_i));
+        prod_q  <= opa * opb;
+        acc_q   <= acc_i;
+        mult_q  <= mult_i;
+        bias_q  <= bias_i;
         sat_q   <= (shifted == 32'h8000_0000) && (mult_i == 32'h8000_0000);
         right_q <= (s > 8'sd0) ? 5'd0 : 5'(-s);
       end
@@ -93,7 +108,7 @@ module weft_postproc
       if (en2_i) begin
         if (fp2_i) begin
           logic [15:0] h;
-          h = fp32_to_fp16(raw_q);  // a NaN is the canonical one, and stays
+          h = fp32_to_fp16(sum);  // a NaN is the canonical one, and stays
           if (fp16_less(h, clamp_min_i))      h = clamp_min_i;
           else if (fp16_less(clamp_max_i, h)) h = clamp_max_i;
           out_q <= {16'd0, h};
@@ -128,7 +143,7 @@ module weft_postproc
     end
 
     logic unused_fp;
-    assign unused_fp = ^{fp1_i, fp2_i};
+    assign unused_fp = ^{fp2_i, aff1_i, aff2_i};
   end
 
   assign out_o = out_q;

@@ -6,7 +6,7 @@
 // read (1 cycle) and the two post-processing stages into the row buffer (weft_wr_fifo), which
 // issues one DRAM write request per output row once all its tiles are in, then their beats. A
 // command completes when DRAM has acknowledged its last row; later commands may run meanwhile.
-// A column is one byte (requant8), two (fp16, Fp16 only) or four (raw32); the pipeline and its
+// A column is one byte (requant8), two (fp16 and fp16_affine, Fp16 only) or four (raw32); the pipeline and its
 // timing are the same in every mode, and the row buffer's beats follow the bytes.
 module weft_store
   import weft_pkg::*;
@@ -61,7 +61,7 @@ module weft_store
   assign head = cmd_i;
 
   // ---------------------------------------------------------------- front end
-  logic                   busy_q, sel_q, raw_q, fp_q, latch_q;
+  logic                   busy_q, sel_q, raw_q, fp_q, aff_q, latch_q;
   logic [RowAw-1:0]       acc_row_q, acc_tile_q;   // the row's first tile, the tile issued
   logic [RowAw-1:0]       param_q, tile_stride_q;
   logic [StoreTilesW-1:0] t_q, tiles_q;
@@ -113,13 +113,14 @@ module weft_store
       logic [ReqBytesW-1:0] tile_bytes, last_bytes;
       logic                 fp;
       // A constant 0 without Fp16 (decode rejects fp16 stores there), so no fp16 logic exists.
-      fp = (Fp16 != 0) && (head.mode == StoreModeFp16);
+      fp = (Fp16 != 0) && (head.mode == StoreModeFp16 || head.mode == StoreModeFp16Affine);
       tile_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(4 * Cols)
                  : (fp ? ReqBytesW'(2 * Cols) : ReqBytesW'(Cols));
       last_bytes = (head.mode == StoreModeRaw32) ? ReqBytesW'(head.row_bytes) << 2
                  : (fp ? ReqBytesW'(head.row_bytes) << 1 : ReqBytesW'(head.row_bytes));
       raw_q     <= (head.mode == StoreModeRaw32);
       fp_q      <= fp;
+      aff_q     <= (Fp16 != 0) && (head.mode == StoreModeFp16Affine);
       // A row's request: every tile but the last whole, the last row_bytes columns.
       nbytes_q  <= ReqBytesW'((32'(head.tiles) - 32'd1) * 32'(tile_bytes)) + last_bytes;
       tile_bytes_q  <= tile_bytes;
@@ -193,6 +194,7 @@ module weft_store
     logic                   sel;
     logic                   raw;
     logic                   fp;
+    logic                   aff;      // fp16_affine: times the multiplier word first
     logic                   last;
     logic [DramAw-1:0]      addr;
     logic [ReqBytesW-1:0]   nbytes;
@@ -217,6 +219,7 @@ module weft_store
         p0_q.sel    <= sel_q;
         p0_q.raw    <= raw_q;
         p0_q.fp     <= fp_q;
+        p0_q.aff    <= aff_q;
         p0_q.last   <= last_tile;
         p0_q.addr   <= addr0_q;
         p0_q.nbytes <= nbytes_q;
@@ -238,9 +241,10 @@ module weft_store
       .bias_i     (param_rdata_i[32 * c +: 32]),
       .mult_i     (param_rdata_i[32 * (Cols + c) +: 32]),
       .shift_i    (param_rdata_i[64 * Cols + 8 * c +: 8]),
-      .fp1_i      (p0_q.fp),
       .raw_i      (mode_raw_q[p1_q.sel]),
       .fp2_i      (p1_q.fp),
+      .aff1_i     (p0_q.aff),
+      .aff2_i     (p1_q.aff),
       .out_zp_i   (out_zp_q[p1_q.sel]),
       .clamp_min_i(clamp_min_q[p1_q.sel]),
       .clamp_max_i(clamp_max_q[p1_q.sel]),
@@ -314,5 +318,5 @@ module weft_store
   assign stall_dram_o  = (wr_req_valid_o && !wr_req_accept_i) || (wr_data_valid_o && !wr_data_accept_i);
 
   logic unused;
-  assign unused = ^{head, p2_q.sel};
+  assign unused = ^{head, p2_q.sel, p2_q.aff};
 endmodule

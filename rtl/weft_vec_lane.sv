@@ -21,7 +21,11 @@
 // in fp16 mode (hw/include/weft/hw/softmax_fp16.h): operand: t = x * beta, and from the second
 // pass on the split of exp(t - M); reduce: the maximum of t, or the table entry of the split's
 // index (looked up here, from the registered split) made the exponential and summed or kept;
-// result: the exponential times the sum's reciprocal.
+// result: the exponential times the sum's reciprocal. A LAYER_NORM in fp16 mode
+// (hw/include/weft/hw/layer_norm_fp16.h): operand: x widened, and x*x in the sums pass; reduce:
+// the binary32 sums of both (the second adder is this mode's only), or d = x - mean and the
+// significands' product of d and rstd (the quant8 product's multiplier); result: that product
+// rounded, y = d * rstd.
 module weft_vec_lane
   import weft_pkg::*;
   import weft_fixed_pkg::*;
@@ -71,6 +75,8 @@ module weft_vec_lane
   input  logic [31:0] ln_sum_i,
   input  logic [31:0] ln_recip_i,
   input  logic [5:0]  ln_shift_i,
+  input  logic [31:0] ln_mean_i,     // fp16 mode: the row's mean and 1/sqrt(var + eps), binary32
+  input  logic [31:0] ln_rstd_i,
   // result stage
   input  logic        op3_en_i,
   output logic [31:0] result_o
@@ -119,6 +125,10 @@ module weft_vec_lane
         logic [31:0] t;
         t = fp16_mul({a_hi_i, a_i}, beta_i);
         v1_q <= (pass1_i == 2'd0) ? t : 32'(softmax_exp_split(t, max_i));
+      end else if (fp && is_ln) begin
+        // sums pass: x and x*x of the valid lanes (both exact in binary32); output pass: x
+        v1_q <= (pass1_i != 2'd0 || ok1_i) ? fp16_to_fp32({a_hi_i, a_i}) : 32'd0;
+        sq_q <= ok1_i ? fp16_mul({a_hi_i, a_i}, {a_hi_i, a_i}) : 32'd0;
       end else if (is_ln) begin
         // sums pass: x and x*x of the valid lanes; output pass: N*x - S1 (wrapping)
         if (pass1_i == 2'd0) begin
@@ -189,33 +199,48 @@ module weft_vec_lane
   logic        ok3_q;
 
   // binary16: one binary32 adder for the reduce stage, v1_q plus the window's reduction so far,
-  // the eltwise add's b, or the lookup piece's start value.
+  // the eltwise add's b, the lookup piece's start value, or the layer norm's sum or -mean; and
+  // a second for the layer norm's sum of squares.
   // A softmax's base: -infinity (the maximum's pass) or +0 (the sum's).
-  logic [31:0] fp_base, fp_sum, smx_e;
-  assign fp_base = first2_i ? ((is_smx ? pass2_i == 2'd0 : kind_i == WinKindMax) ? 32'hff80_0000 : 32'd0)
+  logic [31:0] fp_base, fp_sum, fp_sum2, smx_e;
+  logic [31:0] ln_y;  // fp16 layer norm: the result stage's d * rstd
+  assign fp_base = first2_i ? ((is_smx ? pass2_i == 2'd0 : (is_win && kind_i == WinKindMax)) ? 32'hff80_0000 : 32'd0)
                             : red_q;
   if (Fp16 != 0) begin : g_fp_add
     logic [31:0] addend;
     assign smx_e  = softmax_exp(v1_q[26:0], lut_data_i);
-    assign addend = (is_win || is_smx) ? fp_base
-                                       : ((kind_i == EltKindAdd) ? pa_q[31:0] : fp16_to_fp32(start_q));
-    assign fp_sum = fp32_add(addend, is_smx ? smx_e : v1_q);
+    assign addend = (is_win || is_smx || (is_ln && pass2_i == 2'd0)) ? fp_base
+                  : is_ln ? {~ln_mean_i[31], ln_mean_i[30:0]}
+                  : ((kind_i == EltKindAdd) ? pa_q[31:0] : fp16_to_fp32(start_q));
+    assign fp_sum  = fp32_add(addend, is_smx ? smx_e : v1_q);
+    // (Modules, so that synthesis's resource sharing weighs their shifters alone: weft_fp32_adder.)
+    weft_fp32_adder u_sum2 (.a_i(first2_i ? 32'd0 : red2_q), .b_i(sq_q), .sum_o(fp_sum2));
+    weft_fp32_mul_round u_ln_y (.a_i(v2_q), .b_i(ln_rstd_i), .prod_i(ln_p_q[47:0]), .p_o(ln_y));
   end else begin : g_no_fp_add
-    assign fp_sum = '0;
-    assign smx_e  = '0;
-    logic unused_start;  // the lookup's start value is binary16 only
-    assign unused_start = ^start_q;
+    assign fp_sum  = '0;
+    assign fp_sum2 = '0;
+    assign ln_y    = '0;
+    assign smx_e   = '0;
+    logic unused_start;  // the lookup's start value and the layer norm's mean are binary16 only
+    assign unused_start = ^{start_q, ln_mean_i};
   end
+
+  // The layer norm's output product: quant8's (N*x - S1) * r, or fp16's significands of d (this
+  // stage's sum) and rstd, on one multiplier.
+  logic signed [63:0] ln_opa, ln_opb;
+  assign ln_opa = fp ? 64'(fp32_sig(fp_sum)) : $signed({{32{v1_q[31]}}, v1_q});
+  assign ln_opb = fp ? 64'(fp32_sig(ln_rstd_i)) : $signed({32'd0, ln_recip_i});
 
   always_ff @(posedge clk_i) begin
     if (op2_en_i) begin
       ok3_q <= ok2_q;
       if (is_ln) begin
         if (pass2_i == 2'd0) begin
-          red_q  <= (first2_i ? 32'd0 : red_q) + v1_q;
-          red2_q <= (first2_i ? 32'd0 : red2_q) + sq_q;
+          red_q  <= fp ? fp_sum : (first2_i ? 32'd0 : red_q) + v1_q;
+          red2_q <= fp ? fp_sum2 : (first2_i ? 32'd0 : red2_q) + sq_q;
         end else begin
-          ln_p_q <= $signed({{32{v1_q[31]}}, v1_q}) * $signed({32'd0, ln_recip_i});
+          ln_p_q <= ln_opa * ln_opb;
+          if (fp) v2_q <= fp_sum;  // d = x - mean
         end
       end else if (fp && is_smx) begin
         unique case (pass2_i)
@@ -305,7 +330,9 @@ module weft_vec_lane
 
   always_ff @(posedge clk_i) begin
     if (op3_en_i) begin
-      if (is_ln) begin
+      if (fp && is_ln) begin
+        result_q <= ok3_q ? ln_y : 32'd0;
+      end else if (is_ln) begin
         result_q <= ok3_q ? rdbpot64(ln_p_q, ln_shift_i) : 32'd0;
       end else if (fp && is_smx) begin
         result_q <= ok3_q ? softmax_fp_out(v2_q, scale_q, sum_i) : 32'd0;

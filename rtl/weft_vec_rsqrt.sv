@@ -8,16 +8,30 @@
 // its first product comes after that.
 //
 // One per vector unit: every lane scales by the same r (the statistics span the lanes).
-module weft_vec_rsqrt (
+//
+// fp16 mode (Fp16 hardware; hw/include/weft/hw/layer_norm_fp16.h): S1 and S2 are binary32. At
+// start_i the mean S1 / N and q = S2 / N are registered (fp32_div_count); the cycle after, v =
+// max(q - mean^2, 0) + epsilon (fp32_mul, fp32_add) and its significand with the exponent made
+// even becomes V, and the same 32 steps follow: one cycle more than quant8's, which the lanes
+// absorb since they multiply by rstd in their result stage, a cycle after quant8's product.
+module weft_vec_rsqrt
+  import weft_fp_pkg::*;
+#(
+  parameter int unsigned Fp16 = 0
+) (
   input  logic        clk_i,
   input  logic        start_i,      // sums valid: form V and begin
-  input  logic [31:0] sum_i,        // S1 (wrapping int32)
+  input  logic        fp_i,         // fp16 mode (with Fp16 only)
+  input  logic [31:0] sum_i,        // S1 (wrapping int32; binary32 in fp16 mode)
   input  logic [31:0] squares_i,    // S2
   input  logic [15:0] n_i,          // N, 1 .. 32768
   input  logic [47:0] eps_i,
+  input  logic [31:0] eps32_i,      // fp16 mode: epsilon, binary32
   input  logic [4:0]  out_shift_i,
   output logic [31:0] recip_o,      // r, in (2^29, 2^30]; 0 when V = 0
-  output logic [5:0]  shift_o       // 61 - k - out_shift
+  output logic [5:0]  shift_o,      // 61 - k - out_shift
+  output logic [31:0] mean_o,       // fp16 mode: the mean, binary32
+  output logic [31:0] rstd_o        // fp16 mode: 1 / sqrt(variance + epsilon), binary32
 );
   localparam int unsigned SqrtSteps = 16;
   localparam int unsigned DivSteps  = 16;
@@ -61,20 +75,53 @@ module weft_vec_rsqrt (
     else div_bit = {35'(r), 1'b0};
   endfunction
 
+  // fp16 mode: the row's statistics, and what ln_rstd needs beside r.
+  localparam logic [5:0] FormStep = 6'd63;  // fp16: the step that forms V from the mean and q
+  logic [31:0]        mean_q, q_q;
+  logic [4:0]         k_q;
+  logic signed [7:0]  half_e_q;
+  logic [1:0]         special_q;
+  logic               fp_start, fp_form;
+  logic [31:0]        v_fp;  // fp16: max(q - mean^2, 0) + epsilon
+  assign fp_start = (Fp16 != 0) && start_i && fp_i;
+  assign fp_form  = (Fp16 != 0) && step_q == FormStep;
+  if (Fp16 != 0) begin : g_fp_v
+    logic [31:0] mean_sq, var_raw;
+    assign mean_sq = fp32_mul(mean_q, mean_q);
+    assign var_raw = fp32_add(q_q, {~mean_sq[31], mean_sq[30:0]});
+    // below zero by rounding (or -0): +0; a NaN stays
+    assign v_fp = fp32_add((var_raw[31] && !(var_raw[30:23] == 8'hff && var_raw[22:0] != '0)) ? 32'd0 : var_raw,
+                           eps32_i);
+  end else begin : g_no_fp_v
+    assign v_fp = '0;
+  end
+
+  // V: quant8's from the sums at start_i, fp16's from v in the form step.
+  logic [63:0] v_root;
+  assign v_root = fp_form ? 64'(ln_rsqrt_operand(v_fp))
+                          : 64'(n_i) * 64'(squares_i)
+                            - 64'($signed({{32{sum_i[31]}}, sum_i}) * $signed({{32{sum_i[31]}}, sum_i}))
+                            + 64'(eps_i);
+
   always_ff @(posedge clk_i) begin
-    if (start_i) begin
-      logic [63:0] v;
-      logic [4:0]  k;
-      v = 64'(n_i) * 64'(squares_i) - 64'($signed({{32{sum_i[31]}}, sum_i}) * $signed({{32{sum_i[31]}}, sum_i}))
-          + 64'(eps_i);
-      k = half_clz64(v);
-      zero_q  <= (v == '0);
-      a_q     <= v << {k, 1'b0};
+    if (fp_start) begin
+      mean_q <= fp32_div_count(sum_i, {1'b0, n_i});
+      q_q    <= fp32_div_count(squares_i, {1'b0, n_i});
+      step_q <= FormStep;
+    end else if (start_i || fp_form) begin
+      logic [4:0] k;
+      k = half_clz64(v_root);
+      zero_q  <= (v_root == '0);
+      a_q     <= v_root << {k, 1'b0};
       rem_q   <= '0;
       root_q  <= '0;
       quot_q  <= '0;
       step_q  <= 6'd1;
+      k_q     <= k;
       shift_o <= 6'(7'd61 - 7'(k) - 7'(out_shift_i));
+      half_e_q  <= ln_rsqrt_half_e(v_fp[30:23]);
+      special_q <= ((v_fp[30:23] == 8'hff && v_fp[22:0] != '0) || (v_fp[31] && v_fp[30:0] != '0)) ? 2'd2
+                 : (v_fp[30:0] == '0 || v_fp[30:23] == 8'hff) ? 2'd1 : 2'd0;
     end else if (step_q >= 6'd1 && step_q <= 6'(SqrtSteps)) begin
       logic [66:0] first, second;
       first  = sqrt_bit(rem_q, root_q, a_q[63:62]);
@@ -97,4 +144,13 @@ module weft_vec_rsqrt (
   end
 
   assign recip_o = zero_q ? 32'd0 : quot_q;
+  if (Fp16 != 0) begin : g_fp_out
+    assign mean_o = mean_q;
+    assign rstd_o = ln_rstd_of(quot_q, k_q, half_e_q, special_q);
+  end else begin : g_no_fp_out
+    assign mean_o = '0;
+    assign rstd_o = '0;
+    logic unused_fp;
+    assign unused_fp = ^{fp_i, eps32_i, mean_q, q_q, k_q, half_e_q, special_q, v_fp};
+  end
 endmodule

@@ -13,7 +13,8 @@
 //            SoftmaxRecipCycles between the second and third passes; in fp16 mode the lanes
 //            below Cols/2 take binary16 values and combine in binary32 (the same schedule);
 //   LAYER_NORM two passes over the rows (sums of x and x*x, output); the lanes' sums are combined
-//            and the reciprocal square root (weft_vec_rsqrt) takes LayerNormRsqrtCycles between.
+//            and the reciprocal square root (weft_vec_rsqrt) takes LayerNormRsqrtCycles between;
+//            in fp16 mode, like SOFTMAX's, the lanes below Cols/2 and binary32 sums.
 //
 // Timing (rtl/README.md): a command starts at edge s (given in cycle s-1: a queued command, its
 // tokens, the unit idle) and issues its first slot in cycle s; a slot issued in cycle c has its
@@ -110,11 +111,13 @@ module weft_vector
   assign in_elt = cmd_i;
   assign in_smx = cmd_i;
   assign in_lnm = cmd_i;
-  // The incoming command is a WINDOW, ELTWISE or SOFTMAX in binary16 mode (never without Fp16).
+  // The incoming command is a WINDOW, ELTWISE, SOFTMAX or LAYER_NORM in binary16 mode (never
+  // without Fp16).
   logic in_fp;
   assign in_fp = (Fp16 != 0) && ((cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpWindow && in_win.fp16) ||
                                  (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpEltwise && in_elt.fp16) ||
-                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpSoftmax && in_smx.fp16));
+                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpSoftmax && in_smx.fp16) ||
+                                 (cmd_i[HdrOpcodeLsb +: HdrOpcodeW] == OpLayerNorm && in_lnm.fp16));
 
   always_ff @(posedge clk_i) begin
     if (start) begin
@@ -152,8 +155,8 @@ module weft_vector
           b_zp_q     <= '0;
         end
       endcase
-      // LAYER_NORM: the row's element count N
-      ln_n_q <= 16'((32'(in_lnm.count) - 1) * Cols + 32'(in_lnm.last_lanes));
+      // LAYER_NORM: the row's element count N (fp16: Cols/2 a row)
+      ln_n_q <= 16'((32'(in_lnm.count) - 1) * (in_fp ? Cols / 2 : Cols) + 32'(in_lnm.last_lanes));
       for (int unsigned l = 0; l < Cols; l++) begin
         unique case (cmd_i[HdrOpcodeLsb +: HdrOpcodeW])
           OpWindow:  amap_q[l] <= LaneW'((32'(in_win.phase) + l) / 32'(in_win.dm));  // dm >= 1 (checked)
@@ -378,6 +381,9 @@ module weft_vector
   logic        ln_load_q;
   logic [31:0] ln_recip;
   logic [5:0]  ln_shift;
+  logic [31:0] ln_mean, ln_rstd;  // fp16 mode
+  // The lanes' reductions across the lanes (below): as integers, and in binary32 with Fp16.
+  logic [31:0] int_max, int_sum, fp_max, fp_sum, fp_sum2;
 
   for (genvar l = 0; l < Cols; l++) begin : g_lane
     logic [7:0] a_byte, b_byte, a_hi, b_hi;
@@ -435,6 +441,8 @@ module weft_vector
       .ln_sum_i     (ln_sum_q),
       .ln_recip_i   (ln_recip),
       .ln_shift_i   (ln_shift),
+      .ln_mean_i    (ln_mean),
+      .ln_rstd_i    (ln_rstd),
       .op3_en_i     (p4_q.valid && p4_q.write),
       .result_o     (result[l])
     );
@@ -463,36 +471,38 @@ module weft_vector
     else ln_load_q <= is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd0;
   end
 
+  logic [31:0] int_sum2;
+  always_comb begin
+    int_sum2 = '0;
+    for (int unsigned l = 0; l < Cols; l++) int_sum2 = int_sum2 + red2[l];
+  end
+
   always_ff @(posedge clk_i) begin
     if (is_ln && p4_q.valid && p4_q.pass_end && p4_q.pass == 2'd0) begin
-      logic [31:0] s1, s2;
-      s1 = '0;
-      s2 = '0;
-      for (int unsigned l = 0; l < Cols; l++) begin
-        s1 = s1 + red[l];
-        s2 = s2 + red2[l];
-      end
-      ln_sum_q     <= s1;
-      ln_squares_q <= s2;
+      ln_sum_q     <= (Fp16 != 0 && fp_q) ? fp_sum : int_sum;
+      ln_squares_q <= (Fp16 != 0 && fp_q) ? fp_sum2 : int_sum2;
     end
   end
 
-  weft_vec_rsqrt u_rsqrt (
+  weft_vec_rsqrt #(.Fp16(Fp16)) u_rsqrt (
     .clk_i,
     .start_i     (ln_load_q),
+    .fp_i        (fp_q),
     .sum_i       (ln_sum_q),
     .squares_i   (ln_squares_q),
     .n_i         (ln_n_q),
     .eps_i       (lnm.eps),
+    .eps32_i     (lnm.eps_fp32),
     .out_shift_i (lnm.out_shift),
     .recip_o     (ln_recip),
-    .shift_o     (ln_shift)
+    .shift_o     (ln_shift),
+    .mean_o      (ln_mean),
+    .rstd_o      (ln_rstd)
   );
 
   // The lanes' maxima and sums combined across the lanes: as integers, and with Fp16 in binary32
   // over the lanes below Cols/2 (fp16 mode). Each chain on its own, so the maximum's comparisons
   // and the sum's adders do not feed one another.
-  logic [31:0] int_max, int_sum, fp_max, fp_sum;
   always_comb begin
     int_max = red[0];
     int_sum = '0;
@@ -509,6 +519,13 @@ module weft_vector
       weft_fp32_adder u_add (.a_i(partial[l]), .b_i(red[l]), .sum_o(partial[l+1]));
     end
     assign fp_sum = partial[Cols / 2];
+    // LAYER_NORM's sum of squares: a second chain.
+    logic [31:0] partial2 [Cols / 2 + 1];
+    assign partial2[0] = '0;
+    for (genvar l = 0; l < Cols / 2; l++) begin : g_add2
+      weft_fp32_adder u_add (.a_i(partial2[l]), .b_i(red2[l]), .sum_o(partial2[l+1]));
+    end
+    assign fp_sum2 = partial2[Cols / 2];
     always_comb begin
       fp_max = red[0];
       for (int unsigned l = 0; l < Cols / 2; l++) begin
@@ -516,8 +533,9 @@ module weft_vector
       end
     end
   end else begin : g_no_fp_cross
-    assign fp_max = '0;
-    assign fp_sum = '0;
+    assign fp_max  = '0;
+    assign fp_sum  = '0;
+    assign fp_sum2 = '0;
   end
 
   always_ff @(posedge clk_i) begin

@@ -120,7 +120,7 @@ nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box,
                                     uint32_t accBuf, uint32_t paramRow, int32_t outZp, int32_t clampMin,
                                     int32_t clampMax) {
   hw::StoreCmd s;
-  s.mode = storeModeFor(storeType_);
+  s.mode = storeMode_.value_or(storeModeFor(storeType_));
   s.rowBytes = image.groupBytes(group) / bytesPerElement(storeType_);  // columns
   s.paramRow = paramRow;
   s.accAddr = acc;
@@ -138,7 +138,7 @@ nn::Status VectorCommands::storeBox(const LaneImage& image, const PixelBox& box,
 hw::StoreCmd VectorCommands::rowStore(uint64_t dram, uint64_t stride, uint32_t rows, uint32_t rowBytes, uint32_t acc,
                                       uint32_t paramRow, int32_t outZp, int32_t clampMin, int32_t clampMax) const {
   hw::StoreCmd s;
-  s.mode = storeModeFor(storeType_);
+  s.mode = storeMode_.value_or(storeModeFor(storeType_));
   s.rowBytes = rowBytes / bytesPerElement(storeType_);  // columns (of the last tile)
   s.paramRow = paramRow;
   s.accAddr = acc;

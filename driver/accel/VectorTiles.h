@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "ElementType.h"
 #include "ImageView.h"
@@ -115,8 +116,12 @@ class VectorCommands {
   // STOREs declare reading). The row it reads may be rewritten meanwhile: its copy is never used.
   void relay(uint32_t vecRow, uint32_t acc, BufferUses uses);
   // STOREs from now on write values of type `t`: mode fp16 for binary16 results (the row's bytes
-  // are two a column, the clamp binary16 bit patterns), requant8 for 8-bit ones.
-  void setStoreType(ElementType t) { storeType_ = t; }
+  // are two a column, the clamp binary16 bit patterns), requant8 for 8-bit ones; or `mode`, one
+  // of the type's other modes (fp16_affine: the parameters' multiplier words too).
+  void setStoreType(ElementType t, std::optional<hw::StoreMode> mode = std::nullopt) {
+    storeType_ = t;
+    storeMode_ = mode;
+  }
   // STOREs from now on declare reading parameter buffer `params` (paramBuffer(i)) and, unless 0,
   // buffer `also` (a relay's: see relay()).
   void setStoreReads(uint32_t params, uint32_t also = 0) {
@@ -134,6 +139,7 @@ class VectorCommands {
   const hw::HwConfig& config_;
   CommandSink& out_;
   ElementType storeType_ = ElementType::kQuant8Asymm;
+  std::optional<hw::StoreMode> storeMode_;
   uint32_t storeParams_, storeAlso_ = 0;
 };
 

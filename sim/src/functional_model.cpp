@@ -273,7 +273,8 @@ void FunctionalModel::gemmStep(const hw::GemmCmd& c) {
 
 void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
   const bool raw = c.mode == hw::StoreMode::kRaw32;
-  const bool fp16 = c.mode == hw::StoreMode::kFp16;
+  const bool fp16 = c.mode == hw::StoreMode::kFp16 || c.mode == hw::StoreMode::kFp16Affine;
+  const bool affine = c.mode == hw::StoreMode::kFp16Affine;
   const uint32_t e = hw::columnBytes(c.mode);
   // A row: tiles - 1 whole tiles of Cols columns, then row_bytes columns of the last.
   const uint32_t bytes = e * ((c.tiles - 1) * cols_ + c.rowBytes);
@@ -302,8 +303,9 @@ void FunctionalModel::store(const hw::StoreCmd& c, DramStorage& dram) {
           // The clamp fields hold binary16 bit patterns in this mode.
           const auto lo = static_cast<uint16_t>(c.clampMin), hi = static_cast<uint16_t>(c.clampMax);
           for (uint32_t n = 0; n < columnsOfTile; ++n) {
-            const uint16_t h =
-                hw::fp::storeFp16(static_cast<uint32_t>(acc[n]), static_cast<uint32_t>(bias_[n]), lo, hi);
+            const auto a = static_cast<uint32_t>(acc[n]), b = static_cast<uint32_t>(bias_[n]);
+            const uint16_t h = affine ? hw::fp::storeFp16Affine(a, static_cast<uint32_t>(multiplier_[n]), b, lo, hi)
+                                      : hw::fp::storeFp16(a, b, lo, hi);
             out[2 * n] = static_cast<uint8_t>(h);
             out[2 * n + 1] = static_cast<uint8_t>(h >> 8);
           }

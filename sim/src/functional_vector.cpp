@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "weft/hw/fp16.h"
+#include "weft/hw/layer_norm_fp16.h"
 #include "weft/hw/softmax_fp16.h"
 #include "weft/hw/vector_ops.h"
 #include "weft/sim/functional_model.h"
@@ -245,7 +246,39 @@ void FunctionalModel::softmaxFp16(const hw::SoftmaxCmd& c) {
   }
 }
 
+// LAYER_NORM in binary16 mode: lane j < Cols/2 holds binary16 values; binary32 sums, lanes'
+// rows in order from +0 (a lane past last_lanes of the last row adds +0), then the lanes in
+// order; the statistics and the output as weft/hw/layer_norm_fp16.h.
+void FunctionalModel::layerNormFp16(const hw::LayerNormCmd& c) {
+  const uint32_t lanes = cols_ / 2;
+  const uint32_t n = (c.count - 1) * lanes + c.lastLanes;
+  auto valid = [&](uint32_t i, uint32_t j) { return i + 1 < c.count || j < c.lastLanes; };
+  auto h = [&](uint32_t i, uint32_t j) { return halfAt(vecRow(c.inAddr + i * c.stride), j); };
+  std::vector<uint32_t> sumOf(lanes, 0), squaresOf(lanes, 0);
+  for (uint32_t i = 0; i < c.count; ++i) {
+    for (uint32_t j = 0; j < lanes; ++j) {
+      const bool ok = valid(i, j);
+      sumOf[j] = hw::fp::fp32Add(sumOf[j], ok ? hw::fp::fp16ToFp32(h(i, j)) : 0);
+      squaresOf[j] = hw::fp::fp32Add(squaresOf[j], ok ? hw::fp::fp16Mul(h(i, j), h(i, j)) : 0);
+    }
+  }
+  uint32_t sum = 0, squares = 0;
+  for (uint32_t j = 0; j < lanes; ++j) {
+    sum = hw::fp::fp32Add(sum, sumOf[j]);
+    squares = hw::fp::fp32Add(squares, squaresOf[j]);
+  }
+  const vec::LayerNormFp16Scale scale = vec::layerNormFp16Scale(sum, squares, n, c.epsFp32);
+  for (uint32_t i = 0; i < c.count; ++i) {
+    int32_t* out = &acc_[size_t{c.accAddr + i * c.accStride} * cols_];
+    std::fill(out, out + cols_, 0);
+    for (uint32_t j = 0; j < lanes; ++j) {
+      if (valid(i, j)) out[j] = static_cast<int32_t>(vec::layerNormFp16Output(scale, h(i, j)));
+    }
+  }
+}
+
 void FunctionalModel::layerNorm(const hw::LayerNormCmd& c) {
+  if (c.fp16) return layerNormFp16(c);
   const uint32_t n = (c.count - 1) * cols_ + c.lastLanes;
   auto lanes = [&](uint32_t i) { return i + 1 == c.count ? c.lastLanes : cols_; };
   auto x = [&](uint32_t i, uint32_t l) {

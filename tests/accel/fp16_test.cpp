@@ -576,6 +576,101 @@ TEST(Fp16, SoftmaxRefusalsSayWhy) {
   expectNotClaimed(*device, makeFp16Softmax({1, 4104}, 0x3c00, std::nullopt, 1, rng), "longer than the buffers");
 }
 
+// org.weft.accel's WEFT_LAYER_NORM in binary16 (the LAYER_NORM command's fp16 mode, STOREs in
+// fp16_affine mode): TENSOR_FLOAT16 with FLOAT16 gamma, beta and epsilon, or a relaxed model's
+// TENSOR_FLOAT32 with FLOAT32 ones; rows centred away from zero (mean up to three standard
+// deviations), gammas of both signs and some zeros.
+OpModel makeFp16LayerNorm(const nn::Dimensions& dims, bool relaxed, float epsilon, std::mt19937& rng,
+                          bool gammaAtExecution = false) {
+  const uint32_t width = dims.back();
+  const uint64_t count = nn::numberOfElements(dims);
+  const OperandType tensor = relaxed ? OperandType::TENSOR_FLOAT32 : OperandType::TENSOR_FLOAT16;
+  const size_t eb = relaxed ? 4 : 2;
+  // Values of `tensor` as bytes (float32, or binary16).
+  auto bytesOf = [&](const std::vector<float>& v) {
+    std::vector<uint8_t> out(v.size() * eb);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (relaxed) {
+        std::memcpy(&out[4 * i], &v[i], 4);
+      } else {
+        const uint16_t h = fp::fp32ToFp16(fp::bitsOf(v[i]));
+        std::memcpy(&out[2 * i], &h, 2);
+      }
+    }
+    return out;
+  };
+  std::normal_distribution<float> g(1.0f, 0.5f), bt(0.0f, 0.5f), unit(0.0f, 1.0f);
+  std::vector<float> gamma(width), beta(width), x(count);
+  for (uint32_t i = 0; i < width; ++i) {
+    gamma[i] = rng() % 13 == 0 ? 0.0f : g(rng);
+    beta[i] = bt(rng);
+  }
+  for (uint64_t r = 0; r < count; r += width) {
+    const float sigma = std::ldexp(1.0f, static_cast<int>(rng() % 9) - 4);  // 1/16 .. 16
+    const float centre = sigma * static_cast<float>(static_cast<int>(rng() % 7) - 3);
+    for (uint32_t i = 0; i < width; ++i) x[r + i] = centre + sigma * unit(rng);
+  }
+  ModelBuilder b;
+  OpModel m;
+  const uint32_t in = b.input(tensor, dims, 0, 0);
+  m.inputs.push_back(bytesOf(x));
+  const std::vector<uint8_t> gammaBytes = bytesOf(gamma), betaBytes = bytesOf(beta);
+  uint32_t gammaOperand;
+  if (gammaAtExecution) {
+    gammaOperand = b.input(tensor, {width}, 0, 0);
+    m.inputs.push_back(gammaBytes);
+  } else {
+    gammaOperand = b.constant(tensor, {width}, gammaBytes.data(), gammaBytes.size());
+  }
+  const uint32_t betaOperand = b.constant(tensor, {width}, betaBytes.data(), betaBytes.size());
+  const uint16_t halfEpsilon = fp::fp32ToFp16(fp::bitsOf(epsilon));
+  const uint32_t eps = relaxed ? b.constant(OperandType::FLOAT32, {}, &epsilon, 4)
+                               : b.constant(OperandType::FLOAT16, {}, &halfEpsilon, 2);
+  const uint32_t out = b.tensor(tensor, dims);
+  b.output(out);
+  b.operation(weftOperationType(nn::weft_extension::kLayerNorm), {in, gammaOperand, betaOperand, eps}, {out});
+  m.model = b.build();
+  m.model.relaxComputationFloat32toFloat16 = relaxed;
+  m.model.extensionNameToPrefix = {{std::string(nn::weft_extension::kName), kWeftPrefix}};
+  m.outputBytes.push_back(count * eb);
+  return m;
+}
+
+// Rows of one value (a zero variance: the output is beta), of a few, of BERT's 768 over 40 tokens,
+// and longer than the parameter memory holds (64 rows of 8 values at weft16fp: the chunked
+// program), at widths that leave the last scratchpad row partly filled.
+TEST(Fp16, LayerNormOnTheVectorUnitMatchesTheReferenceWithinTolerance) {
+  auto device = approxDevice("weft16fp");
+  std::mt19937 rng(71);
+  struct Case {
+    nn::Dimensions dims;
+    bool relaxed;
+    float epsilon;
+  };
+  const Case cases[] = {
+      {{3, 1}, false, 1e-5f},        {{3, 40}, false, 1e-5f},        {{2, 12, 77}, false, 1e-3f},
+      {{1, 40, 768}, false, 1e-5f},  {{1, 40, 768}, true, 1e-12f},   {{5, 1000}, false, 1e-5f},
+      {{2, 3, 2049}, true, 1e-5f},   {{2, 2, 3, 9}, true, 0.0f},
+  };
+  for (const Case& c : cases) {
+    const OpModel m = makeFp16LayerNorm(c.dims, c.relaxed, c.epsilon, rng);
+    const std::string what = fmt::format("{} layer norm over {} (epsilon {})", c.relaxed ? "relaxed" : "fp16",
+                                         fmt::join(c.dims, "x"), c.epsilon);
+    const std::string tiling = expectWithinTolerance(*device, m, what, c.relaxed);
+    if (HasFatalFailure()) return;
+    EXPECT_NE(tiling.find("layer norm fp16"), std::string::npos) << what << ": " << tiling;
+  }
+}
+
+// gamma given at execution (it is the STOREs' parameters), and a row longer than the accumulator
+// holds (1023 rows of 8 values at weft16fp), stay on the CPU with the reason.
+TEST(Fp16, LayerNormRefusalsSayWhy) {
+  std::mt19937 rng(72);
+  auto device = approxDevice("weft16fp");
+  expectNotClaimed(*device, makeFp16LayerNorm({2, 16}, false, 1e-5f, rng, true), "gamma and beta must be constant");
+  expectNotClaimed(*device, makeFp16LayerNorm({1, 9000}, false, 1e-5f, rng), "layer-norm row of 9000 elements");
+}
+
 TEST(Fp16, DivisionNeedsTheFp16Datapath) {
   std::mt19937 rng(62);
   expectNotClaimed(*approxDevice("weft16"),
@@ -696,6 +791,7 @@ TEST(Fp16, NotClaimedWithoutTheDatapath) {
   auto poolSupported = device->getSupportedOperations(pool.model);
   ASSERT_TRUE(poolSupported.ok()) << poolSupported.error().message;
   EXPECT_EQ(poolSupported.value(), std::vector<bool>{false});
+  expectNotClaimed(*device, makeFp16LayerNorm({2, 16}, false, 1e-5f, rng), "needs the fp16 datapath");
 }
 
 // Depth multipliers in binary16: a group of 8 output values (weft16fp) reads its input values

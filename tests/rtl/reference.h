@@ -90,7 +90,7 @@ class Reference {
   }
 
   void store(const hw::StoreCmd& s, uint8_t* dram) const {
-    const unsigned e = s.mode == hw::StoreMode::kRaw32 ? 4 : s.mode == hw::StoreMode::kFp16 ? 2 : 1;
+    const unsigned e = hw::columnBytes(s.mode);
     for (uint32_t t = 0; t < s.tiles; ++t) {
       const unsigned columns = t + 1 == s.tiles ? s.rowBytes : C;
       size_t row = s.accAddr + size_t{t} * s.tileAccStride;
@@ -103,9 +103,13 @@ class Reference {
             if (s.mode == hw::StoreMode::kRaw32) {
               const uint32_t v = static_cast<uint32_t>(a) + static_cast<uint32_t>(p.bias);
               std::memcpy(out + 4 * n, &v, 4);
-            } else if (s.mode == hw::StoreMode::kFp16) {
-              const uint16_t h = hw::fp::storeFp16(static_cast<uint32_t>(a), static_cast<uint32_t>(p.bias),
-                                                   static_cast<uint16_t>(s.clampMin), static_cast<uint16_t>(s.clampMax));
+            } else if (s.mode == hw::StoreMode::kFp16 || s.mode == hw::StoreMode::kFp16Affine) {
+              const auto lo = static_cast<uint16_t>(s.clampMin), hi = static_cast<uint16_t>(s.clampMax);
+              const uint16_t h =
+                  s.mode == hw::StoreMode::kFp16
+                      ? hw::fp::storeFp16(static_cast<uint32_t>(a), static_cast<uint32_t>(p.bias), lo, hi)
+                      : hw::fp::storeFp16Affine(static_cast<uint32_t>(a), static_cast<uint32_t>(p.multiplier),
+                                                static_cast<uint32_t>(p.bias), lo, hi);
               std::memcpy(out + 2 * n, &h, 2);
             } else {
               out[n] = static_cast<uint8_t>(hw::postprocess(a, p, s.outZp, s.clampMin, s.clampMax));

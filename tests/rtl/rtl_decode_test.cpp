@@ -72,9 +72,12 @@ TEST_P(RtlDecode, ControllerAndModelsRejectTheSameCommandsWithTheSameError) {
     dev.softReset();
     dev.stepper().step(2);
   }
-  // Every opcode with checks met each of its errors in this run (the draw reaches them all).
+  // Every opcode with checks met each of its errors in this run (the draw reaches them all), but
+  // a STORE's bad_value with Fp16: every mode is defined there, and its tiles rule cannot fail
+  // (Cols is whole bus beats on the fp16 configurations).
   for (uint64_t op : {1, 2, 3, 5, 6, 7}) {
     for (hw::Error e : {hw::Error::kBadValue, hw::Error::kBadLength, hw::Error::kBadAddress}) {
+      if (op == 3 && e == hw::Error::kBadValue && cfg.fp16() && cfg.cols() % cfg.busBytes() == 0) continue;
       EXPECT_GT((seen[{op, static_cast<uint32_t>(e)}]), 0) << "opcode " << op << " never raised " << hw::toString(e);
     }
   }

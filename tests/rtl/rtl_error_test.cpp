@@ -43,7 +43,10 @@ std::vector<BadCase> badCases() {
       {"load_dst5", E::kBadValue, [](const hw::HwConfig&) { auto l = goodLoad(); l.dst = static_cast<hw::Mem>(5); return l.encode(); }},
       {"gemm_in_zp", E::kBadValue, [](const hw::HwConfig&) { auto g = goodGemm(); g.inZp = 256; return g.encode(); }},
       {"gemm_signed_w_zp", E::kBadValue, [](const hw::HwConfig&) { auto g = goodGemm(); g.wSigned = true; g.wZp = 128; return g.encode(); }},
-      {"store_mode3", E::kBadValue, [](const hw::HwConfig&) { auto s = goodStore(); s.mode = static_cast<hw::StoreMode>(3); return s.encode(); }},
+      {"store_fp16_affine_without_fp16", E::kBadValue, [](const hw::HwConfig& c) {
+         // (Every store mode is valid with Fp16: there, a layer norm's output fraction past 20.)
+         if (c.fp16()) { hw::LayerNormCmd n; n.count = 1; n.lastLanes = 1; n.outShift = 21; return n.encode(); }
+         auto s = goodStore(); s.mode = hw::StoreMode::kFp16Affine; return s.encode(); }},
       {"load_count2_zero", E::kBadLength, [](const hw::HwConfig&) { auto l = goodLoad(); l.count2 = 0; return l.encode(); }},
       {"load_row_bytes", E::kBadLength, [](const hw::HwConfig& c) { auto l = goodLoad(); l.rowBytes = c.rows() + 1; return l.encode(); }},
       {"load_param_row_bytes", E::kBadLength, [](const hw::HwConfig& c) { auto l = goodLoad(); l.dst = hw::Mem::kParam; l.count0 = 1; l.rowBytes = c.paramRowBytes() + 1; return l.encode(); }},

@@ -526,9 +526,9 @@ TEST(RtlFp16Decode, Fp16CommandsNeedTheFp16Datapath) {
     keep.keepWeights = true;
     EXPECT_EQ(errorOf(dev, keep.encode()), bad);
     EXPECT_EQ(errorOf(dev, fp16Store().encode()), bad);
-    hw::StoreCmd mode3 = fp16Store();
-    mode3.mode = static_cast<hw::StoreMode>(3);
-    EXPECT_EQ(errorOf(dev, mode3.encode()), bad);
+    hw::StoreCmd affine = fp16Store();
+    affine.mode = hw::StoreMode::kFp16Affine;
+    EXPECT_EQ(errorOf(dev, affine.encode()), bad);
     EXPECT_EQ(errorOf(dev, fp16Window().encode()), bad);
     EXPECT_EQ(errorOf(dev, fp16Lookup().encode()), bad);
   }
@@ -591,6 +591,26 @@ TEST(RtlFp16Decode, Fp16FieldRules) {
   e = fp16Lookup();
   e.kind = hw::EltKind::kCopy;
   EXPECT_EQ(errorOf(dev, e.encode()), badValue) << "an fp16 copy";
+  // LAYER_NORM in binary16: unsigned bytes, no zero point, at most Cols/2 lanes in its last row;
+  // STORE fp16_affine.
+  hw::LayerNormCmd n;
+  n.fp16 = true;
+  n.count = 2;
+  n.stride = 1;
+  n.accStride = 1;
+  n.lastLanes = dev.cols() / 2;
+  EXPECT_EQ(errorOf(dev, n.encode()), 0u);
+  n.inSigned = true;
+  EXPECT_EQ(errorOf(dev, n.encode()), badValue) << "an fp16 layer norm's in_signed";
+  n.inSigned = false;
+  n.inZp = 1;
+  EXPECT_EQ(errorOf(dev, n.encode()), badValue) << "an fp16 layer norm's in_zp";
+  n.inZp = 0;
+  n.lastLanes = dev.cols() / 2 + 1;
+  EXPECT_EQ(errorOf(dev, n.encode()), badLength) << "an fp16 layer norm's last_lanes";
+  hw::StoreCmd affine = fp16Store();
+  affine.mode = hw::StoreMode::kFp16Affine;
+  EXPECT_EQ(errorOf(dev, affine.encode()), 0u);
 }
 
 }  // namespace

@@ -219,11 +219,11 @@ inline const ErrorCase kErrorCases[] = {
        return g.encode();
      }},
     {"value", hw::Error::kBadValue, [](const hw::HwConfig&) {
-       hw::StoreCmd s;
-       s.mode = static_cast<hw::StoreMode>(3);
-       s.rowBytes = 1;
-       s.count0 = s.count1 = 1;
-       return s.encode();
+       hw::LayerNormCmd n;  // an output fraction past 20 bits
+       n.count = 1;
+       n.lastLanes = 1;
+       n.outShift = 21;
+       return n.encode();
      }},
 };
 

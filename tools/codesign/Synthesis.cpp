@@ -480,8 +480,8 @@ LogicArea synthesizeLogic(const hw::HwConfig& hw, const SynthesisSetup& setup) {
   }
   std::ofstream(script) << yosysScript(hw, source, netlist);
   std::fprintf(stderr,
-               "weft: synthesizing the logic of configuration '%s' with yosys for its area (under a minute, once per "
-               "RTL parameter set; WEFT_YOSYS=none skips it)\n",
+               "weft: synthesizing the logic of configuration '%s' with yosys for its area (a minute or "
+               "two, once per RTL parameter set; WEFT_YOSYS=none skips it)\n",
                hw.name().c_str());
   std::remove(log.c_str());  // runLogged appends
   const int rc = common::runLogged({setup.yosys, "-q", "-s", script}, log);

@@ -15,6 +15,11 @@
 // and F is chosen so that the change and the roundings stay within 0.3 of a unit (worked out per
 // column below); a row no F serves stays on the CPU with the reason.
 //
+// In binary16 (TENSOR_FLOAT16, or a relaxed model's TENSOR_FLOAT32; fp16 hardware): the
+// command's fp16 mode (binary32 statistics, weft/hw/layer_norm_fp16.h), Cols/2 elements a
+// scratchpad row, the STOREs in fp16_affine mode with gamma and beta as binary32 parameter words
+// (row e / (Cols/2), column e % (Cols/2)), one accumulator row a tile; the same groups and chunks.
+//
 // Tokens go in groups: a group's rows are loaded together, one LAYER_NORM per token writes its
 // output rows interleaved (acc_stride = the group's size), and one STORE per column tile writes
 // that tile of every token of the group.
@@ -50,6 +55,7 @@
 #include "../Requantization.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
+#include "weft/hw/fp16.h"
 
 namespace weft::accel {
 namespace {
@@ -74,45 +80,70 @@ class LayerNormLayer final : public VectorLayer {
   int32_t inZp = 0, outZp = 0;
   uint32_t fraction = 0;  // F
   uint64_t eps = 0;       // epsilon / scale^2 * N^2
+  bool fp16 = false;      // binary16: the command's fp16 mode, STORE fp16_affine
+  uint32_t epsFp32 = 0;   // binary16: epsilon as binary32
   std::vector<hw::ColumnParams> columns;  // one per element of a row
 
+  // Bytes an element, and elements a scratchpad row (its lanes): Cols, or Cols/2 in binary16.
+  uint32_t elementBytes() const { return fp16 ? 2 : 1; }
+  uint32_t lanes(const hw::HwConfig& config) const { return config.cols() / elementBytes(); }
+  uint32_t rowsOf(const hw::HwConfig& config) const {
+    return static_cast<uint32_t>(ceilDiv(width, lanes(config)));
+  }
+
+  // Parameter row r holds the columns of elements r*L .. r*L + L - 1 (L lanes a row).
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
-    return {paramRows(columns, static_cast<uint32_t>(ceilDiv(width, config.cols())), config)};
+    const uint32_t C = config.cols(), L = lanes(config), rows = rowsOf(config);
+    if (L == C) return {paramRows(columns, rows, config)};
+    std::vector<hw::ColumnParams> padded(size_t{rows} * C);
+    for (uint64_t e = 0; e < width; ++e) padded[e / L * C + e % L] = columns[e];
+    return {paramRows(padded, rows, config)};
   }
 
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
-    const auto rows = static_cast<uint32_t>(ceilDiv(width, config.cols()));
-    return rows <= config.paramRows() ? generateResident(where, config, sink) : generateChunked(where, config, sink);
+    return rowsOf(config) <= config.paramRows() ? generateResident(where, config, sink)
+                                                : generateChunked(where, config, sink);
   }
+
+  // STOREs write binary16 through gamma and beta (fp16_affine), or requantize to the 8-bit type;
+  // a binary16 tile is one accumulator row of L values (the lanes past L are not the row's), so
+  // its STOREs take one tile a row.
+  void setStoreType(VectorCommands& cmds) const {
+    if (fp16) cmds.setStoreType(ElementType::kFloat16, hw::StoreMode::kFp16Affine);
+  }
+  uint32_t storeTiles(const VectorCommands& cmds) const { return fp16 ? 1 : cmds.maxStoreTiles(); }
+  int32_t clampMin() const { return fp16 ? 0xfc00 : isSigned ? -128 : 0; }
+  int32_t clampMax() const { return fp16 ? 0x7c00 : isSigned ? 127 : 255; }
 
   // A row's parameter rows all fit: loaded once, before the first LAYER_NORM.
   nn::Status generateResident(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
-    const uint32_t C = config.cols(), bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
-    const auto rows = static_cast<uint32_t>(ceilDiv(width, C));
-    const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * C);
+    const uint32_t L = lanes(config), eb = elementBytes();
+    const uint32_t bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
+    const uint32_t rows = rowsOf(config);
+    const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * L);
     const uint32_t group = groupSize(config);
     if (group == 0) return NN_ERROR(BAD_DATA) << "a layer-norm row is longer than the buffers";
     const uint32_t paramBytes = config.paramRowBytes();
-    const int32_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
     const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
     VectorCommands cmds(config, sink);
+    setStoreType(cmds);
     NN_TRY(cmds.loadRows(hw::Mem::kParam, where.constants[0], 0, rows, paramBytes, paramBytes, paramBuffer()));
     uint32_t buf = 0;
     for (uint64_t t0 = 0; t0 < tokens; t0 += group) {
       const auto g = static_cast<uint32_t>(std::min<uint64_t>(group, tokens - t0));
       const uint32_t spad = buf * bufRows, acc = buf * accHalf;
-      NN_TRY(loadGroup(cmds, in0, t0, g, spad, vecBuffer(1 + buf), C));
+      NN_TRY(loadGroup(cmds, in0, t0, g, spad, vecBuffer(1 + buf), config));
       layerNorms(cmds, g, spad, acc, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {paramBuffer(), false}},
                  rows, lastLanes);
       // Column tiles r .. r + tiles - 1 of every token of the group, with parameter rows r ..: a
       // token's tiles leave as one DRAM request (row j of the STORE is token j; its tile t,
       // column tile r + t, is accumulator row acc + (r + t)*g + j).
-      const uint32_t perStore = cmds.maxStoreTiles();
+      const uint32_t perStore = storeTiles(cmds);
       for (uint32_t r = 0; r < rows; r += perStore) {
         const uint32_t tiles = std::min(perStore, rows - r);
-        NN_TRY(cmds.storeTiledRows(out0 + t0 * width + uint64_t{r} * C, width, g, tiles,
-                                   r + tiles == rows ? lastLanes : C, acc + r * g, g, accBuffer(buf), r, outZp, lo,
-                                   hi));
+        NN_TRY(cmds.storeTiledRows(out0 + (t0 * width + uint64_t{r} * L) * eb, width * eb, g, tiles,
+                                   (r + tiles == rows ? lastLanes : L) * eb, acc + r * g, g, accBuffer(buf), r, outZp,
+                                   clampMin(), clampMax()));
       }
       buf ^= 1;
     }
@@ -122,11 +153,13 @@ class LayerNormLayer final : public VectorLayer {
   // The group's rows: one LOAD when rows are whole (the tokens are dense), else one a token (its
   // last row reads past it: allocations keep Cols bytes of slack).
   nn::Status loadGroup(VectorCommands& cmds, uint64_t in0, uint64_t t0, uint32_t g, uint32_t spad, uint32_t buffer,
-                       uint32_t C) const {
-    const auto rows = static_cast<uint32_t>(ceilDiv(width, C));
-    if (width % C == 0) return cmds.loadRows(hw::Mem::kVec, in0 + t0 * width, spad, g * rows, C, C, buffer);
+                       const hw::HwConfig& config) const {
+    const uint32_t C = config.cols(), rows = rowsOf(config), eb = elementBytes();
+    if (width % lanes(config) == 0) {
+      return cmds.loadRows(hw::Mem::kVec, in0 + t0 * width * eb, spad, g * rows, C, C, buffer);
+    }
     for (uint32_t j = 0; j < g; ++j) {
-      NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + (t0 + j) * width, spad + j * rows, rows, C, C, buffer));
+      NN_TRY(cmds.loadRows(hw::Mem::kVec, in0 + (t0 + j) * width * eb, spad + j * rows, rows, C, C, buffer));
     }
     return {};
   }
@@ -146,6 +179,8 @@ class LayerNormLayer final : public VectorLayer {
       n.lastLanes = lastLanes;
       n.outShift = fraction;
       n.eps = eps;
+      n.fp16 = fp16;
+      n.epsFp32 = epsFp32;
       cmds.vector(n, uses);
     }
   }
@@ -162,7 +197,7 @@ class LayerNormLayer final : public VectorLayer {
 
   ChunkPlan chunkPlan(const hw::HwConfig& config) const {
     ChunkPlan p;
-    const uint64_t rows = ceilDiv(width, config.cols());
+    const uint64_t rows = rowsOf(config);
     p.regions = std::min(kChunkRegions, config.paramRows());
     p.chunkRows = config.paramRows() / p.regions;
     p.chunks = static_cast<uint32_t>(ceilDiv(rows, p.chunkRows));
@@ -181,23 +216,23 @@ class LayerNormLayer final : public VectorLayer {
   }
 
   nn::Status generateChunked(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
-    const uint32_t C = config.cols();
-    const auto rows = static_cast<uint32_t>(ceilDiv(width, C));
-    const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * C);
+    const uint32_t L = lanes(config), eb = elementBytes();
+    const uint32_t rows = rowsOf(config);
+    const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * L);
     const ChunkPlan p = chunkPlan(config);
     if (p.group == 0) {
       return NN_ERROR(BAD_DATA) << fmt::format(
                  "a layer-norm row of {} elements needs {} rows of the accumulator and the vector scratchpad at "
                  "once; they hold {} and {} (a row of at most {} elements)",
-                 width, rows, config.accRows() - 1, config.vecSpadRows() / 2, maxRow(config));
+                 width, rows, config.accRows() - 1, config.vecSpadRows() / 2, maxRow(config, fp16));
     }
     const uint32_t spadHalf = config.vecSpadRows() / 2, accPart = config.accRows() / p.buffers;
     const uint32_t paramBytes = config.paramRowBytes();
-    const int32_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
     const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
     const auto groups = static_cast<uint32_t>(ceilDiv(tokens, p.group));
     const bool pipelined = p.buffers == 2;
     VectorCommands cmds(config, sink);
+    setStoreType(cmds);
 
     // The chunks in the order the STOREs take them: group by group, every other group backwards,
     // so that a group starts with the chunk its predecessor ended with (still loaded). Load n of
@@ -233,7 +268,7 @@ class LayerNormLayer final : public VectorLayer {
     auto groupLoad = [&](uint32_t i) -> nn::Status {
       const uint64_t t0 = uint64_t{i} * p.group;
       const auto g = static_cast<uint32_t>(std::min<uint64_t>(p.group, tokens - t0));
-      return loadGroup(cmds, in0, t0, g, (i % 2) * spadHalf, vecBuffer(1 + i % 2), C);
+      return loadGroup(cmds, in0, t0, g, (i % 2) * spadHalf, vecBuffer(1 + i % 2), config);
     };
     auto groupNorms = [&](uint32_t i) {
       const uint32_t buf = i % p.buffers;
@@ -269,34 +304,35 @@ class LayerNormLayer final : public VectorLayer {
       const uint64_t t0 = uint64_t{st.group} * p.group;
       const auto g = static_cast<uint32_t>(std::min<uint64_t>(p.group, tokens - t0));
       const uint32_t acc = buf * accPart, first = st.chunk * p.chunkRows;
-      const uint32_t end = std::min(rows, first + p.chunkRows), perStore = cmds.maxStoreTiles();
+      const uint32_t end = std::min(rows, first + p.chunkRows), perStore = storeTiles(cmds);
       for (uint32_t r = first; r < end; r += perStore) {
         const uint32_t tiles = std::min(perStore, end - r);
-        NN_TRY(cmds.storeTiledRows(out0 + t0 * width + uint64_t{r} * C, width, g, tiles,
-                                   r + tiles == rows ? lastLanes : C, acc + r * g, g, accBuffer(buf),
-                                   region(st.load) * p.chunkRows + (r - first), outZp, lo, hi));
+        NN_TRY(cmds.storeTiledRows(out0 + (t0 * width + uint64_t{r} * L) * eb, width * eb, g, tiles,
+                                   (r + tiles == rows ? lastLanes : L) * eb, acc + r * g, g, accBuffer(buf),
+                                   region(st.load) * p.chunkRows + (r - first), outZp, clampMin(), clampMax()));
       }
     }
     return {};
   }
 
   // The longest row a configuration runs: its rows in the accumulator (less a relay row) and in a
-  // half of the vector scratchpad at once, and the command's limit.
-  static uint64_t maxRow(const hw::HwConfig& config) {
-    return std::min<uint64_t>(kMaxRow,
-                              uint64_t{std::min(config.accRows() - 1, config.vecSpadRows() / 2)} * config.cols());
+  // half of the vector scratchpad at once, and the command's limit (N counted in bytes' lanes).
+  static uint64_t maxRow(const hw::HwConfig& config, bool fp16) {
+    const uint32_t L = config.cols() / (fp16 ? 2 : 1);
+    return std::min<uint64_t>(kMaxRow / (fp16 ? 2 : 1),
+                              uint64_t{std::min(config.accRows() - 1, config.vecSpadRows() / 2)} * L);
   }
 
   // Tokens a group holds: a half of the vector scratchpad and of the accumulator each, and
   // acc_stride's 12 bits.
   uint32_t groupSize(const hw::HwConfig& config) const {
-    const uint64_t rows = ceilDiv(width, config.cols());
+    const uint64_t rows = rowsOf(config);
     const uint64_t fit = std::min<uint64_t>(config.vecSpadRows() / 2 / rows, config.accRows() / 2 / rows);
     return static_cast<uint32_t>(std::min<uint64_t>({fit, tokens, 4095}));
   }
 
   uint64_t laneOps() const override { return 2 * tokens * width; }
-  std::string describe() const override { return fmt::format("layer norm {}x{}", tokens, width); }
+  std::string describe() const override { return fmt::format("layer norm{} {}x{}", fp16 ? " fp16" : "", tokens, width); }
 };
 
 std::vector<double> floatConstant(const OperationReader& r, uint32_t i, uint64_t count) {
@@ -313,6 +349,77 @@ std::vector<double> floatConstant(const OperationReader& r, uint32_t i, uint64_t
     v[k] = f;
   }
   return v;
+}
+
+// A constant TENSOR_FLOAT16 (widened, exactly) or TENSOR_FLOAT32 operand of `count` values as
+// binary32 bit patterns (STORE fp16_affine's multiplier and bias words); empty if it is not one.
+std::vector<uint32_t> binary32Constant(const OperationReader& r, uint32_t i, uint64_t count) {
+  const auto& o = r.input(i);
+  const uint8_t* bytes = constantBytes(r.model(), o);
+  const bool half = o.type == nn::OperandType::TENSOR_FLOAT16;
+  if ((!half && o.type != nn::OperandType::TENSOR_FLOAT32) || bytes == nullptr ||
+      o.location.length < count * (half ? 2 : 4) || nn::numberOfElements(o.dimensions) != count) {
+    return {};
+  }
+  std::vector<uint32_t> v(count);
+  for (uint64_t k = 0; k < count; ++k) {
+    if (half) {
+      uint16_t h;
+      std::memcpy(&h, bytes + 2 * k, 2);
+      v[k] = hw::fp::fp16ToFp32(h);
+    } else {
+      std::memcpy(&v[k], bytes + 4 * k, 4);
+    }
+  }
+  return v;
+}
+
+// WEFT_LAYER_NORM in binary16 (TENSOR_FLOAT16, or a relaxed model's TENSOR_FLOAT32): the
+// command's fp16 mode writes (x - mean) / sqrt(variance + epsilon) as binary32 and STOREs in
+// fp16_affine mode apply gamma (the multiplier words) and beta (the bias words), both binary32,
+// rounding once to binary16. Epsilon stays binary32 (1e-12 has no binary16).
+nn::Result<LoweredOperation> lowerLayerNormFp16(const OperationReader& r, uint32_t index) {
+  const auto& in = r.input(0);
+  const auto& out = r.output(0);
+  NN_TRY(r.halfTensor(in, "input", 1, 4));
+  NN_TRY(r.sameType(in, out, "input and output"));
+  NN_TRY(r.checkOutputDims(in.dimensions));
+  const uint64_t width = in.dimensions.back();
+  if (width == 0 || width > kMaxRow / 2) {
+    return r.fail("rows along the last axis of {} elements (the hardware sums at most {} in binary16)", width,
+                  kMaxRow / 2);
+  }
+  const std::vector<uint32_t> gamma = binary32Constant(r, 1, width), beta = binary32Constant(r, 2, width);
+  if (gamma.empty() || beta.empty()) {
+    return r.fail("gamma and beta must be constant TENSOR_FLOAT16 or TENSOR_FLOAT32 of {} values", width);
+  }
+  const auto& e = r.input(3);
+  float epsilon = 0;
+  if (e.type == nn::OperandType::FLOAT16) {
+    auto h = r.halfParam(3, "epsilon");
+    if (!h.ok()) return h.error();
+    epsilon = hw::fp::fp16Value(*h);
+  } else {
+    auto f = r.floatParam(3, "epsilon");
+    if (!f.ok()) return f.error();
+    epsilon = *f;
+  }
+  if (!std::isfinite(epsilon) || epsilon < 0) return r.fail("epsilon must be finite and non-negative");
+
+  auto layer = std::make_shared<LayerNormLayer>();
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->fp16 = true;
+  layer->valueType = ElementType::kFloat16;
+  layer->width = width;
+  layer->tokens = nn::numberOfElements(in.dimensions) / width;
+  layer->epsFp32 = hw::fp::bitsOf(epsilon);
+  layer->columns.resize(width);
+  for (uint64_t c = 0; c < width; ++c) {
+    layer->columns[c].multiplier = static_cast<int32_t>(gamma[c]);
+    layer->columns[c].bias = static_cast<int32_t>(beta[c]);
+  }
+  return loweredOverRows(std::move(layer), r.op(), in.dimensions);
 }
 
 // The STORE's parameters of one column at fraction F: M = gamma 2^-F / s (raised where gamma is
@@ -348,6 +455,7 @@ nn::Result<LoweredOperation> lowerLayerNorm(const OperationReader& r, uint32_t i
   NN_TRY(r.expectCounts({4}, 1));
   const auto& in = r.input(0);
   const auto& out = r.output(0);
+  if (r.halfType(in)) return lowerLayerNormFp16(r, index);
   NN_TRY(r.quant8Tensor(in, "input", 1, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
   NN_TRY(r.checkOutputDims(in.dimensions));

@@ -104,6 +104,16 @@ const RtlPlugin& loadOrBuildRtlPlugin(const hw::HwConfig& config, bool trace) {
     // that looks for the plugin meanwhile finds none or the whole file, never a half-written one
     // (dlopen: "file too short").
     const std::string built = staging + "/" + name, placed = dir + "/" + name;
+    struct stat st {};
+    if (::stat(built.c_str(), &st) != 0) {
+      // The plugin's name carries the digest of the RTL sources this program was built with; a
+      // build from changed sources names its file after theirs.
+      throw RtlPluginError(fmt::format(
+          "the RTL model for configuration '{}' was built, but not as {}: the RTL sources under {} changed since "
+          "this program was built (the file name carries their digest). Rebuild weft (cmake --build), or restore "
+          "the sources; what was built is in {}",
+          config.name(), name, where.projectRoot + "/rtl", staging));
+    }
     if (std::rename(built.c_str(), placed.c_str()) != 0) {
       throw RtlPluginError(fmt::format("the RTL model for configuration '{}' was built as {} but cannot be moved to {}: {}",
                                        config.name(), built, placed, std::strerror(errno)));

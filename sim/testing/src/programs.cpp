@@ -231,7 +231,7 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
 
     hw::StoreCmd s;
     s.mode = uni(0, 2) == 0 ? hw::StoreMode::kRaw32 : hw::StoreMode::kRequant8;
-    if (cfg.fp16() && uni(0, 1)) s.mode = hw::StoreMode::kFp16;
+    if (cfg.fp16() && uni(0, 1)) s.mode = uni(0, 2) == 0 ? hw::StoreMode::kFp16Affine : hw::StoreMode::kFp16;
     s.rowBytes = static_cast<uint32_t>(uni(1, C));
     s.paramRow = static_cast<uint32_t>(uni(0, cfg.paramRows() - 1));
     s.accAddr = accAddr;
@@ -258,7 +258,7 @@ Program randomProgram(const hw::HwConfig& cfg, uint32_t seed, unsigned tiles, co
     s.outZp = static_cast<int32_t>(uni(-100, 200));
     s.clampMin = static_cast<int32_t>(uni(-128, 100));
     s.clampMax = static_cast<int32_t>(uni(s.clampMin, 255));
-    if (s.mode == hw::StoreMode::kFp16) {  // binary16 bounds: none, relu, relu6, or any
+    if (hw::columnBytes(s.mode) == 2) {  // fp16 modes: binary16 bounds: none, relu, relu6, or any
       const int bounds = static_cast<int>(uni(0, 3));
       const uint16_t lo[] = {0xfc00, 0x0000, 0x0000, static_cast<uint16_t>(uni(0, 0xffff))};
       const uint16_t hi[] = {0x7c00, 0x7c00, 0x4600, static_cast<uint16_t>(uni(0, 0xffff))};
@@ -510,6 +510,17 @@ VectorWork randomVectorCommand(std::mt19937& rng, const hw::HwConfig& cfg, uint3
         case 0: n.eps = 0; break;
         case 1: n.eps = uint64_t{1} << 47; break;
         default: n.eps = static_cast<uint64_t>(uni(0, int64_t{1} << 24));
+      }
+      if (cfg.fp16() && uni(0, 2) == 0) {
+        // binary16 mode over the random bytes (a row holds an infinity or a NaN now and then,
+        // and its spread any size): epsilon 0, BERT's 1e-12, 1e-5, or any non-negative binary32
+        // (a NaN or infinity too).
+        n.fp16 = true;
+        n.inSigned = false;
+        n.inZp = 0;
+        n.lastLanes = static_cast<uint32_t>(uni(1, cfg.cols() / 2));
+        const uint32_t eps[] = {0, 0x2b8cbccc, 0x3727c5ac, static_cast<uint32_t>(uni(0, 0x7fffffff))};
+        n.epsFp32 = eps[uni(0, 3)];
       }
       n.accAddr = accAddr;
       return {n.encode(), n.count};

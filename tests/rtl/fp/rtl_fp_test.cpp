@@ -38,6 +38,7 @@ class Probe {
   uint32_t split() const { return model_.split_o; }
   uint32_t exp() const { return model_.exp_o; }
   uint32_t softmaxOut() const { return model_.smx_o; }
+  uint32_t fmul() const { return model_.fmul_o; }
 
  private:
   Vweft_fp_probe model_;
@@ -174,6 +175,39 @@ TEST(FpArithmetic, Binary32SumsRoundToNearestEven) {
     const uint32_t a = draw.fp32();
     check(a, a ^ 0x80000000u);
     check(a, (a ^ 0x80000000u) + (draw.bits() % 5) - 2);
+  }
+}
+
+// fp32_mul (the store's fp16_affine mode, the layer norm's mean squared and its output): IEEE's
+// product, subnormal operands and results, overflow, and products near the rounding boundaries.
+TEST(FpArithmetic, Binary32ProductsRoundToNearestEven) {
+  Probe probe;
+  Draw draw(12);
+  auto check = [&](uint32_t a, uint32_t b) {
+    probe.set(a, b);
+    ASSERT_EQ(probe.fmul(), fp32Mul(a, b)) << std::hex << "fp32 " << a << " x " << b;
+  };
+  const uint32_t corners[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
+                              0x3f800001u, 0x4b7fffffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                              0x7f800001u, 0xbf800000u, 0x33800000u, 0x34000000u, 0x3f000000u, 0x5f800000u,
+                              0x1f800000u, 0x20000000u, 0x00400000u};
+  for (uint32_t a : corners) {
+    for (uint32_t b : corners) check(a, b);
+    if (HasFatalFailure()) return;
+  }
+  for (int i = 0; i < 3000000 && !HasFatalFailure(); ++i) {
+    const uint32_t a = draw.fp32();
+    // Around the product's range edges: b's exponent chosen so that a*b lands near the least
+    // subnormal, the least normal or the largest finite value; otherwise any value.
+    uint32_t b = draw.fp32();
+    if (i % 3 == 0) {
+      static const int targets[] = {-149, -126, 0, 127};
+      const int ea = std::max(1, static_cast<int>((a >> 23) & 0xff)) - 127;
+      const int want = targets[i / 3 % 4] - ea + static_cast<int>(draw.bits() % 5) - 2;
+      const uint32_t eb = static_cast<uint32_t>(std::clamp(want + 127, 0, 255));
+      b = (b & 0x807fffffu) | (eb << 23);
+    }
+    check(a, b);
   }
 }
 

@@ -14,7 +14,8 @@ module weft_fp_probe
   output logic [15:0] u8_o,      // u8_to_fp16(a[7:0])
   output logic [26:0] split_o,   // softmax_exp_split(a, b)
   output logic [31:0] exp_o,     // softmax_exp(a[26:0], b)
-  output logic [31:0] smx_o      // softmax_fp_out(a, b, c)
+  output logic [31:0] smx_o,     // softmax_fp_out(a, b, c)
+  output logic [31:0] fmul_o     // fp32_mul(a, b)
 );
   assign add_o    = fp32_add(a_i, b_i);
   assign mul_o    = fp16_mul(a_i[15:0], b_i[15:0]);
@@ -26,4 +27,5 @@ module weft_fp_probe
   assign split_o   = softmax_exp_split(a_i, b_i);
   assign exp_o     = softmax_exp(a_i[26:0], b_i);
   assign smx_o     = softmax_fp_out(a_i, b_i, c_i);
+  assign fmul_o    = fp32_mul(a_i, b_i);
 endmodule

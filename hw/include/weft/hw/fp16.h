@@ -56,6 +56,12 @@ inline uint32_t fp32Add(uint32_t a, uint32_t b) {
   return isNaN32(s) ? kFp32QuietNaN : s;
 }
 
+// binary32 * binary32, rounded to nearest even (IEEE's product: subnormals in and out).
+inline uint32_t fp32Mul(uint32_t a, uint32_t b) {
+  const uint32_t p = bitsOf(toFloat(a) * toFloat(b));
+  return isNaN32(p) ? kFp32QuietNaN : p;
+}
+
 // binary32 -> binary16, rounded to nearest even (past 65504 to infinity, below the least
 // subnormal's half to zero).
 inline uint16_t fp32ToFp16(uint32_t f) {
@@ -118,12 +124,22 @@ inline float fp16Value(uint16_t h) { return toFloat(fp16ToFp32(h)); }
 // STORE mode fp16 for one column (hw/spec/isa.json): the accumulator word plus the bias word as
 // binary32, rounded to binary16, clamped to [lo, hi] read as binary16 values (numeric
 // comparisons: -0 equals +0, and a NaN bound clamps nothing); a NaN stays the canonical NaN.
-inline uint16_t storeFp16(uint32_t acc, uint32_t bias, uint16_t lo, uint16_t hi) {
-  const uint16_t h = fp32ToFp16(fp32Add(acc, bias));
+// clampFp16 is that clamp.
+inline uint16_t clampFp16(uint16_t h, uint16_t lo, uint16_t hi) {
   if (isNaN16(h)) return h;
   if (fp16Value(h) < fp16Value(lo)) return lo;
   if (fp16Value(h) > fp16Value(hi)) return hi;
   return h;
+}
+
+inline uint16_t storeFp16(uint32_t acc, uint32_t bias, uint16_t lo, uint16_t hi) {
+  return clampFp16(fp32ToFp16(fp32Add(acc, bias)), lo, hi);
+}
+
+// STORE mode fp16_affine: the accumulator word times the multiplier word, plus the bias word, each
+// step a binary32 operation rounded to nearest even (fp32_mul, then fp32_add), then as fp16 mode.
+inline uint16_t storeFp16Affine(uint32_t acc, uint32_t mult, uint32_t bias, uint16_t lo, uint16_t hi) {
+  return clampFp16(fp32ToFp16(fp32Add(fp32Mul(acc, mult), bias)), lo, hi);
 }
 
 }  // namespace weft::hw::fp

@@ -69,6 +69,7 @@ class FunctionalModel {
   void softmax(const hw::SoftmaxCmd& c);
   void softmaxFp16(const hw::SoftmaxCmd& c);
   void layerNorm(const hw::LayerNormCmd& c);
+  void layerNormFp16(const hw::LayerNormCmd& c);
 
   hw::HwConfig config_;
   unsigned rows_, cols_;
