@@ -29,6 +29,7 @@ set(WEFT_RTL_SOURCES
   ${WEFT_RTL_DIR}/weft_wr_fifo.sv
   ${WEFT_RTL_DIR}/weft_wr_mux.sv
   ${WEFT_RTL_DIR}/weft_fp32_adder.sv
+  ${WEFT_RTL_DIR}/weft_fp32_sum.sv
   ${WEFT_RTL_DIR}/weft_fp32_mul_round.sv
   ${WEFT_RTL_DIR}/weft_vec_lut.sv
   ${WEFT_RTL_DIR}/weft_vec_rsqrt.sv

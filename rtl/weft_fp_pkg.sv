@@ -39,6 +39,16 @@ package weft_fp_pkg;
 
   // The product of two binary16 values as binary32: exact (11-bit significands make at most 22
   // bits, and every product lies within binary32's normal range), so nothing is rounded.
+  // What a product is when an operand is special: 0 neither is (the arithmetic decides), 1 the
+  // NaN (a NaN, or an infinity times a zero), 2 an infinity, 3 a zero (signs aside).
+  function automatic logic [1:0] product_case(logic a_nan, logic b_nan, logic a_inf, logic b_inf, logic a_zero,
+                                              logic b_zero);
+    if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) product_case = 2'd1;
+    else if (a_inf || b_inf) product_case = 2'd2;
+    else if (a_zero || b_zero) product_case = 2'd3;
+    else product_case = 2'd0;
+  endfunction
+
   function automatic logic [31:0] fp16_mul(logic [15:0] a, logic [15:0] b);
     logic        sign, a_nan, b_nan, a_inf, b_inf, a_zero, b_zero;
     logic [10:0] sig_a, sig_b;
@@ -62,16 +72,13 @@ package weft_fp_pkg;
     p      = sig_a * sig_b;  // value p * 2^(x_a + x_b - 50)
     lz     = lzc27({p, 5'd0});  // the leading one is at bit 21 - lz
     norm   = {23'd0, p} << (lz + 5'd2);  // leading one at bit 23, the fraction below it
-    if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
-      fp16_mul = Fp32QNaN;
-    end else if (a_inf || b_inf) begin
-      fp16_mul = {sign, 8'hff, 23'd0};
-    end else if (a_zero || b_zero) begin
-      fp16_mul = {sign, 31'd0};
-    end else begin
+    unique case (product_case(a_nan, b_nan, a_inf, b_inf, a_zero, b_zero))
+      2'd1:    fp16_mul = Fp32QNaN;
+      2'd2:    fp16_mul = {sign, 8'hff, 23'd0};
+      2'd3:    fp16_mul = {sign, 31'd0};
       // 1.f * 2^(21 - lz + x_a + x_b - 50), biased by 127: 98 + x_a + x_b - lz (79 to 158).
-      fp16_mul = {sign, 8'd98 + 8'(x_a) + 8'(x_b) - 8'(lz), norm[22:0]};
-    end
+      default: fp16_mul = {sign, 8'd98 + 8'(x_a) + 8'(x_b) - 8'(lz), norm[22:0]};
+    endcase
   endfunction
 
   // binary32 + binary32, rounded to nearest even. The smaller magnitude (lo) is aligned to the larger (hi)
@@ -330,6 +337,19 @@ package weft_fp_pkg;
     fp32_sig = {a[30:23] != '0, a[22:0]};
   endfunction
 
+  // A finite nonzero product from its leading one's biased exponent and its rounded significand
+  // (at most 2^24: a carry out of rounding; a subnormal's in units of 2^-149).
+  function automatic logic [31:0] fp32_mul_finite(logic sign, logic signed [10:0] lead, logic [24:0] rounded);
+    if (lead >= 11'sd255 || (lead == 11'sd254 && rounded[24])) begin
+      fp32_mul_finite = {sign, 8'hff, 23'd0};
+    end else if (lead >= 11'sd1) begin
+      // The hidden bit adds one to the exponent field; a carry out of rounding, one more.
+      fp32_mul_finite = {sign, 31'({8'(lead - 11'sd1), 23'd0}) + 31'(rounded)};
+    end else begin
+      fp32_mul_finite = {sign, 31'(rounded)};  // a carry into bit 23 is the least normal
+    end
+  endfunction
+
   // binary32 * binary32 rounded to nearest even, IEEE's product with subnormals in and out, from
   // prod = fp32_sig(a) * fp32_sig(b) computed by the caller: a unit that already has a wide
   // multiplier (the store's requantization, the lane's layer-norm product) gives it, so no second
@@ -372,20 +392,12 @@ package weft_fp_pkg;
       sticky = (prod & ((48'd1 << (rs - 8'd1)) - 48'd1)) != '0;
     end
     rounded = 25'(kept48) + 25'(guard && (sticky || kept48[0]));
-    if (a_nan || b_nan || (a_inf && b_zero) || (b_inf && a_zero)) begin
-      fp32_mul_with = Fp32QNaN;
-    end else if (a_inf || b_inf) begin
-      fp32_mul_with = {sign, 8'hff, 23'd0};
-    end else if (a_zero || b_zero) begin
-      fp32_mul_with = {sign, 31'd0};
-    end else if (lead >= 11'sd255 || (lead == 11'sd254 && rounded[24])) begin
-      fp32_mul_with = {sign, 8'hff, 23'd0};
-    end else if (lead >= 11'sd1) begin
-      // The hidden bit adds one to the exponent field; a carry out of rounding, one more.
-      fp32_mul_with = {sign, 31'({8'(lead - 11'sd1), 23'd0}) + 31'(rounded)};
-    end else begin
-      fp32_mul_with = {sign, 31'(rounded)};  // a carry into bit 23 is the least normal
-    end
+    unique case (product_case(a_nan, b_nan, a_inf, b_inf, a_zero, b_zero))
+      2'd1:    fp32_mul_with = Fp32QNaN;
+      2'd2:    fp32_mul_with = {sign, 8'hff, 23'd0};
+      2'd3:    fp32_mul_with = {sign, 31'd0};
+      default: fp32_mul_with = fp32_mul_finite(sign, lead, rounded);
+    endcase
   endfunction
 
   function automatic logic [31:0] fp32_mul(logic [31:0] a, logic [31:0] b);

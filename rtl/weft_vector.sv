@@ -512,20 +512,15 @@ module weft_vector
     end
   end
   if (Fp16 != 0) begin : g_fp_cross
-    // The sum from +0 in lane order, an adder a lane (weft_fp32_adder says why a module).
-    logic [31:0] partial [Cols / 2 + 1];
-    assign partial[0] = '0;
-    for (genvar l = 0; l < Cols / 2; l++) begin : g_add
-      weft_fp32_adder u_add (.a_i(partial[l]), .b_i(red[l]), .sum_o(partial[l+1]));
+    // The sums from +0 in lane order, an adder a lane: of the lanes' reductions, and (LAYER_NORM)
+    // of their sums of squares.
+    logic [Cols/2*32-1:0] reds, reds2;
+    for (genvar l = 0; l < Cols / 2; l++) begin : g_words
+      assign reds[l*32 +: 32]  = red[l];
+      assign reds2[l*32 +: 32] = red2[l];
     end
-    assign fp_sum = partial[Cols / 2];
-    // LAYER_NORM's sum of squares: a second chain.
-    logic [31:0] partial2 [Cols / 2 + 1];
-    assign partial2[0] = '0;
-    for (genvar l = 0; l < Cols / 2; l++) begin : g_add2
-      weft_fp32_adder u_add (.a_i(partial2[l]), .b_i(red2[l]), .sum_o(partial2[l+1]));
-    end
-    assign fp_sum2 = partial2[Cols / 2];
+    weft_fp32_sum #(.N(Cols / 2)) u_sum (.v_i(reds), .sum_o(fp_sum));
+    weft_fp32_sum #(.N(Cols / 2)) u_sum2 (.v_i(reds2), .sum_o(fp_sum2));
     always_comb begin
       fp_max = red[0];
       for (int unsigned l = 0; l < Cols / 2; l++) begin

@@ -79,6 +79,22 @@ class Draw {
   std::mt19937_64 rng_;
 };
 
+// binary32 operands at the format's corners: zeros, the least and largest subnormals, the least
+// normal, one and its successor, the largest finite value, infinities, NaNs, powers of two.
+constexpr uint32_t kFp32Corners[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
+                                     0x3f800001u, 0x4b7fffffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                     0x7f800001u, 0xbf800000u, 0x33800000u, 0x34000000u, 0x3f000000u, 0x5f800000u,
+                                     0x1f800000u, 0x20000000u, 0x00400000u};
+
+// check(a, b) for every pair of corners, until a fatal failure.
+template <typename Check>
+void checkCornerPairs(Check check) {
+  for (uint32_t a : kFp32Corners) {
+    for (uint32_t b : kFp32Corners) check(a, b);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 uint16_t halfBits(_Float16 h) {
   uint16_t b;
   std::memcpy(&b, &h, sizeof b);
@@ -159,13 +175,7 @@ TEST(FpArithmetic, Binary32SumsRoundToNearestEven) {
     probe.set(a, b);
     ASSERT_EQ(probe.add(), fp32Add(a, b)) << std::hex << "fp32 " << a << " + " << b;
   };
-  const uint32_t corners[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
-                              0x3f800001u, 0x4b7fffffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
-                              0x7f800001u, 0xbf800000u, 0x33800000u, 0x34000000u};
-  for (uint32_t a : corners) {
-    for (uint32_t b : corners) check(a, b);
-    if (HasFatalFailure()) return;
-  }
+  checkCornerPairs(check);
   for (int i = 0; i < 3000000 && !HasFatalFailure(); ++i) {
     const uint32_t a = draw.fp32();
     check(a, i % 4 == 0 ? draw.fp32() : draw.near(a));
@@ -187,14 +197,7 @@ TEST(FpArithmetic, Binary32ProductsRoundToNearestEven) {
     probe.set(a, b);
     ASSERT_EQ(probe.fmul(), fp32Mul(a, b)) << std::hex << "fp32 " << a << " x " << b;
   };
-  const uint32_t corners[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
-                              0x3f800001u, 0x4b7fffffu, 0x7f7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
-                              0x7f800001u, 0xbf800000u, 0x33800000u, 0x34000000u, 0x3f000000u, 0x5f800000u,
-                              0x1f800000u, 0x20000000u, 0x00400000u};
-  for (uint32_t a : corners) {
-    for (uint32_t b : corners) check(a, b);
-    if (HasFatalFailure()) return;
-  }
+  checkCornerPairs(check);
   for (int i = 0; i < 3000000 && !HasFatalFailure(); ++i) {
     const uint32_t a = draw.fp32();
     // Around the product's range edges: b's exponent chosen so that a*b lands near the least
