@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
+#include "Report.h"
 #include "weft/common/files.h"
 
 namespace weft::tool {
@@ -56,6 +59,35 @@ void appendDramCounterDeltas(std::vector<std::pair<std::string, uint64_t>>& coun
     counters.emplace_back(name, now - std::min(now, before));
     before = now;
   }
+}
+
+namespace {
+uint64_t named(const std::vector<std::pair<std::string, uint64_t>>& counters, std::string_view name) {
+  for (const auto& [n, v] : counters) {
+    if (n == name) return v;
+  }
+  return 0;
+}
+}  // namespace
+
+void attributeDramEnergy(RunReport& report) {
+  if (report.dramCounters.empty()) return;
+  const double total = static_cast<double>(named(report.dramCounters, "DRAM_ENERGY_PJ"));
+  const double timed = std::min(total, static_cast<double>(named(report.dramCounters, "DRAM_TIME_ENERGY_PJ")));
+  double cycles = 0, bytes = 0;
+  for (const LayerReport& l : report.layers) {
+    cycles += static_cast<double>(l.cycles);
+    bytes += static_cast<double>(l.dramReadBytes + l.dramWriteBytes);
+  }
+  for (LayerReport& l : report.layers) {
+    if (l.cycles == 0) continue;
+    const double byTime = timed * static_cast<double>(l.cycles) / cycles;
+    const double byTraffic =
+        bytes > 0 ? (total - timed) * static_cast<double>(l.dramReadBytes + l.dramWriteBytes) / bytes : 0;
+    l.energy.dramPj = byTime + byTraffic;
+  }
+  // The layers' energies were summed into the total before the split: the DRAM's is added whole.
+  report.acceleratorEnergy.dramPj += total;
 }
 
 }  // namespace weft::tool

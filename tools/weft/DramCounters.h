@@ -30,4 +30,13 @@ class DramCountersScope {
 // DramCountersScope is active or the DRAM is the simple pipe).
 void appendDramCounterDeltas(std::vector<std::pair<std::string, uint64_t>>& counters);
 
+struct RunReport;
+// `weft run`: a network is one program, and the DRAM's counters are known at its end only, so a
+// layer's DRAM energy is the execution's split by what spends it: the part time spends
+// (background and refresh, DRAM_TIME_ENERGY_PJ) by the layer's share of the device's cycles, the
+// rest (activates, precharges, reads, writes) by its share of the DRAM bytes. Sets each
+// accelerator layer's energy.dramPj and adds the execution's whole DRAM energy to the report's
+// total. Nothing when `report.dramCounters` is empty.
+void attributeDramEnergy(RunReport& report);
+
 }  // namespace weft::tool

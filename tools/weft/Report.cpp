@@ -71,6 +71,45 @@ void printRow(std::ostream& out, size_t nameWidth, const std::string& index, con
              busy[4], bound, rd, wr, minimum, overBound, err, energy);
 }
 
+uint64_t dramCounter(const RunReport& r, std::string_view name) {
+  for (const auto& [n, v] : r.dramCounters) {
+    if (n == name) return v;
+  }
+  return 0;
+}
+
+constexpr const char* kDramEnergySplit =
+    "a layer's share: background and refresh by its cycles, activates, precharges, reads and writes by its DRAM bytes";
+
+// The cycle-level DRAM over the execution, on one line.
+std::string dramLine(const RunReport& r) {
+  const uint64_t reads = dramCounter(r, "DRAM_READS"), hits = dramCounter(r, "DRAM_ROW_HITS");
+  const uint64_t misses = dramCounter(r, "DRAM_ROW_MISSES"), conflicts = dramCounter(r, "DRAM_ROW_CONFLICTS");
+  const uint64_t columns = hits + misses + conflicts;
+  return fmt::format(
+      "DRAM ({}): {} reads and {} writes; row hits {:.1f}% ({} hits, {} misses, {} conflicts); {} activates, {} "
+      "refreshes; average read latency {:.1f} DRAM cycles; energy {:.3f} uJ ({})",
+      r.dramDevice, reads, dramCounter(r, "DRAM_WRITES"), columns > 0 ? 100.0 * hits / columns : 0.0, hits, misses,
+      conflicts, dramCounter(r, "DRAM_ACTIVATES"), dramCounter(r, "DRAM_REFRESHES"),
+      reads > 0 ? static_cast<double>(dramCounter(r, "DRAM_READ_LATENCY_SUM")) / reads : 0.0,
+      1e-6 * dramCounter(r, "DRAM_ENERGY_PJ"), kDramEnergySplit);
+}
+
+nlohmann::ordered_json dramJson(const RunReport& r) {
+  nlohmann::ordered_json j;
+  j["device"] = r.dramDevice;
+  for (const auto& [name, value] : r.dramCounters) j["counters"][name] = value;
+  const uint64_t reads = dramCounter(r, "DRAM_READS");
+  const uint64_t columns =
+      dramCounter(r, "DRAM_ROW_HITS") + dramCounter(r, "DRAM_ROW_MISSES") + dramCounter(r, "DRAM_ROW_CONFLICTS");
+  j["rowHitRate"] = columns > 0 ? static_cast<double>(dramCounter(r, "DRAM_ROW_HITS")) / columns : 0.0;
+  j["averageReadLatencyCycles"] =
+      reads > 0 ? static_cast<double>(dramCounter(r, "DRAM_READ_LATENCY_SUM")) / reads : 0.0;
+  j["energyPj"] = dramCounter(r, "DRAM_ENERGY_PJ");
+  j["layersEnergySplit"] = kDramEnergySplit;
+  return j;
+}
+
 }  // namespace
 
 void printTable(const RunReport& r, std::ostream& out) {
@@ -159,6 +198,7 @@ void printTable(const RunReport& r, std::ostream& out) {
   }
   fmt::print(out, "\n");
   if (all > 0) fmt::print(out, "energy on the accelerator: {}\n", codesign::describe(r.acceleratorEnergy));
+  if (!r.dramCounters.empty()) fmt::print(out, "{}\n", dramLine(r));
   for (const auto& line : r.estimateLines) fmt::print(out, "{}\n", line);
   if (r.nnapiOnHardwareNs) {
     fmt::print(out, "NNAPI durations: on hardware {} us, in driver {} us\n", us(*r.nnapiOnHardwareNs),
@@ -231,6 +271,7 @@ std::string toJson(const RunReport& r) {
     totals[device] = {{"cycles", cycles}, {"onHardwareNs", onHw}, {"inDriverNs", inDriver}, {"macs", macs}};
   }
   j["acceleratorEnergy"] = codesign::toJson(r.acceleratorEnergy);
+  if (!r.dramCounters.empty()) j["dram"] = dramJson(r);
   j["estimates"] = r.estimates;
   if (r.nnapiOnHardwareNs) {
     j["nnapiDurations"] = {{"onHardwareNs", *r.nnapiOnHardwareNs}, {"inDriverNs", *r.nnapiInDriverNs}};

@@ -94,6 +94,12 @@ struct RunReport {
   // their files, the int8 accuracy): an object whose keys are appended as they are.
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
   std::vector<std::string> estimateLines;
+  // A cycle-level DRAM's counters over the execution (DRAM_READS, DRAM_ROW_HITS, DRAM_ENERGY_PJ,
+  // ...: weft/sim/dram_counters.h), and the device's name; empty for the simple pipe. The
+  // network is one program, so its layers' DRAM energy is the execution's, split
+  // (attributeDramEnergy).
+  std::vector<std::pair<std::string, uint64_t>> dramCounters;
+  std::string dramDevice;
   nlohmann::ordered_json estimates;
 
   // The devices of the layers, in order of first use.

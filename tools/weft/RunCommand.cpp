@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ApiModelBuilder.h"
+#include "DramCounters.h"
 #include "Estimator.h"
 #include "ResultChecker.h"
 #include "TestModelLoader.h"
@@ -30,6 +31,7 @@
 #include "weft/common/locations.h"
 #include "weft/hw/config.h"
 #include "weft/runtime/Profile.h"
+#include "weft/sim/dram_config.h"
 
 namespace weft::tool {
 namespace {
@@ -127,9 +129,10 @@ std::vector<hal::OperationProfile> perOperation(const std::vector<hal::Operation
 
 // `measured`: the execution measured NNAPI's durations, which only a compilation for the
 // accelerator alone can (createForDevices with one device).
+// A DramCountersScope around the execution gives a cycle-level DRAM's counters.
 void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
-                const std::vector<runtime::CompilationStep>& steps, const codesign::Estimator& estimator,
-                bool measured) {
+                const std::vector<runtime::CompilationStep>& steps, const hw::HwConfig& hwConfig,
+                const codesign::Estimator& estimator, bool measured) {
   for (const auto& profile : runtime::getExecutionProfiles(execution)) {
     report.simulatorWallSeconds += profile.simulatorWallSeconds;
     report.simulatedCycles += profile.simulatedCycles;
@@ -177,6 +180,9 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       }
     }
   }
+  appendDramCounterDeltas(report.dramCounters);
+  if (!report.dramCounters.empty()) report.dramDevice = sim::dramDeviceFor(hwConfig)->name;
+  attributeDramEnergy(report);
   if (measured) {
     uint64_t onHw = 0, inDriver = 0;
     check(ANeuralNetworksExecution_getDuration(execution, ANEURALNETWORKS_DURATION_ON_HARDWARE, &onHw),
@@ -507,12 +513,13 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
           "ANeuralNetworksExecution_setOutput");
   }
   if (whole) check(ANeuralNetworksExecution_setMeasureTiming(raw, true), "ANeuralNetworksExecution_setMeasureTiming");
+  const DramCountersScope dramCounters(hwConfig);  // a cycle-level DRAM's counters, at the program's end
   const auto runStart = Clock::now();
   check(ANeuralNetworksExecution_compute(raw), fmt::format("ANeuralNetworksExecution_compute({})", modelCase.name));
   report.runWallSeconds = since(Clock::now()) - since(runStart);
   report.hostSpans.push_back({"NNAPI calls", "ANeuralNetworksExecution_compute", report.runWallSeconds,
                               since(runStart)});
-  fillTiming(report, raw, steps, estimator, whole);
+  fillTiming(report, raw, steps, hwConfig, estimator, whole);
   // A float16 (or relaxed float32) model on a configuration without the fp16 datapath runs on the
   // CPU: say which configuration would run it on the accelerator.
   const bool halfTensors = std::any_of(main.operands.begin(), main.operands.end(), [&](const test::TestOperand& t) {
@@ -676,6 +683,7 @@ int runNetwork(const RunOptions& options) {
   }
   Outputs accelOut = allocateOutputs(net);
   ExecutionPtr accelExecution;
+  const DramCountersScope dramCounters(hwConfig);  // a cycle-level DRAM's counters, at the program's end
   {
     std::optional<ProgressDisplay> progress;
     if (!options.quiet) progress.emplace(net);
@@ -692,7 +700,7 @@ int runNetwork(const RunOptions& options) {
       at += profile.simulatorWallSeconds;
     }
   }
-  fillTiming(report, accelExecution.get(), steps, estimator, whole);
+  fillTiming(report, accelExecution.get(), steps, hwConfig, estimator, whole);
   if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
 
   if (report.referenceChecked) {

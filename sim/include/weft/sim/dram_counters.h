@@ -15,7 +15,8 @@ namespace weft::sim {
 // (transactions), DRAM_ROW_HITS, DRAM_ROW_MISSES, DRAM_ROW_CONFLICTS, DRAM_ACTIVATES,
 // DRAM_PRECHARGES (explicit and auto), DRAM_REFRESHES (all-bank and per-bank),
 // DRAM_READ_LATENCY_SUM (DRAM cycles from entry to last data, over the reads done), DRAM_CYCLES
-// (the model's now()), DRAM_ENERGY_PJ (rounded).
+// (the model's now()), DRAM_ENERGY_PJ (rounded), DRAM_TIME_ENERGY_PJ (its part that time, not
+// traffic, spends: background and refresh; rounded).
 std::vector<std::pair<std::string, uint64_t>> dramCounters(const DramActivity& a);
 
 // Environment, read by every cycle-level DRAM of the process (the tool sets them):
