@@ -33,16 +33,17 @@ struct Costing {
                             ? !l.pack && cost.merges(l.rowBytes, cost.rowSize(l.dst), l.stride0)
                             : pricing == LoadPricing::kMergedRuns;
     if (merged) {
-      return cost.mergedLoad(runs, l.count0, l.rowBytes);
+      return cost.mergedLoad(runs, l.count0, l.rowBytes, l.count1 > 1 ? l.stride1 : l.stride2, l.dramAddr);
     }
     // The stride between consecutive requests, for the DRAM rows they open.
     const uint64_t stride = l.count0 > 1 ? l.stride0 : l.count1 > 1 ? l.stride1 : l.stride2;
-    return cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes, stride);
+    return cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes, stride, l.dramAddr);
   }
   CommandCost operator()(const hw::StoreCmd& s) const {
     const uint64_t columns = uint64_t{s.tiles - 1} * cost.cols + s.rowBytes;
     const uint64_t bytes = columns * hw::columnBytes(s.mode);
-    return cost.store(uint64_t{s.count0} * s.count1, bytes, s.tiles, s.count0 > 1 ? s.stride0 : s.stride1);
+    return cost.store(uint64_t{s.count0} * s.count1, bytes, s.tiles, s.count0 > 1 ? s.stride0 : s.stride1,
+                      s.dramAddr);
   }
   CommandCost operator()(const hw::GemmCmd& g) const {
     return cost.gemm(uint64_t{g.mRows} * g.mGroups, g.kRows, g.kSteps, g.keepWeights);

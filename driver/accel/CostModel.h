@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 
+#include "DramAllocator.h"
 #include "weft/hw/config.h"
 
 namespace weft::accel {
@@ -26,16 +28,20 @@ namespace weft::accel {
 // (DramCost.cpp) rather than from DramBytesPerCycle and DramLatencyCycles, which describe the
 // simple pipe. Both backends decide each read request before the next is offered (sim/dram
 // README, "decide at offer"), so the device serves the requests of every unit one after the
-// other, and a stream of requests runs at the rate of the channel its transactions fall in:
-// a transaction a column-to-column time (tCCD, or the burst when longer), whatever the channels
-// the device has, plus the rows it opens. That is the channel time the estimates add up.
+// other, and a stream of requests runs at the rate of the channel its transactions fall in,
+// whatever the channels the device has: readTxCycles a transaction, measured on the device model
+// (activates and refresh included), plus the rows a strided walk opens. Those are the channel
+// time the estimates add up. Posted writes drain beside the reads: a write costs the reads'
+// timeline its share of the channel it drains in (writeChannelCycles) and the store unit the rate
+// at which writes enter (writeTxCycles).
 struct DramCost {
-  double txBytes = 32;        // one transaction: a burst across a channel
-  double readTxCycles = 5;    // channel time of a read transaction in a stream (column commands apart)
-  double writeTxCycles = 5;   // of a posted write transaction, its share of the bus turnarounds included
-  double rowBytes = 2048;     // of one bank's row: a stream opens a row every rowBytes of address
-  double activateCycles = 36; // a request that opens a row: precharge and activate (tRP + tRCD)
-  double latency = 30;        // a request's first data after it is offered: column command, RL, burst
+  double txBytes = 32;            // one transaction: a burst across a channel
+  double readTxCycles = 5;        // channel time of a read transaction in a stream
+  double writeTxCycles = 5;       // store-unit time of a posted write transaction: the rate writes enter
+  double writeChannelCycles = 5;  // the reads' channel time a write transaction takes: its channel's share
+  double rowBytes = 2048;         // of one bank's row: a stream opens a row every rowBytes of address
+  double activateCycles = 36;     // a request that opens a row: precharge and activate (tRP + tRCD)
+  double latency = 30;            // a request's first data after it is offered: column command, RL, burst
 };
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
 // configuration (a DRAMsim3 .ini is read once).
@@ -94,6 +100,27 @@ struct CostModel {
     const double b = static_cast<double>(std::max<uint64_t>(bytes, 1));
     const double aligned = stride % busBytes == 0 ? std::min(b, static_cast<double>(busBytes)) : 1.0;
     return std::max(1.0, (b - aligned) / dram->txBytes + 1);
+  }
+  // The mean number of transactions requests of `bytes` touch that start at `addr`, `addr +
+  // stride`, `addr + 2 stride`, ... (stride 0: the one request). Regions start on multiples of
+  // kRegionAlignment, so where a request starts within a transaction follows from its address
+  // when the transaction divides that alignment (LPDDR4's 32 bytes, DDR4's and HBM2's 64): exact
+  // then; for a longer transaction, the mean over where the region may start. The starts of
+  // strided requests take n = T / g places, g = gcd(stride, T, alignment), evenly: a request
+  // starting at o touches q + 1 transactions (bytes = q T + m, 0 < m), or q + 2 where o > T - m.
+  double meanTransactions(uint64_t bytes, uint64_t addr, uint64_t stride) const {
+    const auto T = static_cast<uint64_t>(dram->txBytes);
+    const uint64_t g = std::gcd(std::gcd(stride, T), kRegionAlignment);  // gcd(0, T) = T
+    const uint64_t n = T / g, r = addr % g;
+    const uint64_t b = std::max<uint64_t>(bytes, 1), q = b / T, m = b % T;
+    uint64_t extra;  // over the n starts, transactions beyond q
+    if (m > 0) {
+      const uint64_t within = T - m >= r ? (T - m - r) / g + 1 : 0;  // starts o <= T - m
+      extra = n + (n - std::min(n, within));
+    } else {
+      extra = n - (r == 0 ? 1 : 0);  // whole transactions: one more unless it starts on one
+    }
+    return static_cast<double>(q) + static_cast<double>(extra) / static_cast<double>(n);
   }
   // Channel cycles of `bytes` contiguous bytes read in merged requests.
   double streamCycles(uint64_t bytes) const {
@@ -170,9 +197,9 @@ struct CostModel {
 
   // The costs of the commands (CommandCost.h reads them off a command's fields).
   // `rows` rows of `bytes`, a request each, `stride` bytes apart (0: not known).
-  CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0) const {
+  CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0, uint64_t addr = 0) const {
     if (dram) {
-      const double channel = dramTransactions(bytes, stride) * dram->readTxCycles + rowOpenCycles(bytes, stride);
+      const double channel = meanTransactions(bytes, addr, stride) * dram->readTxCycles + rowOpenCycles(bytes, stride);
       const double perRow = std::max(loadRowCycles(bytes), channel);
       return {2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
               static_cast<double>(rows) * channel};
@@ -182,27 +209,41 @@ struct CostModel {
   }
   // `runs` runs of `rowsPerRun` contiguous full rows of `bytes` fetched with merged requests: a
   // merged request never spans two runs (rtl/README.md), so strided runs cost a request each at
-  // least.
-  CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes) const {
+  // least. With a cycle-level DRAM, runs `runStride` bytes apart that do not follow one another
+  // (a depthwise layer's two channel groups of each pixel) cost the transactions each touches and
+  // the rows their walk opens, and the load unit waits for each run's request to be decided.
+  CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes, uint64_t runStride = 0,
+                         uint64_t addr = 0) const {
     CommandCost c;
     c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes) - 2);
-    c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
     c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
+    const uint64_t runBytes = rowsPerRun * bytes;
+    if (dram && runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
+      const double perRun =
+          meanTransactions(runBytes, addr, runStride) * dram->readTxCycles + rowOpenCycles(runBytes, runStride);
+      c.channelCycles = static_cast<double>(runs) * perRun;
+      c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
+    }
+    c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
     return c;
   }
   // A STORE of rows of `bytes` bytes in `tiles` column tiles: the unit issues a tile a cycle
   // and writes a request a row.
   // With a cycle-level DRAM, rows `stride` bytes apart that follow one another (stride ==
   // bytes) share their transactions: the write queue merges two writes of one transaction.
-  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles, uint64_t stride = 0) const {
-    const double perRow = std::max(static_cast<double>(tiles), storeRowCycles(bytes));
+  CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles, uint64_t stride = 0,
+                    uint64_t addr = 0) const {
+    const double write = dram ? meanTransactions(bytes, addr, stride) * dram->writeTxCycles : writeRequestCycles(bytes);
+    const double perRow = std::max({static_cast<double>(tiles), beats(bytes), write});
     CommandCost c;
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
     c.doneCycles = c.busyCycles + latency;
     if (dram && stride == bytes && rowsToStore > 1) {
-      c.channelCycles = (static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1) * dram->writeTxCycles;
+      c.channelCycles = (static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1) * dram->writeChannelCycles;
+    } else if (dram) {
+      c.channelCycles = static_cast<double>(rowsToStore) * meanTransactions(bytes, addr, stride) * dram->writeChannelCycles;
     } else {
-      c.channelCycles = static_cast<double>(rowsToStore) * writeRequestCycles(bytes);
+      c.channelCycles = static_cast<double>(rowsToStore) * write;
     }
     return c;
   }

@@ -21,7 +21,7 @@ nn::Result<std::shared_ptr<DeviceBuffer>> DeviceBuffer::create(std::shared_ptr<D
     layout.fill = static_cast<uint8_t>(role.zeroPoint);
   }
   const std::vector<uint8_t> image = initialTensorImage(layout, queue->config());
-  auto region = queue->allocator()->allocate(image.size(), 64, "a device buffer");
+  auto region = queue->allocator()->allocate(image.size(), kRegionAlignment, "a device buffer");
   if (!region.ok()) return region.error();
   queue->backend().writeDram(region.value()->addr(), image.data(), image.size());
   auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(std::move(queue), layout, std::move(region).value()));

@@ -92,7 +92,7 @@ nn::Status DeviceQueue::ensureRing(uint64_t commands) {
   uint64_t size = std::max<uint64_t>(kInitialRingCommands, ringSize_);
   while (size <= commands) size *= 2;
   if (size > 0xFFFFFFFFull) return NN_ERROR(OP_FAILED) << "program of " << commands << " commands is too long";
-  auto region = allocator_->allocate(size * hw::kCommandBytes, 64, "the command ring");
+  auto region = allocator_->allocate(size * hw::kCommandBytes, kRegionAlignment, "the command ring");
   if (!region.ok()) return region.error();
   ring_ = std::move(region).value();
   ringSize_ = static_cast<uint32_t>(size);

@@ -17,6 +17,12 @@ namespace weft::accel {
 
 class DramAllocator;
 
+// The alignment the compiler places every region at (tensors, parameter rows, snapshot records,
+// the ring): a multiple of the transaction of the DRAMs whose transaction is at most 64 bytes, so
+// the offset of a command's address within a transaction is the offset within its tensor
+// (CostModel::meanTransactions).
+inline constexpr uint64_t kRegionAlignment = 64;
+
 // A region of device DRAM; freed when the last handle goes away.
 class DramRegion {
  public:

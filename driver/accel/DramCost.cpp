@@ -4,40 +4,48 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "CostModel.h"
-#include "weft/sim/dram/address_mapping.h"
+#include "weft/sim/dram/memory_system.h"
 #include "weft/sim/dram_config.h"
 
 namespace weft::accel {
 namespace {
 
-// DRAM cycles between the column commands of consecutive transactions of a sequential stream,
-// averaged over a stretch of the address space: within a bank group tCCD_L, across bank groups
-// tCCD_S (never under the burst, which holds the data bus), and a cycle where the next
-// transaction is in another channel (its command queue is free; one transaction enters a cycle).
+// DRAM cycles a transaction of a sequential stream of reads takes, measured on the device model
+// itself: requests of kMaxMergedBytes at consecutive addresses, each offered once the one before
+// it is decided, as both backends offer them (sim/include/weft/sim/cycle_dram.h). The stream
+// pays what a formula of tCCD and channel switches leaves out: a row's activate wherever the
+// stream enters a channel or bank (the next request reaches it only once the one before is
+// decided, so its row cannot open ahead) and refresh. Where a tensor starts within the
+// interleave decides how often a request spans two channels, whose transactions then overlap,
+// so the figure is the mean over kStreams streams starting across a bank row: 4.88 accelerator
+// cycles a transaction at weft16-lpddr4 (tCCD: 5.0; a stream whose requests never span two
+// channels: 5.69, as ResNet-18's fully-connected layer ran).
 double streamGap(const sim::dram::DeviceSpec& d) {
-  const sim::dram::AddressMapping mapping(d.controller.addressMapping, d.org);
-  const auto& t = d.timing;
-  const double burst = t.burstCycles;
-  const double sameGroup = std::max<double>(burst, t.tCCD_L);
-  const double otherGroup = std::max<double>(burst, t.tCCD_S);
   const uint64_t tx = d.org.requestBytes();
-  constexpr uint64_t kStretch = 1 << 14;  // transactions: every mapping repeats within it
-  double gaps = 0;
-  sim::dram::Coordinates before = mapping.decode(0);
-  for (uint64_t i = 1; i <= kStretch; ++i) {
-    const sim::dram::Coordinates c = mapping.decode(i * tx);
-    if (c.channel != before.channel) {
-      gaps += 1;
-    } else if (c.rank != before.rank || c.bankGroup != before.bankGroup) {
-      gaps += otherGroup;
-    } else {
-      gaps += sameGroup;
+  const uint64_t perRequest = std::max<uint64_t>(1, CostModel::kMaxMergedBytes / tx);
+  const uint64_t window = std::max<uint64_t>(tx, d.org.rowBytesPerRank());
+  constexpr uint64_t kStreams = 8, kTransactions = 1 << 11;  // a stream's: several refreshes
+  double cycles = 0;
+  std::vector<sim::dram::Completion> done;
+  for (uint64_t s = 0; s < kStreams; ++s) {
+    sim::dram::MemorySystem memory(d);
+    const uint64_t base = s * (window / kStreams + kRegionAlignment) % window / tx * tx;
+    uint64_t first = 0, last = 0;
+    for (uint64_t i = 0; i < kTransactions; i += perRequest) {
+      for (uint64_t k = i; k < i + perRequest; ++k) memory.offer({k, base + k * tx, false}, memory.now());
+      done.clear();
+      memory.decideReads(done);
+      for (const auto& c : done) {
+        if (c.id == 0) first = c.decidedCycle;
+        last = std::max(last, c.decidedCycle);
+      }
     }
-    before = c;
+    cycles += static_cast<double>(last - first) / static_cast<double>(kTransactions - 1);
   }
-  return gaps / static_cast<double>(kStretch);
+  return cycles / kStreams;
 }
 
 DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
@@ -47,19 +55,26 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   DramCost c;
   c.txBytes = d.org.requestBytes();
   c.readTxCycles = gap * cycle;
-  // Posted writes wait in the write queue and are written in drains of a queue's worth, each
-  // turning the bus around twice: read to write (RL + burst - WL + tRTRS) and back (WL + burst +
-  // tWTR_L).
-  const double turnaround = static_cast<double>(t.readLatency() + t.burstCycles - std::min(t.writeLatency(), t.readLatency() + t.burstCycles) + t.tRTRS) +
-                            static_cast<double>(t.writeLatency() + t.burstCycles + t.tWTR_L);
-  // They are drained while the channel has no read waiting (or when the queue is full), and reads
-  // are served one channel at a time: a drain in another channel than the reads' takes none of
-  // their time. Measured on the bundled networks at weft16-lpddr4, a write costs the reads about
-  // its share of two channels in `channels` (1/4 of a channel's time left ResNet's 7x7 stem,
-  // whose 0.8 MB of output is a third of its transactions, 24 % short of its run; a whole
-  // channel's time overstated SqueezeNet's write-bound expand layers 2.7x).
-  c.writeTxCycles = (gap + turnaround / static_cast<double>(d.controller.writeHigh())) * cycle *
-                    std::min(1.0, 2.0 / static_cast<double>(d.org.channels));
+  // Posted writes wait in the write queue and are written in drains, each turning the bus around
+  // twice: read to write (RL + burst - WL + tRTRS) and back (WL + burst + tWTR_L), once a queue's
+  // worth. That is a write's time in its channel.
+  const double turnaround =
+      static_cast<double>(t.readLatency() + t.burstCycles - std::min(t.writeLatency(), t.readLatency() + t.burstCycles) +
+                          t.tRTRS) +
+      static_cast<double>(t.writeLatency() + t.burstCycles + t.tWTR_L);
+  const double write = (gap + turnaround / static_cast<double>(d.controller.writeHigh())) * cycle;
+  const auto channels = static_cast<double>(d.org.channels);
+  // The reads wait for it only when it drains in the channel they are in: a channel is drained
+  // while it has no read waiting (or its queue is full), and reads are served one channel at a
+  // time. So a write costs the reads' timeline its channel's share: 1/channels (SqueezeNet's
+  // concatenations, which read and write alike, ran 41,091 cycles at weft16-lpddr4 against 39,900
+  // so; two channels' share, 49,333).
+  c.writeChannelCycles = write * std::min(1.0, 1.0 / channels);
+  // The store unit's rate: posted writes enter as their channel's queue has room, and a stream of
+  // them fills one channel's queue after another (a bank row of each), about two channels
+  // draining at once (a stream of 64-byte rows enters at 2.5-2.9 cycles a transaction at
+  // weft16-lpddr4; two channels' share: 3.06).
+  c.writeTxCycles = write * std::min(1.0, 2.0 / channels);
   c.rowBytes = static_cast<double>(d.org.rowBytesPerRank());
   c.activateCycles = static_cast<double>(t.tRP + std::max(t.tRCDRD, t.tRCDWR)) * cycle;
   // Offered, entered and issued (two cycles), RL, the burst; the crossing back and the port.

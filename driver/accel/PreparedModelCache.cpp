@@ -376,7 +376,7 @@ nn::Result<RestoredPreparation> placeCache(const ParsedCache& cache, DeviceQueue
                    const std::string& what) -> nn::Result<SharedRegion> {
     NN_RET_CHECK(record.bytes > 0 && record.bytes <= queue.allocator()->bytesFree())
         << what << ": a cached region of " << record.bytes << " bytes does not fit";
-    auto region = queue.allocator()->allocate(record.bytes, 64, what);
+    auto region = queue.allocator()->allocate(record.bytes, kRegionAlignment, what);
     if (!region.ok()) return region.error();
     if (image != nullptr) queue.backend().writeDram(region.value()->addr(), image->data(), image->size());
     relocation.add(record.addr, record.bytes, region.value()->addr());

@@ -23,8 +23,9 @@
 namespace weft::accel {
 
 // What the search reads of a layer: its geometry, its K chunks and the views of its tensors
-// (as if every tensor lay at address 0: the cost model sees request sizes and strides, never
-// addresses, and every region starts on a burst).
+// (as if every tensor lay at address 0: the cost model sees request sizes, strides and offsets
+// within a tensor, which fall within a DRAM transaction as they will on the device, since every
+// region starts on kRegionAlignment).
 struct TilingProblem {
   const GemmLayer& layer;
   const std::vector<KChunk>& chunks;

@@ -14,7 +14,7 @@ namespace weft::accel {
 namespace {
 
 nn::Result<SharedRegion> allocateAndWrite(DeviceQueue& q, const std::vector<uint8_t>& bytes, const std::string& what) {
-  auto region = q.allocator()->allocate(bytes.size(), 64, what);
+  auto region = q.allocator()->allocate(bytes.size(), kRegionAlignment, what);
   if (!region.ok()) return region.error();
   q.backend().writeDram(region.value()->addr(), bytes.data(), bytes.size());
   return region;
@@ -29,7 +29,7 @@ class ConstantWriter {
     return keep(allocateAndWrite(queue_, image, what));
   }
   nn::Result<uint64_t> reserve(uint64_t bytes, const std::string& what) {
-    return keep(queue_.allocator()->allocate(bytes, 64, what));
+    return keep(queue_.allocator()->allocate(bytes, kRegionAlignment, what));
   }
 
  private:
@@ -53,7 +53,7 @@ nn::Status placeTensors(const nn::Model& model, const LayoutPlan& plan, DeviceQu
     if (layout.aliasOf) continue;  // placed below, in its parent's buffer
     const std::string what = fmt::format("tensor {}", index);
     auto region = target.computesData ? allocateAndWrite(queue, initialTensorImage(layout, config), what)
-                                      : queue.allocator()->allocate(tensorImageBytes(layout, config), 64, what);
+                                      : queue.allocator()->allocate(tensorImageBytes(layout, config), kRegionAlignment, what);
     if (!region.ok()) return region.error();
     const nn::Operand& o = plan.operand(model, index);
     if (isConstant(o) && target.computesData) {  // a constant activation: its value is written now, once
@@ -141,7 +141,7 @@ nn::Result<DramPlacement> placeInDram(const nn::Model& model, const LayoutPlan& 
   DramPlacement out;
   NN_TRY(placeTensors(model, plan, queue, target, out));
   const size_t layerCount = plan.layers.size();
-  auto snapshots = queue.allocator()->allocate(hw::kSnapshotBytes * (layerCount + 1), 64, "snapshot records");
+  auto snapshots = queue.allocator()->allocate(hw::kSnapshotBytes * (layerCount + 1), kRegionAlignment, "snapshot records");
   if (!snapshots.ok()) return snapshots.error();
   out.snapshots = std::move(snapshots).value();
   ConstantWriter writer(queue, out);
