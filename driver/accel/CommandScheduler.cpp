@@ -324,7 +324,9 @@ nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands
 ProgramBuilder::ProgramBuilder(const hw::HwConfig& config)
     : cost_(std::make_unique<CostModel>(config)),
       tokenDepth_(static_cast<unsigned>(config.get(hw::Param::kTokenDepth))),
-      dramSlack_(cycleLevelDramSlack(config)) {}
+      dramSlack_(cycleLevelDramSlack(config)) {
+  cost_->placed = true;  // the program's commands address placed tensors
+}
 ProgramBuilder::~ProgramBuilder() = default;
 
 void ProgramBuilder::expect(size_t commands) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <vector>
 
 #include "DramAllocator.h"
 #include "weft/hw/config.h"
@@ -28,20 +29,28 @@ namespace weft::accel {
 // (DramCost.cpp) rather than from DramBytesPerCycle and DramLatencyCycles, which describe the
 // simple pipe. Both backends decide each read request before the next is offered (sim/dram
 // README, "decide at offer"), so the device serves the requests of every unit one after the
-// other, and a stream of requests runs at the rate of the channel its transactions fall in,
-// whatever the channels the device has: readTxCycles a transaction, measured on the device model
-// (activates and refresh included), plus the rows a strided walk opens. Those are the channel
-// time the estimates add up. Posted writes drain beside the reads: a write costs the reads'
-// timeline its share of the channel it drains in (writeChannelCycles) and the store unit the rate
-// at which writes enter (writeTxCycles).
+// other; within a request, transactions in different channels overlap. So a read request costs
+// the largest share of its transactions any one channel holds, at the rate of a stream within
+// one channel (alignedTxCycles, measured on the device model, activates and refresh included),
+// plus the rows a strided walk opens. That is the channel time the estimates add up. Posted
+// writes drain beside the reads: a write costs the reads' timeline its share of the channel it
+// drains in (writeChannelCycles) and the store unit the rate at which writes enter
+// (writeTxCycles).
 struct DramCost {
   double txBytes = 32;            // one transaction: a burst across a channel
-  double readTxCycles = 5;        // channel time of a read transaction in a stream
+  double alignedTxCycles = 5;     // a read transaction of a stream whose requests each lie in one channel
+  double readTxCycles = 5;        // a read transaction of a stream of 1 KB requests, wherever it starts
   double writeTxCycles = 5;       // store-unit time of a posted write transaction: the rate writes enter
   double writeChannelCycles = 5;  // the reads' channel time a write transaction takes: its channel's share
   double rowBytes = 2048;         // of one bank's row: a stream opens a row every rowBytes of address
   double activateCycles = 36;     // a request that opens a row: precharge and activate (tRP + tRCD)
   double latency = 30;            // a request's first data after it is offered: column command, RL, burst
+  // largestShare[n]: of a request of n transactions starting anywhere in the channels' interleave,
+  // the mean of the most any one channel holds (n where one channel holds every address).
+  std::vector<double> largestShare;
+  // The channels take the address in turns of chunkBytes (0: one channel holds it all).
+  uint64_t chunkBytes = 0;
+  uint32_t channels = 1;
 };
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
 // configuration (a DRAMsim3 .ini is read once).
@@ -75,6 +84,9 @@ struct CostModel {
   // watchdog's bound keeps counting this one, CommandScheduler.cpp).
   double configuredLatency = latency;
   bool outputStationary;
+  // The commands' addresses are where their tensors lie (the program's schedule, after
+  // placement), not the tiling search's views at address 0.
+  bool placed = false;
   std::optional<DramCost> dram;  // a cycle-level DRAM's pricing; nullopt: the simple pipe's
   std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
@@ -86,7 +98,7 @@ struct CostModel {
   // cycle-level DRAM every transaction it touches, at the alignment of a beat (rows start on
   // one wherever a tensor's channels are a multiple of the bus width).
   double requestCycles(uint64_t bytes) const {
-    if (dram) return dramTransactions(bytes) * dram->readTxCycles;
+    if (dram) return largestShare(dramTransactions(bytes)) * dram->alignedTxCycles;
     const double bursts = (static_cast<double>(std::max<uint64_t>(bytes, 1)) - 1) / burst + 1;
     return bursts * burst / bytesPerCycle;
   }
@@ -121,6 +133,60 @@ struct CostModel {
       extra = n - (r == 0 ? 1 : 0);  // whole transactions: one more unless it starts on one
     }
     return static_cast<double>(q) + static_cast<double>(extra) / static_cast<double>(n);
+  }
+  // With a cycle-level DRAM: the most transactions of a request of `n` (a mean, so fractional
+  // between the table's whole numbers) that one channel holds, wherever it starts.
+  double largestShare(double n) const {
+    const auto& t = dram->largestShare;
+    const double last = static_cast<double>(t.size() - 1);
+    if (n >= last) return n * t.back() / last;
+    const auto i = static_cast<size_t>(n);
+    const double f = n - static_cast<double>(i);
+    return t[i] + f * (t[i + 1] - t[i]);
+  }
+  // Of a request of `n` transactions starting at transaction `j` of its channel's chunk, the most
+  // one channel holds; the mean (largestShare) where it spans more chunks than there are channels.
+  double placedShare(uint64_t n, uint64_t j) const {
+    const uint64_t chunk = dram->chunkBytes / static_cast<uint64_t>(dram->txBytes);
+    const uint64_t first = std::min(n, chunk - j % chunk), rest = n - first;
+    const uint64_t whole = rest / chunk, last = rest % chunk;
+    if (1 + whole + (last > 0 ? 1 : 0) > dram->channels) return largestShare(static_cast<double>(n));
+    return static_cast<double>(std::max({first, whole > 0 ? chunk : 0, last}));
+  }
+  // Channel cycles of a read request of `bytes` at `addr` (one of several `stride` apart). Where
+  // the request starts in the channels' interleave is known once the tensors are placed (the
+  // program's schedule, `placed`) for a request on its own; otherwise the mean over where.
+  double readRequestCycles(uint64_t bytes, uint64_t addr, uint64_t stride) const {
+    const double n = meanTransactions(bytes, addr, stride);
+    if (placed && stride == 0 && dram->chunkBytes > 0) {
+      const auto T = static_cast<uint64_t>(dram->txBytes);
+      return placedShare(static_cast<uint64_t>(n), addr % dram->chunkBytes / T) * dram->alignedTxCycles;
+    }
+    return largestShare(n) * dram->alignedTxCycles;
+  }
+  // Channel cycles of `runs` runs of `runBytes` contiguous bytes `runStride` apart, each read in
+  // requests of at most kMaxMergedBytes (a merged request never spans two runs).
+  double mergedRunCycles(uint64_t runs, uint64_t runBytes, uint64_t runStride, uint64_t addr) const {
+    const uint64_t full = runBytes / kMaxMergedBytes, rest = runBytes % kMaxMergedBytes;
+    if (placed) {  // each request where it lies: the first runs' first requests, scaled
+      constexpr uint64_t kRuns = 8, kRequests = 8;
+      const uint64_t r = std::min(runs, kRuns), f = std::min(full, kRequests);
+      double sampled = 0;
+      for (uint64_t i = 0; i < r; ++i) {
+        const uint64_t at = addr + i * runStride;
+        double run = 0;
+        for (uint64_t k = 0; k < f; ++k) run += readRequestCycles(kMaxMergedBytes, at + k * kMaxMergedBytes, 0);
+        if (f > 0) run *= static_cast<double>(full) / static_cast<double>(f);
+        if (rest > 0) run += readRequestCycles(rest, at + full * kMaxMergedBytes, 0);
+        sampled += run;
+      }
+      return sampled * static_cast<double>(runs) / static_cast<double>(r);
+    }
+    const uint64_t stride = runs > 1 ? runStride : 0;
+    double perRun = 0;
+    if (full > 0) perRun += static_cast<double>(full) * readRequestCycles(kMaxMergedBytes, addr, kMaxMergedBytes);
+    if (rest > 0) perRun += readRequestCycles(rest, addr + full * kMaxMergedBytes, stride);
+    return static_cast<double>(runs) * perRun;
   }
   // Channel cycles of `bytes` contiguous bytes read in merged requests.
   double streamCycles(uint64_t bytes) const {
@@ -199,7 +265,7 @@ struct CostModel {
   // `rows` rows of `bytes`, a request each, `stride` bytes apart (0: not known).
   CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0, uint64_t addr = 0) const {
     if (dram) {
-      const double channel = meanTransactions(bytes, addr, stride) * dram->readTxCycles + rowOpenCycles(bytes, stride);
+      const double channel = readRequestCycles(bytes, addr, stride) + rowOpenCycles(bytes, stride);
       const double perRow = std::max(loadRowCycles(bytes), channel);
       return {2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
               static_cast<double>(rows) * channel};
@@ -209,20 +275,22 @@ struct CostModel {
   }
   // `runs` runs of `rowsPerRun` contiguous full rows of `bytes` fetched with merged requests: a
   // merged request never spans two runs (rtl/README.md), so strided runs cost a request each at
-  // least. With a cycle-level DRAM, runs `runStride` bytes apart that do not follow one another
-  // (a depthwise layer's two channel groups of each pixel) cost the transactions each touches and
-  // the rows their walk opens, and the load unit waits for each run's request to be decided.
+  // least. With a cycle-level DRAM each request costs its largest share of one channel, and runs
+  // `runStride` bytes apart that do not follow one another (a depthwise layer's two channel
+  // groups of each pixel) the rows their walk opens; the load unit waits for each run's request
+  // to be decided.
   CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes, uint64_t runStride = 0,
                          uint64_t addr = 0) const {
     CommandCost c;
     c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes) - 2);
     c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
     const uint64_t runBytes = rowsPerRun * bytes;
-    if (dram && runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
-      const double perRun =
-          meanTransactions(runBytes, addr, runStride) * dram->readTxCycles + rowOpenCycles(runBytes, runStride);
-      c.channelCycles = static_cast<double>(runs) * perRun;
-      c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
+    if (dram) {
+      c.channelCycles = mergedRunCycles(runs, runBytes, runStride, addr);
+      if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
+        c.channelCycles += static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
+        c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
+      }
     }
     c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
     return c;

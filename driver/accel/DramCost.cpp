@@ -1,5 +1,6 @@
 // A cycle-level DRAM's pricing for the compiler's estimates (CostModel.h, DramCost), from the
 // device the configuration names (weft/sim/dram_config.h).
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -7,45 +8,78 @@
 #include <vector>
 
 #include "CostModel.h"
+#include "weft/sim/dram/address_mapping.h"
 #include "weft/sim/dram/memory_system.h"
 #include "weft/sim/dram_config.h"
 
 namespace weft::accel {
 namespace {
 
-// DRAM cycles a transaction of a sequential stream of reads takes, measured on the device model
-// itself: requests of kMaxMergedBytes at consecutive addresses, each offered once the one before
-// it is decided, as both backends offer them (sim/include/weft/sim/cycle_dram.h). The stream
-// pays what a formula of tCCD and channel switches leaves out: a row's activate wherever the
-// stream enters a channel or bank (the next request reaches it only once the one before is
-// decided, so its row cannot open ahead) and refresh. Where a tensor starts within the
-// interleave decides how often a request spans two channels, whose transactions then overlap,
-// so the figure is the mean over kStreams streams starting across a bank row: 4.88 accelerator
-// cycles a transaction at weft16-lpddr4 (tCCD: 5.0; a stream whose requests never span two
-// channels: 5.69, as ResNet-18's fully-connected layer ran).
+// The bytes one channel holds before the next takes the address: the lowest channel bit of the
+// mapping (2 KB at LPDDR4's rorabachco; 0: one channel).
+uint64_t channelChunk(const sim::dram::DeviceSpec& d) {
+  const sim::dram::AddressMapping mapping(d.controller.addressMapping, d.org);
+  for (uint64_t b = d.org.requestBytes(); d.org.channels > 1 && b <= (uint64_t{1} << 40); b <<= 1) {
+    if (mapping.channelOf(b) != mapping.channelOf(0)) return b;
+  }
+  return 0;
+}
+
+// DRAM cycles a transaction of a sequential stream of reads takes within one channel, measured
+// on the device model itself: requests of kMaxMergedBytes (or of a channel's chunk, if smaller)
+// at consecutive addresses from address 0, so that each lies in one channel, each offered once
+// the one before it is decided, as both backends offer them (sim/include/weft/sim/cycle_dram.h),
+// over 2^14 transactions (several refresh intervals). It pays what a formula of tCCD leaves out:
+// a row's activate wherever the stream enters a channel or bank (the next request reaches it
+// only once the one before is decided, so its row cannot open ahead) and refresh: 9.08 DRAM
+// cycles (5.68 accelerator cycles) a transaction at weft16-lpddr4, against tCCD's 8.
 double streamGap(const sim::dram::DeviceSpec& d) {
   const uint64_t tx = d.org.requestBytes();
-  const uint64_t perRequest = std::max<uint64_t>(1, CostModel::kMaxMergedBytes / tx);
-  const uint64_t window = std::max<uint64_t>(tx, d.org.rowBytesPerRank());
-  constexpr uint64_t kStreams = 8, kTransactions = 1 << 11;  // a stream's: several refreshes
-  double cycles = 0;
+  const uint64_t chunk = channelChunk(d);
+  const uint64_t requestBytes = chunk == 0 ? CostModel::kMaxMergedBytes : std::min(CostModel::kMaxMergedBytes, chunk);
+  const uint64_t perRequest = std::max<uint64_t>(1, requestBytes / tx);
+  constexpr uint64_t kTransactions = 1 << 14;
+  sim::dram::MemorySystem memory(d);
   std::vector<sim::dram::Completion> done;
-  for (uint64_t s = 0; s < kStreams; ++s) {
-    sim::dram::MemorySystem memory(d);
-    const uint64_t base = s * (window / kStreams + kRegionAlignment) % window / tx * tx;
-    uint64_t first = 0, last = 0;
-    for (uint64_t i = 0; i < kTransactions; i += perRequest) {
-      for (uint64_t k = i; k < i + perRequest; ++k) memory.offer({k, base + k * tx, false}, memory.now());
-      done.clear();
-      memory.decideReads(done);
-      for (const auto& c : done) {
-        if (c.id == 0) first = c.decidedCycle;
-        last = std::max(last, c.decidedCycle);
-      }
+  uint64_t first = 0, last = 0;
+  for (uint64_t i = 0; i < kTransactions; i += perRequest) {
+    for (uint64_t k = i; k < i + perRequest; ++k) memory.offer({k, k * tx, false}, memory.now());
+    done.clear();
+    memory.decideReads(done);
+    for (const auto& c : done) {
+      if (c.id == 0) first = c.decidedCycle;
+      last = std::max(last, c.decidedCycle);
     }
-    cycles += static_cast<double>(last - first) / static_cast<double>(kTransactions - 1);
   }
-  return cycles / kStreams;
+  return static_cast<double>(last - first) / static_cast<double>(kTransactions - 1);
+}
+
+// DramCost::largestShare: for requests of 0 .. kMaxMergedBytes / tx + 2 transactions, the mean
+// over where one starts (every transaction of the interleave's period) of the most any one
+// channel holds. At LPDDR4 a 1 KB request spans two channels' chunks with probability 31/64, and
+// then its two parts are read at once.
+std::vector<double> largestShares(const sim::dram::DeviceSpec& d) {
+  const sim::dram::AddressMapping mapping(d.controller.addressMapping, d.org);
+  const uint64_t tx = d.org.requestBytes();
+  const uint64_t most = CostModel::kMaxMergedBytes / tx + 2;
+  const uint64_t chunk = channelChunk(d);
+  std::vector<double> share(most + 1);
+  const uint64_t period = chunk / tx * d.org.channels;  // transactions until the channels repeat
+  for (uint64_t n = 0; n <= most; ++n) {
+    if (chunk == 0 || period > (1u << 14)) {  // one channel, or a span across two all but never
+      share[n] = static_cast<double>(n);
+      continue;
+    }
+    double sum = 0;
+    std::vector<uint64_t> held(d.org.channels);
+    for (uint64_t start = 0; start < period; ++start) {
+      std::fill(held.begin(), held.end(), 0);
+      for (uint64_t k = start; k < start + n; ++k) ++held[mapping.channelOf(k * tx)];
+      sum += static_cast<double>(*std::max_element(held.begin(), held.end()));
+    }
+    share[n] = sum / static_cast<double>(period);
+  }
+  return share;
 }
 
 DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
@@ -54,15 +88,23 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   const double gap = streamGap(d);
   DramCost c;
   c.txBytes = d.org.requestBytes();
-  c.readTxCycles = gap * cycle;
-  // Posted writes wait in the write queue and are written in drains, each turning the bus around
-  // twice: read to write (RL + burst - WL + tRTRS) and back (WL + burst + tWTR_L), once a queue's
-  // worth. That is a write's time in its channel.
+  c.alignedTxCycles = gap * cycle;
+  c.largestShare = largestShares(d);
+  c.chunkBytes = channelChunk(d);
+  c.channels = d.org.channels;
+  const double perRequest = std::max(1.0, static_cast<double>(CostModel::kMaxMergedBytes) / c.txBytes);
+  const auto whole = static_cast<size_t>(perRequest);
+  c.readTxCycles = c.largestShare.at(whole) / perRequest * c.alignedTxCycles;
+  // Posted writes wait in the write queue and are written in drains of up to a queue's worth,
+  // column command after column command to the rows the writes open (a stream's transaction, as
+  // the reads', where it starts in the interleave not mattering to a queue), turning the bus
+  // around twice a drain: read to write (RL + burst - WL + tRTRS) and back (WL + burst + tWTR_L).
+  // That is a write's time in its channel.
   const double turnaround =
       static_cast<double>(t.readLatency() + t.burstCycles - std::min(t.writeLatency(), t.readLatency() + t.burstCycles) +
                           t.tRTRS) +
       static_cast<double>(t.writeLatency() + t.burstCycles + t.tWTR_L);
-  const double write = (gap + turnaround / static_cast<double>(d.controller.writeHigh())) * cycle;
+  const double write = c.readTxCycles + turnaround / static_cast<double>(d.controller.writeHigh()) * cycle;
   const auto channels = static_cast<double>(d.org.channels);
   // The reads wait for it only when it drains in the channel they are in: a channel is drained
   // while it has no read waiting (or its queue is full), and reads are served one channel at a
