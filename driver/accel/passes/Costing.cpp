@@ -21,7 +21,12 @@ CompiledOperation costOf(const GemmLayer& layer, const TilePlan& tp, const Emitt
   op.macs = layer.macs();
   op.peakOpsPerCycle = uint64_t{config.rows() / layer.inputValueBytes()} * config.cols();
   op.unit = hw::Unit::kCompute;
-  op.estimatedCycles = tp.estimatedCycles + measured.repackCycles;
+  // The search's estimate of the plan, which it ranked by. With a cycle-level DRAM a request's
+  // cost depends on where its tensor lies (CostModel::placed), which the search does not know:
+  // the program's schedule, made once the tensors are placed, is the estimate then.
+  op.estimatedCycles = config.getEnum<hw::Param::kDram>() == hw::Dram::kSimple
+                           ? tp.estimatedCycles + measured.repackCycles
+                           : measured.scheduledCycles;
   op.tiling = tp.describe();
   return op;
 }
