@@ -143,6 +143,9 @@ std::vector<std::pair<std::string, uint64_t>> dramCounters(const DramActivity& a
           {"DRAM_PRECHARGES", s.precharges + s.autoPrecharges},
           {"DRAM_REFRESHES", s.refreshes + s.bankRefreshes},
           {"DRAM_READ_LATENCY_SUM", s.readLatencySum},
+          {"DRAM_READS_DONE", s.readsDone},
+          {"DRAM_BANK_BUSY_SUM", s.bankBusySum},
+          {"DRAM_BUSY_CYCLES", s.busyCycles},
           {"DRAM_CYCLES", a.dramCycles},
           {"DRAM_ENERGY_PJ", static_cast<uint64_t>(a.energy.total() + 0.5)},
           {"DRAM_TIME_ENERGY_PJ", static_cast<uint64_t>(a.energy.background + a.energy.refresh + 0.5)}};

@@ -329,8 +329,14 @@ TEST_F(DramTool, NetworkRunsReportTheDramAndItsEnergy) {
   }
   EXPECT_NEAR(layers, total, 1e-9 * total);
   EXPECT_GE(c["DRAM_READS"].get<uint64_t>() * 32, readBytes);  // 32-byte transactions
-  EXPECT_GT(j["dram"]["rowHitRate"].get<double>(), 0);
-  EXPECT_GT(j["dram"]["averageReadLatencyCycles"].get<double>(), 0);
+  const auto& figures = j["dram"]["figures"];
+  EXPECT_GT(figures["rowHitPct"].get<double>(), 0);
+  EXPECT_LE(figures["rowHitPct"].get<double>(), 100);
+  EXPECT_EQ(figures["activates"].get<uint64_t>(), c["DRAM_ACTIVATES"].get<uint64_t>());
+  EXPECT_DOUBLE_EQ(figures["readLatencyCycles"].get<double>(),
+                   static_cast<double>(c["DRAM_READ_LATENCY_SUM"].get<uint64_t>()) /
+                       static_cast<double>(c["DRAM_READS_DONE"].get<uint64_t>()));
+  EXPECT_GE(figures["bankLevelParallelism"].get<double>(), 1);
 
   // The simple pipe has no device: no DRAM section, per-byte energy.
   const Ran simple = runWeft(fmt::format("--hw weft16 --backend approx run {} --quiet --json {}/simple.json", net, dir_));

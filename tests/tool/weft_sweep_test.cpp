@@ -73,7 +73,9 @@ TEST(WeftSweep, SmallGridGivesARowPerPointWorkloadAndLayerPlusTotals) {
   ASSERT_EQ(rows.size(), 1u + 4 * 3);
   const std::vector<std::string> header = {"point", "Rows", "Cols", "backend", "workload", "layer", "unit", "status",
                                            "cycles", "on_hw_ns", "util_pct", "dram_read_bytes", "dram_write_bytes",
-                                           "energy_pj", "area_um2", "error"};
+                                           "energy_pj", "area_um2", "dram_row_hit_pct", "dram_activates",
+                                           "dram_refreshes", "dram_read_latency_cycles", "dram_bank_parallelism",
+                                           "error"};
   EXPECT_EQ(rows[0], header);
   // Grid order: the first key varies slowest; every point's total adds up its layers.
   const std::vector<std::string> points = {"Rows8-Cols8", "Rows8-Cols16", "Rows16-Cols8", "Rows16-Cols16"};
@@ -176,6 +178,62 @@ TEST(WeftSweep, EnumeratedParameterIsSweptAndReportedByName) {
   ASSERT_EQ(runWeft("sweep --collect --out " + out).exitCode, 0);
   EXPECT_EQ(readCsv(out + "/results.csv"), rows);
   EXPECT_EQ(readFile(out + "/results.jsonl"), before);
+}
+
+// A cycle-level DRAM's figures in the table: each layer's for a layer table, the execution's on a
+// network's total row (its layers run as one program), nothing for the simple pipe.
+TEST(WeftSweep, CycleLevelDramFiguresAreInTheTable) {
+  const std::string spec = writeSpec("dram", R"({"base": "weft16", "grid": {"Dram": ["simple", "lpddr4"]},
+                                                 "workloads": ["tiny.csv", "net.json"], "backend": "approx"})");
+  std::ofstream(fs::path(spec).parent_path() / "net.json") << R"({"name": "net", "format": 1,
+ "input": {"shape": [1, 16, 16, 32], "type": "TENSOR_QUANT8_ASYMM", "scale": 0.0078125, "zeroPoint": 128, "seed": 7},
+ "layers": [
+  {"name": "conv", "op": "CONV_2D", "stride": 1, "padding": "SAME", "activation": "RELU6",
+   "weights": {"shape": [32, 3, 3, 32], "seed": 11, "scale": 0.0003, "zeroPoint": 128},
+   "bias": {"seed": 12, "bound": 4000}, "output": {"scale": 0.0235294122248888, "zeroPoint": 0}},
+  {"name": "pool", "op": "AVERAGE_POOL_2D", "filter": [2, 2], "stride": 2, "padding": "VALID",
+   "activation": "NONE", "output": {"scale": 0.0235294122248888, "zeroPoint": 0}}]})";
+  const std::string out = tempPath("dram_out");
+  fs::remove_all(out);
+  const ProcessResult r = runWeft("sweep --quiet " + spec + " --out " + out, "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const auto rows = readCsv(out + "/results.csv");
+  ASSERT_GT(rows.size(), 1u);
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i]] = i;
+  const std::vector<std::string> figures = {"dram_row_hit_pct", "dram_activates", "dram_refreshes",
+                                            "dram_read_latency_cycles", "dram_bank_parallelism"};
+  for (const auto& name : figures) ASSERT_TRUE(col.count(name)) << name;
+  uint64_t layerActivates = 0;
+  size_t seen = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    ASSERT_EQ(row[col["status"]], "ok") << row[0];
+    const bool cycleLevel = row[col["Dram"]] == "lpddr4";
+    const bool networkLayer = row[col["workload"]] == "net" && row[col["layer"]] != "total";
+    for (const auto& name : figures) {
+      if (!cycleLevel || networkLayer) {
+        EXPECT_EQ(row[col[name]], "") << row[0] << " " << row[col["layer"]] << " " << name;
+        continue;
+      }
+      ++seen;
+      EXPECT_NE(row[col[name]], "") << row[0] << " " << row[col["layer"]] << " " << name;
+    }
+    if (!cycleLevel || networkLayer || row[col["workload"]] != "tiny") continue;
+    const double hits = std::stod(row[col["dram_row_hit_pct"]]);
+    EXPECT_GT(hits, 0);
+    EXPECT_LE(hits, 100);
+    EXPECT_GT(std::stod(row[col["dram_read_latency_cycles"]]), 0);
+    EXPECT_GE(std::stod(row[col["dram_bank_parallelism"]]), 1);
+    // The table's total: the layers' counters summed.
+    if (row[col["layer"]] == "total") {
+      EXPECT_EQ(std::stoull(row[col["dram_activates"]]), layerActivates);
+    } else {
+      layerActivates += std::stoull(row[col["dram_activates"]]);
+    }
+  }
+  EXPECT_EQ(seen, figures.size() * 4);  // tiny's two layers and total, the network's total
+  EXPECT_GT(layerActivates, 0u);
 }
 
 // Killed and rerun with the same arguments: finished points are skipped, lost or half-written

@@ -14,6 +14,8 @@
 #include <utility>
 #include <nlohmann/json.hpp>
 
+#include "DramFigures.h"
+
 #include "weft/common/locations.h"
 
 
@@ -78,33 +80,33 @@ uint64_t dramCounter(const RunReport& r, std::string_view name) {
   return 0;
 }
 
+nlohmann::json dramCounterObject(const RunReport& r) {
+  nlohmann::json counters = nlohmann::json::object();
+  for (const auto& [name, value] : r.dramCounters) counters[name] = value;
+  return counters;
+}
+
 constexpr const char* kDramEnergySplit =
     "a layer's share: background and refresh by its cycles, activates, precharges, reads and writes by its DRAM bytes";
 
 // The cycle-level DRAM over the execution, on one line.
 std::string dramLine(const RunReport& r) {
-  const uint64_t reads = dramCounter(r, "DRAM_READS"), hits = dramCounter(r, "DRAM_ROW_HITS");
-  const uint64_t misses = dramCounter(r, "DRAM_ROW_MISSES"), conflicts = dramCounter(r, "DRAM_ROW_CONFLICTS");
-  const uint64_t columns = hits + misses + conflicts;
+  const nlohmann::json f = dramFigures(dramCounterObject(r));
   return fmt::format(
       "DRAM ({}): {} reads and {} writes; row hits {:.1f}% ({} hits, {} misses, {} conflicts); {} activates, {} "
-      "refreshes; average read latency {:.1f} DRAM cycles; energy {:.3f} uJ ({})",
-      r.dramDevice, reads, dramCounter(r, "DRAM_WRITES"), columns > 0 ? 100.0 * hits / columns : 0.0, hits, misses,
-      conflicts, dramCounter(r, "DRAM_ACTIVATES"), dramCounter(r, "DRAM_REFRESHES"),
-      reads > 0 ? static_cast<double>(dramCounter(r, "DRAM_READ_LATENCY_SUM")) / reads : 0.0,
-      1e-6 * dramCounter(r, "DRAM_ENERGY_PJ"), kDramEnergySplit);
+      "refreshes; average read latency {:.1f} DRAM cycles; bank-level parallelism {:.2f}; energy {:.3f} uJ ({})",
+      r.dramDevice, dramCounter(r, "DRAM_READS"), dramCounter(r, "DRAM_WRITES"), f["rowHitPct"].get<double>(),
+      dramCounter(r, "DRAM_ROW_HITS"), dramCounter(r, "DRAM_ROW_MISSES"), dramCounter(r, "DRAM_ROW_CONFLICTS"),
+      f["activates"].get<uint64_t>(), f["refreshes"].get<uint64_t>(), f["readLatencyCycles"].get<double>(),
+      f["bankLevelParallelism"].get<double>(), 1e-6 * static_cast<double>(dramCounter(r, "DRAM_ENERGY_PJ")),
+      kDramEnergySplit);
 }
 
 nlohmann::ordered_json dramJson(const RunReport& r) {
   nlohmann::ordered_json j;
   j["device"] = r.dramDevice;
   for (const auto& [name, value] : r.dramCounters) j["counters"][name] = value;
-  const uint64_t reads = dramCounter(r, "DRAM_READS");
-  const uint64_t columns =
-      dramCounter(r, "DRAM_ROW_HITS") + dramCounter(r, "DRAM_ROW_MISSES") + dramCounter(r, "DRAM_ROW_CONFLICTS");
-  j["rowHitRate"] = columns > 0 ? static_cast<double>(dramCounter(r, "DRAM_ROW_HITS")) / columns : 0.0;
-  j["averageReadLatencyCycles"] =
-      reads > 0 ? static_cast<double>(dramCounter(r, "DRAM_READ_LATENCY_SUM")) / reads : 0.0;
+  j["figures"] = dramFigures(dramCounterObject(r));
   j["energyPj"] = dramCounter(r, "DRAM_ENERGY_PJ");
   j["layersEnergySplit"] = kDramEnergySplit;
   return j;

@@ -4,20 +4,26 @@
 
 #include <cmath>
 
+#include "DramFigures.h"
+
 namespace weft::tool {
 namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
 
+// `dram`: a cycle-level DRAM's figures of the row (dramFigures), null for the simple pipe or where
+// they are not known (a network's layers: only the execution's are).
 ordered_json row(const std::string& layer, const std::string& unit, uint64_t cycles, const json& onHwNs,
-                 const json& utilPct, uint64_t rd, uint64_t wr, double energyPj) {
-  return {{"layer", layer},      {"unit", unit},  {"cycles", cycles},        {"onHwNs", onHwNs},
-          {"utilPct", utilPct},  {"dramReadBytes", rd}, {"dramWriteBytes", wr}, {"energyPj", energyPj}};
+                 const json& utilPct, uint64_t rd, uint64_t wr, double energyPj, const json& dram = nullptr) {
+  return {{"layer", layer},         {"unit", unit},           {"cycles", cycles},
+          {"onHwNs", onHwNs},       {"utilPct", utilPct},     {"dramReadBytes", rd},
+          {"dramWriteBytes", wr},   {"energyPj", energyPj},   {"dram", dram}};
 }
 
-// The total of accelerator rows: sums, and utilization weighted by each layer's cycles.
-ordered_json totalRow(const ordered_json& rows, double energyPj) {
+// The total of accelerator rows: sums, and utilization weighted by each layer's cycles; `dram`
+// the DRAM's figures over all of them.
+ordered_json totalRow(const ordered_json& rows, double energyPj, const json& dram) {
   uint64_t cycles = 0, onHw = 0, rd = 0, wr = 0;
   double weighted = 0;
   for (const auto& r : rows) {
@@ -28,11 +34,12 @@ ordered_json totalRow(const ordered_json& rows, double energyPj) {
     wr += r["dramWriteBytes"].get<uint64_t>();
   }
   return row("total", "", cycles, onHw, cycles > 0 ? json(weighted / static_cast<double>(cycles)) : json(nullptr), rd,
-             wr, energyPj);
+             wr, energyPj, dram);
 }
 
-ordered_json workload(const std::string& label, ordered_json rows, double totalEnergyPj, double areaUm2) {
-  rows.push_back(totalRow(rows, totalEnergyPj));
+ordered_json workload(const std::string& label, ordered_json rows, double totalEnergyPj, double areaUm2,
+                      const json& dram) {
+  rows.push_back(totalRow(rows, totalEnergyPj, dram));
   return {{"workload", label}, {"status", "ok"}, {"error", ""}, {"areaUm2", areaUm2}, {"rows", rows}};
 }
 
@@ -57,7 +64,7 @@ void forEachRow(const SweepPlan& plan, const std::vector<json>& pointFiles, F f)
     for (const auto& w : pointFiles[p]["workloads"]) {
       if (w["rows"].empty()) {
         f(p, w, json{{"layer", "total"}, {"unit", ""}, {"cycles", nullptr}, {"onHwNs", nullptr}, {"utilPct", nullptr},
-                     {"dramReadBytes", nullptr}, {"dramWriteBytes", nullptr}, {"energyPj", nullptr}});
+                     {"dramReadBytes", nullptr}, {"dramWriteBytes", nullptr}, {"energyPj", nullptr}, {"dram", nullptr}});
       }
       for (const auto& r : w["rows"]) f(p, w, r);
     }
@@ -68,6 +75,7 @@ void forEachRow(const SweepPlan& plan, const std::vector<json>& pointFiles, F f)
 
 ordered_json workloadFromLayersReport(const std::string& label, const json& report, double clockMHz) {
   ordered_json rows = ordered_json::array();
+  json counters = json::object();  // the layers' DRAM counters, summed
   for (const auto& l : report["layers"]) {
     const uint64_t cycles = l["cycles"].get<uint64_t>();
     if (l.contains("reason")) {
@@ -75,13 +83,16 @@ ordered_json workloadFromLayersReport(const std::string& label, const json& repo
       rows.push_back(row(l["name"].get<std::string>(), "cpu", 0, json(nullptr), json(nullptr), 0, 0, 0.0));
       continue;
     }
+    const json layerCounters = l.contains("counters") ? l["counters"] : json(nullptr);
+    addCounters(counters, layerCounters);
     rows.push_back(row(l["name"].get<std::string>(), "array", cycles,
                        static_cast<uint64_t>(std::llround(static_cast<double>(cycles) * 1000.0 / clockMHz)),
                        l["overallUtilPct"].get<double>(), l["dramReadBytes"].get<uint64_t>(),
-                       l["dramWriteBytes"].get<uint64_t>(), l["energy"]["totalPj"].get<double>()));
+                       l["dramWriteBytes"].get<uint64_t>(), l["energy"]["totalPj"].get<double>(),
+                       dramFigures(layerCounters)));
   }
   return workload(label, rows, report["energy"]["totalPj"].get<double>(),
-                  report["estimates"]["areaUm2"].get<double>());
+                  report["estimates"]["areaUm2"].get<double>(), dramFigures(counters));
 }
 
 ordered_json workloadFromRunReport(const std::string& label, const json& report) {
@@ -95,8 +106,9 @@ ordered_json workloadFromRunReport(const std::string& label, const json& report)
                        l["dramReadBytes"].get<uint64_t>(), l["dramWriteBytes"].get<uint64_t>(),
                        l["energy"]["totalPj"].get<double>()));
   }
+  const json dram = report.contains("dram") ? dramFigures(report["dram"]["counters"]) : json(nullptr);
   return workload(label, rows, report["acceleratorEnergy"]["totalPj"].get<double>(),
-                  report["estimates"]["areaUm2"].get<double>());
+                  report["estimates"]["areaUm2"].get<double>(), dram);
 }
 
 ordered_json failedWorkload(const std::string& label, const std::string& error) {
@@ -108,16 +120,23 @@ std::string resultsCsv(const SweepPlan& plan, const std::vector<json>& pointFile
   std::string out = "point";
   for (const auto& p : plan.swept) out += "," + p;
   out += ",backend,workload,layer,unit,status,cycles,on_hw_ns,util_pct,dram_read_bytes,dram_write_bytes,energy_pj,"
-         "area_um2,error\n";
+         "area_um2,dram_row_hit_pct,dram_activates,dram_refreshes,dram_read_latency_cycles,dram_bank_parallelism,"
+         "error\n";
   forEachRow(plan, pointFiles, [&](size_t p, const json& w, const json& r) {
     out += csvField(plan.points[p].id);
     for (const auto& [param, value] : plan.points[p].values) out += "," + csvField(paramValueText(param, value));
-    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{}\n", plan.backend,
+    const json dram = r.value("dram", json(nullptr));
+    auto figure = [&](const char* key, const char* format) {
+      return dram.is_null() ? std::string() : number(dram[key], format);
+    };
+    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", plan.backend,
                        csvField(w["workload"].get<std::string>()), csvField(r["layer"].get<std::string>()),
                        r["unit"].get<std::string>(), w["status"].get<std::string>(), number(r["cycles"], ""),
                        number(r["onHwNs"], ""), number(r["utilPct"], "{:.4f}"), number(r["dramReadBytes"], ""),
                        number(r["dramWriteBytes"], ""), number(r["energyPj"], "{:.1f}"),
-                       number(w["areaUm2"], "{:.1f}"), csvField(w["error"].get<std::string>()));
+                       number(w["areaUm2"], "{:.1f}"), figure("rowHitPct", "{:.2f}"), figure("activates", ""),
+                       figure("refreshes", ""), figure("readLatencyCycles", "{:.2f}"),
+                       figure("bankLevelParallelism", "{:.3f}"), csvField(w["error"].get<std::string>()));
   });
   return out;
 }
@@ -139,6 +158,13 @@ std::string resultsJsonLines(const SweepPlan& plan, const std::vector<json>& poi
     line["dram_write_bytes"] = r["dramWriteBytes"];
     line["energy_pj"] = r["energyPj"];
     line["area_um2"] = w["areaUm2"];
+    const json dram = r.value("dram", json(nullptr));
+    for (const auto& [key, field] : {std::pair{"dram_row_hit_pct", "rowHitPct"}, std::pair{"dram_activates", "activates"},
+                                     std::pair{"dram_refreshes", "refreshes"},
+                                     std::pair{"dram_read_latency_cycles", "readLatencyCycles"},
+                                     std::pair{"dram_bank_parallelism", "bankLevelParallelism"}}) {
+      line[key] = dram.is_null() ? json(nullptr) : dram[field];
+    }
     line["error"] = w["error"];
     out += line.dump() + "\n";
   });

@@ -14,8 +14,12 @@ namespace weft::tool {
 
 // One workload of one point, as stored in DIR/points/<id>.json.
 //   {"workload", "status": "ok"|"failed", "error", "areaUm2",
-//    "rows": [{"layer", "unit", "cycles", "onHwNs", "utilPct", "dramReadBytes", "dramWriteBytes", "energyPj"}]}
-// onHwNs and utilPct are null off the accelerator; the last row is the "total".
+//    "rows": [{"layer", "unit", "cycles", "onHwNs", "utilPct", "dramReadBytes", "dramWriteBytes", "energyPj",
+//              "dram"}]}
+// onHwNs and utilPct are null off the accelerator; the last row is the "total". "dram" is a
+// cycle-level DRAM's figures (DramFigures.h: row-hit rate, activates, refreshes, read latency,
+// bank-level parallelism): each layer's from a layer table's report, the execution's on a
+// network's total row; null for the simple pipe.
 nlohmann::ordered_json workloadFromLayersReport(const std::string& label, const nlohmann::json& report,
                                                 double clockMHz);
 nlohmann::ordered_json workloadFromRunReport(const std::string& label, const nlohmann::json& report);

@@ -14,7 +14,9 @@ namespace weft::sim {
 // Cumulative (a layer's are the difference of two readings): DRAM_READS, DRAM_WRITES
 // (transactions), DRAM_ROW_HITS, DRAM_ROW_MISSES, DRAM_ROW_CONFLICTS, DRAM_ACTIVATES,
 // DRAM_PRECHARGES (explicit and auto), DRAM_REFRESHES (all-bank and per-bank),
-// DRAM_READ_LATENCY_SUM (DRAM cycles from entry to last data, over the reads done), DRAM_CYCLES
+// DRAM_READ_LATENCY_SUM (DRAM cycles from entry to last data, over the reads done),
+// DRAM_READS_DONE, DRAM_BANK_BUSY_SUM and DRAM_BUSY_CYCLES (bank-level parallelism: the first over
+// the second, DramStats::bankLevelParallelism), DRAM_CYCLES
 // (the model's now()), DRAM_ENERGY_PJ (rounded), DRAM_TIME_ENERGY_PJ (its part that time, not
 // traffic, spends: background and refresh; rounded).
 std::vector<std::pair<std::string, uint64_t>> dramCounters(const DramActivity& a);

@@ -1,0 +1,39 @@
+// What a cycle-level DRAM's counters (DRAM_READS, DRAM_ROW_HITS, ...: weft/sim/dram_counters.h)
+// say at a glance, for the reports of `weft run` and `weft sweep`: the row-hit rate, activates,
+// refreshes, the average read latency and the bank-level parallelism.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace weft::tool {
+
+// `counters`: an object of counter name -> value (a layer's `counters`, the run's `dram`
+// counters, or their sums). Null when it holds no DRAM counters (the simple pipe).
+inline nlohmann::json dramFigures(const nlohmann::json& counters) {
+  if (!counters.is_object() || !counters.contains("DRAM_READS")) return nullptr;
+  auto counter = [&](const char* name) -> double {
+    const auto it = counters.find(name);
+    return it != counters.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  const double columns = counter("DRAM_ROW_HITS") + counter("DRAM_ROW_MISSES") + counter("DRAM_ROW_CONFLICTS");
+  const double done = counter("DRAM_READS_DONE"), busy = counter("DRAM_BUSY_CYCLES");
+  return {{"rowHitPct", columns > 0 ? 100 * counter("DRAM_ROW_HITS") / columns : 0.0},
+          {"activates", static_cast<uint64_t>(counter("DRAM_ACTIVATES"))},
+          {"refreshes", static_cast<uint64_t>(counter("DRAM_REFRESHES"))},
+          {"readLatencyCycles", done > 0 ? counter("DRAM_READ_LATENCY_SUM") / done : 0.0},
+          {"bankLevelParallelism", busy > 0 ? counter("DRAM_BANK_BUSY_SUM") / busy : 0.0}};
+}
+
+// Adds `counters`' values to `sum` (both objects of counter name -> value).
+inline void addCounters(nlohmann::json& sum, const nlohmann::json& counters) {
+  if (!counters.is_object()) return;
+  for (const auto& [name, value] : counters.items()) {
+    if (!value.is_number_unsigned()) continue;
+    sum[name] = (sum.contains(name) ? sum[name].get<uint64_t>() : 0) + value.get<uint64_t>();
+  }
+}
+
+}  // namespace weft::tool
