@@ -275,6 +275,7 @@ TEST_F(DramTool, LayersReportTheDramAndWriteItsTrace) {
   const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx layers {} --quiet --json {}/out.json --dram-trace {}/out.trace",
                                     table, dir_, dir_));
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("DRAM (lpddr4-3200): "), std::string::npos) << r.out;  // the table's summary
   std::ifstream in(dir_ + "/out.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   uint64_t reads = 0;

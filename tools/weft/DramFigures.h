@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace weft::tool {
@@ -25,6 +26,20 @@ inline nlohmann::json dramFigures(const nlohmann::json& counters) {
           {"refreshes", static_cast<uint64_t>(counter("DRAM_REFRESHES"))},
           {"readLatencyCycles", done > 0 ? counter("DRAM_READ_LATENCY_SUM") / done : 0.0},
           {"bankLevelParallelism", busy > 0 ? counter("DRAM_BANK_BUSY_SUM") / busy : 0.0}};
+}
+
+// The DRAM over a run on one line: "DRAM (device): R reads and W writes; row hits ...; energy E uJ".
+inline std::string dramLine(const std::string& device, const nlohmann::json& counters) {
+  const nlohmann::json f = dramFigures(counters);
+  if (f.is_null()) return "";
+  auto counter = [&](const char* name) { return counters.value(name, uint64_t{0}); };
+  return fmt::format(
+      "DRAM ({}): {} reads and {} writes; row hits {:.1f}% ({} hits, {} misses, {} conflicts); {} activates, {} "
+      "refreshes; average read latency {:.1f} DRAM cycles; bank-level parallelism {:.2f}; energy {:.3f} uJ",
+      device, counter("DRAM_READS"), counter("DRAM_WRITES"), f["rowHitPct"].get<double>(), counter("DRAM_ROW_HITS"),
+      counter("DRAM_ROW_MISSES"), counter("DRAM_ROW_CONFLICTS"), f["activates"].get<uint64_t>(),
+      f["refreshes"].get<uint64_t>(), f["readLatencyCycles"].get<double>(), f["bankLevelParallelism"].get<double>(),
+      1e-6 * static_cast<double>(counter("DRAM_ENERGY_PJ")));
 }
 
 // Adds `counters`' values to `sum` (both objects of counter name -> value).

@@ -1,6 +1,7 @@
 #include "LayersCommand.h"
 
 #include "DramCounters.h"
+#include "DramFigures.h"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -25,6 +26,7 @@
 #include "ScaleSimCompare.h"
 #include "ScaleSimReport.h"
 #include "weft/hw/config.h"
+#include "weft/sim/dram_config.h"
 
 namespace weft::tool {
 namespace {
@@ -291,6 +293,16 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
                reused, runs.size());
   }
   fmt::print(out, "\nenergy: {}\n", codesign::describe(energy));
+  if (const auto device = sim::dramDeviceFor(hw)) {  // a cycle-level DRAM: its figures over the table
+    nlohmann::json counters = nlohmann::json::object();
+    for (const LayerRun& r : runs) {
+      if (!r.reason.empty()) continue;
+      nlohmann::json layer = nlohmann::json::object();
+      for (const auto& [name, value] : r.counters) layer[name] = value;
+      addCounters(counters, layer);
+    }
+    if (const std::string line = dramLine(device->name, counters); !line.empty()) fmt::print(out, "{}\n", line);
+  }
   for (const auto& line : estimator.describe()) fmt::print(out, "{}\n", line);
   fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, simulated,
              simulator, simulator > 0 ? simulated / simulator : 0);

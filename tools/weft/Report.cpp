@@ -91,15 +91,7 @@ constexpr const char* kDramEnergySplit =
 
 // The cycle-level DRAM over the execution, on one line.
 std::string dramLine(const RunReport& r) {
-  const nlohmann::json f = dramFigures(dramCounterObject(r));
-  return fmt::format(
-      "DRAM ({}): {} reads and {} writes; row hits {:.1f}% ({} hits, {} misses, {} conflicts); {} activates, {} "
-      "refreshes; average read latency {:.1f} DRAM cycles; bank-level parallelism {:.2f}; energy {:.3f} uJ ({})",
-      r.dramDevice, dramCounter(r, "DRAM_READS"), dramCounter(r, "DRAM_WRITES"), f["rowHitPct"].get<double>(),
-      dramCounter(r, "DRAM_ROW_HITS"), dramCounter(r, "DRAM_ROW_MISSES"), dramCounter(r, "DRAM_ROW_CONFLICTS"),
-      f["activates"].get<uint64_t>(), f["refreshes"].get<uint64_t>(), f["readLatencyCycles"].get<double>(),
-      f["bankLevelParallelism"].get<double>(), 1e-6 * static_cast<double>(dramCounter(r, "DRAM_ENERGY_PJ")),
-      kDramEnergySplit);
+  return fmt::format("{} ({})", tool::dramLine(r.dramDevice, dramCounterObject(r)), kDramEnergySplit);
 }
 
 nlohmann::ordered_json dramJson(const RunReport& r) {
