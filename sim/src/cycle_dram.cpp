@@ -144,6 +144,8 @@ std::vector<std::pair<std::string, uint64_t>> dramCounters(const DramActivity& a
           {"DRAM_REFRESHES", s.refreshes + s.bankRefreshes},
           {"DRAM_READ_LATENCY_SUM", s.readLatencySum},
           {"DRAM_READS_DONE", s.readsDone},
+          {"DRAM_WRITE_LATENCY_SUM", s.writeLatencySum},
+          {"DRAM_WRITE_COMMANDS", s.writeCommands},
           {"DRAM_BANK_BUSY_SUM", s.bankBusySum},
           {"DRAM_BUSY_CYCLES", s.busyCycles},
           {"DRAM_CYCLES", a.dramCycles},

@@ -125,6 +125,7 @@ void expectSameStats(const DramStats& a, const DramStats& b, const std::string& 
   EXPECT_EQ(a.rowMisses, b.rowMisses) << where;
   EXPECT_EQ(a.rowConflicts, b.rowConflicts) << where;
   EXPECT_EQ(a.readLatencySum, b.readLatencySum) << where;
+  EXPECT_EQ(a.writeLatencySum, b.writeLatencySum) << where;
   EXPECT_EQ(a.lastDoneCycle, b.lastDoneCycle) << where;
   EXPECT_EQ(a.bankBusySum, b.bankBusySum) << where;
   EXPECT_EQ(a.busyCycles, b.busyCycles) << where;
@@ -174,6 +175,45 @@ TEST(DramDecideReads, EqualsDrainAndTakeCompletionsOnPolicyVariants) {
   perRank.controller.queueStructure = QueueStructure::kPerRank;
   perRank.name += " per-rank queues";
   expectSameBehaviour(perRank, 4);
+}
+
+// DramStats::writeLatencySum: over the WR commands, the cycles from each posted write's entry to
+// its command, checked against the command log on every preset (writes at distinct addresses, so
+// none replaces another; reads among them, some offered at once, some spread out).
+TEST(DramStats, WriteLatencyIsEachWritesWaitForItsCommand) {
+  for (const char* name : {"ddr4-3200", "lpddr4-3200", "lpddr4x-4266", "lpddr5-6400", "hbm2", "gddr6"}) {
+    const DeviceSpec spec = preset(name);
+    MemorySystem m(spec);
+    m.recordCompletions(false);
+    m.recordCommands(true);
+    const uint64_t tx = spec.org.requestBytes();
+    std::mt19937_64 rng(11);
+    std::map<uint64_t, uint64_t> entered;  // write address -> cycle it entered
+    uint64_t cycle = 0;
+    for (uint64_t i = 0; i < 3000; ++i) {
+      const uint64_t addr = (i * 7919 % 100003) * tx;
+      const bool write = rng() % 3 == 0;
+      cycle += rng() % 4 == 0 ? rng() % 40 : 0;
+      const uint64_t at = m.offer({i, addr, write}, std::max(cycle, m.now()));
+      if (write) entered[addr] = at;
+    }
+    m.drain();
+    m.drainWrites();
+    std::vector<CommandRecord> commands;
+    m.takeCommands(commands);
+    uint64_t sum = 0, writes = 0;
+    for (const CommandRecord& c : commands) {
+      if (c.kind != CommandRecord::kWrite && c.kind != CommandRecord::kWriteAutoPrecharge) continue;
+      ASSERT_TRUE(entered.count(c.addr)) << name << ": a WR of an address never written";
+      sum += c.cycle - entered[c.addr];
+      ++writes;
+    }
+    const DramStats stats = m.stats();
+    EXPECT_EQ(writes, entered.size()) << name;
+    EXPECT_EQ(stats.writeCommands, writes) << name;
+    EXPECT_EQ(stats.writeLatencySum, sum) << name;
+    EXPECT_GT(stats.averageWriteLatency(), 0) << name;
+  }
 }
 
 }  // namespace

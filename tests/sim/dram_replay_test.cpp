@@ -209,6 +209,7 @@ TEST_F(DramTool, ReplayWritesTheFiguresAsJson) {
   EXPECT_EQ(j["device"], "lpddr4-3200");
   EXPECT_GT(j["dram_cycles"].get<uint64_t>(), 300u);
   EXPECT_GT(j["energy_pj"].get<double>(), 0.0);
+  EXPECT_GT(j["average_write_latency_cycles"].get<double>(), 0.0);
   EXPECT_EQ(runWeft("dram devices").code, 0);
 }
 
@@ -338,6 +339,9 @@ TEST_F(DramTool, NetworkRunsReportTheDramAndItsEnergy) {
                    static_cast<double>(c["DRAM_READ_LATENCY_SUM"].get<uint64_t>()) /
                        static_cast<double>(c["DRAM_READS_DONE"].get<uint64_t>()));
   EXPECT_GE(figures["bankLevelParallelism"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(figures["writeLatencyCycles"].get<double>(),
+                   static_cast<double>(c["DRAM_WRITE_LATENCY_SUM"].get<uint64_t>()) /
+                       static_cast<double>(c["DRAM_WRITE_COMMANDS"].get<uint64_t>()));
 
   // The simple pipe has no device: no DRAM section, per-byte energy.
   const Ran simple = runWeft(fmt::format("--hw weft16 --backend approx run {} --quiet --json {}/simple.json", net, dir_));

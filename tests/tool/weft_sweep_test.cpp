@@ -74,8 +74,8 @@ TEST(WeftSweep, SmallGridGivesARowPerPointWorkloadAndLayerPlusTotals) {
   const std::vector<std::string> header = {"point", "Rows", "Cols", "backend", "workload", "layer", "unit", "status",
                                            "cycles", "on_hw_ns", "util_pct", "dram_read_bytes", "dram_write_bytes",
                                            "energy_pj", "area_um2", "dram_row_hit_pct", "dram_activates",
-                                           "dram_refreshes", "dram_read_latency_cycles", "dram_bank_parallelism",
-                                           "error"};
+                                           "dram_refreshes", "dram_read_latency_cycles", "dram_write_latency_cycles",
+                                           "dram_bank_parallelism", "error"};
   EXPECT_EQ(rows[0], header);
   // Grid order: the first key varies slowest; every point's total adds up its layers.
   const std::vector<std::string> points = {"Rows8-Cols8", "Rows8-Cols16", "Rows16-Cols8", "Rows16-Cols16"};
@@ -202,7 +202,8 @@ TEST(WeftSweep, CycleLevelDramFiguresAreInTheTable) {
   std::map<std::string, size_t> col;
   for (size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i]] = i;
   const std::vector<std::string> figures = {"dram_row_hit_pct", "dram_activates", "dram_refreshes",
-                                            "dram_read_latency_cycles", "dram_bank_parallelism"};
+                                            "dram_read_latency_cycles", "dram_write_latency_cycles",
+                                            "dram_bank_parallelism"};
   for (const auto& name : figures) ASSERT_TRUE(col.count(name)) << name;
   uint64_t layerActivates = 0;
   size_t seen = 0;

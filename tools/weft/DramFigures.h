@@ -1,6 +1,7 @@
 // What a cycle-level DRAM's counters (DRAM_READS, DRAM_ROW_HITS, ...: weft/sim/dram_counters.h)
-// say at a glance, for the reports of `weft run` and `weft sweep`: the row-hit rate, activates,
-// refreshes, the average read latency and the bank-level parallelism.
+// say at a glance, for the reports of `weft run`, `weft layers` and `weft sweep`: the row-hit
+// rate, activates, refreshes, the average read and write latencies and the bank-level
+// parallelism.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,8 @@ inline nlohmann::json dramFigures(const nlohmann::json& counters) {
           {"activates", static_cast<uint64_t>(counter("DRAM_ACTIVATES"))},
           {"refreshes", static_cast<uint64_t>(counter("DRAM_REFRESHES"))},
           {"readLatencyCycles", done > 0 ? counter("DRAM_READ_LATENCY_SUM") / done : 0.0},
+          {"writeLatencyCycles",
+           counter("DRAM_WRITE_COMMANDS") > 0 ? counter("DRAM_WRITE_LATENCY_SUM") / counter("DRAM_WRITE_COMMANDS") : 0.0},
           {"bankLevelParallelism", busy > 0 ? counter("DRAM_BANK_BUSY_SUM") / busy : 0.0}};
 }
 
@@ -35,10 +38,12 @@ inline std::string dramLine(const std::string& device, const nlohmann::json& cou
   auto counter = [&](const char* name) { return counters.value(name, uint64_t{0}); };
   return fmt::format(
       "DRAM ({}): {} reads and {} writes; row hits {:.1f}% ({} hits, {} misses, {} conflicts); {} activates, {} "
-      "refreshes; average read latency {:.1f} DRAM cycles; bank-level parallelism {:.2f}; energy {:.3f} uJ",
+      "refreshes; average latency {:.1f} DRAM cycles a read, {:.1f} a write (to its command); bank-level "
+      "parallelism {:.2f}; energy {:.3f} uJ",
       device, counter("DRAM_READS"), counter("DRAM_WRITES"), f["rowHitPct"].get<double>(), counter("DRAM_ROW_HITS"),
       counter("DRAM_ROW_MISSES"), counter("DRAM_ROW_CONFLICTS"), f["activates"].get<uint64_t>(),
-      f["refreshes"].get<uint64_t>(), f["readLatencyCycles"].get<double>(), f["bankLevelParallelism"].get<double>(),
+      f["refreshes"].get<uint64_t>(), f["readLatencyCycles"].get<double>(), f["writeLatencyCycles"].get<double>(),
+      f["bankLevelParallelism"].get<double>(),
       1e-6 * static_cast<double>(counter("DRAM_ENERGY_PJ")));
 }
 

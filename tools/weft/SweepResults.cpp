@@ -120,8 +120,8 @@ std::string resultsCsv(const SweepPlan& plan, const std::vector<json>& pointFile
   std::string out = "point";
   for (const auto& p : plan.swept) out += "," + p;
   out += ",backend,workload,layer,unit,status,cycles,on_hw_ns,util_pct,dram_read_bytes,dram_write_bytes,energy_pj,"
-         "area_um2,dram_row_hit_pct,dram_activates,dram_refreshes,dram_read_latency_cycles,dram_bank_parallelism,"
-         "error\n";
+         "area_um2,dram_row_hit_pct,dram_activates,dram_refreshes,dram_read_latency_cycles,"
+         "dram_write_latency_cycles,dram_bank_parallelism,error\n";
   forEachRow(plan, pointFiles, [&](size_t p, const json& w, const json& r) {
     out += csvField(plan.points[p].id);
     for (const auto& [param, value] : plan.points[p].values) out += "," + csvField(paramValueText(param, value));
@@ -129,14 +129,15 @@ std::string resultsCsv(const SweepPlan& plan, const std::vector<json>& pointFile
     auto figure = [&](const char* key, const char* format) {
       return dram.is_null() ? std::string() : number(dram[key], format);
     };
-    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", plan.backend,
+    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", plan.backend,
                        csvField(w["workload"].get<std::string>()), csvField(r["layer"].get<std::string>()),
                        r["unit"].get<std::string>(), w["status"].get<std::string>(), number(r["cycles"], ""),
                        number(r["onHwNs"], ""), number(r["utilPct"], "{:.4f}"), number(r["dramReadBytes"], ""),
                        number(r["dramWriteBytes"], ""), number(r["energyPj"], "{:.1f}"),
                        number(w["areaUm2"], "{:.1f}"), figure("rowHitPct", "{:.2f}"), figure("activates", ""),
                        figure("refreshes", ""), figure("readLatencyCycles", "{:.2f}"),
-                       figure("bankLevelParallelism", "{:.3f}"), csvField(w["error"].get<std::string>()));
+                       figure("writeLatencyCycles", "{:.2f}"), figure("bankLevelParallelism", "{:.3f}"),
+                       csvField(w["error"].get<std::string>()));
   });
   return out;
 }
@@ -162,6 +163,7 @@ std::string resultsJsonLines(const SweepPlan& plan, const std::vector<json>& poi
     for (const auto& [key, field] : {std::pair{"dram_row_hit_pct", "rowHitPct"}, std::pair{"dram_activates", "activates"},
                                      std::pair{"dram_refreshes", "refreshes"},
                                      std::pair{"dram_read_latency_cycles", "readLatencyCycles"},
+                                     std::pair{"dram_write_latency_cycles", "writeLatencyCycles"},
                                      std::pair{"dram_bank_parallelism", "bankLevelParallelism"}}) {
       line[key] = dram.is_null() ? json(nullptr) : dram[field];
     }

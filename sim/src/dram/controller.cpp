@@ -90,6 +90,7 @@ void ChannelController::enqueue(const Transaction& t, const Coordinates& where, 
   if (t.isWrite) {
     ++stats_.writes;
     if (pendingWrites_.findOrInsert(t.addr, 0) == AddressTable::kNone) {
+      e.slot = static_cast<uint32_t>(cycle);  // a write has no read chain: its entry cycle, mod 2^32
       wait(e, !unified_);
       outstandingChange(bank, +1, cycle);
     } else {
@@ -633,6 +634,7 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
       outstandingChange(b, -1, c);
       if (e.isWrite) {
         ++stats_.writeCommands;
+        stats_.writeLatencySum += static_cast<uint32_t>(static_cast<uint32_t>(c) - e.slot);  // < 2^32 cycles
         pendingWrites_.erase(e.addr);
       } else {
         ++stats_.readCommands;

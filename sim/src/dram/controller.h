@@ -53,7 +53,7 @@ class ChannelController {
     uint32_t row, column;
     uint32_t bank;   // flat: rank * banks + group * banksPerGroup + bank
     uint32_t queue;  // its command queue
-    uint32_t slot;   // reads: the head of its pending-read chain
+    uint32_t slot;   // reads: the head of its pending-read chain; writes: the cycle it entered, mod 2^32
     uint32_t next;   // the next transaction waiting for the same command queue
     uint32_t order;  // arrival order in the transaction queues (wraps; compare differences)
     bool isWrite;

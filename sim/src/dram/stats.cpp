@@ -25,6 +25,7 @@ void DramStats::add(const DramStats& o) {
   readsDone += o.readsDone;
   writesDone += o.writesDone;
   readLatencySum += o.readLatencySum;
+  writeLatencySum += o.writeLatencySum;
   lastDoneCycle = std::max(lastDoneCycle, o.lastDoneCycle);
   bankBusySum += o.bankBusySum;
   busyCycles += o.busyCycles;

@@ -260,6 +260,7 @@ nlohmann::json ReplayResult::toJson() const {
   j["writes"] = s.writes;
   j["dram_cycles"] = dramCycles;
   j["average_read_latency_cycles"] = s.averageReadLatency();
+  j["average_write_latency_cycles"] = s.averageWriteLatency();
   j["row_hits"] = s.rowHits;
   j["row_misses"] = s.rowMisses;
   j["row_conflicts"] = s.rowConflicts;
@@ -289,6 +290,7 @@ std::string ReplayResult::toText() const {
   t += fmt::format("transactions      {} ({} reads, {} writes)\n", transactions, s.reads, s.writes);
   t += fmt::format("dram cycles       {} ({:.1f} ns)\n", dramCycles, double(dramCycles) * tCKns);
   t += fmt::format("read latency      {:.2f} cycles on average\n", s.averageReadLatency());
+  t += fmt::format("write latency     {:.2f} cycles on average (entry to WR command)\n", s.averageWriteLatency());
   t += fmt::format("row buffer        {} hits, {} misses, {} conflicts ({:.1f} % hits)\n", s.rowHits, s.rowMisses,
                    s.rowConflicts, 100.0 * s.rowHitRate());
   t += fmt::format("commands          {} ACT, {} PRE, {} RD, {} WR, {} REF\n", s.activates,

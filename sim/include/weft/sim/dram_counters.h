@@ -15,7 +15,8 @@ namespace weft::sim {
 // (transactions), DRAM_ROW_HITS, DRAM_ROW_MISSES, DRAM_ROW_CONFLICTS, DRAM_ACTIVATES,
 // DRAM_PRECHARGES (explicit and auto), DRAM_REFRESHES (all-bank and per-bank),
 // DRAM_READ_LATENCY_SUM (DRAM cycles from entry to last data, over the reads done),
-// DRAM_READS_DONE, DRAM_BANK_BUSY_SUM and DRAM_BUSY_CYCLES (bank-level parallelism: the first over
+// DRAM_READS_DONE, DRAM_WRITE_LATENCY_SUM (DRAM cycles from entry to WR command) and
+// DRAM_WRITE_COMMANDS, DRAM_BANK_BUSY_SUM and DRAM_BUSY_CYCLES (bank-level parallelism: the first over
 // the second, DramStats::bankLevelParallelism), DRAM_CYCLES
 // (the model's now()), DRAM_ENERGY_PJ (rounded), DRAM_TIME_ENERGY_PJ (its part that time, not
 // traffic, spends: background and refresh; rounded).

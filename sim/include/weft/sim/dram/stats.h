@@ -34,6 +34,10 @@ struct DramStats {
   // Completions determined so far.
   uint64_t readsDone = 0, writesDone = 0;
   uint64_t readLatencySum = 0;  // sum of doneCycle - enterCycle over reads
+  // Sum over write commands of the cycles their write waited in the controller: from entering it
+  // (where it was acknowledged, posted) to its WR command. A write that replaced a pending one
+  // counts from the first's entry.
+  uint64_t writeLatencySum = 0;
   uint64_t lastDoneCycle = 0;
 
   // Bank-level parallelism: integral over time of the number of banks with a transaction
@@ -44,6 +48,9 @@ struct DramStats {
   std::vector<uint64_t> rankActiveCycles, rankPrechargedCycles;
 
   double averageReadLatency() const { return readsDone == 0 ? 0.0 : double(readLatencySum) / double(readsDone); }
+  double averageWriteLatency() const {
+    return writeCommands == 0 ? 0.0 : double(writeLatencySum) / double(writeCommands);
+  }
   double bankLevelParallelism() const { return busyCycles == 0 ? 0.0 : double(bankBusySum) / double(busyCycles); }
   uint64_t columnCommands() const { return readCommands + writeCommands; }
   double rowHitRate() const { return columnCommands() == 0 ? 0.0 : double(rowHits) / double(columnCommands()); }
