@@ -303,14 +303,7 @@ TEST_F(DramTool, LayersReportTheDramAndWriteItsTrace) {
 // energy is the execution's, split over them (tools/weft/DramCounters.h). Before, a network run
 // on a cycle-level DRAM reported no DRAM energy at all.
 TEST_F(DramTool, NetworkRunsReportTheDramAndItsEnergy) {
-  const std::string net = write("net.json", R"({"name": "tiny", "format": 1,
- "input": {"shape": [1, 16, 16, 32], "type": "TENSOR_QUANT8_ASYMM", "scale": 0.0078125, "zeroPoint": 128, "seed": 7},
- "layers": [
-  {"name": "conv", "op": "CONV_2D", "stride": 1, "padding": "SAME", "activation": "RELU6",
-   "weights": {"shape": [32, 3, 3, 32], "seed": 11, "scale": 0.0003, "zeroPoint": 128},
-   "bias": {"seed": 12, "bound": 4000}, "output": {"scale": 0.0235294122248888, "zeroPoint": 0}},
-  {"name": "pool", "op": "AVERAGE_POOL_2D", "filter": [2, 2], "stride": 2, "padding": "VALID",
-   "activation": "NONE", "output": {"scale": 0.0235294122248888, "zeroPoint": 0}}]})");
+  const std::string& net = twoLayerNet();
   const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx run {} --quiet --json {}/out.json", net, dir_));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("DRAM (lpddr4-3200): "), std::string::npos) << r.out;

@@ -185,14 +185,7 @@ TEST(WeftSweep, EnumeratedParameterIsSweptAndReportedByName) {
 TEST(WeftSweep, CycleLevelDramFiguresAreInTheTable) {
   const std::string spec = writeSpec("dram", R"({"base": "weft16", "grid": {"Dram": ["simple", "lpddr4"]},
                                                  "workloads": ["tiny.csv", "net.json"], "backend": "approx"})");
-  std::ofstream(fs::path(spec).parent_path() / "net.json") << R"({"name": "net", "format": 1,
- "input": {"shape": [1, 16, 16, 32], "type": "TENSOR_QUANT8_ASYMM", "scale": 0.0078125, "zeroPoint": 128, "seed": 7},
- "layers": [
-  {"name": "conv", "op": "CONV_2D", "stride": 1, "padding": "SAME", "activation": "RELU6",
-   "weights": {"shape": [32, 3, 3, 32], "seed": 11, "scale": 0.0003, "zeroPoint": 128},
-   "bias": {"seed": 12, "bound": 4000}, "output": {"scale": 0.0235294122248888, "zeroPoint": 0}},
-  {"name": "pool", "op": "AVERAGE_POOL_2D", "filter": [2, 2], "stride": 2, "padding": "VALID",
-   "activation": "NONE", "output": {"scale": 0.0235294122248888, "zeroPoint": 0}}]})";
+  fs::copy_file(weft::tool::test::testDir() + "/two_layer_net.json", fs::path(spec).parent_path() / "net.json");
   const std::string out = tempPath("dram_out");
   fs::remove_all(out);
   const ProcessResult r = runWeft("sweep --quiet " + spec + " --out " + out, "WEFT_YOSYS=none");
@@ -211,7 +204,7 @@ TEST(WeftSweep, CycleLevelDramFiguresAreInTheTable) {
     const auto& row = rows[i];
     ASSERT_EQ(row[col["status"]], "ok") << row[0];
     const bool cycleLevel = row[col["Dram"]] == "lpddr4";
-    const bool networkLayer = row[col["workload"]] == "net" && row[col["layer"]] != "total";
+    const bool networkLayer = row[col["workload"]] == "two_layer_net" && row[col["layer"]] != "total";
     for (const auto& name : figures) {
       if (!cycleLevel || networkLayer) {
         EXPECT_EQ(row[col[name]], "") << row[0] << " " << row[col["layer"]] << " " << name;
