@@ -95,15 +95,22 @@ struct CostModel {
   uint64_t rowSize(hw::Mem m) const { return rowSizes[static_cast<size_t>(m)]; }
   double beats(uint64_t bytes) const { return static_cast<double>((bytes + busBytes - 1) / busBytes); }
   // Channel occupancy of one request at a random alignment: every burst it touches. With a
-  // cycle-level DRAM every transaction it touches, at the alignment of a beat (rows start on
-  // one wherever a tensor's channels are a multiple of the bus width).
+  // cycle-level DRAM the transactions it touches, at the alignment of a beat (rows start on one
+  // wherever a tensor's channels are a multiple of the bus width), as many as one channel holds
+  // of them (largestShare).
   double requestCycles(uint64_t bytes) const {
     if (dram) return largestShare(dramTransactions(bytes)) * dram->alignedTxCycles;
     const double bursts = (static_cast<double>(std::max<uint64_t>(bytes, 1)) - 1) / burst + 1;
     return bursts * burst / bytesPerCycle;
   }
+  // The store unit's time for a write request of `bytes` (the rate writes enter), and the reads'
+  // channel time it takes (its channel's share); both a request's bursts for the simple pipe.
   double writeRequestCycles(uint64_t bytes) const {
     if (dram) return dramTransactions(bytes) * dram->writeTxCycles;
+    return requestCycles(bytes);
+  }
+  double writeChannelRequestCycles(uint64_t bytes) const {
+    if (dram) return dramTransactions(bytes) * dram->writeChannelCycles;
     return requestCycles(bytes);
   }
   // Transactions a request of `bytes` touches on average: starting on a beat, or where requests

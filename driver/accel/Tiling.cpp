@@ -214,7 +214,7 @@ double estimate(const GemmLayer& layer, const TilePlan& p, uint32_t nK, const Ro
   channel += cost.dram ? weightPasses * cost.streamCycles(weightRows * cost.cols)
                        : weightPasses * double(weightRows * cost.cols) / cost.bytesPerCycle;
   commands += p.weightMode == WeightMode::kStreamed ? double(p.boxes.size()) * groups * nK : groups;
-  channel += layer.m() * p.nTiles * cost.writeRequestCycles(storeBytes);
+  channel += layer.m() * p.nTiles * cost.writeChannelRequestCycles(storeBytes);
   const double fetch = commands * cost.fetchCycles();
   const double fillDrain = epochs * (3 * cost.latency + cost.rows + cost.cols);
   return std::max({load, compute, store, channel, fetch}) + stall + fillDrain;
