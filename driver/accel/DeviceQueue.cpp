@@ -306,6 +306,7 @@ nn::Result<SubmissionReport> DeviceQueue::run(const std::vector<uint8_t>& progra
     r.commands = backend_->takeCommandEvents();
     if (r.commands.size() > n) r.commands.resize(n);
     r.dram = backend_->takeDramEvents();
+    r.dramCommands = backend_->takeDramCommands();
   }
   return r;
 }

@@ -48,6 +48,7 @@ struct SubmissionReport {
   // (sim/include/weft/sim/command_events.h; `weft run|layers --trace` sets it); else empty.
   std::vector<sim::CommandEvent> commands;
   std::vector<sim::DramEvent> dram;  // its DRAM requests, likewise
+  std::vector<sim::DramCommandEvent> dramCommands;  // a cycle-level DRAM's commands, likewise
 };
 
 class DeviceQueue {

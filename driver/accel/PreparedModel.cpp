@@ -233,6 +233,10 @@ void addTimelines(hal::ExecutionProfile& profile, const SubmissionReport& submis
   for (const sim::DramEvent& d : submission.dram) {
     profile.dramRequests.push_back({d.issue, d.done, d.bytes, d.write != 0});
   }
+  profile.dramCommands.reserve(submission.dramCommands.size());
+  for (const sim::DramCommandEvent& d : submission.dramCommands) {
+    profile.dramCommands.push_back({d.dramCycle, d.cycle, d.kind, d.channel, d.rank, d.bankGroup, d.bank, d.row, d.addr});
+  }
 }
 
 }  // namespace

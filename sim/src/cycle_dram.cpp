@@ -57,6 +57,21 @@ std::FILE* traceFile() {
   return file;
 }
 
+std::vector<DramCommandEvent> CycleDram::takeCommands() {
+  commands_.clear();
+  memory_.takeCommands(commands_);
+  const double acceleratorCyclesPerDramCycle = fromDram_.ratio().toDouble();
+  std::vector<DramCommandEvent> out;
+  out.reserve(commands_.size());
+  for (const dram::CommandRecord& c : commands_) {
+    out.push_back({c.cycle, static_cast<double>(c.cycle) * acceleratorCyclesPerDramCycle, static_cast<uint8_t>(c.kind),
+                   c.channel, c.rank, c.bankGroup, c.bank, c.row, c.addr});
+  }
+  commands_.clear();
+  commands_.shrink_to_fit();
+  return out;
+}
+
 uint64_t CycleDram::read(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
   const uint64_t d = dramCycle(issueCycle);
   const uint64_t first = addr >> requestShift_;

@@ -1,13 +1,17 @@
 // --trace on `weft run` and `weft layers`: Chrome trace-event files whose device timeline comes
 // from the hardware's counters and its per-command timelines (a track per unit, a slice per
 // command), the same from the RTL and from the approx model.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
@@ -266,6 +270,108 @@ TEST(WeftTrace, RunTraceLimitKeepsTheFirstCommands) {
   EXPECT_GT(slices, 0u);
   EXPECT_LE(slices, 40u);
   EXPECT_FALSE(sliceNames(device, trackId(device, "layers")).empty());
+}
+
+}  // namespace
+
+namespace {
+
+// The slices of every "DRAM channel N" track: (track name, slice), in file order.
+std::vector<std::pair<std::string, json>> dramCommandSlices(const json& device) {
+  std::map<int, std::string> tracks;
+  for (const auto& e : device) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" &&
+        e["args"]["name"].get<std::string>().rfind("DRAM channel ", 0) == 0) {
+      tracks[e["tid"].get<int>()] = e["args"]["name"];
+    }
+  }
+  std::vector<std::pair<std::string, json>> slices;
+  for (const auto& e : device) {
+    if (e["ph"] != "X") continue;
+    auto it = tracks.find(e["tid"].get<int>());
+    if (it != tracks.end()) slices.emplace_back(it->second, e);
+  }
+  return slices;
+}
+
+// With a cycle-level DRAM the device timeline has a track per DRAM channel with a slice per
+// command: the commands the DRAM counted (its activates, precharges, refreshes and write
+// commands are the report's DRAM counters), one DRAM clock long and never overlapping on a
+// channel, with their bank and row; the same from the RTL and the approx model. The simple
+// pipe has no such tracks, and --trace-limit bounds them too.
+TEST(WeftTrace, CycleLevelDramCommandsHaveTrackPerChannel) {
+  const std::string net = testDir() + "/two_layer_net.json";
+  std::vector<std::pair<std::string, json>> slices[2];
+  int i = 0;
+  for (const char* backend : {"rtl", "approx"}) {
+    SCOPED_TRACE(backend);
+    const std::string trace = tempPath(std::string(backend) + ".json");
+    const std::string report = tempPath(std::string(backend) + "_report.json");
+    const ProcessResult r = runWeft(std::string("--backend ") + backend + " --hw weft16-lpddr4 run " + net +
+                                    " --quiet --json " + report + " --trace " + trace);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    slices[i] = dramCommandSlices(processEvents(readJson(trace), "weft-accel"));
+    ASSERT_FALSE(slices[i].empty());
+    std::map<std::string, uint64_t> kinds;
+    std::map<std::string, double> channelFreeAt;
+    std::set<std::string> channels;
+    for (const auto& [track, s] : slices[i]) {
+      const std::string name = s["name"];
+      ++kinds[name];
+      channels.insert(track);
+      EXPECT_TRUE(s["args"].contains("bank") && s["args"].contains("rank") && s["args"].contains("dramCycle")) << s;
+      if (name == "ACT" || name == "RD" || name == "WR") EXPECT_TRUE(s["args"].contains("row")) << s;
+      if (name == "RD" || name == "WR") EXPECT_TRUE(s["args"].contains("address")) << s;
+      // One DRAM clock: LPDDR4-3200's 0.625 ns.
+      EXPECT_NEAR(s["dur"].get<double>(), 0.000625, 1e-9) << s;
+      const double ts = s["ts"].get<double>();
+      auto [free, added] = channelFreeAt.emplace(track, ts);
+      EXPECT_GE(ts, free->second - 1e-9) << "overlapping commands on " << track << ": " << s;
+      free->second = ts + s["dur"].get<double>();
+    }
+    EXPECT_EQ(channels.size(), 4u) << "LPDDR4-3200's four channels";
+    for (const auto& [name, n] : kinds) {
+      EXPECT_TRUE(std::set<std::string>({"ACT", "PRE", "RD", "WR", "RDA", "WRA", "REF", "REFb"}).count(name)) << name;
+    }
+    const json counters = readJson(report)["dram"]["counters"];
+    EXPECT_EQ(kinds["ACT"], counters["DRAM_ACTIVATES"].get<uint64_t>());
+    EXPECT_EQ(kinds["PRE"], counters["DRAM_PRECHARGES"].get<uint64_t>());
+    EXPECT_EQ(kinds["REF"] + kinds["REFb"], counters["DRAM_REFRESHES"].get<uint64_t>());
+    EXPECT_EQ(kinds["WR"] + kinds["WRA"], counters["DRAM_WRITE_COMMANDS"].get<uint64_t>());
+    EXPECT_GT(kinds["RD"] + kinds["RDA"], 0u);
+    EXPECT_LE(kinds["RD"] + kinds["RDA"], counters["DRAM_READS"].get<uint64_t>());
+    ++i;
+  }
+  ASSERT_EQ(slices[0].size(), slices[1].size());
+  for (size_t k = 0; k < slices[0].size(); ++k) {
+    ASSERT_EQ(slices[0][k].first, slices[1][k].first) << k;
+    ASSERT_EQ(slices[0][k].second, slices[1][k].second) << k;
+  }
+
+  // The simple pipe: no DRAM command tracks.
+  const std::string simple = tempPath("simple.json");
+  const ProcessResult s = runWeft("--backend approx --hw weft16 run " + net + " --quiet --json " +
+                                  tempPath("simple_report.json") + " --trace " + simple);
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_TRUE(dramCommandSlices(processEvents(readJson(simple), "weft-accel")).empty());
+
+  // --trace-limit: at most that many DRAM commands, the first ones, and it says so.
+  const std::string cut = tempPath("cut.json");
+  const ProcessResult c = runWeft("--backend approx --hw weft16-lpddr4 run " + net + " --quiet --json " +
+                                  tempPath("cut_report.json") + " --trace " + cut + " --trace-limit 100");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  const auto kept = dramCommandSlices(processEvents(readJson(cut), "weft-accel"));
+  EXPECT_NE(c.output.find(fmt::format("and {} DRAM commands (--trace-limit)", kept.size())), std::string::npos)
+      << c.output;
+  ASSERT_GT(kept.size(), 0u);
+  ASSERT_LE(kept.size(), 100u);
+  std::vector<double> all, first;
+  for (const auto& [track, e] : slices[1]) all.push_back(e["ts"].get<double>());
+  for (const auto& [track, e] : kept) first.push_back(e["ts"].get<double>());
+  std::sort(all.begin(), all.end());
+  std::sort(first.begin(), first.end());
+  all.resize(first.size());
+  EXPECT_EQ(first, all) << "the first commands in time";
 }
 
 }  // namespace

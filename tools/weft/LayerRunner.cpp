@@ -175,6 +175,7 @@ LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double exe
     e.registerAccesses += p.registerAccesses;
     e.commands.insert(e.commands.end(), p.commands.begin(), p.commands.end());
     e.dram.insert(e.dram.end(), p.dramRequests.begin(), p.dramRequests.end());
+    e.dramCommands.insert(e.dramCommands.end(), p.dramCommands.begin(), p.dramCommands.end());
     for (const auto& op : p.operations) {
       e.cycles += op.cycles;
       e.readBytes += op.dramReadBytes;
@@ -196,7 +197,7 @@ LayerExecution profiledExecution(const ANeuralNetworksExecution* raw, double exe
   return e;
 }
 
-void recordFirstExecution(LayerRun& run, const LayerExecution& e, size_t traceLimit, size_t& traced) {
+void recordFirstExecution(LayerRun& run, const LayerExecution& e, size_t traceLimit, TraceBudget& traced) {
   run.cycles = e.cycles;
   run.arrayRows = e.arrayRows;
   run.vectorSlots = e.vectorSlots;
@@ -210,11 +211,16 @@ void recordFirstExecution(LayerRun& run, const LayerExecution& e, size_t traceLi
   run.registerAccesses = e.registerAccesses;
   run.commands = e.commands;
   run.dram = e.dram;
+  run.dramCommands = e.dramCommands;
   if (traceLimit > 0) {
-    run.traceTruncated = keepFirstCommands(run.commands, run.dram, traceLimit - std::min(traced, traceLimit));
+    run.traceTruncated = keepFirstCommands(run.commands, run.dram, run.dramCommands,
+                                           traceLimit - std::min(traced.commands, traceLimit));
+    run.traceTruncated = keepFirstDramCommands(run.dramCommands, traceLimit - std::min(traced.dramCommands, traceLimit)) ||
+                         run.traceTruncated;
   }
-  traced += run.commands.size();
-  if (traceLimit > 0 && traced >= traceLimit) unsetenv("WEFT_COMMAND_TRACE");
+  traced.commands += run.commands.size();
+  traced.dramCommands += run.dramCommands.size();
+  if (traceLimit > 0 && traced.commands >= traceLimit) unsetenv("WEFT_COMMAND_TRACE");
 }
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {
@@ -287,7 +293,7 @@ std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptio
     launched = static_cast<size_t>(std::find(toCompile.begin(), toCompile.end(), i) - toCompile.begin()) + 1;
   };
   std::vector<LayerRun> runs;
-  size_t traced = 0;  // commands kept for the trace so far
+  TraceBudget traced;  // commands kept for the trace so far
   // The layer executed last keeps its DRAM until the next layer's compilation ahead is done, and
   // the layers ahead start only once the layer compiled alone is placed: a layer compiled ahead
   // is always placed beside the one before it, so whether the two fit together follows from the

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "LayerTable.h"
+#include "Trace.h"
 #include "android/NeuralNetworks.h"
 #include "weft/hal/IPreparedModel.h"
 
@@ -48,6 +49,7 @@ struct LayerRun {
   // cut short by LayerRunOptions::traceCommandLimit (traceTruncated).
   std::vector<hal::CommandProfile> commands;
   std::vector<hal::DramRequestProfile> dram;
+  std::vector<hal::DramCommandProfile> dramCommands;
   bool traceTruncated = false;
   // Set when the layer is identical to an earlier one of the table (LayerRunOptions::
   // reuseIdentical): that run's index, whose device figures this one reports without running.
@@ -113,13 +115,14 @@ struct LayerExecution {
   double simulatorSeconds = 0, executeSeconds = 0;
   std::vector<hal::CommandProfile> commands;
   std::vector<hal::DramRequestProfile> dram;
+  std::vector<hal::DramCommandProfile> dramCommands;
 };
 // The profile of `execution`'s latest computation, which took `executeSeconds` of wall time.
 LayerExecution profiledExecution(const ANeuralNetworksExecution* execution, double executeSeconds);
 // The device figures of a layer's first execution into `run`, its command timelines cut to what
 // is left of `traceLimit` commands (0: all) after the `traced` of earlier layers, which it then
 // counts; the trace stops (WEFT_COMMAND_TRACE) once the limit is reached.
-void recordFirstExecution(LayerRun& run, const LayerExecution& execution, size_t traceLimit, size_t& traced);
+void recordFirstExecution(LayerRun& run, const LayerExecution& execution, size_t traceLimit, TraceBudget& traced);
 // The NNAPI cache token of a layer: `identity` (what tells layers and configurations apart)
 // hashed (FNV-1a) and spread over the token's 32 bytes.
 std::array<uint8_t, ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN> layerCacheToken(const std::string& identity);

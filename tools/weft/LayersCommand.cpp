@@ -178,7 +178,7 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
 
 // The layers end to end on the device timeline, each with its figures and counters.
 std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
-                        const std::string& backend, const codesign::Estimator& estimator, size_t truncatedAt) {
+                        const std::string& backend, const codesign::Estimator& estimator, const TraceBudget& kept) {
   std::vector<DeviceSpan> device;
   std::vector<HostSpan> host;
   std::vector<DeviceCommands> commands;
@@ -186,7 +186,9 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
   double hostAt = 0;
   for (const LayerRun& r : runs) {
     if (!r.reason.empty()) continue;  // not on the accelerator: nothing on the device timeline
-    if (!r.commands.empty()) commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands, r.dram});
+    if (!r.commands.empty()) {
+      commands.push_back({at, static_cast<uint32_t>(hw.cols()), r.commands, r.dram, r.dramCommands});
+    }
     at += r.cycles;
     const ArrayFigures f = figures(r, hw);
     auto counter = [&](const char* name) -> double {
@@ -222,7 +224,7 @@ std::string layersTrace(const LayerTable& table, const std::vector<LayerRun>& ru
   }
   nlohmann::ordered_json metadata = {
       {"tool", "weft layers"}, {"table", table.name}, {"backend", backend}, {"hw", hwJson(hw)}};
-  if (truncatedAt > 0) metadata["commandsTruncated"] = commandsTruncatedNote(truncatedAt);
+  if (kept.cut) metadata["commandsTruncated"] = commandsTruncatedNote(kept);
   return buildTrace(fmt::format("weft-accel: {} layers", table.name), hw.clockMHz(), device, host, metadata, commands);
 }
 
@@ -422,16 +424,14 @@ int runLayers(const LayersOptions& options) {
     fmt::print("comparison written to {} and {}\n", csv, json);
   }
   if (!options.tracePath.empty()) {
-    size_t shown = 0;
-    bool truncated = false;
+    TraceBudget kept;
     for (const LayerRun& r : runs) {
-      shown += r.commands.size();
-      truncated = truncated || r.traceTruncated;
+      kept.commands += r.commands.size();
+      kept.dramCommands += r.dramCommands.size();
+      kept.cut = kept.cut || r.traceTruncated;
     }
-    if (truncated) {
-      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n", shown);
-    }
-    writeOutputFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator, truncated ? shown : 0));
+    if (kept.cut) fmt::print(stderr, "weft: the trace shows {}; later ones are left out\n", traceKeptText(kept));
+    writeOutputFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator, kept));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
   }
   if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});

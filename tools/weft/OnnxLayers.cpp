@@ -221,7 +221,7 @@ std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig
   const size_t count = model.main.operations.size();
   std::map<std::string, size_t> firstOf;  // operationIdentity() -> the layer that has its figures
   std::vector<LayerRun> runs;
-  size_t traced = 0;  // commands kept for the trace so far
+  TraceBudget traced;  // commands kept for the trace so far
   for (size_t i = 0; i < count; ++i) {
     if (options.onLayer) options.onLayer(i, count, names[i]);
     const auto prepareStart = Clock::now();

@@ -55,9 +55,9 @@ double cyclesOverBound(const LayerReport& layer, int64_t dramBytesPerCycle);
 struct RunReport {
   std::string network, backend, hwConfig;
   // The accelerator executions' per-command timelines (only with --trace), for the trace, and
-  // how many were kept when --trace-limit cut them (0: all).
+  // what --trace-limit kept of them.
   std::vector<DeviceCommands> commands;
-  size_t commandsTruncatedAt = 0;
+  TraceBudget traceKept;
   unsigned rows = 0, cols = 0;
   double clockMHz = 0;
   int64_t dramBytesPerCycle = 0;

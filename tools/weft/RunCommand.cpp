@@ -145,6 +145,7 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
       c.cols = report.cols;
       c.commands = profile.commands;
       c.dram = profile.dramRequests;
+      c.dramCommands = profile.dramCommands;
       report.commands.push_back(std::move(c));
     }
     for (const auto& op : perOperation(profile.operations)) {
@@ -334,7 +335,7 @@ std::string runTrace(const RunReport& r) {
   const std::vector<HostSpan>& host = r.hostSpans;
   nlohmann::ordered_json metadata = {
       {"tool", "weft run"}, {"network", r.network}, {"backend", r.backend}, {"hw", r.hwConfig}};
-  if (r.commandsTruncatedAt > 0) metadata["commandsTruncated"] = commandsTruncatedNote(r.commandsTruncatedAt);
+  if (r.traceKept.cut) metadata["commandsTruncated"] = commandsTruncatedNote(r.traceKept);
   return buildTrace(fmt::format("weft-accel: {}", r.network), r.clockMHz, device, host, metadata, r.commands);
 }
 
@@ -372,9 +373,8 @@ int writeReports(const RunReport& report, const RunOptions& options) {
   writeOutputFile(csvPath, toCsv(report));
   fmt::print("report written to {} and {}\n", jsonPath, csvPath);
   if (!options.tracePath.empty()) {
-    if (report.commandsTruncatedAt > 0) {
-      fmt::print(stderr, "weft: the trace shows the first {} commands (--trace-limit); later ones are left out\n",
-                 report.commandsTruncatedAt);
+    if (report.traceKept.cut) {
+      fmt::print(stderr, "weft: the trace shows {}; later ones are left out\n", traceKeptText(report.traceKept));
     }
     writeOutputFile(options.tracePath, runTrace(report));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
@@ -530,7 +530,7 @@ int runModelCase(const ModelCase& modelCase, const RunOptions& options) {
                                             "on the accelerator",
                                             hwConfig.name());
   }
-  if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
+  if (options.traceLimit > 0) report.traceKept = keepFirstCommands(report.commands, options.traceLimit);
 
   report.referenceChecked = report.backend != "timing";
   if (report.referenceChecked) {
@@ -701,7 +701,7 @@ int runNetwork(const RunOptions& options) {
     }
   }
   fillTiming(report, accelExecution.get(), steps, hwConfig, estimator, whole);
-  if (options.traceLimit > 0) report.commandsTruncatedAt = keepFirstCommands(report.commands, options.traceLimit);
+  if (options.traceLimit > 0) report.traceKept = keepFirstCommands(report.commands, options.traceLimit);
 
   if (report.referenceChecked) {
     if (!options.quiet) fmt::print(stderr, "weft: reference run on {} (beside the accelerated one)...\n", deviceName(cpu));

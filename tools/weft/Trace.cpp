@@ -5,8 +5,11 @@
 #include <limits>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "weft/hw/command_word.h"
 #include "weft/hw/generated.h"
+#include "weft/sim/dram/memory_system.h"
 
 namespace weft::tool {
 
@@ -54,7 +57,7 @@ std::string ChromeTrace::dump(const ordered_json& metadata) const {
 }
 
 bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
-                       size_t keep) {
+                       std::vector<hal::DramCommandProfile>& dramCommands, size_t keep) {
   if (commands.size() <= keep) return false;
   commands.resize(keep);
   uint64_t until = 0;
@@ -62,24 +65,42 @@ bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<h
   dram.erase(std::remove_if(dram.begin(), dram.end(),
                             [&](const hal::DramRequestProfile& d) { return keep == 0 || d.issue > until; }),
              dram.end());
+  dramCommands.erase(std::remove_if(dramCommands.begin(), dramCommands.end(),
+                                    [&](const hal::DramCommandProfile& d) {
+                                      return keep == 0 || d.cycle > static_cast<double>(until);
+                                    }),
+                     dramCommands.end());
   commands.shrink_to_fit();
   dram.shrink_to_fit();
+  dramCommands.shrink_to_fit();
   return true;
 }
 
-size_t keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit) {
-  size_t kept = 0;
-  bool cut = false;
-  for (DeviceCommands& e : executions) {
-    cut = keepFirstCommands(e.commands, e.dram, limit - std::min(kept, limit)) || cut;
-    kept += e.commands.size();
-  }
-  return cut ? kept : 0;
+bool keepFirstDramCommands(std::vector<hal::DramCommandProfile>& dramCommands, size_t keep) {
+  if (dramCommands.size() <= keep) return false;
+  dramCommands.resize(keep);
+  dramCommands.shrink_to_fit();
+  return true;
 }
 
-std::string commandsTruncatedNote(size_t kept) {
-  return "per-command tracks show the first " + std::to_string(kept) +
-         " commands (--trace-limit); the layers track shows every layer";
+TraceBudget keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit) {
+  TraceBudget kept;
+  for (DeviceCommands& e : executions) {
+    kept.cut = keepFirstCommands(e.commands, e.dram, e.dramCommands, limit - std::min(kept.commands, limit)) || kept.cut;
+    kept.cut = keepFirstDramCommands(e.dramCommands, limit - std::min(kept.dramCommands, limit)) || kept.cut;
+    kept.commands += e.commands.size();
+    kept.dramCommands += e.dramCommands.size();
+  }
+  return kept;
+}
+
+std::string traceKeptText(const TraceBudget& kept) {
+  const std::string dram = kept.dramCommands > 0 ? fmt::format(" and {} DRAM commands", kept.dramCommands) : "";
+  return fmt::format("the first {} commands{} (--trace-limit)", kept.commands, dram);
+}
+
+std::string commandsTruncatedNote(const TraceBudget& kept) {
+  return "per-command tracks show " + traceKeptText(kept) + "; the layers track shows every layer";
 }
 
 namespace {
@@ -179,6 +200,29 @@ void dramCounters(ChromeTrace& trace, int dev, const At& at, const std::vector<h
   trace.counter(dev, "DRAM requests in flight", at(last), {{"read", 0}, {"write", 0}});
 }
 
+// A cycle-level DRAM's commands: a track per channel, a slice per command one DRAM clock long
+// (a channel's command bus carries one command a DRAM cycle, so a track's slices never overlap).
+template <typename At>
+void dramCommandTracks(ChromeTrace& trace, int dev, double usPerCycle, const At& at,
+                       const std::vector<hal::DramCommandProfile>& commands, std::map<uint32_t, int>& channelTracks) {
+  if (commands.empty()) return;
+  // A DRAM clock in device cycles: each command's time is its DRAM cycle times that.
+  double dramClock = 0;
+  for (auto it = commands.rbegin(); it != commands.rend() && dramClock == 0; ++it) {
+    if (it->dramCycle > 0) dramClock = it->cycle / static_cast<double>(it->dramCycle);
+  }
+  for (const hal::DramCommandProfile& c : commands) {
+    auto [track, added] = channelTracks.emplace(c.channel, 0);
+    if (added) track->second = trace.thread(dev, fmt::format("DRAM channel {}", c.channel));
+    const auto kind = static_cast<sim::dram::CommandRecord::Kind>(c.kind);
+    ordered_json args = {{"rank", c.rank}, {"bankGroup", c.bankGroup}, {"bank", c.bank}};
+    if (c.row >= 0) args["row"] = c.row;
+    if (c.kind != sim::dram::CommandRecord::kActivate && c.row >= 0) args["address"] = fmt::format("{:#x}", c.addr);
+    args["dramCycle"] = c.dramCycle;
+    trace.slice(dev, track->second, sim::dram::commandName(kind), at(c.cycle), dramClock * usPerCycle, args);
+  }
+}
+
 // Per-command slices on one track per unit plus the controller's, and counter tracks of the
 // unit FIFOs, the token queues and the DMA bytes of running commands, all from the events.
 void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::vector<DeviceCommands>& executions) {
@@ -186,6 +230,7 @@ void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::ve
   for (const auto& e : executions) any = any || !e.commands.empty();
   if (!any) return;
   const int controller = trace.thread(dev, "controller (decode, NOP, BARRIER)");
+  std::map<uint32_t, int> dramChannels;  // a DRAM channel's track, made at its first command
   std::array<int, hw::kNumFifoUnits> units{};
   for (size_t u = 0; u < units.size(); ++u) units[u] = trace.thread(dev, kUnitTracks[u]);
   for (const DeviceCommands& ex : executions) {
@@ -197,7 +242,7 @@ void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::ve
         break;
       }
     }
-    const auto at = [&](uint64_t cycle) {
+    const auto at = [&](auto cycle) {
       return (static_cast<double>(ex.atCycle) + static_cast<double>(cycle) - static_cast<double>(origin)) * usPerCycle;
     };
     // (cycle, counter series, delta), folded into values below.
@@ -268,6 +313,7 @@ void commandTracks(ChromeTrace& trace, int dev, double usPerCycle, const std::ve
       }
     }
     dramCounters(trace, dev, at, ex.dram);
+    dramCommandTracks(trace, dev, usPerCycle, at, ex.dramCommands, dramChannels);
   }
 }
 

@@ -20,6 +20,11 @@
 //     requests (recorded with them): "DRAM bytes in flight" and "DRAM requests in flight", read
 //     and write, each request from its acceptance through its last read beat or its write
 //     acknowledgement, averaged over windows (at most about 4000 a program, at least 16 cycles).
+//   * With a cycle-level DRAM, its commands on a track per channel ("DRAM channel N"): one slice
+//     per ACT, PRE, RD, WR, RDA, WRA, REF or REFb, one DRAM clock long (a channel issues at most
+//     one command a DRAM cycle), at the time its DRAM cycle begins, with its rank, bank group,
+//     bank, row, address and DRAM cycle as arguments. The DRAM model behind both backends is one
+//     (sim/include/weft/sim/cycle_dram.h), so RTL and approx give the same commands.
 // An execution's commands are placed so that its first BARRIER's start (the snapshot opening
 // its first layer) is where that layer's slice begins. Both backends give the same counters
 // and the same command events, so they give the same device process, event for event.
@@ -84,17 +89,30 @@ struct DeviceCommands {
   uint32_t cols = 0;  // the array's columns (a STORE's row bytes)
   std::vector<hal::CommandProfile> commands;
   std::vector<hal::DramRequestProfile> dram;  // its DRAM requests
+  std::vector<hal::DramCommandProfile> dramCommands;  // a cycle-level DRAM's commands
 };
 
-// Cuts a per-command timeline to its first `keep` commands and the DRAM requests issued while
-// they ran (a trace shows --trace-limit commands: about 1 KB of trace each); true when it cut.
+// Cuts a per-command timeline to its first `keep` commands and the DRAM requests and DRAM
+// commands issued while they ran (a trace shows --trace-limit commands: about 1 KB of trace
+// each); true when it cut.
 bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
-                       size_t keep);
-// The same over a run's executions in order, `limit` commands in all; the commands kept when
-// it cut, else 0.
-size_t keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit);
-// What a cut trace's otherData.commandsTruncated says.
-std::string commandsTruncatedNote(size_t kept);
+                       std::vector<hal::DramCommandProfile>& dramCommands, size_t keep);
+// Cuts a cycle-level DRAM's commands to their first `keep` (a trace shows --trace-limit of them
+// too, counted apart from the accelerator's: a network's DRAM issues hundreds of thousands, about
+// 200 bytes of trace each); true when it cut.
+bool keepFirstDramCommands(std::vector<hal::DramCommandProfile>& dramCommands, size_t keep);
+// What a trace kept of its --trace-limit (so far, for runs that cut layer by layer).
+struct TraceBudget {
+  size_t commands = 0;
+  size_t dramCommands = 0;
+  bool cut = false;  // some were left out
+};
+// The same over a run's executions in order, `limit` commands and `limit` DRAM commands in all.
+TraceBudget keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit);
+// What was kept, "the first N commands [and M DRAM commands] (--trace-limit)", for the message
+// on stderr and for a cut trace's otherData.commandsTruncated (commandsTruncatedNote).
+std::string traceKeptText(const TraceBudget& kept);
+std::string commandsTruncatedNote(const TraceBudget& kept);
 
 // The trace of a run: the device's layers in execution order (clock in MHz turns cycles into
 // time) on process `deviceName`, with the executions' command timelines when there are any,

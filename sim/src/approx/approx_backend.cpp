@@ -82,6 +82,7 @@ class ApproxBackend final : public IDeviceBackend {
   void recordCommands(bool on) override {
     std::lock_guard<std::mutex> lock(mutex_);
     if constexpr (std::is_same_v<Device, approx::Engine>) device_.commandLog().enable(on);
+    if (CycleDram* d = device_.dramModel().cycleDram()) d->recordCommands(on);
   }
   std::vector<CommandEvent> takeCommandEvents() override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -91,6 +92,12 @@ class ApproxBackend final : public IDeviceBackend {
   std::vector<DramEvent> takeDramEvents() override {
     std::lock_guard<std::mutex> lock(mutex_);
     if constexpr (std::is_same_v<Device, approx::Engine>) return device_.commandLog().takeDram();
+    return {};
+  }
+
+  std::vector<DramCommandEvent> takeDramCommands() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (CycleDram* d = device_.dramModel().cycleDram()) return d->takeCommands();
     return {};
   }
 

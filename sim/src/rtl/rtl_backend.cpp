@@ -91,6 +91,7 @@ class RtlBackend final : public IDeviceBackend {
   void recordCommands(bool on) override {
     SimulationThread::instance().run([&] {
       if (CommandLog* log = system_.device().commandLog()) log->enable(on);
+      if (CycleDram* d = system_.dramModel().cycleDram()) d->recordCommands(on);
     });
   }
   std::vector<CommandEvent> takeCommandEvents() override {
@@ -120,6 +121,14 @@ class RtlBackend final : public IDeviceBackend {
     std::vector<CycleDram::TraceLine> out;
     SimulationThread::instance().run([&] {
       if (CycleDram* d = system_.dramModel().cycleDram()) out.swap(d->trace());
+    });
+    return out;
+  }
+  // DRAM cycle 0 is the backend's cycle 0 (RtlSystem sets the origin): no rebasing.
+  std::vector<DramCommandEvent> takeDramCommands() override {
+    std::vector<DramCommandEvent> out;
+    SimulationThread::instance().run([&] {
+      if (CycleDram* d = system_.dramModel().cycleDram()) out = d->takeCommands();
     });
     return out;
   }

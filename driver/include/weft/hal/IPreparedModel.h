@@ -58,6 +58,17 @@ struct DramRequestProfile {
   uint32_t bytes = 0;
   bool write = false;
 };
+// One command of a cycle-level DRAM during the program (recorded with CommandProfile): its DRAM
+// cycle, and the device cycle (a fraction: the DRAM's clock is faster) at which that DRAM cycle
+// begins, on the same scale as CommandProfile's cycles.
+struct DramCommandProfile {
+  uint64_t dramCycle = 0;
+  double cycle = 0;
+  uint8_t kind = 0;  // sim::dram::CommandRecord::Kind (ACT, PRE, RD, WR, RDA, WRA, REF, REFb)
+  uint32_t channel = 0, rank = 0, bankGroup = 0, bank = 0;
+  int64_t row = -1;   // ACT: the row opened; a column command: the row accessed; else -1
+  uint64_t addr = 0;  // a column command: the transaction's address
+};
 struct ExecutionProfile {
   std::string device;
   std::string backend;             // "rtl", "approx" or "" (CPU)
@@ -78,6 +89,7 @@ struct ExecutionProfile {
   uint64_t hostCopyBytes = 0;        // bytes copied between host memory and device DRAM
   std::vector<CommandProfile> commands;  // per-command timelines (see CommandProfile), else empty
   std::vector<DramRequestProfile> dramRequests;  // likewise, by issue cycle
+  std::vector<DramCommandProfile> dramCommands;  // likewise (a cycle-level DRAM only), by cycle
 };
 
 struct ExecutionResult {

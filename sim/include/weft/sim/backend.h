@@ -86,6 +86,9 @@ class IDeviceBackend {
   virtual std::vector<CommandEvent> takeCommandEvents() { return {}; }
   // The device's DRAM requests (DramEvent) recorded with them, since the previous take.
   virtual std::vector<DramEvent> takeDramEvents() { return {}; }
+  // A cycle-level DRAM's own commands (DramCommandEvent), recorded with them, since the previous
+  // take; none for the simple pipe.
+  virtual std::vector<DramCommandEvent> takeDramCommands() { return {}; }
 
   // A cycle-level DRAM (Dram other than "simple"): what it did since the backend was created
   // (statistics, energy from its commands), complete up to the latest interrupt (its posted

@@ -59,6 +59,20 @@ struct DramEvent {
   }
 };
 
+// One command of a cycle-level DRAM (ACT, PRE, RD, WR, RDA, WRA, REF, REFb: dram::CommandRecord,
+// recorded with the command events), for the DRAM's own timeline track. DRAM cycle 0 is the
+// backend's cycle 0 (DramModel::setCycleOrigin), so `cycle`, the backend cycle at which the DRAM
+// cycle begins, is dramCycle times the accelerator's cycles per DRAM cycle (a fraction: several
+// DRAM commands may fall in one accelerator cycle).
+struct DramCommandEvent {
+  uint64_t dramCycle = 0;
+  double cycle = 0;
+  uint8_t kind = 0;  // dram::CommandRecord::Kind
+  uint32_t channel = 0, rank = 0, bankGroup = 0, bank = 0;
+  int64_t row = -1;   // ACT: the row opened; column commands: the row accessed; else -1
+  uint64_t addr = 0;  // column commands: the transaction's address
+};
+
 // The recorder. Commands go through decode one at a time and through each unit in order, so
 // the handshakes identify the command: dispatch and a controller retire concern the command
 // in decode, a unit's start its FIFO's head, a unit's completion its oldest started command.

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "weft/hw/config.h"
+#include "weft/sim/command_events.h"
 #include "weft/sim/dram/clock_crossing.h"
 #include "weft/sim/dram/device.h"
 #include "weft/sim/dram/memory_system.h"
@@ -78,6 +79,11 @@ class CycleDram {
   void recordTrace(bool on) { tracing_ = on; }
   std::vector<TraceLine>& trace() { return trace_; }
 
+  // The DRAM's commands (for its timeline track), recorded while on; takeCommands() hands over
+  // those issued since the previous take, by cycle.
+  void recordCommands(bool on) { memory_.recordCommands(on); }
+  std::vector<DramCommandEvent> takeCommands();
+
  private:
   uint64_t dramCycle(uint64_t acceleratorCycle) const { return toDram_.atOrAfter(acceleratorCycle); }
 
@@ -89,6 +95,7 @@ class CycleDram {
   std::vector<dram::Completion> completions_;
   bool tracing_ = false;
   std::vector<TraceLine> trace_;
+  std::vector<dram::CommandRecord> commands_;
 };
 
 }  // namespace weft::sim
