@@ -67,7 +67,7 @@ def layer_from_table(l, rows, cols):
     return {"name": l["name"], "op": l["operation"], "unit": unit, "cycles": c, "macs": l["macs"],
             "peak": rows * cols if unit == "array" else 0, "util": l["overallUtilPct"] / 100.0, "busy": busy, "dram_stall": stall,
             "rd": l["dramReadBytes"], "wr": l["dramWriteBytes"], "energy": l.get("energy", {}).get("totalPj", 0.0),
-            "energy_parts": l.get("energy", {})}
+            "energy_parts": l.get("energy", {}), "dram": l.get("dram")}
 
 
 def run_from_report(report, path):
@@ -85,7 +85,9 @@ def run_from_report(report, path):
     else:
         raise ReportError(f"{path}: not a weft run or weft layers report (no \"network\" or \"table\")")
     area = report.get("estimates", {}).get("areaUm2")
-    return {"title": title, "path": path, "config": config, "layers": layers, "energy": energy, "area": area}
+    # A cycle-level DRAM over the run (device, counters, figures, energyPj), else None.
+    return {"title": title, "path": path, "config": config, "layers": layers, "energy": energy, "area": area,
+            "dram": report.get("dram")}
 
 
 def load_sweep(d):
@@ -349,29 +351,55 @@ def fmt(v, digits=1):
     return f"{v:,}" if isinstance(v, int) else str(v)
 
 
+def dram_summary(run):
+    """One line on a cycle-level DRAM's figures, as weft run and weft layers print it."""
+    d = run.get("dram")
+    if d is None:
+        return ""
+    f = d["figures"]
+    line = (f"DRAM ({d['device']}): row hits {f['rowHitPct']:.1f} %, {f['activates']:,} activates, "
+            f"{f['refreshes']:,} refreshes; average latency {f['readLatencyCycles']:.1f} DRAM cycles a read, "
+            f"{f['writeLatencyCycles']:.1f} a write (to its command); bank-level parallelism "
+            f"{f['bankLevelParallelism']:.2f}")
+    if d.get("energyPj") is not None:
+        line += f"; energy {d['energyPj'] * 1e-6:,.1f} µJ"
+        if run.get("energy"):
+            line += f" ({100 * d['energyPj'] / run['energy']:.0f} % of the total)"
+    return f'<p class="dram">{html.escape(line)}</p>'
+
+
 def run_section(plots, run):
+    # A layer table on a cycle-level DRAM has each layer's DRAM counters: its row-hit rate.
+    row_hits = any(l.get("dram") is not None for l in run["layers"])
     rows = [[l["name"], l["op"], l["unit"], fmt(l["cycles"]), fmt(100 * l["util"]) if l["cycles"] else "",
-             fmt(l["rd"]), fmt(l["wr"]), fmt(l["energy"] * 1e-6, 3) if l["cycles"] else ""] for l in run["layers"]]
+             fmt(l["rd"]), fmt(l["wr"])]
+            + ([fmt(l["dram"]["rowHitPct"]) if l.get("dram") else ""] if row_hits else [])
+            + [fmt(l["energy"] * 1e-6, 3) if l["cycles"] else ""] for l in run["layers"]]
     total = sum(l["cycles"] for l in run["layers"])
     summary = f"{len(run['layers'])} layers, {total:,} device cycles"
     if run.get("energy") is not None:
         summary += f", {run['energy'] * 1e-6:,.1f} µJ"
     if run.get("area") is not None:
         summary += f", area {run['area'] * 1e-6:.3f} mm² (estimates: see the report's JSON)"
-    return (f"<section><h2>{html.escape(run['title'])}</h2><p>{html.escape(summary)}</p>"
-            + table(["layer", "operation", "unit", "cycles", "util %", "DRAM rd B", "DRAM wr B", "energy µJ"], rows,
-                    [False, False, False, True, True, True, True, True])
+    headers = (["layer", "operation", "unit", "cycles", "util %", "DRAM rd B", "DRAM wr B"]
+               + (["DRAM row hits %"] if row_hits else []) + ["energy µJ"])
+    return (f"<section><h2>{html.escape(run['title'])}</h2><p>{html.escape(summary)}</p>" + dram_summary(run)
+            + table(headers, rows, [False, False, False] + [True] * (len(headers) - 3))
             + breakdown_plot(plots, run) + energy_plot(plots, run) + roofline_plot(plots, run) + "</section>\n")
 
 
 def sweep_section(plots, sweep):
     plan = sweep["plan"]
     totals = [r for r in sweep["rows"] if r["layer"] == "total"]
-    headers = ["point"] + plan["swept"] + ["workload", "status", "cycles", "util %", "energy µJ", "area mm²"]
+    # Points on a cycle-level DRAM have its row-hit rate (empty for the simple pipe's).
+    row_hits = any(r.get("dram_row_hit_pct") is not None for r in totals)
+    headers = (["point"] + plan["swept"] + ["workload", "status", "cycles", "util %", "energy µJ", "area mm²"]
+               + (["DRAM row hits %"] if row_hits else []))
     rows = [[r["point"]] + [r[p] for p in plan["swept"]] +
             [r["workload"], r["status"], fmt(r["cycles"]), fmt(r["util_pct"]),
              fmt(r["energy_pj"] * 1e-6, 3) if r["energy_pj"] is not None else "",
-             fmt(r["area_um2"] * 1e-6, 4) if r["area_um2"] is not None else ""] for r in totals]
+             fmt(r["area_um2"] * 1e-6, 4) if r["area_um2"] is not None else ""]
+            + ([fmt(r.get("dram_row_hit_pct"))] if row_hits else []) for r in totals]
     failed = [r for r in totals if r["status"] != "ok"]
     note = f"{len(plan['points'])} points x {len(plan['workloads'])} workloads on {plan['backend']}"
     if failed:
@@ -379,7 +407,7 @@ def sweep_section(plots, sweep):
     return (f"<section><h2>Sweep {html.escape(os.path.basename(os.path.abspath(sweep['dir'])))}</h2>"
             f"<p>{html.escape(note)}; spec {html.escape(plan['spec'])}</p>"
             + table(headers, rows, [False] + [all(is_number(r[p]) for r in totals) for p in plan["swept"]]
-                    + [False, False, True, True, True, True])
+                    + [False, False, True, True, True, True] + ([True] if row_hits else []))
             + sweep_plots(plots, sweep) + "</section>\n")
 
 

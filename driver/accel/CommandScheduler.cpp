@@ -395,10 +395,12 @@ struct ScheduleEstimator::Segment {
   Timeline timeline;
 };
 
-ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBudget)
+ScheduleEstimator::ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBudget, bool placed)
     : cost_(std::make_unique<CostModel>(config)),
       segment_(std::make_unique<Segment>(*cost_, 0.0)),
-      budget_(gemmBudget) {}
+      budget_(gemmBudget) {
+  cost_->placed = placed;
+}
 ScheduleEstimator::~ScheduleEstimator() = default;
 
 void ScheduleEstimator::add(PlannedCommand&& command) {

@@ -115,7 +115,9 @@ struct EstimateBudgetSpent {};
 
 class ScheduleEstimator final : public CommandSink {
  public:
-  explicit ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBudget = 0);
+  // `placed`: the commands' addresses are where their tensors lie (CostModel::placed), as in a
+  // program; else tensors at address 0, as the tiling search sees them.
+  explicit ScheduleEstimator(const hw::HwConfig& config, uint64_t gemmBudget = 0, bool placed = false);
   ~ScheduleEstimator() override;
   void add(PlannedCommand&& command) override;
   double cycles() const;

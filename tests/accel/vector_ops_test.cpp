@@ -899,6 +899,32 @@ TEST(VectorOpsRegression, StridedLaneLoadsFitTheWatchdogBudget) {
   EXPECT_EQ(tally.passed, 1u);
 }
 
+// Windows over channels that are not a multiple of the lanes, wide enough that loading the
+// input pixel-major (a pixel's groups in one request, its last group reading past its
+// channels: WindowLayer::generate's choice) is what the compiler picks: SqueezeNet's pool10
+// (MEAN over 13x13x1000) and pooling over 250 and 1000 channels, exact on weft8 and weft16.
+TEST(VectorOpsRegression, WideChannelsNotAMultipleOfTheLanesMatchTheReference) {
+  Tally tally;
+  for (uint32_t i = 0; i < 6; ++i) {
+    std::mt19937 rng(100 + i);
+    CaseBuilder cb(rng, true);
+    const uint32_t channels = i < 2 ? 1000 : (i % 2 == 0 ? 250 : 1003);
+    const Tensor in = cb.input({i < 4 ? 1u : 2u, 13, 13, channels}, cb.quant());
+    std::optional<Tensor> out;
+    if (i < 2) {
+      out = cb.result({in.dims[0], 1, 1, channels}, in.q);
+      cb.operation(OperationType::MEAN, {in.operand, cb.int32Tensor({2}, {1, 2}), cb.int32(1)}, *out);
+      cb.note(fmt::format("MEAN [{},13,13,{}] over H and W", in.dims[0], channels));
+    } else {
+      out = pool(cb, in, false, i % 2 == 1);
+    }
+    cb.output(*out);
+    runCase(device(i), cb.finish(), fmt::format("case {}: {}", i, cb.what()), tally);
+  }
+  EXPECT_EQ(tally.claimed, 6u);
+  EXPECT_EQ(tally.passed, 6u);
+}
+
 // A DRAM fault under a driver's program (a LOAD past the end of DRAM) fails the execution, and
 // the device is destroyed afterwards.
 TEST(VectorOpsRegression, ADramFaultFailsTheExecution) {

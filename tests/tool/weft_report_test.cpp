@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -139,6 +140,49 @@ TEST(WeftReport, SweepOverAnEnumeratedParameterKeepsItsValueNamesInSpecOrder) {
   ASSERT_NE(ws, std::string::npos);
   ASSERT_NE(os, std::string::npos);
   EXPECT_LT(ws, os);  // the axis runs WS, OS
+}
+
+// A cycle-level DRAM shows on the page: a run's and a layer table's DRAM line (device, row hits,
+// activates, latencies, bank-level parallelism, energy), each layer's row-hit rate, and a sweep
+// over the DRAM its points' row-hit rate; the simple pipe's pages have none of it.
+TEST(WeftReport, ACycleLevelDramShowsItsFigures) {
+  const std::string run = tempPath("run.json"), layers = tempPath("layers.json"), sweep = tempPath("sweep");
+  ASSERT_EQ(runWeft("--backend approx --hw weft16-lpddr4 run --quiet " + testDir() + "/two_layer_net.json --json " +
+                    run + " --csv " + tempPath("run.csv"))
+                .exitCode,
+            0);
+  ASSERT_EQ(runWeft("--backend approx --hw weft16-lpddr4 layers --quiet " + tinyTable() + " --json " + layers).exitCode,
+            0);
+  const std::string spec = tempPath("spec.json");
+  std::ofstream(spec) << R"({"base": "weft16", "grid": {"Dram": ["simple", "lpddr4"]}, "workloads": [")" +
+                             tinyTable() + "\"]}";
+  fs::remove_all(sweep);
+  ASSERT_EQ(runWeft("sweep --quiet " + spec + " --out " + sweep).exitCode, 0);
+  const std::string page = tempPath("dram.html");
+  const ProcessResult r = runWeft("report " + run + " " + layers + " " + sweep + " --out " + page);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::string html = readFile(page);
+  const std::regex line("<p class=\"dram\">DRAM \\(lpddr4-3200\\): row hits [0-9.]+ %, [0-9,]+ activates, "
+                        "[0-9,]+ refreshes; average latency [0-9.]+ DRAM cycles a read, [0-9.]+ a write \\(to its "
+                        "command\\); bank-level parallelism [0-9.]+; energy [0-9.,]+ µJ \\([0-9]+ % of the total\\)</p>");
+  const auto lines = std::distance(std::sregex_iterator(html.begin(), html.end(), line), std::sregex_iterator());
+  EXPECT_EQ(lines, 2) << "the run's and the layer table's";
+  size_t columns = 0;
+  for (size_t at = html.find("<th>DRAM row hits %</th>"); at != std::string::npos;
+       at = html.find("<th>DRAM row hits %</th>", at + 1)) {
+    ++columns;
+  }
+  EXPECT_EQ(columns, 2u) << "the layer table's layers and the sweep's points";
+
+  const std::string simpleRun = tempPath("simple.json"), simplePage = tempPath("simple.html");
+  ASSERT_EQ(runWeft("--backend approx --hw weft16 run --quiet " + testDir() + "/two_layer_net.json --json " +
+                    simpleRun + " --csv " + tempPath("simple.csv"))
+                .exitCode,
+            0);
+  ASSERT_EQ(runWeft("report " + simpleRun + " --out " + simplePage).exitCode, 0);
+  const std::string simple = readFile(simplePage);
+  EXPECT_EQ(simple.find("class=\"dram\""), std::string::npos);
+  EXPECT_EQ(simple.find("DRAM row hits"), std::string::npos);
 }
 
 // A page that breaks (here: its check script made to throw) is caught by the same check.

@@ -120,6 +120,18 @@ nlohmann::ordered_json hwJson(const hw::HwConfig& hw) {
           {"params", nlohmann::ordered_json::parse(hw.toJson())["params"]}};  // enumerated ones by name
 }
 
+// A cycle-level DRAM's counters summed over the layers that ran on the accelerator.
+nlohmann::json tableDramCounters(const std::vector<LayerRun>& runs) {
+  nlohmann::json counters = nlohmann::json::object();
+  for (const LayerRun& r : runs) {
+    if (!r.reason.empty()) continue;
+    nlohmann::json layer = nlohmann::json::object();
+    for (const auto& [name, value] : r.counters) layer[name] = value;
+    addCounters(counters, layer);
+  }
+  return counters;
+}
+
 std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
                        const std::string& backend, double wallSeconds, const std::string& outputsPath,
                        const codesign::Estimator& estimator) {
@@ -160,6 +172,11 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"device", r.device}};
     if (!r.reason.empty()) l["reason"] = r.reason;
     if (r.sameAs) l["sameAs"] = runs[*r.sameAs].name;
+    nlohmann::json layerCounters = nlohmann::json::object();
+    for (const auto& [name, value] : r.counters) layerCounters[name] = value;
+    if (const nlohmann::json dram = dramFigures(layerCounters); !dram.is_null()) {
+      l["dram"] = dram;  // a cycle-level DRAM's figures from the layer's counters
+    }
     if (!outputsPath.empty()) {
       l["outputOffset"] = offset;
       l["outputBytes"] = r.output.size();
@@ -170,6 +187,13 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
   codesign::EnergyBreakdown total;
   for (const LayerRun& r : runs) total += estimator.energy(r.counters, r.registerAccesses);
   j["energy"] = codesign::toJson(total);
+  if (const auto device = sim::dramDeviceFor(hw)) {  // a cycle-level DRAM over the table
+    const nlohmann::json counters = tableDramCounters(runs);
+    j["dram"] = {{"device", device->name},
+                 {"counters", counters},
+                 {"figures", dramFigures(counters)},
+                 {"energyPj", counters.value("DRAM_ENERGY_PJ", uint64_t{0})}};
+  }
   j["estimates"] = estimator.json();
   if (!outputsPath.empty()) j["outputs"] = outputsPath;
   j["wallSeconds"] = wallSeconds;
@@ -296,14 +320,9 @@ void printTable(const LayerTable& table, const std::vector<LayerRun>& runs, cons
   }
   fmt::print(out, "\nenergy: {}\n", codesign::describe(energy));
   if (const auto device = sim::dramDeviceFor(hw)) {  // a cycle-level DRAM: its figures over the table
-    nlohmann::json counters = nlohmann::json::object();
-    for (const LayerRun& r : runs) {
-      if (!r.reason.empty()) continue;
-      nlohmann::json layer = nlohmann::json::object();
-      for (const auto& [name, value] : r.counters) layer[name] = value;
-      addCounters(counters, layer);
+    if (const std::string line = dramLine(device->name, tableDramCounters(runs)); !line.empty()) {
+      fmt::print(out, "{}\n", line);
     }
-    if (const std::string line = dramLine(device->name, counters); !line.empty()) fmt::print(out, "{}\n", line);
   }
   for (const auto& line : estimator.describe()) fmt::print(out, "{}\n", line);
   fmt::print(out, "\nsimulator ({}): {} cycles in {:.4f} s = {:.0f} simulated cycles/s\n", backend, simulated,

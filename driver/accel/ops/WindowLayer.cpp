@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "../CommandScheduler.h"
 #include "../RuntimeOperands.h"
 
 namespace weft::accel {
@@ -77,10 +78,13 @@ std::string WindowLayer::describe() const {
 // generate()'s state: the layer, its placement and the commands it makes, epoch by epoch.
 class WindowLayer::Emission {
  public:
-  Emission(const WindowLayer& layer, const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink)
+  // `partialPixelMajor`: load pixel-major also when the channels are not a multiple of C
+  // (WindowLayer::generate chooses).
+  Emission(const WindowLayer& layer, const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink,
+           bool partialPixelMajor)
       : l_(layer), where_(where), config_(config), sink_(sink), C_(config.cols()),
         input_{where.inputs[0], layer.in, C_}, output_{where.outputs[0], layer.out, C_}, cmds_(config, sink) {
-    pixelMajor_ = layer.depthMultiplier == 1 && layer.in.channels % C_ == 0;
+    pixelMajor_ = layer.depthMultiplier == 1 && (layer.in.channels % C_ == 0 || partialPixelMajor);
     // A group is C bytes of output channels: C values, or C/2 binary16 ones.
     valueBytes_ = layer.valueBytes();
     groupValues_ = C_ / valueBytes_;
@@ -106,6 +110,7 @@ class WindowLayer::Emission {
   nn::Status loadEpochConstants(uint32_t e0, uint32_t e1);
   nn::Result<Band> chooseBand(uint32_t eg, uint32_t resident) const;
   uint32_t bandRows(uint32_t nc, uint32_t gc, uint32_t bufRows) const;
+  bool pixelMajorFits(const PixelBox& box, uint32_t c0, uint32_t gc) const;
   nn::Status epoch(uint32_t e0, uint32_t e1);
   nn::Status groupWindow(uint32_t e0, uint32_t g, const PixelBox& box, const PixelBox& outBox, const Span& ys,
                          const Span& xs, uint32_t base, const TileLayout& tile, uint32_t c0, Cursor& at,
@@ -179,6 +184,21 @@ nn::Status WindowLayer::Emission::loadEpochConstants(uint32_t e0, uint32_t e1) {
                           eg * taps, C_, C_, vecBuffer(0)));
   }
   return {};
+}
+
+// Whether the box's groups [c0, c0 + gc) load pixel-major. A pixel-major LOAD reads whole
+// groups of C bytes, one request for a pixel's groups: with channels not a multiple of C, a
+// pixel's last group reads up to C - 1 bytes past its channels (the next pixel's: lanes no
+// STORE writes), which past the image's last pixel would leave the tensor, so such a box loads
+// group by group instead (a request of a group's bytes per pixel). Pixel-major keeps a DMA
+// stream in one DRAM row where group-by-group jumps a pixel's stride every few bytes:
+// SqueezeNet's MEAN over 13x13x1000 ran 8x slower group by group at weft16-lpddr4.
+bool WindowLayer::Emission::pixelMajorFits(const PixelBox& box, uint32_t c0, uint32_t gc) const {
+  if (!pixelMajor_) return false;
+  const ImageShape& in = l_.in;
+  if (uint64_t{c0 + gc} * C_ <= in.channels || box.h == 0 || box.w == 0) return true;
+  const uint64_t readEnd = input_.pixelAddr(box.b, box.y0 + box.h - 1, box.x0 + box.w - 1) + uint64_t{c0 + gc} * C_;
+  return readEnd <= input_.pixelAddr(in.batches - 1, in.height - 1, in.width - 1) + in.channels;
 }
 
 // The most output rows of a band nc columns wide over gc groups whose input box fits bufRows.
@@ -267,7 +287,7 @@ nn::Status WindowLayer::Emission::epoch(uint32_t e0, uint32_t e1) {
         for (uint32_t c0 = e0; c0 < e1; c0 += band.chunk) {
           const uint32_t gc = std::min(band.chunk, e1 - c0);
           const uint32_t base = resident + at.tileBuf * band.bufRows;
-          const TileLayout tile{base, pixelMajor_, gc, box.w, box.h};
+          const TileLayout tile{base, pixelMajorFits(box, c0, gc), gc, box.w, box.h};
           if (!empty && l_.depthMultiplier == 1) {
             NN_TRY(cmds_.loadBox(input_, box, tile, c0, vecBuffer(1 + at.tileBuf)));
           }
@@ -333,8 +353,25 @@ nn::Status WindowLayer::Emission::groupWindow(uint32_t e0, uint32_t g, const Pix
   return {};
 }
 
+// With channels not a multiple of C the input tiles' layout is a choice: pixel-major (a DMA
+// request per pixel's groups, streaming DRAM rows; a pixel's last group reads lanes it does not
+// use) or group by group (a request of a group's bytes per pixel, a pixel's stride apart: what a
+// cycle-level DRAM pays a row activation for every few of). The tile shapes differ too
+// (chooseBand). Each is scheduled where the tensors lie and the faster is emitted: SqueezeNet's
+// MEAN over 13x13x1000 at weft16-lpddr4 takes pixel-major (224,596 -> 71,001 cycles), the
+// regression set's small windows over 11 and 13 channels at weft8 group by group.
 nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
-  return Emission(*this, where, config, sink).run();
+  bool partialPixelMajor = false;
+  if (depthMultiplier == 1 && in.channels % config.cols() != 0) {
+    double cycles[2] = {0, 0};
+    for (int pixelMajor = 0; pixelMajor < 2; ++pixelMajor) {
+      ScheduleEstimator estimate(config, 0, /*placed=*/true);
+      NN_TRY(Emission(*this, where, config, estimate, pixelMajor == 1).run());
+      cycles[pixelMajor] = estimate.cycles();
+    }
+    partialPixelMajor = cycles[1] < cycles[0];
+  }
+  return Emission(*this, where, config, sink, partialPixelMajor).run();
 }
 
 }  // namespace weft::accel
