@@ -138,7 +138,10 @@ Segment findDependencies(const PlannedCommand* cmds, size_t n) {
 // they are rates, not queues in loop-nest order).
 class Timeline {
  public:
-  Timeline(const CostModel& cost, double t0) : cost_(&cost), t0_(t0), makespan_(t0) { unitFree_.fill(t0); }
+  Timeline(const CostModel& cost, double t0)
+      : cost_(&cost), t0_(t0), makespan_(t0), writeRoom_(cost.dram ? cost.dram->writeQueueTransactions : 0) {
+    unitFree_.fill(t0);
+  }
 
   // The estimated start of the next command, of `unit`, with dependencies `dep`.
   double add(const CommandCost& c, int unit, const Knowledge& dep) {
@@ -146,8 +149,15 @@ class Timeline {
     for (int v = 0; v < kUnits; ++v) {
       if (dep[v] >= 0) ready = std::max(ready, end_[dep[v]]);
     }
-    end_.push_back(ready + c.doneCycles);
-    unitFree_[unit] = ready + c.busyCycles;
+    double busy = c.busyCycles;
+    if (c.writeTransactions > 0 && writeRoom_ > 0) {
+      // The share of its writes the write queues still take enter at the port's rate.
+      const double queued = std::min(writeRoom_, c.writeTransactions);
+      busy -= queued / c.writeTransactions * (c.busyCycles - c.queuedBusyCycles);
+      writeRoom_ -= queued;
+    }
+    end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));
+    unitFree_[unit] = ready + busy;
     channel_ += c.channelCycles;
     makespan_ = std::max(makespan_, end_.back());
     return ready;
@@ -168,6 +178,9 @@ class Timeline {
  private:
   const CostModel* cost_;
   double t0_, makespan_, channel_ = 0;
+  // Write transactions the write queues take before they drain, from the segment's start (a
+  // cycle-level DRAM; the DRAM's state before it is not known here).
+  double writeRoom_;
   std::array<double, kUnits> unitFree_;
   std::vector<double> end_;
 };

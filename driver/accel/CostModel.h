@@ -45,6 +45,9 @@ struct DramCost {
   double rowBytes = 2048;         // of one bank's row: a stream opens a row every rowBytes of address
   double activateCycles = 36;     // a request that opens a row: precharge and activate (tRP + tRCD)
   double latency = 30;            // a request's first data after it is offered: column command, RL, burst
+  // Posted write transactions the channels' write queues take before the first drain: a store
+  // within them enters at the port's rate, not the drain's (0: a unified queue, none held).
+  double writeQueueTransactions = 0;
   // largestShare[n]: of a request of n transactions starting anywhere in the channels' interleave,
   // the mean of the most any one channel holds (n where one channel holds every address).
   std::vector<double> largestShare;
@@ -62,6 +65,10 @@ struct CommandCost {
   double busyCycles = 0;
   double doneCycles = 0;
   double channelCycles = 0;
+  // A STORE on a cycle-level DRAM: its write transactions, and its busy cycles when the write
+  // queues take them all without a drain (the timeline decides how many they take).
+  double writeTransactions = 0;
+  double queuedBusyCycles = 0;
 };
 
 struct CostModel {
@@ -313,10 +320,12 @@ struct CostModel {
     CommandCost c;
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
     c.doneCycles = c.busyCycles + latency;
-    if (dram && stride == bytes && rowsToStore > 1) {
-      c.channelCycles = (static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1) * dram->writeChannelCycles;
-    } else if (dram) {
-      c.channelCycles = static_cast<double>(rowsToStore) * meanTransactions(bytes, addr, stride) * dram->writeChannelCycles;
+    if (dram) {
+      c.writeTransactions = stride == bytes && rowsToStore > 1
+                                ? static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1
+                                : static_cast<double>(rowsToStore) * meanTransactions(bytes, addr, stride);
+      c.channelCycles = c.writeTransactions * dram->writeChannelCycles;
+      c.queuedBusyCycles = 4 + static_cast<double>(rowsToStore) * std::max(static_cast<double>(tiles), beats(bytes));
     } else {
       c.channelCycles = static_cast<double>(rowsToStore) * write;
     }

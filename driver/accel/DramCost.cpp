@@ -121,6 +121,9 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   c.activateCycles = static_cast<double>(t.tRP + std::max(t.tRCDRD, t.tRCDWR)) * cycle;
   // Offered, entered and issued (two cycles), RL, the burst; the crossing back and the port.
   c.latency = (2 + t.readLatency() + t.burstCycles) * cycle + 2;
+  // A write queue drains when it is full (its high watermark) or idle above its low watermark:
+  // until then a store's writes enter one a port cycle.
+  if (!d.controller.unifiedQueue) c.writeQueueTransactions = channels * static_cast<double>(d.controller.writeHigh());
   return c;
 }
 
