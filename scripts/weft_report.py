@@ -54,7 +54,8 @@ def layer_from_run(l):
     return {"name": l["name"], "op": l["operation"], "unit": l["unit"], "cycles": c, "macs": l["macs"],
             "peak": l["peakOpsPerCycle"], "util": l["utilization"], "busy": busy,
             "dram_stall": l["busy"]["dramStall"], "rd": l["dramReadBytes"], "wr": l["dramWriteBytes"],
-            "energy": l.get("energy", {}).get("totalPj", 0.0), "energy_parts": l.get("energy", {})}
+            "energy": l.get("energy", {}).get("totalPj", 0.0), "energy_parts": l.get("energy", {}),
+            "dram": l.get("dram")}
 
 
 def layer_from_table(l, rows, cols):

@@ -369,6 +369,9 @@ nn::Result<hal::ExecutionResult> PreparedModel::executeOnDevice(const nn::Reques
     };
   }
   const std::vector<uint8_t>& program = transfers.inPlace.empty() ? cm.program : relocated;
+  // A cycle-level DRAM's counters at each snapshot (readSnapshots takes them): per-layer figures.
+  backend.takeDramCheckpoints();  // an earlier, failed run's
+  backend.watchDramSnapshots(cm.snapshots->addr(), (cm.operations.size() + 1) * hw::kSnapshotBytes);
   auto submitted = queue_->run(program, cm.watchdogCycles, onProgress, deadline);
   for (const DeviceBuffer* buffer : args.outputBuffers) {
     if (buffer != nullptr) buffer->deviceWrote();  // or half-wrote, when the run failed

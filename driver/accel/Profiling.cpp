@@ -1,5 +1,6 @@
 #include "Profiling.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -21,6 +22,9 @@ std::vector<SnapshotRecord> readSnapshots(sim::IDeviceBackend& backend, const Co
     const uint8_t* p = &bytes[i * hw::kSnapshotBytes];
     std::memcpy(&records[i].tag, p, 8);
     std::memcpy(records[i].counters.data(), p + 8, 8 * hw::kNumCounters);
+  }
+  for (sim::DramCheckpoint& c : backend.takeDramCheckpoints()) {
+    if (c.record < n) records[c.record].dram = std::move(c.counters);
   }
   return records;
 }
@@ -57,6 +61,13 @@ hal::ExecutionProfile makeProfile(const CompiledModel& model, const std::vector<
     o.dramWriteBytes = after[hw::Counter::kDmaWrBytes] - before[hw::Counter::kDmaWrBytes];
     for (size_t c = 0; c < hw::kNumCounters; ++c) {
       o.counters.emplace_back(std::string(hw::kCounterNames[c]), after.counters[c] - before.counters[c]);
+    }
+    // A cycle-level DRAM's growth between the same two records (both have it, in one order).
+    if (!before.dram.empty() && after.dram.size() == before.dram.size()) {
+      for (size_t c = 0; c < after.dram.size(); ++c) {
+        o.counters.emplace_back(after.dram[c].first,
+                                after.dram[c].second - std::min(after.dram[c].second, before.dram[c].second));
+      }
     }
     opCycles += o.cycles;
     p.operations.push_back(std::move(o));

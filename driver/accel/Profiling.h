@@ -9,6 +9,8 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "DeviceQueue.h"
@@ -20,6 +22,9 @@ namespace weft::accel {
 struct SnapshotRecord {
   uint64_t tag = 0;
   std::array<uint64_t, hw::kNumCounters> counters{};
+  // A cycle-level DRAM's counters (cumulative, DRAM_*) when the record was written: the DRAM
+  // lives beside the device, not in its counters (sim::DramCheckpoint). Empty for the simple pipe.
+  std::vector<std::pair<std::string, uint64_t>> dram;
   uint64_t operator[](hw::Counter c) const { return counters[static_cast<size_t>(c)]; }
 };
 

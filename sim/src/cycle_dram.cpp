@@ -1,6 +1,7 @@
 #include "weft/sim/cycle_dram.h"
 
 #include "weft/common/files.h"
+#include "weft/hw/generated.h"
 #include "weft/sim/dram_counters.h"
 
 #include <fmt/format.h>
@@ -120,6 +121,9 @@ uint64_t CycleDram::write(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
     entered = memory_.offer({nextId_++, tx << requestShift_, true}, d);
     if (tracing_) trace_.push_back({tx << requestShift_, entered, true});
     if (traceFile() != nullptr) fmt::print(traceFile(), "{:#x} WRITE {}\n", tx << requestShift_, entered);
+  }
+  if (addr >= snapshotBase_ && addr - snapshotBase_ < snapshotBytes_ && (addr - snapshotBase_) % hw::kSnapshotBytes == 0) {
+    checkpoints_.push_back({static_cast<uint32_t>((addr - snapshotBase_) / hw::kSnapshotBytes), dramCounters(activity())});
   }
   // Posted: acknowledged the DRAM cycle after it entered; its completion record is not needed.
   return fromDram_.atOrAfter(entered + 1);

@@ -299,9 +299,10 @@ TEST_F(DramTool, LayersReportTheDramAndWriteItsTrace) {
   EXPECT_GE(rj["reads"].get<uint64_t>(), reads);
 }
 
-// A network is one program: its DRAM counters come at the program's end, and its layers' DRAM
-// energy is the execution's, split over them (tools/weft/DramCounters.h). Before, a network run
-// on a cycle-level DRAM reported no DRAM energy at all.
+// A network is one program: its DRAM counters come at the program's end, and each layer's are
+// the DRAM's growth between the snapshots around it (the driver's checkpoints), its DRAM energy
+// among them; what is left is outside every layer (tools/weft/DramCounters.h). Before, a
+// network run on a cycle-level DRAM reported no DRAM energy at all, then a split of the total.
 TEST_F(DramTool, NetworkRunsReportTheDramAndItsEnergy) {
   const std::string& net = twoLayerNet();
   const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx run {} --quiet --json {}/out.json", net, dir_));
@@ -316,13 +317,26 @@ TEST_F(DramTool, NetworkRunsReportTheDramAndItsEnergy) {
   EXPECT_LT(c["DRAM_TIME_ENERGY_PJ"].get<uint64_t>(), c["DRAM_ENERGY_PJ"].get<uint64_t>());
   EXPECT_DOUBLE_EQ(j["acceleratorEnergy"]["dramPj"].get<double>(), total);
   double layers = 0;
-  uint64_t readBytes = 0;
+  uint64_t readBytes = 0, layerReads = 0, layerActivates = 0;
   for (const auto& l : j["layers"]) {
     EXPECT_GT(l["energy"]["dramPj"].get<double>(), 0) << l.dump();
     layers += l["energy"]["dramPj"].get<double>();
     readBytes += l["dramReadBytes"].get<uint64_t>();
+    ASSERT_TRUE(l.contains("dramCounters")) << l.dump();
+    const auto& lc = l["dramCounters"];
+    EXPECT_DOUBLE_EQ(l["energy"]["dramPj"].get<double>(), static_cast<double>(lc["DRAM_ENERGY_PJ"].get<uint64_t>()));
+    EXPECT_EQ(l["dram"]["activates"].get<uint64_t>(), lc["DRAM_ACTIVATES"].get<uint64_t>());
+    EXPECT_GT(lc["DRAM_READS"].get<uint64_t>() * 32, l["dramReadBytes"].get<uint64_t>() / 2) << l.dump();
+    layerReads += lc["DRAM_READS"].get<uint64_t>();
+    layerActivates += lc["DRAM_ACTIVATES"].get<uint64_t>();
   }
-  EXPECT_NEAR(layers, total, 1e-9 * total);
+  const double outside = j["dram"]["outsideLayersPj"].get<double>();
+  EXPECT_GT(outside, 0);  // the program's fetch before the first snapshot, the drain at its end
+  EXPECT_LT(outside, 0.2 * total);
+  EXPECT_NEAR(layers + outside, total, 1e-9 * total);
+  EXPECT_LE(layerReads, c["DRAM_READS"].get<uint64_t>());
+  EXPECT_GE(layerReads + 64, c["DRAM_READS"].get<uint64_t>()) << "only the program's first fetch is outside";
+  EXPECT_LE(layerActivates, c["DRAM_ACTIVATES"].get<uint64_t>());
   EXPECT_GE(c["DRAM_READS"].get<uint64_t>() * 32, readBytes);  // 32-byte transactions
   const auto& figures = j["dram"]["figures"];
   EXPECT_GT(figures["rowHitPct"].get<double>(), 0);

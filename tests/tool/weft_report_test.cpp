@@ -172,7 +172,7 @@ TEST(WeftReport, ACycleLevelDramShowsItsFigures) {
        at = html.find("<th>DRAM row hits %</th>", at + 1)) {
     ++columns;
   }
-  EXPECT_EQ(columns, 2u) << "the layer table's layers and the sweep's points";
+  EXPECT_EQ(columns, 3u) << "the run's layers, the layer table's and the sweep's points";
 
   const std::string simpleRun = tempPath("simple.json"), simplePage = tempPath("simple.html");
   ASSERT_EQ(runWeft("--backend approx --hw weft16 run --quiet " + testDir() + "/two_layer_net.json --json " +

@@ -302,6 +302,7 @@ std::vector<std::pair<std::string, json>> dramCommandSlices(const json& device) 
 TEST(WeftTrace, CycleLevelDramCommandsHaveTrackPerChannel) {
   const std::string net = testDir() + "/two_layer_net.json";
   std::vector<std::pair<std::string, json>> slices[2];
+  json layerDram[2];  // each layer's DRAM counters (its snapshots' checkpoints), per backend
   int i = 0;
   for (const char* backend : {"rtl", "approx"}) {
     SCOPED_TRACE(backend);
@@ -340,8 +341,15 @@ TEST(WeftTrace, CycleLevelDramCommandsHaveTrackPerChannel) {
     EXPECT_EQ(kinds["WR"] + kinds["WRA"], counters["DRAM_WRITE_COMMANDS"].get<uint64_t>());
     EXPECT_GT(kinds["RD"] + kinds["RDA"], 0u);
     EXPECT_LE(kinds["RD"] + kinds["RDA"], counters["DRAM_READS"].get<uint64_t>());
+    layerDram[i] = json::array();
+    const json ran = readJson(report);
+    for (const auto& l : ran["layers"]) {
+      if (l.contains("dramCounters")) layerDram[i].push_back(l["dramCounters"]);
+    }
+    EXPECT_FALSE(layerDram[i].empty());
     ++i;
   }
+  EXPECT_EQ(layerDram[0], layerDram[1]) << "each layer's DRAM counters, RTL against approx";
   ASSERT_EQ(slices[0].size(), slices[1].size());
   for (size_t k = 0; k < slices[0].size(); ++k) {
     ASSERT_EQ(slices[0][k].first, slices[1][k].first) << k;

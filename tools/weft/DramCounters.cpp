@@ -56,7 +56,12 @@ void appendDramCounterDeltas(std::vector<std::pair<std::string, uint64_t>>& coun
     if (!value.is_number_unsigned()) continue;
     const uint64_t now = value.get<uint64_t>();
     uint64_t& before = last()[name];
-    counters.emplace_back(name, now - std::min(now, before));
+    auto it = std::find_if(counters.begin(), counters.end(), [&](const auto& c) { return c.first == name; });
+    if (it == counters.end()) {
+      counters.emplace_back(name, now - std::min(now, before));
+    } else {
+      it->second = now - std::min(now, before);  // the program's, its end included, over its layers'
+    }
     before = now;
   }
 }
@@ -72,22 +77,13 @@ uint64_t named(const std::vector<std::pair<std::string, uint64_t>>& counters, st
 
 void attributeDramEnergy(RunReport& report) {
   if (report.dramCounters.empty()) return;
+  // Each layer's own counters (the checkpoints at its snapshots) gave its DRAM energy, already in
+  // the total with the layer's: what is left is outside every layer.
+  double layers = 0;
+  for (const LayerReport& l : report.layers) layers += l.energy.dramPj;
   const double total = static_cast<double>(named(report.dramCounters, "DRAM_ENERGY_PJ"));
-  const double timed = std::min(total, static_cast<double>(named(report.dramCounters, "DRAM_TIME_ENERGY_PJ")));
-  double cycles = 0, bytes = 0;
-  for (const LayerReport& l : report.layers) {
-    cycles += static_cast<double>(l.cycles);
-    bytes += static_cast<double>(l.dramReadBytes + l.dramWriteBytes);
-  }
-  for (LayerReport& l : report.layers) {
-    if (l.cycles == 0) continue;
-    const double byTime = timed * static_cast<double>(l.cycles) / cycles;
-    const double byTraffic =
-        bytes > 0 ? (total - timed) * static_cast<double>(l.dramReadBytes + l.dramWriteBytes) / bytes : 0;
-    l.energy.dramPj = byTime + byTraffic;
-  }
-  // The layers' energies were summed into the total before the split: the DRAM's is added whole.
-  report.acceleratorEnergy.dramPj += total;
+  report.dramOutsideLayersPj = std::max(0.0, total - layers);
+  report.acceleratorEnergy.dramPj += report.dramOutsideLayersPj;
 }
 
 }  // namespace weft::tool

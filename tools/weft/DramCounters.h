@@ -26,17 +26,18 @@ class DramCountersScope {
   std::string path_;
 };
 
-// Appends to `counters` each DRAM counter's growth since the previous call (nothing when no
-// DramCountersScope is active or the DRAM is the simple pipe).
+// Appends to `counters` each DRAM counter's growth since the previous call, replacing an entry of
+// the same name (a layer's, from its snapshots: the program's includes its end). Nothing when no
+// DramCountersScope is active or the DRAM is the simple pipe.
 void appendDramCounterDeltas(std::vector<std::pair<std::string, uint64_t>>& counters);
 
 struct RunReport;
-// `weft run`: a network is one program, and the DRAM's counters are known at its end only, so a
-// layer's DRAM energy is the execution's split by what spends it: the part time spends
-// (background and refresh, DRAM_TIME_ENERGY_PJ) by the layer's share of the device's cycles, the
-// rest (activates, precharges, reads, writes) by its share of the DRAM bytes. Sets each
-// accelerator layer's energy.dramPj and adds the execution's whole DRAM energy to the report's
-// total. Nothing when `report.dramCounters` is empty.
+// `weft run`: a network is one program. Each accelerator layer's DRAM counters, and so its DRAM
+// energy, are the DRAM's growth between the snapshots around it (the driver's checkpoints); the
+// execution's whole DRAM energy (DRAM_ENERGY_PJ of report.dramCounters, the program's end
+// included) less the layers' is outside every layer: the program's start and the posted writes
+// drained at its end. Sets report.dramOutsideLayersPj and adds it to the report's total. Nothing
+// when `report.dramCounters` is empty.
 void attributeDramEnergy(RunReport& report);
 
 }  // namespace weft::tool

@@ -86,12 +86,16 @@ nlohmann::json dramCounterObject(const RunReport& r) {
   return counters;
 }
 
-constexpr const char* kDramEnergySplit =
-    "a layer's share: background and refresh by its cycles, activates, precharges, reads and writes by its DRAM bytes";
+// How the DRAM's energy is given to the layers.
+std::string dramEnergySplit(const RunReport& r) {
+  return fmt::format("each layer's from the DRAM's counters at the snapshots around it; {:.3f} uJ outside every "
+                     "layer: the program's start and the posted writes drained at its end",
+                     1e-6 * r.dramOutsideLayersPj);
+}
 
 // The cycle-level DRAM over the execution, on one line.
 std::string dramLine(const RunReport& r) {
-  return fmt::format("{} ({})", tool::dramLine(r.dramDevice, dramCounterObject(r)), kDramEnergySplit);
+  return fmt::format("{} ({})", tool::dramLine(r.dramDevice, dramCounterObject(r)), dramEnergySplit(r));
 }
 
 nlohmann::ordered_json dramJson(const RunReport& r) {
@@ -100,7 +104,8 @@ nlohmann::ordered_json dramJson(const RunReport& r) {
   for (const auto& [name, value] : r.dramCounters) j["counters"][name] = value;
   j["figures"] = dramFigures(dramCounterObject(r));
   j["energyPj"] = dramCounter(r, "DRAM_ENERGY_PJ");
-  j["layersEnergySplit"] = kDramEnergySplit;
+  j["outsideLayersPj"] = r.dramOutsideLayersPj;
+  j["layersEnergySplit"] = dramEnergySplit(r);
   return j;
 }
 
@@ -251,6 +256,12 @@ std::string toJson(const RunReport& r) {
                       {"maxError", l.maxError}, {"driftError", l.driftError},
                       {"energy", codesign::toJson(l.energy)}});
     if (!l.reason.empty()) layers.back()["reason"] = l.reason;
+    if (!l.dramCounters.empty()) {  // a cycle-level DRAM over the layer
+      nlohmann::json counters = nlohmann::json::object();
+      for (const auto& [name, value] : l.dramCounters) counters[name] = value;
+      layers.back()["dram"] = dramFigures(counters);
+      layers.back()["dramCounters"] = counters;
+    }
   }
   auto& totals = j["totals"] = nlohmann::ordered_json::object();
   for (const std::string& device : r.devices()) {

@@ -41,6 +41,9 @@ struct LayerReport {
 
   std::string reason;           // off the accelerator: why its driver does not take the operation
   codesign::EnergyBreakdown energy;  // accelerator layers: from their counters (tools/codesign)
+  // A cycle-level DRAM's counters over the layer (DRAM_*: its growth between the snapshots
+  // around the layer); empty for the simple pipe.
+  std::vector<std::pair<std::string, uint64_t>> dramCounters;
 };
 
 // The unit whose busy fraction is largest ("array", "vector", "load", "store"): what bounds the
@@ -95,11 +98,13 @@ struct RunReport {
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
   std::vector<std::string> estimateLines;
   // A cycle-level DRAM's counters over the execution (DRAM_READS, DRAM_ROW_HITS, DRAM_ENERGY_PJ,
-  // ...: weft/sim/dram_counters.h), and the device's name; empty for the simple pipe. The
-  // network is one program, so its layers' DRAM energy is the execution's, split
+  // ...: weft/sim/dram_counters.h), and the device's name; empty for the simple pipe. Each
+  // layer has its own (LayerReport::dramCounters); the DRAM energy outside every layer (the
+  // program's start, the posted writes drained at its end) is dramOutsideLayersPj
   // (attributeDramEnergy).
   std::vector<std::pair<std::string, uint64_t>> dramCounters;
   std::string dramDevice;
+  double dramOutsideLayersPj = 0;
   nlohmann::ordered_json estimates;
 
   // The devices of the layers, in order of first use.

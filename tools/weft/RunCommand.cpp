@@ -176,6 +176,9 @@ void fillTiming(RunReport& report, const ANeuralNetworksExecution* execution,
         l.storeBusy = counter("STORE_ACTIVE") / cycles;
         l.dramStall = std::min(1.0, (counter("STALL_DRAM_RD") + counter("STALL_DRAM_WR")) / cycles);
         l.energy = estimator.energy(op.counters, 0);
+        for (const auto& [name, value] : op.counters) {
+          if (name.rfind("DRAM_", 0) == 0) l.dramCounters.emplace_back(name, value);
+        }
         report.deviceOrder.push_back(op.operationIndex);
         report.acceleratorEnergy += l.energy;
       }

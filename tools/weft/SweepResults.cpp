@@ -104,7 +104,7 @@ ordered_json workloadFromRunReport(const std::string& label, const json& report)
                        accel ? json(l["onHardwareNs"].get<uint64_t>()) : json(nullptr),
                        accel ? json(100.0 * l["utilization"].get<double>()) : json(nullptr),
                        l["dramReadBytes"].get<uint64_t>(), l["dramWriteBytes"].get<uint64_t>(),
-                       l["energy"]["totalPj"].get<double>()));
+                       l["energy"]["totalPj"].get<double>(), l.value("dram", json(nullptr))));
   }
   const json dram = report.contains("dram") ? dramFigures(report["dram"]["counters"]) : json(nullptr);
   return workload(label, rows, report["acceleratorEnergy"]["totalPj"].get<double>(),

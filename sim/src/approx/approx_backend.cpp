@@ -105,6 +105,15 @@ class ApproxBackend final : public IDeviceBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     return device_.dramModel().activity(out);
   }
+  void watchDramSnapshots(uint64_t base, uint64_t bytes) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (CycleDram* d = device_.dramModel().cycleDram()) d->watchSnapshots(base, bytes);
+  }
+  std::vector<DramCheckpoint> takeDramCheckpoints() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (CycleDram* d = device_.dramModel().cycleDram()) return d->takeCheckpoints();
+    return {};
+  }
   void recordDramTrace(bool on) override {
     std::lock_guard<std::mutex> lock(mutex_);
     if (CycleDram* d = device_.dramModel().cycleDram()) d->recordTrace(on);

@@ -112,6 +112,18 @@ class RtlBackend final : public IDeviceBackend {
     SimulationThread::instance().run([&] { have = system_.dramModel().activity(out); });
     return have;
   }
+  void watchDramSnapshots(uint64_t base, uint64_t bytes) override {
+    SimulationThread::instance().run([&] {
+      if (CycleDram* d = system_.dramModel().cycleDram()) d->watchSnapshots(base, bytes);
+    });
+  }
+  std::vector<DramCheckpoint> takeDramCheckpoints() override {
+    std::vector<DramCheckpoint> out;
+    SimulationThread::instance().run([&] {
+      if (CycleDram* d = system_.dramModel().cycleDram()) out = d->takeCheckpoints();
+    });
+    return out;
+  }
   void recordDramTrace(bool on) override {
     SimulationThread::instance().run([&] {
       if (CycleDram* d = system_.dramModel().cycleDram()) d->recordTrace(on);

@@ -97,6 +97,11 @@ class IDeviceBackend {
   virtual bool dramActivity(DramActivity& out) { (void)out; return false; }
   // Records the transactions the cycle-level DRAM sees (CycleDram::TraceLine) until turned off;
   // takeDramTrace() hands over those recorded since the previous take.
+  // A cycle-level DRAM's counters at each snapshot record written into [base, base + bytes)
+  // (CycleDram::watchSnapshots); takeDramCheckpoints() hands over those since the previous take.
+  // Both backends record the same. Nothing for the simple pipe and test doubles.
+  virtual void watchDramSnapshots(uint64_t base, uint64_t bytes) { (void)base, (void)bytes; }
+  virtual std::vector<DramCheckpoint> takeDramCheckpoints() { return {}; }
   virtual void recordDramTrace(bool on) { (void)on; }
   virtual std::vector<CycleDram::TraceLine> takeDramTrace() { return {}; }
 };

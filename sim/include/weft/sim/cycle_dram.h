@@ -28,6 +28,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/hw/config.h"
@@ -51,6 +53,13 @@ struct DramActivity {
   uint64_t dramCycles = 0;  // DRAM cycles simulated (now())
   double tckNs = 0;
   uint32_t requestBytes = 0;
+};
+
+// The DRAM's counters (dramCounters(), cumulative) when a snapshot record's write reached it:
+// `record` is the record's index in the region CycleDram::watchSnapshots names.
+struct DramCheckpoint {
+  uint32_t record = 0;
+  std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
 class CycleDram {
@@ -79,6 +88,17 @@ class CycleDram {
   void recordTrace(bool on) { tracing_ = on; }
   std::vector<TraceLine>& trace() { return trace_; }
 
+  // Per-layer counters: the driver's program writes a snapshot record (hw::kSnapshotBytes) at
+  // each layer's end into [base, base + bytes); a write request that starts a record takes a
+  // DramCheckpoint once its transactions have entered (the counters as far as the model has
+  // run: reads are decided by then, the layer's posted writes still queued count later).
+  // bytes 0: none. takeCheckpoints() hands over those recorded since the previous take.
+  void watchSnapshots(uint64_t base, uint64_t bytes) {
+    snapshotBase_ = base;
+    snapshotBytes_ = bytes;
+  }
+  std::vector<DramCheckpoint> takeCheckpoints() { return std::exchange(checkpoints_, {}); }
+
   // The DRAM's commands (for its timeline track), recorded while on; takeCommands() hands over
   // those issued since the previous take, by cycle.
   void recordCommands(bool on) { memory_.recordCommands(on); }
@@ -96,6 +116,8 @@ class CycleDram {
   bool tracing_ = false;
   std::vector<TraceLine> trace_;
   std::vector<dram::CommandRecord> commands_;
+  uint64_t snapshotBase_ = 0, snapshotBytes_ = 0;
+  std::vector<DramCheckpoint> checkpoints_;
 };
 
 }  // namespace weft::sim
