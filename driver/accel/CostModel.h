@@ -315,15 +315,21 @@ struct CostModel {
   // bytes) share their transactions: the write queue merges two writes of one transaction.
   CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles, uint64_t stride = 0,
                     uint64_t addr = 0) const {
-    const double write = dram ? meanTransactions(bytes, addr, stride) * dram->writeTxCycles : writeRequestCycles(bytes);
-    const double perRow = std::max({static_cast<double>(tiles), beats(bytes), write});
     CommandCost c;
-    c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
-    c.doneCycles = c.busyCycles + latency;
     if (dram) {
       c.writeTransactions = stride == bytes && rowsToStore > 1
                                 ? static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1
                                 : static_cast<double>(rowsToStore) * meanTransactions(bytes, addr, stride);
+    }
+    // A row's write enters as its transactions do: rows that share a transaction merge into the
+    // queued write of the row before (16-byte rows: two to a 32-byte transaction).
+    const double write = dram ? c.writeTransactions / static_cast<double>(std::max<uint64_t>(rowsToStore, 1)) *
+                                    dram->writeTxCycles
+                              : writeRequestCycles(bytes);
+    const double perRow = std::max({static_cast<double>(tiles), beats(bytes), write});
+    c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
+    c.doneCycles = c.busyCycles + latency;
+    if (dram) {
       c.channelCycles = c.writeTransactions * dram->writeChannelCycles;
       c.queuedBusyCycles = 4 + static_cast<double>(rowsToStore) * std::max(static_cast<double>(tiles), beats(bytes));
     } else {
