@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--trace", run.tracePath, "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   runCmd
       ->add_option("--trace-limit", run.traceLimit,
-                   "commands the trace shows, from the first on; later ones are left out (0: all)")
+                   "commands the trace shows, from the first on, and as many of a cycle-level DRAM's commands; "
+                   "later ones are left out (0: all)")
       ->capture_default_str();
   runCmd->add_option("--html", run.htmlPath, "also write the HTML report (tables and plots) here");
   runCmd->add_flag("--quiet", run.quiet, "no progress messages");
@@ -172,7 +173,8 @@ int main(int argc, char** argv) {
                         "also write a Chrome trace-event timeline (ui.perfetto.dev) here");
   layersCmd
       ->add_option("--trace-limit", layers.traceLimit,
-                   "commands the trace shows, from the first layer on; later ones are left out (0: all)")
+                   "commands the trace shows, from the first layer on, and as many of a cycle-level DRAM's "
+                   "commands; later ones are left out (0: all)")
       ->capture_default_str();
   layersCmd->add_option("--html", layers.htmlPath, "also write the HTML report (tables and plots) here");
   layersCmd->add_flag("--no-reuse", layers.noReuse,
