@@ -189,8 +189,8 @@ nn::Status WindowLayer::Emission::loadEpochConstants(uint32_t e0, uint32_t e1) {
 // Whether the box's groups [c0, c0 + gc) load pixel-major. A pixel-major LOAD reads whole
 // groups of C bytes, one request for a pixel's groups: with channels not a multiple of C, a
 // pixel's last group reads up to C - 1 bytes past its channels (the next pixel's: lanes no
-// STORE writes), which past the image's last pixel would leave the tensor, so such a box loads
-// group by group instead (a request of a group's bytes per pixel). Pixel-major keeps a DMA
+// STORE writes), which past the image's last pixel would leave the tensor, so there that group
+// loads on its own, group by group (a request of its bytes per pixel). Pixel-major keeps a DMA
 // stream in one DRAM row where group-by-group jumps a pixel's stride every few bytes:
 // SqueezeNet's MEAN over 13x13x1000 ran 8x slower group by group at weft16-lpddr4.
 bool WindowLayer::Emission::pixelMajorFits(const PixelBox& box, uint32_t c0, uint32_t gc) const {
@@ -284,10 +284,11 @@ nn::Status WindowLayer::Emission::epoch(uint32_t e0, uint32_t e1) {
                            xs.length()};
         const PixelBox outBox{b, oy0, nr, ox0, nc};
         const bool empty = box.h == 0 || box.w == 0;
-        for (uint32_t c0 = e0; c0 < e1; c0 += band.chunk) {
-          const uint32_t gc = std::min(band.chunk, e1 - c0);
+        // Groups [c0, c0 + gc): their input box loaded (pixel-major or group by group), then a
+        // WINDOW and its STORE per group.
+        auto chunk = [&](uint32_t c0, uint32_t gc, bool pixelMajor) -> nn::Status {
           const uint32_t base = resident + at.tileBuf * band.bufRows;
-          const TileLayout tile{base, pixelMajorFits(box, c0, gc), gc, box.w, box.h};
+          const TileLayout tile{base, pixelMajor, gc, box.w, box.h};
           if (!empty && l_.depthMultiplier == 1) {
             NN_TRY(cmds_.loadBox(input_, box, tile, c0, vecBuffer(1 + at.tileBuf)));
           }
@@ -295,6 +296,18 @@ nn::Status WindowLayer::Emission::epoch(uint32_t e0, uint32_t e1) {
             NN_TRY(groupWindow(e0, g, box, outBox, ys, xs, base, tile, c0, at, band));
           }
           if (l_.depthMultiplier == 1) at.tileBuf = (at.tileBuf + 1) % band.tileBuffers;
+          return {};
+        };
+        for (uint32_t c0 = e0; c0 < e1; c0 += band.chunk) {
+          const uint32_t gc = std::min(band.chunk, e1 - c0);
+          if (!pixelMajor_ || pixelMajorFits(box, c0, gc)) {
+            NN_TRY(chunk(c0, gc, pixelMajor_));
+          } else {
+            // The partial last group would read past the image: the others pixel-major, it
+            // alone group by group.
+            if (gc > 1) NN_TRY(chunk(c0, gc - 1, true));
+            NN_TRY(chunk(c0 + gc - 1, 1, false));
+          }
         }
       }
     }
