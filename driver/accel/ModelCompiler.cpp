@@ -14,6 +14,7 @@ namespace {
 class CountingSink final : public CommandSink {
  public:
   void add(PlannedCommand&&) override { ++count; }
+  bool provesFitOnly() const override { return true; }
   size_t count = 0;
 };
 

@@ -110,6 +110,9 @@ class CommandSink {
   virtual void add(PlannedCommand&& command) = 0;
   // How many commands are coming, roughly: a hint.
   virtual void expect(size_t /*commands*/) {}
+  // The commands only prove that a layer fits the hardware (nothing runs or is timed): a layer
+  // with a choice among tilings that fit alike may emit any one of them.
+  virtual bool provesFitOnly() const { return false; }
 };
 
 // Appends to a vector.

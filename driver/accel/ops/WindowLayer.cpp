@@ -375,7 +375,9 @@ nn::Status WindowLayer::Emission::groupWindow(uint32_t e0, uint32_t g, const Pix
 // regression set's small windows over 11 and 13 channels at weft8 group by group.
 nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
   bool partialPixelMajor = false;
-  if (depthMultiplier == 1 && in.channels % config.cols() != 0) {
+  // Both layouts fit alike (pixel-major's chunks include the group-by-group one's): a fit check
+  // takes either.
+  if (depthMultiplier == 1 && in.channels % config.cols() != 0 && !sink.provesFitOnly()) {
     double cycles[2] = {0, 0};
     for (int pixelMajor = 0; pixelMajor < 2; ++pixelMajor) {
       ScheduleEstimator estimate(config, 0, /*placed=*/true);
