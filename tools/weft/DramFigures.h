@@ -6,11 +6,20 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace weft::tool {
+
+// Counters as name -> value pairs (a profile's, a report's) as an object, what dramFigures reads.
+inline nlohmann::json counterObject(const std::vector<std::pair<std::string, uint64_t>>& counters) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : counters) object[name] = value;
+  return object;
+}
 
 // `counters`: an object of counter name -> value (a layer's `counters`, the run's `dram`
 // counters, or their sums). Null when it holds no DRAM counters (the simple pipe).

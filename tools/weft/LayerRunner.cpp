@@ -213,14 +213,9 @@ void recordFirstExecution(LayerRun& run, const LayerExecution& e, size_t traceLi
   run.dram = e.dram;
   run.dramCommands = e.dramCommands;
   if (traceLimit > 0) {
-    run.traceTruncated = keepFirstCommands(run.commands, run.dram, run.dramCommands,
-                                           traceLimit - std::min(traced.commands, traceLimit));
-    run.traceTruncated = keepFirstDramCommands(run.dramCommands, traceLimit - std::min(traced.dramCommands, traceLimit)) ||
-                         run.traceTruncated;
+    run.traceTruncated = keepWithin(run.commands, run.dram, run.dramCommands, traceLimit, traced);
+    if (traced.commands >= traceLimit) unsetenv("WEFT_COMMAND_TRACE");
   }
-  traced.commands += run.commands.size();
-  traced.dramCommands += run.dramCommands.size();
-  if (traceLimit > 0 && traced.commands >= traceLimit) unsetenv("WEFT_COMMAND_TRACE");
 }
 
 std::vector<LayerRun> runLayerTable(const LayerTable& table, const LayerRunOptions& options) {

@@ -124,10 +124,7 @@ nlohmann::ordered_json hwJson(const hw::HwConfig& hw) {
 nlohmann::json tableDramCounters(const std::vector<LayerRun>& runs) {
   nlohmann::json counters = nlohmann::json::object();
   for (const LayerRun& r : runs) {
-    if (!r.reason.empty()) continue;
-    nlohmann::json layer = nlohmann::json::object();
-    for (const auto& [name, value] : r.counters) layer[name] = value;
-    addCounters(counters, layer);
+    if (r.reason.empty()) addCounters(counters, counterObject(r.counters));
   }
   return counters;
 }
@@ -172,9 +169,7 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"device", r.device}};
     if (!r.reason.empty()) l["reason"] = r.reason;
     if (r.sameAs) l["sameAs"] = runs[*r.sameAs].name;
-    nlohmann::json layerCounters = nlohmann::json::object();
-    for (const auto& [name, value] : r.counters) layerCounters[name] = value;
-    if (const nlohmann::json dram = dramFigures(layerCounters); !dram.is_null()) {
+    if (const nlohmann::json dram = dramFigures(counterObject(r.counters)); !dram.is_null()) {
       l["dram"] = dram;  // a cycle-level DRAM's figures from the layer's counters
     }
     if (!outputsPath.empty()) {

@@ -80,12 +80,6 @@ uint64_t dramCounter(const RunReport& r, std::string_view name) {
   return 0;
 }
 
-nlohmann::json dramCounterObject(const RunReport& r) {
-  nlohmann::json counters = nlohmann::json::object();
-  for (const auto& [name, value] : r.dramCounters) counters[name] = value;
-  return counters;
-}
-
 // How the DRAM's energy is given to the layers.
 std::string dramEnergySplit(const RunReport& r) {
   return fmt::format("each layer's from the DRAM's counters at the snapshots around it; {:.3f} uJ outside every "
@@ -95,14 +89,15 @@ std::string dramEnergySplit(const RunReport& r) {
 
 // The cycle-level DRAM over the execution, on one line.
 std::string dramLine(const RunReport& r) {
-  return fmt::format("{} ({})", tool::dramLine(r.dramDevice, dramCounterObject(r)), dramEnergySplit(r));
+  return fmt::format("{} ({})", tool::dramLine(r.dramDevice, counterObject(r.dramCounters)), dramEnergySplit(r));
 }
 
 nlohmann::ordered_json dramJson(const RunReport& r) {
   nlohmann::ordered_json j;
   j["device"] = r.dramDevice;
-  for (const auto& [name, value] : r.dramCounters) j["counters"][name] = value;
-  j["figures"] = dramFigures(dramCounterObject(r));
+  const nlohmann::json counters = counterObject(r.dramCounters);
+  j["counters"] = counters;
+  j["figures"] = dramFigures(counters);
   j["energyPj"] = dramCounter(r, "DRAM_ENERGY_PJ");
   j["outsideLayersPj"] = r.dramOutsideLayersPj;
   j["layersEnergySplit"] = dramEnergySplit(r);
@@ -257,8 +252,7 @@ std::string toJson(const RunReport& r) {
                       {"energy", codesign::toJson(l.energy)}});
     if (!l.reason.empty()) layers.back()["reason"] = l.reason;
     if (!l.dramCounters.empty()) {  // a cycle-level DRAM over the layer
-      nlohmann::json counters = nlohmann::json::object();
-      for (const auto& [name, value] : l.dramCounters) counters[name] = value;
+      const nlohmann::json counters = counterObject(l.dramCounters);
       layers.back()["dram"] = dramFigures(counters);
       layers.back()["dramCounters"] = counters;
     }

@@ -56,8 +56,12 @@ std::string ChromeTrace::dump(const ordered_json& metadata) const {
   return out;
 }
 
-bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
-                       std::vector<hal::DramCommandProfile>& dramCommands, size_t keep) {
+namespace {
+
+// The first `keep` commands and the DRAM requests and DRAM commands issued while they ran; true
+// when it cut.
+bool keepFirst(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
+               std::vector<hal::DramCommandProfile>& dramCommands, size_t keep) {
   if (commands.size() <= keep) return false;
   commands.resize(keep);
   uint64_t until = 0;
@@ -76,21 +80,26 @@ bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<h
   return true;
 }
 
-bool keepFirstDramCommands(std::vector<hal::DramCommandProfile>& dramCommands, size_t keep) {
-  if (dramCommands.size() <= keep) return false;
-  dramCommands.resize(keep);
-  dramCommands.shrink_to_fit();
-  return true;
+}  // namespace
+
+bool keepWithin(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
+                std::vector<hal::DramCommandProfile>& dramCommands, size_t limit, TraceBudget& kept) {
+  bool cut = keepFirst(commands, dram, dramCommands, limit - std::min(kept.commands, limit));
+  const size_t dramLeft = limit - std::min(kept.dramCommands, limit);
+  if (dramCommands.size() > dramLeft) {
+    dramCommands.resize(dramLeft);
+    dramCommands.shrink_to_fit();
+    cut = true;
+  }
+  kept.commands += commands.size();
+  kept.dramCommands += dramCommands.size();
+  kept.cut = kept.cut || cut;
+  return cut;
 }
 
 TraceBudget keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit) {
   TraceBudget kept;
-  for (DeviceCommands& e : executions) {
-    kept.cut = keepFirstCommands(e.commands, e.dram, e.dramCommands, limit - std::min(kept.commands, limit)) || kept.cut;
-    kept.cut = keepFirstDramCommands(e.dramCommands, limit - std::min(kept.dramCommands, limit)) || kept.cut;
-    kept.commands += e.commands.size();
-    kept.dramCommands += e.dramCommands.size();
-  }
+  for (DeviceCommands& e : executions) keepWithin(e.commands, e.dram, e.dramCommands, limit, kept);
   return kept;
 }
 

@@ -92,21 +92,19 @@ struct DeviceCommands {
   std::vector<hal::DramCommandProfile> dramCommands;  // a cycle-level DRAM's commands
 };
 
-// Cuts a per-command timeline to its first `keep` commands and the DRAM requests and DRAM
-// commands issued while they ran (a trace shows --trace-limit commands: about 1 KB of trace
-// each); true when it cut.
-bool keepFirstCommands(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
-                       std::vector<hal::DramCommandProfile>& dramCommands, size_t keep);
-// Cuts a cycle-level DRAM's commands to their first `keep` (a trace shows --trace-limit of them
-// too, counted apart from the accelerator's: a network's DRAM issues hundreds of thousands, about
-// 200 bytes of trace each); true when it cut.
-bool keepFirstDramCommands(std::vector<hal::DramCommandProfile>& dramCommands, size_t keep);
 // What a trace kept of its --trace-limit (so far, for runs that cut layer by layer).
 struct TraceBudget {
   size_t commands = 0;
   size_t dramCommands = 0;
   bool cut = false;  // some were left out
 };
+// Cuts one execution's timelines to what is left of `limit` after `kept`: its first commands and
+// the DRAM requests and DRAM commands issued while they ran (a trace shows --trace-limit commands,
+// about 1 KB of trace each), and at most as many DRAM commands, counted apart (a network's DRAM
+// issues hundreds of thousands, about 200 bytes of trace each). Adds what it kept to `kept`;
+// true when it cut.
+bool keepWithin(std::vector<hal::CommandProfile>& commands, std::vector<hal::DramRequestProfile>& dram,
+                std::vector<hal::DramCommandProfile>& dramCommands, size_t limit, TraceBudget& kept);
 // The same over a run's executions in order, `limit` commands and `limit` DRAM commands in all.
 TraceBudget keepFirstCommands(std::vector<DeviceCommands>& executions, size_t limit);
 // What was kept, "the first N commands [and M DRAM commands] (--trace-limit)", for the message
