@@ -73,7 +73,18 @@ std::vector<DramCommandEvent> CycleDram::takeCommands() {
   return out;
 }
 
+void CycleDram::beginProgram() {
+  inProgram_ = true;
+  const char* path = std::getenv("WEFT_DRAM_STATS");
+  if (path == nullptr || *path == '\0' || statsPath_ == path) return;
+  // A file named anew counts from here: the counters' growth over the programs run while it is
+  // named, not since this DRAM was built (a process may run many workloads on one device).
+  statsPath_ = path;
+  statsBase_ = dramCounters(activity());
+}
+
 uint64_t CycleDram::read(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+  if (!inProgram_) beginProgram();
   const uint64_t d = dramCycle(issueCycle);
   const uint64_t first = addr >> requestShift_;
   const uint64_t last = (addr + std::max<uint32_t>(bytes, 1) - 1) >> requestShift_;
@@ -113,6 +124,7 @@ uint64_t CycleDram::read(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
 }
 
 uint64_t CycleDram::write(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
+  if (!inProgram_) beginProgram();
   const uint64_t d = dramCycle(issueCycle);
   const uint64_t first = addr >> requestShift_;
   const uint64_t last = (addr + std::max<uint32_t>(bytes, 1) - 1) >> requestShift_;
@@ -130,6 +142,8 @@ uint64_t CycleDram::write(uint64_t addr, uint32_t bytes, uint64_t issueCycle) {
 }
 
 void CycleDram::endProgram(uint64_t cycle) {
+  if (!inProgram_) beginProgram();  // a program without DRAM traffic
+  inProgram_ = false;
   memory_.advanceTo(dramCycle(cycle));
   memory_.drainWrites();
   completions_.clear();
@@ -138,8 +152,11 @@ void CycleDram::endProgram(uint64_t cycle) {
   if (traceFile() != nullptr) std::fflush(traceFile());
   if (const char* path = std::getenv("WEFT_DRAM_STATS"); path != nullptr && *path != '\0') {
     std::string json = "{";
-    for (const auto& [name, value] : dramCounters(activity())) {
-      json += fmt::format("{}\"{}\": {}", json.size() > 1 ? ", " : "", name, value);
+    const auto counters = dramCounters(activity());
+    for (size_t i = 0; i < counters.size(); ++i) {
+      const auto& [name, value] = counters[i];
+      const uint64_t base = path == statsPath_ && i < statsBase_.size() ? statsBase_[i].second : 0;
+      json += fmt::format("{}\"{}\": {}", json.size() > 1 ? ", " : "", name, value - std::min(value, base));
     }
     json += "}\n";
     // Whole or not at all: a reader never sees half a file. A failed write leaves the previous

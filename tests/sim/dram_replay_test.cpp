@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "DramToolPaths.h"
@@ -357,6 +358,36 @@ TEST_F(DramTool, NetworkRunsReportTheDramAndItsEnergy) {
   const nlohmann::json s = nlohmann::json::parse(sin);
   EXPECT_FALSE(s.contains("dram"));
   EXPECT_GT(s["acceleratorEnergy"]["dramPj"].get<double>(), 0);
+}
+
+// One process, several workloads on one device (`weft estimate` runs each network whole): each
+// network's DRAM counters are its own. They were the device's since it was built, so the second
+// network reported the first one's reads too and most of the DRAM energy "outside every layer".
+TEST_F(DramTool, EachWorkloadOfAProcessHasItsOwnDramCounters) {
+  std::ifstream netFile(twoLayerNet());
+  const std::string text((std::istreambuf_iterator<char>(netFile)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty());
+  const std::string first = write("first.json", text), second = write("second.json", text);
+  const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx estimate {} {} --quiet --work-dir {}/work", first,
+                                    second, dir_));
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j[2];
+  for (int i = 0; i < 2; ++i) {
+    std::ifstream in(fmt::format("{}/work/{}.json", dir_, i == 0 ? "first" : "second"));
+    ASSERT_TRUE(in) << i;
+    j[i] = nlohmann::json::parse(in);
+    ASSERT_TRUE(j[i].contains("dram")) << i;
+  }
+  const auto& c0 = j[0]["dram"]["counters"];
+  const auto& c1 = j[1]["dram"]["counters"];
+  // The same network at the same addresses: the same transactions (the DRAM's state, open rows
+  // and refresh phase, carries over as on a device, so cycles and hits may differ).
+  EXPECT_EQ(c1["DRAM_READS"].get<uint64_t>(), c0["DRAM_READS"].get<uint64_t>());
+  EXPECT_EQ(c1["DRAM_WRITES"].get<uint64_t>(), c0["DRAM_WRITES"].get<uint64_t>());
+  for (const auto& one : j) {
+    const double total = static_cast<double>(one["dram"]["counters"]["DRAM_ENERGY_PJ"].get<uint64_t>());
+    EXPECT_LT(one["dram"]["outsideLayersPj"].get<double>(), 0.2 * total) << one["dram"].dump();
+  }
 }
 
 }  // namespace

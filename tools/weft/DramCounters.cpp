@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -30,8 +31,12 @@ std::map<std::string, uint64_t>& last() {
 DramCountersScope::DramCountersScope(const hw::HwConfig& hw) {
   if (hw.get(hw::Param::kDram) == 0) return;
   const char* tmp = std::getenv("TMPDIR");
+  // A new name for each scope: the DRAM counts a file's growth from the first program that sees
+  // it (sim/include/weft/sim/dram_counters.h), so a workload's counters never include the ones
+  // run before it on the same device (`weft estimate` runs several networks in one process).
+  static std::atomic<uint64_t> scopes{0};
   path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/weft-dram-stats-" + std::to_string(::getpid()) +
-          ".json";
+          "-" + std::to_string(scopes++) + ".json";
   std::remove(path_.c_str());
   ::setenv("WEFT_DRAM_STATS", path_.c_str(), 1);
   std::lock_guard<std::mutex> lock(lastMutex());

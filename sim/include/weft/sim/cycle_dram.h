@@ -106,6 +106,9 @@ class CycleDram {
 
  private:
   uint64_t dramCycle(uint64_t acceleratorCycle) const { return toDram_.atOrAfter(acceleratorCycle); }
+  // The first request (or the end) of a program: takes the counters' base for WEFT_DRAM_STATS
+  // when it names a file it did not name before.
+  void beginProgram();
 
   std::shared_ptr<const dram::DeviceSpec> device_;
   dram::MemorySystem memory_;
@@ -118,6 +121,9 @@ class CycleDram {
   std::vector<dram::CommandRecord> commands_;
   uint64_t snapshotBase_ = 0, snapshotBytes_ = 0;
   std::vector<DramCheckpoint> checkpoints_;
+  bool inProgram_ = false;
+  std::string statsPath_;  // WEFT_DRAM_STATS as the last program began
+  std::vector<std::pair<std::string, uint64_t>> statsBase_;  // the counters when it was first named
 };
 
 }  // namespace weft::sim

@@ -27,6 +27,9 @@ std::vector<std::pair<std::string, uint64_t>> dramCounters(const DramActivity& a
 //                         <cycle>`, the DRAM cycle it entered the controller), in the order
 //                         offered; created by the first DRAM of the process, flushed at the end
 //                         of every program.
-//   WEFT_DRAM_STATS=FILE  replaced at the end of every program: dramCounters() as one JSON object.
+//   WEFT_DRAM_STATS=FILE  replaced at the end of every program: dramCounters() as one JSON object,
+//                         each counter's growth since the first program that began while FILE
+//                         was named (the DRAM outlives a tool's workloads: name a new file for
+//                         each, and the ones before do not count in it).
 
 }  // namespace weft::sim
