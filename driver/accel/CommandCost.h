@@ -37,7 +37,8 @@ struct Costing {
     }
     // The stride between consecutive requests, for the DRAM rows they open.
     const uint64_t stride = l.count0 > 1 ? l.stride0 : l.count1 > 1 ? l.stride1 : l.stride2;
-    return cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes, stride, l.dramAddr);
+    const RequestWalk walk{l.dramAddr, l.rowBytes, l.count0, l.stride0, l.count1, l.stride1, l.count2, l.stride2};
+    return cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes, stride, l.dramAddr, &walk);
   }
   CommandCost operator()(const hw::StoreCmd& s) const {
     const uint64_t columns = uint64_t{s.tiles - 1} * cost.cols + s.rowBytes;

@@ -15,12 +15,17 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <vector>
 
 #include "DramAllocator.h"
 #include "weft/hw/config.h"
+
+namespace weft::sim::dram {
+class AddressMapping;
+}
 
 namespace weft::accel {
 
@@ -54,7 +59,27 @@ struct DramCost {
   // The channels take the address in turns of chunkBytes (0: one channel holds it all).
   uint64_t chunkBytes = 0;
   uint32_t channels = 1;
+  // The device's address mapping and its banks (channels x ranks x bank groups x banks), for the
+  // rows a placed walk of requests opens (walkRowOpens).
+  std::shared_ptr<const sim::dram::AddressMapping> mapping;
+  uint32_t ranks = 1, bankGroups = 1, banksPerGroup = 1;
 };
+
+// A LOAD's requests in the order the load unit issues them: count0 rows `stride0` apart,
+// count1 times `stride1` apart, count2 times `stride2` apart, each of `bytes` from `addr`.
+struct RequestWalk {
+  uint64_t addr = 0, bytes = 0;
+  uint64_t count0 = 1, stride0 = 0, count1 = 1, stride1 = 0, count2 = 1, stride2 = 0;
+  uint64_t requests() const { return count0 * count1 * count2; }
+};
+// With a cycle-level DRAM: the bank rows the walk opens, its transactions visited in order, each
+// bank keeping the row it opened last (the first visit to a bank opens one: what it held before
+// is not known here). A nested walk revisits its rows (a TRANSPOSE's load reads 16 bytes of each
+// of 12 heads, 12 KB apart, then the next 16 bytes of each: 12 rows stay open), which a rate per
+// request cannot tell from a walk that leaves every row (a window's pixels of a wide tensor).
+// Visits the first kWalkSample requests and scales the rest at their rate.
+double walkRowOpens(const DramCost& dram, const RequestWalk& walk);
+inline constexpr uint64_t kWalkSample = 4096;
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
 // configuration (a DRAMsim3 .ini is read once).
 std::optional<DramCost> dramCostFor(const hw::HwConfig& config);
@@ -277,9 +302,14 @@ struct CostModel {
 
   // The costs of the commands (CommandCost.h reads them off a command's fields).
   // `rows` rows of `bytes`, a request each, `stride` bytes apart (0: not known).
-  CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0, uint64_t addr = 0) const {
+  // `walk`: the requests' order, for the rows they open where the tensors are placed.
+  CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0, uint64_t addr = 0,
+                      const RequestWalk* walk = nullptr) const {
     if (dram) {
-      const double channel = readRequestCycles(bytes, addr, stride) + rowOpenCycles(bytes, stride);
+      const double opens = placed && walk != nullptr && rows > 1 && dram->mapping
+                               ? walkRowOpens(*dram, *walk) / static_cast<double>(rows) * dram->activateCycles
+                               : rowOpenCycles(bytes, stride);
+      const double channel = readRequestCycles(bytes, addr, stride) + opens;
       const double perRow = std::max(loadRowCycles(bytes), channel);
       return {2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
               static_cast<double>(rows) * channel};

@@ -2,6 +2,7 @@
 // device the configuration names (weft/sim/dram_config.h).
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -92,6 +93,10 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   c.largestShare = largestShares(d);
   c.chunkBytes = channelChunk(d);
   c.channels = d.org.channels;
+  c.mapping = std::make_shared<const sim::dram::AddressMapping>(d.controller.addressMapping, d.org);
+  c.ranks = d.org.ranks;
+  c.bankGroups = d.org.bankGroups;
+  c.banksPerGroup = d.org.banksPerGroup;
   const double perRequest = std::max(1.0, static_cast<double>(CostModel::kMaxMergedBytes) / c.txBytes);
   const auto whole = static_cast<size_t>(perRequest);
   c.readTxCycles = c.largestShare.at(whole) / perRequest * c.alignedTxCycles;
@@ -128,6 +133,33 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
 }
 
 }  // namespace
+
+double walkRowOpens(const DramCost& dram, const RequestWalk& walk) {
+  const sim::dram::AddressMapping& mapping = *dram.mapping;
+  const uint64_t tx = static_cast<uint64_t>(dram.txBytes);
+  std::vector<uint32_t> open(size_t{dram.channels} * dram.ranks * dram.bankGroups * dram.banksPerGroup, 0);  // row + 1
+  uint64_t visited = 0, opens = 0;
+  const uint64_t sample = std::min(walk.requests(), kWalkSample);
+  for (uint64_t i2 = 0; i2 < walk.count2 && visited < sample; ++i2) {
+    for (uint64_t i1 = 0; i1 < walk.count1 && visited < sample; ++i1) {
+      for (uint64_t i0 = 0; i0 < walk.count0 && visited < sample; ++i0, ++visited) {
+        const uint64_t at = walk.addr + i2 * walk.stride2 + i1 * walk.stride1 + i0 * walk.stride0;
+        const uint64_t last = (at + std::max<uint64_t>(walk.bytes, 1) - 1) / tx;
+        for (uint64_t t = at / tx; t <= last; ++t) {
+          const sim::dram::Coordinates c = mapping.decode(t * tx);
+          const size_t bank = ((size_t{c.channel} * dram.ranks + c.rank) * dram.bankGroups + c.bankGroup) *
+                                  dram.banksPerGroup + c.bank;
+          if (open[bank] != c.row + 1) {
+            open[bank] = c.row + 1;
+            ++opens;
+          }
+        }
+      }
+    }
+  }
+  return visited == 0 ? 0
+                      : static_cast<double>(opens) * static_cast<double>(walk.requests()) / static_cast<double>(visited);
+}
 
 std::optional<DramCost> dramCostFor(const hw::HwConfig& config) {
   if (config.getEnum<hw::Param::kDram>() == hw::Dram::kSimple) return std::nullopt;
