@@ -150,15 +150,32 @@ class Timeline {
       if (dep[v] >= 0) ready = std::max(ready, end_[dep[v]]);
     }
     double busy = c.busyCycles;
-    if (c.writeTransactions > 0 && writeRoom_ > 0) {
-      // The share of its writes the write queues still take enter at the port's rate.
+    double channel = c.channelCycles;
+    if (c.writeTransactions > 0 && cost_->dram) {
+      // The queues hold room for at least what a drain leaves (the writes before have drained
+      // meanwhile, or this store's first ones start a drain), for all of them at the start.
+      writeRoom_ = std::max(writeRoom_, cost_->dram->writeQueueRefill);
+      // The share of its writes the write queues take enter at the port's rate.
       const double queued = std::min(writeRoom_, c.writeTransactions);
-      busy -= queued / c.writeTransactions * (c.busyCycles - c.queuedBusyCycles);
+      if (queued > 0) busy -= queued / c.writeTransactions * (c.busyCycles - c.queuedBusyCycles);
       writeRoom_ -= queued;
+      // The rest wait for room: the DRAM takes requests in the order they come (both backends
+      // decide each read as it is offered, sim/dram/README.md), so while a write waits for its
+      // queue no read behind it enters: it costs the reads' timeline the store's rate (two
+      // channels draining), not its channel's share, as far as the reads keep the channels
+      // streaming (while the loads open rows, their channels' data buses are idle and the
+      // writes drain there). A transformer's RESHAPE, LAYER_NORM, GELU and residual ADD (16-byte
+      // rows, 257 writes a tile, the loads streaming) ran 10-20 % over the share alone; its head
+      // transposes (the loads opening a row every few requests) stayed within it.
+      channel += (c.writeTransactions - queued) * (cost_->dram->writeTxCycles - cost_->dram->writeChannelCycles) *
+                 readStreaming_;
+    }
+    if (c.channelCycles > 0 && c.writeTransactions == 0) {  // a LOAD: how much of it streams
+      readStreaming_ = 1 - std::min(1.0, c.rowOpenCycles / c.channelCycles);
     }
     end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));
     unitFree_[unit] = ready + busy;
-    channel_ += c.channelCycles;
+    channel_ += channel;
     makespan_ = std::max(makespan_, end_.back());
     return ready;
   }
@@ -181,6 +198,7 @@ class Timeline {
   // Write transactions the write queues take before they drain, from the segment's start (a
   // cycle-level DRAM; the DRAM's state before it is not known here).
   double writeRoom_;
+  double readStreaming_ = 1;  // of the last LOAD's channel time, the share not opening rows
   std::array<double, kUnits> unitFree_;
   std::vector<double> end_;
 };

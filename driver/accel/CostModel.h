@@ -53,6 +53,9 @@ struct DramCost {
   // Posted write transactions the channels' write queues take before the first drain: a store
   // within them enters at the port's rate, not the drain's (0: a unified queue, none held).
   double writeQueueTransactions = 0;
+  // What a drain leaves room for (channels x (high - low watermark)): the writes a store finds
+  // room for once the queues have drained since the store before.
+  double writeQueueRefill = 0;
   // largestShare[n]: of a request of n transactions starting anywhere in the channels' interleave,
   // the mean of the most any one channel holds (n where one channel holds every address).
   std::vector<double> largestShare;
@@ -94,6 +97,9 @@ struct CommandCost {
   // queues take them all without a drain (the timeline decides how many they take).
   double writeTransactions = 0;
   double queuedBusyCycles = 0;
+  // A LOAD on a cycle-level DRAM: the part of its channel cycles that opens rows (its channels
+  // idle meanwhile, for writes to drain).
+  double rowOpenCycles = 0;
 };
 
 struct CostModel {
@@ -311,8 +317,10 @@ struct CostModel {
                                : rowOpenCycles(bytes, stride);
       const double channel = readRequestCycles(bytes, addr, stride) + opens;
       const double perRow = std::max(loadRowCycles(bytes), channel);
-      return {2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
-              static_cast<double>(rows) * channel};
+      CommandCost c{2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
+                    static_cast<double>(rows) * channel};
+      c.rowOpenCycles = static_cast<double>(rows) * opens;
+      return c;
     }
     return {2 + static_cast<double>(rows) * loadRowCycles(bytes), loadCycles(rows, bytes),
             transferCycles(rows, bytes)};
@@ -332,7 +340,8 @@ struct CostModel {
     if (dram) {
       c.channelCycles = mergedRunCycles(runs, runBytes, runStride, addr);
       if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
-        c.channelCycles += static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
+        c.rowOpenCycles = static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
+        c.channelCycles += c.rowOpenCycles;
         c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
       }
     }

@@ -128,7 +128,10 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   c.latency = (2 + t.readLatency() + t.burstCycles) * cycle + 2;
   // A write queue drains when it is full (its high watermark) or idle above its low watermark:
   // until then a store's writes enter one a port cycle.
-  if (!d.controller.unifiedQueue) c.writeQueueTransactions = channels * static_cast<double>(d.controller.writeHigh());
+  if (!d.controller.unifiedQueue) {
+    c.writeQueueTransactions = channels * static_cast<double>(d.controller.writeHigh());
+    c.writeQueueRefill = channels * static_cast<double>(d.controller.writeHigh() - d.controller.writeLowWatermark);
+  }
   return c;
 }
 

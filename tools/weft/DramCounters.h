@@ -1,7 +1,8 @@
 // A cycle-level DRAM's counters in the tool's per-layer reports. The DRAM lives in the driver's
-// accelerator module, which writes its cumulative counters (DRAM_ROW_HITS, DRAM_ENERGY_PJ, ...;
-// sim/include/weft/sim/dram_counters.h) to the file WEFT_DRAM_STATS names at the end of every
-// program; the tool reads it after each execution and reports the growth.
+// accelerator module, which writes its counters (DRAM_ROW_HITS, DRAM_ENERGY_PJ, ...; each one's
+// growth since the file was named: sim/include/weft/sim/dram_counters.h) to the file
+// WEFT_DRAM_STATS names at the end of every program; the tool reads it after each execution and
+// reports the growth.
 #pragma once
 
 #include <cstdint>
