@@ -102,7 +102,7 @@ nn::Status VectorCommands::loadPlane(const LaneImage& image, const PixelBox& box
 }
 
 nn::Status VectorCommands::loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAddr, uint32_t rows, uint32_t rowBytes,
-                                    uint64_t stride, uint32_t buffer) {
+                                    uint64_t stride, uint32_t buffer, uint32_t count1, uint64_t stride1) {
   hw::LoadCmd l;
   l.dst = dst;
   l.rowBytes = rowBytes;
@@ -110,7 +110,9 @@ nn::Status VectorCommands::loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAdd
   l.dramAddr = dram;
   l.stride0 = stride;
   l.count0 = rows;
-  l.count1 = l.count2 = 1;
+  l.count1 = count1;
+  l.stride1 = stride1;
+  l.count2 = 1;
   NN_TRY(checkLoad(l));
   emit(PlannedCommand{l, {{buffer, true}}});
   return {};

@@ -80,9 +80,10 @@ class VectorCommands {
   // row each (column fastest) from spad row `base` on.
   nn::Status loadPlane(const LaneImage& image, const PixelBox& box, uint32_t channelOffset, uint32_t rowBytes,
                        uint32_t base, uint32_t buffer);
-  // `rows` contiguous rows of `rowBytes` (at most the row size of `dst`) from DRAM.
+  // `rows` rows of `rowBytes` (at most the row size of `dst`) from DRAM, `stride` apart (count1
+  // runs of them `stride1` apart), into consecutive rows from `spadAddr`.
   nn::Status loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAddr, uint32_t rows, uint32_t rowBytes,
-                      uint64_t stride, uint32_t buffer);
+                      uint64_t stride, uint32_t buffer, uint32_t count1 = 1, uint64_t stride1 = 0);
   // `runs` runs of `rowsPerRun` contiguous rows of Cols bytes (one merged request a run), runs
   // `runStride` bytes apart, row j of run i landing at spad row spadAddr + j*runs + i (LOAD
   // spread): the lane groups of `runs` pixels whose channels are contiguous, group-major.

@@ -797,6 +797,42 @@ TEST(VectorOpsRegression, SoftmaxOverLongFlatRows) {
   }
 }
 
+// Softmax rows along the last axis share a tile: one LOAD and one STORE for as many rows as a
+// half of the buffers holds (an attention's 12 x 128 rows of 128 keys went a row a tile before, a
+// 128-byte LOAD and STORE each: 1.5 bytes a cycle at weft16). Where a row is not whole vector
+// rows, each row loads as a run of its own and its last vector row stores whole, spilling into
+// the next row's first bytes, which that row's own STORE rows write again (the tensor's last row
+// stores its part row alone). Exact on both devices, and a few commands a row.
+TEST(VectorOpsRegression, SoftmaxRowsShareALoadAndAStore) {
+  const nn::Dimensions shapes[] = {{1, 12, 128, 128}, {1, 4, 50, 50}, {300, 33}, {2, 3, 5, 7}, {130, 16}};
+  for (const nn::Dimensions& dims : shapes) {
+    for (bool isSigned : {false, true}) {
+      std::mt19937 rng(static_cast<uint32_t>(dims.back() * 3 + isSigned));
+      CaseBuilder cb(rng, isSigned);
+      const Tensor in = cb.input(dims, {cb.type(), 0.3f, isSigned ? -5 : 120});
+      const Tensor out = cb.result(in.dims, {cb.type(), 1.0f / 256, isSigned ? -128 : 0});
+      cb.operation(OperationType::SOFTMAX, {in.operand, cb.float32(0.7f)}, out);
+      cb.output(out);
+      const OpModel m = cb.finish();
+      const std::string what = fmt::format("SOFTMAX {} {}", dimsText(dims), isSigned ? "signed" : "unsigned");
+      expectClaimedAndExact(m, what);
+      auto prepared = prepare(device(0), m.model);
+      ASSERT_TRUE(prepared.ok()) << what << ": " << prepared.error().message;
+      auto run = runOnPrepared(*prepared.value(), m);
+      ASSERT_TRUE(run.ok()) << what << ": " << run.error().message;
+      uint64_t rows = 1;
+      for (size_t d = 0; d + 1 < dims.size(); ++d) rows *= dims[d];
+      const auto& op = run.value().execution->profile.operations.at(0);
+      uint64_t retired = 0;
+      for (const auto& [name, value] : op.counters) {
+        if (name == "CMDS_RETIRED") retired = value;
+      }
+      EXPECT_GT(retired, rows) << what;  // a SOFTMAX a row
+      EXPECT_LT(retired, 2 * rows + 8) << what;  // a row a tile took three (LOAD, SOFTMAX, STORE)
+    }
+  }
+}
+
 // A row broadcast to a few wide pixels (a decode step's attention mask over 12 heads x 513
 // positions, a bias row over [5, 3, 37]) takes the wide-row path: each pixel's channels loaded as
 // one run, STOREs of several column tiles. Claimed and exact on both devices, for ADD, SUB and

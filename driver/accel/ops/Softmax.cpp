@@ -11,6 +11,7 @@
 // Along the last axis (the usual case), a row of the axis is loaded as rows of Cols bytes and
 // reduced across lanes (cross_lanes); along another axis, Cols (binary16: Cols/2) neighbouring
 // inner positions go to the lanes and each lane reduces over the axis's rows.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -53,14 +54,15 @@ class SoftmaxLayer final : public VectorLayer {
     NN_TRY(cmds.loadRows(hw::Mem::kLut, where.constants[1], 0, config.lutRows(), 4 * C, 4 * C, lutBuffer()));
     const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
     uint32_t buf = 0;
-    auto softmax = [&](uint32_t count, uint32_t stride, bool cross, uint32_t lastLanes) {
+    // `offset`: its first row within the buffers' halves.
+    auto softmax = [&](uint32_t count, uint32_t stride, bool cross, uint32_t lastLanes, uint32_t offset = 0) {
       hw::SoftmaxCmd s;
       s.inSigned = isSigned;
       s.crossLanes = cross;
       s.count = count;
       s.stride = stride;
-      s.inAddr = buf * bufRows;
-      s.accAddr = buf * accHalf;
+      s.inAddr = buf * bufRows + offset;
+      s.accAddr = buf * accHalf + offset;
       s.lastLanes = lastLanes;
       s.lutLen = fp16Beta ? hw::micro::kLutEntries : table.length;
       s.fp16 = fp16Beta.has_value();
@@ -72,19 +74,43 @@ class SoftmaxLayer final : public VectorLayer {
       const auto rows = static_cast<uint32_t>(ceilDiv(axis, L));
       const auto rem = static_cast<uint32_t>(axis % L);
       if (rows > bufRows || rows > accHalf) return NN_ERROR(BAD_DATA) << "a softmax row is longer than the buffers";
-      for (uint64_t o = 0; o < outer; ++o) {
-        // The last row may read past the tensor (allocations keep Cols bytes of slack); its
-        // lanes past the axis are left out of the reduction and never stored.
-        const uint64_t in = in0 + o * axis * eb, out = out0 + o * axis * eb;
-        NN_TRY(cmds.loadRows(hw::Mem::kVec, in, buf * bufRows, rows, C, C, vecBuffer(1 + buf)));
-        const auto s = softmax(rows, 1, true, rem == 0 ? L : rem);
-        const uint32_t full = rem == 0 ? rows : rows - 1;
-        if (full > 0) {
-          NN_TRY(cmds.storeRows(out, C, full, C, s.accAddr, accBuffer(buf), 0, 0, lo, hi));
+      // A tile holds as many softmax rows as a half of both buffers does: they lie one after
+      // another in DRAM, so one LOAD and one STORE serve them all. (A tile a row loaded and
+      // stored 128 bytes at a time for an attention's 128 keys: 1.5 bytes a cycle at weft16.)
+      // At least two tiles, so that one loads and stores while the other computes.
+      const uint64_t perTile = std::max<uint64_t>(
+          1, std::min<uint64_t>({bufRows / rows, accHalf / rows, 0xFFFF, ceilDiv(outer, uint64_t{2})}));
+      const uint64_t rowBytes = axis * eb;
+      for (uint64_t o = 0; o < outer; o += perTile) {
+        const auto k = static_cast<uint32_t>(std::min<uint64_t>(perTile, outer - o));
+        const uint64_t in = in0 + o * rowBytes, out = out0 + o * rowBytes;
+        // Each row's last vector row may read past it (into the next row, or past the tensor:
+        // allocations keep Cols bytes of slack); its lanes past the axis are left out of the
+        // reduction.
+        if (rem == 0) {
+          NN_TRY(cmds.loadRows(hw::Mem::kVec, in, buf * bufRows, k * rows, C, C, vecBuffer(1 + buf)));
+        } else {
+          NN_TRY(cmds.loadRows(hw::Mem::kVec, in, buf * bufRows, rows, C, C, vecBuffer(1 + buf), k, rowBytes));
         }
-        if (rem != 0) {
-          NN_TRY(cmds.storeRows(out + uint64_t{full} * C, C, 1, rem * eb, s.accAddr + full, accBuffer(buf), 0, 0, lo,
-                                hi));
+        uint32_t accAddr = 0;
+        for (uint32_t j = 0; j < k; ++j) accAddr = softmax(rows, 1, true, rem == 0 ? L : rem, j * rows).accAddr;
+        const uint32_t first = accAddr - (k - 1) * rows;
+        if (rem == 0) {
+          NN_TRY(cmds.storeRows(out, C, k * rows, C, first, accBuffer(buf), 0, 0, lo, hi));
+          buf ^= 1;
+          continue;
+        }
+        // Every vector row whole: a row's last one writes past the row into the next row's first
+        // bytes, which the next row's own STORE rows (later in this STORE, or in the next tile's)
+        // write again. The tensor's last row stores its last vector row alone.
+        const bool last = o + k == outer;
+        const uint32_t whole = last ? k - 1 : k;
+        if (whole > 0) NN_TRY(cmds.storeRows(out, C, rows, C, first, accBuffer(buf), 0, 0, lo, hi, whole, rowBytes));
+        if (last) {
+          const uint64_t at = out + uint64_t{whole} * rowBytes;
+          const uint32_t acc = first + whole * rows, full = rows - 1;
+          if (full > 0) NN_TRY(cmds.storeRows(at, C, full, C, acc, accBuffer(buf), 0, 0, lo, hi));
+          NN_TRY(cmds.storeRows(at + uint64_t{full} * C, C, 1, rem * eb, acc + full, accBuffer(buf), 0, 0, lo, hi));
         }
         buf ^= 1;
       }
