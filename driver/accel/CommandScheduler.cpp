@@ -151,7 +151,7 @@ class Timeline {
     }
     double busy = c.busyCycles;
     double channel = c.channelCycles;
-    if (c.writeTransactions > 0 && cost_->dram) {
+    if (c.writeTransactions > 0 && cost_->dram && cost_->dram->writeQueueTransactions > 0) {  // write queues
       // The queues hold room for at least what a drain leaves (the writes before have drained
       // meanwhile, or this store's first ones start a drain), for all of them at the start.
       writeRoom_ = std::max(writeRoom_, cost_->dram->writeQueueRefill);
@@ -170,7 +170,7 @@ class Timeline {
       channel += (c.writeTransactions - queued) * (cost_->dram->writeTxCycles - cost_->dram->writeChannelCycles) *
                  readStreaming_;
     }
-    if (c.channelCycles > 0 && c.writeTransactions == 0) {  // a LOAD: how much of it streams
+    if (unit == unitIndex(hw::Unit::kLoad) && c.channelCycles > 0) {  // how much of a LOAD streams
       readStreaming_ = 1 - std::min(1.0, c.rowOpenCycles / c.channelCycles);
     }
     end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));

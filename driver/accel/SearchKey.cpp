@@ -11,11 +11,13 @@ namespace {
 
 // Bump when the candidates rankTilings() returns, their order, or how one is chosen change:
 // cached indices made by an older compiler then name other tilings, so its caches must not match.
-constexpr uint64_t kTilingRevision = 16;  // 10: a cycle-level DRAM priced from its device (DramCost)
+constexpr uint64_t kTilingRevision = 17;  // 10: a cycle-level DRAM priced from its device (DramCost)
                                           // 11: filters read in place searched with their own loads
                                           // 12: DramCost measured on the device; transactions by offset
                                           // 13: a request's transactions overlap across channels
                                           // 14: the closed form prices writes as the timeline does
+                                          // 15, 16: (see git log)
+                                          // 17: writes waiting for write-queue room cost the reads (Timeline)
 
 // Values as their bytes, one after the other.
 class KeyWriter {

@@ -198,6 +198,13 @@ double estimate(const GemmLayer& layer, const TilePlan& p, uint32_t nK, const Ro
       commands += double(nK) * p.nTiles;
     }
     store += p.nTiles * (rows * cost.storeRowCycles(storeBytes) + 4);
+    if (cost.dram && cost.dram->writeQueueTransactions > 0) {
+      // As the timeline prices them: a tile's STORE writes beyond what a drain leaves room for
+      // wait for room, and the reads behind them with them (the loads stream).
+      const double writes = rows * cost.dramTransactions(storeBytes);
+      channel += p.nTiles * std::max(0.0, writes - cost.dram->writeQueueRefill) *
+                 (cost.dram->writeTxCycles - cost.dram->writeChannelCycles);
+    }
     commands += double(p.nTiles) * b.nb;
     if (p.accBuffers == 1) stall += groups * (cost.latency + 4);
   }
