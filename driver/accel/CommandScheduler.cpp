@@ -323,7 +323,8 @@ nn::Status scheduleSegment(PlannedCommand* cmds, const CommandCost* costs, size_
 }  // namespace
 
 nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands, const hw::HwConfig& config) {
-  const CostModel cost(config);
+  CostModel cost(config);
+  cost.placed = true;  // a program's commands, as ProgramBuilder prices them
   const auto tokenDepth = static_cast<unsigned>(config.get(hw::Param::kTokenDepth));
   if (commands.size() > UINT32_MAX) return NN_ERROR(OP_FAILED) << "a program of more than 2^32 commands";
   std::vector<CommandCost> costs;

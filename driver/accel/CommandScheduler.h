@@ -41,6 +41,7 @@ struct ScheduleResult {
   double estimatedCycles = 0;  // makespan of the estimated timeline
 };
 
+// The commands are a program's (their addresses where the tensors lie: CostModel::placed).
 // OP_FAILED on an internal inconsistency (a driver bug): a dependency tokens cannot express.
 nn::Result<ScheduleResult> scheduleCommands(std::vector<PlannedCommand> commands, const hw::HwConfig& config);
 

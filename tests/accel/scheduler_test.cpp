@@ -68,7 +68,9 @@ TEST_P(EstimateMatchesSchedule, ForEveryCandidateTiling) {
       SCOPED_TRACE(ranked[i].describe());
       std::vector<PlannedCommand> commands;
       ASSERT_TRUE(generateCommands(layer, ranked[i], placement(layer), config, commands).ok());
-      ScheduleEstimator estimator(config);
+      // As a program's schedule prices them (placed): the search's estimator (tensors at address
+      // 0) prices a STORE's rows wherever they might start.
+      ScheduleEstimator estimator(config, 0, /*placed=*/true);
       ASSERT_TRUE(generateCommands(layer, ranked[i], placement(layer), config, estimator).ok());
       const size_t count = commands.size();
       // gemmWork() mirrors the generator, a step a GEMM: the search extrapolates truncated
