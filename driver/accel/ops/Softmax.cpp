@@ -92,9 +92,8 @@ class SoftmaxLayer final : public VectorLayer {
         } else {
           NN_TRY(cmds.loadRows(hw::Mem::kVec, in, buf * bufRows, rows, C, C, vecBuffer(1 + buf), k, rowBytes));
         }
-        uint32_t accAddr = 0;
-        for (uint32_t j = 0; j < k; ++j) accAddr = softmax(rows, 1, true, rem == 0 ? L : rem, j * rows).accAddr;
-        const uint32_t first = accAddr - (k - 1) * rows;
+        for (uint32_t j = 0; j < k; ++j) softmax(rows, 1, true, rem == 0 ? L : rem, j * rows);
+        const uint32_t first = buf * accHalf;  // row j's outputs from first + j * rows on
         if (rem == 0) {
           NN_TRY(cmds.storeRows(out, C, k * rows, C, first, accBuffer(buf), 0, 0, lo, hi));
           buf ^= 1;
