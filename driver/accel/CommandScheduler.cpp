@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "CommandCost.h"
 #include "weft/sim/dram_config.h"
@@ -132,14 +133,68 @@ Segment findDependencies(const PlannedCommand* cmds, size_t n) {
   return s;
 }
 
+// The cycles of a channel taken so far, as disjoint busy intervals.
+class ChannelCalendar {
+ public:
+  // Takes `amount` cycles of channel time, the first free from `from` on; returns when the last
+  // of them ends.
+  double take(double from, double amount) {
+    auto it = busy_.upper_bound(from);
+    if (it != busy_.begin() && std::prev(it)->second > from) {  // `from` is inside a busy interval
+      --it;
+      from = it->second;
+      ++it;
+    }
+    while (amount > 0) {
+      const double gapEnd = it == busy_.end() ? from + amount : it->first;
+      const double used = std::min(amount, gapEnd - from);
+      amount -= used;
+      const double end = from + used;
+      // The piece [from, end) joins the interval before it when they touch, and the one after.
+      auto before = busy_.end();
+      if (it != busy_.begin() && std::prev(it)->second == from) before = std::prev(it);
+      if (before != busy_.end()) {
+        before->second = end;
+      } else {
+        before = busy_.emplace_hint(it, from, end);
+      }
+      if (it != busy_.end() && it->first == end) {
+        before->second = it->second;
+        it = busy_.erase(it);
+      }
+      if (amount <= 0) return end;
+      from = before->second;
+      if (it != busy_.end() && it->first <= from) ++it;
+    }
+    return from;
+  }
+  // Intervals that end before `t` can no longer be taken from: dropped.
+  void forgetBefore(double t) {
+    while (!busy_.empty() && busy_.begin()->second < t) busy_.erase(busy_.begin());
+  }
+
+ private:
+  std::map<double, double> busy_;  // start -> end
+};
+
 // Step 3, command by command: each unit runs its commands in order, and a command starts when
 // its unit is free and its dependencies are complete. The shared DRAM channel and the
 // controller's command fetch bound the segment as a whole (their use is spread over it, so
-// they are rates, not queues in loop-nest order).
+// they are rates, not queues in loop-nest order). Where the simple pipe's requests lie is known
+// (a program's schedule, CostModel::placed), the channel is also a calendar that the LOADs and
+// STOREs take their cycles from: a head's loads that run beside the last head's output STORE
+// wait for its writes. Without it, BERT's 12 products of probs x V (each head's output stored
+// while the next head's inputs load) had the load unit's stream estimated 768 cycles a head
+// early once loads were priced where they lie: the next head's weight loads went ahead of this
+// head's last GEMMs in the ring, the controller (dispatching in ring order) held the GEMMs
+// behind them while the load queue was full, and the layer ran 55,401 cycles instead of 51,950.
 class Timeline {
  public:
   Timeline(const CostModel& cost, double t0)
-      : cost_(&cost), t0_(t0), makespan_(t0), writeRoom_(cost.dram ? cost.dram->writeQueueTransactions : 0) {
+      : cost_(&cost),
+        t0_(t0),
+        makespan_(t0),
+        writeRoom_(cost.dram ? cost.dram->writeQueueTransactions : 0) {
     unitFree_.fill(t0);
   }
 
@@ -173,6 +228,15 @@ class Timeline {
     if (unit == unitIndex(hw::Unit::kLoad) && c.channelCycles > 0) {  // how much of a LOAD streams
       readStreaming_ = 1 - std::min(1.0, c.rowOpenCycles / c.channelCycles);
     }
+    if (!cost_->dram && cost_->placed && channel > 0) {
+      // The simple pipe serves the loads' and stores' requests one after the other: a LOAD that
+      // starts while a STORE's writes hold the channel waits for them. The commands come in
+      // program order, not in time, so the channel is a calendar of the cycles taken so far,
+      // and each command takes the first free ones from its start.
+      busy = std::max(busy, calendar_.take(ready, channel) - ready);
+      const int load = unitIndex(hw::Unit::kLoad), store = unitIndex(hw::Unit::kStore);
+      calendar_.forgetBefore(std::min(unitFree_[load], unitFree_[store]));
+    }
     end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));
     unitFree_[unit] = ready + busy;
     channel_ += channel;
@@ -199,6 +263,7 @@ class Timeline {
   // cycle-level DRAM; the DRAM's state before it is not known here).
   double writeRoom_;
   double readStreaming_ = 1;  // of the last LOAD's channel time, the share not opening rows
+  ChannelCalendar calendar_;  // the simple pipe's, where placed
   std::array<double, kUnits> unitFree_;
   std::vector<double> end_;
 };
@@ -376,7 +441,6 @@ void ProgramBuilder::add(PlannedCommand&& command) {
   if (!command.isBarrier() && segment_.size() >= kMaxSegmentCommands) add(PlannedCommand{hw::BarrierCmd{}, {}});
   ++count_;
   const CommandCost cost = estimate(*cost_, command);
-  busy_ += cost.busyCycles;
   // The configured latency, not a cycle-level DRAM's (CostModel::configuredLatency): the bound's
   // DRAM slack is relative to the configured pipe.
   serial_ += cost.doneCycles + cost_->configuredLatency + cost_->fetchCyclesAt(cost_->configuredLatency);

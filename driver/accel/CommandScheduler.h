@@ -74,11 +74,9 @@ class ProgramBuilder final : public CommandSink {
   // Reserves the current segment for a layer's commands (up to a cap): growing it by doubling
   // copied every command again and faulted in fresh pages, a tenth of an 8x8 sweep point.
   void expect(size_t commands) override;
-  // Commands added so far; the busy cycles of those added since the last call (summed from 0 in
-  // order, as over a vector of them); the watchdog's serial bound over all of them (each
-  // command's completion, DRAM latency and fetch, one after the other).
+  // Commands added so far; the watchdog's serial bound over all of them (each command's
+  // completion, DRAM latency and fetch, one after the other).
   size_t size() const { return count_; }
-  double takeBusyCycles() { return std::exchange(busy_, 0.0); }
   // The estimated timeline's end over the segments scheduled so far (each barrier schedules the
   // segment it closes): the difference across a layer and its barrier is the layer's estimate.
   double scheduledCycles() const { return t_; }
@@ -100,7 +98,7 @@ class ProgramBuilder final : public CommandSink {
   std::vector<double> start_;
   nn::Status status_;
   size_t count_ = 0;
-  double busy_ = 0, serial_ = 0, t_ = 0;
+  double serial_ = 0, t_ = 0;
   double dramSlack_ = 1;
 };
 

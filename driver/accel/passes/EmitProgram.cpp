@@ -50,7 +50,7 @@ class Emission {
  private:
   uint64_t addressOf(uint32_t operand) const { return dram_.tensors.at(operand).region->addr(); }
   nn::Status vectorLayer(const VectorLayer& layer, const LayerConstants& constants);
-  nn::Status gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& measured);
+  nn::Status gemmLayer(const GemmLayer& layer, size_t l);
   nn::Status repack(const GemmLayer& layer, const TilePlan& tp, const LayerPlacement& where, uint64_t copyRow);
 
   const LayoutPlan& plan_;
@@ -64,12 +64,10 @@ class Emission {
 nn::Status Emission::layer(size_t l) {
   ProgramBuilder& program = *out_.program;
   const size_t firstCommand = program.size();
-  program.takeBusyCycles();
   const double scheduledBefore = program.scheduledCycles();
   EmittedLayer measured;
-  NN_TRY(plan_.layers[l].visit(Overloaded{[&](const GemmLayer& g) { return gemmLayer(g, l, measured); },
+  NN_TRY(plan_.layers[l].visit(Overloaded{[&](const GemmLayer& g) { return gemmLayer(g, l); },
                                           [&](const VectorLayer& v) { return vectorLayer(v, dram_.layers[l]); }}));
-  measured.busyCycles = program.takeBusyCycles();
   measured.snapshotAfter = !overlapsNext(l);
   measured.commands = program.size() - firstCommand + (measured.snapshotAfter ? 1 : 0);
   out_.layers.push_back(measured);
@@ -98,7 +96,7 @@ nn::Status Emission::vectorLayer(const VectorLayer& layer, const LayerConstants&
   return layer.generate(where, config_, *out_.program);
 }
 
-nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& measured) {
+nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l) {
   const size_t position = out_.layers.size();
   const TilePlan& tp = *tilings_.plans[l];
   const LayerConstants& constants = dram_.layers[l];
@@ -120,7 +118,6 @@ nn::Status Emission::gemmLayer(const GemmLayer& layer, size_t l, EmittedLayer& m
   }
   if (layer.runtimeWeights) out_.firstReader.emplace(*layer.runtimeWeights, position);
   if (layer.runtimeBias) out_.firstReader.emplace(*layer.runtimeBias, position);
-  measured.repackCycles = out_.program->takeBusyCycles();
   NN_TRY(generateCommands(layer, tp, where, config_, *out_.program));
   out_.firstReader.emplace(layer.inputOperand, position);
   out_.producer[layer.outputOperand] = position;

@@ -24,8 +24,6 @@ namespace weft::accel {
 // What emission measured of one layer's commands, for costing (Costing.h).
 struct EmittedLayer {
   size_t commands = 0;         // its commands, its closing barrier included
-  double repackCycles = 0;     // busy cycles of the copies repacking runtime filters and biases
-  double busyCycles = 0;       // busy cycles of the layer's own commands
   double scheduledCycles = 0;  // its commands' estimated timeline, its closing barrier included
   // False when no barrier closes it: it and the next layer are products of one BATCH_MATMUL, on
   // the array, independent of each other, so the next one's loads and GEMMs overlap its tail
