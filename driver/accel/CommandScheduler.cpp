@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
+#include "ChannelCalendar.h"
 #include "CommandCost.h"
 #include "weft/sim/dram_config.h"
 
@@ -132,50 +132,6 @@ Segment findDependencies(const PlannedCommand* cmds, size_t n) {
   }
   return s;
 }
-
-// The cycles of a channel taken so far, as disjoint busy intervals.
-class ChannelCalendar {
- public:
-  // Takes `amount` cycles of channel time, the first free from `from` on; returns when the last
-  // of them ends.
-  double take(double from, double amount) {
-    auto it = busy_.upper_bound(from);
-    if (it != busy_.begin() && std::prev(it)->second > from) {  // `from` is inside a busy interval
-      --it;
-      from = it->second;
-      ++it;
-    }
-    while (amount > 0) {
-      const double gapEnd = it == busy_.end() ? from + amount : it->first;
-      const double used = std::min(amount, gapEnd - from);
-      amount -= used;
-      const double end = from + used;
-      // The piece [from, end) joins the interval before it when they touch, and the one after.
-      auto before = busy_.end();
-      if (it != busy_.begin() && std::prev(it)->second == from) before = std::prev(it);
-      if (before != busy_.end()) {
-        before->second = end;
-      } else {
-        before = busy_.emplace_hint(it, from, end);
-      }
-      if (it != busy_.end() && it->first == end) {
-        before->second = it->second;
-        it = busy_.erase(it);
-      }
-      if (amount <= 0) return end;
-      from = before->second;
-      if (it != busy_.end() && it->first <= from) ++it;
-    }
-    return from;
-  }
-  // Intervals that end before `t` can no longer be taken from: dropped.
-  void forgetBefore(double t) {
-    while (!busy_.empty() && busy_.begin()->second < t) busy_.erase(busy_.begin());
-  }
-
- private:
-  std::map<double, double> busy_;  // start -> end
-};
 
 // Step 3, command by command: each unit runs its commands in order, and a command starts when
 // its unit is free and its dependencies are complete. The shared DRAM channel and the
