@@ -50,6 +50,13 @@ class ChannelCalendar {
     }
     return from;
   }
+  // The first free cycle from `t` on, taking nothing.
+  double freeFrom(double t) const {
+    auto it = busy_.upper_bound(t);
+    if (it == busy_.begin()) return t;
+    --it;
+    return it->second > t ? it->second : t;
+  }
   const std::map<double, double>& intervals() const { return busy_; }
   // Intervals that end before `t` can no longer be taken from: dropped.
   void forgetBefore(double t) {

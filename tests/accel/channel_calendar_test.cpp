@@ -30,6 +30,17 @@ TEST(ChannelCalendar, ALaterCommandMayTakeCyclesBeforeEarlierOnes) {
   EXPECT_DOUBLE_EQ(c.intervals().begin()->second, 130);
 }
 
+TEST(ChannelCalendar, FreeFromTakesNothing) {
+  ChannelCalendar c;
+  EXPECT_DOUBLE_EQ(c.freeFrom(3), 3);
+  c.take(10, 10);  // [10, 20)
+  EXPECT_DOUBLE_EQ(c.freeFrom(5), 5);
+  EXPECT_DOUBLE_EQ(c.freeFrom(10), 20);
+  EXPECT_DOUBLE_EQ(c.freeFrom(15), 20);
+  EXPECT_DOUBLE_EQ(c.freeFrom(20), 20);
+  EXPECT_EQ(c.intervals().size(), 1u);
+}
+
 TEST(ChannelCalendar, ForgetsOnlyWhatEndsBeforeTheTime) {
   ChannelCalendar c;
   c.take(0, 10);
