@@ -193,6 +193,21 @@ class DramTool : public ::testing::Test {
     return path;
   }
   bool exists(const std::string& name) const { return std::ifstream(dir_ + "/" + name).good(); }
+  // `weft estimate` of network `net` (`layers` layers) at `options`: each layer's estimate
+  // within `tolerance` of its run.
+  void expectEstimatesWithin(const std::string& options, const std::string& net, size_t layers, double tolerance) {
+    const Ran r = runWeft(fmt::format("{} estimate {} --quiet --work-dir {}/work --json {}/est.json", options, net,
+                                      dir_, dir_));
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream in(dir_ + "/est.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    const auto& figures = j["workloads"].at(0)["layers"];
+    ASSERT_EQ(figures.size(), layers) << j.dump();
+    for (const auto& l : figures) {
+      EXPECT_GT(l["cycles"].get<uint64_t>(), 0u);
+      EXPECT_LT(std::abs(l["error"].get<double>()), tolerance) << l.dump();
+    }
+  }
   std::string dir_;
 };
 
@@ -404,17 +419,7 @@ TEST_F(DramTool, HeadTransposesAreEstimatedFromTheRowsTheirWalkOpens) {
  "layers": [
   {"name": "tokens", "op": "TRANSPOSE", "perm": [0, 2, 1, 3], "output": {"scale": 0.03125, "zeroPoint": 0}},
   {"name": "heads", "op": "TRANSPOSE", "perm": [0, 2, 1, 3], "output": {"scale": 0.03125, "zeroPoint": 0}}]})");
-  const Ran r = runWeft(fmt::format("--hw weft16-lpddr4 --backend approx estimate {} --quiet --work-dir {}/work --json {}/est.json",
-                                    net, dir_, dir_));
-  ASSERT_EQ(r.code, 0) << r.err;
-  std::ifstream in(dir_ + "/est.json");
-  const nlohmann::json j = nlohmann::json::parse(in);
-  const auto& layers = j["workloads"].at(0)["layers"];
-  ASSERT_EQ(layers.size(), 2u) << j.dump();
-  for (const auto& l : layers) {
-    EXPECT_GT(l["cycles"].get<uint64_t>(), 0u);
-    EXPECT_LT(std::abs(l["error"].get<double>()), 0.3) << l.dump();
-  }
+  expectEstimatesWithin("--hw weft16-lpddr4 --backend approx", net, 2, 0.3);
 }
 
 // A STORE whose writes come while a LOAD's reads are being decided waits for them (both backends
@@ -428,17 +433,7 @@ TEST_F(DramTool, StoresBesideALoadAreEstimatedBehindItsReads) {
  "layers": [
   {"name": "gelu", "op": "GELU", "output": {"scale": 0.0193, "zeroPoint": -118}},
   {"name": "split", "op": "RESHAPE", "inputs": ["x768"], "shape": [1, 128, 12, 64], "output": {"scale": 0.07, "zeroPoint": 7}}]})");
-  const Ran r = runWeft(fmt::format("--hw weft16-hbm2 --backend timing estimate {} --quiet --work-dir {}/work --json {}/est.json",
-                                    net, dir_, dir_));
-  ASSERT_EQ(r.code, 0) << r.err;
-  std::ifstream in(dir_ + "/est.json");
-  const nlohmann::json j = nlohmann::json::parse(in);
-  const auto& layers = j["workloads"].at(0)["layers"];
-  ASSERT_EQ(layers.size(), 2u) << j.dump();
-  for (const auto& l : layers) {
-    EXPECT_GT(l["cycles"].get<uint64_t>(), 0u);
-    EXPECT_LT(std::abs(l["error"].get<double>()), 0.10) << l.dump();
-  }
+  expectEstimatesWithin("--hw weft16-hbm2 --backend timing", net, 2, 0.10);
 }
 
 }  // namespace
