@@ -172,8 +172,9 @@ nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t ro
 }
 
 nn::Status VectorCommands::loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t runs, uint64_t runStride,
-                                      uint32_t rowsPerRun, uint32_t buffer) {
-  if (runStride > 0xFFFFFFFFull || runs > 0xFFFF || rowsPerRun > 0xFFFF) {
+                                      uint32_t rowsPerRun, uint32_t buffer, uint32_t packStride) {
+  if (packStride == 0) packStride = runs;
+  if (runStride > 0xFFFFFFFFull || runs > 0xFFFF || rowsPerRun > 0xFFFF || packStride > 0xFFFF) {
     return NN_ERROR(BAD_DATA) << "a spread LOAD of " << runs << " runs " << runStride << " bytes apart";
   }
   hw::LoadCmd c;
@@ -187,7 +188,7 @@ nn::Status VectorCommands::loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t
   c.stride1 = static_cast<uint32_t>(runStride);
   c.count2 = 1;
   c.spread = true;
-  c.packStride = runs;
+  c.packStride = packStride;
   emit(PlannedCommand{c, {{buffer, true}}});
   return {};
 }

@@ -85,10 +85,11 @@ class VectorCommands {
   nn::Status loadRows(hw::Mem dst, uint64_t dram, uint32_t spadAddr, uint32_t rows, uint32_t rowBytes,
                       uint64_t stride, uint32_t buffer, uint32_t count1 = 1, uint64_t stride1 = 0);
   // `runs` runs of `rowsPerRun` contiguous rows of Cols bytes (one merged request a run), runs
-  // `runStride` bytes apart, row j of run i landing at spad row spadAddr + j*runs + i (LOAD
-  // spread): the lane groups of `runs` pixels whose channels are contiguous, group-major.
+  // `runStride` bytes apart, row j of run i landing at spad row spadAddr + j*packStride + i (LOAD
+  // spread; packStride 0: `runs`): the lane groups of `runs` pixels whose channels are
+  // contiguous, group-major (in a tile of packStride pixels).
   nn::Status loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t runs, uint64_t runStride, uint32_t rowsPerRun,
-                        uint32_t buffer);
+                        uint32_t buffer, uint32_t packStride = 0);
   // A STORE of accumulator rows acc .. (one per pixel of `box`, column fastest) into group
   // `group` of `image`.
   nn::Status storeBox(const LaneImage& image, const PixelBox& box, uint32_t group, uint32_t acc, uint32_t accBuffer,

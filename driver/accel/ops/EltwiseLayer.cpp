@@ -40,9 +40,11 @@ uint32_t storeTilesOf(const hw::HwConfig& config) {
 
 }  // namespace
 
+uint32_t storeTileParamRows(const hw::HwConfig& config) { return std::min(storeTilesOf(config), config.paramRows()); }
+
 uint32_t wideRowParamRows(const ImageShape& a, const ImageShape* b, const ImageShape& out, ElementType type,
                           const hw::HwConfig& config) {
-  return wideRowShapes(a, b, out, type, config.cols()) ? std::min(storeTilesOf(config), config.paramRows()) : 1;
+  return wideRowShapes(a, b, out, type, config.cols()) ? storeTileParamRows(config) : 1;
 }
 
 std::vector<uint8_t> lutImage(const std::vector<int32_t>& lut, const hw::HwConfig& config) {
@@ -111,7 +113,15 @@ nn::Status EltwiseEmitter::piece(const EltwiseMath& math, const LaneImage& a, co
       uint64_t{out.shape.width} * out.groups() <= std::min(bufRows_, accHalf_)) {
     return rowPacked(math, a, binary ? b : nullptr, out);
   }
+  if (takesPixelRuns(math, a, b, out)) return pixelRuns(math, a, out);
   return general(math, a, binary ? b : nullptr, out);
+}
+
+bool EltwiseEmitter::takesPixelRuns(const EltwiseMath& math, const LaneImage& a, const LaneImage* b,
+                                    const LaneImage& out) const {
+  return pixelRuns_ && !(math.binary() && b != nullptr) && sameShape(a.shape, out.shape) &&
+         bytesPerElement(math.aType) == 1 && out.groups() > 1 && out.groups() <= std::min(bufRows_, accHalf_) &&
+         out.shape.width > 1;
 }
 
 nn::Status EltwiseEmitter::widenFp16(uint64_t src, uint64_t values, uint64_t dst, uint32_t perRow,
@@ -270,6 +280,53 @@ nn::Status EltwiseEmitter::wideRows(const EltwiseMath& math, const LaneImage& a,
     }
     tile_ ^= 1;
     acc_ ^= 1;
+  }
+  return {};
+}
+
+// Tiles of P pixels x G lane groups, held group-major as in wideRows (row g*P + p), each pixel's
+// groups loaded as one run (a spread LOAD a tile row, runs a pixel's stride apart) and stored as
+// STOREs of several column tiles a pixel's stride apart: for pixels strided in DRAM (attention's
+// head split and merge, a SLICE of rows) the general path's tile a lane group made a request of
+// Cols bytes a pixel, a row activation every few on a cycle-level DRAM and half-empty bursts on
+// the simple pipe. A tile takes whole image rows when they are narrower than it (the head merge's
+// rows are 12 pixels). A pixel's last group may read up to Cols - 1 bytes past its channels
+// (within the tensor, or in the allocations' slack past it): lanes computed, never stored.
+nn::Status EltwiseEmitter::pixelRuns(const EltwiseMath& math, const LaneImage& a, const LaneImage& out) {
+  const ImageShape& s = out.shape;
+  const uint32_t G = out.groups(), lastBytes = out.groupBytes(G - 1);
+  const auto P = static_cast<uint32_t>(std::min<uint64_t>(std::min(bufRows_, accHalf_) / G, kStrideMax));
+  // Rows wider than a tile are cut into tiles of equal width (197 tokens: 99 and 98, not 128 and 69).
+  const uint32_t w = static_cast<uint32_t>(ceilDiv(s.width, ceilDiv(s.width, P)));
+  const uint32_t rowsPerTile = w == s.width ? std::max(1u, P / w) : 1;
+  const uint32_t tiles = std::min(paramRows_, cmds_.maxStoreTiles());
+  for (uint32_t n = 0; n < s.batches; ++n) {
+    for (uint32_t y0 = 0; y0 < s.height; y0 += rowsPerTile) {
+      const uint32_t h = std::min(rowsPerTile, s.height - y0);
+      for (uint32_t x0 = 0; x0 < s.width; x0 += w) {
+        const uint32_t tw = std::min(w, s.width - x0), pixels = h * tw;
+        hw::EltwiseCmd e = command(math);
+        for (uint32_t r = 0; r < h; ++r) {
+          NN_TRY(cmds_.loadSpread(a.pixelAddr(n, y0 + r, x0), e.aAddr + r * tw, tw, a.view.pixelStride, G,
+                                  vecBuffer(1 + tile_), pixels));
+        }
+        e.count0 = pixels;
+        e.count1 = G;
+        e.aStride0 = 1;
+        e.aStride1 = pixels;
+        compute(e, false);
+        for (uint32_t r = 0; r < h; ++r) {
+          for (uint32_t g0 = 0; g0 < G; g0 += tiles) {
+            const uint32_t t = std::min(tiles, G - g0);
+            NN_TRY(cmds_.storeTiledRows(out.pixelAddr(n, y0 + r, x0) + uint64_t{g0} * cols_, out.view.pixelStride, tw,
+                                        t, g0 + t == G ? lastBytes : cols_, e.accAddr + g0 * pixels + r * tw, pixels,
+                                        accBuffer(acc_), 0, math.outZp, math.clamp.min, math.clamp.max));
+          }
+        }
+        tile_ ^= 1;
+        acc_ ^= 1;
+      }
+    }
   }
   return {};
 }

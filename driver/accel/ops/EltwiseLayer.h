@@ -61,6 +61,9 @@ class EltwiseEmitter {
   nn::Status loadLut(uint64_t lutAddr);
   // out = math(a, b) over `out`'s shape; a and b are broadcast to it (b ignored when unary).
   nn::Status piece(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  // Whether a unary piece over pixels of several lane groups that are not dense in DRAM (a
+  // strided copy's) loads each pixel's groups as one run (pixelRuns) instead of group by group.
+  void preferPixelRuns(bool on) { pixelRuns_ = on; }
   // `values` binary16 values, dense at `src`, widened to binary32 (ELTWISE fp16 add of +0, exact
   // but for -0's sign; STORE raw32 through the identity parameter row begin() loaded): value v
   // lands at dst + (v / perRow) * rowStride + 4 * (v % perRow). `perRow` is a multiple of Cols/2
@@ -73,6 +76,8 @@ class EltwiseEmitter {
   nn::Status rowPacked(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
   nn::Status general(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
   nn::Status wideRows(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out);
+  nn::Status pixelRuns(const EltwiseMath& math, const LaneImage& a, const LaneImage& out);
+  bool takesPixelRuns(const EltwiseMath& math, const LaneImage& a, const LaneImage* b, const LaneImage& out) const;
   hw::EltwiseCmd command(const EltwiseMath& math) const;
   // ELTWISE of `rows` x `count1` output rows from the current buffers, then its STORE(s).
   void compute(hw::EltwiseCmd e, bool binary);
@@ -83,6 +88,7 @@ class EltwiseEmitter {
   uint32_t tile_ = 0, acc_ = 0;  // the buffers the next tile uses
   uint32_t paramRows_ = 1;       // identical parameter rows loaded: column tiles a STORE may write
   bool lut_ = false;
+  bool pixelRuns_ = false;
 };
 
 // One ELTWISE layer: a single piece over its output.
@@ -103,6 +109,9 @@ class EltwiseLayer final : public VectorLayer {
   uint64_t laneOps() const override { return outputs[0].shape.elements() / valueBytes(); }  // values
   std::string describe() const override;
 };
+
+// Identical parameter rows enough for a STORE of as many column tiles as the store unit takes.
+uint32_t storeTileParamRows(const hw::HwConfig& config);
 
 // The parameter rows an ELTWISE layer of these shapes keeps: several identical ones when its
 // pieces take the wide-row path (a STORE of several column tiles reads a row a tile), else one.

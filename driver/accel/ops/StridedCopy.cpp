@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "../CommandScheduler.h"
 #include "../RuntimeOperands.h"
 #include "EltwiseLayer.h"
 #include "weft/kernels/CpuExecutor.h"
@@ -35,15 +36,29 @@ class StridedCopyLayer final : public VectorLayer {
   uint32_t bytes = 1;  // a value's
   std::string description;
 
+  // Identity parameter rows, one for each column tile a STORE of the pixel-run tiles writes (the
+  // first alone is loaded otherwise).
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override {
-    return {copyParamRow(config)};
+    return {paramRows({}, storeTileParamRows(config), config)};
   }
 
+  // Pixels of several lane groups strided in DRAM (attention's [B, S, H, D] -> [B, H, S, D], a
+  // SLICE of long rows) load either group by group (a request of Cols bytes a pixel) or a pixel's
+  // groups as one run (EltwiseEmitter::pixelRuns). Both are scheduled where the tensors lie and
+  // the faster is emitted: ViT's head split at weft16-lpddr4 loaded 16 bytes of each token's head
+  // 768 bytes apart, a row activation every few requests (174,559 cycles).
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override {
-    EltwiseEmitter emitter(config, out);
-    NN_TRY(emitter.begin(where.constants[0], std::nullopt));
-    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter));
-    return {};
+    bool pixelRuns = false;
+    if (!out.provesFitOnly()) {
+      double cycles[2] = {0, 0};
+      for (int runs = 0; runs < 2; ++runs) {
+        ScheduleEstimator estimate(config, 0, /*placed=*/true);
+        NN_TRY(emit(where, config, estimate, runs == 1));
+        cycles[runs] = estimate.cycles();
+      }
+      pixelRuns = cycles[1] < cycles[0];
+    }
+    return emit(where, config, out, pixelRuns);
   }
 
   uint64_t laneOps() const override {
@@ -58,6 +73,14 @@ class StridedCopyLayer final : public VectorLayer {
   std::string describe() const override { return description; }
 
  private:
+  nn::Status emit(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out, bool pixelRuns) const {
+    EltwiseEmitter emitter(config, out);
+    NN_TRY(emitter.begin(where.constants[0], std::nullopt, pixelRuns ? storeTileParamRows(config) : 1));
+    emitter.preferPixelRuns(pixelRuns);
+    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter));
+    return {};
+  }
+
   nn::Status copy(const CopyBox& box, const VectorPlacement& where, const hw::HwConfig& config,
                   EltwiseEmitter& emitter) const {
     std::vector<CopyAxis> axes = simplified(box.axes);
