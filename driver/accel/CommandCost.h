@@ -33,7 +33,9 @@ struct Costing {
                             ? !l.pack && cost.merges(l.rowBytes, cost.rowSize(l.dst), l.stride0)
                             : pricing == LoadPricing::kMergedRuns;
     if (merged) {
-      return cost.mergedLoad(runs, l.count0, l.rowBytes, l.count1 > 1 ? l.stride1 : l.stride2, l.dramAddr);
+      // Its requests are the runs: a run's rows merged, count1 x count2 of them.
+      const RequestWalk runWalk{l.dramAddr, uint64_t{l.count0} * l.rowBytes, l.count1, l.stride1, l.count2, l.stride2};
+      return cost.mergedLoad(runs, l.count0, l.rowBytes, l.count1 > 1 ? l.stride1 : l.stride2, l.dramAddr, &runWalk);
     }
     // The stride between consecutive requests, for the DRAM rows they open.
     const uint64_t stride = l.count0 > 1 ? l.stride0 : l.count1 > 1 ? l.stride1 : l.stride2;

@@ -358,7 +358,7 @@ struct CostModel {
   // groups of each pixel) the rows their walk opens; the load unit waits for each run's request
   // to be decided.
   CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes, uint64_t runStride = 0,
-                         uint64_t addr = 0) const {
+                         uint64_t addr = 0, const RequestWalk* walk = nullptr) const {
     CommandCost c;
     // Where placed, every request of a run starts as the run does (kMaxMergedBytes is whole bursts).
     const double channel = placedSimpleRequestCycles(mergedRequestBytes(rowsPerRun, bytes), addr, runs > 1 ? runStride : 0);
@@ -368,7 +368,11 @@ struct CostModel {
     if (dram) {
       c.channelCycles = mergedRunCycles(runs, runBytes, runStride, addr);
       if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
-        c.rowOpenCycles = static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
+        // Where placed, the rows its runs open on their walk (a head merge's runs revisit the
+        // rows of 12 heads token after token, as rowLoad's requests do).
+        c.rowOpenCycles = placed && walk != nullptr && dram->mapping
+                              ? walkRowOpens(*dram, *walk) * dram->activateCycles
+                              : static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
         c.channelCycles += c.rowOpenCycles;
         c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
       }

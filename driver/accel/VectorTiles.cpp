@@ -172,9 +172,11 @@ nn::Status VectorCommands::storeRows(uint64_t dram, uint64_t stride, uint32_t ro
 }
 
 nn::Status VectorCommands::loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t runs, uint64_t runStride,
-                                      uint32_t rowsPerRun, uint32_t buffer, uint32_t packStride) {
+                                      uint32_t rowsPerRun, uint32_t buffer, uint32_t packStride, uint32_t planes,
+                                      uint64_t planeStride) {
   if (packStride == 0) packStride = runs;
-  if (runStride > 0xFFFFFFFFull || runs > 0xFFFF || rowsPerRun > 0xFFFF || packStride > 0xFFFF) {
+  if (runStride > 0xFFFFFFFFull || runs > 0xFFFF || rowsPerRun > 0xFFFF || packStride > 0xFFFF || planes > 0xFFFF ||
+      planeStride > 0xFFFFFFFFull) {
     return NN_ERROR(BAD_DATA) << "a spread LOAD of " << runs << " runs " << runStride << " bytes apart";
   }
   hw::LoadCmd c;
@@ -186,7 +188,8 @@ nn::Status VectorCommands::loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t
   c.stride0 = config_.cols();
   c.count1 = runs;
   c.stride1 = static_cast<uint32_t>(runStride);
-  c.count2 = 1;
+  c.count2 = planes;
+  c.stride2 = static_cast<uint32_t>(planeStride);
   c.spread = true;
   c.packStride = packStride;
   emit(PlannedCommand{c, {{buffer, true}}});

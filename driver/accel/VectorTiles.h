@@ -88,8 +88,10 @@ class VectorCommands {
   // `runStride` bytes apart, row j of run i landing at spad row spadAddr + j*packStride + i (LOAD
   // spread; packStride 0: `runs`): the lane groups of `runs` pixels whose channels are
   // contiguous, group-major (in a tile of packStride pixels).
+  // `planes` > 1: as many such walks, `planeStride` bytes apart, the runs of walk k landing at
+  // spadAddr + j*packStride + k*runs + i (an image row of pixels a walk).
   nn::Status loadSpread(uint64_t dram, uint32_t spadAddr, uint32_t runs, uint64_t runStride, uint32_t rowsPerRun,
-                        uint32_t buffer, uint32_t packStride = 0);
+                        uint32_t buffer, uint32_t packStride = 0, uint32_t planes = 1, uint64_t planeStride = 0);
   // A STORE of accumulator rows acc .. (one per pixel of `box`, column fastest) into group
   // `group` of `image`.
   nn::Status storeBox(const LaneImage& image, const PixelBox& box, uint32_t group, uint32_t acc, uint32_t accBuffer,

@@ -285,7 +285,7 @@ nn::Status EltwiseEmitter::wideRows(const EltwiseMath& math, const LaneImage& a,
 }
 
 // Tiles of P pixels x G lane groups, held group-major as in wideRows (row g*P + p), each pixel's
-// groups loaded as one run (a spread LOAD a tile row, runs a pixel's stride apart) and stored as
+// groups loaded as one run (one spread LOAD a tile, runs a pixel's stride apart) and stored as
 // STOREs of several column tiles a pixel's stride apart: for pixels strided in DRAM (attention's
 // head split and merge, a SLICE of rows) the general path's tile a lane group made a request of
 // Cols bytes a pixel, a row activation every few on a cycle-level DRAM and half-empty bursts on
@@ -306,10 +306,8 @@ nn::Status EltwiseEmitter::pixelRuns(const EltwiseMath& math, const LaneImage& a
       for (uint32_t x0 = 0; x0 < s.width; x0 += w) {
         const uint32_t tw = std::min(w, s.width - x0), pixels = h * tw;
         hw::EltwiseCmd e = command(math);
-        for (uint32_t r = 0; r < h; ++r) {
-          NN_TRY(cmds_.loadSpread(a.pixelAddr(n, y0 + r, x0), e.aAddr + r * tw, tw, a.view.pixelStride, G,
-                                  vecBuffer(1 + tile_), pixels));
-        }
+        NN_TRY(cmds_.loadSpread(a.pixelAddr(n, y0, x0), e.aAddr, tw, a.view.pixelStride, G, vecBuffer(1 + tile_),
+                                pixels, h, a.view.rowStride));
         e.count0 = pixels;
         e.count1 = G;
         e.aStride0 = 1;

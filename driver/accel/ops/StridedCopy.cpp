@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
-#include "../CommandScheduler.h"
 #include "../RuntimeOperands.h"
 #include "EltwiseLayer.h"
 #include "weft/kernels/CpuExecutor.h"
@@ -30,6 +30,21 @@ std::vector<CopyAxis> simplified(const std::vector<CopyAxis>& axes) {
   return out;
 }
 
+// A box simplified: its innermost run contiguous in both tensors (the channels, in bytes; one
+// value's when none) and the pixel axes outside it.
+struct ChannelsAndPixels {
+  uint64_t channels;
+  std::vector<CopyAxis> axes;
+};
+ChannelsAndPixels channelsAndPixelAxes(const CopyBox& box, uint32_t valueBytes) {
+  ChannelsAndPixels r{valueBytes, simplified(box.axes)};
+  if (!r.axes.empty() && r.axes.back().inputStride == valueBytes && r.axes.back().outputStride == valueBytes) {
+    r.channels = r.axes.back().size * valueBytes;
+    r.axes.pop_back();
+  }
+  return r;
+}
+
 class StridedCopyLayer final : public VectorLayer {
  public:
   std::vector<CopyBox> boxes;
@@ -43,22 +58,24 @@ class StridedCopyLayer final : public VectorLayer {
   }
 
   // Pixels of several lane groups strided in DRAM (attention's [B, S, H, D] -> [B, H, S, D], a
-  // SLICE of long rows) load either group by group (a request of Cols bytes a pixel) or a pixel's
-  // groups as one run (EltwiseEmitter::pixelRuns). Both are scheduled where the tensors lie and
-  // the faster is emitted: ViT's head split at weft16-lpddr4 loaded 16 bytes of each token's head
-  // 768 bytes apart, a row activation every few requests (174,559 cycles).
+  // SLICE of long rows) load a pixel's groups as one run (EltwiseEmitter::pixelRuns), not group
+  // by group (a request of Cols bytes a pixel): measured faster on every shape and configuration
+  // tried (ViT's head split and merge, BERT's, GPT-2's SLICE of 12 x 513, [2, 37, 3, 24] and
+  // [1, 50, 7, 40] transposes; weft8, weft16, LPDDR4, DDR4, HBM2), by 1.1x to 4x: ViT's head
+  // split 38,640 -> 19,559 cycles at weft16, 174,559 -> 65,462 at weft16-lpddr4. (Chosen by
+  // the placed schedule, as the windows' layouts are, the merge stayed group by group at LPDDR4
+  // and HBM2, its pixel-run estimate 2.7-3.7x its run.)
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override {
-    bool pixelRuns = false;
-    if (!out.provesFitOnly()) {
-      double cycles[2] = {0, 0};
-      for (int runs = 0; runs < 2; ++runs) {
-        ScheduleEstimator estimate(config, 0, /*placed=*/true);
-        NN_TRY(emit(where, config, estimate, runs == 1));
-        cycles[runs] = estimate.cycles();
-      }
-      pixelRuns = cycles[1] < cycles[0];
-    }
-    return emit(where, config, out, pixelRuns);
+    EltwiseEmitter emitter(config, out);
+    // The parameter rows a STORE of several column tiles reads, where a piece may take them.
+    const bool wide = std::any_of(boxes.begin(), boxes.end(), [&](const CopyBox& b) {
+      const ChannelsAndPixels c = channelsAndPixelAxes(b, bytes);
+      return c.channels > config.cols() && !c.axes.empty();
+    });
+    NN_TRY(emitter.begin(where.constants[0], std::nullopt, wide ? storeTileParamRows(config) : 1));
+    emitter.preferPixelRuns(true);
+    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter));
+    return {};
   }
 
   uint64_t laneOps() const override {
@@ -73,22 +90,9 @@ class StridedCopyLayer final : public VectorLayer {
   std::string describe() const override { return description; }
 
  private:
-  nn::Status emit(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out, bool pixelRuns) const {
-    EltwiseEmitter emitter(config, out);
-    NN_TRY(emitter.begin(where.constants[0], std::nullopt, pixelRuns ? storeTileParamRows(config) : 1));
-    emitter.preferPixelRuns(pixelRuns);
-    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter));
-    return {};
-  }
-
   nn::Status copy(const CopyBox& box, const VectorPlacement& where, const hw::HwConfig& config,
                   EltwiseEmitter& emitter) const {
-    std::vector<CopyAxis> axes = simplified(box.axes);
-    uint64_t channels = bytes;
-    if (!axes.empty() && axes.back().inputStride == bytes && axes.back().outputStride == bytes) {
-      channels = axes.back().size * bytes;
-      axes.pop_back();
-    }
+    auto [channels, axes] = channelsAndPixelAxes(box, bytes);
     if (channels > UINT32_MAX) return NN_ERROR(BAD_DATA) << "a copied run of " << channels << " bytes";
     // The innermost three are a piece's pixel axes; those outside them are walked.
     while (axes.size() < 3) axes.insert(axes.begin(), CopyAxis{});
