@@ -204,9 +204,16 @@ class Timeline {
       // waits for them, but what it writes does not hold the reads after it. The LOADs' reads
       // are a calendar; a STORE added after a LOAD waits for the calendar, and a LOAD added
       // after a STORE that it runs beside (program order is not time order) delays it.
+      // A later LOAD starts no earlier than the load unit is free: stores before that are settled.
+      const auto settled = [&] {
+        stores_.erase(std::remove_if(stores_.begin(), stores_.end(),
+                                     [&](const PendingStore& p) { return p.start < unitFree_[load]; }),
+                      stores_.end());
+      };
       if (unit == store) {
         const double wait = calendar_.freeFrom(ready) - ready;
         busy += wait;
+        if (stores_.size() >= kPendingStores) settled();
         stores_.push_back({end_.size(), ready + wait, ready + busy});
       } else if (unit == load) {
         const double from = calendar_.freeFrom(ready), to = calendar_.take(ready, channel);
@@ -226,9 +233,7 @@ class Timeline {
           unitFrom = p.busyEnd;
         }
         calendar_.forgetBefore(std::min(unitFree_[load], unitFree_[store]));
-        stores_.erase(std::remove_if(stores_.begin(), stores_.end(),
-                                     [&](const PendingStore& p) { return p.start < unitFree_[load]; }),
-                      stores_.end());
+        settled();
       }
     }
     end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));
@@ -263,6 +268,7 @@ class Timeline {
     double start, busyEnd;  // its writes' start, and when its unit is free
   };
   std::vector<PendingStore> stores_;  // a cycle-level DRAM's STOREs a later LOAD may delay
+  static constexpr size_t kPendingStores = 256;  // settled when this many wait (many STOREs, no LOAD)
   std::array<double, kUnits> unitFree_;
   std::vector<double> end_;
 };
