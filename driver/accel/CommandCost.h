@@ -45,8 +45,9 @@ struct Costing {
   CommandCost operator()(const hw::StoreCmd& s) const {
     const uint64_t columns = uint64_t{s.tiles - 1} * cost.cols + s.rowBytes;
     const uint64_t bytes = columns * hw::columnBytes(s.mode);
+    const RequestWalk walk{s.dramAddr, bytes, s.count0, s.stride0, s.count1, s.stride1};
     return cost.store(uint64_t{s.count0} * s.count1, bytes, s.tiles, s.count0 > 1 ? s.stride0 : s.stride1,
-                      s.dramAddr);
+                      s.dramAddr, &walk);
   }
   CommandCost operator()(const hw::GemmCmd& g) const {
     return cost.gemm(uint64_t{g.mRows} * g.mGroups, g.kRows, g.kSteps, g.keepWeights);

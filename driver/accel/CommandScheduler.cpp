@@ -239,25 +239,29 @@ class Timeline {
     end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));
     unitFree_[unit] = ready + busy;
     channel_ += channel;
+    port_ += c.portCycles;
     makespan_ = std::max(makespan_, end_.back());
     return ready;
   }
   size_t size() const { return end_.size(); }
-  // The three bounds on when the segment's last command completes: the units' timeline, the
-  // channel (every command's bursts and its fetch), the controller's fetch rate.
-  std::array<double, 3> bounds() const {
+  // The bounds on when the segment's last command completes: the units' timeline, the channel
+  // (every command's bursts and its fetch), the controller's fetch rate, and the read port (the
+  // loads' and the fetches' beats, one a cycle: at weft16-ddr4 a LOAD of 64-byte rows returns
+  // faster than the port takes it with the commands beside it; GPT-2's probs x V over the cache
+  // ran 4.9 cycles a row against the channel's 2.7).
+  TimelineBounds bounds() const {
     const auto n = static_cast<double>(end_.size());
     return {makespan_, t0_ + channel_ + n * cost_->fetchChannelCycles() + cost_->latency,
-            t0_ + n * cost_->fetchCycles()};
+            t0_ + n * cost_->fetchCycles(), t0_ + port_ + n * cost_->fetchPortCycles() + cost_->latency};
   }
   double finish() const {
-    const std::array<double, 3> b = bounds();
+    const TimelineBounds b = bounds();
     return *std::max_element(b.begin(), b.end());
   }
 
  private:
   const CostModel* cost_;
-  double t0_, makespan_, channel_ = 0;
+  double t0_, makespan_, channel_ = 0, port_ = 0;
   // Write transactions the write queues take before they drain, from the segment's start (a
   // cycle-level DRAM; the DRAM's state before it is not known here).
   double writeRoom_;
@@ -547,7 +551,7 @@ double ScheduleEstimator::project(double now, double half, double totalGemmBusy)
 // and fetch bounds lead while the pipeline fills), and projecting their maximum from a prefix
 // where the lead changed hands took the slope of neither.
 double ScheduleEstimator::projectedCycles(double totalGemmBusy) const {
-  const std::array<double, 3> now = bounds();
+  const TimelineBounds now = bounds();
   double projected = 0;
   for (size_t i = 0; i < now.size(); ++i) {
     projected = std::max(projected, project(now[i], half_.bounds[i], totalGemmBusy));
@@ -559,12 +563,12 @@ double ScheduleEstimator::projectedChannelCycles(double totalGemmBusy) const {
 }
 
 double ScheduleEstimator::cycles() const {
-  const std::array<double, 3> b = bounds();
+  const TimelineBounds b = bounds();
   return *std::max_element(b.begin(), b.end());
 }
 
-std::array<double, 3> ScheduleEstimator::bounds() const {
-  if (segment_->timeline.size() == 0) return {t_, t_, t_};
+TimelineBounds ScheduleEstimator::bounds() const {
+  if (segment_->timeline.size() == 0) return {t_, t_, t_, t_};
   return segment_->timeline.bounds();
 }
 

@@ -33,6 +33,10 @@
 
 namespace weft::accel {
 
+// A segment's bounds on its completion (Timeline::bounds): the units' timeline, the DRAM
+// channel, the controller's fetch rate, the read port.
+using TimelineBounds = std::array<double, 4>;
+
 struct ScheduleResult {
   std::vector<PlannedCommand> commands;  // as given, token bits set
   // The ring: indices into `commands` in ring order (a large layer has millions of commands;
@@ -136,11 +140,11 @@ class ScheduleEstimator final : public CommandSink {
   struct Segment;
   struct Mark {
     double gemmBusy = 0;
-    std::array<double, 3> bounds{};  // the timeline's (Timeline::bounds)
+    TimelineBounds bounds{};  // the timeline's (Timeline::bounds)
     double channel = 0;
   };
   double project(double now, double half, double totalGemmBusy) const;
-  std::array<double, 3> bounds() const;
+  TimelineBounds bounds() const;
 
   std::unique_ptr<CostModel> cost_;
   std::unique_ptr<Segment> segment_;  // since the last barrier

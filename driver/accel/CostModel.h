@@ -81,7 +81,12 @@ struct RequestWalk {
 // of 12 heads, 12 KB apart, then the next 16 bytes of each: 12 rows stay open), which a rate per
 // request cannot tell from a walk that leaves every row (a window's pixels of a wide tensor).
 // Visits the first kWalkSample requests and scales the rest at their rate.
-double walkRowOpens(const DramCost& dram, const RequestWalk& walk);
+// `rows`: the banks' rows as the walks before left them (program order, CostModel::openRows);
+// a bank not visited before opens a row on its first visit.
+struct OpenRows {
+  std::vector<uint32_t> rowPlusOne;  // per bank (flat over channels), 0: not known
+};
+double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* rows = nullptr);
 inline constexpr uint64_t kWalkSample = 4096;
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
 // configuration (a DRAMsim3 .ini is read once).
@@ -100,6 +105,9 @@ struct CommandCost {
   // A LOAD on a cycle-level DRAM: the part of its channel cycles that opens rows (its channels
   // idle meanwhile, for writes to drain).
   double rowOpenCycles = 0;
+  // A LOAD: the beats its data takes on the read port, which returns one beat a cycle to the
+  // load unit and the command fetch alike (rtl/README.md, "Arbitration").
+  double portCycles = 0;
 };
 
 struct CostModel {
@@ -126,6 +134,12 @@ struct CostModel {
   // placement), not the tiling search's views at address 0.
   bool placed = false;
   std::optional<DramCost> dram;  // a cycle-level DRAM's pricing; nullopt: the simple pipe's
+  // Where placed, with a cycle-level DRAM: each bank's row as the LOADs and STOREs costed so far
+  // left it. A program's commands are costed in program order, and a LOAD that goes on in the rows the
+  // one before it opened (GPT-2's probs x V reads 32 of each 64-byte row of the cache, two LOADs
+  // to a channel's 2 KB) opens none; walked alone, each counted one, or two where it crossed a
+  // channel's chunk, and the layer was estimated 39 % over its run at weft16-lpddr4.
+  mutable OpenRows openRows;
   std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
@@ -323,6 +337,8 @@ struct CostModel {
     return std::max(beats(32), (roundTrip + slots / 2 * beats(32) + 2) / slots);
   }
 
+  // Read-port beats per command fetched (the port returns a beat a cycle, fetch and loads alike).
+  double fetchPortCycles() const { return beats(hw::kCommandBytes); }
   // DRAM channel cycles per command fetched: the fetch unit reads half its FetchSlots (or more)
   // a request, and those bytes share the channel with the loads and stores (a third of an 8x8
   // array's traffic on a fully-connected layer, whose small tiles take many commands).
@@ -338,18 +354,21 @@ struct CostModel {
                       const RequestWalk* walk = nullptr) const {
     if (dram) {
       const double opens = placed && walk != nullptr && rows > 1 && dram->mapping
-                               ? walkRowOpens(*dram, *walk) / static_cast<double>(rows) * dram->activateCycles
+                               ? walkRowOpens(*dram, *walk, &openRows) / static_cast<double>(rows) * dram->activateCycles
                                : rowOpenCycles(bytes, stride);
       const double channel = readRequestCycles(bytes, addr, stride) + opens;
       const double perRow = std::max(loadRowCycles(bytes), channel);
       CommandCost c{2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
                     static_cast<double>(rows) * channel};
       c.rowOpenCycles = static_cast<double>(rows) * opens;
+      c.portCycles = static_cast<double>(rows) * beats(bytes);
       return c;
     }
     const double channel = placedSimpleRequestCycles(bytes, addr, stride);
-    return {2 + static_cast<double>(rows) * loadRowCycles(bytes, channel), loadCycles(rows, bytes, channel),
-            channel < 0 ? transferCycles(rows, bytes) : static_cast<double>(rows) * channel};
+    CommandCost c{2 + static_cast<double>(rows) * loadRowCycles(bytes, channel), loadCycles(rows, bytes, channel),
+                  channel < 0 ? transferCycles(rows, bytes) : static_cast<double>(rows) * channel};
+    c.portCycles = static_cast<double>(rows) * beats(bytes);
+    return c;
   }
   // `runs` runs of `rowsPerRun` contiguous full rows of `bytes` fetched with merged requests: a
   // merged request never spans two runs (rtl/README.md), so strided runs cost a request each at
@@ -360,24 +379,32 @@ struct CostModel {
   CommandCost mergedLoad(uint64_t runs, uint64_t rowsPerRun, uint64_t bytes, uint64_t runStride = 0,
                          uint64_t addr = 0, const RequestWalk* walk = nullptr) const {
     CommandCost c;
-    // Where placed, every request of a run starts as the run does (kMaxMergedBytes is whole bursts).
-    const double channel = placedSimpleRequestCycles(mergedRequestBytes(rowsPerRun, bytes), addr, runs > 1 ? runStride : 0);
+    // Where placed, every request of a run starts as the run does (kMaxMergedBytes is whole bursts);
+    // with a cycle-level DRAM, a request's channel cycles are the mean of the requests where they
+    // lie (a 32-byte run on a 32-byte boundary is one LPDDR4 transaction, not the 1.5 of a run
+    // anywhere; a 1 KB request within a channel's chunk is all in that channel).
+    const uint64_t runBytes = rowsPerRun * bytes;
+    const double placedRuns = placed && dram ? mergedRunCycles(runs, runBytes, runStride, addr) : -1;
+    const uint64_t requestsPerRun = (runBytes + kMaxMergedBytes - 1) / kMaxMergedBytes;
+    const double channel =
+        placedRuns >= 0 ? placedRuns / static_cast<double>(std::max<uint64_t>(1, runs * requestsPerRun))
+                        : placedSimpleRequestCycles(mergedRequestBytes(rowsPerRun, bytes), addr, runs > 1 ? runStride : 0);
     c.busyCycles = 2 + static_cast<double>(runs) * (mergedLoadBusyCycles(rowsPerRun, bytes, channel) - 2);
     c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
-    const uint64_t runBytes = rowsPerRun * bytes;
     if (dram) {
-      c.channelCycles = mergedRunCycles(runs, runBytes, runStride, addr);
+      c.channelCycles = placedRuns >= 0 ? placedRuns : mergedRunCycles(runs, runBytes, runStride, addr);
       if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
         // Where placed, the rows its runs open on their walk (a head merge's runs revisit the
         // rows of 12 heads token after token, as rowLoad's requests do).
         c.rowOpenCycles = placed && walk != nullptr && dram->mapping
-                              ? walkRowOpens(*dram, *walk) * dram->activateCycles
+                              ? walkRowOpens(*dram, *walk, &openRows) * dram->activateCycles
                               : static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
         c.channelCycles += c.rowOpenCycles;
         c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
       }
     }
     c.doneCycles = c.busyCycles + latency + beats(kMaxMergedBytes);
+    c.portCycles = static_cast<double>(runs) * beats(runBytes);
     return c;
   }
   // A STORE of rows of `bytes` bytes in `tiles` column tiles: the unit issues a tile a cycle
@@ -385,8 +412,11 @@ struct CostModel {
   // With a cycle-level DRAM, rows `stride` bytes apart that follow one another (stride ==
   // bytes) share their transactions: the write queue merges two writes of one transaction.
   CommandCost store(uint64_t rowsToStore, uint64_t bytes, uint32_t tiles, uint64_t stride = 0,
-                    uint64_t addr = 0) const {
+                    uint64_t addr = 0, const RequestWalk* walk = nullptr) const {
     CommandCost c;
+    // Its writes leave their rows open where they drain: a LOAD after it in the banks it writes
+    // opens its rows again.
+    if (dram && placed && walk != nullptr && dram->mapping) walkRowOpens(*dram, *walk, &openRows);
     if (dram) {
       c.writeTransactions = stride == bytes && rowsToStore > 1
                                 ? static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1

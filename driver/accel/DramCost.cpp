@@ -137,10 +137,13 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
 
 }  // namespace
 
-double walkRowOpens(const DramCost& dram, const RequestWalk& walk) {
+double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* rows) {
   const sim::dram::AddressMapping& mapping = *dram.mapping;
   const uint64_t tx = static_cast<uint64_t>(dram.txBytes);
-  std::vector<uint32_t> open(size_t{dram.channels} * dram.ranks * dram.bankGroups * dram.banksPerGroup, 0);  // row + 1
+  const size_t banks = size_t{dram.channels} * dram.ranks * dram.bankGroups * dram.banksPerGroup;
+  OpenRows fresh;
+  std::vector<uint32_t>& open = (rows != nullptr ? *rows : fresh).rowPlusOne;  // row + 1
+  if (open.size() != banks) open.assign(banks, 0);
   uint64_t visited = 0, opens = 0;
   const uint64_t sample = std::min(walk.requests(), kWalkSample);
   for (uint64_t i2 = 0; i2 < walk.count2 && visited < sample; ++i2) {

@@ -144,11 +144,64 @@ TEST(DramEstimate, RowsANestedWalkOpens) {
   const double rated = search.rowLoad(504, 16, 12608, heads.addr, &heads).channelCycles;
   EXPECT_DOUBLE_EQ(rated, placed.rowLoad(504, 16, 12608, heads.addr).channelCycles);
   EXPECT_LT(walked, rated / 3);
+  placed.openRows = {};  // each walk on its own (the model carries the rows from walk to walk)
   EXPECT_NEAR(walked - placed.rowLoad(504, 16, 12608, heads.addr, &apart).channelCycles + 504 * d->activateCycles,
               opens * d->activateCycles, 1e-9);
   // A long walk is visited up to kWalkSample requests and scaled.
   const RequestWalk longStream{0, 16, 64 * kWalkSample, 16, 1, 0, 1, 0};
   EXPECT_NEAR(walkRowOpens(*d, longStream), 16.0 * 64 * kWalkSample / row, 1e-9);
+}
+
+// A program's walks go on in the rows the walks before them left open (CostModel::openRows):
+// GPT-2's probs x V reads 32 of each 64-byte row of the cache, two LOADs to a channel's 2 KB
+// row; each walked alone counted a row it did not open (or two, where it crossed a channel's
+// chunk), and the layer was estimated 39 % over its run at weft16-lpddr4. A STORE's writes to
+// another row of the same bank leave that row open instead.
+TEST(DramEstimate, WalksGoOnInTheRowsTheWalksBeforeLeftOpen) {
+  const auto d = dramCostFor(hw::HwConfig::load("weft16-lpddr4"));
+  ASSERT_TRUE(d.has_value());
+  ASSERT_TRUE(d->mapping);
+  const RequestWalk first{0, 32, 16, 64, 1, 0, 1, 0};      // 32 bytes of each of 16 rows, 1 KB
+  const RequestWalk second{1024, 32, 16, 64, 1, 0, 1, 0};  // the same channel's next 1 KB
+  OpenRows rows;
+  EXPECT_DOUBLE_EQ(walkRowOpens(*d, first, &rows), 1);
+  EXPECT_DOUBLE_EQ(walkRowOpens(*d, second, &rows), 0);
+  EXPECT_DOUBLE_EQ(walkRowOpens(*d, second), 1);  // alone: the bank's row is not known
+  // 64 KB on: the same channel and bank, the next row.
+  ASSERT_EQ(d->mapping->decode(65536).channel, d->mapping->decode(0).channel);
+  ASSERT_EQ(d->mapping->decode(65536).bank, d->mapping->decode(0).bank);
+  ASSERT_NE(d->mapping->decode(65536).row, d->mapping->decode(0).row);
+  const RequestWalk elsewhere{65536, 64, 8, 64, 1, 0, 1, 0};
+  EXPECT_DOUBLE_EQ(walkRowOpens(*d, elsewhere, &rows), 1);
+  EXPECT_DOUBLE_EQ(walkRowOpens(*d, second, &rows), 1);
+
+  // Placed, the cost model carries the rows from command to command, STOREs included; the
+  // tiling search (views at address 0) keeps none.
+  CostModel placed(hw::HwConfig::load("weft16-lpddr4"));
+  placed.placed = true;
+  const double opening = placed.mergedLoad(16, 2, 16, 64, first.addr, &first).rowOpenCycles;
+  EXPECT_DOUBLE_EQ(opening, d->activateCycles);
+  EXPECT_DOUBLE_EQ(placed.mergedLoad(16, 2, 16, 64, second.addr, &second).rowOpenCycles, 0);
+  const RequestWalk store{65536, 64, 8, 64, 1, 0, 1, 0};
+  placed.store(8, 64, 4, 64, store.addr, &store);
+  EXPECT_DOUBLE_EQ(placed.mergedLoad(16, 2, 16, 64, second.addr, &second).rowOpenCycles, d->activateCycles);
+}
+
+// Where placed, a merged LOAD's requests are priced where they lie for the load unit too: a
+// 32-byte run on a 32-byte boundary is one LPDDR4 transaction, not the 1.5 of a run anywhere
+// (the unit's time was 1.5x its channel time on GPT-2's probs x V).
+TEST(DramEstimate, PlacedMergedRunsKeepTheLoadUnitAtTheirChannelTime) {
+  CostModel placed(hw::HwConfig::load("weft16-lpddr4"));
+  placed.placed = true;
+  const auto d = placed.dram;
+  ASSERT_TRUE(d.has_value());
+  const RequestWalk runs{4096, 32, 16, 64, 1, 0, 1, 0};
+  const CommandCost c = placed.mergedLoad(16, 2, 16, 64, runs.addr, &runs);
+  EXPECT_NEAR(c.channelCycles - c.rowOpenCycles, 16 * d->alignedTxCycles, 1e-9);
+  EXPECT_NEAR(c.busyCycles, 2 + c.channelCycles, 1e-9);
+  EXPECT_DOUBLE_EQ(c.portCycles, 16 * 2);  // 32 bytes a run: two beats of 16
+  const CostModel search(hw::HwConfig::load("weft16-lpddr4"));
+  EXPECT_GT(search.mergedLoad(16, 2, 16, 64, runs.addr, &runs).busyCycles, 1.4 * 16 * d->alignedTxCycles);
 }
 
 TEST(DramEstimate, OtherDevices) {
