@@ -27,8 +27,12 @@
 // A row whose parameter rows (one per column tile) all fit the parameter memory (ParamRows x
 // Cols elements: 1024 at weft16, 256 at weft8) has them loaded once, before the first LAYER_NORM
 // (which declares reading them: no token queue runs from the load unit to the store unit, so the
-// STOREs' need of them goes through the vector unit); groups alternate between halves of the
-// scratchpad and the accumulator. That program is what it was before longer rows ran.
+// STOREs' need of them goes through the vector unit); groups take turns in parts of the
+// scratchpad and the accumulator: two, three or four, as the program scheduled where the tensors
+// lie runs fastest (a group's LAYER_NORMs wait for the STOREs of the group that held their part
+// before, whose writes, entering between the next groups' reads, take as long as those loads:
+// ViT's rows at weft16-lpddr4 took 43,757 cycles in halves, 37,581 in thirds; more parts, smaller
+// groups, more commands). That program is what it was before longer rows ran.
 //
 // A longer row has its parameter rows loaded in chunks of ParamRows, for each group: the group is
 // normalized, then for each chunk its parameter rows are loaded and the STOREs of its column
@@ -51,6 +55,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../CommandScheduler.h"
 #include "../ModelAccess.h"
 #include "../Requantization.h"
 #include "EltwiseLayer.h"
@@ -72,6 +77,8 @@ constexpr double kErrorBudget = 0.3;
 // rows, the next loading while the STOREs of this one run: more, smaller loads).
 constexpr uint32_t kChunkBuffers = 1;
 constexpr uint32_t kChunkRegions = 1;
+// Resident parameters: the most parts of the buffers the groups take in turn (tried from two).
+constexpr uint32_t kMaxParts = 4;
 
 class LayerNormLayer final : public VectorLayer {
  public:
@@ -101,8 +108,17 @@ class LayerNormLayer final : public VectorLayer {
   }
 
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
-    return rowsOf(config) <= config.paramRows() ? generateResident(where, config, sink)
-                                                : generateChunked(where, config, sink);
+    if (rowsOf(config) > config.paramRows()) return generateChunked(where, config, sink);
+    uint32_t parts = 2;
+    if (!sink.provesFitOnly() && tokens > groupSize(config, 2)) {  // one group: nothing to overlap
+      double best = 0;
+      for (uint32_t p = 2; p <= kMaxParts && groupSize(config, p) > 0; ++p) {
+        ScheduleEstimator estimate(config, 0, /*placed=*/true);
+        NN_TRY(generateResident(where, config, estimate, p));
+        if (p == 2 || estimate.cycles() < best) best = estimate.cycles(), parts = p;
+      }
+    }
+    return generateResident(where, config, sink, parts);
   }
 
   // STOREs write binary16 through gamma and beta (fp16_affine), or requantize to the 8-bit type;
@@ -116,12 +132,14 @@ class LayerNormLayer final : public VectorLayer {
   int32_t clampMax() const { return fp16 ? 0x7c00 : isSigned ? 127 : 255; }
 
   // A row's parameter rows all fit: loaded once, before the first LAYER_NORM.
-  nn::Status generateResident(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const {
+  // `parts`: of the scratchpad and the accumulator, groups taking them in turn.
+  nn::Status generateResident(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink,
+                              uint32_t parts) const {
     const uint32_t L = lanes(config), eb = elementBytes();
-    const uint32_t bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
+    const uint32_t bufRows = config.vecSpadRows() / parts, accPart = config.accRows() / parts;
     const uint32_t rows = rowsOf(config);
     const auto lastLanes = static_cast<uint32_t>(width - uint64_t{rows - 1} * L);
-    const uint32_t group = groupSize(config);
+    const uint32_t group = groupSize(config, parts);
     if (group == 0) return NN_ERROR(BAD_DATA) << "a layer-norm row is longer than the buffers";
     const uint32_t paramBytes = config.paramRowBytes();
     const uint64_t in0 = where.inputs[0].origin, out0 = where.outputs[0].origin;
@@ -131,7 +149,7 @@ class LayerNormLayer final : public VectorLayer {
     uint32_t buf = 0;
     for (uint64_t t0 = 0; t0 < tokens; t0 += group) {
       const auto g = static_cast<uint32_t>(std::min<uint64_t>(group, tokens - t0));
-      const uint32_t spad = buf * bufRows, acc = buf * accHalf;
+      const uint32_t spad = buf * bufRows, acc = buf * accPart;
       NN_TRY(loadGroup(cmds, in0, t0, g, spad, vecBuffer(1 + buf), config));
       layerNorms(cmds, g, spad, acc, {{accBuffer(buf), true}, {vecBuffer(1 + buf), false}, {paramBuffer(), false}},
                  rows, lastLanes);
@@ -145,7 +163,7 @@ class LayerNormLayer final : public VectorLayer {
                                    (r + tiles == rows ? lastLanes : L) * eb, acc + r * g, g, accBuffer(buf), r, outZp,
                                    clampMin(), clampMax()));
       }
-      buf ^= 1;
+      buf = (buf + 1) % parts;
     }
     return {};
   }
@@ -323,11 +341,11 @@ class LayerNormLayer final : public VectorLayer {
                               uint64_t{std::min(config.accRows() - 1, config.vecSpadRows() / 2)} * L);
   }
 
-  // Tokens a group holds: a half of the vector scratchpad and of the accumulator each, and
-  // acc_stride's 12 bits.
-  uint32_t groupSize(const hw::HwConfig& config) const {
+  // Tokens a group holds: a part of the vector scratchpad and of the accumulator each (of
+  // `parts`), and acc_stride's 12 bits.
+  uint32_t groupSize(const hw::HwConfig& config, uint32_t parts = 2) const {
     const uint64_t rows = rowsOf(config);
-    const uint64_t fit = std::min<uint64_t>(config.vecSpadRows() / 2 / rows, config.accRows() / 2 / rows);
+    const uint64_t fit = std::min<uint64_t>(config.vecSpadRows() / parts / rows, config.accRows() / parts / rows);
     return static_cast<uint32_t>(std::min<uint64_t>({fit, tokens, 4095}));
   }
 
