@@ -28,11 +28,8 @@
 // Cols elements: 1024 at weft16, 256 at weft8) has them loaded once, before the first LAYER_NORM
 // (which declares reading them: no token queue runs from the load unit to the store unit, so the
 // STOREs' need of them goes through the vector unit); groups take turns in parts of the
-// scratchpad and the accumulator: two, three or four, as the program scheduled where the tensors
-// lie runs fastest (a group's LAYER_NORMs wait for the STOREs of the group that held their part
-// before, whose writes, entering between the next groups' reads, take as long as those loads:
-// ViT's rows at weft16-lpddr4 took 43,757 cycles in halves, 37,581 in thirds; more parts, smaller
-// groups, more commands). That program is what it was before longer rows ran.
+// scratchpad and the accumulator, two to four, as its program scheduled where the tensors lie
+// runs fastest (BufferParts.h). That program is what it was before longer rows ran.
 //
 // A longer row has its parameter rows loaded in chunks of ParamRows, for each group: the group is
 // normalized, then for each chunk its parameter rows are loaded and the STOREs of its column
@@ -55,9 +52,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "../CommandScheduler.h"
 #include "../ModelAccess.h"
 #include "../Requantization.h"
+#include "BufferParts.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "weft/hw/fp16.h"
@@ -77,8 +74,6 @@ constexpr double kErrorBudget = 0.3;
 // rows, the next loading while the STOREs of this one run: more, smaller loads).
 constexpr uint32_t kChunkBuffers = 1;
 constexpr uint32_t kChunkRegions = 1;
-// Resident parameters: the most parts of the buffers the groups take in turn (tried from two).
-constexpr uint32_t kMaxParts = 4;
 
 class LayerNormLayer final : public VectorLayer {
  public:
@@ -109,16 +104,15 @@ class LayerNormLayer final : public VectorLayer {
 
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
     if (rowsOf(config) > config.paramRows()) return generateChunked(where, config, sink);
-    uint32_t parts = 2;
-    if (!sink.provesFitOnly() && tokens > groupSize(config, 2)) {  // one group: nothing to overlap
-      double best = 0;
-      for (uint32_t p = 2; p <= kMaxParts && groupSize(config, p) > 0; ++p) {
-        ScheduleEstimator estimate(config, 0, /*placed=*/true);
-        NN_TRY(generateResident(where, config, estimate, p));
-        if (p == 2 || estimate.cycles() < best) best = estimate.cycles(), parts = p;
-      }
+    uint32_t most = 2;  // one group: nothing to overlap
+    if (tokens > groupSize(config, 2)) {
+      while (most < kMaxBufferParts && groupSize(config, most + 1) > 0) ++most;
     }
-    return generateResident(where, config, sink, parts);
+    const auto parts = fastestBufferParts(config, sink, most, [&](CommandSink& s, uint32_t p) {
+      return generateResident(where, config, s, p);
+    });
+    if (!parts.ok()) return parts.error();
+    return generateResident(where, config, sink, *parts);
   }
 
   // STOREs write binary16 through gamma and beta (fp16_affine), or requantize to the 8-bit type;

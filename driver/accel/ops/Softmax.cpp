@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "BufferParts.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
@@ -43,7 +44,25 @@ class SoftmaxLayer final : public VectorLayer {
   }
 
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
-    const uint32_t C = config.cols(), bufRows = config.vecSpadRows() / 2, accHalf = config.accRows() / 2;
+    // Tiles take the buffers in two to four parts, as the program runs fastest (BufferParts.h),
+    // of those whose parts hold a tile: a row (along the last axis) or the axis (another one).
+    const uint64_t tileRows = inner == 1 ? ceilDiv(axis, config.cols() / (fp16Beta ? 2 : 1)) : axis;
+    const uint64_t tiles = inner == 1 ? outer : outer * ceilDiv(inner, config.cols() / (fp16Beta ? 2 : 1));
+    uint32_t most = 2;
+    while (most < kMaxBufferParts && most < tiles &&
+           tileRows <= std::min(config.vecSpadRows(), config.accRows()) / (most + 1)) {
+      ++most;
+    }
+    const auto parts = fastestBufferParts(config, sink, most, [&](CommandSink& s, uint32_t p) {
+      return generateInParts(where, config, s, p);
+    });
+    if (!parts.ok()) return parts.error();
+    return generateInParts(where, config, sink, *parts);
+  }
+
+  nn::Status generateInParts(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink,
+                             uint32_t parts) const {
+    const uint32_t C = config.cols(), bufRows = config.vecSpadRows() / parts, accPart = config.accRows() / parts;
     // Elements a row (lanes) and bytes an element; binary16 clamps to [-inf, +inf].
     const uint32_t eb = fp16Beta ? 2 : 1, L = C / eb;
     const int32_t lo = fp16Beta ? 0xfc00 : isSigned ? -128 : 0, hi = fp16Beta ? 0x7c00 : isSigned ? 127 : 255;
@@ -62,7 +81,7 @@ class SoftmaxLayer final : public VectorLayer {
       s.count = count;
       s.stride = stride;
       s.inAddr = buf * bufRows + offset;
-      s.accAddr = buf * accHalf + offset;
+      s.accAddr = buf * accPart + offset;
       s.lastLanes = lastLanes;
       s.lutLen = fp16Beta ? hw::micro::kLutEntries : table.length;
       s.fp16 = fp16Beta.has_value();
@@ -73,13 +92,13 @@ class SoftmaxLayer final : public VectorLayer {
     if (inner == 1) {
       const auto rows = static_cast<uint32_t>(ceilDiv(axis, L));
       const auto rem = static_cast<uint32_t>(axis % L);
-      if (rows > bufRows || rows > accHalf) return NN_ERROR(BAD_DATA) << "a softmax row is longer than the buffers";
-      // A tile holds as many softmax rows as a half of both buffers does: they lie one after
+      if (rows > bufRows || rows > accPart) return NN_ERROR(BAD_DATA) << "a softmax row is longer than the buffers";
+      // A tile holds as many softmax rows as a part of both buffers does: they lie one after
       // another in DRAM, so one LOAD and one STORE serve them all. (A tile a row loaded and
       // stored 128 bytes at a time for an attention's 128 keys: 1.5 bytes a cycle at weft16.)
-      // At least two tiles, so that one loads and stores while the other computes.
+      // At least as many tiles as parts, so that some load and store while one computes.
       const uint64_t perTile = std::max<uint64_t>(
-          1, std::min<uint64_t>({bufRows / rows, accHalf / rows, 0xFFFF, ceilDiv(outer, uint64_t{2})}));
+          1, std::min<uint64_t>({bufRows / rows, accPart / rows, 0xFFFF, ceilDiv(outer, uint64_t{parts})}));
       const uint64_t rowBytes = axis * eb;
       for (uint64_t o = 0; o < outer; o += perTile) {
         const auto k = static_cast<uint32_t>(std::min<uint64_t>(perTile, outer - o));
@@ -93,10 +112,10 @@ class SoftmaxLayer final : public VectorLayer {
           NN_TRY(cmds.loadRows(hw::Mem::kVec, in, buf * bufRows, rows, C, C, vecBuffer(1 + buf), k, rowBytes));
         }
         for (uint32_t j = 0; j < k; ++j) softmax(rows, 1, true, rem == 0 ? L : rem, j * rows);
-        const uint32_t first = buf * accHalf;  // row j's outputs from first + j * rows on
+        const uint32_t first = buf * accPart;  // row j's outputs from first + j * rows on
         if (rem == 0) {
           NN_TRY(cmds.storeRows(out, C, k * rows, C, first, accBuffer(buf), 0, 0, lo, hi));
-          buf ^= 1;
+          buf = (buf + 1) % parts;
           continue;
         }
         // Every vector row whole: a row's last one writes past the row into the next row's first
@@ -111,11 +130,11 @@ class SoftmaxLayer final : public VectorLayer {
           if (full > 0) NN_TRY(cmds.storeRows(at, C, full, C, acc, accBuffer(buf), 0, 0, lo, hi));
           NN_TRY(cmds.storeRows(at + uint64_t{full} * C, C, 1, rem * eb, acc + full, accBuffer(buf), 0, 0, lo, hi));
         }
-        buf ^= 1;
+        buf = (buf + 1) % parts;
       }
       return {};
     }
-    if (axis > bufRows || axis > accHalf) return NN_ERROR(BAD_DATA) << "a softmax axis is longer than the buffers";
+    if (axis > bufRows || axis > accPart) return NN_ERROR(BAD_DATA) << "a softmax axis is longer than the buffers";
     for (uint64_t o = 0; o < outer; ++o) {
       for (uint64_t i0 = 0; i0 < inner; i0 += L) {
         const auto width = static_cast<uint32_t>(std::min<uint64_t>(L, inner - i0));
@@ -125,7 +144,7 @@ class SoftmaxLayer final : public VectorLayer {
         const auto s = softmax(static_cast<uint32_t>(axis), 1, false, L);
         NN_TRY(cmds.storeRows(out0 + base, inner * eb, static_cast<uint32_t>(axis), width * eb, s.accAddr,
                               accBuffer(buf), 0, 0, lo, hi));
-        buf ^= 1;
+        buf = (buf + 1) % parts;
       }
     }
     return {};
