@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -391,6 +392,22 @@ TEST(WeftEstimate, AttentionProductsAreEstimatedAsTheyRunAtWeft16) {
   }
 }
 
+// `weft estimate` of the network `net` (named `name`) at each configuration: every layer's
+// estimate within `bound` of its run, `layerCount` of them.
+void expectEstimatesWithin(const std::string& name, const std::string& net, std::initializer_list<const char*> hws,
+                           size_t layerCount, double bound) {
+  for (const char* hw : hws) {
+    const std::string json = tempPath(name + "_" + hw + ".json");
+    const ProcessResult r = runWeft(std::string("--backend timing --hw ") + hw + " estimate " + net +
+                                    " --quiet --work-dir " + tempPath(name + "_work") + " --json " + json);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json report = readJson(json);
+    const auto& layers = report["workloads"].at(0)["layers"];
+    ASSERT_EQ(layers.size(), layerCount) << hw;
+    for (const auto& l : layers) EXPECT_LT(std::abs(l["error"].get<double>()), bound) << hw << ": " << l.dump();
+  }
+}
+
 // On a cycle-level DRAM the same decode product (12 heads of 1 x 512 x 64 over the cache) was
 // estimated +39 % at weft16-lpddr4 (each LOAD's walk counted a row the LOAD before had opened,
 // and the load unit paid a 32-byte run as 1.5 transactions) and +12 % at weft16-ddr4. At
@@ -404,16 +421,7 @@ TEST(WeftEstimate, DecodeProductsAreEstimatedAsTheyRunOnCycleLevelDrams) {
   {"name": "past_value", "shape": [1, 12, 512, 64], "type": "TENSOR_QUANT8_ASYMM_SIGNED", "scale": 0.06, "zeroPoint": -10, "seed": 2}],
  "layers": [
   {"name": "decode_context", "op": "BATCH_MATMUL", "inputs": ["input", "past_value"], "output": {"scale": 0.06, "zeroPoint": -10}}]})";
-  for (const char* hw : {"weft16-lpddr4", "weft16-ddr4"}) {
-    const std::string json = tempPath(std::string("decode_") + hw + ".json");
-    const ProcessResult r = runWeft(std::string("--backend timing --hw ") + hw + " estimate " + net +
-                                    " --quiet --work-dir " + tempPath("decode_work") + " --json " + json);
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    const nlohmann::json report = readJson(json);
-    const auto& layers = report["workloads"].at(0)["layers"];
-    ASSERT_EQ(layers.size(), 1u);
-    EXPECT_LT(std::abs(layers[0]["error"].get<double>()), 0.10) << hw << ": " << layers[0].dump();
-  }
+  expectEstimatesWithin("decode", net, {"weft16-lpddr4", "weft16-ddr4"}, 1, 0.10);
 }
 
 // A merged LOAD completes a latency after its last request's transactions are decided, its beats
@@ -427,16 +435,7 @@ TEST(WeftEstimate, SmallCopiesAreEstimatedAsTheyRunOnCycleLevelDrams) {
  "layers": [
   {"name": "key", "op": "SLICE", "begin": [0, 768], "size": [1, 768], "output": {"scale": 0.03, "zeroPoint": 3}},
   {"name": "heads", "op": "RESHAPE", "shape": [1, 12, 1, 64], "output": {"scale": 0.03, "zeroPoint": 3}}]})";
-  for (const char* hw : {"weft16-lpddr4", "weft16-ddr4", "weft16-hbm2"}) {
-    const std::string json = tempPath(std::string("small_copies_") + hw + ".json");
-    const ProcessResult r = runWeft(std::string("--backend timing --hw ") + hw + " estimate " + net +
-                                    " --quiet --work-dir " + tempPath("small_copies_work") + " --json " + json);
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    const nlohmann::json report = readJson(json);
-    const auto& layers = report["workloads"].at(0)["layers"];
-    ASSERT_EQ(layers.size(), 2u);
-    for (const auto& l : layers) EXPECT_LT(std::abs(l["error"].get<double>()), 0.15) << hw << ": " << l.dump();
-  }
+  expectEstimatesWithin("small_copies", net, {"weft16-lpddr4", "weft16-ddr4", "weft16-hbm2"}, 2, 0.15);
 }
 
 // Vector layers whose tiles take the scratchpad and the accumulator in turns take them in two,
