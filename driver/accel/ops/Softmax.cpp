@@ -46,10 +46,11 @@ class SoftmaxLayer final : public VectorLayer {
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
     // Tiles take the buffers in two to four parts, as the program runs fastest (BufferParts.h),
     // of those whose parts hold a tile: a row (along the last axis) or the axis (another one).
-    const uint64_t tileRows = inner == 1 ? ceilDiv(axis, config.cols() / (fp16Beta ? 2 : 1)) : axis;
-    const uint64_t tiles = inner == 1 ? outer : outer * ceilDiv(inner, config.cols() / (fp16Beta ? 2 : 1));
+    const uint32_t lanes = config.cols() / (fp16Beta ? 2 : 1);
+    const uint64_t tileRows = inner == 1 ? ceilDiv(axis, lanes) : axis;
+    const uint64_t mostTiles = inner == 1 ? outer : outer * ceilDiv(inner, lanes);  // a row, or a lane group, a tile
     uint32_t most = 2;
-    while (most < kMaxBufferParts && most < tiles &&
+    while (most < kMaxBufferParts && most < mostTiles &&
            tileRows <= std::min(config.vecSpadRows(), config.accRows()) / (most + 1)) {
       ++most;
     }
