@@ -435,6 +435,13 @@ ProgramBuilder::ProgramBuilder(const hw::HwConfig& config)
 }
 ProgramBuilder::~ProgramBuilder() = default;
 
+std::string ProgramBuilder::takeNotes() {
+  std::string joined;
+  for (const std::string& n : notes_) joined += (joined.empty() ? "" : ", ") + n;
+  notes_.clear();
+  return joined;
+}
+
 void ProgramBuilder::expect(size_t commands) {
   // At most a segment: a huge layer's hint overstates one of its epochs, and its segments are
   // cut at kMaxSegmentCommands (22 MB of planned commands, which growing by doubling from half of

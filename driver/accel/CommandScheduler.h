@@ -24,6 +24,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,9 @@ class ProgramBuilder final : public CommandSink {
   // Reserves the current segment for a layer's commands (up to a cap): growing it by doubling
   // copied every command again and faulted in fresh pages, a tenth of an 8x8 sweep point.
   void expect(size_t commands) override;
+  void note(std::string choice) override { notes_.push_back(std::move(choice)); }
+  // The notes since the last call, joined by ", ": the choices of the layer just emitted.
+  std::string takeNotes();
   // Commands added so far; the watchdog's serial bound over all of them (each command's
   // completion, DRAM latency and fetch, one after the other).
   size_t size() const { return count_; }
@@ -100,6 +104,7 @@ class ProgramBuilder final : public CommandSink {
   std::vector<uint8_t> program_;
   std::vector<uint32_t> ring_;
   std::vector<double> start_;
+  std::vector<std::string> notes_;
   nn::Status status_;
   size_t count_ = 0;
   double serial_ = 0, t_ = 0;

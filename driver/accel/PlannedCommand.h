@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
+#include <string>
 #include <vector>
 
 #include "weft/hw/generated.h"
@@ -113,6 +114,10 @@ class CommandSink {
   // The commands only prove that a layer fits the hardware (nothing runs or is timed): a layer
   // with a choice among tilings that fit alike may emit any one of them.
   virtual bool provesFitOnly() const { return false; }
+  // A choice the layer made where its tensors lie (its tiles' layout, its buffers' parts), for
+  // its mapping in the reports (CompiledOperation::tiling). Sinks that only estimate or prove a
+  // fit ignore it; a program keeps it (ProgramBuilder::takeNotes).
+  virtual void note(std::string /*choice*/) {}
 };
 
 // Appends to a vector.

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../../driver/accel/ModelCompiler.h"
+#include "../../driver/accel/PreparedModel.h"
 #include "AccelTestUtil.h"
 #include "WrappedBackend.h"
 
@@ -959,6 +960,39 @@ TEST(VectorOpsRegression, WideChannelsNotAMultipleOfTheLanesMatchTheReference) {
   }
   EXPECT_EQ(tally.claimed, 6u);
   EXPECT_EQ(tally.passed, 6u);
+}
+
+// The layout choice is the mapping's to report: a window over channels that are not a multiple
+// of the lanes says which layout its input tiles took (SqueezeNet's pool10, a MEAN over
+// 13x13x1000, loads pixel-major at weft16), one over whole lane groups has no choice to report.
+TEST(VectorOpsRegression, TheMappingSaysHowAWindowsTilesAreLaidOut) {
+  const auto tilingOf = [](const hal::IDevice& dev, uint32_t channels, bool isMean) {
+    std::mt19937 rng(channels);
+    CaseBuilder cb(rng, true);
+    const Tensor in = cb.input({1, 13, 13, channels}, cb.quant());
+    const Tensor out = cb.result({1, 1, 1, channels}, in.q);
+    if (isMean) {
+      cb.operation(OperationType::MEAN, {in.operand, cb.int32Tensor({2}, {1, 2}), cb.int32(1)}, out);
+    } else {  // a 13x13 average pool, VALID
+      cb.operation(OperationType::AVERAGE_POOL_2D,
+                   {in.operand, cb.int32(2), cb.int32(1), cb.int32(1), cb.int32(13), cb.int32(13), cb.int32(0)}, out);
+    }
+    cb.output(out);
+    auto prepared = prepare(dev, cb.finish().model);
+    if (!prepared.ok()) {
+      ADD_FAILURE() << prepared.error().message;
+      return std::string();
+    }
+    return static_cast<const PreparedModel&>(*prepared.value()).compiled().operations.at(0).tiling;
+  };
+  const std::string pool10 = tilingOf(device(1), 1000, true);
+  EXPECT_NE(pool10.find("; tiles pixel-major"), std::string::npos) << pool10;
+  const std::string odd = tilingOf(device(0), 11, false);
+  EXPECT_TRUE(odd.find("; tiles pixel-major") != std::string::npos ||
+              odd.find("; tiles group by group") != std::string::npos)
+      << odd;
+  const std::string whole = tilingOf(device(1), 64, false);
+  EXPECT_EQ(whole.find("tiles"), std::string::npos) << whole;
 }
 
 // A DRAM fault under a driver's program (a LOAD past the end of DRAM) fails the execution, and

@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -462,6 +463,9 @@ void expectVectorLayerRunsInParts(const std::string& name, const std::string& la
     EXPECT_TRUE(report["referenceCheck"]["passed"].get<bool>()) << name << " " << backend;
     const auto& l = report["layers"].at(0);
     cycles[i++] = l["cycles"].get<uint64_t>();
+    // The mapping names the parts chosen.
+    EXPECT_TRUE(std::regex_search(l["mapping"].get<std::string>(), std::regex("; buffers in [234] parts$")))
+        << l["mapping"];
     const double error = l["estimatedCycles"].get<double>() / l["cycles"].get<double>() - 1;
     EXPECT_LT(std::abs(error), 0.10) << name << " " << backend << ": " << l.dump();
   }

@@ -9,6 +9,8 @@
 // their layout (WindowLayer::generate).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 
 #include "../CommandScheduler.h"
@@ -22,9 +24,10 @@ inline constexpr uint32_t kMaxBufferParts = 4;
 
 // `generate(sink, parts)` emits the layer with its buffers in `parts` parts (every count from 2
 // to `most` must fit). Two where only the fit is being proven (the commands are not run) or
-// `most` is below three; a tie keeps the fewer parts.
+// `most` is below three; a tie keeps the fewer parts. A choice made is noted on `sink` (the
+// layer's mapping in the reports says "buffers in N parts").
 template <typename Generate>
-nn::Result<uint32_t> fastestBufferParts(const hw::HwConfig& config, const CommandSink& sink, uint32_t most,
+nn::Result<uint32_t> fastestBufferParts(const hw::HwConfig& config, CommandSink& sink, uint32_t most,
                                         Generate&& generate) {
   uint32_t parts = 2;
   if (sink.provesFitOnly() || most < 3) return parts;
@@ -35,6 +38,7 @@ nn::Result<uint32_t> fastestBufferParts(const hw::HwConfig& config, const Comman
     const double cycles = estimate.cycles();
     if (p == 2 || cycles < best) best = cycles, parts = p;
   }
+  sink.note(fmt::format("buffers in {} parts", parts));
   return parts;
 }
 

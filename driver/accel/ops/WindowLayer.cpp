@@ -385,6 +385,7 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
       cycles[pixelMajor] = estimate.cycles();
     }
     partialPixelMajor = cycles[1] < cycles[0];
+    sink.note(partialPixelMajor ? "tiles pixel-major" : "tiles group by group");
   }
   return Emission(*this, where, config, sink, partialPixelMajor).run();
 }

@@ -49,6 +49,7 @@ std::vector<CompiledOperation> costOperations(const LayoutPlan& plan, const Mode
     op.type = lo.type();
     op.commands = measured.commands;
     op.snapshotAfter = measured.snapshotAfter;
+    if (!measured.choices.empty()) op.tiling += "; " + measured.choices;
     ops.push_back(std::move(op));
   }
   return ops;

@@ -66,8 +66,10 @@ nn::Status Emission::layer(size_t l) {
   const size_t firstCommand = program.size();
   const double scheduledBefore = program.scheduledCycles();
   EmittedLayer measured;
+  program.takeNotes();  // none are a layer's before it starts
   NN_TRY(plan_.layers[l].visit(Overloaded{[&](const GemmLayer& g) { return gemmLayer(g, l); },
                                           [&](const VectorLayer& v) { return vectorLayer(v, dram_.layers[l]); }}));
+  measured.choices = program.takeNotes();
   measured.snapshotAfter = !overlapsNext(l);
   measured.commands = program.size() - firstCommand + (measured.snapshotAfter ? 1 : 0);
   out_.layers.push_back(measured);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "../CommandScheduler.h"
@@ -30,6 +31,8 @@ struct EmittedLayer {
   // (a barrier between them drained the array and the DMA a product at a time: 12 heads of
   // BERT's Q.K^T lost a quarter of the array to it). The scheduler orders their shared buffers.
   bool snapshotAfter = true;
+  // The choices its emission made where the tensors lie (CommandSink::note), "" if none.
+  std::string choices;
 };
 
 struct EmittedProgram {
