@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "DramAllocator.h"
+#include "weft/sim/dram/address_mapping.h"
 #include "weft/hw/config.h"
 
 namespace weft::sim::dram {
@@ -45,6 +46,8 @@ struct DramCost {
   double txBytes = 32;            // one transaction: a burst across a channel
   double alignedTxCycles = 5;     // a read transaction of a stream whose requests each lie in one channel
   double readTxCycles = 5;        // a read transaction of a stream of 1 KB requests, wherever it starts
+  // A single-transaction request after one in the same bank group (DramCost.cpp sameGroupGap).
+  double sameGroupRequestCycles = 5;
   double writeTxCycles = 5;       // store-unit time of a posted write transaction: the rate writes enter
   double writeChannelCycles = 5;  // the reads' channel time a write transaction takes: its channel's share
   double rowBytes = 2048;         // of one bank's row: a stream opens a row every rowBytes of address
@@ -227,6 +230,15 @@ struct CostModel {
     }
     return largestShare(n) * dram->alignedTxCycles;
   }
+  // The least channel cycles of each of requests `stride` bytes apart from `addr` that are a
+  // transaction each (`transactions` per request): when one lies in the bank group of the one
+  // before, its column command waits tCCD_L for that one's (a head split's tokens at DDR4 ran
+  // 8 DRAM cycles a request, the stream's rate 4.3). 0 where that does not bind.
+  double sameGroupFloor(double transactions, uint64_t addr, uint64_t stride) const {
+    if (!dram || !dram->mapping || stride < dram->txBytes || transactions > 1) return 0;
+    const sim::dram::Coordinates a = dram->mapping->decode(addr), b = dram->mapping->decode(addr + stride);
+    return a.channel == b.channel && a.rank == b.rank && a.bankGroup == b.bankGroup ? dram->sameGroupRequestCycles : 0;
+  }
   // Channel cycles of `runs` runs of `runBytes` contiguous bytes `runStride` apart, each read in
   // requests of at most kMaxMergedBytes (a merged request never spans two runs).
   double mergedRunCycles(uint64_t runs, uint64_t runBytes, uint64_t runStride, uint64_t addr) const {
@@ -356,7 +368,8 @@ struct CostModel {
       const double opens = placed && walk != nullptr && rows > 1 && dram->mapping
                                ? walkRowOpens(*dram, *walk, &openRows) / static_cast<double>(rows) * dram->activateCycles
                                : rowOpenCycles(bytes, stride);
-      const double channel = readRequestCycles(bytes, addr, stride) + opens;
+      const double floor = rows > 1 ? sameGroupFloor(meanTransactions(bytes, addr, stride), addr, stride) : 0;
+      const double channel = std::max(readRequestCycles(bytes, addr, stride), floor) + opens;
       const double perRow = std::max(loadRowCycles(bytes), channel);
       CommandCost c{2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
                     static_cast<double>(rows) * channel};
@@ -393,6 +406,14 @@ struct CostModel {
     c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
     if (dram) {
       c.channelCycles = placedRuns >= 0 ? placedRuns : mergedRunCycles(runs, runBytes, runStride, addr);
+      // Runs of a transaction each in one bank group, one after the other: tCCD_L apart.
+      const double floor = runs > 1 && requestsPerRun == 1
+                               ? sameGroupFloor(meanTransactions(runBytes, addr, runStride), addr, runStride)
+                               : 0;
+      if (floor * static_cast<double>(runs) > c.channelCycles) {
+        c.channelCycles = floor * static_cast<double>(runs);
+        c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
+      }
       if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
         // Where placed, the rows its runs open on their walk (a head merge's runs revisit the
         // rows of 12 heads token after token, as rowLoad's requests do).

@@ -34,17 +34,19 @@ uint64_t channelChunk(const sim::dram::DeviceSpec& d) {
 // a row's activate wherever the stream enters a channel or bank (the next request reaches it
 // only once the one before is decided, so its row cannot open ahead) and refresh: 9.08 DRAM
 // cycles (5.68 accelerator cycles) a transaction at weft16-lpddr4, against tCCD's 8.
-double streamGap(const sim::dram::DeviceSpec& d) {
+// Requests of `perRequest` transactions, the k-th transaction at k / perRequest * `stride` + its
+// place in its request; the mean DRAM cycles between decided transactions.
+double requestGap(const sim::dram::DeviceSpec& d, uint64_t perRequest, uint64_t stride) {
   const uint64_t tx = d.org.requestBytes();
-  const uint64_t chunk = channelChunk(d);
-  const uint64_t requestBytes = chunk == 0 ? CostModel::kMaxMergedBytes : std::min(CostModel::kMaxMergedBytes, chunk);
-  const uint64_t perRequest = std::max<uint64_t>(1, requestBytes / tx);
   constexpr uint64_t kTransactions = 1 << 14;
   sim::dram::MemorySystem memory(d);
   std::vector<sim::dram::Completion> done;
   uint64_t first = 0, last = 0;
   for (uint64_t i = 0; i < kTransactions; i += perRequest) {
-    for (uint64_t k = i; k < i + perRequest; ++k) memory.offer({k, k * tx, false}, memory.now());
+    for (uint64_t k = i; k < i + perRequest; ++k) {
+      const uint64_t addr = (i / perRequest * stride + (k - i) * tx) % d.org.capacityBytes();
+      memory.offer({k, addr, false}, memory.now());
+    }
     done.clear();
     memory.decideReads(done);
     for (const auto& c : done) {
@@ -53,6 +55,31 @@ double streamGap(const sim::dram::DeviceSpec& d) {
     }
   }
   return static_cast<double>(last - first) / static_cast<double>(kTransactions - 1);
+}
+
+double streamGap(const sim::dram::DeviceSpec& d) {
+  const uint64_t tx = d.org.requestBytes();
+  const uint64_t chunk = channelChunk(d);
+  const uint64_t requestBytes = chunk == 0 ? CostModel::kMaxMergedBytes : std::min(CostModel::kMaxMergedBytes, chunk);
+  const uint64_t perRequest = std::max<uint64_t>(1, requestBytes / tx);
+  return requestGap(d, perRequest, perRequest * tx);
+}
+
+// The DRAM cycles between single-transaction requests that stay in one bank group (a head
+// split's 64 bytes of each token, 768 bytes apart, at DDR4's rorabachcobg): their column
+// commands are tCCD_L apart, not a stream's tCCD_S, each request decided before the next is
+// offered. Measured on the device as streamGap, the requests a column step of one bank apart
+// (the smallest stride that keeps channel, rank, bank group and bank).
+double sameGroupGap(const sim::dram::DeviceSpec& d) {
+  const sim::dram::AddressMapping mapping(d.controller.addressMapping, d.org);
+  const uint64_t tx = d.org.requestBytes();
+  const sim::dram::Coordinates at0 = mapping.decode(0);
+  uint64_t stride = tx;
+  for (; stride < (uint64_t{1} << 30); stride += tx) {
+    const sim::dram::Coordinates c = mapping.decode(stride);
+    if (c.channel == at0.channel && c.rank == at0.rank && c.bankGroup == at0.bankGroup && c.bank == at0.bank) break;
+  }
+  return requestGap(d, 1, stride);
 }
 
 // DramCost::largestShare: for requests of 0 .. kMaxMergedBytes / tx + 2 transactions, the mean
@@ -90,6 +117,7 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   DramCost c;
   c.txBytes = d.org.requestBytes();
   c.alignedTxCycles = gap * cycle;
+  c.sameGroupRequestCycles = sameGroupGap(d) * cycle;
   c.largestShare = largestShares(d);
   c.chunkBytes = channelChunk(d);
   c.channels = d.org.channels;

@@ -227,6 +227,35 @@ TEST(DramEstimate, OtherDevices) {
   }
 }
 
+// Single-transaction requests one after the other in one bank group wait tCCD_L between their
+// column commands, not a stream's tCCD_S: at DDR4's rorabachcobg the bank group changes every 64
+// bytes, so a head split's 64 bytes of each token, 768 bytes apart, stay in one (8 tCK, 5 cycles
+// at 1 GHz, a request; the stream's transactions alternate groups at about 4.3 tCK). Requests an
+// odd number of transactions apart, or of more than one transaction, alternate groups; LPDDR4
+// has no bank groups (tCCD_S = tCCD_L) and its stream already pays tCCD a transaction.
+TEST(DramEstimate, RequestsInOneBankGroupWaitForTheLongColumnToColumnDelay) {
+  const CostModel ddr4(hw::HwConfig::load("weft16-ddr4"));
+  ASSERT_TRUE(ddr4.dram.has_value());
+  const double sameGroup = ddr4.dram->sameGroupRequestCycles;
+  std::printf("[dram estimate] ddr4: a request in the bank group of the one before %.3f cycles, a stream's "
+              "transaction %.3f\n", sameGroup, ddr4.dram->alignedTxCycles);
+  EXPECT_GE(sameGroup, 8 * 0.625);
+  EXPECT_LT(sameGroup, 1.25 * 8 * 0.625);
+  EXPECT_GT(sameGroup, 1.5 * ddr4.dram->alignedTxCycles);
+  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(1, 0, 768), sameGroup);  // 12 transactions apart: one group
+  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(1, 0, 704), 0);          // 11 apart: the other group
+  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(2, 0, 768), 0);          // two transactions: both groups
+  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(1, 0, 16), 0);           // within one transaction
+  // A LOAD of 128 requests of 64 bytes 768 apart (a head of BERT's split) at that rate at least.
+  RequestWalk walk;
+  walk.bytes = 64, walk.count0 = 128, walk.stride0 = 768;
+  EXPECT_GE(ddr4.rowLoad(128, 64, 768, 0, &walk).channelCycles, 128 * sameGroup);
+  EXPECT_GE(ddr4.mergedLoad(128, 4, 16, 768).channelCycles, 128 * sameGroup);
+  EXPECT_LT(ddr4.mergedLoad(128, 4, 16, 704).channelCycles, 128 * sameGroup);
+  const CostModel lpddr4(hw::HwConfig::load("weft16-lpddr4"));
+  EXPECT_LE(lpddr4.dram->sameGroupRequestCycles, 1.05 * lpddr4.dram->alignedTxCycles);
+}
+
 struct Shape {
   const char* what;
   OpModel model;
