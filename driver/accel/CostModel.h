@@ -90,6 +90,19 @@ struct OpenRows {
   std::vector<uint32_t> rowPlusOne;  // per bank (flat over channels), 0: not known
 };
 double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* rows = nullptr);
+// With a cycle-level DRAM that has bank groups: the channel cycles of the walk's column commands,
+// one a transaction in address order within a request, requests one after the other: a command
+// in the bank group of its channel's command before waits tCCD_L (sameGroupRequestCycles), one in
+// another group a stream's transaction (alignedTxCycles); channels in parallel, the busiest
+// counts. Requests within one transaction (a packed stem's 9-byte rows, 6 bytes apart) each
+// read it again, in its group. Visits the first kColumnSample requests and scales the rest.
+// `groups`: each channel's last column command's bank group as the walks before left it (program
+// order, CostModel::columnGroups), updated to the walk's last.
+struct ColumnGroups {
+  std::vector<int64_t> last;  // per channel: rank * bankGroups + bankGroup, -1 not known
+};
+double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGroups* groups = nullptr);
+inline constexpr uint64_t kColumnSample = 64;
 inline constexpr uint64_t kWalkSample = 4096;
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
 // configuration (a DRAMsim3 .ini is read once).
@@ -143,6 +156,9 @@ struct CostModel {
   // to a channel's 2 KB) opens none; walked alone, each counted one, or two where it crossed a
   // channel's chunk, and the layer was estimated 39 % over its run at weft16-lpddr4.
   mutable OpenRows openRows;
+  // The bank group of each channel's last column command, from LOAD to LOAD in program order: a
+  // LOAD of one 16-byte chunk after another reads the transaction the one before read, tCCD_L on.
+  mutable ColumnGroups columnGroups;
   std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
@@ -230,14 +246,15 @@ struct CostModel {
     }
     return largestShare(n) * dram->alignedTxCycles;
   }
-  // The least channel cycles of each of requests `stride` bytes apart from `addr` that are a
-  // transaction each (`transactions` per request): when one lies in the bank group of the one
-  // before, its column command waits tCCD_L for that one's (a head split's tokens at DDR4 ran
-  // 8 DRAM cycles a request, the stream's rate 4.3). 0 where that does not bind.
-  double sameGroupFloor(double transactions, uint64_t addr, uint64_t stride) const {
-    if (!dram || !dram->mapping || stride < dram->txBytes || transactions > 1) return 0;
-    const sim::dram::Coordinates a = dram->mapping->decode(addr), b = dram->mapping->decode(addr + stride);
-    return a.channel == b.channel && a.rank == b.rank && a.bankGroup == b.bankGroup ? dram->sameGroupRequestCycles : 0;
+  // The least channel cycles of `requests` requests of `bytes` `stride` bytes apart from `addr`,
+  // one after the other, from their column commands' bank groups (walkColumnCycles), the first
+  // after the LOADs before it (columnGroups); 0 where the device has no bank groups (LPDDR4:
+  // tCCD_S = tCCD_L, which a stream's transaction pays already).
+  double columnCycles(uint64_t requests, uint64_t bytes, uint64_t stride, uint64_t addr) const {
+    if (!dram || !dram->mapping || dram->bankGroups < 2 || requests < 1) return 0;
+    RequestWalk walk;
+    walk.addr = addr, walk.bytes = bytes, walk.count0 = requests, walk.stride0 = stride;
+    return walkColumnCycles(*dram, walk, &columnGroups);
   }
   // Channel cycles of `runs` runs of `runBytes` contiguous bytes `runStride` apart, each read in
   // requests of at most kMaxMergedBytes (a merged request never spans two runs).
@@ -368,7 +385,7 @@ struct CostModel {
       const double opens = placed && walk != nullptr && rows > 1 && dram->mapping
                                ? walkRowOpens(*dram, *walk, &openRows) / static_cast<double>(rows) * dram->activateCycles
                                : rowOpenCycles(bytes, stride);
-      const double floor = rows > 1 ? sameGroupFloor(meanTransactions(bytes, addr, stride), addr, stride) : 0;
+      const double floor = columnCycles(rows, bytes, stride, addr) / static_cast<double>(std::max<uint64_t>(rows, 1));
       const double channel = std::max(readRequestCycles(bytes, addr, stride), floor) + opens;
       const double perRow = std::max(loadRowCycles(bytes), channel);
       CommandCost c{2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
@@ -406,12 +423,11 @@ struct CostModel {
     c.channelCycles = streamCycles(runs * rowsPerRun * bytes);
     if (dram) {
       c.channelCycles = placedRuns >= 0 ? placedRuns : mergedRunCycles(runs, runBytes, runStride, addr);
-      // Runs of a transaction each in one bank group, one after the other: tCCD_L apart.
-      const double floor = runs > 1 && requestsPerRun == 1
-                               ? sameGroupFloor(meanTransactions(runBytes, addr, runStride), addr, runStride)
-                               : 0;
-      if (floor * static_cast<double>(runs) > c.channelCycles) {
-        c.channelCycles = floor * static_cast<double>(runs);
+      // Runs of a request each, one after the other: their column commands' bank groups.
+      const double floor = requestsPerRun == 1 ? columnCycles(runs, runBytes, runStride, addr) : 0;
+      if (requestsPerRun > 1) columnGroups.last.clear();  // 1 KB requests: its own stream
+      if (floor > c.channelCycles) {
+        c.channelCycles = floor;
         c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
       }
       if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {

@@ -195,6 +195,45 @@ double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* row
                       : static_cast<double>(opens) * static_cast<double>(walk.requests()) / static_cast<double>(visited);
 }
 
+double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGroups* groups) {
+  const sim::dram::AddressMapping& mapping = *dram.mapping;
+  const uint64_t tx = static_cast<uint64_t>(dram.txBytes);
+  std::vector<double> busy(dram.channels, 0);
+  std::vector<int64_t> lastGroup(dram.channels, -1);  // rank * bankGroups + bankGroup
+  if (groups != nullptr && groups->last.size() == dram.channels) lastGroup = groups->last;
+  uint64_t visited = 0;
+  const uint64_t sample = std::min(walk.requests(), kColumnSample);
+  for (uint64_t i2 = 0; i2 < walk.count2 && visited < sample; ++i2) {
+    for (uint64_t i1 = 0; i1 < walk.count1 && visited < sample; ++i1) {
+      for (uint64_t i0 = 0; i0 < walk.count0 && visited < sample; ++i0, ++visited) {
+        const uint64_t at = walk.addr + i2 * walk.stride2 + i1 * walk.stride1 + i0 * walk.stride0;
+        const uint64_t last = (at + std::max<uint64_t>(walk.bytes, 1) - 1) / tx;
+        for (uint64_t t = at / tx; t <= last; ++t) {
+          const sim::dram::Coordinates c = mapping.decode(t * tx);
+          const int64_t group = int64_t{c.rank} * dram.bankGroups + c.bankGroup;
+          busy[c.channel] += lastGroup[c.channel] == group ? dram.sameGroupRequestCycles : dram.alignedTxCycles;
+          lastGroup[c.channel] = group;
+        }
+      }
+    }
+  }
+  if (visited == 0) return 0;
+  if (groups != nullptr) {
+    if (visited < walk.requests()) {  // the groups the walk's last request leaves
+      const uint64_t at = walk.addr + (walk.count2 - 1) * walk.stride2 + (walk.count1 - 1) * walk.stride1 +
+                          (walk.count0 - 1) * walk.stride0;
+      const uint64_t last = (at + std::max<uint64_t>(walk.bytes, 1) - 1) / tx;
+      for (uint64_t t = at / tx; t <= last; ++t) {
+        const sim::dram::Coordinates c = mapping.decode(t * tx);
+        lastGroup[c.channel] = int64_t{c.rank} * dram.bankGroups + c.bankGroup;
+      }
+    }
+    groups->last = lastGroup;
+  }
+  return *std::max_element(busy.begin(), busy.end()) * static_cast<double>(walk.requests()) /
+         static_cast<double>(visited);
+}
+
 std::optional<DramCost> dramCostFor(const hw::HwConfig& config) {
   if (config.getEnum<hw::Param::kDram>() == hw::Dram::kSimple) return std::nullopt;
   // Keyed by what the device depends on; a configuration's estimates are made millions of times.

@@ -227,33 +227,47 @@ TEST(DramEstimate, OtherDevices) {
   }
 }
 
-// Single-transaction requests one after the other in one bank group wait tCCD_L between their
-// column commands, not a stream's tCCD_S: at DDR4's rorabachcobg the bank group changes every 64
-// bytes, so a head split's 64 bytes of each token, 768 bytes apart, stay in one (8 tCK, 5 cycles
-// at 1 GHz, a request; the stream's transactions alternate groups at about 4.3 tCK). Requests an
-// odd number of transactions apart, or of more than one transaction, alternate groups; LPDDR4
-// has no bank groups (tCCD_S = tCCD_L) and its stream already pays tCCD a transaction.
-TEST(DramEstimate, RequestsInOneBankGroupWaitForTheLongColumnToColumnDelay) {
-  const CostModel ddr4(hw::HwConfig::load("weft16-ddr4"));
-  ASSERT_TRUE(ddr4.dram.has_value());
-  const double sameGroup = ddr4.dram->sameGroupRequestCycles;
-  std::printf("[dram estimate] ddr4: a request in the bank group of the one before %.3f cycles, a stream's "
-              "transaction %.3f\n", sameGroup, ddr4.dram->alignedTxCycles);
+// Column commands one after the other in one bank group wait tCCD_L, not a stream's tCCD_S: at
+// DDR4's rorabachcobg the bank group changes every 64 bytes, so a head split's 64 bytes of each
+// token, 768 bytes apart, stay in one (8 tCK, 5 cycles at 1 GHz, a request, where a stream's
+// transactions alternate groups at about 4.3 tCK), and so do a packed stem's 9-byte rows 6 bytes
+// apart, each reading the transaction the one before read; from LOAD to LOAD too. Requests an odd
+// number of transactions apart, or of two, alternate groups. LPDDR4 has no bank groups
+// (tCCD_S = tCCD_L): its stream's rate holds.
+TEST(DramEstimate, ColumnCommandsInOneBankGroupWaitForTheLongColumnToColumnDelay) {
+  const auto ddr4Config = hw::HwConfig::load("weft16-ddr4");
+  const auto d = dramCostFor(ddr4Config);
+  ASSERT_TRUE(d.has_value());
+  const double sameGroup = d->sameGroupRequestCycles, stream = d->alignedTxCycles;
+  std::printf("[dram estimate] ddr4: a column command in the bank group of the one before %.3f cycles, a "
+              "stream's transaction %.3f\n", sameGroup, stream);
   EXPECT_GE(sameGroup, 8 * 0.625);
   EXPECT_LT(sameGroup, 1.25 * 8 * 0.625);
-  EXPECT_GT(sameGroup, 1.5 * ddr4.dram->alignedTxCycles);
-  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(1, 0, 768), sameGroup);  // 12 transactions apart: one group
-  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(1, 0, 704), 0);          // 11 apart: the other group
-  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(2, 0, 768), 0);          // two transactions: both groups
-  EXPECT_DOUBLE_EQ(ddr4.sameGroupFloor(1, 0, 16), 0);           // within one transaction
-  // A LOAD of 128 requests of 64 bytes 768 apart (a head of BERT's split) at that rate at least.
+  EXPECT_GT(sameGroup, 1.5 * stream);
+  // A fresh model for each walk: the groups carry over from walk to walk.
+  const auto columns = [&](uint64_t requests, uint64_t bytes, uint64_t stride) {
+    return CostModel(ddr4Config).columnCycles(requests, bytes, stride, 0);
+  };
+  // (The first kColumnSample requests walked, the rest at their rate.)
+  const double headSplit = (stream + 63 * sameGroup) * 2;
+  EXPECT_NEAR(columns(128, 64, 768), headSplit, 1e-9);     // 12 transactions apart: one group
+  EXPECT_NEAR(columns(64, 64, 704), 64 * stream, 1e-9);     // 11 apart: the groups alternate
+  EXPECT_NEAR(columns(64, 128, 768), 128 * stream, 1e-9);   // two transactions a request
+  EXPECT_GT(columns(64, 9, 6), 64 * 1.5 * stream);                    // a packed stem's rows
+  const CostModel carried(ddr4Config);
+  EXPECT_DOUBLE_EQ(carried.columnCycles(1, 16, 0, 0), stream);      // nothing before it
+  EXPECT_DOUBLE_EQ(carried.columnCycles(1, 16, 0, 16), sameGroup);  // the transaction the LOAD before read
+  EXPECT_DOUBLE_EQ(carried.columnCycles(1, 16, 0, 64), stream);     // the next: the other group
+  // A LOAD of a head's 128 requests prices its channel so, row by row or in merged runs.
   RequestWalk walk;
   walk.bytes = 64, walk.count0 = 128, walk.stride0 = 768;
-  EXPECT_GE(ddr4.rowLoad(128, 64, 768, 0, &walk).channelCycles, 128 * sameGroup);
-  EXPECT_GE(ddr4.mergedLoad(128, 4, 16, 768).channelCycles, 128 * sameGroup);
-  EXPECT_LT(ddr4.mergedLoad(128, 4, 16, 704).channelCycles, 128 * sameGroup);
+  // (and the rows they open besides).
+  EXPECT_GE(CostModel(ddr4Config).rowLoad(128, 64, 768, 0, &walk).channelCycles, headSplit);
+  const double merged = CostModel(ddr4Config).mergedLoad(128, 4, 16, 768).channelCycles;
+  EXPECT_GE(merged, headSplit);
+  EXPECT_LT(CostModel(ddr4Config).mergedLoad(128, 4, 16, 704).channelCycles, merged - 100 * (sameGroup - stream));
   const CostModel lpddr4(hw::HwConfig::load("weft16-lpddr4"));
-  EXPECT_LE(lpddr4.dram->sameGroupRequestCycles, 1.05 * lpddr4.dram->alignedTxCycles);
+  EXPECT_DOUBLE_EQ(lpddr4.columnCycles(128, 32, 768, 0), 0);
 }
 
 struct Shape {
