@@ -165,68 +165,68 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
 
 }  // namespace
 
-double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* rows) {
-  const sim::dram::AddressMapping& mapping = *dram.mapping;
+namespace {
+
+// Calls f with the coordinates of each transaction a request of `bytes` at `at` touches, in
+// address order.
+template <typename F>
+void visitRequest(const DramCost& dram, uint64_t at, uint64_t bytes, F&& f) {
   const uint64_t tx = static_cast<uint64_t>(dram.txBytes);
+  const uint64_t last = (at + std::max<uint64_t>(bytes, 1) - 1) / tx;
+  for (uint64_t t = at / tx; t <= last; ++t) f(dram.mapping->decode(t * tx));
+}
+
+// visitRequest over the walk's first `sample` requests in the order the load unit issues them;
+// returns how many it visited.
+template <typename F>
+uint64_t visitWalk(const DramCost& dram, const RequestWalk& walk, uint64_t sample, F&& f) {
+  uint64_t visited = 0;
+  sample = std::min(walk.requests(), sample);
+  for (uint64_t i2 = 0; i2 < walk.count2 && visited < sample; ++i2) {
+    for (uint64_t i1 = 0; i1 < walk.count1 && visited < sample; ++i1) {
+      for (uint64_t i0 = 0; i0 < walk.count0 && visited < sample; ++i0, ++visited) {
+        visitRequest(dram, walk.addr + i2 * walk.stride2 + i1 * walk.stride1 + i0 * walk.stride0, walk.bytes, f);
+      }
+    }
+  }
+  return visited;
+}
+
+}  // namespace
+
+double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* rows) {
   const size_t banks = size_t{dram.channels} * dram.ranks * dram.bankGroups * dram.banksPerGroup;
   OpenRows fresh;
   std::vector<uint32_t>& open = (rows != nullptr ? *rows : fresh).rowPlusOne;  // row + 1
   if (open.size() != banks) open.assign(banks, 0);
-  uint64_t visited = 0, opens = 0;
-  const uint64_t sample = std::min(walk.requests(), kWalkSample);
-  for (uint64_t i2 = 0; i2 < walk.count2 && visited < sample; ++i2) {
-    for (uint64_t i1 = 0; i1 < walk.count1 && visited < sample; ++i1) {
-      for (uint64_t i0 = 0; i0 < walk.count0 && visited < sample; ++i0, ++visited) {
-        const uint64_t at = walk.addr + i2 * walk.stride2 + i1 * walk.stride1 + i0 * walk.stride0;
-        const uint64_t last = (at + std::max<uint64_t>(walk.bytes, 1) - 1) / tx;
-        for (uint64_t t = at / tx; t <= last; ++t) {
-          const sim::dram::Coordinates c = mapping.decode(t * tx);
-          const size_t bank = ((size_t{c.channel} * dram.ranks + c.rank) * dram.bankGroups + c.bankGroup) *
-                                  dram.banksPerGroup + c.bank;
-          if (open[bank] != c.row + 1) {
-            open[bank] = c.row + 1;
-            ++opens;
-          }
-        }
-      }
+  uint64_t opens = 0;
+  const uint64_t visited = visitWalk(dram, walk, kWalkSample, [&](const sim::dram::Coordinates& c) {
+    const size_t bank =
+        ((size_t{c.channel} * dram.ranks + c.rank) * dram.bankGroups + c.bankGroup) * dram.banksPerGroup + c.bank;
+    if (open[bank] != c.row + 1) {
+      open[bank] = c.row + 1;
+      ++opens;
     }
-  }
+  });
   return visited == 0 ? 0
                       : static_cast<double>(opens) * static_cast<double>(walk.requests()) / static_cast<double>(visited);
 }
 
 double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGroups* groups) {
-  const sim::dram::AddressMapping& mapping = *dram.mapping;
-  const uint64_t tx = static_cast<uint64_t>(dram.txBytes);
   std::vector<double> busy(dram.channels, 0);
   std::vector<int64_t> lastGroup(dram.channels, -1);  // rank * bankGroups + bankGroup
   if (groups != nullptr && groups->last.size() == dram.channels) lastGroup = groups->last;
-  uint64_t visited = 0;
-  const uint64_t sample = std::min(walk.requests(), kColumnSample);
-  for (uint64_t i2 = 0; i2 < walk.count2 && visited < sample; ++i2) {
-    for (uint64_t i1 = 0; i1 < walk.count1 && visited < sample; ++i1) {
-      for (uint64_t i0 = 0; i0 < walk.count0 && visited < sample; ++i0, ++visited) {
-        const uint64_t at = walk.addr + i2 * walk.stride2 + i1 * walk.stride1 + i0 * walk.stride0;
-        const uint64_t last = (at + std::max<uint64_t>(walk.bytes, 1) - 1) / tx;
-        for (uint64_t t = at / tx; t <= last; ++t) {
-          const sim::dram::Coordinates c = mapping.decode(t * tx);
-          const int64_t group = int64_t{c.rank} * dram.bankGroups + c.bankGroup;
-          busy[c.channel] += lastGroup[c.channel] == group ? dram.sameGroupRequestCycles : dram.alignedTxCycles;
-          lastGroup[c.channel] = group;
-        }
-      }
-    }
-  }
+  const auto groupOf = [&](const sim::dram::Coordinates& c) { return int64_t{c.rank} * dram.bankGroups + c.bankGroup; };
+  const uint64_t visited = visitWalk(dram, walk, kColumnSample, [&](const sim::dram::Coordinates& c) {
+    busy[c.channel] += lastGroup[c.channel] == groupOf(c) ? dram.sameGroupRequestCycles : dram.alignedTxCycles;
+    lastGroup[c.channel] = groupOf(c);
+  });
   if (visited == 0) return 0;
   if (groups != nullptr) {
     if (visited < walk.requests()) {  // the groups the walk's last request leaves
       const uint64_t at = walk.addr + (walk.count2 - 1) * walk.stride2 + (walk.count1 - 1) * walk.stride1 +
                           (walk.count0 - 1) * walk.stride0;
-      const uint64_t last = (at + std::max<uint64_t>(walk.bytes, 1) - 1) / tx;
-      for (uint64_t t = at / tx; t <= last; ++t) {
-        const sim::dram::Coordinates c = mapping.decode(t * tx);
-        lastGroup[c.channel] = int64_t{c.rank} * dram.bankGroups + c.bankGroup;
-      }
+      visitRequest(dram, at, walk.bytes, [&](const sim::dram::Coordinates& c) { lastGroup[c.channel] = groupOf(c); });
     }
     groups->last = lastGroup;
   }
