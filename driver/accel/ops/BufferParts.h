@@ -13,8 +13,8 @@
 
 #include <cstdint>
 
-#include "../CommandScheduler.h"
 #include "../PlannedCommand.h"
+#include "FastestCandidate.h"
 #include "weft/hw/config.h"
 #include "weft/nn/Result.h"
 
@@ -29,15 +29,11 @@ inline constexpr uint32_t kMaxBufferParts = 4;
 template <typename Generate>
 nn::Result<uint32_t> fastestBufferParts(const hw::HwConfig& config, CommandSink& sink, uint32_t most,
                                         Generate&& generate) {
-  uint32_t parts = 2;
-  if (sink.provesFitOnly() || most < 3) return parts;
-  double best = 0;
-  for (uint32_t p = 2; p <= most; ++p) {
-    ScheduleEstimator estimate(config, 0, /*placed=*/true);
-    NN_TRY(generate(estimate, p));
-    const double cycles = estimate.cycles();
-    if (p == 2 || cycles < best) best = cycles, parts = p;
-  }
+  if (sink.provesFitOnly() || most < 3) return 2;
+  const auto fastest =
+      fastestCandidate(config, most - 1, [&](CommandSink& s, uint32_t i) { return generate(s, i + 2); });
+  if (!fastest.ok()) return fastest.error();
+  const uint32_t parts = *fastest + 2;
   sink.note(fmt::format("buffers in {} parts", parts));
   return parts;
 }

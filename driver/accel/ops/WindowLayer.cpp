@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "../CommandScheduler.h"
 #include "../RuntimeOperands.h"
+#include "FastestCandidate.h"
 
 namespace weft::accel {
 namespace {
@@ -378,13 +378,11 @@ nn::Status WindowLayer::generate(const VectorPlacement& where, const hw::HwConfi
   // Both layouts fit alike (pixel-major's chunks include the group-by-group one's): a fit check
   // takes either.
   if (depthMultiplier == 1 && in.channels % config.cols() != 0 && !sink.provesFitOnly()) {
-    double cycles[2] = {0, 0};
-    for (int pixelMajor = 0; pixelMajor < 2; ++pixelMajor) {
-      ScheduleEstimator estimate(config, 0, /*placed=*/true);
-      NN_TRY(Emission(*this, where, config, estimate, pixelMajor == 1).run());
-      cycles[pixelMajor] = estimate.cycles();
-    }
-    partialPixelMajor = cycles[1] < cycles[0];
+    const auto fastest = fastestCandidate(config, 2, [&](CommandSink& s, uint32_t pixelMajor) {
+      return Emission(*this, where, config, s, pixelMajor == 1).run();
+    });
+    if (!fastest.ok()) return fastest.error();
+    partialPixelMajor = *fastest == 1;
     sink.note(partialPixelMajor ? "tiles pixel-major" : "tiles group by group");
   }
   return Emission(*this, where, config, sink, partialPixelMajor).run();
