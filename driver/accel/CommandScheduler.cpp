@@ -171,11 +171,22 @@ class Timeline {
     if (c.writeTransactions > 0 && cost_->dram && cost_->dram->writeQueueTransactions > 0) {  // write queues
       // The queues hold room for at least what a drain leaves (the writes before have drained
       // meanwhile, or this store's first ones start a drain), for all of them at the start.
-      writeRoom_ = std::max(writeRoom_, cost_->dram->writeQueueRefill);
+      const DramCost& dram = *cost_->dram;
+      const bool crowded = dram.crowded(c.writeShare);
+      if (crowded) {
+        // Crowded into one channel, the writes before drain only as fast as it writes: the room
+        // is what its queue had left and what it drained since the crowded store before.
+        crowdedRoom_ = std::min(dram.writeQueueRoom(c.writeShare),
+                                crowdedRoom_ + std::max(0.0, ready - crowdedAt_) / dram.burstTxCycles);
+      } else {
+        writeRoom_ = std::max(writeRoom_, dram.writeQueueRefill);
+      }
+      double& room = crowded ? crowdedRoom_ : writeRoom_;
       // The share of its writes the write queues take enter at the port's rate.
-      const double queued = std::min(writeRoom_, c.writeTransactions);
+      const double queued = std::min(room, c.writeTransactions);
       if (queued > 0) busy -= queued / c.writeTransactions * (c.busyCycles - c.queuedBusyCycles);
-      writeRoom_ -= queued;
+      room -= queued;
+      if (crowded) crowdedAt_ = ready + busy;
       // The rest wait for room: the DRAM takes requests in the order they come (both backends
       // decide each read as it is offered, sim/dram/README.md), so while a write waits for its
       // queue no read behind it enters: it costs the reads' timeline the store's rate (two
@@ -184,8 +195,8 @@ class Timeline {
       // writes drain there). A transformer's RESHAPE, LAYER_NORM, GELU and residual ADD (16-byte
       // rows, 257 writes a tile, the loads streaming) ran 10-20 % over the share alone; its head
       // transposes (the loads opening a row every few requests) stayed within it.
-      channel += (c.writeTransactions - queued) * (cost_->dram->writeTxCycles - cost_->dram->writeChannelCycles) *
-                 readStreaming_;
+      channel += (c.writeTransactions - queued) *
+                 (cost_->dram->writeEntryCycles(c.writeShare) - cost_->dram->writeChannelCycles) * readStreaming_;
     }
     if (unit == unitIndex(hw::Unit::kLoad) && c.channelCycles > 0) {  // how much of a LOAD streams
       readStreaming_ = 1 - std::min(1.0, c.rowOpenCycles / c.channelCycles);
@@ -265,6 +276,8 @@ class Timeline {
   // Write transactions the write queues take before they drain, from the segment's start (a
   // cycle-level DRAM; the DRAM's state before it is not known here).
   double writeRoom_;
+  // For a crowded STORE (CommandCost::writeShare): its channel's queue room as of crowdedAt_.
+  double crowdedRoom_ = 1e30, crowdedAt_ = 0;
   double readStreaming_ = 1;  // of the last LOAD's channel time, the share not opening rows
   ChannelCalendar calendar_;  // the simple pipe's channel, or a cycle-level DRAM's reads; where placed
   struct PendingStore {

@@ -30,6 +30,10 @@ class AddressMapping;
 
 namespace weft::accel {
 
+// A STORE whose busiest channel holds over this many times an even share of its writes is
+// crowded: its writes enter as that channel drains (DramCost::writeEntryCycles, writeQueueRoom).
+inline constexpr double kCrowdedChannels = 2;
+
 // A cycle-level DRAM (hw Dram other than "simple": sim/dram/README.md) as the estimates price it,
 // in accelerator cycles, derived from the device's organization, timing and address mapping
 // (DramCost.cpp) rather than from DramBytesPerCycle and DramLatencyCycles, which describe the
@@ -50,6 +54,29 @@ struct DramCost {
   double sameGroupRequestCycles = 5;
   double writeTxCycles = 5;       // store-unit time of a posted write transaction: the rate writes enter
   double writeChannelCycles = 5;  // the reads' channel time a write transaction takes: its channel's share
+  double writeCycles = 5;         // a write transaction's time in its own channel
+  double burstTxCycles = 4;       // a transaction's burst on its channel's data bus
+  // The store unit's time a write transaction of a STORE whose busiest channel holds `share` of
+  // its writes (CommandCost::writeShare): by default (0) two channels draining at once, as a
+  // stream fills one channel's queue after another; crowded into one channel, its bursts; spread
+  // in short runs, the channels' queues fill side by side and the busiest one's share counts.
+  double writeEntryCycles(double share) const {
+    if (share <= 0) return writeTxCycles;
+    return crowded(share) ? std::max(writeTxCycles, burstTxCycles * std::min(1.0, 2 * share)) : writeCycles * share;
+  }
+  // The write transactions the write queues take before a drain, for such a store: one channel's
+  // queue when it holds them all.
+  double writeQueueRoom(double share) const {
+    return share > 0 ? std::min(writeQueueTransactions, writeQueueTransactions / channels / share)
+                     : writeQueueTransactions;
+  }
+  bool crowded(double share) const { return share * channels > kCrowdedChannels; }
+  // A walk whose writes stay in a channel for fewer transactions than this (a quarter of a
+  // channel's write queue) fills the channels' queues side by side; for more, one after another
+  // as a stream does. (At weft16-lpddr4 a head merge's 64-byte rows 768 bytes apart stay 5
+  // transactions, and enter as four channels drain; a concatenation's half pixels 128 bytes
+  // apart stay 14, and entered as a stream's.)
+  double writeRunTransactions = 8;
   double rowBytes = 2048;         // of one bank's row: a stream opens a row every rowBytes of address
   double activateCycles = 36;     // a request that opens a row: precharge and activate (tRP + tRCD)
   double latency = 30;            // a request's first data after it is offered: column command, RL, burst
@@ -77,6 +104,8 @@ struct RequestWalk {
   uint64_t addr = 0, bytes = 0;
   uint64_t count0 = 1, stride0 = 0, count1 = 1, stride1 = 0, count2 = 1, stride2 = 0;
   uint64_t requests() const { return count0 * count1 * count2; }
+  // Bytes from its first address to its last request's end (strides taken as non-negative).
+  uint64_t span() const { return (count0 - 1) * stride0 + (count1 - 1) * stride1 + (count2 - 1) * stride2 + bytes; }
 };
 // With a cycle-level DRAM: the bank rows the walk opens, its transactions visited in order, each
 // bank keeping the row it opened last (the first visit to a bank opens one: what it held before
@@ -102,6 +131,16 @@ struct ColumnGroups {
   std::vector<int64_t> last;  // per channel: rank * bankGroups + bankGroup, -1 not known
 };
 double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGroups* groups = nullptr);
+// Of the walk's first `transactions` transactions, the largest share any one channel holds (1 /
+// channels when they spread evenly, 1 when one channel holds them all: a STORE of a token's 12
+// heads 8 KB apart on LPDDR4's rorabachco), and how many follow one another in a channel before
+// the walk moves to another (a stream: a channel's chunk; a head merge's 64-byte rows 768 bytes
+// apart: a few).
+struct ChannelSpread {
+  double share = 0;
+  double runTransactions = 0;
+};
+ChannelSpread walkChannelSpread(const DramCost& dram, const RequestWalk& walk, double transactions);
 inline constexpr uint64_t kColumnSample = 64;
 inline constexpr uint64_t kWalkSample = 4096;
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
@@ -118,6 +157,9 @@ struct CommandCost {
   // queues take them all without a drain (the timeline decides how many they take).
   double writeTransactions = 0;
   double queuedBusyCycles = 0;
+  // Placed: the largest share of them any one channel holds, where they crowd into one channel or
+  // spread in short runs (DramCost::writeEntryCycles); 0 otherwise, a stream's.
+  double writeShare = 0;
   // A LOAD on a cycle-level DRAM: the part of its channel cycles that opens rows (its channels
   // idle meanwhile, for writes to drain).
   double rowOpenCycles = 0;
@@ -473,10 +515,19 @@ struct CostModel {
                                 ? static_cast<double>(rowsToStore * bytes) / dram->txBytes + 1
                                 : static_cast<double>(rowsToStore) * meanTransactions(bytes, addr, stride);
     }
+    // Placed, its writes enter as the channels that hold them drain: crowded into one channel (a
+    // head split's STORE of a token's 12 heads, 8 KB apart, on LPDDR4) at that channel's rate,
+    // spread in short runs (a head merge's tokens, 768 bytes apart) at all of theirs. A walk within
+    // one turn of the channels' interleave is a stream's piece: the next STORE goes on.
+    if (dram && placed && walk != nullptr && dram->mapping && dram->channels > 1 &&
+        walk->span() > dram->chunkBytes * dram->channels) {
+      const ChannelSpread spread = walkChannelSpread(*dram, *walk, dram->writeQueueTransactions);
+      if (dram->crowded(spread.share) || spread.runTransactions < dram->writeRunTransactions) c.writeShare = spread.share;
+    }
+    const double writeTx = dram ? dram->writeEntryCycles(c.writeShare) : 0;
     // A row's write enters as its transactions do: rows that share a transaction merge into the
     // queued write of the row before (16-byte rows: two to a 32-byte transaction).
-    const double write = dram ? c.writeTransactions / static_cast<double>(std::max<uint64_t>(rowsToStore, 1)) *
-                                    dram->writeTxCycles
+    const double write = dram ? c.writeTransactions / static_cast<double>(std::max<uint64_t>(rowsToStore, 1)) * writeTx
                               : placed ? simpleRequestCycles(bytes, addr, stride) : writeRequestCycles(bytes);
     const double perRow = std::max({static_cast<double>(tiles), beats(bytes), write});
     c.busyCycles = 4 + static_cast<double>(rowsToStore) * perRow;

@@ -144,6 +144,8 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   // time. So a write costs the reads' timeline its channel's share: 1/channels (SqueezeNet's
   // concatenations, which read and write alike, ran 41,091 cycles at weft16-lpddr4 against 39,900
   // so; two channels' share, 49,333).
+  c.writeCycles = write;
+  c.burstTxCycles = static_cast<double>(t.burstCycles) * cycle;
   c.writeChannelCycles = write * std::min(1.0, 1.0 / channels);
   // The store unit's rate: posted writes enter as their channel's queue has room, and a stream of
   // them fills one channel's queue after another (a bank row of each), about two channels
@@ -159,6 +161,7 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   if (!d.controller.unifiedQueue) {
     c.writeQueueTransactions = channels * static_cast<double>(d.controller.writeHigh());
     c.writeQueueRefill = channels * static_cast<double>(d.controller.writeHigh() - d.controller.writeLowWatermark);
+    c.writeRunTransactions = static_cast<double>(d.controller.writeHigh()) / 4;
   }
   return c;
 }
@@ -232,6 +235,30 @@ double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGro
   }
   return *std::max_element(busy.begin(), busy.end()) * static_cast<double>(walk.requests()) /
          static_cast<double>(visited);
+}
+
+ChannelSpread walkChannelSpread(const DramCost& dram, const RequestWalk& walk, double transactions) {
+  std::vector<uint64_t> count(dram.channels, 0);
+  const auto window = static_cast<uint64_t>(std::max(1.0, transactions));
+  uint64_t total = 0, runs = 0;
+  // Requests of less than a transaction (16-byte rows) take two or more to a transaction, which
+  // the write queue merges: counted once.
+  const uint64_t perTx = std::max<uint64_t>(1, static_cast<uint64_t>(dram.txBytes) / std::max<uint64_t>(walk.bytes, 1));
+  std::optional<sim::dram::Coordinates> last;
+  visitWalk(dram, walk, window * perTx, [&](const sim::dram::Coordinates& c) {
+    const auto same = [&](const sim::dram::Coordinates& a) {
+      return a.channel == c.channel && a.rank == c.rank && a.bankGroup == c.bankGroup && a.bank == c.bank &&
+             a.row == c.row && a.column == c.column;
+    };
+    if (total == window || (last && same(*last))) return;
+    ++count[c.channel];
+    ++total;
+    if (!last || last->channel != c.channel) ++runs;
+    last = c;
+  });
+  if (total == 0) return {1.0 / dram.channels, 0};
+  return {static_cast<double>(*std::max_element(count.begin(), count.end())) / static_cast<double>(total),
+          static_cast<double>(total) / static_cast<double>(runs)};
 }
 
 std::optional<DramCost> dramCostFor(const hw::HwConfig& config) {

@@ -8,6 +8,7 @@
 
 #include "../RuntimeOperands.h"
 #include "EltwiseLayer.h"
+#include "FastestCandidate.h"
 #include "weft/kernels/CpuExecutor.h"
 
 namespace weft::accel {
@@ -30,6 +31,14 @@ std::vector<CopyAxis> simplified(const std::vector<CopyAxis>& axes) {
   return out;
 }
 
+// The same axes walked in the input's order (outermost the largest input stride): a copy moves
+// the same bytes in either order, but the order decides which side's requests are the long runs.
+std::vector<CopyAxis> inInputOrder(std::vector<CopyAxis> axes) {
+  std::stable_sort(axes.begin(), axes.end(),
+                   [](const CopyAxis& a, const CopyAxis& b) { return a.inputStride > b.inputStride; });
+  return simplified(axes);
+}
+
 // A box simplified: its innermost run contiguous in both tensors (the channels, in bytes; one
 // value's when none) and the pixel axes outside it.
 struct ChannelsAndPixels {
@@ -43,6 +52,14 @@ ChannelsAndPixels channelsAndPixelAxes(const CopyBox& box, uint32_t valueBytes) 
     r.axes.pop_back();
   }
   return r;
+}
+
+// Whether walking `box` in the input's order differs from the output's.
+bool walkOrderMatters(const CopyBox& box, uint32_t valueBytes) {
+  const std::vector<CopyAxis> axes = channelsAndPixelAxes(box, valueBytes).axes, in = inInputOrder(axes);
+  return !std::equal(axes.begin(), axes.end(), in.begin(), in.end(), [](const CopyAxis& a, const CopyAxis& b) {
+    return a.size == b.size && a.inputStride == b.inputStride && a.outputStride == b.outputStride;
+  });
 }
 
 class StridedCopyLayer final : public VectorLayer {
@@ -65,17 +82,28 @@ class StridedCopyLayer final : public VectorLayer {
   // split 38,640 -> 19,559 cycles at weft16, 174,559 -> 65,462 at weft16-lpddr4. (Chosen by
   // the placed schedule, as the windows' layouts are, the merge stayed group by group at LPDDR4
   // and HBM2, its pixel-run estimate 2.7-3.7x its run.)
-  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override {
-    EltwiseEmitter emitter(config, out);
-    // The parameter rows a STORE of several column tiles reads, where a piece may take them.
-    const bool wide = std::any_of(boxes.begin(), boxes.end(), [&](const CopyBox& b) {
-      const ChannelsAndPixels c = channelsAndPixelAxes(b, bytes);
-      return c.channels > config.cols() && !c.axes.empty();
-    });
-    NN_TRY(emitter.begin(where.constants[0], std::nullopt, wide ? storeTileParamRows(config) : 1));
-    emitter.preferPixelRuns(true);
-    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter));
-    return {};
+  // Where the two tensors' orders differ, the boxes are walked in the output's order (reads
+  // strided, each pixel's run written whole) or the input's (each input run read whole, the
+  // writes strided), whichever the placed schedule finds faster: on a cycle-level DRAM the
+  // strided side's requests fall into banks and channels by the address mapping, so which order
+  // keeps rows open depends on the device and the tensors' sizes. At weft16-lpddr4 BERT's head
+  // merge ran 61,962 -> 23,746 cycles (input's order: no longer a token's 12 heads 8 KB apart,
+  // four of them a bank row from four others) and its split 41,525 -> 29,513; ViT's split
+  // 65,462 -> 35,036; at weft16-ddr4 ViT's merge 40,862 -> 20,039. With the simple pipe the
+  // output's order stays (no request is cheaper for where it lies).
+  nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
+    bool inputOrder = false;
+    if (!sink.provesFitOnly() && std::any_of(boxes.begin(), boxes.end(), [&](const CopyBox& b) {
+          return walkOrderMatters(b, bytes);
+        })) {
+      const auto fastest = fastestCandidate(config, 2, [&](CommandSink& s, uint32_t i) {
+        return emit(where, config, s, i == 1);
+      });
+      if (!fastest.ok()) return fastest.error();
+      inputOrder = *fastest == 1;
+      sink.note(inputOrder ? "walks the input's order" : "walks the output's order");
+    }
+    return emit(where, config, sink, inputOrder);
   }
 
   uint64_t laneOps() const override {
@@ -90,9 +118,23 @@ class StridedCopyLayer final : public VectorLayer {
   std::string describe() const override { return description; }
 
  private:
+  nn::Status emit(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out, bool inputOrder) const {
+    EltwiseEmitter emitter(config, out);
+    // The parameter rows a STORE of several column tiles reads, where a piece may take them.
+    const bool wide = std::any_of(boxes.begin(), boxes.end(), [&](const CopyBox& b) {
+      const ChannelsAndPixels c = channelsAndPixelAxes(b, bytes);
+      return c.channels > config.cols() && !c.axes.empty();
+    });
+    NN_TRY(emitter.begin(where.constants[0], std::nullopt, wide ? storeTileParamRows(config) : 1));
+    emitter.preferPixelRuns(true);
+    for (const CopyBox& box : boxes) NN_TRY(copy(box, where, config, emitter, inputOrder));
+    return {};
+  }
+
   nn::Status copy(const CopyBox& box, const VectorPlacement& where, const hw::HwConfig& config,
-                  EltwiseEmitter& emitter) const {
+                  EltwiseEmitter& emitter, bool inputOrder) const {
     auto [channels, axes] = channelsAndPixelAxes(box, bytes);
+    if (inputOrder) axes = inInputOrder(axes);
     if (channels > UINT32_MAX) return NN_ERROR(BAD_DATA) << "a copied run of " << channels << " bytes";
     // The innermost three are a piece's pixel axes; those outside them are walked.
     while (axes.size() < 3) axes.insert(axes.begin(), CopyAxis{});
