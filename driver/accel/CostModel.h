@@ -141,6 +141,20 @@ struct ChannelSpread {
   double runTransactions = 0;
 };
 ChannelSpread walkChannelSpread(const DramCost& dram, const RequestWalk& walk, double transactions);
+// With a cycle-level DRAM that has bank groups: the column-command cycles of a STORE's writes as
+// the write queues drain them, carried from STORE to STORE in program order. A drain picks a
+// write of another group than the last where its queue holds one (FR-FCFS: tCCD_L keeps the
+// same group waiting), so a write costs a stream's transaction while a write of another group
+// waits to pair with it, and tCCD_L once a queue's worth of one group's writes wait unpaired:
+// ViT's head merge writes a head's 197 tokens 768 bytes apart, all in one bank group at DDR4's
+// rorabachcobg, while BERT's split writes a token's 12 heads in one group and the next token's
+// in the other, which the queue pairs. Writes of one transaction merge. Visits the first
+// kWalkSample requests (a queue's worth must be seen) and scales the rest.
+struct WriteQueues {
+  std::vector<std::vector<double>> unpaired;  // per channel, per rank x bank group: writes waiting unpaired
+  std::vector<int64_t> lastColumn;            // per channel: the last write's transaction (merging)
+};
+double walkWriteDrainCycles(const DramCost& dram, const RequestWalk& walk, WriteQueues& queues);
 inline constexpr uint64_t kColumnSample = 64;
 inline constexpr uint64_t kWalkSample = 4096;
 // The DRAM cost of `config`'s cycle-level DRAM; nullopt for the simple pipe. Computed once per
@@ -201,6 +215,8 @@ struct CostModel {
   // The bank group of each channel's last column command, from LOAD to LOAD in program order: a
   // LOAD of one 16-byte chunk after another reads the transaction the one before read, tCCD_L on.
   mutable ColumnGroups columnGroups;
+  // The writes waiting in each channel's write queue, by bank group, from STORE to STORE.
+  mutable WriteQueues writeQueues;
   std::array<uint32_t, static_cast<size_t>(hw::Mem::kLut) + 1> rowSizes{};  // of each memory a LOAD fills
   // Fixed cycles around a GEMM besides preload, streaming and skew (start, drain pipeline).
   double gemmFixedCycles = 4;
@@ -534,6 +550,9 @@ struct CostModel {
     c.doneCycles = c.busyCycles + latency;
     if (dram) {
       c.channelCycles = c.writeTransactions * dram->writeChannelCycles;
+      if (placed && walk != nullptr && dram->mapping && dram->bankGroups > 1 && dram->writeQueueTransactions > 0) {
+        c.channelCycles = std::max(c.channelCycles, walkWriteDrainCycles(*dram, *walk, writeQueues));
+      }
       c.queuedBusyCycles = 4 + static_cast<double>(rowsToStore) * std::max(static_cast<double>(tiles), beats(bytes));
     } else {
       c.channelCycles = static_cast<double>(rowsToStore) * write;

@@ -237,6 +237,40 @@ double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGro
          static_cast<double>(visited);
 }
 
+double walkWriteDrainCycles(const DramCost& dram, const RequestWalk& walk, WriteQueues& queues) {
+  const size_t groups = size_t{dram.ranks} * dram.bankGroups;
+  if (queues.unpaired.size() != dram.channels) {
+    queues.unpaired.assign(dram.channels, std::vector<double>(groups, 0));
+    queues.lastColumn.assign(dram.channels, -1);
+  }
+  const double high = dram.writeQueueTransactions / dram.channels;
+  std::vector<double> busy(dram.channels, 0);
+  const uint64_t visited = visitWalk(dram, walk, kWalkSample, [&](const sim::dram::Coordinates& c) {
+    const int64_t column = ((int64_t{c.rank} * dram.bankGroups + c.bankGroup) * dram.banksPerGroup + c.bank) << 40 |
+                           int64_t{c.row} << 16 | c.column;
+    if (queues.lastColumn[c.channel] == column) return;  // merges into the write before
+    queues.lastColumn[c.channel] = column;
+    std::vector<double>& unpaired = queues.unpaired[c.channel];
+    const size_t g = size_t{c.rank} * dram.bankGroups + c.bankGroup;
+    busy[c.channel] += dram.alignedTxCycles;
+    // A waiting write of another group drains beside it, tCCD_S apart.
+    const auto partner = std::find_if(unpaired.begin(), unpaired.end(), [&](double n) { return n >= 1; });
+    if (partner != unpaired.end() && static_cast<size_t>(partner - unpaired.begin()) != g) {
+      *partner -= 1;
+      return;
+    }
+    // None: past a queue's worth of them, the queue drains writes of one group, tCCD_L apart.
+    if (unpaired[g] + 1 > high) {
+      busy[c.channel] += dram.sameGroupRequestCycles - dram.alignedTxCycles;
+    } else {
+      unpaired[g] += 1;
+    }
+  });
+  if (visited == 0) return 0;
+  return *std::max_element(busy.begin(), busy.end()) * static_cast<double>(walk.requests()) /
+         static_cast<double>(visited);
+}
+
 ChannelSpread walkChannelSpread(const DramCost& dram, const RequestWalk& walk, double transactions) {
   std::vector<uint64_t> count(dram.channels, 0);
   const auto window = static_cast<uint64_t>(std::max(1.0, transactions));
