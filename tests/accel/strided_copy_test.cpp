@@ -182,8 +182,8 @@ TEST(Transpose, HeadSplitLoadsEachTokensHeadAsOneRequest) {
 // schedule finds faster where the tensors lie. Walked in the output's order, the merge read a
 // token's 12 heads 8 KB apart, heads 0-3 and 8-11 in the same banks a row apart (rorabachco:
 // 64 KB a bank row across the channels), 1,004 row conflicts: 61,962 cycles; walked in the
-// input's, each head's tokens are one run and the writes go a token's 768 bytes at a time: 23,746.
-// The split went 41,525 -> 29,513 the same way. The RTL runs the merge's program in the same cycles.
+// input's, each head's tokens are one run and the writes go a token's 768 bytes at a time: 23,737.
+// The split went 41,525 -> 29,436 the same way. The RTL runs the merge's program in the same cycles.
 TEST(Transpose, HeadCopiesWalkTheOrderThatRunsFasterWhereTheTensorsLie) {
   std::mt19937 rng(12);
   for (const bool merge : {false, true}) {

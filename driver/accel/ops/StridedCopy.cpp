@@ -87,8 +87,8 @@ class StridedCopyLayer final : public VectorLayer {
   // writes strided), whichever the placed schedule finds faster: on a cycle-level DRAM the
   // strided side's requests fall into banks and channels by the address mapping, so which order
   // keeps rows open depends on the device and the tensors' sizes. At weft16-lpddr4 BERT's head
-  // merge ran 61,962 -> 23,746 cycles (input's order: no longer a token's 12 heads 8 KB apart,
-  // four of them a bank row from four others) and its split 41,525 -> 29,513; ViT's split
+  // merge ran 61,962 -> 23,737 cycles (input's order: no longer a token's 12 heads 8 KB apart,
+  // four of them a bank row from four others) and its split 41,525 -> 29,436; ViT's split
   // 65,462 -> 35,036; at weft16-ddr4 ViT's merge 40,862 -> 20,039. With the simple pipe the
   // output's order stays (no request is cheaper for where it lies).
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
