@@ -207,7 +207,9 @@ TEST(Transpose, HeadCopiesWalkTheOrderThatRunsFasterWhereTheTensorsLie) {
       cycles[kind == sim::BackendKind::kRtl ? 1 : 0] = run.value().execution->profile.operations.at(0).cycles;
     }
     EXPECT_LT(cycles[0], 36000u) << cycles[0] << " cycles";
-    if (merge) EXPECT_EQ(cycles[1], cycles[0]);
+    if (merge) {
+      EXPECT_EQ(cycles[1], cycles[0]);
+    }
   }
 }
 
