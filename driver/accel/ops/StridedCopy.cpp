@@ -89,8 +89,8 @@ class StridedCopyLayer final : public VectorLayer {
   // keeps rows open depends on the device and the tensors' sizes. At weft16-lpddr4 BERT's head
   // merge ran 61,962 -> 23,737 cycles (input's order: no longer a token's 12 heads 8 KB apart,
   // four of them a bank row from four others) and its split 41,525 -> 29,436; ViT's split
-  // 65,462 -> 35,036; at weft16-ddr4 ViT's merge 40,862 -> 20,039. With the simple pipe the
-  // output's order stays (no request is cheaper for where it lies).
+  // 65,462 -> 35,036; at weft16-ddr4 ViT's merge 40,862 -> 20,039. At weft16 (the simple pipe)
+  // every copy of the bundled networks keeps the output's order.
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& sink) const override {
     bool inputOrder = false;
     if (!sink.provesFitOnly() && std::any_of(boxes.begin(), boxes.end(), [&](const CopyBox& b) {
