@@ -179,6 +179,18 @@ void visitRequest(const DramCost& dram, uint64_t at, uint64_t bytes, F&& f) {
   for (uint64_t t = at / tx; t <= last; ++t) f(dram.mapping->decode(t * tx));
 }
 
+// The bank group of `c` over its channel's ranks: rank * bankGroups + bankGroup.
+size_t groupIndex(const DramCost& dram, const sim::dram::Coordinates& c) {
+  return size_t{c.rank} * dram.bankGroups + c.bankGroup;
+}
+
+// One number for the transaction at `c` (channel, bank, row, column), to tell a repeat.
+int64_t transactionKey(const DramCost& dram, const sim::dram::Coordinates& c) {
+  const auto bank = static_cast<int64_t>((size_t{c.channel} * dram.ranks * dram.bankGroups + groupIndex(dram, c)) *
+                                             dram.banksPerGroup + c.bank);
+  return bank << 40 | int64_t{c.row} << 16 | c.column;
+}
+
 // visitRequest over the walk's first `sample` requests in the order the load unit issues them;
 // returns how many it visited.
 template <typename F>
@@ -219,7 +231,7 @@ double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGro
   std::vector<double> busy(dram.channels, 0);
   std::vector<int64_t> lastGroup(dram.channels, -1);  // rank * bankGroups + bankGroup
   if (groups != nullptr && groups->last.size() == dram.channels) lastGroup = groups->last;
-  const auto groupOf = [&](const sim::dram::Coordinates& c) { return int64_t{c.rank} * dram.bankGroups + c.bankGroup; };
+  const auto groupOf = [&](const sim::dram::Coordinates& c) { return static_cast<int64_t>(groupIndex(dram, c)); };
   const uint64_t visited = visitWalk(dram, walk, kColumnSample, [&](const sim::dram::Coordinates& c) {
     busy[c.channel] += lastGroup[c.channel] == groupOf(c) ? dram.sameGroupRequestCycles : dram.alignedTxCycles;
     lastGroup[c.channel] = groupOf(c);
@@ -246,12 +258,11 @@ double walkWriteDrainCycles(const DramCost& dram, const RequestWalk& walk, Write
   const double high = dram.writeQueueTransactions / dram.channels;
   std::vector<double> busy(dram.channels, 0);
   const uint64_t visited = visitWalk(dram, walk, kWalkSample, [&](const sim::dram::Coordinates& c) {
-    const int64_t column = ((int64_t{c.rank} * dram.bankGroups + c.bankGroup) * dram.banksPerGroup + c.bank) << 40 |
-                           int64_t{c.row} << 16 | c.column;
-    if (queues.lastColumn[c.channel] == column) return;  // merges into the write before
-    queues.lastColumn[c.channel] = column;
+    const int64_t key = transactionKey(dram, c);
+    if (queues.lastColumn[c.channel] == key) return;  // merges into the write before
+    queues.lastColumn[c.channel] = key;
     std::vector<double>& unpaired = queues.unpaired[c.channel];
-    const size_t g = size_t{c.rank} * dram.bankGroups + c.bankGroup;
+    const size_t g = groupIndex(dram, c);
     busy[c.channel] += dram.alignedTxCycles;
     // A waiting write of another group drains beside it, tCCD_S apart.
     const auto partner = std::find_if(unpaired.begin(), unpaired.end(), [&](double n) { return n >= 1; });
@@ -278,17 +289,16 @@ ChannelSpread walkChannelSpread(const DramCost& dram, const RequestWalk& walk, d
   // Requests of less than a transaction (16-byte rows) take two or more to a transaction, which
   // the write queue merges: counted once.
   const uint64_t perTx = std::max<uint64_t>(1, static_cast<uint64_t>(dram.txBytes) / std::max<uint64_t>(walk.bytes, 1));
-  std::optional<sim::dram::Coordinates> last;
+  int64_t last = -1;
+  uint32_t lastChannel = 0;
   visitWalk(dram, walk, window * perTx, [&](const sim::dram::Coordinates& c) {
-    const auto same = [&](const sim::dram::Coordinates& a) {
-      return a.channel == c.channel && a.rank == c.rank && a.bankGroup == c.bankGroup && a.bank == c.bank &&
-             a.row == c.row && a.column == c.column;
-    };
-    if (total == window || (last && same(*last))) return;
+    const int64_t key = transactionKey(dram, c);
+    if (total == window || key == last) return;
     ++count[c.channel];
     ++total;
-    if (!last || last->channel != c.channel) ++runs;
-    last = c;
+    if (last < 0 || lastChannel != c.channel) ++runs;
+    last = key;
+    lastChannel = c.channel;
   });
   if (total == 0) return {1.0 / dram.channels, 0};
   return {static_cast<double>(*std::max_element(count.begin(), count.end())) / static_cast<double>(total),
