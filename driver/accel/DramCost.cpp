@@ -265,10 +265,11 @@ double walkWriteDrainCycles(const DramCost& dram, const RequestWalk& walk, Write
     const size_t g = groupIndex(dram, c);
     busy[c.channel] += dram.alignedTxCycles;
     // A waiting write of another group drains beside it, tCCD_S apart.
-    const auto partner = std::find_if(unpaired.begin(), unpaired.end(), [&](double n) { return n >= 1; });
-    if (partner != unpaired.end() && static_cast<size_t>(partner - unpaired.begin()) != g) {
-      *partner -= 1;
-      return;
+    for (size_t other = 0; other < unpaired.size(); ++other) {
+      if (other != g && unpaired[other] >= 1) {
+        unpaired[other] -= 1;
+        return;
+      }
     }
     // None: past a queue's worth of them, the queue drains writes of one group, tCCD_L apart.
     if (unpaired[g] + 1 > high) {
