@@ -9,6 +9,16 @@ completion cycle, average read latency, row-hit rate and energy of both, with th
 
     python3 scripts/dramsim3_compare.py --dramsim3 /tmp/dramsim3/build --weft build/dram/weft
     python3 scripts/dramsim3_compare.py --dramsim3 DIR --configs HBM2_8Gb_x128.ini --patterns random --n 5000
+    python3 scripts/dramsim3_compare.py --dramsim3 DIR --configs LPDDR4_8Gb_x16_2400.ini --traces conv.trace
+
+`--traces` compares trace files as they are (each on every device file), for instance the
+accelerator's own, written by `weft run|layers --dram-trace FILE`. `--layers SET --hw CONFIG`
+runs each layer of a layer set alone (`weft --backend timing --hw CONFIG layers`) and compares
+its `--dram-trace` (traces/dram/network_layers.json: eight of the bundled networks' layers).
+With either, no trace is generated unless `--patterns` asks.
+
+    python3 scripts/dramsim3_compare.py --dramsim3 DIR --configs LPDDR4_8Gb_x16_2400.ini \
+        --layers traces/dram/network_layers.json --hw weft16-lpddr4
 
 How DRAMsim3's figures are taken (its main program runs exactly -c CYCLES cycles):
 - completion: the smallest CYCLES at which every transaction is done, found by doubling then
@@ -178,6 +188,25 @@ def weft_figures(weft, ini, trace, workdir):
         return json.load(f)
 
 
+def layer_traces(weft, layer_set, hw, workdir):
+    """(label, trace path) of each layer of a layer set run alone at `hw` with --dram-trace."""
+    with open(layer_set) as f:
+        entries = json.load(f).get("layers", [])
+    if not entries:
+        sys.exit(f"dramsim3_compare: {layer_set} has no \"layers\" entries")
+    out = []
+    for i, entry in enumerate(entries):
+        one = os.path.join(workdir, f"layer{i}.json")
+        with open(one, "w") as f:
+            json.dump({"format": 1, "name": entry["name"], "layers": [entry]}, f)
+        trace = os.path.join(workdir, f"layer{i}.trace")
+        subprocess.run([weft, "--backend", "timing", "--hw", hw, "layers", one, "--quiet", "--json",
+                        os.path.join(workdir, f"layer{i}.out.json"), "--dram-trace", trace],
+                       check=True, stdout=subprocess.DEVNULL)
+        out.append((f"{entry['name']} ({hw})", trace))
+    return out
+
+
 def pct(a, b):
     return 100.0 * (a - b) / b if b else 0.0
 
@@ -188,7 +217,12 @@ def main():
     ap.add_argument("--configs-dir", help="DRAMsim3's configs/ (default: DIR/../configs)")
     ap.add_argument("--weft", default=None, help="the weft binary (default: build/default/weft)")
     ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="device files of configs/")
-    ap.add_argument("--patterns", nargs="+", default=PATTERNS, choices=PATTERNS)
+    ap.add_argument("--patterns", nargs="+", default=None, choices=PATTERNS,
+                    help="generated traces (default: all of them, none with --traces)")
+    ap.add_argument("--traces", nargs="+", default=[], metavar="FILE",
+                    help="trace files in DRAMsim3's format to compare as well (e.g. weft's --dram-trace)")
+    ap.add_argument("--layers", metavar="SET", help="a layer set: each layer run alone by weft, its --dram-trace compared")
+    ap.add_argument("--hw", default="weft16-lpddr4", help="with --layers: the configuration the layers run at")
     ap.add_argument("--n", type=int, default=20000, help="transactions a trace")
     ap.add_argument("--gap", type=int, default=1, help="cycles between offered transactions")
     ap.add_argument("--seed", type=int, default=1)
@@ -203,6 +237,10 @@ def main():
     for path, what in ((binary, "dramsim3main"), (weft, "weft")):
         if not os.access(path, os.X_OK):
             sys.exit(f"dramsim3_compare: {what} not found at {path}")
+    for path in args.traces:
+        if not os.path.isfile(path):
+            sys.exit(f"dramsim3_compare: trace file {path} not found")
+    patterns = args.patterns if args.patterns is not None else ([] if args.traces or args.layers else PATTERNS)
 
     rows, misses = [], 0
     header = ("| device | trace | cycles weft | cycles DRAMsim3 | diff | read latency weft | DRAMsim3 | diff "
@@ -210,14 +248,18 @@ def main():
     print(header)
     print("|" + "---|" * 12)
     with tempfile.TemporaryDirectory(prefix="dramsim3_compare.") as work:
+        traces = [(os.path.basename(t), t) for t in args.traces]
+        if args.layers:
+            traces += layer_traces(weft, args.layers, args.hw, work)
         for config in args.configs:
             ini = os.path.join(configs_dir, config)
             dev = read_ini(ini)
-            for pattern in args.patterns:
-                trace = os.path.join(work, f"{pattern}.trace")
-                write_trace(trace, *make_trace(pattern, dev, args.n, args.gap, args.seed))
+            for pattern, trace in [(p, None) for p in patterns] + traces:
+                if trace is None:  # generated
+                    trace = os.path.join(work, f"{pattern}.trace")
+                    write_trace(trace, *make_trace(pattern, dev, args.n, args.gap, args.seed))
                 w = weft_figures(weft, ini, trace, work)
-                d = dramsim3_figures(binary, ini, trace, args.n, w["dram_cycles"], work)
+                d = dramsim3_figures(binary, ini, trace, w["transactions"], w["dram_cycles"], work)
                 dc = pct(w["dram_cycles"], d["dram_cycles"])
                 # A trace without reads: DRAMsim3's only read is its reader's extra one.
                 has_reads = w["reads"] > 0
