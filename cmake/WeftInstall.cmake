@@ -39,7 +39,7 @@ install(FILES ${_pkg}/weftConfig.cmake ${_pkg}/weftConfigVersion.cmake DESTINATI
 configure_file(${WEFT_SOURCE_DIR}/cmake/install/neuralnetworks.pc.in ${_pkg}/neuralnetworks.pc @ONLY)
 install(FILES ${_pkg}/neuralnetworks.pc DESTINATION lib/pkgconfig COMPONENT development)
 
-install(DIRECTORY ${WEFT_SOURCE_DIR}/traces/networks ${WEFT_SOURCE_DIR}/traces/validation
+install(DIRECTORY ${WEFT_SOURCE_DIR}/traces/networks ${WEFT_SOURCE_DIR}/traces/validation ${WEFT_SOURCE_DIR}/traces/dram
                   ${WEFT_SOURCE_DIR}/traces/baselines
         DESTINATION share/weft/traces COMPONENT tool)
 install(FILES ${WEFT_SOURCE_DIR}/traces/README.md DESTINATION share/weft/traces COMPONENT tool)
