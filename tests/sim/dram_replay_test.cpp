@@ -110,6 +110,39 @@ TEST(DramReplay, ReportsWhatTheDramDid) {
   EXPECT_NE(r.toText().find("row buffer"), std::string::npos);
 }
 
+// A trace file of some megabytes is read on a second thread beside the model (trace_replay.cpp):
+// the same figures as the records replayed from memory, and a bad line far into it stops the
+// replay with its own line named.
+TEST(DramReplay, ALargeTraceFileReplaysAsItsRecordsAndNamesABadLine) {
+  const DeviceSpec spec = preset("lpddr4-3200");
+  std::vector<TraceRecord> trace;
+  uint64_t state = 12345;
+  for (uint64_t i = 0; i < 150000; ++i) {  // streams with random jumps, a write in four
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    const uint64_t addr = i % 64 == 0 ? (state >> 20) % (uint64_t{1} << 30) : trace.back().addr + 32;
+    trace.push_back({addr % (uint64_t{1} << 30) / 32 * 32, i * 2, (state >> 40) % 4 == 0});
+  }
+  const std::string path = fmt::format("/tmp/weft_dram_large.{}.trace", getpid());
+  const auto write = [&](size_t badAt) {
+    std::ofstream out(path);
+    for (size_t i = 0; i < trace.size(); ++i) {
+      if (i == badAt) out << "0x40 FETCH 7\n";
+      out << fmt::format("0x{:x} {} {}\n", trace[i].addr, trace[i].isWrite ? "WRITE" : "READ", trace[i].cycle);
+    }
+  };
+  write(SIZE_MAX);
+  ASSERT_GT(std::ifstream(path, std::ios::ate).tellg(), 1 << 20);  // past the threaded reader's threshold
+  EXPECT_EQ(replayTraceFile(spec, path).toJson().dump(), replayTrace(spec, trace).toJson().dump());
+  write(140000);  // in the reader's last blocks, long after the first were replayed
+  try {
+    replayTraceFile(spec, path);
+    ADD_FAILURE() << "the bad line was not reported";
+  } catch (const DramInputError& e) {
+    EXPECT_NE(std::string(e.what()).find(fmt::format("{}:140001: '0x40 FETCH 7'", path)), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
 TEST(DramEnergy, ByCommandFromIddCurrents) {
   const DeviceSpec spec = preset("ddr4-3200");  // VDD 1.2, 4 devices a rank, tCK 0.625 ns
   MemorySystem m(spec);
