@@ -190,8 +190,11 @@ def weft_figures(weft, ini, trace, workdir):
 
 def layer_traces(weft, layer_set, hw, workdir):
     """(label, trace path) of each layer of a layer set run alone at `hw` with --dram-trace."""
-    with open(layer_set) as f:
-        entries = json.load(f).get("layers", [])
+    try:
+        with open(layer_set) as f:
+            entries = json.load(f).get("layers", [])
+    except (OSError, ValueError, AttributeError) as e:
+        sys.exit(f"dramsim3_compare: {layer_set}: not a layer set ({e})")
     if not entries:
         sys.exit(f"dramsim3_compare: {layer_set} has no \"layers\" entries")
     out = []
@@ -200,9 +203,11 @@ def layer_traces(weft, layer_set, hw, workdir):
         with open(one, "w") as f:
             json.dump({"format": 1, "name": entry["name"], "layers": [entry]}, f)
         trace = os.path.join(workdir, f"layer{i}.trace")
-        subprocess.run([weft, "--backend", "timing", "--hw", hw, "layers", one, "--quiet", "--json",
-                        os.path.join(workdir, f"layer{i}.out.json"), "--dram-trace", trace],
-                       check=True, stdout=subprocess.DEVNULL)
+        ran = subprocess.run([weft, "--backend", "timing", "--hw", hw, "layers", one, "--quiet", "--json",
+                              os.path.join(workdir, f"layer{i}.out.json"), "--dram-trace", trace],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if ran.returncode != 0:
+            sys.exit(f"dramsim3_compare: layer {entry.get('name', i)} of {layer_set} at {hw}: {ran.stderr.strip()}")
         out.append((f"{entry['name']} ({hw})", trace))
     return out
 
@@ -245,12 +250,12 @@ def main():
     rows, misses = [], 0
     header = ("| device | trace | cycles weft | cycles DRAMsim3 | diff | read latency weft | DRAMsim3 | diff "
               "| row hits weft | DRAMsim3 | diff (points) | energy weft / DRAMsim3 |")
-    print(header)
-    print("|" + "---|" * 12)
     with tempfile.TemporaryDirectory(prefix="dramsim3_compare.") as work:
         traces = [(os.path.basename(t), t) for t in args.traces]
         if args.layers:
             traces += layer_traces(weft, args.layers, args.hw, work)
+        print(header)
+        print("|" + "---|" * 12)
         for config in args.configs:
             ini = os.path.join(configs_dir, config)
             dev = read_ini(ini)
