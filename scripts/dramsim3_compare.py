@@ -45,6 +45,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,10 @@ def read_ini(path):
             section = line[1:line.index("]")].strip().lower()
             continue
         name, value = line.split("=", 1)
-        sections.setdefault(section, {})[name.strip().lower()] = value.split(";")[0].strip()
+        # A remark after a number ("tCK = 0.666 (1/1.5)") is not part of it, as DRAMsim3 reads it.
+        value = value.split(";")[0].strip()
+        number = re.match(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", value)
+        sections.setdefault(section, {})[name.strip().lower()] = number.group(0) if number else value
     s = sections
     get = lambda sec, name, d: s.get(sec, {}).get(name.lower(), d)
     protocol = get("dram_structure", "protocol", "DDR3")
