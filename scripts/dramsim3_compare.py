@@ -227,7 +227,7 @@ def main():
     ap.add_argument("--weft", default=None, help="the weft binary (default: build/default/weft)")
     ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, help="device files of configs/")
     ap.add_argument("--patterns", nargs="+", default=None, choices=PATTERNS,
-                    help="generated traces (default: all of them, none with --traces)")
+                    help="generated traces (default: all of them, none with --traces or --layers)")
     ap.add_argument("--traces", nargs="+", default=[], metavar="FILE",
                     help="trace files in DRAMsim3's format to compare as well (e.g. weft's --dram-trace)")
     ap.add_argument("--layers", metavar="SET", help="a layer set: each layer run alone by weft, its --dram-trace compared")

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <optional>
+#include <system_error>
 #include <thread>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -327,10 +329,14 @@ constexpr size_t kThreadedReadBytes = size_t{1} << 20;
 
 ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path) {
   const MappedFile file(path);
+  std::optional<ReaderThread> threaded;
   if (file.text().size() >= kThreadedReadBytes && std::thread::hardware_concurrency() > 1) {
-    ReaderThread reader(file.text(), path, spec.org.capacityBytes());
-    return replay(spec, [&](TraceRecord& r) { return reader.next(r); });
+    try {
+      threaded.emplace(file.text(), path, spec.org.capacityBytes());
+    } catch (const std::system_error&) {  // no thread to be had: read on this one
+    }
   }
+  if (threaded) return replay(spec, [&](TraceRecord& r) { return threaded->next(r); });
   TraceReader reader(file.text(), path, spec.org.capacityBytes());
   return replay(spec, [&](TraceRecord& r) { return reader.next(r); });
 }
