@@ -207,6 +207,11 @@ uint64_t visitWalk(const DramCost& dram, const RequestWalk& walk, uint64_t sampl
   return visited;
 }
 
+// A figure counted over the walk's first `visited` requests, for all of them.
+double scaledToWalk(double sampled, const RequestWalk& walk, uint64_t visited) {
+  return visited == 0 ? 0 : sampled * static_cast<double>(walk.requests()) / static_cast<double>(visited);
+}
+
 }  // namespace
 
 double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* rows) {
@@ -223,8 +228,7 @@ double walkRowOpens(const DramCost& dram, const RequestWalk& walk, OpenRows* row
       ++opens;
     }
   });
-  return visited == 0 ? 0
-                      : static_cast<double>(opens) * static_cast<double>(walk.requests()) / static_cast<double>(visited);
+  return scaledToWalk(static_cast<double>(opens), walk, visited);
 }
 
 double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGroups* groups) {
@@ -245,8 +249,7 @@ double walkColumnCycles(const DramCost& dram, const RequestWalk& walk, ColumnGro
     }
     groups->last = lastGroup;
   }
-  return *std::max_element(busy.begin(), busy.end()) * static_cast<double>(walk.requests()) /
-         static_cast<double>(visited);
+  return scaledToWalk(*std::max_element(busy.begin(), busy.end()), walk, visited);
 }
 
 double walkWriteDrainCycles(const DramCost& dram, const RequestWalk& walk, WriteQueues& queues) {
@@ -278,9 +281,7 @@ double walkWriteDrainCycles(const DramCost& dram, const RequestWalk& walk, Write
       unpaired[g] += 1;
     }
   });
-  if (visited == 0) return 0;
-  return *std::max_element(busy.begin(), busy.end()) * static_cast<double>(walk.requests()) /
-         static_cast<double>(visited);
+  return scaledToWalk(*std::max_element(busy.begin(), busy.end()), walk, visited);
 }
 
 ChannelSpread walkChannelSpread(const DramCost& dram, const RequestWalk& walk, double transactions) {
