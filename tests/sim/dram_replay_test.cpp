@@ -277,6 +277,8 @@ TEST_F(DramTool, BadInputExitsWith2AndWritesNothing) {
       {fmt::format("dram replay {} --dram ddr9-1", good), "neither a preset"},
       {fmt::format("dram replay {} --dram {}", good, badIni), "bad.ini: [dram_structure] bankgroups is missing"},
       {fmt::format("dram replay {}/none.trace --dram ddr4-3200", dir_), "cannot open the trace"},
+      // `weft dram` starts before the tool's restart; a bad global option still stops it.
+      {fmt::format("--hw weft99 dram replay {} --dram ddr4-3200", good), "unknown hardware configuration 'weft99'"},
   };
   for (const auto& c : cases) {
     const Ran r = runWeft(c.args + fmt::format(" --json {}/out.json", dir_));

@@ -286,6 +286,10 @@ int main(int argc, char** argv) {
   }
   try {
     if (!hw.empty()) weft::hw::HwConfig::load(hw);  // a bad name fails here, naming the accepted ones
+    // `weft dram` runs no network and needs nothing the restart below sets (the NNAPI allowlist,
+    // malloc's huge pages): run at once, a replay starts in one exec, not two (14 -> 5.5 ms for
+    // a one-line trace).
+    if (const auto code = dram.run()) return *code;
     // A bad DRAM (an .ini file, a device smaller than DramMiB) fails here too, before anything is written.
     const auto dramDevice = weft::sim::dramDeviceFor(weft::hw::HwConfig::load(
         !hw.empty() ? hw : std::getenv("WEFT_HW") != nullptr ? std::getenv("WEFT_HW") : "weft16"));
@@ -324,7 +328,6 @@ int main(int argc, char** argv) {
     if (baselinesCmd->parsed()) return weft::tool::runBaselines(baselines);
     if (estimateCmd->parsed()) return weft::tool::runEstimate(estimate);
     if (const auto code = codesign.run()) return *code;
-    if (const auto code = dram.run()) return *code;
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;
