@@ -4,7 +4,8 @@
 //
 //   harness_bench [--tiles N] [--rows N] [--repeats N] [config ...]
 //
-// "bare" is RtlStepper::run() alone with the DRAM model as its port: no SystemC. "harness" is
+// "bare" is RtlStepper::run() alone with the DRAM model as its port (the configuration's DRAM,
+// the cycle-level one too, on the same cycle origin): no SystemC. "harness" is
 // the rtl backend: the SystemC harness (TLM register and DRAM sockets, quantum keeper) driven
 // through IDeviceBackend. Both run the identical program and must take the identical number of
 // cycles. SystemC elaborates one design per process, so each measurement runs in a child
@@ -39,7 +40,9 @@ class BareRtl final : public IDeviceBackend {
  public:
   explicit BareRtl(const hw::HwConfig& config)
       : config_(config), storage_(config.dramBytes()), dram_(storage_, DramTiming::fromConfig(config)),
-        stepper_(config, dram_) {}
+        stepper_(config, dram_) {
+    dram_.setCycleOrigin(stepper_.cycle());  // after the reset, as RtlSystem does
+  }
   BackendKind kind() const override { return BackendKind::kRtl; }
   const hw::HwConfig& config() const override { return config_; }
   uint32_t readReg(uint32_t addr) override { return stepper_.readReg(addr); }
@@ -49,6 +52,8 @@ class BareRtl final : public IDeviceBackend {
   uint64_t dramBytes() const override { return storage_.size(); }
   bool runUntilInterrupt(uint64_t maxCycles) override {
     stepper_.run(maxCycles);
+    // The end of a program: a cycle-level DRAM writes its posted writes (as the rtl backend does).
+    if (stepper_.irq()) dram_.endProgram(stepper_.cycle());
     return stepper_.irq();
   }
   uint64_t cycle() const override { return stepper_.cycle(); }
