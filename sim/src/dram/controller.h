@@ -110,7 +110,8 @@ class ChannelController {
   [[gnu::always_inline]] inline bool drainStarts() const;
   [[gnu::always_inline]] inline bool canMoveNextCycle() const;
   [[gnu::always_inline]] inline void updateMovable(uint32_t q);
-  void wait(const Entry& e, bool asWrite);
+  [[gnu::always_inline]] inline void wait(uint64_t addr, const Coordinates& where, uint32_t bank, uint32_t q,
+                                          uint32_t slot, bool isWrite, bool asWrite);
   static bool anyBit(const std::vector<uint64_t>& bits) {
     for (const uint64_t w : bits) {
       if (w != 0) return true;
