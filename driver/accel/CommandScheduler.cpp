@@ -152,16 +152,21 @@ Segment findDependencies(const PlannedCommand* cmds, size_t n) {
 // and RESHAPE copies at weft16-hbm2 were estimated 12-23 % short of their run.
 class Timeline {
  public:
-  Timeline(const CostModel& cost, double t0)
+  // `n`: the segment's commands, if known.
+  Timeline(const CostModel& cost, double t0, size_t n = 0)
       : cost_(&cost),
         t0_(t0),
         makespan_(t0),
-        writeRoom_(cost.dram ? cost.dram->writeQueueTransactions : 0) {
+        writeRoom_(cost.dram ? cost.dram->writeQueueTransactions : 0),
+        end_(n, t0) {
     unitFree_.fill(t0);
   }
 
-  // The estimated start of the next command, of `unit`, with dependencies `dep`.
-  double add(const CommandCost& c, int unit, const Knowledge& dep) {
+  // The estimated start of the segment's command `index`, of `unit`, with dependencies `dep`
+  // (added before it).
+  double add(const CommandCost& c, int unit, const Knowledge& dep, size_t index) {
+    if (index >= end_.size()) end_.resize(index + 1, t0_);
+    ++added_;
     double ready = unitFree_[unit];
     for (int v = 0; v < kUnits; ++v) {
       if (dep[v] >= 0) ready = std::max(ready, end_[dep[v]]);
@@ -225,7 +230,7 @@ class Timeline {
         const double wait = calendar_.freeFrom(ready) - ready;
         busy += wait;
         if (stores_.size() >= kPendingStores) settled();
-        stores_.push_back({end_.size(), ready + wait, ready + busy});
+        stores_.push_back({index, ready + wait, ready + busy});
       } else if (unit == load) {
         const double from = calendar_.freeFrom(ready), to = calendar_.take(ready, channel);
         busy = std::max(busy, to - ready);
@@ -247,21 +252,21 @@ class Timeline {
         settled();
       }
     }
-    end_.push_back(ready + busy + (c.doneCycles - c.busyCycles));
+    end_[index] = ready + busy + (c.doneCycles - c.busyCycles);
     unitFree_[unit] = ready + busy;
     channel_ += channel;
     port_ += c.portCycles;
-    makespan_ = std::max(makespan_, end_.back());
+    makespan_ = std::max(makespan_, end_[index]);
     return ready;
   }
-  size_t size() const { return end_.size(); }
+  size_t size() const { return added_; }
   // The bounds on when the segment's last command completes: the units' timeline, the channel
   // (every command's bursts and its fetch), the controller's fetch rate, and the read port (the
   // loads' and the fetches' beats, one a cycle: at weft16-ddr4 a LOAD of 64-byte rows returns
   // faster than the port takes it with the commands beside it; GPT-2's probs x V over the cache
   // ran 4.9 cycles a row against the channel's 2.7).
   TimelineBounds bounds() const {
-    const auto n = static_cast<double>(end_.size());
+    const auto n = static_cast<double>(added_);
     return {makespan_, t0_ + channel_ + n * cost_->fetchChannelCycles() + cost_->latency,
             t0_ + n * cost_->fetchCycles(), t0_ + port_ + n * cost_->fetchPortCycles() + cost_->latency};
   }
@@ -287,7 +292,8 @@ class Timeline {
   std::vector<PendingStore> stores_;  // a cycle-level DRAM's STOREs a later LOAD may delay
   static constexpr size_t kPendingStores = 256;  // settled when this many wait (many STOREs, no LOAD)
   std::array<double, kUnits> unitFree_;
-  std::vector<double> end_;
+  std::vector<double> end_;  // by command index
+  size_t added_ = 0;
 };
 
 // Turns dependencies into token waits and signals (step 2).
@@ -343,12 +349,30 @@ nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDe
 }
 
 // The estimated start of every command of a segment, and when the segment completes.
+//
+// With a cycle-level DRAM and the tensors placed, the timeline is taken twice: once in program
+// order, which gives the starts (and so the ring order), and again with the commands added in
+// the order of those starts, which gives the estimate. Added in program order, a LOAD that comes
+// after a STORE it runs beside delays the STORE after the commands that wait for the STORE were
+// already placed: fire5/squeeze1x1 of SqueezeNet at weft16-lpddr4 loads each box while the last
+// box's STOREs wait for its reads, the next box's GEMM waits for the STORE to free its
+// accumulators and the LOAD after that for the GEMM to free its input buffer; the run paid that
+// chain (42,765 cycles) and the program-order timeline did not (34,053). Added in time order, the
+// STORE comes after the LOAD it waits for, and so does the chain.
 double estimateTimeline(const CommandCost* costs, const Segment& s, const CostModel& cost, double t0,
                         std::vector<double>& start) {
-  Timeline timeline(cost, t0);
+  Timeline timeline(cost, t0, s.n);
   start.resize(s.n);
-  for (size_t i = 0; i < s.n; ++i) start[i] = timeline.add(costs[i], s.unit[i], s.maxDep[i]);
-  return timeline.finish();
+  for (size_t i = 0; i < s.n; ++i) start[i] = timeline.add(costs[i], s.unit[i], s.maxDep[i], i);
+  if (!cost.dram || !cost.placed) return timeline.finish();
+  // By start; a unit's commands and every command's dependencies keep their order (each starts
+  // no earlier than what it follows, and ties keep the program's order).
+  std::vector<size_t> order(s.n);
+  for (size_t i = 0; i < s.n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return start[a] < start[b]; });
+  Timeline inTimeOrder(cost, t0, s.n);
+  for (const size_t i : order) inTimeOrder.add(costs[i], s.unit[i], s.maxDep[i], i);
+  return inTimeOrder.finish();
 }
 
 // Merges the unit streams by estimated start under the token constraints (step 4).
@@ -543,7 +567,7 @@ void ScheduleEstimator::add(PlannedCommand&& command) {
   const int unit = unitIndex(command.unit());
   const auto* gemm = std::get_if<hw::GemmCmd>(&command.cmd);
   const uint32_t steps = gemm != nullptr ? gemm->kSteps : 0;
-  segment_->timeline.add(cost, unit, segment_->dependencies.add(command, unit));
+  segment_->timeline.add(cost, unit, segment_->dependencies.add(command, unit), segmentCommands_ - 1);
   if (gemm == nullptr || budget_ == 0) return;
   gemmBusy_ += cost.busyCycles;
   // The budget is of GEMM steps (gemmWork()), so that a prefix is the same work however many
