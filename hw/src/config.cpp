@@ -66,7 +66,12 @@ int64_t paramValueByName(Param p, std::string_view valueName) {
     if (s.values[i] == valueName) return static_cast<int64_t>(i);
   }
   if (!s.isEnum()) throw ConfigError(fmt::format("{} is not an enumerated parameter: its value is a number", s.name));
-  throw ConfigError(fmt::format("{} = \"{}\" is not one of {}", s.name, valueName, quotedNames(s)));
+  // A DRAMsim3 file named where its kind goes: say how a configuration names one.
+  const bool iniPath = p == Param::kDram && valueName.size() > 4 && valueName.substr(valueName.size() - 4) == ".ini";
+  throw ConfigError(fmt::format("{} = \"{}\" is not one of {}{}", s.name, valueName, quotedNames(s),
+                                iniPath ? " (a DRAMsim3 file: \"Dram\": \"ini\" in params and \"dram_ini\": "
+                                          "\"<path>\" beside them)"
+                                        : ""));
 }
 
 int64_t enumParamValue(Param p, const nlohmann::json& value, std::string_view origin) {

@@ -168,6 +168,10 @@ TEST(CycleDramConfig, BadValuesNameTheFieldAndTheRule) {
             std::string::npos)
       << errorOf(R"({"params": {"Dram": "lpddr4", "DramChannels": 1, "DramMiB": 2048}})");
   EXPECT_NE(errorOf(R"({"params": {"Dram": "ini"}})").find("needs 'dram_ini'"), std::string::npos);
+  // A file where the kind goes: the message says how a configuration names one.
+  EXPECT_NE(errorOf(R"({"params": {"Dram": "/x/DDR4.ini"}})").find("\"dram_ini\": \"<path>\" beside them"),
+            std::string::npos)
+      << errorOf(R"({"params": {"Dram": "/x/DDR4.ini"}})");
   EXPECT_NE(errorOf(R"({"params": {"Dram": "hbm2"}, "dram_ini": "x.ini"})").find("applies to Dram \"ini\" only"),
             std::string::npos);
   EXPECT_NE(errorOf(R"({"params": {"Dram": "ini"}, "dram_ini": "/nonexistent/x.ini"})").find("/nonexistent/x.ini"),
