@@ -35,12 +35,16 @@ struct Costing {
     if (merged) {
       // Its requests are the runs: a run's rows merged, count1 x count2 of them.
       const RequestWalk runWalk{l.dramAddr, uint64_t{l.count0} * l.rowBytes, l.count1, l.stride1, l.count2, l.stride2};
-      return cost.mergedLoad(runs, l.count0, l.rowBytes, l.count1 > 1 ? l.stride1 : l.stride2, l.dramAddr, &runWalk);
+      CommandCost c = cost.mergedLoad(runs, l.count0, l.rowBytes, l.count1 > 1 ? l.stride1 : l.stride2, l.dramAddr, &runWalk);
+      c.requests = static_cast<double>(runs);
+      return c;
     }
     // The stride between consecutive requests, for the DRAM rows they open.
     const uint64_t stride = l.count0 > 1 ? l.stride0 : l.count1 > 1 ? l.stride1 : l.stride2;
     const RequestWalk walk{l.dramAddr, l.rowBytes, l.count0, l.stride0, l.count1, l.stride1, l.count2, l.stride2};
-    return cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes, stride, l.dramAddr, &walk);
+    CommandCost c = cost.rowLoad(uint64_t{l.count0} * runs, l.rowBytes, stride, l.dramAddr, &walk);
+    c.requests = static_cast<double>(uint64_t{l.count0} * runs);
+    return c;
   }
   CommandCost operator()(const hw::StoreCmd& s) const {
     const uint64_t columns = uint64_t{s.tiles - 1} * cost.cols + s.rowBytes;

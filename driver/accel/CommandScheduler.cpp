@@ -152,12 +152,14 @@ Segment findDependencies(const PlannedCommand* cmds, size_t n) {
 // and RESHAPE copies at weft16-hbm2 were estimated 12-23 % short of their run.
 class Timeline {
  public:
-  // `n`: the segment's commands, if known.
-  Timeline(const CostModel& cost, double t0, size_t n = 0)
+  // `n`: the segment's commands, if known. `readsInFlight`: a STORE's writes wait for the reads
+  // offered before them, at most MaxOutstanding requests of the LOAD in flight (estimateTimeline).
+  Timeline(const CostModel& cost, double t0, size_t n = 0, bool readsInFlight = false)
       : cost_(&cost),
         t0_(t0),
         makespan_(t0),
         writeRoom_(cost.dram ? cost.dram->writeQueueTransactions : 0),
+        readsInFlight_(readsInFlight),
         end_(n, t0) {
     unitFree_.fill(t0);
   }
@@ -227,17 +229,24 @@ class Timeline {
                       stores_.end());
       };
       if (unit == store) {
-        const double wait = calendar_.freeFrom(ready) - ready;
+        double wait = calendar_.freeFrom(ready) - ready;
+        if (readsInFlight_ && ready >= loadFrom_ && ready < loadTo_) wait = std::min(wait, loadInFlight_);
         busy += wait;
         if (stores_.size() >= kPendingStores) settled();
         stores_.push_back({index, ready + wait, ready + busy});
       } else if (unit == load) {
         const double from = calendar_.freeFrom(ready), to = calendar_.take(ready, channel);
         busy = std::max(busy, to - ready);
+        // The time its reads in flight take: a write offered while it streams waits that long.
+        const double inFlight = readsInFlight_ && c.requests > 0 ? cost_->maxOutstanding * channel / c.requests : to - from;
+        loadFrom_ = from;
+        loadTo_ = to;
+        loadInFlight_ = inFlight;
         // The store unit runs them in order: one delayed delays those after it in turn.
         double unitFrom = 0;
         for (PendingStore& p : stores_) {
-          const double start = std::max(p.start >= from && p.start < to ? to : p.start, unitFrom);
+          const double held = std::min(to, std::max(from, p.start) + inFlight);
+          const double start = std::max(p.start >= from && p.start < to ? held : p.start, unitFrom);
           if (start > p.start) {
             const double delay = start - p.start;
             p.start = start;
@@ -284,6 +293,8 @@ class Timeline {
   // For a crowded STORE (CommandCost::writeShare): its channel's queue room as of crowdedAt_.
   double crowdedRoom_ = 1e30, crowdedAt_ = 0;
   double readStreaming_ = 1;  // of the last LOAD's channel time, the share not opening rows
+  const bool readsInFlight_;
+  double loadFrom_ = 0, loadTo_ = 0, loadInFlight_ = 0;  // the last LOAD's reads, and those in flight
   ChannelCalendar calendar_;  // the simple pipe's channel, or a cycle-level DRAM's reads; where placed
   struct PendingStore {
     size_t index;          // into end_
@@ -358,7 +369,10 @@ nn::Status assignTokens(PlannedCommand* cmds, const Segment& s, unsigned tokenDe
 // box's STOREs wait for its reads, the next box's GEMM waits for the STORE to free its
 // accumulators and the LOAD after that for the GEMM to free its input buffer; the run paid that
 // chain (42,765 cycles) and the program-order timeline did not (34,053). Added in time order, the
-// STORE comes after the LOAD it waits for, and so does the chain.
+// STORE comes after the LOAD it waits for, and so does the chain. That pass also bounds a STORE's
+// wait by the LOAD's reads in flight (MaxOutstanding requests), which is what the DRAM decides
+// before a write offered beside a LOAD of many requests (MobileNet's depthwise bands); the first
+// pass keeps the whole LOAD, so the ring, and the program, stay as they were.
 double estimateTimeline(const CommandCost* costs, const Segment& s, const CostModel& cost, double t0,
                         std::vector<double>& start) {
   Timeline timeline(cost, t0, s.n);
@@ -370,7 +384,7 @@ double estimateTimeline(const CommandCost* costs, const Segment& s, const CostMo
   std::vector<size_t> order(s.n);
   for (size_t i = 0; i < s.n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return start[a] < start[b]; });
-  Timeline inTimeOrder(cost, t0, s.n);
+  Timeline inTimeOrder(cost, t0, s.n, /*readsInFlight=*/true);
   for (const size_t i : order) inTimeOrder.add(costs[i], s.unit[i], s.maxDep[i], i);
   return inTimeOrder.finish();
 }

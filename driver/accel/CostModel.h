@@ -180,6 +180,8 @@ struct CommandCost {
   // A LOAD: the beats its data takes on the read port, which returns one beat a cycle to the
   // load unit and the command fetch alike (rtl/README.md, "Arbitration").
   double portCycles = 0;
+  // A LOAD: its read requests (merged runs or rows).
+  double requests = 0;
 };
 
 struct CostModel {

@@ -475,10 +475,13 @@ TEST_F(DramTool, StoresBesideALoadAreEstimatedBehindItsReads) {
 // back (their writes wait for its reads), the next GEMM waits for a STORE to free its
 // accumulators and the LOAD after that for the GEMM to free its input buffer. The estimate in
 // program order left that chain out (-20 %); taken in time order it is in it (estimateTimeline).
+// MobileNet's conv_dw_3 there: its LOADs are of many small requests, and a STORE beside one waits
+// only for the reads in flight (MaxOutstanding requests), not for the whole LOAD (+17 % so).
 TEST_F(DramTool, AStoreALoadHoldsBackDelaysWhatWaitsForIt) {
   const std::string layers = write("squeeze.json", R"({"format": 1, "name": "squeeze", "layers": [
- {"name": "fire5_squeeze", "op": "CONV_2D", "input": [1, 27, 27, 256], "filters": 32, "kernel": [1, 1], "activation": "RELU"}]})");
-  expectEstimatesWithin("--hw weft16-lpddr4 --backend timing", layers, 1, 0.10);
+ {"name": "fire5_squeeze", "op": "CONV_2D", "input": [1, 27, 27, 256], "filters": 32, "kernel": [1, 1], "activation": "RELU"},
+ {"name": "conv_dw_3", "op": "DEPTHWISE_CONV_2D", "input": [1, 56, 56, 128], "kernel": [3, 3], "padding": "SAME", "activation": "RELU6"}]})");
+  expectEstimatesWithin("--hw weft16-lpddr4 --backend timing", layers, 2, 0.10);
 }
 
 }  // namespace
