@@ -79,6 +79,20 @@ struct DramCost {
   double writeRunTransactions = 8;
   double rowBytes = 2048;         // of one bank's row: a stream opens a row every rowBytes of address
   double activateCycles = 36;     // a request that opens a row: precharge and activate (tRP + tRCD)
+  double offerCycles = 1.25;      // a request offered to its first command (two DRAM cycles)
+  // A request of `n` transactions in its channel that opens its row: the activate, then its
+  // column commands a burst apart, the last deciding it (the next request is offered then). Its
+  // transactions priced at a stream's rate (alignedTxCycles, which holds the row opens of a
+  // stream and refresh) hold more than those column commands; what the row's opening (priced at
+  // activateCycles) already covers: returned. At weft16-lpddr4, BERT's fc2 loads 256 bytes of each
+  // token, 3,072 bytes apart, each request a row conflict: 116 DRAM cycles in the run (tRP 29,
+  // tRCD 29, 7 x 8 for the other bursts, 2), where 8 transactions and an activate were priced 131.
+  double openedRequestCredit(double n) const {
+    n = std::max(1.0, n);
+    return std::max(0.0, n * alignedTxCycles - (n - 1) * burstTxCycles - offerCycles);
+  }
+  // The net channel cycles of opening `opens` rows for requests of `n` transactions each.
+  double openCycles(double opens, double n) const { return opens * (activateCycles - openedRequestCredit(n)); }
   double latency = 30;            // a request's first data after it is offered: column command, RL, burst
   // Posted write transactions the channels' write queues take before the first drain: a store
   // within them enters at the port's rate, not the drain's (0: a unified queue, none held).
@@ -355,13 +369,13 @@ struct CostModel {
     if (channel < 0) channel = requestCycles(bytes);
     return std::max({1.0, channel, (latency + beats(bytes) + 1) / maxOutstanding});
   }
-  // With a cycle-level DRAM, the rows that requests `stride` bytes apart open: one a request when
+  // With a cycle-level DRAM, the rows a request `stride` bytes from the one before opens: one when
   // they are a bank's row or more apart (a window's pixels of a wide tensor), else one every
   // rowBytes of the walk. Nothing for the simple pipe.
-  double rowOpenCycles(uint64_t bytes, uint64_t stride) const {
+  double rowOpenShare(uint64_t bytes, uint64_t stride) const {
     if (!dram) return 0;
     const double walk = static_cast<double>(std::max(bytes, stride));
-    return std::min(1.0, walk / dram->rowBytes) * dram->activateCycles;
+    return std::min(1.0, walk / dram->rowBytes);
   }
   double loadCycles(uint64_t rows, uint64_t bytes, double channel = -1) const {
     return 2 + static_cast<double>(rows) * loadRowCycles(bytes, channel) + latency + beats(bytes);
@@ -442,11 +456,13 @@ struct CostModel {
   CommandCost rowLoad(uint64_t rows, uint64_t bytes, uint64_t stride = 0, uint64_t addr = 0,
                       const RequestWalk* walk = nullptr) const {
     if (dram) {
-      const double opens = placed && walk != nullptr && rows > 1 && dram->mapping
-                               ? walkRowOpens(*dram, *walk, &openRows) / static_cast<double>(rows) * dram->activateCycles
-                               : rowOpenCycles(bytes, stride);
+      const double request = readRequestCycles(bytes, addr, stride);
+      const double opens = dram->openCycles(placed && walk != nullptr && rows > 1 && dram->mapping
+                                                ? walkRowOpens(*dram, *walk, &openRows) / static_cast<double>(rows)
+                                                : rowOpenShare(bytes, stride),
+                                            request / dram->alignedTxCycles);
       const double floor = columnCycles(rows, bytes, stride, addr) / static_cast<double>(std::max<uint64_t>(rows, 1));
-      const double channel = std::max(readRequestCycles(bytes, addr, stride), floor) + opens;
+      const double channel = std::max(request, floor) + opens;
       const double perRow = std::max(loadRowCycles(bytes), channel);
       CommandCost c{2 + static_cast<double>(rows) * perRow, 2 + static_cast<double>(rows) * perRow + latency + beats(bytes),
                     static_cast<double>(rows) * channel};
@@ -493,9 +509,11 @@ struct CostModel {
       if (runs > 1 && runStride != runBytes && runBytes <= kMaxMergedBytes) {
         // Where placed, the rows its runs open on their walk (a head merge's runs revisit the
         // rows of 12 heads token after token, as rowLoad's requests do).
-        c.rowOpenCycles = placed && walk != nullptr && dram->mapping
-                              ? walkRowOpens(*dram, *walk, &openRows) * dram->activateCycles
-                              : static_cast<double>(runs) * rowOpenCycles(runBytes, runStride);
+        const double perRequest = c.channelCycles / static_cast<double>(runs) / dram->alignedTxCycles;
+        c.rowOpenCycles = dram->openCycles(placed && walk != nullptr && dram->mapping
+                                               ? walkRowOpens(*dram, *walk, &openRows)
+                                               : static_cast<double>(runs) * rowOpenShare(runBytes, runStride),
+                                           perRequest);
         c.channelCycles += c.rowOpenCycles;
         c.busyCycles = std::max(c.busyCycles, 2 + c.channelCycles);
       }

@@ -154,6 +154,7 @@ DramCost derive(const sim::dram::DeviceSpec& d, double clockMHz) {
   c.writeTxCycles = write * std::min(1.0, 2.0 / channels);
   c.rowBytes = static_cast<double>(d.org.rowBytesPerRank());
   c.activateCycles = static_cast<double>(t.tRP + std::max(t.tRCDRD, t.tRCDWR)) * cycle;
+  c.offerCycles = 2 * cycle;
   // Offered, entered and issued (two cycles), RL, the burst; the crossing back and the port.
   c.latency = (2 + t.readLatency() + t.burstCycles) * cycle + 2;
   // A write queue drains when it is full (its high watermark) or idle above its low watermark:
