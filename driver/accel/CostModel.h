@@ -91,8 +91,12 @@ struct DramCost {
     n = std::max(1.0, n);
     return std::max(0.0, n * alignedTxCycles - (n - 1) * burstTxCycles - offerCycles);
   }
-  // The net channel cycles of opening `opens` rows for requests of `n` transactions each.
-  double openCycles(double opens, double n) const { return opens * (activateCycles - openedRequestCredit(n)); }
+  // The net channel cycles of opening `opens` rows for requests of `n` transactions each; never
+  // less than none (a device whose stream price holds more than an activate, from a user's .ini,
+  // does not make a request cheaper for opening its row).
+  double openCycles(double opens, double n) const {
+    return opens * std::max(0.0, activateCycles - openedRequestCredit(n));
+  }
   double latency = 30;            // a request's first data after it is offered: column command, RL, burst
   // Posted write transactions the channels' write queues take before the first drain: a store
   // within them enters at the port's rate, not the drain's (0: a unified queue, none held).

@@ -67,6 +67,12 @@ TEST(DramEstimate, Lpddr4PricingFromTheDevice) {
   EXPECT_DOUBLE_EQ(d->openedRequestCredit(8), 8 * in - 7 * 8 * 0.625 - 2 * 0.625);
   EXPECT_DOUBLE_EQ(d->openCycles(2, 8), 2 * (36.25 - d->openedRequestCredit(8)));
   EXPECT_NEAR(8 * in + d->openCycles(1, 8), (29 + 29 + 7 * 8 + 2) * 0.625, 1e-9);
+  // A device whose stream price holds more than an activate: opening a row costs nothing more,
+  // and never less.
+  DramCost slow;
+  slow.alignedTxCycles = 20, slow.burstTxCycles = 1, slow.activateCycles = 10, slow.offerCycles = 1;
+  EXPECT_DOUBLE_EQ(slow.openedRequestCredit(8), 8 * 20 - 7 - 1);
+  EXPECT_DOUBLE_EQ(slow.openCycles(3, 8), 0);
   // A merged 1 KB weight load, wherever it lies: 28 transactions' time on average.
   EXPECT_DOUBLE_EQ(cost.mergedLoad(1, 64, 16).channelCycles, 28 * in);
   // A 16-byte row a request, 64 bytes apart (a 64-channel image's im2col row): one transaction,
