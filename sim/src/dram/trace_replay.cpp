@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
@@ -171,39 +172,62 @@ std::vector<TraceRecord> parseTrace(std::string_view text, const std::string& fi
 
 namespace {
 
-// A file mapped read-only for as long as this lives.
-class MappedFile {
+// A trace's text for as long as this lives: a regular file mapped read-only; anything else that
+// reads (a pipe, `<(zcat trace.gz)`, /dev/stdin) read whole into memory.
+class TraceText {
  public:
-  explicit MappedFile(const std::string& path) {
+  explicit TraceText(const std::string& path) {
     fd_ = ::open(path.c_str(), O_RDONLY);
+    if (fd_ < 0) throw DramInputError(fmt::format("{}: cannot open the trace: {}", path, std::strerror(errno)));
     struct stat st{};
-    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      if (fd_ >= 0) ::close(fd_);
-      throw DramInputError(fmt::format("{}: cannot open the trace", path));
+    if (::fstat(fd_, &st) != 0) fail(path, "cannot open the trace");
+    if (S_ISDIR(st.st_mode)) fail(path, "cannot open the trace: it is a directory", false);
+    if (!S_ISREG(st.st_mode)) {
+      readAll(path);
+      return;
     }
     size_ = static_cast<size_t>(st.st_size);
     if (size_ > 0) {
       void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-      if (m == MAP_FAILED) {
-        ::close(fd_);
-        throw DramInputError(fmt::format("{}: cannot read the trace", path));
-      }
+      if (m == MAP_FAILED) fail(path, "cannot read the trace");
       data_ = static_cast<const char*>(m);
       ::madvise(m, size_, MADV_SEQUENTIAL);
     }
   }
-  ~MappedFile() {
+  ~TraceText() {
     if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
     ::close(fd_);
   }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  std::string_view text() const { return {data_ == nullptr ? "" : data_, size_}; }
+  TraceText(const TraceText&) = delete;
+  TraceText& operator=(const TraceText&) = delete;
+  std::string_view text() const {
+    if (data_ == nullptr) return read_;
+    return {data_, size_};
+  }
 
  private:
+  [[noreturn]] void fail(const std::string& path, const char* what, bool withErrno = true) {
+    const std::string reason = withErrno ? fmt::format(": {}", std::strerror(errno)) : "";
+    ::close(fd_);
+    throw DramInputError(fmt::format("{}: {}{}", path, what, reason));
+  }
+  void readAll(const std::string& path) {
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+      if (n == 0) return;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail(path, "cannot read the trace");
+      }
+      read_.append(buffer, static_cast<size_t>(n));
+    }
+  }
+
   int fd_ = -1;
-  const char* data_ = nullptr;
+  const char* data_ = nullptr;  // the mapping, or null
   size_t size_ = 0;
+  std::string read_;  // the text of a file that is not mapped
 };
 
 // DRAMsim3's driver: in order, one transaction a cycle, none before the cycle after its own.
@@ -231,7 +255,7 @@ ReplayResult replay(const DeviceSpec& spec, Next next) {
 }  // namespace
 
 std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityBytes) {
-  const MappedFile file(path);
+  const TraceText file(path);
   return parseTrace(file.text(), path, capacityBytes);
 }
 
@@ -328,7 +352,7 @@ constexpr size_t kThreadedReadBytes = size_t{1} << 20;
 }  // namespace
 
 ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path) {
-  const MappedFile file(path);
+  const TraceText file(path);
   std::optional<ReaderThread> threaded;
   if (file.text().size() >= kThreadedReadBytes && std::thread::hardware_concurrency() > 1) {
     try {
