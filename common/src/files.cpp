@@ -48,12 +48,15 @@ std::string tryWriteFileAtomically(const std::string& path, std::string_view tex
   static std::atomic<unsigned> counter{0};
   const std::string temporary = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
   {
+    errno = 0;
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
     if (out.fail()) {
+      const int error = errno;
       std::remove(temporary.c_str());
-      return fmt::format("cannot write '{}'", temporary);
+      return fmt::format("cannot write '{}' (through '{}'){}", path, temporary,
+                         error != 0 ? fmt::format(": {}", std::strerror(error)) : "");
     }
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {

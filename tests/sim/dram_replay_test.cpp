@@ -308,6 +308,11 @@ TEST_F(DramTool, BadInputExitsWith2AndWritesNothing) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << "'" << c.says << "' not in: " << r.err;
     EXPECT_FALSE(exists("out.json")) << c.args;
   }
+  // Where the JSON goes is checked before the replay (which may take minutes), not after it.
+  const Ran r = runWeft(fmt::format("dram replay {} --dram ddr4-3200 --json {}/out.json", good, good));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("good.trace exists and is not a directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 

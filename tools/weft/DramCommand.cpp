@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "Report.h"
 #include "weft/common/files.h"
 #include "weft/sim/dram/device.h"
 #include "weft/sim/dram/trace_replay.h"
@@ -35,6 +36,8 @@ std::optional<int> DramCommand::run() const {
 int DramCommand::replay() const {
   const dram::DeviceSpec spec = dram::loadDevice(device_);
   for (const auto& note : spec.notes) fmt::print(stderr, "weft: note: {}: {}\n", spec.name, note);
+  // Before a long replay, not after it: where the JSON goes (its folder made, as every command's).
+  if (!jsonPath_.empty()) requireWritableDirectoryFor(jsonPath_);
   const auto start = std::chrono::steady_clock::now();
   const dram::ReplayResult result = dram::replayTraceFile(spec, tracePath_);  // read as it runs
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -18,7 +18,8 @@ std::string readFileOrThrow(const std::string& path);
 // (<path>.tmp.<pid>.<n>), checked once flushed and closed, then renamed over `path`: concurrent
 // writers never share a temporary, and a reader sees the old file or the whole new one. On
 // failure the temporary is removed, `path` is left as it was, and the result says what went
-// wrong ("cannot write '<temporary>'", "cannot rename '<temporary>' to '<path>': <reason>");
+// wrong ("cannot write '<path>' (through '<temporary>'): <reason>", "cannot rename '<temporary>' to
+// '<path>': <reason>");
 // empty on success.
 std::string tryWriteFileAtomically(const std::string& path, std::string_view text);
 
