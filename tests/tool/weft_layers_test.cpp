@@ -4,6 +4,7 @@
 // bandwidths must give identical outputs, cycles within the contract (mean |error| <= 0.5 %,
 // every layer <= 2 %) and identical performance counters, so that a change to either the RTL or
 // the model that makes them drift fails here. Speed is not asserted (benchmarks, not tests).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -739,6 +740,49 @@ TEST(WeftLayers, AnUnwritableReportDirectoryIsNamedBeforeTheRun) {
   EXPECT_NE(r.output.find(file + " exists and is not a directory: " + file + "/out/r.json cannot be written"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("Tiny_conv3x3"), std::string::npos) << r.output;  // nothing ran
+}
+
+}  // namespace
+
+namespace {
+
+// With a cycle-level DRAM `weft estimate` says which misses are refresh's: each layer's refresh
+// commands (dramRefreshes) and, of the layers outside 10 %, those whose run is longer than the
+// estimate by at most twice what their refreshes held (every LPDDR4 channel refreshes at once:
+// refreshes / 4 x tRFC, 280 ns = 280 cycles at 1 GHz). The simple pipe has neither.
+TEST(WeftEstimate, SaysWhichMissesADramRefreshExplains) {
+  const std::string set = tempPath("refresh_set.json");
+  std::string layers;
+  for (int i = 0; i < 16; ++i) {
+    layers += fmt::format(R"({}{{"name": "softmax{}", "op": "SOFTMAX", "input": [{}, 513], "inputScale": 0.1}})",
+                          i == 0 ? "" : ",", i, 4 + i);
+  }
+  std::ofstream(set) << R"({"format": 1, "name": "refresh", "layers": [)" << layers << "]}";
+  for (const char* hw : {"weft16-lpddr4", "weft16"}) {
+    const std::string json = tempPath(std::string("refresh_") + hw + ".json");
+    const ProcessResult r = runWeft(std::string("--backend timing --hw ") + hw + " estimate " + set +
+                                    " --quiet --per-layer --json " + json);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json report = readJson(json);
+    const auto& rows = report["workloads"].at(0)["layers"];
+    ASSERT_EQ(rows.size(), 16u);
+    const bool dram = std::string(hw) != "weft16";
+    EXPECT_EQ(report["summary"].contains("outsideWithRefresh"), dram) << report["summary"].dump();
+    EXPECT_EQ(r.output.find("refreshes") != std::string::npos, dram) << r.output;
+    if (!dram) continue;
+    size_t refreshed = 0, explained = 0;
+    for (const auto& l : rows) {
+      ASSERT_TRUE(l.contains("dramRefreshes")) << l.dump();
+      const auto n = l["dramRefreshes"].get<int64_t>();
+      const auto cycles = l["cycles"].get<double>(), estimate = l["estimatedCycles"].get<double>();
+      refreshed += n > 0 ? 1 : 0;
+      if (std::abs(l["error"].get<double>()) > 0.10 && cycles > estimate && n / 4.0 * 280 >= 0.5 * (cycles - estimate)) {
+        ++explained;
+      }
+    }
+    EXPECT_GT(refreshed, 0u) << "no layer saw a refresh: the test shows nothing";
+    EXPECT_EQ(report["summary"]["outsideWithRefresh"].get<size_t>(), explained) << report.dump();
+  }
 }
 
 }  // namespace
