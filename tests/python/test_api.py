@@ -239,5 +239,47 @@ class FromTorch(unittest.TestCase):
             weft.run(torch.nn.ReLU())
 
 
+
+class Dram(unittest.TestCase):
+    """weft.dram_replay, weft.dram_devices and weft.dram_device: `weft dram` from Python."""
+
+    def test_presets_are_described(self):
+        devices = weft.dram_devices()
+        self.assertIn("lpddr4-3200", [d["name"] for d in devices])
+        lpddr4 = weft.dram_device("lpddr4-3200")
+        self.assertEqual((lpddr4["channels"], lpddr4["transaction_bytes"], lpddr4["tck_ns"]), (4, 32, 0.625))
+        self.assertAlmostEqual(lpddr4["peak_gbps"], 25.6)
+
+    def test_triples_replay_as_their_trace_file_does(self):
+        triples = [(i * 64, i % 3 == 2, i) for i in range(500)]
+        given = weft.dram_replay(triples, "ddr4-3200")
+        with tempfile.TemporaryDirectory() as d:
+            path = pathlib.Path(d) / "t.trace"
+            path.write_text("".join(f"0x{a:x} {'WRITE' if w else 'READ'} {c}\n" for a, w, c in triples))
+            from_file = weft.dram_replay(path, "ddr4-3200")
+        self.assertEqual(given, from_file)
+        self.assertEqual((given["transactions"], given["reads"], given["writes"]), (500, 334, 166))
+        self.assertGreater(given["dram_cycles"], 500)
+        self.assertGreater(given["row_hits"], given["row_misses"])
+        self.assertGreater(given["energy_pj"], 0)
+
+    def test_bad_traces_and_devices(self):
+        with self.assertRaisesRegex(ValueError, "kind 'RD'"):
+            weft.dram_replay([(0, "RD", 0)], "lpddr4-3200")
+        with self.assertRaisesRegex(ValueError, "not an \\(address, kind, cycle\\) triple"):
+            weft.dram_replay([(0, 1)], "lpddr4-3200")
+        with self.assertRaisesRegex(weft.WeftError, "the transactions given, line 2: .* beyond the device"):
+            weft.dram_replay([(0, "READ", 0), (1 << 40, "READ", 1)], "lpddr4-3200")
+        with self.assertRaisesRegex(weft.WeftError, "neither a preset"):
+            weft.dram_replay([(0, "READ", 0)], "ddr9-1")
+        with tempfile.TemporaryDirectory() as d:
+            ini = pathlib.Path(d) / "bad.ini"
+            ini.write_text("[dram_structure]\nprotocol = DDR4\n")
+            with self.assertRaisesRegex(weft.WeftError, "bad.ini: \\[dram_structure\\] bankgroups is missing"):
+                weft.dram_device(ini)
+            with self.assertRaisesRegex(weft.WeftError, "cannot open the trace"):
+                weft.dram_replay(pathlib.Path(d) / "none.trace", "hbm2")
+
+
 if __name__ == "__main__":
     unittest.main()

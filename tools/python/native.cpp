@@ -22,6 +22,7 @@
 #include "TestModel.h"
 #include "weft/common/locations.h"
 #include "weft/hw/config.h"
+#include "weft/sim/dram/device.h"
 
 namespace py = pybind11;
 
@@ -134,6 +135,30 @@ std::string toolPath() {
                            "); set WEFT_TOOL to its path");
 }
 
+// A DRAM device (a preset's name or a DRAMsim3 .ini file) as `weft dram devices` describes it.
+py::dict describeDram(const std::string& nameOrIni) {
+  const weft::sim::dram::DeviceSpec d = weft::sim::dram::loadDevice(nameOrIni);
+  const auto& o = d.org;
+  py::dict out;
+  out["name"] = d.name;
+  out["protocol"] = weft::sim::dram::protocolName(o.protocol);
+  out["source"] = d.source;
+  out["channels"] = o.channels;
+  out["ranks"] = o.ranks;
+  out["bank_groups"] = o.bankGroups;
+  out["banks_per_group"] = o.banksPerGroup;
+  out["rows"] = o.rows;
+  out["columns"] = o.columns;
+  out["bus_width_bits"] = o.busWidth;
+  out["burst_length"] = o.burstLength;
+  out["transaction_bytes"] = o.requestBytes();
+  out["capacity_bytes"] = o.capacityBytes();
+  out["tck_ns"] = d.timing.tCK();
+  out["peak_gbps"] = double(o.channels) * o.requestBytes() / (d.timing.burstCycles * d.timing.tCK());
+  out["notes"] = d.notes;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -156,6 +181,9 @@ PYBIND11_MODULE(_native, m) {
         "Imports an ONNX model (a path, or a serialized ModelProto's bytes) as `weft run` would and "
         "describes it; WeftError naming the node when weft cannot take it.");
   m.def("configs", &weft::hw::HwConfig::namedConfigs, "The named hardware configurations (hw/configs).");
+  m.def("dram_presets", &weft::sim::dram::presetNames, "The DRAM device presets' names (weft dram devices).");
+  m.def("dram_device", &describeDram, py::arg("name_or_ini"),
+        "A DRAM device, a preset's name or a DRAMsim3 .ini file, described as a dict; WeftError for a bad one.");
   m.def("config_json", [](const std::string& nameOrPath) { return weft::hw::HwConfig::load(nameOrPath).toJson(); },
         py::arg("name"), "A configuration (a name or a JSON file) with every parameter, as JSON.");
   m.def("npy_file_name", &weft::onnx::npyFileName, py::arg("value_name"),

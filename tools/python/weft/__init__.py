@@ -9,13 +9,16 @@
 
     weft.sweep({"base": "weft16", "grid": {"Rows": [8, 16]}, "workloads": ["model.onnx"]})
 
+    weft.dram_replay([(0x0, "READ", 0), (0x40, "WRITE", 1)], dram="lpddr4-3200")["dram_cycles"]
+
 Every run is the `weft` tool in a process of its own (the hardware and backend are chosen when
 NNAPI's library loads); errors are weft.WeftError carrying weft's message.
 """
 
 from ._native import WeftError
-from ._api import Model, ReferenceCheckError, config, configs, from_torch, inspect, run, sweep
+from ._api import (Model, ReferenceCheckError, config, configs, dram_device, dram_devices, dram_replay, from_torch,
+                   inspect, run, sweep)
 from ._result import Result, SweepResult
 
 __all__ = ["Model", "ReferenceCheckError", "Result", "SweepResult", "WeftError", "config", "configs",
-           "from_torch", "inspect", "run", "sweep"]
+           "dram_device", "dram_devices", "dram_replay", "from_torch", "inspect", "run", "sweep"]

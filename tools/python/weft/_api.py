@@ -367,3 +367,67 @@ def configs():
 def config(name):
     """A hardware configuration (a name or a JSON file) with every parameter, as a dict."""
     return json.loads(_native.config_json(os.fspath(name)))
+
+
+def dram_devices():
+    """The DRAM device presets (`weft dram devices`), each described as weft.dram_device does."""
+    return [dram_device(name) for name in _native.dram_presets()]
+
+
+def dram_device(name_or_ini):
+    """A DRAM device, a preset's name ("lpddr4-3200") or a DRAMsim3 .ini file, as a dict: its
+    organization (channels, ranks, bank groups, banks, rows, columns, bus width, burst length,
+    bytes a transaction, capacity), tCK, peak bandwidth, source and notes. WeftError naming the
+    file, field and rule for a bad .ini."""
+    return dict(_native.dram_device(os.fspath(name_or_ini)))
+
+
+def _write_trace(transactions, path):
+    """DRAMsim3's trace format from (address, kind, cycle) triples; kind "READ"/"WRITE" (any
+    case) or a bool, True for a write."""
+    with open(path, "w") as out:
+        for i, item in enumerate(transactions):
+            try:
+                address, kind, cycle = item
+            except (TypeError, ValueError):
+                raise ValueError(f"transaction {i}: {item!r} is not an (address, kind, cycle) triple") from None
+            if isinstance(kind, (bool, np.bool_)):
+                kind = "WRITE" if kind else "READ"
+            elif isinstance(kind, str) and kind.upper() in ("READ", "WRITE"):
+                kind = kind.upper()
+            else:
+                raise ValueError(f"transaction {i}: kind {kind!r} is neither READ, WRITE nor a bool (True: a write)")
+            address, cycle = int(address), int(cycle)
+            if address < 0 or cycle < 0:
+                raise ValueError(f"transaction {i}: a negative address or cycle ({address}, {cycle})")
+            out.write(f"0x{address:x} {kind} {cycle}\n")
+
+
+def dram_replay(trace, dram, *, timeout=None):
+    """Replays a DRAM trace on a device as `weft dram replay` (DRAMsim3's trace driver) and
+    returns its figures as a dict: transactions, reads, writes, dram_cycles, average read and
+    write latency, row hits, misses and conflicts, activates, refreshes, energy (pJ, with its
+    breakdown), bandwidth and the rest of the tool's JSON.
+
+    trace  a trace file in DRAMsim3's format (`0x<address> READ|WRITE <cycle>`, cycles in the
+           DRAM's clock), or (address, kind, cycle) triples: kind "READ"/"WRITE" or a bool
+    dram   a preset's name (weft.dram_devices()) or a DRAMsim3 .ini file
+    Errors (a line that does not parse, an address beyond the device, a bad .ini) are
+    weft.WeftError with the tool's message."""
+    with _WorkDir(None) as work:
+        if isinstance(trace, (str, os.PathLike)):
+            trace_path = pathlib.Path(os.fspath(trace)).resolve()
+        else:
+            trace_path = work / "trace.txt"
+            _write_trace(trace, trace_path)
+        dram = os.fspath(dram)
+        if os.path.sep in dram or dram.endswith(".ini"):
+            dram = str(pathlib.Path(dram).resolve())
+        process = _run_tool(["dram", "replay", str(trace_path), "--dram", dram, "--json", str(work / "replay.json"),
+                             "--quiet"], work, timeout)
+        if process.returncode != 0 or not (work / "replay.json").exists():
+            message = _tool_message(process)
+            if not isinstance(trace, (str, os.PathLike)):  # name the caller's triples, not the file made of them
+                message = message.replace(f"{trace_path}:", "the transactions given, line ")
+            raise WeftError(message)
+        return json.loads((work / "replay.json").read_text())
