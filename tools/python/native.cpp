@@ -154,7 +154,7 @@ py::dict describeDram(const std::string& nameOrIni) {
   out["transaction_bytes"] = o.requestBytes();
   out["capacity_bytes"] = o.capacityBytes();
   out["tck_ns"] = d.timing.tCK();
-  out["peak_gbps"] = double(o.channels) * o.requestBytes() / (d.timing.burstCycles * d.timing.tCK());
+  out["peak_gbps"] = d.peakGBps();
   out["notes"] = d.notes;
   return out;
 }

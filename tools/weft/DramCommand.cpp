@@ -58,7 +58,7 @@ int DramCommand::devices() const {
     fmt::print("{:<13} {} x{}-bit channel{}, {} rank{}, {} banks{}, tCK {} ns, {:.1f} GB/s, {} GiB\n    {}\n", name,
                o.channels, o.busWidth, o.channels == 1 ? "" : "s", o.ranks, o.ranks == 1 ? "" : "s", o.banks(),
                o.bankGroups > 1 ? fmt::format(" in {} groups", o.bankGroups) : "", s.timing.tCK(),
-               double(o.channels) * o.requestBytes() / (s.timing.burstCycles * s.timing.tCK()),
+               s.peakGBps(),
                double(o.capacityBytes()) / double(1ull << 30), s.source);
   }
   return 0;

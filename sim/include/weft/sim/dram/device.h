@@ -114,6 +114,9 @@ struct DeviceSpec {
   // Not errors, worth a user's eye: fields absent from a file that took DRAMsim3's default,
   // structure DRAMsim3 adapts silently (e.g. fewer ranks than the channel size asks for).
   std::vector<std::string> notes;
+
+  // Every channel's data bus busy: a transaction a burst per channel, in GB/s.
+  double peakGBps() const { return double(org.channels) * org.requestBytes() / (timing.burstCycles * timing.tCK()); }
 };
 
 // The JEDEC relations and the model's structural needs (powers of two for the address bits,
