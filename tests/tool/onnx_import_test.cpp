@@ -409,6 +409,32 @@ TEST(OnnxImport, OpsetsAboveSeventeenAreRefusedAndOlderOnesConverted) {
   EXPECT_NE(imported.notes[0].find("opset 6 converted to opset 7"), std::string::npos);
 }
 
+// PyTorch's nn.PReLU(C) at opset 6: a slope of C values along axis 1 of an image (what ONNX's
+// own test data expects). From opset 7 on a slope broadcasts from the last axis, so the converted
+// model's slope is laid out [C, 1, 1]; a slope that already broadcasts, and one of a rank-2
+// input (axis 1 is the last), are left as they are.
+TEST(OnnxImport, AnOpsetSixPReluSlopeOfChannelsGoesAlongAxisOne) {
+  const auto prelu = [](std::vector<std::string> x, std::vector<int64_t> slope) {
+    Graph m(6);
+    m.input("x", x);
+    std::vector<float> values(static_cast<size_t>(slope.empty() ? 1 : slope[0]), 0.25f);
+    m.floats("slope", slope, values);
+    m.node("PRelu", {"x", "slope"}, {"y"}, "act");
+    m.output("y", static_cast<int>(x.size()));
+    const ImportedModel imported = m.import();
+    const auto& op = imported.model.main.operations.at(0);
+    EXPECT_EQ(op.type, nn::OperationType::PRELU);
+    return std::make_pair(imported.model.main.operands[op.inputs[1]].dimensions, imported.notes);
+  };
+  const auto [image, notes] = prelu({"2", "3", "4", "5"}, {3});
+  EXPECT_EQ(image, (nn::Dimensions{3, 1, 1}));
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("PRelu 'act': its opset-6 slope of 3 channels laid along axis 1"), std::string::npos)
+      << notes[0];
+  EXPECT_EQ(prelu({"2", "3", "4", "5"}, {5}).first, (nn::Dimensions{5}));  // broadcasts as it is
+  EXPECT_EQ(prelu({"2", "3"}, {3}).first, (nn::Dimensions{3}));
+}
+
 // Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:
 // the fuzzer's allocation of a pointer-sized string). One found by inference converts.
 TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -92,6 +93,7 @@ class Importer final : public Lowering {
  private:
   void checkOpsets();
   void checkGemmsBeforeConversion();
+  void alignLegacyPReluSlopes();
   void checkWindows();
   void takeInitializers();
   void addStandIn(const std::string& name, DType type, const Shape& shape);
@@ -240,6 +242,37 @@ void Importer::checkGemmsBeforeConversion() {
   }
 }
 
+// PRelu before opset 7 took a slope of the channel count ([C]) along axis 1 of an image (what
+// PyTorch's nn.PReLU(C) exported at opset 6, and what ONNX's own test data for it expects); from
+// opset 7 on the slope broadcasts from the last axis, and ONNX's converter leaves it as it was. A
+// constant slope of C values beside an input of rank > 2 whose axis 1 is C is given the shape
+// [C, 1, ...] that means the same at opset 7.
+void Importer::alignLegacyPReluSlopes() {
+  auto* graph = proto_.mutable_graph();
+  std::map<std::string, const ::onnx::TensorShapeProto*> shapes;
+  for (const auto& v : graph->input()) shapes[v.name()] = &v.type().tensor_type().shape();
+  for (const auto& v : graph->value_info()) shapes[v.name()] = &v.type().tensor_type().shape();
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const auto& n = graph->node(i);
+    if (n.op_type() != "PRelu" || n.input_size() < 2) continue;
+    const auto x = shapes.find(n.input(0));
+    if (x == shapes.end() || x->second->dim_size() <= 2 || !x->second->dim(1).has_dim_value()) continue;
+    const int64_t channels = x->second->dim(1).dim_value();
+    for (auto& t : *graph->mutable_initializer()) {
+      if (t.name() != n.input(1) || t.dims_size() != 1 || t.dims(0) != channels || channels <= 1) continue;
+      const int rank = x->second->dim_size() - 1;
+      for (int k = 1; k < rank; ++k) t.add_dims(1);
+      for (auto& v : *graph->mutable_input()) {  // IR < 4 lists initializers as inputs too
+        if (v.name() != t.name() || !v.type().tensor_type().has_shape()) continue;
+        auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (int k = shape->dim_size(); k < rank; ++k) shape->add_dim()->set_dim_value(1);
+      }
+      result_.notes.push_back(fmt::format("PRelu '{}': its opset-{} slope of {} channels laid along axis 1",
+                                          n.name().empty() ? n.output(0) : n.name(), opset_, channels));
+    }
+  }
+}
+
 void Importer::checkOpsets() {
   bool found = false;
   for (const auto& o : proto_.opset_import()) {
@@ -262,6 +295,7 @@ void Importer::checkOpsets() {
     } catch (const std::exception&) {
       // Sizes inference cannot find stay unknown; an adapter that needs them says so below.
     }
+    if (opset_ < 7) alignLegacyPReluSlopes();
     // Older models (PyTorch's early exporters wrote opset 6) are upgraded by ONNX's own version
     // converter, as `onnx.version_converter.convert_version(model, 7)` would.
     try {
