@@ -421,7 +421,7 @@ def dram_replay(trace, dram, *, timeout=None):
             trace_path = work / "trace.txt"
             _write_trace(trace, trace_path)
         dram = os.fspath(dram)
-        if os.path.sep in dram or dram.endswith(".ini"):
+        if os.path.exists(dram) or os.path.sep in dram or dram.endswith(".ini"):  # a file, from here
             dram = str(pathlib.Path(dram).resolve())
         process = _run_tool(["dram", "replay", str(trace_path), "--dram", dram, "--json", str(work / "replay.json"),
                              "--quiet"], work, timeout)
