@@ -11,6 +11,11 @@ completion cycle, average read latency, row-hit rate and energy of both, with th
     python3 scripts/dramsim3_compare.py --dramsim3 DIR --configs HBM2_8Gb_x128.ini --patterns random --n 5000
     python3 scripts/dramsim3_compare.py --dramsim3 DIR --configs LPDDR4_8Gb_x16_2400.ini --traces conv.trace
 
+`--commands` also compares the two command traces, command by command: weft's `weft dram replay
+--command-trace` against the `ch_<n>cmd.trace` files of a DRAMsim3 built with its command trace
+(`cmake .. -DCMD_TRACE=ON && make dramsim3main`), merged in cycle order, up to weft's last
+command; each row then says how many commands match, in order, before the first that differs.
+
 `--traces` compares trace files as they are (each on every device file), for instance the
 accelerator's own, written by `weft run|layers --dram-trace FILE`. `--layers SET --hw CONFIG`
 runs each layer of a layer set alone (`weft --backend timing --hw CONFIG layers`) and compares
@@ -184,14 +189,42 @@ def dramsim3_figures(binary, ini, trace, n, guess, workdir):
     }
 
 
-def weft_figures(weft, ini, trace, workdir):
+def weft_figures(weft, ini, trace, workdir, commands=None):
     out = os.path.join(workdir, "weft.json")
-    ran = subprocess.run([weft, "dram", "replay", trace, "--dram", ini, "--json", out, "--quiet"],
+    extra = ["--command-trace", commands] if commands else []
+    ran = subprocess.run([weft, "dram", "replay", trace, "--dram", ini, "--json", out, "--quiet", *extra],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if ran.returncode != 0:  # a trace line weft refuses (an address beyond this device, a bad line)
         sys.exit(f"dramsim3_compare: {os.path.basename(ini)}: {ran.stderr.strip()}")
     with open(out) as f:
         return json.load(f)
+
+
+def compare_commands(weft_commands, dramsim3_dir):
+    """(commands matching in order before the first difference, weft's count, DRAMsim3's count
+    up to weft's last cycle, the first differing pair or None)."""
+    with open(weft_commands) as f:
+        ours = f.read().splitlines()
+    files = [n for n in os.listdir(dramsim3_dir) if re.fullmatch(r".*ch_(\d+)cmd\.trace", n)]
+    if not files:
+        sys.exit("dramsim3_compare: --commands needs DRAMsim3 built with its command trace (cmake -DCMD_TRACE=ON): "
+                 f"no ch_<n>cmd.trace in {dramsim3_dir}")
+    last = int(ours[-1].split()[0]) if ours else -1
+    theirs = []
+    for name in files:
+        channel = int(re.fullmatch(r".*ch_(\d+)cmd\.trace", name).group(1))
+        with open(os.path.join(dramsim3_dir, name)) as f:
+            for order, line in enumerate(f.read().splitlines()):
+                cycle = int(line.split()[0])
+                if cycle <= last:
+                    theirs.append((cycle, channel, order, line))
+    theirs = [t[3] for t in sorted(theirs)]
+    same = 0
+    while same < min(len(ours), len(theirs)) and ours[same] == theirs[same]:
+        same += 1
+    differ = None if same == len(ours) == len(theirs) else (ours[same] if same < len(ours) else "(end)",
+                                                              theirs[same] if same < len(theirs) else "(end)")
+    return same, len(ours), len(theirs), differ
 
 
 def layer_traces(weft, layer_set, hw, workdir):
@@ -239,6 +272,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the rows as JSON here")
     ap.add_argument("--check", action="store_true", help="exit 1 if a row misses a target")
+    ap.add_argument("--commands", action="store_true",
+                    help="also compare the command traces (DRAMsim3 built with -DCMD_TRACE=ON)")
     args = ap.parse_args()
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -255,13 +290,14 @@ def main():
 
     rows, misses = [], 0
     header = ("| device | trace | cycles weft | cycles DRAMsim3 | diff | read latency weft | DRAMsim3 | diff "
-              "| row hits weft | DRAMsim3 | diff (points) | energy weft / DRAMsim3 |")
+              "| row hits weft | DRAMsim3 | diff (points) | energy weft / DRAMsim3 |" +
+              (" commands identical |" if args.commands else ""))
     with tempfile.TemporaryDirectory(prefix="dramsim3_compare.") as work:
         traces = [(os.path.basename(t), t) for t in args.traces]
         if args.layers:
             traces += layer_traces(weft, args.layers, args.hw, work)
         print(header)
-        print("|" + "---|" * 12)
+        print("|" + "---|" * (13 if args.commands else 12))
         for config in args.configs:
             ini = os.path.join(configs_dir, config)
             dev = read_ini(ini)
@@ -269,8 +305,12 @@ def main():
                 if trace is None:  # generated
                     trace = os.path.join(work, f"{pattern}.trace")
                     write_trace(trace, *make_trace(pattern, dev, args.n, args.gap, args.seed))
-                w = weft_figures(weft, ini, trace, work)
+                commands = os.path.join(work, "weft.commands") if args.commands else None
+                w = weft_figures(weft, ini, trace, work, commands)
                 d = dramsim3_figures(binary, ini, trace, w["transactions"], w["dram_cycles"], work)
+                same = None
+                if commands:  # DRAMsim3's run at the completion cycle (dramsim3_figures' last)
+                    same = compare_commands(commands, os.path.join(work, f"ds3_{d['dram_cycles'] + 1}"))
                 dc = pct(w["dram_cycles"], d["dram_cycles"])
                 # A trace without reads: DRAMsim3's only read is its reader's extra one.
                 has_reads = w["reads"] > 0
@@ -286,10 +326,15 @@ def main():
                       f"{d['average_read_latency_cycles']:.1f} | "
                       f"{f'{dl:+.2f} %' if has_reads else 'no reads'}{mark(abs(dl) <= 5)} | "
                       f"{100 * w['row_hit_rate']:.1f} % | {100 * d['row_hit_rate']:.1f} % | "
-                      f"{dh:+.2f}{mark(abs(dh) <= 2)} | {energy:.3f} |", flush=True)
+                      f"{dh:+.2f}{mark(abs(dh) <= 2)} | {energy:.3f} |" +
+                      (f" {same[0]} of {max(same[1], same[2])} |" if same else ""), flush=True)
+                if same and same[3]:
+                    print(f"|   first difference: weft `{same[3][0]}`, DRAMsim3 `{same[3][1]}` |", flush=True)
                 rows.append({"device": config, "trace": pattern, "weft": w, "dramsim3": d,
                              "cycles_diff_pct": dc, "latency_diff_pct": dl, "row_hit_diff_points": dh,
                              "energy_ratio": energy})
+                if same:
+                    rows[-1]["commands"] = {"identical": same[0], "weft": same[1], "dramsim3": same[2]}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -108,6 +109,49 @@ TEST(DramReplay, ReportsWhatTheDramDid) {
   EXPECT_DOUBLE_EQ(j["energy_pj"].get<double>(), r.energy.total());
   EXPECT_EQ(replayTrace(spec, trace).toJson().dump(), j.dump());  // deterministic
   EXPECT_NE(r.toText().find("row buffer"), std::string::npos);
+}
+
+// The command trace (`weft dram replay --command-trace`): DRAMsim3's lines, as its CMD_TRACE
+// build printed them for DDR4_8Gb_x16_3200.ini on this trace (the preset is that device; the file's
+// mapping is rochrababgco): the second read hits the open row, the third conflicts with it, and
+// the write stays posted below the low watermark. Recording the commands changes no figure.
+TEST(DramReplay, TheCommandTraceIsDramsim3s) {
+  DeviceSpec spec = preset("ddr4-3200");
+  spec.controller.addressMapping = "rochrababgco";
+  const std::vector<TraceRecord> trace = {{0x0, 0, false}, {0x40, 1, false}, {0x100000, 2, true}, {0x200000, 3, false}};
+  std::vector<std::string> lines;
+  const AddressMapping mapping(spec.controller.addressMapping, spec.org);
+  const ReplayResult recorded = replayTrace(spec, trace, [&](const std::vector<CommandRecord>& commands) {
+    for (const auto& c : commands) lines.push_back(dramsim3CommandLine(c, mapping));
+  });
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "2                  activate               0   0   0   0      0x0      0x0",
+                       "24                 read                   0   0   0   0      0x0      0x0",
+                       "32                 read                   0   0   0   0      0x0      0x1",
+                       "54                 precharge              0   0   0   0     0x10      0x0",
+                       "76                 activate               0   0   0   0     0x10      0x0",
+                       "98                 read                   0   0   0   0     0x10      0x0"}));
+  EXPECT_EQ(recorded.toJson().dump(), replayTrace(spec, trace).toJson().dump());
+
+  // A longer mix with refreshes, on four channels: every command handed over once, in cycle
+  // order, and the figures as without recording.
+  const DeviceSpec lpddr4 = preset("lpddr4-3200");
+  std::vector<TraceRecord> mix;
+  for (uint64_t i = 0; i < 30000; ++i) mix.push_back({(i * 7919 % 20000) * 32, i, i % 5 == 0});
+  std::vector<CommandRecord> all;
+  const ReplayResult withCommands =
+      replayTrace(lpddr4, mix, [&](const std::vector<CommandRecord>& c) { all.insert(all.end(), c.begin(), c.end()); });
+  EXPECT_EQ(withCommands.toJson().dump(), replayTrace(lpddr4, mix).toJson().dump());
+  const DramStats& s = withCommands.stats;
+  EXPECT_GT(s.refreshes, 0u);
+  EXPECT_EQ(all.size(), s.activates + s.precharges + s.readCommands + s.writeCommands +
+                            s.refreshes + s.bankRefreshes);
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end(),
+                             [](const CommandRecord& a, const CommandRecord& b) { return a.cycle < b.cycle; }));
+  const auto refresh = std::find_if(all.begin(), all.end(), [](const CommandRecord& c) { return c.kind == CommandRecord::kRefresh; });
+  ASSERT_NE(refresh, all.end());
+  EXPECT_EQ(dramsim3CommandLine(*refresh, AddressMapping(lpddr4.controller.addressMapping, lpddr4.org)),
+            fmt::format("{:<18} refresh               -1   0  -1  -1     -0x1     -0x1", refresh->cycle));
 }
 
 // A trace file of some megabytes is read on a second thread beside the model (trace_replay.cpp):
@@ -263,6 +307,35 @@ TEST_F(DramTool, ReplayWritesTheFiguresAsJson) {
   EXPECT_GT(j["energy_pj"].get<double>(), 0.0);
   EXPECT_GT(j["average_write_latency_cycles"].get<double>(), 0.0);
   EXPECT_EQ(runWeft("dram devices").code, 0);
+}
+
+// --command-trace writes every command, a DRAMsim3 command-trace line each; a replay that fails
+// (a bad line past the first blocks of commands) leaves neither the file nor its temporary.
+TEST_F(DramTool, TheCommandTraceIsWrittenWholeOrNotAtAll) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += fmt::format("0x{:x} {} {}\n", (i * 7919 % 5000) * 64, i % 4 ? "READ" : "WRITE", i);
+  const std::string good = write("good.trace", text), bad = write("bad.trace", text + "0x40 FETCH 20001\n");
+  const Ran r = runWeft(fmt::format("dram replay {} --dram ddr4-3200 --json {}/out.json --command-trace {}/cmd/commands.txt",
+                                    good, dir_, dir_));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir_ + "/out.json"));
+  std::ifstream in(dir_ + "/cmd/commands.txt");
+  size_t lines = 0, reads = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    std::istringstream fields(line);
+    uint64_t cycle = 0;
+    std::string command;
+    fields >> cycle >> command;
+    EXPECT_LE(cycle, j["dram_cycles"].get<uint64_t>()) << line;
+    reads += command == "read" ? 1 : 0;
+  }
+  EXPECT_EQ(lines, j["activates"].get<size_t>() + j["precharges"].get<size_t>() + j["read_commands"].get<size_t>() +
+                       j["write_commands"].get<size_t>() + j["refreshes"].get<size_t>());
+  EXPECT_EQ(reads, j["read_commands"].get<size_t>());
+  const Ran failed = runWeft(fmt::format("dram replay {} --dram ddr4-3200 --command-trace {}/failed.txt", bad, dir_));
+  EXPECT_EQ(failed.code, 2);
+  EXPECT_NE(failed.err.find("bad.trace:20001"), std::string::npos) << failed.err;
+  EXPECT_EQ(system(fmt::format("ls {} | grep -q failed", dir_).c_str()) == 0, false) << "a half command trace was left";
 }
 
 // Traces are large and often kept compressed: a pipe (`<(zcat t.trace.gz)`, /dev/stdin) replays

@@ -2,7 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
 
 #include "Report.h"
 #include "weft/common/files.h"
@@ -12,6 +19,47 @@
 namespace weft::tool {
 
 namespace dram = weft::sim::dram;
+
+namespace {
+
+// `--command-trace`: lines written as the replay hands its commands over, into `<path>.tmp.<pid>`,
+// renamed to `path` by finish(); removed if never finished.
+class CommandTraceFile {
+ public:
+  CommandTraceFile(std::string path, const dram::DeviceSpec& spec)
+      : path_(std::move(path)),
+        temporary_(fmt::format("{}.tmp.{}", path_, static_cast<long>(::getpid()))),
+        mapping_(spec.controller.addressMapping, spec.org),
+        out_(temporary_, std::ios::binary | std::ios::trunc) {
+    if (!out_) throw std::runtime_error(fmt::format("cannot write '{}': {}", path_, std::strerror(errno)));
+  }
+  ~CommandTraceFile() {
+    if (!finished_) std::remove(temporary_.c_str());
+  }
+  CommandTraceFile(const CommandTraceFile&) = delete;
+  CommandTraceFile& operator=(const CommandTraceFile&) = delete;
+
+  dram::CommandSink sink() {
+    return [this](const std::vector<dram::CommandRecord>& commands) {
+      for (const auto& c : commands) out_ << dram::dramsim3CommandLine(c, mapping_) << '\n';
+    };
+  }
+  void finish() {
+    out_.close();
+    if (out_.fail() || std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+      throw std::runtime_error(fmt::format("cannot write '{}': {}", path_, std::strerror(errno)));
+    }
+    finished_ = true;
+  }
+
+ private:
+  std::string path_, temporary_;
+  dram::AddressMapping mapping_;
+  std::ofstream out_;
+  bool finished_ = false;
+};
+
+}  // namespace
 
 void DramCommand::add(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
@@ -23,6 +71,9 @@ void DramCommand::add(CLI::App& app) {
   replayCmd_->add_option("trace", tracePath_, "the trace file")->required();
   replayCmd_->add_option("--dram", device_, "a preset (weft dram devices) or a DRAMsim3 .ini device file")->required();
   replayCmd_->add_option("--json", jsonPath_, "also write the figures as JSON here");
+  replayCmd_->add_option("--command-trace", commandTracePath_,
+                         "also write every DRAM command here, a line each in DRAMsim3's command-trace format (cycle, "
+                         "command, channel, rank, bank group, bank, row, column), all channels in cycle order");
   replayCmd_->add_flag("--quiet", quiet_, "no text report (notes about the device still go to stderr)");
   devicesCmd_ = cmd->add_subcommand("devices", "list the DRAM presets with their organization and sources");
 }
@@ -36,11 +87,19 @@ std::optional<int> DramCommand::run() const {
 int DramCommand::replay() const {
   const dram::DeviceSpec spec = dram::loadDevice(device_);
   for (const auto& note : spec.notes) fmt::print(stderr, "weft: note: {}: {}\n", spec.name, note);
-  // Before a long replay, not after it: where the JSON goes (its folder made, as every command's).
-  if (!jsonPath_.empty()) requireWritableDirectoryFor(jsonPath_);
+  // Before a long replay, not after it: where the outputs go (their folders made, as every command's).
+  for (const std::string* path : {&jsonPath_, &commandTracePath_}) {
+    if (!path->empty()) requireWritableDirectoryFor(*path);
+  }
+  // The command trace streams into a temporary beside its path, renamed there once the replay
+  // is done: a replay that fails (a bad line) leaves no half trace.
+  std::optional<CommandTraceFile> commandTrace;
+  if (!commandTracePath_.empty()) commandTrace.emplace(commandTracePath_, spec);
   const auto start = std::chrono::steady_clock::now();
-  const dram::ReplayResult result = dram::replayTraceFile(spec, tracePath_);  // read as it runs
+  const dram::ReplayResult result = dram::replayTraceFile(  // read as it runs
+      spec, tracePath_, commandTrace ? commandTrace->sink() : dram::CommandSink{});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (commandTrace) commandTrace->finish();
   if (!jsonPath_.empty()) common::writeFileAtomically(jsonPath_, result.toJson().dump(2) + "\n");
   if (!quiet_) {
     fmt::print("{}", result.toText());

@@ -25,7 +25,7 @@ class DramCommand {
 
   CLI::App* replayCmd_ = nullptr;
   CLI::App* devicesCmd_ = nullptr;
-  std::string tracePath_, device_, jsonPath_;
+  std::string tracePath_, device_, jsonPath_, commandTracePath_;
   bool quiet_ = false;
 };
 

@@ -577,12 +577,14 @@ void ChannelController::issue(const Candidate& cand, uint64_t c, std::vector<Com
     rec.bankGroup = (b & (banksPerRank_ - 1)) >> groupShift_;
     rec.bank = b & (banksPerGroup_ - 1);
     if (cand.kind == kRef) rec.bankGroup = rec.bank = 0;
+    rec.forRefresh = cand.fromRefresh;
     if (cand.kind == kAct || isColumn(cand.kind)) {
       const Entry& e = entry(cand.queue, cand.entry);
       rec.row = e.row;
-      if (isColumn(cand.kind)) rec.addr = e.addr;
+      rec.addr = e.addr;
     } else if (cand.kind == kPre) {
       rec.row = bk.openRow;
+      if (!cand.fromRefresh) rec.addr = entry(cand.queue, cand.entry).addr;
     }
     commands_.push_back(rec);
   }

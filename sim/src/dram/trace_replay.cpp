@@ -232,17 +232,27 @@ class TraceText {
 
 // DRAMsim3's driver: in order, one transaction a cycle, none before the cycle after its own.
 template <typename Next>
-ReplayResult replay(const DeviceSpec& spec, Next next) {
+ReplayResult replay(const DeviceSpec& spec, Next next, const CommandSink& commands) {
   MemorySystem memory(spec);
   memory.recordCompletions(false);  // the statistics are all a replay reports
+  memory.recordCommands(static_cast<bool>(commands));
+  std::vector<CommandRecord> block;
+  const auto handOver = [&] {  // those of the cycles simulated so far, every channel's
+    block.clear();
+    memory.takeCommands(block);
+    if (!block.empty()) commands(block);
+  };
+  constexpr uint64_t kBlockTransactions = 4096;
   ReplayResult result;
   uint64_t lastEntry = 0, n = 0;
   for (TraceRecord r; next(r); ++n) {
     const uint64_t from = std::max(r.cycle + 1, n == 0 ? 0 : lastEntry + 1);
     lastEntry = memory.offer(Transaction{n, r.addr, r.isWrite}, from);
+    if (commands && n % kBlockTransactions == kBlockTransactions - 1) handOver();
   }
   result.dramCycles = memory.drain();
   memory.advanceTo(result.dramCycles);
+  if (commands) handOver();
   result.device = spec.name;
   result.tCKns = spec.timing.tCK();
   result.requestBytes = spec.org.requestBytes();
@@ -259,13 +269,33 @@ std::vector<TraceRecord> readTrace(const std::string& path, uint64_t capacityByt
   return parseTrace(file.text(), path, capacityBytes);
 }
 
-ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace) {
+ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace, const CommandSink& commands) {
   size_t i = 0;
-  return replay(spec, [&](TraceRecord& r) {
-    if (i == trace.size()) return false;
-    r = trace[i++];
-    return true;
-  });
+  return replay(
+      spec,
+      [&](TraceRecord& r) {
+        if (i == trace.size()) return false;
+        r = trace[i++];
+        return true;
+      },
+      commands);
+}
+
+std::string dramsim3CommandLine(const CommandRecord& c, const AddressMapping& mapping) {
+  static constexpr const char* kNames[] = {"activate", "precharge", "read",   "write",
+                                           "read_p",   "write_p",   "refresh", "refresh_bank"};
+  // DRAMsim3: std::left << std::setw(18) << clk << " " and then
+  // "{:<20} {:>3} {:>3} {:>3} {:>3} {:>#8x} {:>#8x}" of the command.
+  constexpr const char* kLine = "{:<18} {:<20} {:>3} {:>3} {:>3} {:>3} {:>#8x} {:>#8x}";
+  if (c.forRefresh) {
+    // DRAMsim3's refresh commands carry no address: channel, row and column -1, and an all-bank
+    // refresh's bank group and bank too.
+    const bool rank = c.kind == CommandRecord::kRefresh;
+    return fmt::format(kLine, c.cycle, kNames[c.kind], -1, c.rank, rank ? -1 : int64_t{c.bankGroup},
+                       rank ? -1 : int64_t{c.bank}, -1, -1);
+  }
+  const Coordinates at = mapping.decode(c.addr);
+  return fmt::format(kLine, c.cycle, kNames[c.kind], c.channel, c.rank, c.bankGroup, c.bank, at.row, at.column);
 }
 
 namespace {
@@ -351,7 +381,7 @@ constexpr size_t kThreadedReadBytes = size_t{1} << 20;
 
 }  // namespace
 
-ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path) {
+ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path, const CommandSink& commands) {
   const TraceText file(path);
   std::optional<ReaderThread> threaded;
   if (file.text().size() >= kThreadedReadBytes && std::thread::hardware_concurrency() > 1) {
@@ -360,9 +390,9 @@ ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path) {
     } catch (const std::system_error&) {  // no thread to be had: read on this one
     }
   }
-  if (threaded) return replay(spec, [&](TraceRecord& r) { return threaded->next(r); });
+  if (threaded) return replay(spec, [&](TraceRecord& r) { return threaded->next(r); }, commands);
   TraceReader reader(file.text(), path, spec.org.capacityBytes());
-  return replay(spec, [&](TraceRecord& r) { return reader.next(r); });
+  return replay(spec, [&](TraceRecord& r) { return reader.next(r); }, commands);
 }
 
 double ReplayResult::bandwidthGBps() const {

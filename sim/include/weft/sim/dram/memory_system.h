@@ -67,7 +67,10 @@ struct CommandRecord {
   Kind kind = kActivate;
   uint32_t channel = 0, rank = 0, bankGroup = 0, bank = 0;  // bank within its group; refresh: bank 0
   int64_t row = -1;                                          // ACT: the row opened; column commands: the row read
-  uint64_t addr = 0;                                         // column commands: the transaction's address
+  // The transaction's address for a column command and for the ACT or PRE it asked for (0 for a
+  // refresh's commands).
+  uint64_t addr = 0;
+  bool forRefresh = false;  // a refresh, or a precharge that closed a bank for one
 };
 const char* commandName(CommandRecord::Kind k);
 

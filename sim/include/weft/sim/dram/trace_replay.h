@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "weft/sim/dram/address_mapping.h"
 #include "weft/sim/dram/device.h"
+#include "weft/sim/dram/memory_system.h"
 #include "weft/sim/dram/stats.h"
 
 namespace weft::sim::dram {
@@ -64,9 +67,21 @@ struct ReplayResult {
   std::string toText() const;
 };
 
-ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace);
+// The controllers' commands as a replay issues them, handed over in blocks, every block's in
+// cycle order (channel order within a cycle) and after the block before it. Recording them
+// changes no figure of the replay.
+using CommandSink = std::function<void(const std::vector<CommandRecord>&)>;
+
+ReplayResult replayTrace(const DeviceSpec& spec, const std::vector<TraceRecord>& trace,
+                         const CommandSink& commands = {});
 // The same from a file, read as it goes (mapped, not copied): a bad line stops the replay with
 // its DramInputError, after whatever came before it ran.
-ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path);
+ReplayResult replayTraceFile(const DeviceSpec& spec, const std::string& path, const CommandSink& commands = {});
+
+// A command as a line of DRAMsim3's command trace (its CMD_TRACE build, `ch_<n>cmd.trace`):
+// the cycle, the command (read, read_p, write, write_p, activate, precharge, refresh_bank,
+// refresh), channel, rank, bank group, bank, and the row and column of the command's address in
+// hex, in DRAMsim3's columns. A refresh's commands have no address: row and column 0.
+std::string dramsim3CommandLine(const CommandRecord& c, const AddressMapping& mapping);
 
 }  // namespace weft::sim::dram
