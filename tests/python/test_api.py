@@ -258,6 +258,13 @@ class Dram(unittest.TestCase):
             path.write_text("".join(f"0x{a:x} {'WRITE' if w else 'READ'} {c}\n" for a, w, c in triples))
             from_file = weft.dram_replay(path, "ddr4-3200")
         self.assertEqual(given, from_file)
+        with tempfile.TemporaryDirectory() as d:
+            commands = pathlib.Path(d) / "commands.txt"
+            self.assertEqual(weft.dram_replay(triples, "ddr4-3200", command_trace=commands), given)
+            lines = commands.read_text().splitlines()
+        self.assertEqual(len(lines), given["activates"] + given["precharges"] + given["read_commands"] +
+                         given["write_commands"] + given["refreshes"])
+        self.assertEqual(lines[0].split()[1], "activate")
         self.assertEqual((given["transactions"], given["reads"], given["writes"]), (500, 334, 166))
         self.assertGreater(given["dram_cycles"], 500)
         self.assertGreater(given["row_hits"], given["row_misses"])

@@ -403,7 +403,7 @@ def _write_trace(transactions, path):
             out.write(f"0x{address:x} {kind} {cycle}\n")
 
 
-def dram_replay(trace, dram, *, timeout=None):
+def dram_replay(trace, dram, *, command_trace=None, timeout=None):
     """Replays a DRAM trace on a device as `weft dram replay` (DRAMsim3's trace driver) and
     returns its figures as a dict: transactions, reads, writes, dram_cycles, average read and
     write latency, row hits, misses and conflicts, activates, refreshes, energy (pJ, with its
@@ -412,6 +412,7 @@ def dram_replay(trace, dram, *, timeout=None):
     trace  a trace file in DRAMsim3's format (`0x<address> READ|WRITE <cycle>`, cycles in the
            DRAM's clock), or (address, kind, cycle) triples: kind "READ"/"WRITE" or a bool
     dram   a preset's name (weft.dram_devices()) or a DRAMsim3 .ini file
+    command_trace  also write every DRAM command to this file, in DRAMsim3's command-trace format
     Errors (a line that does not parse, an address beyond the device, a bad .ini) are
     weft.WeftError with the tool's message."""
     with _WorkDir(None) as work:
@@ -423,8 +424,9 @@ def dram_replay(trace, dram, *, timeout=None):
         dram = os.fspath(dram)
         if os.path.exists(dram) or os.path.sep in dram or dram.endswith(".ini"):  # a file, from here
             dram = str(pathlib.Path(dram).resolve())
+        extra = [] if command_trace is None else ["--command-trace", str(pathlib.Path(os.fspath(command_trace)).resolve())]
         process = _run_tool(["dram", "replay", str(trace_path), "--dram", dram, "--json", str(work / "replay.json"),
-                             "--quiet"], work, timeout)
+                             "--quiet", *extra], work, timeout)
         if process.returncode != 0 or not (work / "replay.json").exists():
             message = _tool_message(process)
             if not isinstance(trace, (str, os.PathLike)):  # name the caller's triples, not the file made of them
