@@ -1,6 +1,7 @@
 #include "weft/common/files.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,6 +46,16 @@ std::string readFileOrThrow(const std::string& path) {
 }
 
 std::string tryWriteFileAtomically(const std::string& path, std::string_view text) {
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    // A pipe, a terminal or a device (`--json /dev/stdout`, a FIFO): written in place, since a
+    // rename would put a file where it was.
+    errno = 0;
+    std::ofstream out(path, std::ios::binary);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (out.fail()) return fmt::format("cannot write '{}'{}", path, errno != 0 ? fmt::format(": {}", std::strerror(errno)) : "");
+    return {};
+  }
   static std::atomic<unsigned> counter{0};
   const std::string temporary = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
   {

@@ -1,6 +1,9 @@
 // Whole-file reads, atomic writes and FNV-1a (weft/common/files.h, fnv1a.h), with their error
 // paths: missing files, unwritable places, concurrent writers.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -85,6 +88,24 @@ TEST(Files, AWriteThatCannotHappenSaysSoAndLeavesTheFileAsItWas) {
   EXPECT_NE(renameError.find("' to '" + blocked + "': "), std::string::npos) << renameError;
   EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"blocked"});
 
+}
+
+// `--json /dev/stdout` or a FIFO: the text goes through it, and it stays what it was.
+TEST(Files, AnAtomicWriteToAPipeGoesThroughItAndLeavesIt) {
+  TempDir dir;
+  const std::string fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reader's end open first (without waiting for a writer), so that the write neither blocks
+  // nor, were it to put a file there instead, leaves the test waiting.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  EXPECT_EQ(tryWriteFileAtomically(fifo, "through the pipe"), "");
+  char buffer[64] = {};
+  const ssize_t n = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "through the pipe");
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"fifo"});
 }
 
 TEST(Files, ConcurrentWritersNeverShareATemporary) {

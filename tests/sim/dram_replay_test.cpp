@@ -336,6 +336,11 @@ TEST_F(DramTool, TheCommandTraceIsWrittenWholeOrNotAtAll) {
   EXPECT_EQ(failed.code, 2);
   EXPECT_NE(failed.err.find("bad.trace:20001"), std::string::npos) << failed.err;
   EXPECT_EQ(system(fmt::format("ls {} | grep -q failed", dir_).c_str()) == 0, false) << "a half command trace was left";
+  // Into a pipe (`--command-trace /dev/stdout | grep ...`): the lines go through it, and standard
+  // output stays what it was (a rename there would put a file in its place).
+  const Ran piped = runWeft(fmt::format("dram replay {} --dram ddr4-3200 --quiet --command-trace /dev/stdout", good));
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(static_cast<size_t>(std::count(piped.out.begin(), piped.out.end(), '\n')), lines);
 }
 
 // Traces are large and often kept compressed: a pipe (`<(zcat t.trace.gz)`, /dev/stdin) replays

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,18 +24,25 @@ namespace dram = weft::sim::dram;
 namespace {
 
 // `--command-trace`: lines written as the replay hands its commands over, into `<path>.tmp.<pid>`,
-// renamed to `path` by finish(); removed if never finished.
+// renamed to `path` by finish(); removed if never finished. A pipe, a terminal or a device
+// (`--command-trace /dev/stdout | grep refresh`) is written in place: a rename would replace it.
+bool isStream(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 class CommandTraceFile {
  public:
   CommandTraceFile(std::string path, const dram::DeviceSpec& spec)
       : path_(std::move(path)),
-        temporary_(fmt::format("{}.tmp.{}", path_, static_cast<long>(::getpid()))),
+        inPlace_(isStream(path_)),
+        temporary_(inPlace_ ? path_ : fmt::format("{}.tmp.{}", path_, static_cast<long>(::getpid()))),
         mapping_(spec.controller.addressMapping, spec.org),
         out_(temporary_, std::ios::binary | std::ios::trunc) {
     if (!out_) throw std::runtime_error(fmt::format("cannot write '{}': {}", path_, std::strerror(errno)));
   }
   ~CommandTraceFile() {
-    if (!finished_) std::remove(temporary_.c_str());
+    if (!finished_ && !inPlace_) std::remove(temporary_.c_str());
   }
   CommandTraceFile(const CommandTraceFile&) = delete;
   CommandTraceFile& operator=(const CommandTraceFile&) = delete;
@@ -46,14 +54,16 @@ class CommandTraceFile {
   }
   void finish() {
     out_.close();
-    if (out_.fail() || std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    if (out_.fail() || (!inPlace_ && std::rename(temporary_.c_str(), path_.c_str()) != 0)) {
       throw std::runtime_error(fmt::format("cannot write '{}': {}", path_, std::strerror(errno)));
     }
     finished_ = true;
   }
 
  private:
-  std::string path_, temporary_;
+  std::string path_;
+  bool inPlace_;
+  std::string temporary_;
   dram::AddressMapping mapping_;
   std::ofstream out_;
   bool finished_ = false;

@@ -19,7 +19,8 @@ std::string readFileOrThrow(const std::string& path);
 // writers never share a temporary, and a reader sees the old file or the whole new one. On
 // failure the temporary is removed, `path` is left as it was, and the result says what went
 // wrong ("cannot write '<path>' (through '<temporary>'): <reason>", "cannot rename '<temporary>' to
-// '<path>': <reason>");
+// '<path>': <reason>"). A path that is a pipe, a terminal or a device (/dev/stdout, a FIFO) is
+// written in place: a rename would replace it with a file.
 // empty on success.
 std::string tryWriteFileAtomically(const std::string& path, std::string_view text);
 
