@@ -1,7 +1,9 @@
 // libFuzzer target: the ONNX importer (tools/onnx). Any bytes must import or be refused with an
 // ImportError; an imported model must build through the NNAPI C API or be refused by it. Never a
 // crash, a hang or an out-of-bounds read. Seeds: small models of ONNX's node tests, and the
-// layer-norm and GELU chains the importer fuses (layer_norm_gelu_chains.onnx).
+// layer-norm and GELU chains the importer fuses (layer_norm_gelu_chains.onnx), and PyTorch's
+// opset-6 PReLU of a slope per channel, which the importer lays out before converting
+// (opset6_prelu_*_per_channel.onnx, from Debian's libonnx-testdata).
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>
