@@ -45,10 +45,15 @@ std::string readFileOrThrow(const std::string& path) {
   return std::move(*text);
 }
 
+bool writesInPlace(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) return false;  // a new file
+  if (S_ISLNK(st.st_mode)) return true;
+  return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 std::string tryWriteFileAtomically(const std::string& path, std::string_view text) {
-  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    // A pipe, a terminal or a device (`--json /dev/stdout`, a FIFO): written in place, since a
-    // rename would put a file where it was.
+  if (writesInPlace(path)) {  // `--json /dev/stdout`, a FIFO
     errno = 0;
     std::ofstream out(path, std::ios::binary);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));

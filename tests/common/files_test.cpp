@@ -106,6 +106,15 @@ TEST(Files, AnAtomicWriteToAPipeGoesThroughItAndLeavesIt) {
   EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "through the pipe");
   EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
   EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"fifo"});
+
+  // A symbolic link (/dev/stdout when standard output is a file: `weft ... --json /dev/stdout >
+  // out.json`) is written through, and stays a link: a rename would put a file in its place.
+  const std::string target = dir / "target.json", link = dir / "link.json";
+  writeFileAtomically(target, "old");
+  fs::create_symlink(target, link);
+  EXPECT_EQ(tryWriteFileAtomically(link, "through the link"), "");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(readFile(target), "through the link");
 }
 
 TEST(Files, ConcurrentWritersNeverShareATemporary) {

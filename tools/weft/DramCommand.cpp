@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,17 +24,12 @@ namespace {
 
 // `--command-trace`: lines written as the replay hands its commands over, into `<path>.tmp.<pid>`,
 // renamed to `path` by finish(); removed if never finished. A pipe, a terminal or a device
-// (`--command-trace /dev/stdout | grep refresh`) is written in place: a rename would replace it.
-bool isStream(const std::string& path) {
-  struct stat st{};
-  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
+// (`--command-trace /dev/stdout | grep refresh`) is written in place (common::writesInPlace).
 class CommandTraceFile {
  public:
   CommandTraceFile(std::string path, const dram::DeviceSpec& spec)
       : path_(std::move(path)),
-        inPlace_(isStream(path_)),
+        inPlace_(common::writesInPlace(path_)),
         temporary_(inPlace_ ? path_ : fmt::format("{}.tmp.{}", path_, static_cast<long>(::getpid()))),
         mapping_(spec.controller.addressMapping, spec.org),
         out_(temporary_, std::ios::binary | std::ios::trunc) {
