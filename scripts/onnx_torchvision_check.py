@@ -9,8 +9,7 @@ For each model:
   int8   `weft run MODEL.onnx --quantize int8 --calibration DIR`: calibrated on --samples random
          inputs; the report has no weft-cpu row (every layer on the accelerator), and the output's
          cosine similarity to PyTorch's float output is at least --min-cosine.
-Needs Debian's python3-torch and python3-torchvision (not installed by scripts/setup.sh: they
-take minutes to install; tests/README.md).
+Needs Debian's python3-torch and python3-torchvision (scripts/setup.sh installs them).
 
   scripts/onnx_torchvision_check.py --weft build/default/weft [--models resnet18,mobilenet_v2]
       [--size 96] [--backend approx] [--keep DIR]

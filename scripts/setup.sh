@@ -13,6 +13,7 @@ PACKAGES=(
   clang-15 libfuzzer-15-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   python3-dev pybind11-dev python3-onnx
+  python3-torch python3-torchvision
 )
 
 missing=()
