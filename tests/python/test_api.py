@@ -190,6 +190,36 @@ class Networks(unittest.TestCase):
             weft.run(networks / "mobilenet_v1_224_quant.json", inputs=np.zeros(3))
 
 
+class LegacyBroadcast(unittest.TestCase):
+    """Add, Sub, Mul, Div of opset 6 with `broadcast` and `axis` (old PyTorch and Caffe2 exports of
+    a bias): B lines up with A from `axis` on, as numpy does after B is given trailing axes of 1."""
+
+    def legacy_model(self, op, a_shape, b_shape, axis, constant, b):
+        inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, a_shape)]
+        initializers = [numpy_helper.from_array(b, "b")] if constant else []
+        if not constant:
+            inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape))
+        graph = helper.make_graph([helper.make_node(op, ["x", "b"], ["y"], name="bias", broadcast=1, axis=axis)],
+                                  "legacy", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, a_shape)],
+                                  initializers)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 6)])
+
+    def test_operand_lines_up_from_its_axis(self):
+        cases = [("Add", [1, 3, 4, 4], [3], 1, True), ("Mul", [2, 3, 4, 5], [3], 1, False),
+                 ("Sub", [2, 3, 4, 5], [2], 0, True), ("Div", [2, 3, 4, 5], [3, 4], 1, True),
+                 ("Add", [2, 3, 4, 5], [4], 2, False), ("Mul", [2, 3, 4, 5], [5], 3, True)]
+        numpy_op = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
+        for op, a_shape, b_shape, axis, constant in cases:
+            with self.subTest(op=op, a=a_shape, b=b_shape, axis=axis, constant=constant):
+                x = RNG.normal(0, 1, a_shape).astype(np.float32)
+                b = RNG.uniform(1, 2, b_shape).astype(np.float32)
+                model = self.legacy_model(op, a_shape, b_shape, axis, constant, b)
+                inputs = {"x": x} if constant else {"x": x, "b": b}
+                r = weft.run(model, inputs=inputs, backend="approx")
+                expected = numpy_op[op](x, b.reshape(b_shape + [1] * (len(a_shape) - axis - len(b_shape))))
+                np.testing.assert_allclose(r.outputs["y"], expected, rtol=1e-6)
+
+
 class Sweep(unittest.TestCase):
     def test_two_points_of_an_onnx_workload(self):
         model, _ = conv_model(channels=8, size=8)

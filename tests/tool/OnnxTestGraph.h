@@ -63,6 +63,12 @@ struct Graph {
     a->set_type(::onnx::AttributeProto::INTS);
     for (int64_t x : v) a->add_ints(x);
   }
+  void integer(::onnx::NodeProto* n, const std::string& name, int64_t v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
   void floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
     auto* t = g->add_initializer();
     t->set_name(name);

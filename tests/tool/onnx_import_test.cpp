@@ -435,6 +435,54 @@ TEST(OnnxImport, AnOpsetSixPReluSlopeOfChannelsGoesAlongAxisOne) {
   EXPECT_EQ(prelu({"2", "3"}, {3}).first, (nn::Dimensions{3}));
 }
 
+// Add, Sub, Mul, Div and Pow of opset 6 broadcast B from A's axis `axis`; ONNX's converter
+// unsqueezes B to A's rank whatever the axis (a bias of 3 channels became [3, 1, 1, 1], which
+// its shape inference then refused). B is laid out to rank(A) - axis first: an initializer
+// reshaped, a model input through an Unsqueeze (a RESHAPE). The numbers: test_api.LegacyBroadcast.
+TEST(OnnxImport, AnOpsetSixBroadcastFromAnAxisKeepsItsMeaning) {
+  const auto legacy = [](const char* op, std::vector<std::string> a, std::vector<int64_t> b, int64_t axis,
+                         bool constant) {
+    Graph m(6);
+    m.input("x", a);
+    std::vector<std::string> bDims;
+    size_t count = 1;
+    for (int64_t d : b) bDims.push_back(std::to_string(d)), count *= static_cast<size_t>(d);
+    if (constant) {
+      m.floats("b", b, std::vector<float>(count, 2.0f));
+    } else {
+      m.input("b", bDims);
+    }
+    auto* n = m.node(op, {"x", "b"}, {"y"}, "bias");
+    m.integer(n, "broadcast", 1);
+    m.integer(n, "axis", axis);
+    m.output("y", static_cast<int>(a.size()));
+    return m.import();
+  };
+  const auto operandDims = [](const ImportedModel& imported) {
+    const auto& ops = imported.model.main.operations;
+    const auto& op = ops.back();  // the arithmetic, after any RESHAPE of B
+    return imported.model.main.operands[op.inputs[1]].dimensions;
+  };
+  const ImportedModel bias = legacy("Add", {"2", "3", "4", "5"}, {3}, 1, true);
+  EXPECT_EQ(bias.model.main.operations.back().type, nn::OperationType::ADD);
+  EXPECT_EQ(operandDims(bias), (nn::Dimensions{3, 1, 1}));
+  ASSERT_EQ(bias.notes.size(), 2u);
+  EXPECT_NE(bias.notes[0].find("Add 'bias': its opset-6 operand 'b' broadcast from axis 1 laid out as rank 3"),
+            std::string::npos)
+      << bias.notes[0];
+  EXPECT_EQ(operandDims(legacy("Mul", {"2", "3", "4", "5"}, {2}, 0, true)), (nn::Dimensions{2, 1, 1, 1}));
+  EXPECT_EQ(operandDims(legacy("Div", {"2", "3", "4", "5"}, {3, 4}, 1, true)), (nn::Dimensions{3, 4, 1}));
+  const ImportedModel input = legacy("Sub", {"2", "3", "4", "5"}, {3}, 1, false);
+  EXPECT_EQ(input.model.main.operations.back().type, nn::OperationType::SUB);
+  EXPECT_EQ(operandDims(input), (nn::Dimensions{3, 1, 1}));
+  // B on A's last axes is the converter's own case, left as it is; so is an axis no B fits,
+  // which it refuses.
+  const ImportedModel trailing = legacy("Add", {"2", "3", "4", "5"}, {5}, 3, true);
+  EXPECT_EQ(operandDims(trailing), (nn::Dimensions{5}));
+  EXPECT_EQ(trailing.notes.size(), 1u);
+  EXPECT_THROW(legacy("Add", {"2", "3", "4", "5"}, {3, 4}, 3, true), ImportError);
+}
+
 // Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:
 // the fuzzer's allocation of a pointer-sized string). One found by inference converts.
 TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {

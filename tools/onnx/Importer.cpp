@@ -94,6 +94,8 @@ class Importer final : public Lowering {
   void checkOpsets();
   void checkGemmsBeforeConversion();
   void alignLegacyPReluSlopes();
+  void alignLegacyBroadcasts();
+  void appendUnitDims(::onnx::TensorProto& t, int rank);
   void checkWindows();
   void takeInitializers();
   void addStandIn(const std::string& name, DType type, const Shape& shape);
@@ -242,6 +244,17 @@ void Importer::checkGemmsBeforeConversion() {
   }
 }
 
+// An initializer given trailing dimensions of 1 up to `rank`, in the graph's input list too
+// (IR < 4 lists initializers as inputs): the same values, broadcast from further left.
+void Importer::appendUnitDims(::onnx::TensorProto& t, int rank) {
+  for (int k = t.dims_size(); k < rank; ++k) t.add_dims(1);
+  for (auto& v : *proto_.mutable_graph()->mutable_input()) {
+    if (v.name() != t.name() || !v.type().tensor_type().has_shape()) continue;
+    auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int k = shape->dim_size(); k < rank; ++k) shape->add_dim()->set_dim_value(1);
+  }
+}
+
 // PRelu before opset 7 took a slope of the channel count ([C]) along axis 1 of an image (what
 // PyTorch's nn.PReLU(C) exported at opset 6, and what ONNX's own test data for it expects); from
 // opset 7 on the slope broadcasts from the last axis, and ONNX's converter leaves it as it was. A
@@ -260,16 +273,95 @@ void Importer::alignLegacyPReluSlopes() {
     const int64_t channels = x->second->dim(1).dim_value();
     for (auto& t : *graph->mutable_initializer()) {
       if (t.name() != n.input(1) || t.dims_size() != 1 || t.dims(0) != channels || channels <= 1) continue;
-      const int rank = x->second->dim_size() - 1;
-      for (int k = 1; k < rank; ++k) t.add_dims(1);
-      for (auto& v : *graph->mutable_input()) {  // IR < 4 lists initializers as inputs too
-        if (v.name() != t.name() || !v.type().tensor_type().has_shape()) continue;
-        auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
-        for (int k = shape->dim_size(); k < rank; ++k) shape->add_dim()->set_dim_value(1);
-      }
+      appendUnitDims(t, x->second->dim_size() - 1);
       result_.notes.push_back(fmt::format("PRelu '{}': its opset-{} slope of {} channels laid along axis 1",
                                           n.name().empty() ? n.output(0) : n.name(), opset_, channels));
     }
+  }
+}
+
+// Add, Sub, Mul, Div and Pow before opset 7 broadcast B (`broadcast` = 1) from A's axis `axis`:
+// B of shape [3] beside A of [N, 3, H, W] with axis 1 is a value a channel (old PyTorch and Caffe2
+// exports of a bias). ONNX's converter (onnx 1.12, BroadcastForwardCompatibility) unsqueezes B
+// to A's rank whatever the axis, [3, 1, 1, 1] there, which broadcasts along the batch, and the
+// model is then refused by its own shape inference. Given trailing dimensions of 1 up to rank(A) -
+// axis first ([3, 1, 1]; an initializer reshaped, another operand through an Unsqueeze), B means
+// the same at opset 7 and the converter leaves it as it is.
+void Importer::alignLegacyBroadcasts() {
+  auto* graph = proto_.mutable_graph();
+  std::map<std::string, int> ranks;
+  std::map<std::string, int32_t> types;
+  const auto know = [&](const ::onnx::ValueInfoProto& v) {
+    if (v.type().tensor_type().has_shape()) ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+    types[v.name()] = v.type().tensor_type().elem_type();
+  };
+  for (const auto& v : graph->input()) know(v);
+  for (const auto& v : graph->value_info()) know(v);
+  for (const auto& v : graph->output()) know(v);
+  std::map<std::string, ::onnx::TensorProto*> initializers;
+  for (auto& t : *graph->mutable_initializer()) {
+    initializers[t.name()] = &t;
+    ranks[t.name()] = t.dims_size();
+    types[t.name()] = t.data_type();
+  }
+  static const std::set<std::string> kLegacyBroadcast = {"Add", "Sub", "Mul", "Div", "Pow"};
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const ::onnx::NodeProto& n = graph->node(i);
+    if (kLegacyBroadcast.count(n.op_type()) == 0 || n.input_size() != 2) continue;
+    int64_t broadcast = 0, axis = -1;
+    bool hasAxis = false;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "broadcast") broadcast = a.i();
+      if (a.name() == "axis") axis = a.i(), hasAxis = true;
+    }
+    const auto a = ranks.find(n.input(0)), b = ranks.find(n.input(1));
+    if (broadcast != 1 || !hasAxis || a == ranks.end() || b == ranks.end()) continue;
+    const int rankA = a->second, rankB = b->second;
+    // The converter's own case (B's last axis on A's last), and axes no B fits, stay its to judge.
+    if (axis == rankA - rankB || axis < 0 || axis + rankB > rankA) continue;
+    const int rank = static_cast<int>(rankA - axis);
+    // The node moves one place down when an Unsqueeze goes before it: what the note needs, copied.
+    const std::string label = n.name().empty() ? n.output(0) : n.name(), op = n.op_type(), operandB = n.input(1);
+    const auto init = initializers.find(operandB);
+    if (init != initializers.end()) {
+      appendUnitDims(*init->second, rank);
+    } else {
+      // B computed or given: an Unsqueeze (opset 1, axes as an attribute) before the node.
+      const std::string unsqueezed = operandB + "_along_axis_" + std::to_string(axis) + "_of_" + label;
+      ::onnx::NodeProto u;
+      u.set_op_type("Unsqueeze");
+      u.set_name(unsqueezed);
+      u.add_input(operandB);
+      u.add_output(unsqueezed);
+      auto* axes = u.add_attribute();
+      axes->set_name("axes");
+      axes->set_type(::onnx::AttributeProto::INTS);
+      for (int k = rankB; k < rank; ++k) axes->add_ints(k);
+      // The converter reads the sizes of what it adapts: the new value's type and rank.
+      auto* info = graph->add_value_info();
+      info->set_name(unsqueezed);
+      info->mutable_type()->mutable_tensor_type()->set_elem_type(types.count(operandB) ? types[operandB] : 0);
+      auto* shape = info->mutable_type()->mutable_tensor_type()->mutable_shape();
+      const ::onnx::TensorShapeProto* known = nullptr;
+      for (const auto& v : graph->value_info()) {
+        if (v.name() == operandB && v.type().tensor_type().has_shape()) known = &v.type().tensor_type().shape();
+      }
+      for (const auto& v : graph->input()) {
+        if (v.name() == operandB && v.type().tensor_type().has_shape()) known = &v.type().tensor_type().shape();
+      }
+      for (int k = 0; k < rankB; ++k) {
+        auto* d = shape->add_dim();
+        if (known != nullptr && known->dim(k).has_dim_value()) d->set_dim_value(known->dim(k).dim_value());
+      }
+      for (int k = rankB; k < rank; ++k) shape->add_dim()->set_dim_value(1);
+      graph->mutable_node(i)->set_input(1, unsqueezed);
+      *graph->add_node() = std::move(u);
+      for (int k = graph->node_size() - 1; k > i; --k) graph->mutable_node()->SwapElements(k, k - 1);
+      ranks[unsqueezed] = rank;
+      ++i;  // the node itself is at i + 1 now
+    }
+    result_.notes.push_back(fmt::format("{} '{}': its opset-{} operand '{}' broadcast from axis {} laid out as rank {}",
+                                        op, label, opset_, operandB, axis, rank));
   }
 }
 
@@ -295,7 +387,10 @@ void Importer::checkOpsets() {
     } catch (const std::exception&) {
       // Sizes inference cannot find stay unknown; an adapter that needs them says so below.
     }
-    if (opset_ < 7) alignLegacyPReluSlopes();
+    if (opset_ < 7) {
+      alignLegacyPReluSlopes();
+      alignLegacyBroadcasts();
+    }
     // Older models (PyTorch's early exporters wrote opset 6) are upgraded by ONNX's own version
     // converter, as `onnx.version_converter.convert_version(model, 7)` would.
     try {

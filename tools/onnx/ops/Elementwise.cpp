@@ -47,10 +47,9 @@ void requireTypeFor(const Node& node, Lowering& l, const std::string& value, Op 
 // Two-input arithmetic with a fuse code (ADD, SUB, MUL, DIV).
 Converter arithmetic(Op op) {
   return [op](const Node& node, Lowering& l) {
-    onlyAttributes(node, {"broadcast", "axis"});
-    if (node.opset() < 7 && node.attrInt("broadcast", 0) != 0) {
-      throw ImportError(node.error("legacy broadcast (opset < 7) is not supported"));
-    }
+    // No `broadcast` or `axis`: a model of opset 6 or older reaches here converted to opset 7
+    // (Importer::alignLegacyBroadcasts, then ONNX's version converter).
+    onlyAttributes(node, {});
     requireTypeFor(node, l, node.input(0), op);
     if (op == Op::DIV && typeOf(l, node.input(0)) != DType::kFloat && typeOf(l, node.input(0)) != DType::kFloat16) {
       // NNAPI's integer DIV rounds toward negative infinity, ONNX's toward zero: equal only for
