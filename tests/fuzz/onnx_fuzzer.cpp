@@ -3,7 +3,8 @@
 // crash, a hang or an out-of-bounds read. Seeds: small models of ONNX's node tests, and the
 // layer-norm and GELU chains the importer fuses (layer_norm_gelu_chains.onnx), and PyTorch's
 // opset-6 PReLU of a slope per channel, which the importer lays out before converting
-// (opset6_prelu_*_per_channel.onnx, from Debian's libonnx-testdata).
+// (opset6_prelu_*_per_channel.onnx, from Debian's libonnx-testdata), and opset-6 Adds that
+// broadcast a constant and an input from axis 1 (opset6_add_*_along_axis1.onnx), laid out too.
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>
