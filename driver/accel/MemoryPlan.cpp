@@ -358,12 +358,14 @@ void addLayers(const nn::Model& model, Operations& ops, const std::map<uint32_t,
       if (VectorLayer* v = layer.vector()) {
         if (auto fill = v->outputFill()) plan.tensors.at(outputsOf(layer).front().operand).fill = *fill;
         // An element-wise layer on NCHW tensors works on the bytes as kept: NHWC images.
+        bool nchw = false;
         for (auto* list : {&v->inputs, &v->outputs}) {
           for (auto& t : *list) {
             const TensorLayout& placed = plan.tensors.at(t.operand);
-            if (t.layout == DataLayout::kAny && placed.layout == DataLayout::kNCHW) t.shape = placed.image;
+            if (t.layout == DataLayout::kAny && placed.layout == DataLayout::kNCHW) t.shape = placed.image, nchw = true;
           }
         }
+        if (nchw) v->keptInNchw();
       }
       plan.layers.push_back(std::move(layer));  // a layer's weights are copied nowhere else
     }

@@ -72,6 +72,10 @@ class VectorLayer {
   // The channel of output 0 from which input i is a plain copy of its bytes (same quantization,
   // same pixels), so that its producer may write it there directly; nullopt otherwise.
   virtual std::optional<uint32_t> channelOffsetInOutput(size_t /*input*/) const { return std::nullopt; }
+  // Its 4-D kAny tensors (DataLayout::kAny) are NCHW tensors, kept as NHWC images: the memory
+  // plan has given them their images' shapes, and a layer that indexes a logical axis (a
+  // CONCATENATION's) maps it onto the image here. Called once, before generate().
+  virtual void keptInNchw() {}
 };
 
 }  // namespace weft::accel

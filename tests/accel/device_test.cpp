@@ -298,6 +298,87 @@ TEST(Execute, ChainedLayersThroughHaloedAndNchwTensorsMatchTheReference) {
   }
 }
 
+// Two 1x1 convolutions -> CONCATENATION of their channels (one input requantized) -> MUL by a
+// per-channel scale (rank 3, as an ONNX batch norm's) -> ADD of a per-channel shift (rank 4) ->
+// PAD of height and width -> a 3x3 convolution: in NHWC, and in NCHW as an ONNX model has it
+// (GoogLeNet's and DenseNet's concatenations, DenseNet's pre-activation batch norms, Inception's
+// pads). Every operation on the accelerator in both, its outputs the reference's.
+OpModel channelConcatChain(std::mt19937& rng, bool nchw) {
+  ModelBuilder b;
+  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
+    return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
+  };
+  const auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    return v;
+  };
+  const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const nn::Dimensions inDims = dimsOf(2, 4, 6, 5);
+  const uint32_t in = b.input(q8, inDims, 0.5f, 100);
+  const auto conv1x1 = [&](uint32_t channels, float outScale, int32_t outZero) {
+    const auto w = bytes(size_t{channels} * 4);
+    std::vector<int32_t> bias(channels);
+    for (auto& x : bias) x = static_cast<int32_t>(rng() % 401) - 200;
+    const uint32_t f = b.constant(q8, {channels, 1, 1, 4}, w.data(), w.size(), 0.05f, 128);
+    const uint32_t bo = b.constant(OperandType::TENSOR_INT32, {channels}, bias.data(), 4 * bias.size(), 0.025f, 0);
+    const uint32_t out = b.tensor(q8, dimsOf(2, channels, 6, 5), outScale, outZero);
+    std::vector<uint32_t> args{in, f, bo, b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0),
+                               b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(1)};
+    if (nchw) args.push_back(b.boolScalar(true));
+    b.operation(nn::OperationType::CONV_2D, args, {out});
+    return out;
+  };
+  const uint32_t a = conv1x1(3, 0.25f, 120), c = conv1x1(5, 0.3f, 110);
+  const uint32_t cat = b.tensor(q8, dimsOf(2, 8, 6, 5), 0.25f, 120);
+  b.operation(nn::OperationType::CONCATENATION, {a, c, b.int32Scalar(nchw ? 1 : 3)}, {cat});
+  const auto scale = bytes(8), shift = bytes(8);
+  const uint32_t s = b.constant(q8, nchw ? nn::Dimensions{8, 1, 1} : nn::Dimensions{8}, scale.data(), 8, 0.01f, 0);
+  const uint32_t scaled = b.tensor(q8, dimsOf(2, 8, 6, 5), 0.5f, 10);
+  b.operation(nn::OperationType::MUL, {cat, s, b.int32Scalar(0)}, {scaled});
+  const uint32_t t = b.constant(q8, dimsOf(1, 8, 1, 1), shift.data(), 8, 0.1f, 128);
+  const uint32_t shifted = b.tensor(q8, dimsOf(2, 8, 6, 5), 0.5f, 60);
+  b.operation(nn::OperationType::ADD, {scaled, t, b.int32Scalar(1)}, {shifted});
+  const std::vector<int32_t> pads = nchw ? std::vector<int32_t>{0, 0, 0, 0, 1, 2, 0, 1}
+                                         : std::vector<int32_t>{0, 0, 1, 2, 0, 1, 0, 0};
+  const uint32_t padding = b.constant(OperandType::TENSOR_INT32, {4, 2}, pads.data(), 4 * pads.size());
+  const uint32_t padded = b.tensor(q8, dimsOf(2, 8, 9, 6), 0.5f, 60);
+  b.operation(nn::OperationType::PAD, {shifted, padding}, {padded});
+  const auto w = bytes(6 * 3 * 3 * 8);
+  std::vector<int32_t> bias(6, 0);
+  const uint32_t f = b.constant(q8, {6, 3, 3, 8}, w.data(), w.size(), 0.02f, 128);
+  const uint32_t bo = b.constant(OperandType::TENSOR_INT32, {6}, bias.data(), 24, 0.01f, 0);
+  const uint32_t out = b.tensor(q8, dimsOf(2, 6, 7, 4), 2.0f, 128);
+  std::vector<uint32_t> args{padded, f, bo, b.int32Scalar(2), b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(0)};
+  if (nchw) args.push_back(b.boolScalar(true));
+  b.operation(nn::OperationType::CONV_2D, args, {out});
+  b.output(out);
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
+  m.outputBytes = {2 * 6 * 7 * 4};
+  return m;
+}
+
+TEST(Execute, ChannelConcatenationPadAndBroadcastRunOnNchwTensorsToo) {
+  for (bool nchw : {false, true}) {
+    std::mt19937 rng(21);
+    const OpModel m = channelConcatChain(rng, nchw);
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    auto device = approxDevice("weft8");
+    std::map<uint32_t, std::string> reasons;
+    weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
+    EXPECT_TRUE(reasons.empty()) << (nchw ? "NCHW: " : "NHWC: ") << reasons.begin()->second;
+    auto prepared = prepare(*device, m.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto dev = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
+    EXPECT_EQ(dev.value().execution->profile.operations.size(), 7u);
+  }
+}
+
 }  // namespace
 }  // namespace weft::accel::test
 

@@ -8,6 +8,7 @@
 // of PAD_V2 (its value) is the binary16 value repeated.
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 
 #include "../ExecutionParameters.h"
@@ -25,6 +26,7 @@ class CopyLayer final : public VectorLayer {
   struct Piece {
     ImageShape offset{0, 0, 0, 0};  // where the input's box starts in the output (pixels, channels)
     std::vector<int32_t> lut;       // requantization, or empty: a plain copy
+    std::array<uint32_t, 4> logical{};  // the same in values along the logical axes (rank 4)
   };
   std::vector<Piece> pieces;  // one per input
   bool flatCopy = false;      // RESHAPE: the bytes in order
@@ -85,6 +87,21 @@ class CopyLayer final : public VectorLayer {
                        s.width, s.channels / valueBytes());
   }
   std::optional<uint16_t> outputFill() const override { return fill; }
+  // A CONCATENATION's or PAD's 4-D tensors are NCHW ones: each piece's box starts where its
+  // logical offset [n, c, h, w] lies in the image [N, H, W, C].
+  void keptInNchw() override {
+    for (Piece& p : pieces) {
+      p.offset = ImageShape{p.logical[0], p.logical[2], p.logical[3], p.logical[1] * valueBytes()};
+    }
+  }
+  // A piece at `logical` (values along the tensor's axes, rank up to 4), as an NHWC image: its
+  // offset now, and its logical one for keptInNchw().
+  Piece pieceAt(const std::vector<uint32_t>& logical) const {
+    Piece p;
+    for (size_t d = 0; d < logical.size(); ++d) p.logical[4 - logical.size() + d] = logical[d];
+    p.offset = ImageShape{p.logical[0], p.logical[1], p.logical[2], p.logical[3] * valueBytes()};
+    return p;
+  }
   std::optional<uint32_t> channelOffsetInOutput(size_t i) const override {
     // A binary16 input is not written in place: its producer's channels count values.
     if (type != nn::OperationType::CONCATENATION || flatCopy || isFloat(valueType) || i >= pieces.size()) return std::nullopt;
@@ -132,6 +149,9 @@ ImageShape copiedImage(const CopyLayer& layer, const nn::Dimensions& dims) {
   s.channels *= layer.valueBytes();
   return s;
 }
+
+// A copy's 4-D tensors, kept as their neighbours keep them (NHWC, or NCHW as NHWC images).
+DataLayout imageLayout(size_t rank) { return rank == 4 ? DataLayout::kAny : DataLayout::kFlat; }
 
 LoweredOperation lowered(std::shared_ptr<CopyLayer> layer, nn::Dimensions outDims) {
   LoweredLayer lo;
@@ -208,22 +228,22 @@ nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32
     for (int32_t d = 0; d < rank; ++d) {
       if (d != axis && in.dimensions[d] != first.dimensions[d]) return r.fail("input {} differs off the axis", i);
     }
-    CopyLayer::Piece piece;
-    uint32_t off[4] = {0, 0, 0, 0};
-    off[4 - rank + axis] = dims[axis];
-    if (half) off[3] *= 2;  // channels count bytes
-    piece.offset = ImageShape{off[0], off[1], off[2], off[3]};
+    std::vector<uint32_t> at(rank, 0);
+    at[axis] = dims[axis];
+    CopyLayer::Piece piece = layer->pieceAt(at);
     if (!half && (in.scale != out.scale || in.zeroPoint != out.zeroPoint)) {
       auto table = unaryTable(nn::OperationType::CONCATENATION, in, out, {0});
       if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
       piece.lut = std::move(table).value();
     }
     layer->pieces.push_back(std::move(piece));
-    layer->inputs.push_back({op.inputs[i], copiedImage(*layer, in.dimensions), elementwiseLayout(in.dimensions)});
+    layer->inputs.push_back({op.inputs[i], copiedImage(*layer, in.dimensions), imageLayout(static_cast<size_t>(rank))});
     dims[axis] += in.dimensions[axis];
   }
   NN_TRY(r.checkOutputDims(dims));
-  layer->outputs = {{op.outputs[0], copiedImage(*layer, dims), elementwiseLayout(dims)}};
+  // 4-D tensors in whatever layout their neighbours keep them: an ONNX model's channel concat
+  // (axis 1 of NCHW tensors: GoogLeNet's, DenseNet's, SqueezeNet's) runs where its convolutions do.
+  layer->outputs = {{op.outputs[0], copiedImage(*layer, dims), imageLayout(static_cast<size_t>(rank))}};
   return lowered(std::move(layer), dims);
 }
 
@@ -266,22 +286,20 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
   auto fill = padFill();
   if (!fill.ok()) return fill.error();
   nn::Dimensions dims(rank);
-  uint32_t off[4] = {0, 0, 0, 0};
+  std::vector<uint32_t> at(rank, 0);
   for (size_t d = 0; d < rank; ++d) {
     const int32_t before = (*paddings)[2 * d], after = (*paddings)[2 * d + 1];
     if (before < 0 || after < 0) return r.fail("paddings must not be negative");
     dims[d] = in.dimensions[d] + static_cast<uint32_t>(before) + static_cast<uint32_t>(after);
-    off[4 - rank + d] = static_cast<uint32_t>(before);
+    at[d] = static_cast<uint32_t>(before);
   }
-  if (half) off[3] *= 2;  // channels count bytes
   NN_TRY(r.checkOutputDims(dims));
   auto layer = copyLayer(r, index);
   layer->fill = *fill;
-  CopyLayer::Piece piece;
-  piece.offset = ImageShape{off[0], off[1], off[2], off[3]};
-  layer->pieces.push_back(std::move(piece));
-  layer->inputs = {{op.inputs[0], copiedImage(*layer, in.dimensions), elementwiseLayout(in.dimensions)}};
-  layer->outputs = {{op.outputs[0], copiedImage(*layer, dims), elementwiseLayout(dims)}};
+  layer->pieces.push_back(layer->pieceAt(at));
+  // 4-D in either layout, as CONCATENATION's (DenseNet's and Inception's pads before a pool).
+  layer->inputs = {{op.inputs[0], copiedImage(*layer, in.dimensions), imageLayout(rank)}};
+  layer->outputs = {{op.outputs[0], copiedImage(*layer, dims), imageLayout(rank)}};
   return lowered(std::move(layer), dims);
 }
 

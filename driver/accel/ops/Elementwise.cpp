@@ -62,9 +62,20 @@ LoweredOperation binaryLayer(const OperationReader& r, uint32_t index, EltwiseMa
   };
   const bool anyOrder = dims.size() == 4 && (a.dimensions == dims || single(a.dimensions)) &&
                         (b.dimensions == dims || single(b.dimensions));
+  // Broadcasting, 4-D tensors may still be kept as their neighbours keep them: NCHW tensors are
+  // NHWC images of [N, H, W, C], each logical axis on one image axis, so broadcasting carries over
+  // (EltwiseLayer::keptInNchw). An operand of lower rank is dense bytes, which are in the image's
+  // order too when it is one channel or one pixel (a batch norm's [C, 1, 1] scale, a squeeze-and-
+  // excitation's [N, C, 1, 1] gate is 4-D). Else the 4-D tensors are NHWC images, as before.
+  const auto keepsOrder = [](const nn::Dimensions& d) {
+    const ImageShape p = paddedImage(d);  // N, C, H, W
+    return d.size() == 4 || p.height == 1 || uint64_t{p.width} * p.channels == 1;
+  };
+  const bool eitherLayout = dims.size() == 4 && keepsOrder(a.dimensions) && keepsOrder(b.dimensions);
   auto layout = [&](const nn::Dimensions& d) {
-    if (!anyOrder) return elementwiseLayout(d);
-    return d == dims ? DataLayout::kAny : DataLayout::kFlat;
+    if (anyOrder) return d == dims ? DataLayout::kAny : DataLayout::kFlat;
+    if (eitherLayout) return d.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
+    return elementwiseLayout(d);
   };
   auto image = [&](const nn::Dimensions& d) {
     ImageShape s = paddedImage(d);

@@ -108,6 +108,17 @@ class EltwiseLayer final : public VectorLayer {
   }
   uint64_t laneOps() const override { return outputs[0].shape.elements() / valueBytes(); }  // values
   std::string describe() const override;
+  // Its 4-D tensors are NCHW ones, their shapes the images' now; an operand of lower rank (dense
+  // bytes, padded to [1, C, H, W] as an NHWC image) takes its image's shape [1, H, W, C], which
+  // the lowering let it only where the bytes keep their order (one channel or one pixel).
+  void keptInNchw() override {
+    const uint32_t bytes = valueBytes();
+    for (LayerTensor& t : inputs) {
+      if (t.layout != DataLayout::kFlat) continue;
+      const ImageShape s = t.shape;  // {1, C, H, W x bytes}
+      t.shape = ImageShape{s.batches, s.width, s.channels / bytes, s.height * bytes};
+    }
+  }
 };
 
 // Identical parameter rows enough for a STORE of as many column tiles as the store unit takes.
