@@ -97,6 +97,32 @@ TEST(PostTraining, ConvolutionWeightsPerChannelBiasInt32AndTheReluFolded) {
   EXPECT_EQ(imported.model.main.operations[static_cast<size_t>(q.folded[convIndex])].type, Op::RELU);
 }
 
+// A bias too large for int32 at input scale x weight scale (activations of tiny steps, as
+// GoogLeNet's with random weights) widens that channel's weight scale until it takes 2^30 steps,
+// as TFLite's quantizer does; before, the bias was clamped and the output lost it. A channel
+// whose bias fits keeps its scale.
+TEST(PostTraining, ABiasThatDoesNotFitInt32WidensItsChannelsWeightScale) {
+  const ImportedModel imported = classifier().import();
+  // Activations in [-1e-9, 3e-9]: steps of 1.6e-11.
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1e-9f, 3e-9f));
+  const auto& conv = only(q.model.main, Op::CONV_2D);
+  const double inputScale = q.model.main.operands[conv.inputs[0]].scale;
+  const auto& filter = q.model.main.operands[conv.inputs[1]];
+  const auto& bias = q.model.main.operands[conv.inputs[2]];
+  const float biases[3] = {0.1f, -0.2f, 0.3f};
+  for (size_t c = 0; c < 3; ++c) {
+    const double scale = filter.channelQuant.scales[c];
+    EXPECT_NEAR(scale, std::fabs(biases[c]) / (inputScale * 1073741824.0), scale * 1e-6) << c;
+    const int32_t b = bias.data.at<int32_t>(c);
+    EXPECT_NEAR(std::fabs(static_cast<double>(b)), 1073741824.0, 256.0) << c;  // 2^30 steps, not clamped
+    EXPECT_NEAR(b * inputScale * scale, biases[c], 1e-6) << c;
+  }
+  // Ordinary ranges: the scales of max |w| / 127, as before.
+  const QuantizedModel plain = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  const auto& plainConv = only(plain.model.main, Op::CONV_2D);
+  EXPECT_FLOAT_EQ(plain.model.main.operands[plainConv.inputs[1]].channelQuant.scales[2], 2.0f / 127);
+}
+
 TEST(PostTraining, PoolsKeepTheirInputsQuantizationAndSoftmaxHasNnapisFixedOne) {
   const ImportedModel imported = classifier().import();
   const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));

@@ -470,6 +470,7 @@ class Quantizer {
     for (size_t i = 0; i < values.size(); ++i) maxAbs[channelOf(i)] = std::max(maxAbs[channelOf(i)], std::fabs(values[i]));
     std::vector<float> scales(channels);
     for (size_t c = 0; c < channels; ++c) scales[c] = maxAbs[c] > 0 ? maxAbs[c] / 127.0f : 1.0f;
+    widenForBias(op, scales);
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       q[i] = static_cast<int8_t>(std::clamp<double>(std::nearbyint(values[i] / scales[channelOf(i)]), -127, 127));
@@ -491,6 +492,27 @@ class Quantizer {
     }
     weightScales_ = std::move(scales);
     return push(std::move(t));
+  }
+
+  // The bias's int32 scale is input_scale * weight_scale, so a bias large beside activations of
+  // tiny steps does not fit: GoogLeNet with random weights feeds its classifier activations of
+  // ~1e-9, its biases are ~0.03, and clamped to int32 they became ~0, the whole output 0. As
+  // TFLite's quantizer (AdjustWeightsForBiasScale), such a channel's weight scale is raised until
+  // its bias takes at most 2^30 steps (half of int32, headroom for the products' sum): its
+  // weights coarser, down to zeros, and the bias, what dominates the output, kept.
+  void widenForBias(const test::TestOperation& op, std::vector<float>& scales) const {
+    if (op.inputs.size() < 3) return;
+    const auto& b = in_.operands[op.inputs[2]];
+    const auto input = quant_.find(op.inputs[0]);
+    if (b.type != OperandType::TENSOR_FLOAT32 || !isConstant(b) || input == quant_.end()) return;
+    const std::vector<float> biases = floatsOf(b);
+    const double inputScale = input->second.scales.front();
+    constexpr double kSteps = 1073741824.0;  // 2^30
+    for (size_t c = 0; c < biases.size(); ++c) {
+      float& scale = scales[scales.size() == 1 ? 0 : c];
+      const auto needed = static_cast<float>(std::fabs(static_cast<double>(biases[c])) / (inputScale * kSteps));
+      if (std::isfinite(needed) && needed > scale) scale = needed;
+    }
   }
 
   // int32 bias of scale input_scale * weight_scale (per channel: scale 0, each channel's implied).
