@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 24> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 25> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
     {T::BATCH_MATMUL, lowerBatchMatmul},
@@ -40,6 +40,7 @@ constexpr std::array<std::pair<T, LowerFn>, 24> kOperations{{
     {T::PAD, lowerPad},
     {T::PAD_V2, lowerPad},
     {T::TRANSPOSE, lowerTranspose},
+    {T::CHANNEL_SHUFFLE, lowerChannelShuffle},
     {T::SLICE, lowerSlice},
     {T::GATHER, lowerGather},
 }};
@@ -112,6 +113,21 @@ void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* 
 
 void lowerReshapeInputs(LayoutPlan& plan) {
   for (LoweredLayer& lo : plan.layers) {
+    if (isStridedCopy(lo.type()) && lo.vector() != nullptr && !lo.vector()->inputs.empty() &&
+        lo.vector()->outputs.size() == 1) {
+      // A TRANSPOSE, CHANNEL_SHUFFLE, SLICE or GATHER beside NCHW convolutions (ConvNeXt's
+      // permutes around its layer norms, ShuffleNet's channel split and shuffle) reads or writes
+      // their NHWC images.
+      const VectorLayer& copy = *lo.vector();
+      const TensorLayout& in = plan.tensors.at(copy.inputs[0].operand);
+      const TensorLayout& out = plan.tensors.at(copy.outputs[0].operand);
+      const bool inNchw = in.layout == DataLayout::kNCHW && !inLogicalOrder(in);
+      const bool outNchw = out.layout == DataLayout::kNCHW && !inLogicalOrder(out);
+      if (!inNchw && !outNchw) continue;
+      auto moved = onNchwImages(copy, in.dims, inNchw, out.dims, outNchw);
+      if (moved != nullptr) lo.work = std::move(moved);
+      continue;
+    }
     const VectorLayer* reshape = lo.type() == nn::OperationType::RESHAPE ? lo.vector() : nullptr;
     if (reshape == nullptr || reshape->inputs.size() != 1 || reshape->outputs.size() != 1) continue;
     const TensorLayout& input = plan.tensors.at(reshape->inputs[0].operand);

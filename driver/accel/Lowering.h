@@ -141,6 +141,15 @@ void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* 
 // And a RESHAPE whose input the plan keeps in NCHW order (an NCHW convolution's output: ViT's
 // patch embedding, flattened to [N, C, H*W]) reads the NHWC image bytes in NCHW order: a strided
 // copy (ops/StridedCopy.h) in place of its flat copy.
+// So does a TRANSPOSE, SLICE or GATHER whose input or output the plan keeps in NCHW order: its
+// boxes are walked on the image (ops/StridedCopy.h, onNchwImages).
 void lowerReshapeInputs(LayoutPlan& plan);
+
+// The operations lowered to strided copies (ops/StridedCopy.h), whose dense tensors may also be
+// NCHW images without a halo (MemoryPlan's checkDense, lowerReshapeInputs).
+inline bool isStridedCopy(nn::OperationType t) {
+  return t == nn::OperationType::TRANSPOSE || t == nn::OperationType::CHANNEL_SHUFFLE || t == nn::OperationType::SLICE ||
+         t == nn::OperationType::GATHER;
+}
 
 }  // namespace weft::accel

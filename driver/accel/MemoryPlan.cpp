@@ -315,8 +315,8 @@ namespace {
 
 // What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
 // logical order. The exceptions read an image form instead, after the plan: FULLY_CONNECTED's
-// input (lowerFullyConnectedInputs, any image) and RESHAPE's (lowerReshapeInputs, an image in
-// NCHW order without a halo).
+// input (lowerFullyConnectedInputs, any image), RESHAPE's input and a TRANSPOSE's, SLICE's or
+// GATHER's input and output (lowerReshapeInputs: an image in NCHW order without a halo).
 void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& reject) {
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
@@ -332,7 +332,11 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
         if (it == plan.tensors.end()) continue;
         const bool reshapedImage = reshape != nullptr && reshape->inputs.size() == 1 &&
                                    u.operand == reshape->inputs[0].operand && it->second.layout == DataLayout::kNCHW;
-        dense = dense && !it->second.hasHalo() && (reshapedImage || inLogicalOrder(it->second));
+        const bool copiedImage = isStridedCopy(layer.type()) && layer.vector() != nullptr &&
+                                 it->second.layout == DataLayout::kNCHW && it->second.dims.size() == 4 &&
+                                 (u.operand == layer.vector()->inputs[0].operand ||
+                                  u.operand == layer.vector()->outputs[0].operand);
+        dense = dense && !it->second.hasHalo() && (reshapedImage || copiedImage || inLogicalOrder(it->second));
       }
     }
     if (!dense) {

@@ -379,6 +379,77 @@ TEST(Execute, ChannelConcatenationPadAndBroadcastRunOnNchwTensorsToo) {
   }
 }
 
+// A 1x1 convolution -> CHANNEL_SHUFFLE of its channels in 3 groups -> SLICE of 4 of them -> a
+// 1x1 convolution -> TRANSPOSE to [N, H, W, C]: in NHWC, and in NCHW, where the strided copies
+// read and write the convolutions' NCHW tensors as the NHWC images they are kept as (ShuffleNet's
+// split and shuffle, ConvNeXt's permutes). Every operation on the accelerator, the reference's
+// outputs.
+OpModel shuffleSliceTranspose(std::mt19937& rng, bool nchw) {
+  ModelBuilder b;
+  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
+    return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
+  };
+  const auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    return v;
+  };
+  const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const nn::Dimensions inDims = dimsOf(2, 5, 5, 4);
+  const uint32_t in = b.input(q8, inDims, 0.5f, 100);
+  const auto conv1x1 = [&](uint32_t x, float inScale, uint32_t from, uint32_t to) {
+    const auto w = bytes(size_t{from} * to);
+    std::vector<int32_t> bias(to, 0);
+    const uint32_t f = b.constant(q8, {to, 1, 1, from}, w.data(), w.size(), 0.05f, 128);
+    const uint32_t bo = b.constant(OperandType::TENSOR_INT32, {to}, bias.data(), 4 * bias.size(), inScale * 0.05f, 0);
+    const uint32_t out = b.tensor(q8, dimsOf(2, to, 5, 4), 0.25f, 120);
+    std::vector<uint32_t> args{x, f, bo, b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0),
+                               b.int32Scalar(1), b.int32Scalar(1), b.int32Scalar(0)};
+    if (nchw) args.push_back(b.boolScalar(true));
+    b.operation(nn::OperationType::CONV_2D, args, {out});
+    return out;
+  };
+  const uint32_t a = conv1x1(in, 0.5f, 5, 6);
+  const uint32_t shuffled = b.tensor(q8, dimsOf(2, 6, 5, 4), 0.25f, 120);
+  b.operation(nn::OperationType::CHANNEL_SHUFFLE, {a, b.int32Scalar(3), b.int32Scalar(nchw ? 1 : -1)}, {shuffled});
+  const std::vector<int32_t> begin = nchw ? std::vector<int32_t>{0, 1, 0, 0} : std::vector<int32_t>{0, 0, 0, 1};
+  const std::vector<int32_t> size = nchw ? std::vector<int32_t>{2, 4, 5, 4} : std::vector<int32_t>{2, 5, 4, 4};
+  const uint32_t sliced = b.tensor(q8, dimsOf(2, 4, 5, 4), 0.25f, 120);
+  b.operation(nn::OperationType::SLICE,
+              {shuffled, b.constant(OperandType::TENSOR_INT32, {4}, begin.data(), 16),
+               b.constant(OperandType::TENSOR_INT32, {4}, size.data(), 16)},
+              {sliced});
+  const uint32_t c = conv1x1(sliced, 0.25f, 4, 3);
+  const std::vector<int32_t> perm = nchw ? std::vector<int32_t>{0, 2, 3, 1} : std::vector<int32_t>{0, 3, 1, 2};
+  const nn::Dimensions outDims = nchw ? nn::Dimensions{2, 5, 4, 3} : nn::Dimensions{2, 3, 5, 4};
+  const uint32_t out = b.tensor(q8, outDims, 0.25f, 120);
+  b.operation(nn::OperationType::TRANSPOSE, {c, b.constant(OperandType::TENSOR_INT32, {4}, perm.data(), 16)}, {out});
+  b.output(out);
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
+  m.outputBytes = {2 * 3 * 5 * 4};
+  return m;
+}
+
+TEST(Execute, ChannelShuffleSliceAndTransposeReadAndWriteNchwImages) {
+  for (bool nchw : {false, true}) {
+    std::mt19937 rng(23);
+    const OpModel m = shuffleSliceTranspose(rng, nchw);
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    std::map<uint32_t, std::string> reasons;
+    weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
+    EXPECT_TRUE(reasons.empty()) << (nchw ? "NCHW: " : "NHWC: ") << reasons.begin()->second;
+    auto prepared = prepare(*approxDevice("weft8"), m.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto dev = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
+    EXPECT_EQ(dev.value().execution->profile.operations.size(), 5u);
+  }
+}
+
 }  // namespace
 }  // namespace weft::accel::test
 

@@ -70,48 +70,6 @@ std::map<uint32_t, std::vector<uint8_t>> flowingValues(const test::TestModel& mo
   return values;
 }
 
-// Operation `index` of `model` as a model of its own: its constant operands as they are, its
-// other inputs model inputs holding `values`, its outputs the model's outputs.
-test::TestModel singleOperation(const test::TestModel& model, size_t index,
-                                const std::map<uint32_t, std::vector<uint8_t>>& values) {
-  const auto& main = model.main;
-  const test::TestOperation& op = main.operations[index];
-  test::TestModel single;
-  single.name = fmt::format("{} operation {}", model.name, index);
-  single.isRelaxed = model.isRelaxed;
-  single.extensionNameToPrefix = model.extensionNameToPrefix;
-  single.referenced = model.referenced;
-  auto& sub = single.main;
-  std::map<uint32_t, uint32_t> mapped;  // operand of `model` -> operand of `single`
-  auto map = [&](uint32_t o, bool output) {
-    if (auto it = mapped.find(o); it != mapped.end()) return it->second;
-    test::TestOperand copy = main.operands[o];
-    if (output) {
-      copy.lifetime = LifeTime::SUBGRAPH_OUTPUT;
-      copy.data = test::TestBuffer();
-    } else if (!isConstant(copy)) {
-      copy.lifetime = LifeTime::SUBGRAPH_INPUT;
-      const auto it = values.find(o);
-      copy.data = it != values.end() ? test::TestBuffer(it->second) : test::TestBuffer(std::vector<uint8_t>(operandBytes(copy)));
-    }
-    const auto k = static_cast<uint32_t>(sub.operands.size());
-    sub.operands.push_back(std::move(copy));
-    if (output) {
-      sub.outputIndexes.push_back(k);
-    } else if (sub.operands[k].lifetime == LifeTime::SUBGRAPH_INPUT) {
-      sub.inputIndexes.push_back(k);
-    }
-    mapped[o] = k;
-    return k;
-  };
-  test::TestOperation copy;
-  copy.type = op.type;
-  for (uint32_t o : op.inputs) copy.inputs.push_back(map(o, false));
-  for (uint32_t o : op.outputs) copy.outputs.push_back(map(o, true));
-  sub.operations.push_back(std::move(copy));
-  return single;
-}
-
 bool hasType(const test::TestModel& single, nn::OperandType type) {
   return std::any_of(single.main.operands.begin(), single.main.operands.end(),
                      [&](const test::TestOperand& o) { return o.type == type; });

@@ -36,8 +36,9 @@ nn::Result<LoweredOperation> lowerLayerNorm(const OperationReader& r, uint32_t i
 nn::Result<LoweredOperation> lowerReshape(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerConcatenation(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, bool withValues);
-// TRANSPOSE, SLICE and GATHER (constant indices): strided copies (StridedCopy.h).
+// TRANSPOSE, CHANNEL_SHUFFLE, SLICE and GATHER (constant indices): strided copies (StridedCopy.h).
 nn::Result<LoweredOperation> lowerTranspose(const OperationReader& r, uint32_t index, bool withValues);
+nn::Result<LoweredOperation> lowerChannelShuffle(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSlice(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerGather(const OperationReader& r, uint32_t index, bool withValues);
 

@@ -197,6 +197,59 @@ std::shared_ptr<VectorLayer> stridedCopyLayer(std::vector<CopyBox> boxes, uint32
   return layer;
 }
 
+namespace {
+
+// The byte strides of a tensor of logical `dims` as kept: dense, or (nchw, rank 4) the NHWC image
+// of [N, C, H, W], whose strides along N, C, H, W are H*W*C, 1, W*C and C values.
+std::vector<uint64_t> keptStrides(const std::vector<uint32_t>& dims, bool nchw, uint32_t valueBytes) {
+  if (!nchw || dims.size() != 4) return denseStrides(dims, valueBytes);
+  const uint64_t c = dims[1], h = dims[2], w = dims[3];
+  return {h * w * c * valueBytes, valueBytes, w * c * valueBytes, c * valueBytes};
+}
+
+// A stride or offset of dense `dims` moved onto `kept` strides: a dense stride of an axis of more
+// than one value is that axis's alone (a dense stride repeats only past axes of size 1).
+uint64_t rebased(uint64_t offset, const std::vector<uint32_t>& dims, const std::vector<uint64_t>& dense,
+                 const std::vector<uint64_t>& kept) {
+  uint64_t out = 0;
+  for (size_t a = 0; a < dims.size(); ++a) {
+    out += offset / dense[a] * kept[a];
+    offset %= dense[a];
+  }
+  return out + offset;  // the bytes within a value
+}
+
+uint64_t rebasedStride(uint64_t stride, uint64_t size, const std::vector<uint32_t>& dims,
+                       const std::vector<uint64_t>& dense, const std::vector<uint64_t>& kept) {
+  if (size <= 1) return stride;
+  for (size_t a = 0; a < dims.size(); ++a) {
+    if (dims[a] > 1 && dense[a] == stride) return kept[a];
+  }
+  return rebased(stride, dims, dense, kept);  // a merged run of axes (not made before the plan)
+}
+
+}  // namespace
+
+std::shared_ptr<VectorLayer> onNchwImages(const VectorLayer& copy, const std::vector<uint32_t>& inDims, bool inNchw,
+                                          const std::vector<uint32_t>& outDims, bool outNchw) {
+  const auto* strided = dynamic_cast<const StridedCopyLayer*>(&copy);
+  if (strided == nullptr) return nullptr;
+  auto layer = std::make_shared<StridedCopyLayer>(*strided);
+  const uint32_t bytes = strided->bytes;
+  const auto inDense = denseStrides(inDims, bytes), outDense = denseStrides(outDims, bytes);
+  const auto inKept = keptStrides(inDims, inNchw, bytes), outKept = keptStrides(outDims, outNchw, bytes);
+  for (CopyBox& box : layer->boxes) {
+    box.inputOffset = rebased(box.inputOffset, inDims, inDense, inKept);
+    box.outputOffset = rebased(box.outputOffset, outDims, outDense, outKept);
+    for (CopyAxis& a : box.axes) {
+      a.inputStride = rebasedStride(a.inputStride, a.size, inDims, inDense, inKept);
+      a.outputStride = rebasedStride(a.outputStride, a.size, outDims, outDense, outKept);
+    }
+  }
+  layer->description += fmt::format(" ({} kept in NCHW)", inNchw && outNchw ? "input and output" : inNchw ? "input" : "output");
+  return layer;
+}
+
 nn::Status checkCopiedOperands(const OperationReader& r) {
   if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
     return r.fail("{}", valid.error().message);
