@@ -70,6 +70,11 @@ struct GemmLayer {
   // weight tile row is Cols contiguous bytes of a filter row and the repack copies whole rows.
   bool runtimeWeightsKMajor = false;
 
+  // A convolution over an image (CONV_2D, or a group of a GROUPED_CONV_2D): its input and output
+  // are images in its layout, its input kept with the halo its padding reads.
+  bool isConvolution() const {
+    return type == nn::OperationType::CONV_2D || type == nn::OperationType::GROUPED_CONV_2D;
+  }
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }
   uint64_t m() const { return output.pixels(); }

@@ -17,8 +17,9 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 25> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 26> kOperations{{
     {T::CONV_2D, lowerConv2d},
+    {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
     {T::BATCH_MATMUL, lowerBatchMatmul},
     {T::DEPTHWISE_CONV_2D, lowerDepthwiseConv2d},

@@ -162,7 +162,7 @@ using Reject = std::function<void(uint32_t, nn::Error)>;
 // Whether a layer's image tensors take its layouts: every vector layer and CONV_2D; a
 // FULLY_CONNECTED reads whatever its input is kept as (its image form).
 bool fixesImageLayouts(const LoweredLayer& lo) {
-  return lo.visit(Overloaded{[](const GemmLayer& g) { return g.type == nn::OperationType::CONV_2D; },
+  return lo.visit(Overloaded{[](const GemmLayer& g) { return g.isConvolution(); },
                              [](const VectorLayer&) { return true; }});
 }
 
@@ -292,7 +292,7 @@ void layOutImages(const nn::Model& model, const Operations& ops, const std::map<
     if (!op) continue;
     for (const LoweredLayer& layer : op->layers) {
       const GemmLayer* conv = layer.gemm();
-      if (conv == nullptr || conv->type != nn::OperationType::CONV_2D) continue;
+      if (conv == nullptr || !conv->isConvolution()) continue;
       auto& t = plan.tensors.at(conv->inputOperand);
       t.haloTop = std::max(t.haloTop, conv->padTop);
       t.haloBottom = std::max(t.haloBottom, conv->padBottom);
@@ -403,7 +403,19 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
 LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer, const std::function<uint64_t(uint32_t)>& addressOf) {
   auto view = [&](uint32_t operand, const ImageShape& shape) {
     const TensorLayout& t = plan.tensors.at(operand);
-    return viewOf(t, shape, addressOf(t.aliasOf ? *t.aliasOf : operand));
+    const uint64_t addr = addressOf(t.aliasOf ? *t.aliasOf : operand);
+    const bool image = t.layout == DataLayout::kNHWC || t.layout == DataLayout::kNCHW;
+    if (image && !t.aliasOf && shape.channels != t.image.channels) {
+      // A group of a grouped convolution reads and writes a slice of the image's channels
+      // (GemmLayer::inputOffset, outputOffset): the pixels are the image's, not the slice's.
+      ImageView v;
+      v.origin = addr + t.interiorOffset();
+      v.pixelStride = t.image.channels;
+      v.rowStride = t.rowStride();
+      v.imageStride = t.imageStride();
+      return v;
+    }
+    return viewOf(t, shape, addr);
   };
   LayerPlacement where;
   where.input = view(layer.inputOperand, layer.input);

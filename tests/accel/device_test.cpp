@@ -450,6 +450,72 @@ TEST(Execute, ChannelShuffleSliceAndTransposeReadAndWriteNchwImages) {
   }
 }
 
+// GROUPED_CONV_2D as one array layer a group, each reading its slice of the input's channels and
+// writing its slice of the output's: a 3x3 one with SAME padding (its input kept with a halo) in
+// 4 groups, then a 1x1 one (no halo) in 2, per-channel weights, in NHWC and NCHW (ResNeXt's and
+// RegNet's). Every operation on the accelerator, the reference's outputs.
+OpModel groupedConvolutions(std::mt19937& rng, bool nchw) {
+  ModelBuilder b;
+  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
+    return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
+  };
+  const auto bytes = [&](size_t n) {
+    std::vector<uint8_t> v(n);
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    return v;
+  };
+  const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const nn::Dimensions inDims = dimsOf(2, 8, 6, 5);
+  const uint32_t in = b.input(q8, inDims, 0.5f, 100);
+  const auto grouped = [&](uint32_t x, float inScale, uint32_t from, uint32_t to, uint32_t groups, uint32_t f,
+                           int32_t padding) {
+    const auto w = bytes(size_t{to} * f * f * (from / groups));
+    std::vector<int32_t> bias(to);
+    for (auto& v : bias) v = static_cast<int32_t>(rng() % 401) - 200;
+    const uint32_t filter =
+        b.constant(q8, {to, f, f, from / groups}, w.data(), w.size(), 0.02f, 128);
+    const uint32_t bo = b.constant(OperandType::TENSOR_INT32, {to}, bias.data(), 4 * bias.size(), inScale * 0.02f, 0);
+    const uint32_t out = b.tensor(q8, dimsOf(2, to, 6, 5), 0.25f, 120);
+    b.operation(nn::OperationType::GROUPED_CONV_2D,
+                {x, filter, bo, b.int32Scalar(padding), b.int32Scalar(1), b.int32Scalar(1),
+                 b.int32Scalar(static_cast<int32_t>(groups)), b.int32Scalar(1), b.boolScalar(nchw)},
+                {out});
+    return out;
+  };
+  const uint32_t a = grouped(in, 0.5f, 8, 12, 4, 3, /*SAME*/ 1);
+  const uint32_t out = grouped(a, 0.25f, 12, 6, 2, 1, /*VALID*/ 2);
+  b.output(out);
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
+  m.outputBytes = {2 * 6 * 6 * 5};
+  return m;
+}
+
+TEST(Execute, GroupedConvolutionsRunAGroupALayer) {
+  for (bool nchw : {false, true}) {
+    std::mt19937 rng(29);
+    const OpModel m = groupedConvolutions(rng, nchw);
+    auto cpu = runOnCpu(m);
+    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
+    std::map<uint32_t, std::string> reasons;
+    weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
+    EXPECT_TRUE(reasons.empty()) << (nchw ? "NCHW: " : "NHWC: ") << reasons.begin()->second;
+    auto prepared = prepare(*approxDevice("weft8"), m.model);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto dev = runOnPrepared(*prepared.value(), m);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
+    // A layer a group: 4 of operation 0, 2 of operation 1.
+    std::vector<uint32_t> layersOf;
+    for (const auto& p : dev.value().execution->profile.operations) {
+      EXPECT_EQ(p.type, nn::OperationType::GROUPED_CONV_2D);
+      layersOf.push_back(p.operationIndex);
+    }
+    EXPECT_EQ(layersOf, (std::vector<uint32_t>{0, 0, 0, 0, 1, 1}));
+  }
+}
+
 }  // namespace
 }  // namespace weft::accel::test
 

@@ -123,6 +123,23 @@ TEST(PostTraining, ABiasThatDoesNotFitInt32WidensItsChannelsWeightScale) {
   EXPECT_FLOAT_EQ(plain.model.main.operands[plainConv.inputs[1]].channelQuant.scales[2], 2.0f / 127);
 }
 
+// A grouped convolution's Relu folds into it as a convolution's does (ResNeXt's, RegNet's).
+TEST(PostTraining, AGroupedConvolutionTakesItsReluAsItsFusedActivation) {
+  Graph m;
+  m.input("image", {"1", "4", "3", "3"});
+  m.floats("w", {2, 2, 1, 1}, {0.5f, -1.0f, 0.25f, 2.0f});
+  m.floats("b", {2}, {0.1f, -0.2f});
+  m.integer(m.node("Conv", {"image", "w", "b"}, {"c"}, "conv"), "group", 2);
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  m.output("y", 4);
+  const ImportedModel imported = m.import();
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  const auto& conv = only(q.model.main, Op::GROUPED_CONV_2D);
+  for (const auto& op : q.model.main.operations) EXPECT_NE(op.type, Op::RELU);
+  const size_t act = conv.inputs.size() == 9 ? 7 : 10;
+  EXPECT_EQ(q.model.main.operands[conv.inputs[act]].data.at<int32_t>(0), 1);  // ANEURALNETWORKS_FUSED_RELU
+}
+
 TEST(PostTraining, PoolsKeepTheirInputsQuantizationAndSoftmaxHasNnapisFixedOne) {
   const ImportedModel imported = classifier().import();
   const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));

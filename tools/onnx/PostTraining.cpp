@@ -135,6 +135,8 @@ std::optional<size_t> activationInput(const test::TestSubgraph& g, const test::T
       return n == 7 || (n >= 8 && isBool(7)) ? 6 : 9;
     case Op::DEPTHWISE_CONV_2D:
       return n == 8 || (n >= 9 && isBool(8)) ? 7 : 10;
+    case Op::GROUPED_CONV_2D:  // implicit padding: 9 inputs, explicit: 12
+      return n == 9 ? 7 : 10;
     default:
       return std::nullopt;
   }

@@ -120,6 +120,105 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
   return LoweredOperation(std::move(lo));
 }
 
+// GROUPED_CONV_2D (quant8, NHWC or NCHW, explicit or implicit padding, constant filter and bias):
+// one CONV_2D layer a group, each reading its group's slice of the input's channels and writing
+// its slice of the output's (GemmLayer::inputOffset and outputOffset into the whole images, whose
+// strides the views keep), with its rows of the filter and its columns' parameters. ResNeXt's and
+// RegNet's grouped 3x3 convolutions.
+nn::Result<LoweredOperation> lowerGroupedConv2d(const OperationReader& r, uint32_t index, bool withValues) {
+  const auto& op = r.op();
+  const size_t numInputs = op.inputs.size();
+  if (numInputs != 9 && numInputs != 12) return r.fail("expects 9 or 12 inputs, got {}", numInputs);
+  if (op.outputs.size() != 1) return r.fail("expects 1 output, got {}", op.outputs.size());
+  const bool implicitPadding = numInputs == 9;
+  const uint32_t strideIdx = implicitPadding ? 4 : 7;
+  auto sw = r.int32Param(strideIdx, "stride width");
+  if (!sw.ok()) return sw.error();
+  auto sh = r.int32Param(strideIdx + 1, "stride height");
+  if (!sh.ok()) return sh.error();
+  auto groupsValue = r.int32Param(strideIdx + 2, "num_groups");
+  if (!groupsValue.ok()) return groupsValue.error();
+  auto act = r.int32Param(strideIdx + 3, "fused activation");
+  if (!act.ok()) return act.error();
+  auto layout = r.boolParam(strideIdx + 4, "data layout");
+  if (!layout.ok()) return layout.error();
+  const int32_t strideW = *sw, strideH = *sh;
+  const bool nchw = *layout;
+  if (strideW < 1 || strideH < 1) return r.fail("strides must be at least 1");
+  const auto& in = r.input(0);
+  const auto& filter = r.input(1);
+  if (isFloat(r.valueType(in))) return r.fail("a float16 grouped convolution is not lowered (quant8 only)");
+  if (in.dimensions.size() != 4 || !nn::isFullySpecified(in.type, in.dimensions)) {
+    return r.fail("input must be a fully specified 4-D tensor");
+  }
+  if (filter.dimensions.size() != 4 || !nn::isFullySpecified(filter.type, filter.dimensions)) {
+    return r.fail("filter must be a fully specified 4-D tensor");
+  }
+  const auto& d = in.dimensions;
+  const ImageShape image{d[0], nchw ? d[2] : d[1], nchw ? d[3] : d[2], nchw ? d[1] : d[3]};
+  const uint32_t outC = filter.dimensions[0], fh = filter.dimensions[1], fw = filter.dimensions[2];
+  const uint32_t groupDepth = filter.dimensions[3];
+  if (*groupsValue < 1) return r.fail("num_groups must be positive");
+  const auto groups = static_cast<uint32_t>(*groupsValue);
+  if (uint64_t{groupDepth} * groups != image.channels || outC % groups != 0) {
+    return r.fail("{} groups of filter depth {} and {} outputs do not split {} input channels", groups, groupDepth,
+                  outC, image.channels);
+  }
+  auto pad = r.convolutionPadding(implicitPadding, image.height, image.width, static_cast<uint32_t>(strideH),
+                                  static_cast<uint32_t>(strideW), fh, fw);
+  if (!pad.ok()) return pad.error();
+  const int64_t padTop = pad->h.head, padBottom = pad->h.tail, padLeft = pad->w.head, padRight = pad->w.tail;
+  const int64_t outH = (int64_t{image.height} - fh + strideH + padTop + padBottom) / strideH;
+  const int64_t outW = (int64_t{image.width} - fw + strideW + padLeft + padRight) / strideW;
+  if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
+  if (padTop > 0xFFFF || padLeft > 0xFFFF || padBottom > 0xFFFF || padRight > 0xFFFF) {
+    return r.fail("padding larger than 65535 is not supported");
+  }
+  const uint64_t k = uint64_t{fh} * fw * groupDepth;
+  auto q = r.convQuantization(outC, k, *act, /*perChannelDim=*/0, /*checkBiasScale=*/true, withValues);
+  if (!q.ok()) return q.error();
+  if (q->runtimeWeights || q->runtimeBias) return r.fail("a grouped convolution's filter and bias must be constants");
+  const nn::Dimensions outDims = nchw ? nn::Dimensions{image.batches, outC, static_cast<uint32_t>(outH),
+                                                       static_cast<uint32_t>(outW)}
+                                      : nn::Dimensions{image.batches, static_cast<uint32_t>(outH),
+                                                       static_cast<uint32_t>(outW), outC};
+  NN_TRY(r.checkOutputDims(outDims));
+  const uint32_t outPerGroup = outC / groups;
+  LoweredOperation lowered;
+  for (uint32_t g = 0; g < groups; ++g) {
+    LoweredLayer lo;
+    GemmLayer& layer = *lo.gemm();
+    layer.operationIndex = index;
+    layer.type = nn::OperationType::GROUPED_CONV_2D;
+    layer.input = ImageShape{image.batches, image.height, image.width, groupDepth};
+    layer.output = ImageShape{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outPerGroup};
+    layer.filterH = fh;
+    layer.filterW = fw;
+    layer.strideH = static_cast<uint32_t>(strideH);
+    layer.strideW = static_cast<uint32_t>(strideW);
+    layer.padTop = static_cast<uint32_t>(padTop);
+    layer.padLeft = static_cast<uint32_t>(padLeft);
+    const int64_t lastRow = (outH - 1) * strideH - padTop + fh;  // one past the last row read
+    const int64_t lastCol = (outW - 1) * strideW - padLeft + fw;
+    layer.padBottom = static_cast<uint32_t>(std::max<int64_t>(0, lastRow - image.height));
+    layer.padRight = static_cast<uint32_t>(std::max<int64_t>(0, lastCol - image.width));
+    layer.nchw = nchw;
+    lo.inputLayout = lo.outputLayout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
+    ConvQuantization part = *q;
+    part.columns.assign(q->columns.begin() + size_t{g} * outPerGroup, q->columns.begin() + size_t{g + 1} * outPerGroup);
+    if (!q->weights.empty()) {
+      part.weights.assign(q->weights.begin() + static_cast<ptrdiff_t>(g * outPerGroup * k),
+                          q->weights.begin() + static_cast<ptrdiff_t>((g + 1) * outPerGroup * k));
+    }
+    applyConvQuantization(layer, std::move(part), op);
+    layer.inputOffset = uint64_t{g} * groupDepth;
+    layer.outputOffset = uint64_t{g} * outPerGroup * layer.outputElementBytes();
+    lo.outputDims = outDims;
+    lowered.layers.push_back(std::move(lo));
+  }
+  return lowered;
+}
+
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues) {
   const auto& op = r.op();
   if (op.inputs.size() != 4 || op.outputs.size() != 1) {

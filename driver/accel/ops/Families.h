@@ -18,6 +18,7 @@ using LowerFn = nn::Result<LoweredOperation> (*)(const OperationReader& reader, 
 
 // The array (GemmLayer).
 nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t index, bool withValues);
+nn::Result<LoweredOperation> lowerGroupedConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerFullyConnected(const OperationReader& r, uint32_t index, bool withValues);
 // BATCH_MATMUL, both operands activations: a layer per product (ops/BatchMatmul.cpp).
 nn::Result<LoweredOperation> lowerBatchMatmul(const OperationReader& r, uint32_t index, bool withValues);
