@@ -63,6 +63,12 @@ struct Graph {
     a->set_type(::onnx::AttributeProto::INTS);
     for (int64_t x : v) a->add_ints(x);
   }
+  void real(::onnx::NodeProto* n, const std::string& name, float v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
   void integer(::onnx::NodeProto* n, const std::string& name, int64_t v) {
     auto* a = n->add_attribute();
     a->set_name(name);

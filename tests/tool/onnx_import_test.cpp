@@ -4,6 +4,8 @@
 // with seeded inputs passes its reference check and saves its outputs; files that are not ONNX,
 // truncated ones, bad inputs and options exit with code 2 and write nothing.
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -481,6 +483,35 @@ TEST(OnnxImport, AnOpsetSixBroadcastFromAnAxisKeepsItsMeaning) {
   EXPECT_EQ(operandDims(trailing), (nn::Dimensions{5}));
   EXPECT_EQ(trailing.notes.size(), 1u);
   EXPECT_THROW(legacy("Add", {"2", "3", "4", "5"}, {3, 4}, 3, true), ImportError);
+}
+
+// HardSigmoid is relu6(6 alpha x + 6 beta) / 6: a MUL, an ADD with the fused RELU6 and a MUL by
+// 1/6, which int8 quantizes and the accelerator runs (MobileNetV3's); the first MUL goes when
+// 6 alpha is 1 (PyTorch's alpha 1/6).
+TEST(OnnxImport, HardSigmoidIsAnAddWithAFusedRelu6) {
+  const auto hardSigmoid = [](float alpha, float beta) {
+    Graph m;
+    m.input("x", {"2", "3"});
+    auto* n = m.node("HardSigmoid", {"x"}, {"y"}, "hs");
+    m.real(n, "alpha", alpha);
+    m.real(n, "beta", beta);
+    m.output("y", 2);
+    return m.import().model;
+  };
+  const auto fuseCode = [](const test::TestModel& model, const test::TestOperation& op) {
+    return model.main.operands[op.inputs[2]].data.at<int32_t>(0);
+  };
+  const test::TestModel general = hardSigmoid(0.2f, 0.5f);
+  const auto& ops = general.main.operations;
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].type, nn::OperationType::MUL);
+  EXPECT_EQ(ops[1].type, nn::OperationType::ADD);
+  EXPECT_EQ(fuseCode(general, ops[1]), 3);  // ANEURALNETWORKS_FUSED_RELU6
+  EXPECT_EQ(ops[2].type, nn::OperationType::MUL);
+  const test::TestModel torch = hardSigmoid(1.0f / 6.0f, 0.5f);
+  ASSERT_EQ(torch.main.operations.size(), 2u);
+  EXPECT_EQ(torch.main.operations[0].type, nn::OperationType::ADD);
+  EXPECT_EQ(fuseCode(torch, torch.main.operations[0]), 3);
 }
 
 // Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:

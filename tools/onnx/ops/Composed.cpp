@@ -30,10 +30,11 @@ class Chain {
     l_.add(op, {a}, {out});
     return out;
   }
-  uint32_t binary(Op op, uint32_t a, uint32_t b, uint32_t out) {
+  // ADD, SUB, MUL and DIV with the fused activation `fuse` (NNAPI's code); none by default.
+  uint32_t binary(Op op, uint32_t a, uint32_t b, uint32_t out, int32_t fuse = kFuseNone) {
     const bool fused = op == Op::ADD || op == Op::SUB || op == Op::MUL || op == Op::DIV;
     if (fused) {
-      l_.add(op, {a, b, l_.nn().scalarInt32(kFuseNone)}, {out});
+      l_.add(op, {a, b, l_.nn().scalarInt32(fuse)}, {out});
     } else {
       l_.add(op, {a, b}, {out});
     }
@@ -113,15 +114,21 @@ void convertShrink(const Node& node, Lowering& l) {
   l.add(Op::SELECT, {high, minus, lowPart}, {l.output(node, 0)});
 }
 
-// HardSigmoid: max(0, min(1, alpha * x + beta)).
+// HardSigmoid: max(0, min(1, alpha * x + beta)) = relu6(6 alpha x + 6 beta) / 6: the ADD's fused
+// RELU6 clamps at 0 and 6, so the chain is three operations that quantize and run where ADD and
+// MUL do (MobileNetV3's hard sigmoids and swishes; as MINIMUM and MAXIMUM, which NNAPI's int8
+// accelerator path lacks, they stayed float on the CPU). The multiplication by 6 alpha goes when
+// it is 1 (PyTorch's alpha 1/6).
 void convertHardSigmoid(const Node& node, Lowering& l) {
   onlyAttributes(node, {"alpha", "beta"});
   requireFloat(node, l, node.input(0));
   Chain c(node, l);
-  const uint32_t scaled = c.binary(Op::MUL, in(node, l, 0), c.constant(node.attrFloat("alpha", 0.2f), "alpha"), c.temp("scaled"));
-  const uint32_t shifted = c.binary(Op::ADD, scaled, c.constant(node.attrFloat("beta", 0.5f), "beta"), c.temp("shifted"));
-  const uint32_t capped = c.binary(Op::MINIMUM, shifted, c.constant(1.0f, "one"), c.temp("capped"));
-  c.binary(Op::MAXIMUM, capped, c.constant(0.0f, "zero"), l.output(node, 0));
+  const float alpha = node.attrFloat("alpha", 0.2f), beta = node.attrFloat("beta", 0.5f);
+  uint32_t scaled = in(node, l, 0);
+  if (6.0f * alpha != 1.0f) scaled = c.binary(Op::MUL, scaled, c.constant(6.0f * alpha, "six_alpha"), c.temp("scaled"));
+  const uint32_t clamped =
+      c.binary(Op::ADD, scaled, c.constant(6.0f * beta, "six_beta"), c.temp("clamped"), kFuseRelu6);
+  c.binary(Op::MUL, clamped, c.constant(1.0f / 6.0f, "sixth"), l.output(node, 0));
 }
 
 // Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).

@@ -12,8 +12,9 @@
 
 namespace weft::onnx::ops {
 
-// NNAPI's FuseCode NONE, for the arithmetic and convolution operations.
+// NNAPI's FuseCode NONE and RELU6, for the arithmetic and convolution operations.
 constexpr int32_t kFuseNone = 0;
+constexpr int32_t kFuseRelu6 = 3;
 
 inline const Shape& shapeOf(Lowering& l, const std::string& value) { return l.info(value).shape; }
 inline DType typeOf(Lowering& l, const std::string& value) { return l.info(value).type; }
