@@ -400,21 +400,28 @@ LayoutPlan planLayouts(const nn::Model& model, std::vector<std::optional<Lowered
   return plan;
 }
 
+namespace {
+
+// The view of a tensor kept as an image (any halo around its interior), at `addr`: its own strides.
+ImageView imageStrides(const TensorLayout& t, uint64_t addr) {
+  ImageView v;
+  v.origin = addr + t.interiorOffset();
+  v.pixelStride = t.image.channels;
+  v.rowStride = t.rowStride();
+  v.imageStride = t.imageStride();
+  return v;
+}
+
+}  // namespace
+
 LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer, const std::function<uint64_t(uint32_t)>& addressOf) {
   auto view = [&](uint32_t operand, const ImageShape& shape) {
     const TensorLayout& t = plan.tensors.at(operand);
     const uint64_t addr = addressOf(t.aliasOf ? *t.aliasOf : operand);
     const bool image = t.layout == DataLayout::kNHWC || t.layout == DataLayout::kNCHW;
-    if (image && !t.aliasOf && shape.channels != t.image.channels) {
-      // A group of a grouped convolution reads and writes a slice of the image's channels
-      // (GemmLayer::inputOffset, outputOffset): the pixels are the image's, not the slice's.
-      ImageView v;
-      v.origin = addr + t.interiorOffset();
-      v.pixelStride = t.image.channels;
-      v.rowStride = t.rowStride();
-      v.imageStride = t.imageStride();
-      return v;
-    }
+    // A group of a grouped convolution reads and writes a slice of the image's channels
+    // (GemmLayer::inputOffset, outputOffset): the pixels are the image's, not the slice's.
+    if (image && !t.aliasOf && shape.channels != t.image.channels) return imageStrides(t, addr);
     return viewOf(t, shape, addr);
   };
   LayerPlacement where;
@@ -451,11 +458,7 @@ ImageView viewOf(const TensorLayout& t, const ImageShape& s, uint64_t addr) {
     v.imageStride = uint64_t{s.height} * v.rowStride;
     return v;
   }
-  v.origin = addr + t.interiorOffset();
-  v.pixelStride = t.image.channels;
-  v.rowStride = t.rowStride();
-  v.imageStride = t.imageStride();
-  return v;
+  return imageStrides(t, addr);
 }
 
 }  // namespace weft::accel

@@ -298,6 +298,47 @@ TEST(Execute, ChainedLayersThroughHaloedAndNchwTensorsMatchTheReference) {
   }
 }
 
+// The dimensions of an image [N, C, H, W] in the layout a test builds its model in.
+nn::Dimensions imageDims(bool nchw, uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
+  return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
+}
+
+std::vector<uint8_t> randomBytes(std::mt19937& rng, size_t n) {
+  std::vector<uint8_t> v(n);
+  for (auto& x : v) x = static_cast<uint8_t>(rng());
+  return v;
+}
+
+// The model `b` built, with random input bytes for its one input of `inDims`.
+OpModel builtWithRandomInput(ModelBuilder& b, const nn::Dimensions& inDims, size_t outputBytes, std::mt19937& rng) {
+  OpModel m;
+  m.model = b.build();
+  m.inputs.push_back(randomBytes(rng, nn::numberOfElements(inDims)));
+  m.outputBytes = {outputBytes};
+  return m;
+}
+
+// `m` claimed whole by the accelerator (weft8, approx), run there, and its outputs the CPU
+// reference's; the execution, for what a test checks besides.
+std::optional<hal::ExecutionResult> expectWholeAndExact(const OpModel& m, const char* what) {
+  auto cpu = runOnCpu(m);
+  EXPECT_TRUE(cpu.ok()) << what << ": " << cpu.error().message;
+  if (!cpu.ok()) return std::nullopt;
+  std::map<uint32_t, std::string> reasons;
+  weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
+  EXPECT_TRUE(reasons.empty()) << what << ": " << reasons.begin()->second;
+  auto prepared = prepare(*approxDevice("weft8"), m.model);
+  EXPECT_TRUE(prepared.ok()) << what << ": " << prepared.error().message;
+  if (!prepared.ok()) return std::nullopt;
+  auto dev = runOnPrepared(*prepared.value(), m);
+  EXPECT_TRUE(dev.ok()) << what << ": " << dev.error().message;
+  if (!dev.ok()) return std::nullopt;
+  for (size_t i = 0; i < cpu.value().outputs.size(); ++i) {
+    EXPECT_EQ(firstMismatch(dev.value().outputs[i], cpu.value().outputs[i]), -1) << what << ": output " << i;
+  }
+  return dev.value().execution;
+}
+
 // Two 1x1 convolutions -> CONCATENATION of their channels (one input requantized) -> MUL by a
 // per-channel scale (rank 3, as an ONNX batch norm's) -> ADD of a per-channel shift (rank 4) ->
 // PAD of height and width -> a 3x3 convolution: in NHWC, and in NCHW as an ONNX model has it
@@ -305,14 +346,8 @@ TEST(Execute, ChainedLayersThroughHaloedAndNchwTensorsMatchTheReference) {
 // pads). Every operation on the accelerator in both, its outputs the reference's.
 OpModel channelConcatChain(std::mt19937& rng, bool nchw) {
   ModelBuilder b;
-  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
-    return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
-  };
-  const auto bytes = [&](size_t n) {
-    std::vector<uint8_t> v(n);
-    for (auto& x : v) x = static_cast<uint8_t>(rng());
-    return v;
-  };
+  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) { return imageDims(nchw, n, c, h, w); };
+  const auto bytes = [&](size_t n) { return randomBytes(rng, n); };
   const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
   const nn::Dimensions inDims = dimsOf(2, 4, 6, 5);
   const uint32_t in = b.input(q8, inDims, 0.5f, 100);
@@ -353,29 +388,15 @@ OpModel channelConcatChain(std::mt19937& rng, bool nchw) {
   if (nchw) args.push_back(b.boolScalar(true));
   b.operation(nn::OperationType::CONV_2D, args, {out});
   b.output(out);
-  OpModel m;
-  m.model = b.build();
-  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
-  m.outputBytes = {2 * 6 * 7 * 4};
-  return m;
+  return builtWithRandomInput(b, inDims, 2 * 6 * 7 * 4, rng);
 }
 
 TEST(Execute, ChannelConcatenationPadAndBroadcastRunOnNchwTensorsToo) {
   for (bool nchw : {false, true}) {
     std::mt19937 rng(21);
-    const OpModel m = channelConcatChain(rng, nchw);
-    auto cpu = runOnCpu(m);
-    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
-    auto device = approxDevice("weft8");
-    std::map<uint32_t, std::string> reasons;
-    weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
-    EXPECT_TRUE(reasons.empty()) << (nchw ? "NCHW: " : "NHWC: ") << reasons.begin()->second;
-    auto prepared = prepare(*device, m.model);
-    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-    auto dev = runOnPrepared(*prepared.value(), m);
-    ASSERT_TRUE(dev.ok()) << dev.error().message;
-    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
-    EXPECT_EQ(dev.value().execution->profile.operations.size(), 7u);
+    const auto execution = expectWholeAndExact(channelConcatChain(rng, nchw), nchw ? "NCHW" : "NHWC");
+    ASSERT_TRUE(execution.has_value());
+    EXPECT_EQ(execution->profile.operations.size(), 7u);
   }
 }
 
@@ -386,14 +407,8 @@ TEST(Execute, ChannelConcatenationPadAndBroadcastRunOnNchwTensorsToo) {
 // outputs.
 OpModel shuffleSliceTranspose(std::mt19937& rng, bool nchw) {
   ModelBuilder b;
-  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
-    return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
-  };
-  const auto bytes = [&](size_t n) {
-    std::vector<uint8_t> v(n);
-    for (auto& x : v) x = static_cast<uint8_t>(rng());
-    return v;
-  };
+  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) { return imageDims(nchw, n, c, h, w); };
+  const auto bytes = [&](size_t n) { return randomBytes(rng, n); };
   const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
   const nn::Dimensions inDims = dimsOf(2, 5, 5, 4);
   const uint32_t in = b.input(q8, inDims, 0.5f, 100);
@@ -425,28 +440,15 @@ OpModel shuffleSliceTranspose(std::mt19937& rng, bool nchw) {
   const uint32_t out = b.tensor(q8, outDims, 0.25f, 120);
   b.operation(nn::OperationType::TRANSPOSE, {c, b.constant(OperandType::TENSOR_INT32, {4}, perm.data(), 16)}, {out});
   b.output(out);
-  OpModel m;
-  m.model = b.build();
-  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
-  m.outputBytes = {2 * 3 * 5 * 4};
-  return m;
+  return builtWithRandomInput(b, inDims, 2 * 3 * 5 * 4, rng);
 }
 
 TEST(Execute, ChannelShuffleSliceAndTransposeReadAndWriteNchwImages) {
   for (bool nchw : {false, true}) {
     std::mt19937 rng(23);
-    const OpModel m = shuffleSliceTranspose(rng, nchw);
-    auto cpu = runOnCpu(m);
-    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
-    std::map<uint32_t, std::string> reasons;
-    weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
-    EXPECT_TRUE(reasons.empty()) << (nchw ? "NCHW: " : "NHWC: ") << reasons.begin()->second;
-    auto prepared = prepare(*approxDevice("weft8"), m.model);
-    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-    auto dev = runOnPrepared(*prepared.value(), m);
-    ASSERT_TRUE(dev.ok()) << dev.error().message;
-    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
-    EXPECT_EQ(dev.value().execution->profile.operations.size(), 5u);
+    const auto execution = expectWholeAndExact(shuffleSliceTranspose(rng, nchw), nchw ? "NCHW" : "NHWC");
+    ASSERT_TRUE(execution.has_value());
+    EXPECT_EQ(execution->profile.operations.size(), 5u);
   }
 }
 
@@ -456,14 +458,8 @@ TEST(Execute, ChannelShuffleSliceAndTransposeReadAndWriteNchwImages) {
 // RegNet's). Every operation on the accelerator, the reference's outputs.
 OpModel groupedConvolutions(std::mt19937& rng, bool nchw) {
   ModelBuilder b;
-  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) {
-    return nchw ? nn::Dimensions{n, c, h, w} : nn::Dimensions{n, h, w, c};
-  };
-  const auto bytes = [&](size_t n) {
-    std::vector<uint8_t> v(n);
-    for (auto& x : v) x = static_cast<uint8_t>(rng());
-    return v;
-  };
+  const auto dimsOf = [nchw](uint32_t n, uint32_t c, uint32_t h, uint32_t w) { return imageDims(nchw, n, c, h, w); };
+  const auto bytes = [&](size_t n) { return randomBytes(rng, n); };
   const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
   const nn::Dimensions inDims = dimsOf(2, 8, 6, 5);
   const uint32_t in = b.input(q8, inDims, 0.5f, 100);
@@ -485,30 +481,17 @@ OpModel groupedConvolutions(std::mt19937& rng, bool nchw) {
   const uint32_t a = grouped(in, 0.5f, 8, 12, 4, 3, /*SAME*/ 1);
   const uint32_t out = grouped(a, 0.25f, 12, 6, 2, 1, /*VALID*/ 2);
   b.output(out);
-  OpModel m;
-  m.model = b.build();
-  m.inputs.push_back(bytes(nn::numberOfElements(inDims)));
-  m.outputBytes = {2 * 6 * 6 * 5};
-  return m;
+  return builtWithRandomInput(b, inDims, 2 * 6 * 6 * 5, rng);
 }
 
 TEST(Execute, GroupedConvolutionsRunAGroupALayer) {
   for (bool nchw : {false, true}) {
     std::mt19937 rng(29);
-    const OpModel m = groupedConvolutions(rng, nchw);
-    auto cpu = runOnCpu(m);
-    ASSERT_TRUE(cpu.ok()) << cpu.error().message;
-    std::map<uint32_t, std::string> reasons;
-    weft::accel::supportedOperations(m.model, hw::HwConfig::load("weft8"), &reasons);
-    EXPECT_TRUE(reasons.empty()) << (nchw ? "NCHW: " : "NHWC: ") << reasons.begin()->second;
-    auto prepared = prepare(*approxDevice("weft8"), m.model);
-    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-    auto dev = runOnPrepared(*prepared.value(), m);
-    ASSERT_TRUE(dev.ok()) << dev.error().message;
-    EXPECT_EQ(firstMismatch(dev.value().outputs[0], cpu.value().outputs[0]), -1) << (nchw ? "NCHW" : "NHWC");
+    const auto execution = expectWholeAndExact(groupedConvolutions(rng, nchw), nchw ? "NCHW" : "NHWC");
+    ASSERT_TRUE(execution.has_value());
     // A layer a group: 4 of operation 0, 2 of operation 1.
     std::vector<uint32_t> layersOf;
-    for (const auto& p : dev.value().execution->profile.operations) {
+    for (const auto& p : execution->profile.operations) {
       EXPECT_EQ(p.type, nn::OperationType::GROUPED_CONV_2D);
       layersOf.push_back(p.operationIndex);
     }

@@ -28,6 +28,42 @@ void applyConvQuantization(GemmLayer& layer, ConvQuantization q, const nn::Opera
   layer.outputOperand = op.outputs[0];
 }
 
+// The window of a convolution over `image` (fh x fw taps `dilation` apart, `stride`): its padding
+// and output size set on `layer`, and the padding reaching past the input that the last window
+// actually reads (bottom and right), which alone needs to exist in memory.
+nn::Status setWindow(const OperationReader& r, bool implicitPadding, const ImageShape& image, uint32_t fh, uint32_t fw,
+                     GemmLayer& layer) {
+  const int64_t strideH = layer.strideH, strideW = layer.strideW;
+  const uint32_t effH = effectiveFilter(fh, layer.dilationH), effW = effectiveFilter(fw, layer.dilationW);
+  auto pad = r.convolutionPadding(implicitPadding, image.height, image.width, layer.strideH, layer.strideW, effH, effW);
+  if (!pad.ok()) return pad.error();
+  const int64_t padTop = pad->h.head, padBottom = pad->h.tail, padLeft = pad->w.head, padRight = pad->w.tail;
+  const int64_t outH = (int64_t{image.height} - effH + strideH + padTop + padBottom) / strideH;
+  const int64_t outW = (int64_t{image.width} - effW + strideW + padLeft + padRight) / strideW;
+  if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
+  if (padTop > 0xFFFF || padLeft > 0xFFFF || padBottom > 0xFFFF || padRight > 0xFFFF) {
+    return r.fail("padding larger than 65535 is not supported");
+  }
+  layer.filterH = fh;
+  layer.filterW = fw;
+  layer.output.batches = image.batches;
+  layer.output.height = static_cast<uint32_t>(outH);
+  layer.output.width = static_cast<uint32_t>(outW);
+  layer.padTop = static_cast<uint32_t>(padTop);
+  layer.padLeft = static_cast<uint32_t>(padLeft);
+  const int64_t lastRow = (outH - 1) * strideH - padTop + effH;  // one past the last row read
+  const int64_t lastCol = (outW - 1) * strideW - padLeft + effW;
+  layer.padBottom = static_cast<uint32_t>(std::max<int64_t>(0, lastRow - image.height));
+  layer.padRight = static_cast<uint32_t>(std::max<int64_t>(0, lastCol - image.width));
+  return {};
+}
+
+// A convolution's output dimensions in its layout.
+nn::Dimensions convOutputDims(const GemmLayer& layer, uint32_t outC, bool nchw) {
+  const ImageShape& o = layer.output;
+  return nchw ? nn::Dimensions{o.batches, outC, o.height, o.width} : nn::Dimensions{o.batches, o.height, o.width, outC};
+}
+
 }  // namespace
 
 nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t index, bool withValues) {
@@ -70,37 +106,17 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
   if (filter.dimensions[3] != image.channels) {
     return r.fail("filter depth {} differs from input depth {}", filter.dimensions[3], image.channels);
   }
-  const uint32_t effH = effectiveFilter(fh, dilationH), effW = effectiveFilter(fw, dilationW);
-  auto pad = r.convolutionPadding(implicitPadding, image.height, image.width, static_cast<uint32_t>(strideH),
-                                  static_cast<uint32_t>(strideW), effH, effW);
-  if (!pad.ok()) return pad.error();
-  const int64_t padTop = pad->h.head, padBottom = pad->h.tail, padLeft = pad->w.head, padRight = pad->w.tail;
-  const int64_t outH = (int64_t{image.height} - effH + strideH + padTop + padBottom) / strideH;
-  const int64_t outW = (int64_t{image.width} - effW + strideW + padLeft + padRight) / strideW;
-  if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
-  if (padTop > 0xFFFF || padLeft > 0xFFFF || padBottom > 0xFFFF || padRight > 0xFFFF) {
-    return r.fail("padding larger than 65535 is not supported");
-  }
-
   LoweredLayer lo;
   GemmLayer& layer = *lo.gemm();
   layer.operationIndex = index;
   layer.type = nn::OperationType::CONV_2D;
   layer.input = image;
-  layer.output = ImageShape{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outC};
-  layer.filterH = fh;
-  layer.filterW = fw;
-  layer.strideH = strideH;
-  layer.strideW = strideW;
-  layer.dilationH = dilationH;
-  layer.dilationW = dilationW;
-  layer.padTop = static_cast<uint32_t>(padTop);
-  layer.padLeft = static_cast<uint32_t>(padLeft);
-  // Only the padding the last window actually reads needs to exist in memory.
-  const int64_t lastRow = (outH - 1) * strideH - padTop + effH;  // one past the last row read
-  const int64_t lastCol = (outW - 1) * strideW - padLeft + effW;
-  layer.padBottom = static_cast<uint32_t>(std::max<int64_t>(0, lastRow - image.height));
-  layer.padRight = static_cast<uint32_t>(std::max<int64_t>(0, lastCol - image.width));
+  layer.output.channels = outC;
+  layer.strideH = static_cast<uint32_t>(strideH);
+  layer.strideW = static_cast<uint32_t>(strideW);
+  layer.dilationH = static_cast<uint32_t>(dilationH);
+  layer.dilationW = static_cast<uint32_t>(dilationW);
+  NN_TRY(setWindow(r, implicitPadding, image, fh, fw, layer));
   layer.nchw = nchw;
   lo.inputLayout = lo.outputLayout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
 
@@ -111,9 +127,7 @@ nn::Result<LoweredOperation> lowerConv2d(const OperationReader& r, uint32_t inde
   if (!q.ok()) return q.error();
   applyConvQuantization(layer, std::move(q).value(), op);
   layer.input.channels *= layer.inputValueBytes();  // K counts bytes
-  const nn::Dimensions outDims =
-      nchw ? nn::Dimensions{image.batches, outC, layer.output.height, layer.output.width}
-           : nn::Dimensions{image.batches, layer.output.height, layer.output.width, outC};
+  const nn::Dimensions outDims = convOutputDims(layer, outC, nchw);
   auto od = r.checkOutputDims(outDims);
   if (!od.ok()) return od.error();
   lo.outputDims = outDims;
@@ -164,45 +178,27 @@ nn::Result<LoweredOperation> lowerGroupedConv2d(const OperationReader& r, uint32
     return r.fail("{} groups of filter depth {} and {} outputs do not split {} input channels", groups, groupDepth,
                   outC, image.channels);
   }
-  auto pad = r.convolutionPadding(implicitPadding, image.height, image.width, static_cast<uint32_t>(strideH),
-                                  static_cast<uint32_t>(strideW), fh, fw);
-  if (!pad.ok()) return pad.error();
-  const int64_t padTop = pad->h.head, padBottom = pad->h.tail, padLeft = pad->w.head, padRight = pad->w.tail;
-  const int64_t outH = (int64_t{image.height} - fh + strideH + padTop + padBottom) / strideH;
-  const int64_t outW = (int64_t{image.width} - fw + strideW + padLeft + padRight) / strideW;
-  if (outH < 1 || outW < 1) return r.fail("the filter does not fit the padded input");
-  if (padTop > 0xFFFF || padLeft > 0xFFFF || padBottom > 0xFFFF || padRight > 0xFFFF) {
-    return r.fail("padding larger than 65535 is not supported");
-  }
+  const uint32_t outPerGroup = outC / groups;
+  GemmLayer window;  // the geometry every group's layer shares
+  window.input = ImageShape{image.batches, image.height, image.width, groupDepth};
+  window.output.channels = outPerGroup;
+  window.strideH = static_cast<uint32_t>(strideH);
+  window.strideW = static_cast<uint32_t>(strideW);
+  NN_TRY(setWindow(r, implicitPadding, image, fh, fw, window));
+  window.nchw = nchw;
   const uint64_t k = uint64_t{fh} * fw * groupDepth;
   auto q = r.convQuantization(outC, k, *act, /*perChannelDim=*/0, /*checkBiasScale=*/true, withValues);
   if (!q.ok()) return q.error();
   if (q->runtimeWeights || q->runtimeBias) return r.fail("a grouped convolution's filter and bias must be constants");
-  const nn::Dimensions outDims = nchw ? nn::Dimensions{image.batches, outC, static_cast<uint32_t>(outH),
-                                                       static_cast<uint32_t>(outW)}
-                                      : nn::Dimensions{image.batches, static_cast<uint32_t>(outH),
-                                                       static_cast<uint32_t>(outW), outC};
+  const nn::Dimensions outDims = convOutputDims(window, outC, nchw);
   NN_TRY(r.checkOutputDims(outDims));
-  const uint32_t outPerGroup = outC / groups;
   LoweredOperation lowered;
   for (uint32_t g = 0; g < groups; ++g) {
     LoweredLayer lo;
     GemmLayer& layer = *lo.gemm();
+    layer = window;
     layer.operationIndex = index;
     layer.type = nn::OperationType::GROUPED_CONV_2D;
-    layer.input = ImageShape{image.batches, image.height, image.width, groupDepth};
-    layer.output = ImageShape{image.batches, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outPerGroup};
-    layer.filterH = fh;
-    layer.filterW = fw;
-    layer.strideH = static_cast<uint32_t>(strideH);
-    layer.strideW = static_cast<uint32_t>(strideW);
-    layer.padTop = static_cast<uint32_t>(padTop);
-    layer.padLeft = static_cast<uint32_t>(padLeft);
-    const int64_t lastRow = (outH - 1) * strideH - padTop + fh;  // one past the last row read
-    const int64_t lastCol = (outW - 1) * strideW - padLeft + fw;
-    layer.padBottom = static_cast<uint32_t>(std::max<int64_t>(0, lastRow - image.height));
-    layer.padRight = static_cast<uint32_t>(std::max<int64_t>(0, lastCol - image.width));
-    layer.nchw = nchw;
     lo.inputLayout = lo.outputLayout = nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
     ConvQuantization part = *q;
     part.columns.assign(q->columns.begin() + size_t{g} * outPerGroup, q->columns.begin() + size_t{g + 1} * outPerGroup);
