@@ -4,7 +4,9 @@
 // layer-norm and GELU chains the importer fuses (layer_norm_gelu_chains.onnx), and PyTorch's
 // opset-6 PReLU of a slope per channel, which the importer lays out before converting
 // (opset6_prelu_*_per_channel.onnx, from Debian's libonnx-testdata), and opset-6 Adds that
-// broadcast a constant and an input from axis 1 (opset6_add_*_along_axis1.onnx), laid out too.
+// broadcast a constant and an input from axis 1 (opset6_add_*_along_axis1.onnx), laid out too;
+// transposes of rank 5 and 6 of a reshaped value (rank5_attention_transpose.onnx,
+// rank6_window_partition.onnx) and a training-mode Dropout of ratio 0.
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>

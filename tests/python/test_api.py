@@ -220,6 +220,35 @@ class LegacyBroadcast(unittest.TestCase):
                 np.testing.assert_allclose(r.outputs["y"], expected, rtol=1e-6)
 
 
+class HighRankTranspose(unittest.TestCase):
+    """Transposes of rank 5 and 6 of a value a Reshape made (Swin's and MaxViT's window partitions,
+    attention's [B, N, 3, H, D] -> [3, B, H, N, D]): rank-4 TRANSPOSEs one after another, exact in
+    float, and in int8 every operation on the accelerator."""
+
+    def test_against_numpy(self):
+        cases = [([2, 3, 4, 5, 6], [2, 0, 3, 1, 4]), ([1, 2, 3, 2, 3, 4], [0, 2, 4, 3, 5, 1]),
+                 ([2, 3, 4, 5, 2, 3], [5, 4, 3, 2, 1, 0]), ([1, 2, 4, 2, 4, 3], [0, 1, 3, 2, 4, 5])]
+        for dims, perm in cases:
+            with self.subTest(dims=dims, perm=perm):
+                flat = [dims[0] * dims[1], dims[2], dims[3], int(np.prod(dims[4:]))]
+                nodes = [helper.make_node("Reshape", ["x", "view"], ["v"]),
+                         helper.make_node("Transpose", ["v"], ["t"], perm=perm),
+                         helper.make_node("Reshape", ["t", "flat"], ["y"])]
+                graph = helper.make_graph(
+                    nodes, "high_rank", [helper.make_tensor_value_info("x", TensorProto.FLOAT, flat)],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [int(np.prod(dims))])],
+                    [numpy_helper.from_array(np.array(dims, np.int64), "view"),
+                     numpy_helper.from_array(np.array([-1], np.int64), "flat")])
+                model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+                x = RNG.normal(0, 1, flat).astype(np.float32)
+                expected = np.transpose(x.reshape(dims), perm).reshape(-1)
+                r = weft.run(model, inputs={"x": x}, backend="approx")
+                np.testing.assert_array_equal(r.outputs["y"], expected)
+                q = weft.run(model, inputs={"x": x}, backend="approx", quantize="int8")
+                self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"})
+                self.assertLessEqual(float(np.max(np.abs(q.outputs["y"] - expected))), 0.02)
+
+
 class Sweep(unittest.TestCase):
     def test_two_points_of_an_onnx_workload(self):
         model, _ = conv_model(channels=8, size=8)

@@ -514,6 +514,55 @@ TEST(OnnxImport, HardSigmoidIsAnAddWithAFusedRelu6) {
   EXPECT_EQ(fuseCode(torch, torch.main.operations[0]), 3);
 }
 
+// A Transpose of a rank-6 value a Reshape made (a window partition) becomes rank-4 TRANSPOSEs
+// between RESHAPEs of the rank-4 input: no operation reads an operand of rank above 4, the
+// rank-6 RESHAPEs nothing reads are gone, and each node's record names operations that exist.
+TEST(OnnxImport, AHighRankTransposeIsRankFourTransposesOfTheValueItWasReshapedFrom) {
+  Graph m;
+  m.input("x", {"1", "8", "8", "6"});
+  m.int64s("view", {1, 2, 4, 2, 4, 6});
+  m.int64s("windows", {4, 4, 4, 6});
+  m.node("Reshape", {"x", "view"}, {"v"}, "partition");
+  m.ints(m.node("Transpose", {"v"}, {"t"}, "swap"), "perm", {0, 1, 3, 2, 4, 5});
+  m.node("Reshape", {"t", "windows"}, {"y"}, "merge");
+  m.output("y", 4);
+  const ImportedModel imported = m.import();
+  const auto& main = imported.model.main;
+  size_t transposes = 0;
+  for (const auto& op : main.operations) {
+    transposes += op.type == nn::OperationType::TRANSPOSE;
+    for (uint32_t i : op.inputs) EXPECT_LE(main.operands[i].dimensions.size(), 4u) << nn::toString(op.type);
+    for (uint32_t o : op.outputs) EXPECT_LE(main.operands[o].dimensions.size(), 4u) << nn::toString(op.type);
+  }
+  EXPECT_EQ(transposes, 1u);  // [1*2, 4, 2, 4*6] -> [2, 2, 4, 24]: one swap
+  for (const auto& record : imported.nodes) {
+    for (size_t k : record.operations) EXPECT_LT(k, main.operations.size()) << record.name;
+  }
+}
+
+// Dropout in training mode with a ratio of 0 drops nothing (Swin's attention dropout as
+// torchvision exports it): the identity. With a ratio above 0 it would draw masks: refused.
+TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {
+  const auto dropout = [](float ratio) {
+    Graph m;
+    m.input("x", {"2", "3"});
+    m.floats("ratio", {}, {ratio});
+    auto* t = m.g->add_initializer();
+    t->set_name("training");
+    t->set_data_type(::onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    m.node("Dropout", {"x", "ratio", "training"}, {"d"}, "drop");
+    m.node("Relu", {"d"}, {"y"});
+    m.output("y", 2);
+    return m;
+  };
+  const ImportedModel zero = dropout(0.0f).import();
+  ASSERT_EQ(zero.model.main.operations.size(), 1u);
+  EXPECT_EQ(zero.model.main.operations[0].type, nn::OperationType::RELU);
+  EXPECT_NE(importError(dropout(0.1f)).find("training_mode=1 with a ratio above 0"), std::string::npos)
+      << importError(dropout(0.1f));
+}
+
 // Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:
 // the fuzzer's allocation of a pointer-sized string). One found by inference converts.
 TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {

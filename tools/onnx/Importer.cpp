@@ -110,6 +110,7 @@ class Importer final : public Lowering {
   void lowerNodes();
   bool lowerChannelShuffle(size_t i, const std::map<std::string, std::vector<size_t>>& readers);
   void defineOutputs();
+  void dropDeadOperations();
   double quantumOf(const std::string& value) const;
   std::string where() const { return origin_; }
 
@@ -840,6 +841,45 @@ double Importer::quantumOf(const std::string& value) const {
   return 0.0;
 }
 
+// Operations whose outputs nothing reads go, and their outputs become omitted operands (no
+// operation may leave a temporary unwritten). A RESHAPE to a rank above 4 that the next reshape
+// read through (ops/OpUtil.cpp, lowRankSource) is one: NNAPI's operations read rank 4 at most, and
+// it would have run on the CPU for nothing. The node records' operation indexes follow.
+void Importer::dropDeadOperations() {
+  auto& main = builder_.model().main;
+  std::vector<uint32_t> readers(main.operands.size(), 0);
+  for (const auto& op : main.operations) {
+    for (uint32_t i : op.inputs) ++readers[i];
+  }
+  std::vector<bool> dead(main.operations.size(), false);
+  bool any = false;
+  for (size_t k = main.operations.size(); k-- > 0;) {  // later operations first: a dead one frees its inputs
+    const auto& op = main.operations[k];
+    const bool unread = std::all_of(op.outputs.begin(), op.outputs.end(), [&](uint32_t o) {
+      return readers[o] == 0 && main.operands[o].lifetime == nn::Operand::LifeTime::TEMPORARY_VARIABLE;
+    });
+    if (!unread) continue;
+    dead[k] = any = true;
+    for (uint32_t i : op.inputs) --readers[i];
+    for (uint32_t o : op.outputs) main.operands[o].lifetime = nn::Operand::LifeTime::NO_VALUE;
+  }
+  if (!any) return;
+  std::vector<size_t> newIndex(main.operations.size());
+  std::vector<test::TestOperation> kept;
+  for (size_t k = 0; k < main.operations.size(); ++k) {
+    newIndex[k] = kept.size();
+    if (!dead[k]) kept.push_back(std::move(main.operations[k]));
+  }
+  main.operations = std::move(kept);
+  for (NodeRecord& record : result_.nodes) {
+    std::vector<size_t> operations;
+    for (size_t k : record.operations) {
+      if (!dead[k]) operations.push_back(newIndex[k]);
+    }
+    record.operations = std::move(operations);
+  }
+}
+
 void Importer::defineOutputs() {
   std::set<uint32_t> inputs(builder_.model().main.inputIndexes.begin(), builder_.model().main.inputIndexes.end());
   std::set<uint32_t> defined;
@@ -896,6 +936,7 @@ ImportedModel Importer::run() {
   addInputs();
   lowerNodes();
   defineOutputs();
+  dropDeadOperations();
   builder_.model().isRelaxed = options_.relaxed;
   builder_.model().name = result_.name;
   result_.model = std::move(builder_.model());

@@ -253,8 +253,13 @@ void convertIdentity(const Node& node, Lowering& l) {
   onlyAttributes(node, {"ratio", "seed", "is_test"});
   // Dropout at inference passes its input and keeps every element: the mask is all true.
   if (node.op() == "Dropout" && node.opset() >= 12 && node.hasInput(2)) {
-    const HostTensor& training = constantInput(node, l, 2, "training_mode");
-    if (training.asInt(0) != 0) throw ImportError(node.error("training_mode=1 (inference only)"));
+    // In training mode a ratio of 0 still drops nothing (torchvision's Swin exports its attention
+    // dropout so, with training_mode set and p = 0); any other ratio would draw random masks.
+    const bool dropsNothing = node.hasInput(1) && l.isConstant(node.input(1)) &&
+                              l.constant(node.input(1)).size() > 0 && l.constant(node.input(1)).asDouble(0) == 0.0;
+    if (!dropsNothing && constantInput(node, l, 2, "training_mode").asInt(0) != 0) {
+      throw ImportError(node.error("training_mode=1 with a ratio above 0 (inference only)"));
+    }
   }
   l.alias(node.output(0), in(node, l, 0));
   if (node.op() == "Dropout" && node.hasOutput(1)) {

@@ -84,7 +84,24 @@ ConvGeometry convGeometry(const Node& node, const Shape& input, const Shape& wei
   return g;
 }
 
+// NNAPI's operations read tensors of rank 4 at most, RESHAPE too, but a RESHAPE may write a higher
+// one (an exporter's view of a window partition, [B, H/w, w, W/w, w, C]). Reshaping such a value
+// again reshapes the value it was made from: the same bytes in the same order. The RESHAPE that
+// made it is then read by nothing and goes (Importer's dead-operation pass).
+uint32_t lowRankSource(Lowering& l, uint32_t input) {
+  const auto& ops = l.nn().model().main.operations;
+  while (l.nn().operand(input).dimensions.size() > 4) {
+    const auto producer = std::find_if(ops.rbegin(), ops.rend(), [&](const test::TestOperation& op) {
+      return std::find(op.outputs.begin(), op.outputs.end(), input) != op.outputs.end();
+    });
+    if (producer == ops.rend() || producer->type != nn::OperationType::RESHAPE) break;
+    input = producer->inputs[0];
+  }
+  return input;
+}
+
 void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output) {
+  input = lowRankSource(l, input);
   std::vector<int32_t> dims(shape.begin(), shape.end());
   l.add(nn::OperationType::RESHAPE, {input, l.nn().int32Vector(dims)}, {output});
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "OpUtil.h"
@@ -58,10 +59,6 @@ void convertTranspose(const Node& node, Lowering& l) {
       runs.push_back({p});
     }
   }
-  if (runs.size() > 4) {
-    throw ImportError(node.error(fmt::format("a transpose of rank {} that no rank-4 transpose expresses (perm {})", rank,
-                                             fmt::join(perm, ","))));
-  }
   std::vector<size_t> order(runs.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a][0] < runs[b][0]; });
@@ -82,9 +79,38 @@ void convertTranspose(const Node& node, Lowering& l) {
     reshapeTo(l, flat, shapeOf(l, node.output(0)), out);
     return;
   }
-  const uint32_t moved = l.temporary(l.nn().operand(out).type, mergedOut, node.output(0) + "_moved");
-  l.add(Op::TRANSPOSE, {flat, l.nn().int32Vector(p32)}, {moved});
-  reshapeTo(l, moved, shapeOf(l, node.output(0)), out);
+  const nn::OperandType type = l.nn().operand(out).type;
+  if (runs.size() <= 4) {
+    const uint32_t moved = l.temporary(type, mergedOut, node.output(0) + "_moved");
+    l.add(Op::TRANSPOSE, {flat, l.nn().int32Vector(p32)}, {moved});
+    reshapeTo(l, moved, shapeOf(l, node.output(0)), out);
+    return;
+  }
+  // Still more than four (Swin's and MaxViT's window partitions, attention's [B, N, 3, H, D] ->
+  // [3, B, H, N, D]): the output order built one group at a time, each step a rank-4 TRANSPOSE
+  // of [before, between, the group, after] that brings the next group of the output forward past
+  // those between (at most groups - 1 steps, a copy each), with a RESHAPE to the step's four.
+  std::vector<size_t> cur(runs.size());  // the current order of the merged groups
+  std::iota(cur.begin(), cur.end(), 0);
+  uint32_t value = flat;
+  int step = 0;
+  const auto product = [&](size_t from, size_t to) {
+    int64_t n = 1;
+    for (size_t i = from; i < to; ++i) n *= merged[cur[i]];
+    return n;
+  };
+  for (size_t k = 0; k < cur.size(); ++k) {
+    const size_t j = static_cast<size_t>(std::find(cur.begin(), cur.end(), static_cast<size_t>(p32[k])) - cur.begin());
+    if (j == k) continue;
+    const Shape four{product(0, k), product(k, j), product(j, j + 1), product(j + 1, cur.size())};
+    const std::string name = fmt::format("{}_step{}", node.output(0), step++);
+    const uint32_t grouped = reshaped(l, value, four, name + "_in");
+    value = l.temporary(type, Shape{four[0], four[2], four[1], four[3]}, name);
+    l.add(Op::TRANSPOSE, {grouped, l.nn().int32Vector({0, 2, 1, 3})}, {value});
+    std::rotate(cur.begin() + static_cast<std::ptrdiff_t>(k), cur.begin() + static_cast<std::ptrdiff_t>(j),
+                cur.begin() + static_cast<std::ptrdiff_t>(j + 1));
+  }
+  reshapeTo(l, value, shapeOf(l, node.output(0)), out);
 }
 
 void convertConcat(const Node& node, Lowering& l) {
