@@ -220,10 +220,34 @@ class LegacyBroadcast(unittest.TestCase):
                 np.testing.assert_allclose(r.outputs["y"], expected, rtol=1e-6)
 
 
-class HighRankTranspose(unittest.TestCase):
-    """Transposes of rank 5 and 6 of a value a Reshape made (Swin's and MaxViT's window partitions,
-    attention's [B, N, 3, H, D] -> [3, B, H, N, D]): rank-4 TRANSPOSEs one after another, exact in
-    float, and in int8 every operation on the accelerator."""
+class HighRank(unittest.TestCase):
+    """Values of rank 5 and 6 a Reshape made, which NNAPI's operations do not read: transposes
+    (Swin's and MaxViT's window partitions, attention's [B, N, 3, H, D] -> [3, B, H, N, D]) as
+    rank-4 TRANSPOSEs one after another, a Gather of one slice (Swin's q, k, v), a broadcast ADD
+    (Swin's shifted-window mask); exact in float, and in int8 every operation on the accelerator."""
+
+    def test_gather_and_broadcast_add(self):
+        b, nw, heads, n = 2, 3, 2, 4
+        mask = RNG.normal(0, 1, [1, nw, 1, n, n]).astype(np.float32)
+        nodes = [helper.make_node("Reshape", ["x", "view"], ["v"]),
+                 helper.make_node("Gather", ["v", "one"], ["g"], axis=2),
+                 helper.make_node("Reshape", ["g", "view5"], ["g5"]),
+                 helper.make_node("Add", ["g5", "mask"], ["s"]),
+                 helper.make_node("Reshape", ["s", "flat"], ["y"])]
+        graph = helper.make_graph(
+            nodes, "high_rank_ops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [b * nw, 3, heads, n * n])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [b * nw * heads * n * n])],
+            [numpy_helper.from_array(np.array([b, nw, 3, heads, n * n], np.int64), "view"),
+             numpy_helper.from_array(np.array(1, np.int64), "one"),
+             numpy_helper.from_array(np.array([b, nw, heads, n, n], np.int64), "view5"),
+             numpy_helper.from_array(mask, "mask"), numpy_helper.from_array(np.array([-1], np.int64), "flat")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        x = RNG.normal(0, 1, [b * nw, 3, heads, n * n]).astype(np.float32)
+        expected = (x.reshape(b, nw, 3, heads, n * n)[:, :, 1].reshape(b, nw, heads, n, n) + mask).reshape(-1)
+        r = weft.run(model, inputs={"x": x}, backend="approx")
+        np.testing.assert_allclose(r.outputs["y"], expected, rtol=1e-6)
+        q = weft.run(model, inputs={"x": x}, backend="approx", quantize="int8")
+        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"})
 
     def test_against_numpy(self):
         cases = [([2, 3, 4, 5, 6], [2, 0, 3, 1, 4]), ([1, 2, 3, 2, 3, 4], [0, 2, 4, 3, 5, 1]),

@@ -563,6 +563,41 @@ TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {
       << importError(dropout(0.1f));
 }
 
+// ScatterND of constants folds at import (Swin's shifted-window mask is built so): the slices the
+// indices name replaced, or added to with reduction "add"; a bad index is refused by name.
+TEST(OnnxImport, ScatterNdOfConstantsFolds) {
+  const auto scatter = [](const char* reduction, std::vector<int64_t> index) {
+    Graph m(16);  // ScatterND's reduction: opset 16
+    m.input("x", {"2", "3"});
+    m.floats("data", {2, 3}, {1, 2, 3, 4, 5, 6});
+    m.int64s("flat_index", index);
+    m.int64s("index_shape", {2, 1});
+    m.floats("updates", {2, 3}, {10, 20, 30, 40, 50, 60});
+    m.node("Reshape", {"flat_index", "index_shape"}, {"indices"});
+    auto* n = m.node("ScatterND", {"data", "indices", "updates"}, {"mask"}, "scatter");
+    if (reduction != nullptr) {
+      auto* a = n->add_attribute();
+      a->set_name("reduction");
+      a->set_type(::onnx::AttributeProto::STRING);
+      a->set_s(reduction);
+    }
+    m.node("Add", {"x", "mask"}, {"y"});
+    m.output("y", 2);
+    return m;
+  };
+  const auto maskOf = [](const ImportedModel& imported) {
+    const auto& main = imported.model.main;
+    EXPECT_EQ(main.operations.size(), 1u);
+    const auto& mask = main.operands[main.operations.at(0).inputs[1]];
+    std::vector<float> values;
+    for (size_t i = 0; i < 6; ++i) values.push_back(mask.data.at<float>(i));
+    return values;
+  };
+  EXPECT_EQ(maskOf(scatter(nullptr, {1, 0}).import()), (std::vector<float>{40, 50, 60, 10, 20, 30}));
+  EXPECT_EQ(maskOf(scatter("add", {1, 1}).import()), (std::vector<float>{1, 2, 3, 54, 75, 96}));
+  EXPECT_NE(importError(scatter(nullptr, {0, 2})).find("ScatterND index is out of range"), std::string::npos);
+}
+
 // Converting an old Gemm needs its operands as matrices (libonnx's adapter indexes them blindly:
 // the fuzzer's allocation of a pointer-sized string). One found by inference converts.
 TEST(OnnxImport, OldGemmsConvertOnlyWithMatrixOperands) {

@@ -398,6 +398,51 @@ Result where(const Node& node, const Inputs& in, int64_t maxElements) {
   return std::vector<HostTensor>{std::move(out)};
 }
 
+// ScatterND of constants: data with the slices `indices` names replaced by `updates` (or added
+// or multiplied in, `reduction` add / mul). Swin's shifted-window attention mask is built so,
+// from zeros at export.
+Result scatterNd(const Node& node, const Inputs& in) {
+  HostTensor out = need(in, 0, node);
+  const HostTensor& indices = need(in, 1, node);
+  const HostTensor& updates = need(in, 2, node);
+  const std::string reduction = node.attrString("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul") {
+    throw ImportError(node.error(fmt::format("ScatterND reduction '{}' (none, add and mul are folded)", reduction)));
+  }
+  const size_t r = out.shape.size(), q = indices.shape.size();
+  if (q == 0 || indices.shape.back() < 1 || static_cast<size_t>(indices.shape.back()) > r) {
+    throw ImportError(node.error("ScatterND indices must end in a dimension of 1 to the data's rank"));
+  }
+  const auto k = static_cast<size_t>(indices.shape.back());
+  int64_t slice = 1;  // elements of one update: data's trailing r - k dimensions
+  for (size_t d = k; d < r; ++d) slice *= out.shape[d];
+  const int64_t count = indices.size() / static_cast<int64_t>(k);
+  if (updates.size() != count * slice) {
+    throw ImportError(node.error(fmt::format("ScatterND updates hold {} elements, {} x {} expected", updates.size(),
+                                             count, slice)));
+  }
+  for (int64_t u = 0; u < count; ++u) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < k; ++d) {
+      int64_t i = indices.asInt(u * static_cast<int64_t>(k) + static_cast<int64_t>(d));
+      if (i < 0) i += out.shape[d];
+      if (i < 0 || i >= out.shape[d]) throw ImportError(node.error("a ScatterND index is out of range"));
+      offset = offset * out.shape[d] + i;
+    }
+    offset *= slice;
+    for (int64_t e = 0; e < slice; ++e) {
+      if (isFloat(out.type)) {
+        const double v = updates.asDouble(u * slice + e), old = out.asDouble(offset + e);
+        out.setDouble(offset + e, reduction == "add" ? old + v : reduction == "mul" ? old * v : v);
+      } else {
+        const int64_t v = updates.asInt(u * slice + e), old = out.asInt(offset + e);
+        out.setInt(offset + e, reduction == "add" ? old + v : reduction == "mul" ? old * v : v);
+      }
+    }
+  }
+  return std::vector<HostTensor>{std::move(out)};
+}
+
 Result transpose(const Node& node, const Inputs& in) {
   const HostTensor& data = need(in, 0, node);
   const size_t rank = data.shape.size();
@@ -518,6 +563,7 @@ std::optional<std::vector<HostTensor>> foldNode(const Node& node, const std::vec
   if (op == "Expand") return expand(node, in, maxElements);
   if (op == "Where") return where(node, in, maxElements);
   if (op == "Transpose") return transpose(node, in);
+  if (op == "ScatterND") return scatterNd(node, in);
   if (op == "ReduceProd" || op == "ReduceSum") return reduce(node, in);
   return std::nullopt;
 }

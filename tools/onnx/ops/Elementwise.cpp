@@ -44,6 +44,56 @@ void requireTypeFor(const Node& node, Lowering& l, const std::string& value, Op 
                                            nn::toString(op))));
 }
 
+// `op` (with a fuse code) of two values whose broadcast has rank above 4, which NNAPI's operations
+// do not read: neighbouring axes that broadcast alike (full in both, or 1 in the same operand)
+// merge, both operands are reshaped to at most four such axes, and the result reshaped back.
+// Swin's shifted-window attention adds its [1, nW, 1, N, N] mask to [B, nW, heads, N, N] so
+// ([B, nW, heads, N*N]). Refused by name when more than four groups are left.
+void mergedBroadcast(const Node& node, Lowering& l, Op op) {
+  const Shape out = shapeOf(l, node.output(0));
+  const auto padded = [&](const Shape& s) {
+    Shape p(out.size() - s.size(), 1);
+    p.insert(p.end(), s.begin(), s.end());
+    return p;
+  };
+  const Shape a = padded(shapeOf(l, node.input(0))), b = padded(shapeOf(l, node.input(1)));
+  Shape ma, mb;
+  int last = -1;  // the pattern of the group being merged: 0 both full, 1 a broadcast, 2 b broadcast, 3 both 1
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;  // a unit axis goes with any group
+    const int pattern = (a[d] == 1 ? 1 : 0) | (b[d] == 1 ? 2 : 0);
+    if (pattern == last) {
+      ma.back() *= a[d];
+      mb.back() *= b[d];
+    } else {
+      ma.push_back(a[d]);
+      mb.push_back(b[d]);
+      last = pattern;
+    }
+  }
+  if (ma.size() > 4) {
+    throw ImportError(node.error(fmt::format("a broadcast of {} and {} that no rank-4 one expresses",
+                                             shapeString(shapeOf(l, node.input(0))),
+                                             shapeString(shapeOf(l, node.input(1))))));
+  }
+  if (ma.empty()) ma = mb = {1};
+  Shape mo(ma.size());
+  for (size_t d = 0; d < ma.size(); ++d) mo[d] = std::max(ma[d], mb[d]);
+  // A constant (the mask) is laid out at its merged shape directly: NNAPI reshapes nothing of rank 5.
+  const auto mergedInput = [&](size_t i, const Shape& shape, const char* suffix) {
+    const std::string name = node.output(0) + suffix;
+    if (!l.isConstant(node.input(i))) return reshaped(l, in(node, l, i), shape, name);
+    const HostTensor& c = l.constant(node.input(i));
+    return l.constantOperand(HostTensor(c.type, shape, c.bytes), name);
+  };
+  const uint32_t x = mergedInput(0, ma, "_a_merged");
+  const uint32_t y = mergedInput(1, mb, "_b_merged");
+  const uint32_t result = l.output(node, 0);
+  const uint32_t merged = l.temporary(l.nn().operand(result).type, mo, node.output(0) + "_merged");
+  l.add(op, {x, y, l.nn().scalarInt32(kFuseNone)}, {merged});
+  reshapeTo(l, merged, out, result);
+}
+
 // Two-input arithmetic with a fuse code (ADD, SUB, MUL, DIV).
 Converter arithmetic(Op op) {
   return [op](const Node& node, Lowering& l) {
@@ -56,6 +106,7 @@ Converter arithmetic(Op op) {
       // operands of one sign, which an import cannot know.
       throw ImportError(node.error("integer Div (NNAPI rounds toward negative infinity, ONNX toward zero)"));
     }
+    if (rankOf(l, node.output(0)) > 4) return mergedBroadcast(node, l, op);
     l.add(op, {in(node, l, 0), in(node, l, 1), l.nn().scalarInt32(kFuseNone)}, {l.output(node, 0)});
   };
 }

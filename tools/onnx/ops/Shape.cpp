@@ -246,6 +246,27 @@ void convertGather(const Node& node, Lowering& l) {
     l.add(Op::SELECT, {negative, wrapped, raw}, {indices});
   }
   const uint32_t out = l.output(node, 0);
+  if (x.size() > 4) {
+    // NNAPI's GATHER reads rank 4 at most: the axes before and after `axis` merged, [before, n,
+    // after] (Swin's q, k, v taken from its rank-5 [3, B, heads, N, d]), then reshaped back.
+    int64_t before = 1, after = 1;
+    for (size_t d = 0; d < x.size(); ++d) {
+      if (static_cast<int64_t>(d) < axis) before *= x[d];
+      if (static_cast<int64_t>(d) > axis) after *= x[d];
+    }
+    const uint32_t merged = reshaped(l, in(node, l, 0), Shape{before, x[axis], after}, node.output(0) + "_merged");
+    Shape gathered{before};
+    gathered.insert(gathered.end(), indexShape.begin(), indexShape.end());
+    gathered.push_back(after);
+    if (gathered.size() > 4) {
+      throw ImportError(node.error(fmt::format("a Gather of a rank-{} value by indices of rank {}", x.size(),
+                                               indexShape.size())));
+    }
+    const uint32_t g = l.temporary(l.nn().operand(out).type, gathered, node.output(0) + "_gathered");
+    l.add(Op::GATHER, {merged, l.nn().scalarInt32(1), indices}, {g});
+    reshapeTo(l, g, shapeOf(l, node.output(0)), out);
+    return;
+  }
   if (shapeOf(l, node.input(1)).empty()) {
     // A scalar index drops the axis: gather with a one-element index, then reshape.
     Shape gathered = x;
