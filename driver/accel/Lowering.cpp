@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 26> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 27> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -43,6 +43,7 @@ constexpr std::array<std::pair<T, LowerFn>, 26> kOperations{{
     {T::TRANSPOSE, lowerTranspose},
     {T::CHANNEL_SHUFFLE, lowerChannelShuffle},
     {T::SLICE, lowerSlice},
+    {T::STRIDED_SLICE, lowerStridedSlice},
     {T::GATHER, lowerGather},
 }};
 

@@ -41,6 +41,7 @@ nn::Result<LoweredOperation> lowerPad(const OperationReader& r, uint32_t index, 
 nn::Result<LoweredOperation> lowerTranspose(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerChannelShuffle(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSlice(const OperationReader& r, uint32_t index, bool withValues);
+nn::Result<LoweredOperation> lowerStridedSlice(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerGather(const OperationReader& r, uint32_t index, bool withValues);
 
 }  // namespace weft::accel
