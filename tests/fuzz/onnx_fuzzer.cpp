@@ -6,7 +6,8 @@
 // (opset6_prelu_*_per_channel.onnx, from Debian's libonnx-testdata), and opset-6 Adds that
 // broadcast a constant and an input from axis 1 (opset6_add_*_along_axis1.onnx), laid out too;
 // transposes of rank 5 and 6 of a reshaped value (rank5_attention_transpose.onnx,
-// rank6_window_partition.onnx) and a training-mode Dropout of ratio 0.
+// rank6_window_partition.onnx), a training-mode Dropout of ratio 0, and a Swin-like rank-5 Gather
+// and broadcast Add of a folded ScatterND mask (rank5_gather_mask_scatternd.onnx).
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>
