@@ -11,8 +11,6 @@
 
 namespace weft::tool {
 
-namespace {
-
 using LifeTime = nn::Operand::LifeTime;
 
 bool isConstant(const test::TestOperand& o) {
@@ -23,6 +21,8 @@ bool isConstant(const test::TestOperand& o) {
 uint64_t operandBytes(const test::TestOperand& o) {
   return nn::numberOfElements(o.dimensions) * test::testElementSize(o.type);
 }
+
+namespace {
 
 // `model` compiled for `devices` (none: NNAPI's own choice) and run once on its inputs.
 std::vector<std::vector<uint8_t>> outputsOn(const test::TestModel& model, std::vector<ANeuralNetworksDevice*> devices,

@@ -20,6 +20,11 @@ std::vector<std::vector<uint8_t>> cpuReferenceOutputs(const test::TestModel& mod
 // model between it and the CPU.
 std::vector<std::vector<uint8_t>> acceleratorOutputs(const test::TestModel& model, const std::string& origin);
 
+// Whether an operand holds its value in the model (a constant, omitted, or a subgraph).
+bool isConstant(const test::TestOperand& o);
+// Bytes of an operand's value at its dimensions.
+uint64_t operandBytes(const test::TestOperand& o);
+
 // Operation `index` of `model` as a model of its own: its constant operands as they are, its
 // other inputs model inputs holding `values` (zeros where `values` has none), its outputs the
 // model's outputs.

@@ -35,15 +35,6 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-bool isConstant(const test::TestOperand& o) {
-  return o.lifetime == LifeTime::CONSTANT_COPY || o.lifetime == LifeTime::CONSTANT_REFERENCE ||
-         o.lifetime == LifeTime::NO_VALUE || o.lifetime == LifeTime::SUBGRAPH;
-}
-
-uint64_t operandBytes(const test::TestOperand& o) {
-  return nn::numberOfElements(o.dimensions) * test::testElementSize(o.type);
-}
-
 // The values flowing through `model` on the inputs its input operands hold: every operand an
 // operation reads or writes that is not a constant, from one run of the whole model on the CPU
 // reference (zeros where nothing reads values).
