@@ -7,7 +7,10 @@
 // broadcast a constant and an input from axis 1 (opset6_add_*_along_axis1.onnx), laid out too;
 // transposes of rank 5 and 6 of a reshaped value (rank5_attention_transpose.onnx,
 // rank6_window_partition.onnx), a training-mode Dropout of ratio 0, and a Swin-like rank-5 Gather
-// and broadcast Add of a folded ScatterND mask (rank5_gather_mask_scatternd.onnx).
+// and broadcast Add of a folded ScatterND mask (rank5_gather_mask_scatternd.onnx), MaxViT's
+// Einsum attention on rank-5 values with a rank-5 Softmax (einsum_rank5_attention.onnx), and
+// Einsums of three operands, a constant, ellipses, an implicit output and a summed label
+// (einsum_operands_ellipsis_sum.onnx).
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>

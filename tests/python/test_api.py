@@ -315,6 +315,99 @@ class StridedSlice(unittest.TestCase):
                     self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"})
 
 
+class Einsum(unittest.TestCase):
+    """ONNX Einsum as the matrix products its equation spells (attention written with torch.einsum,
+    MaxViT's rank-5 attention): float against numpy.einsum; in int8 every layer on the accelerator."""
+
+    CASES = [  # equation, operand shapes, which operands are constants
+        ("ij,jk->ik", [(3, 4), (4, 5)], ()),
+        ("ij,jk->ik", [(3, 4), (4, 5)], (1,)),          # weights: FULLY_CONNECTED
+        ("ij,jk->ik", [(3, 4), (4, 5)], (0,)),          # a constant first operand
+        ("bhid,bhjd->bhij", [(2, 3, 4, 8), (2, 3, 5, 8)], ()),  # q @ k^T: adj_y
+        ("bhij,bhjd->bhid", [(2, 3, 4, 5), (2, 3, 5, 8)], ()),
+        ("bhqk,bhkd->bqhd", [(2, 3, 4, 5), (2, 3, 5, 6)], ()),  # the output transposed
+        ("ji,jk->ik", [(4, 3), (4, 5)], ()),                   # adj_x
+        ("bid,nd->bin", [(2, 5, 8), (6, 8)], (1,)),
+        ("...ij,...jk->...ik", [(2, 3, 4, 5), (2, 3, 5, 6)], ()),
+        ("bij,bjk->bik", [(1, 3, 4), (2, 4, 5)], ()),          # a batch of 1 broadcast
+        ("i,i->", [(7,), (7,)], ()),
+        ("i,j->ij", [(3,), (4,)], ()),
+        ("ij,ij->ij", [(3, 4), (3, 4)], ()),
+        ("ij->ji", [(3, 4)], ()),
+        ("ijk->ik", [(2, 3, 4)], ()),                           # a sum
+        ("ij", [(3, 4)], ()),                                   # implicit output
+        ("ji", [(3, 4)], ()),
+        ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)], (1,)),   # three operands
+        ("ik,kj,ji->", [(2, 3), (3, 4), (4, 2)], ()),
+        ("abcd,acd->ab", [(2, 3, 4, 5), (2, 4, 5)], ()),
+    ]
+
+    def model(self, equation, shapes, constants, values, view=None):
+        inputs, inits, names, nodes = [], [], [], []
+        for i, (shape, value) in enumerate(zip(shapes, values)):
+            name = f"x{i}"
+            if i in constants:
+                inits.append(numpy_helper.from_array(value, name))
+            elif view is not None:  # given at rank 4, seen at rank 5 (MaxViT's attention)
+                inputs.append(helper.make_tensor_value_info(name + "_4d", TensorProto.FLOAT, view[0]))
+                inits.append(numpy_helper.from_array(np.array(shape, np.int64), name + "_shape"))
+                nodes.append(helper.make_node("Reshape", [name + "_4d", name + "_shape"], [name]))
+            else:
+                inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape)))
+            names.append(name)
+        expected = np.einsum(equation.replace(" ", ""), *values)
+        nodes.append(helper.make_node("Einsum", names, ["y"], equation=equation))
+        graph = helper.make_graph(nodes, "einsum", inputs,
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(expected.shape))], inits)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), expected
+
+    def test_equations_against_numpy(self):
+        for equation, shapes, constants in self.CASES:
+            with self.subTest(equation=equation, shapes=shapes, constants=constants):
+                values = [RNG.normal(0, 1, s).astype(np.float32) for s in shapes]
+                model, expected = self.model(equation, shapes, constants, values)
+                feeds = {f"x{i}": v for i, v in enumerate(values) if i not in constants}
+                r = weft.run(model, inputs=feeds, backend="approx")
+                np.testing.assert_allclose(r.outputs["y"].reshape(expected.shape), expected, rtol=1e-5, atol=1e-5)
+                q = weft.run(model, inputs=feeds, backend="approx", quantize="int8")
+                self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
+
+    def test_maxvit_rank_five_attention(self):
+        for equation, shapes in (("B G H I D, B G H J D -> B G H I J", [(1, 4, 2, 6, 8), (1, 4, 2, 6, 8)]),
+                                 ("B G H I J, B G H J D -> B G H I D", [(1, 4, 2, 6, 6), (1, 4, 2, 6, 8)])):
+            with self.subTest(equation=equation):
+                values = [RNG.normal(0, 1, s).astype(np.float32) for s in shapes]
+                views = [[4, 2, 6, s[-1]] for s in shapes]
+                inputs, inits, nodes = [], [], []
+                for i, (shape, view) in enumerate(zip(shapes, views)):
+                    inputs.append(helper.make_tensor_value_info(f"x{i}_4d", TensorProto.FLOAT, view))
+                    inits.append(numpy_helper.from_array(np.array(shape, np.int64), f"s{i}"))
+                    nodes.append(helper.make_node("Reshape", [f"x{i}_4d", f"s{i}"], [f"x{i}"]))
+                expected = np.einsum(equation.replace(" ", ""), *values)
+                nodes.append(helper.make_node("Einsum", ["x0", "x1"], ["e"], equation=equation))
+                # The Softmax MaxViT applies to the rank-5 scores, then back to rank 4 as an output.
+                nodes.append(helper.make_node("Softmax", ["e"], ["p"], axis=-1))
+                out = [8] + list(expected.shape[3:])
+                inits.append(numpy_helper.from_array(np.array(out, np.int64), "out"))
+                nodes.append(helper.make_node("Reshape", ["p", "out"], ["y"]))
+                graph = helper.make_graph(nodes, "maxvit_attention", inputs,
+                                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)], inits)
+                model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+                feeds = {f"x{i}_4d": v.reshape(view) for i, (v, view) in enumerate(zip(values, views))}
+                e = np.exp(expected - expected.max(-1, keepdims=True))
+                r = weft.run(model, inputs=feeds, backend="approx")
+                np.testing.assert_allclose(r.outputs["y"].ravel(), (e / e.sum(-1, keepdims=True)).ravel(),
+                                           rtol=1e-5, atol=1e-6)
+                q = weft.run(model, inputs=feeds, backend="approx", quantize="int8")
+                self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
+
+    def test_diagonals_are_refused(self):
+        values = [RNG.normal(0, 1, (3, 3)).astype(np.float32)]
+        model, _ = self.model("ii->i", [(3, 3)], (), values)
+        with self.assertRaisesRegex(weft.WeftError, "'i' twice in operand 0"):
+            weft.run(model, inputs={"x0": values[0]}, backend="approx")
+
+
 class Sweep(unittest.TestCase):
     def test_two_points_of_an_onnx_workload(self):
         model, _ = conv_model(channels=8, size=8)

@@ -540,6 +540,85 @@ TEST(OnnxImport, AHighRankTransposeIsRankFourTransposesOfTheValueItWasReshapedFr
   }
 }
 
+// Einsum is the matrix products its equation spells: attention's q @ k^T is one BATCH_MATMUL with
+// adj_y (no TRANSPOSE), with its batch dimensions as they are; MaxViT's rank-5 form merges them;
+// a constant operand with nothing batched is FULLY_CONNECTED's weights; ONNX 1.12 infers only the
+// output's rank, so its sizes come from the equation for the nodes after it.
+TEST(OnnxImport, EinsumIsTheMatrixProductsItsEquationSpells) {
+  const auto einsum = [](const std::string& equation, const std::vector<std::vector<std::string>>& shapes,
+                         bool constantSecond = false, const std::vector<int64_t>& view = {}) {
+    Graph m;
+    std::vector<std::string> names;
+    if (!view.empty()) m.int64s("view", view);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      std::string name = "x" + std::to_string(i);
+      if (constantSecond && i == 1) {
+        std::vector<int64_t> dims;
+        for (const auto& d : shapes[i]) dims.push_back(std::stoll(d));
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        m.floats(name, dims, std::vector<float>(static_cast<size_t>(n), 0.5f));
+      } else {
+        m.input(name, shapes[i]);
+      }
+      if (!view.empty()) {  // seen as another shape (MaxViT's rank-5 values) by a Reshape
+        m.node("Reshape", {name, "view"}, {name + "_view"});
+        name += "_view";
+      }
+      names.push_back(name);
+    }
+    auto* n = m.node("Einsum", names, {"e"}, "einsum");
+    auto* a = n->add_attribute();
+    a->set_name("equation");
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(equation);
+    m.node("Relu", {"e"}, {"y"});  // reads the inferred shape
+    const size_t arrow = equation.find("->");
+    int rank = 0;
+    for (size_t i = arrow + 2; arrow != std::string::npos && i < equation.size(); ++i) rank += std::isalpha(equation[i]) ? 1 : 0;
+    m.output("y", rank);
+    return m;
+  };
+  using Op = nn::OperationType;
+  const ImportedModel qk = einsum("bhid,bhjd->bhij", {{"2", "3", "4", "8"}, {"2", "3", "5", "8"}}).import();
+  EXPECT_EQ(operationsOf(qk), (std::multiset<Op>{Op::BATCH_MATMUL, Op::RELU}));
+  const auto& bmm = qk.model.main.operations.at(0);
+  EXPECT_EQ(qk.model.main.operands[bmm.inputs[3]].data.at<uint8_t>(0), 1);  // adj_y
+  EXPECT_EQ(qk.model.main.operands[bmm.outputs[0]].dimensions, (std::vector<uint32_t>{2, 3, 4, 5}));
+  // MaxViT's spelling (spaces, capitals) on rank-5 values made by a Reshape.
+  const Graph maxvit = einsum("B G H I D, B G H J D -> B G H I J", {{"1", "8", "4", "8"}, {"1", "8", "4", "8"}},
+                              false, {1, 4, 2, 4, 8});
+  const ImportedModel five = maxvit.import();
+  size_t bmms = 0;
+  for (const auto& op : five.model.main.operations) {
+    if (op.type != Op::BATCH_MATMUL) continue;
+    ++bmms;
+    EXPECT_EQ(five.model.main.operands[op.outputs[0]].dimensions, (std::vector<uint32_t>{8, 4, 4}));
+  }
+  EXPECT_EQ(bmms, 1u);
+  const ImportedModel fc = einsum("bid,nd->bin", {{"2", "5", "8"}, {"6", "8"}}, true).import();
+  EXPECT_EQ(operationsOf(fc).count(Op::FULLY_CONNECTED), 1u);
+  EXPECT_EQ(operationsOf(fc).count(Op::BATCH_MATMUL), 0u);
+  // A label one operand alone has is summed by the array (a FULLY_CONNECTED of ones), not REDUCE_SUM.
+  const ImportedModel summed = einsum("ij->i", {{"3", "4"}}).import();
+  EXPECT_EQ(operationsOf(summed).count(Op::FULLY_CONNECTED), 1u);
+
+  const auto refused = [&](const std::string& equation, const std::vector<std::vector<std::string>>& shapes) {
+    return importError(einsum(equation, shapes));
+  };
+  EXPECT_NE(refused("ii->i", {{"3", "3"}}).find("'i' twice in operand 0 (a diagonal"), std::string::npos)
+      << refused("ii->i", {{"3", "3"}});
+  // ONNX's own inference refuses these first.
+  EXPECT_NE(refused("ij,jk->ik", {{"3", "4"}}).find("Number of input tensors does not match the operands"),
+            std::string::npos);
+  EXPECT_NE(refused("ijk->i", {{"3", "4"}}).find("Rank of input 0 does not match the equation"), std::string::npos);
+  EXPECT_NE(refused("i2->i", {{"3", "4"}}).find("'2' in operand 0 is not a letter"), std::string::npos);
+  EXPECT_NE(refused("ij->iq", {{"3", "4"}}).find("the output's 'q' is in no operand"), std::string::npos);
+  EXPECT_NE(refused("ij,jk->ik", {{"3", "4"}, {"5", "6"}}).find("'j' is 5 in operand 1 and 4"), std::string::npos)
+      << refused("ij,jk->ik", {{"3", "4"}, {"5", "6"}});
+  EXPECT_NE(refused("ij->i->j", {{"3", "4"}}), "(imported)");
+}
+
 // Dropout in training mode with a ratio of 0 drops nothing (Swin's attention dropout as
 // torchvision exports it): the identity. With a ratio above 0 it would draw masks: refused.
 TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {

@@ -23,6 +23,7 @@
 #include "Folding.h"
 #include "Fusion.h"
 #include "QuantizedGraph.h"
+#include "ops/Einsum.h"
 #include "ImportError.h"
 
 namespace weft::onnx {
@@ -102,6 +103,7 @@ class Importer final : public Lowering {
   void addFoldedToProto(const std::string& name, const HostTensor& t);
   void bindInputs();
   void inferAndFold();
+  size_t inferEinsumShapes();
   void foldBatchNorms();
   void fuseTransformerLayers();
   void planQuantizedNodes();
@@ -594,7 +596,7 @@ void Importer::inferAndFold() {
       folded_[i] = true;
       ++foldedNow;
     }
-    if (foldedNow == 0) break;
+    if (foldedNow == 0 && inferEinsumShapes() == 0) break;
     // The next round infers shapes over what is left, the folded values now initializers.
     auto* nodes = proto_.mutable_graph()->mutable_node();
     nodes->Clear();
@@ -611,6 +613,36 @@ void Importer::inferAndFold() {
                  }),
                  infos->end());
   }
+}
+
+// ONNX 1.12 infers an Einsum's output rank, not its sizes: they come from the equation, written
+// into the proto for the next round to infer the nodes after it. Returns how many it found.
+size_t Importer::inferEinsumShapes() {
+  size_t found = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i] || nodes_[i].op_type() != "Einsum" || !nodes_[i].domain().empty()) continue;
+    const Node node(nodes_[i], static_cast<int>(i), opset_);
+    if (node.outputCount() != 1 || infos_.count(node.output(0)) != 0) continue;
+    std::vector<Shape> shapes;
+    for (size_t k = 0; k < node.inputCount(); ++k) {
+      auto it = infos_.find(node.input(k));
+      if (it == infos_.end()) break;
+      shapes.push_back(it->second.shape);
+    }
+    if (shapes.size() != node.inputCount() || shapes.empty()) continue;
+    current_ = &node;
+    const Shape shape = ops::einsumOutputShape(node, shapes);
+    current_ = nullptr;
+    const DType type = infos_.at(node.input(0)).type;
+    infos_[node.output(0)] = ValueInfo{type, shape};
+    auto* v = proto_.mutable_graph()->add_value_info();
+    v->set_name(node.output(0));
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(static_cast<int32_t>(type));
+    for (const int64_t d : shape) t->mutable_shape()->add_dim()->set_dim_value(d);
+    ++found;
+  }
+  return found;
 }
 
 // A BatchNormalization whose input is a convolution's output that nothing else reads, all its

@@ -322,7 +322,8 @@ void convertIdentity(const Node& node, Lowering& l) {
 
 // Softmax and LogSoftmax. Before opset 13 they normalize over every dimension from `axis` on
 // (the input seen as 2-D); NNAPI normalizes along one axis, so the input is reshaped to 2-D and
-// back unless the trailing dimensions are one.
+// back unless the trailing dimensions are one. NNAPI's tensors have rank 4 at most: a rank-5
+// input is seen as [before the axis, the axis, after it].
 Converter softmax(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {"axis"});
@@ -332,12 +333,16 @@ Converter softmax(Op op) {
     const int64_t axis = axisIn(node, node.attrInt("axis", node.opset() >= 13 ? -1 : 1), rank);
     const uint32_t x = in(node, l, 0), out = l.output(node, 0);
     const uint32_t beta = floatScalarLike(l, node.input(0), 1.0f);
-    if (node.opset() >= 13 || axis + 1 == static_cast<int64_t>(rank)) {
+    const bool oneAxis = node.opset() >= 13 || axis + 1 == static_cast<int64_t>(rank);
+    if (oneAxis && rank <= 4) {
       l.add(op, {x, beta, l.nn().scalarInt32(static_cast<int32_t>(axis))}, {out});
       return;
     }
     const int64_t outer = elementCount(Shape(shape.begin(), shape.begin() + axis));
-    const Shape flat{outer, elementCount(shape) / std::max<int64_t>(outer, 1)};
+    Shape flat{outer, elementCount(shape) / std::max<int64_t>(outer, 1)};
+    if (oneAxis && axis + 1 < static_cast<int64_t>(rank)) {  // rank 5 and more: [outer, axis, inner]
+      flat = {outer, shape[static_cast<size_t>(axis)], flat[1] / std::max<int64_t>(shape[static_cast<size_t>(axis)], 1)};
+    }
     const uint32_t x2 = reshaped(l, x, flat, node.output(0) + "_2d");
     const uint32_t y2 = temporaryLike(l, out, flat, node.output(0) + "_2d_out");
     l.add(op, {x2, beta, l.nn().scalarInt32(1)}, {y2});

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cstring>
 
 #include <onnx/onnx_pb.h>
@@ -103,6 +104,7 @@ uint32_t lowRankSource(Lowering& l, uint32_t input) {
 void reshapeTo(Lowering& l, uint32_t input, const Shape& shape, uint32_t output) {
   input = lowRankSource(l, input);
   std::vector<int32_t> dims(shape.begin(), shape.end());
+  if (dims.empty()) dims.push_back(1);  // a scalar is held as [1] (nnDims)
   l.add(nn::OperationType::RESHAPE, {input, l.nn().int32Vector(dims)}, {output});
 }
 
@@ -110,6 +112,90 @@ uint32_t reshaped(Lowering& l, uint32_t input, const Shape& shape, const std::st
   const uint32_t out = temporaryLike(l, input, shape, name);
   reshapeTo(l, input, shape, out);
   return out;
+}
+
+void permuteInto(Lowering& l, uint32_t input, const Shape& x, const std::vector<int64_t>& perm, const Shape& shape,
+                 uint32_t out, const std::string& name) {
+  const size_t rank = x.size();
+  Shape permuted(rank);
+  for (size_t d = 0; d < rank; ++d) permuted[d] = x[static_cast<size_t>(perm[d])];
+  const std::vector<uint32_t> held = l.nn().operand(input).dimensions;
+  if (rank <= 4 && shape == permuted && held == nnDims(x)) {
+    std::vector<int32_t> p32(perm.begin(), perm.end());
+    l.add(nn::OperationType::TRANSPOSE, {input, l.nn().int32Vector(p32)}, {out});
+    return;
+  }
+  // NNAPI transposes up to rank 4: drop the unit dimensions and merge the runs of dimensions that
+  // stay neighbours (a channel shuffle's [N, G, C/G, H, W] -> [N, C/G, G, H, W] is a rank-4
+  // transpose of [N, G, C/G, H*W]), then reshape around a TRANSPOSE of that rank.
+  std::vector<int64_t> kept;  // input axes that are not 1, in output order
+  for (int64_t p : perm) {
+    if (x[static_cast<size_t>(p)] != 1) kept.push_back(p);
+  }
+  std::vector<std::vector<int64_t>> runs;  // merged input axes, in output order
+  for (int64_t p : kept) {
+    if (!runs.empty() && runs.back().back() + 1 == p) {
+      runs.back().push_back(p);
+    } else {
+      runs.push_back({p});
+    }
+  }
+  if (runs.size() <= 1) {  // the order of the elements does not change
+    reshapeTo(l, input, shape, out);
+    return;
+  }
+  std::vector<size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a][0] < runs[b][0]; });
+  Shape merged(runs.size());
+  std::vector<int32_t> p32(runs.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    int64_t size = 1;
+    for (int64_t a : runs[order[k]]) size *= x[static_cast<size_t>(a)];
+    merged[k] = size;
+  }
+  for (size_t k = 0; k < runs.size(); ++k) {
+    p32[k] = static_cast<int32_t>(std::find(order.begin(), order.end(), k) - order.begin());
+  }
+  Shape mergedOut(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) mergedOut[k] = merged[static_cast<size_t>(p32[k])];
+  const uint32_t flat = held == nnDims(merged) ? input : reshaped(l, input, merged, name + "_merged");
+  const nn::OperandType type = l.nn().operand(out).type;
+  if (runs.size() <= 4) {
+    if (shape == mergedOut) {
+      l.add(nn::OperationType::TRANSPOSE, {flat, l.nn().int32Vector(p32)}, {out});
+      return;
+    }
+    const uint32_t moved = l.temporary(type, mergedOut, name + "_moved");
+    l.add(nn::OperationType::TRANSPOSE, {flat, l.nn().int32Vector(p32)}, {moved});
+    reshapeTo(l, moved, shape, out);
+    return;
+  }
+  // Still more than four (Swin's and MaxViT's window partitions, attention's [B, N, 3, H, D] ->
+  // [3, B, H, N, D]): the output order built one group at a time, each step a rank-4 TRANSPOSE
+  // of [before, between, the group, after] that brings the next group of the output forward past
+  // those between (at most groups - 1 steps, a copy each), with a RESHAPE to the step's four.
+  std::vector<size_t> cur(runs.size());  // the current order of the merged groups
+  std::iota(cur.begin(), cur.end(), 0);
+  uint32_t value = flat;
+  int step = 0;
+  const auto product = [&](size_t from, size_t to) {
+    int64_t n = 1;
+    for (size_t i = from; i < to; ++i) n *= merged[cur[i]];
+    return n;
+  };
+  for (size_t k = 0; k < cur.size(); ++k) {
+    const size_t j = static_cast<size_t>(std::find(cur.begin(), cur.end(), static_cast<size_t>(p32[k])) - cur.begin());
+    if (j == k) continue;
+    const Shape four{product(0, k), product(k, j), product(j, j + 1), product(j + 1, cur.size())};
+    const std::string stepName = fmt::format("{}_step{}", name, step++);
+    const uint32_t grouped = reshaped(l, value, four, stepName + "_in");
+    value = l.temporary(type, Shape{four[0], four[2], four[1], four[3]}, stepName);
+    l.add(nn::OperationType::TRANSPOSE, {grouped, l.nn().int32Vector({0, 2, 1, 3})}, {value});
+    std::rotate(cur.begin() + static_cast<std::ptrdiff_t>(k), cur.begin() + static_cast<std::ptrdiff_t>(j),
+                cur.begin() + static_cast<std::ptrdiff_t>(j + 1));
+  }
+  reshapeTo(l, value, shape, out);
 }
 
 uint32_t broadcastTo(Lowering& l, const std::string& value, uint32_t input, const Shape& shape) {

@@ -52,6 +52,14 @@ void poolWholePlane(Lowering& l, nn::OperationType pool, uint32_t input, const S
 // A new operand holding `input` reshaped to `shape`.
 uint32_t reshaped(Lowering& l, uint32_t input, const Shape& shape, const std::string& name);
 
+// TRANSPOSE of `input`, read as a tensor of shape `x` (its operand may hold the same elements in
+// another shape), by `perm` into `out`, whose `shape` may be any reshape of the permuted one. At
+// most rank-4 TRANSPOSEs run: unit dimensions are dropped and dimensions that stay neighbours
+// merged, and more than four groups take one rank-4 step a group; none runs when the order of
+// the elements does not change. `name` prefixes the temporaries.
+void permuteInto(Lowering& l, uint32_t input, const Shape& x, const std::vector<int64_t>& perm, const Shape& shape,
+                 uint32_t out, const std::string& name);
+
 // `input` (of ONNX value `value`) broadcast to `shape` as a new operand: ADD of zeros for
 // numbers, LOGICAL_OR with false for booleans (NNAPI's element-wise operations broadcast).
 uint32_t broadcastTo(Lowering& l, const std::string& value, uint32_t input, const Shape& shape);

@@ -19,6 +19,7 @@ const ops::Registry& registry() {
     ops::registerShape(r);
     ops::registerReduction(r);
     ops::registerMatMul(r);
+    ops::registerEinsum(r);
     ops::registerResize(r);
     ops::registerComposed(r);
     ops::registerTransformer(r);

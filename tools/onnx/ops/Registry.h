@@ -28,6 +28,8 @@ void registerPooling(Registry& r);
 void registerShape(Registry& r);
 void registerReduction(Registry& r);
 void registerMatMul(Registry& r);
+// Einsum as the matrix products, sums and transposes its equation spells.
+void registerEinsum(Registry& r);
 void registerResize(Registry& r);
 void registerComposed(Registry& r);
 // LayerNormalization and Gelu, onto org.weft.accel when the import may use it.
