@@ -133,13 +133,22 @@ void lowerReshapeInputs(LayoutPlan& plan) {
     const VectorLayer* reshape = lo.type() == nn::OperationType::RESHAPE ? lo.vector() : nullptr;
     if (reshape == nullptr || reshape->inputs.size() != 1 || reshape->outputs.size() != 1) continue;
     const TensorLayout& input = plan.tensors.at(reshape->inputs[0].operand);
-    if (input.layout != DataLayout::kNCHW || inLogicalOrder(input)) continue;
-    // The device holds [N, H, W, C] (bytes: values of valueBytes); the reshape reads [N, C, H, W].
+    const TensorLayout& output = plan.tensors.at(reshape->outputs[0].operand);
+    const bool inNchw = input.layout == DataLayout::kNCHW && !inLogicalOrder(input);
+    const bool outNchw = output.layout == DataLayout::kNCHW && !inLogicalOrder(output);
+    if (inNchw == outNchw) continue;  // dense to dense; NCHW to NCHW is refused (checkDense)
     const uint32_t valueBytes = reshape->valueBytes();
-    const ImageShape& image = input.image;
-    CopyBox box = permutedBox({image.batches, image.height, image.width, image.channels / valueBytes}, {0, 3, 1, 2},
-                              valueBytes);
-    auto copy = stridedCopyLayer({std::move(box)}, valueBytes, "reshape of an NCHW image");
+    CopyBox box;
+    if (inNchw) {  // the device holds [N, H, W, C] (bytes: values of valueBytes); the reshape reads [N, C, H, W]
+      const ImageShape& image = input.image;
+      box = permutedBox({image.batches, image.height, image.width, image.channels / valueBytes}, {0, 3, 1, 2},
+                        valueBytes);
+    } else {  // it writes [N, C, H, W] (its input's dense order) into the [N, H, W, C] the device holds
+      const ImageShape& image = output.image;
+      box = permutedBox({image.batches, image.channels / valueBytes, image.height, image.width}, {0, 2, 3, 1},
+                        valueBytes);
+    }
+    auto copy = stridedCopyLayer({std::move(box)}, valueBytes, inNchw ? "reshape of an NCHW image" : "reshape into an NCHW image");
     copy->operationIndex = reshape->operationIndex;
     copy->type = reshape->type;
     copy->valueType = reshape->valueType;

@@ -139,8 +139,10 @@ struct LayoutPlan;
 void lowerFullyConnectedInputs(LayoutPlan& plan, std::map<uint32_t, nn::Error>* rejected);
 
 // And a RESHAPE whose input the plan keeps in NCHW order (an NCHW convolution's output: ViT's
-// patch embedding, flattened to [N, C, H*W]) reads the NHWC image bytes in NCHW order: a strided
-// copy (ops/StridedCopy.h) in place of its flat copy.
+// patch embedding, flattened to [N, C, H*W]) reads the NHWC image bytes in NCHW order, and one
+// whose output it keeps so (MaxViT's grid departition, [B, C, H, W] for the next block's
+// convolutions) writes them from its dense input: a strided copy (ops/StridedCopy.h) in place of
+// its flat copy.
 // So does a TRANSPOSE, SLICE or GATHER whose input or output the plan keeps in NCHW order: its
 // boxes are walked on the image (ops/StridedCopy.h, onNchwImages).
 void lowerReshapeInputs(LayoutPlan& plan);

@@ -315,8 +315,14 @@ namespace {
 
 // What an operation indexes as dense bytes (kFlat) must be kept dense: without a halo and in
 // logical order. The exceptions read an image form instead, after the plan: FULLY_CONNECTED's
-// input (lowerFullyConnectedInputs, any image), RESHAPE's input and a TRANSPOSE's, SLICE's or
-// GATHER's input and output (lowerReshapeInputs: an image in NCHW order without a halo).
+// input (lowerFullyConnectedInputs, any image), RESHAPE's input or its output (one of the two) and
+// a TRANSPOSE's, SLICE's or GATHER's input and output (lowerReshapeInputs: an image in NCHW order
+// without a halo).
+bool denseOrAbsent(const LayoutPlan& plan, uint32_t operand) {
+  auto it = plan.tensors.find(operand);
+  return it == plan.tensors.end() || inLogicalOrder(it->second);
+}
+
 void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& reject) {
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
@@ -330,8 +336,12 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
         if (u.layout != DataLayout::kFlat || (fc && u.operand == g->inputOperand)) continue;
         auto it = plan.tensors.find(u.operand);
         if (it == plan.tensors.end()) continue;
-        const bool reshapedImage = reshape != nullptr && reshape->inputs.size() == 1 &&
-                                   u.operand == reshape->inputs[0].operand && it->second.layout == DataLayout::kNCHW;
+        // A RESHAPE reads an NCHW image, or writes one from dense bytes (not both: one strided copy).
+        const bool reshapedImage = reshape != nullptr && reshape->inputs.size() == 1 && reshape->outputs.size() == 1 &&
+                                   it->second.layout == DataLayout::kNCHW &&
+                                   (u.operand == reshape->inputs[0].operand ||
+                                    (u.operand == reshape->outputs[0].operand &&
+                                     denseOrAbsent(plan, reshape->inputs[0].operand)));
         const bool copiedImage = isStridedCopy(layer.type()) && layer.vector() != nullptr &&
                                  it->second.layout == DataLayout::kNCHW && it->second.dims.size() == 4 &&
                                  (u.operand == layer.vector()->inputs[0].operand ||

@@ -452,6 +452,40 @@ TEST(Execute, ChannelShuffleSliceAndTransposeReadAndWriteNchwImages) {
   }
 }
 
+// A 1x1 convolution reads a RESHAPE's output: [2, 60] -> [2, 3, 5, 4]. In NCHW (MaxViT's grid
+// departition before the next block's convolutions) the RESHAPE writes its dense input into the
+// NHWC image the convolution reads: a strided copy, on the accelerator. NHWC for comparison.
+OpModel reshapeIntoImage(std::mt19937& rng, bool nchw) {
+  ModelBuilder b;
+  const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const nn::Dimensions inDims{2, 60};
+  const uint32_t in = b.input(q8, inDims, 0.5f, 100);
+  const nn::Dimensions imageShape = imageDims(nchw, 2, 3, 5, 4);
+  const std::vector<int32_t> shape(imageShape.begin(), imageShape.end());
+  const uint32_t image = b.tensor(q8, imageShape, 0.5f, 100);
+  b.operation(nn::OperationType::RESHAPE, {in, b.constant(OperandType::TENSOR_INT32, {4}, shape.data(), 16)}, {image});
+  const auto w = randomBytes(rng, 6 * 3);
+  const std::vector<int32_t> bias(6, 0);
+  const uint32_t f = b.constant(q8, {6, 1, 1, 3}, w.data(), w.size(), 0.05f, 128);
+  const uint32_t bo = b.constant(OperandType::TENSOR_INT32, {6}, bias.data(), 24, 0.025f, 0);
+  const uint32_t out = b.tensor(q8, imageDims(nchw, 2, 6, 5, 4), 0.25f, 120);
+  b.operation(nn::OperationType::CONV_2D,
+              {image, f, bo, b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1),
+               b.int32Scalar(1), b.int32Scalar(0), b.boolScalar(nchw)},
+              {out});
+  b.output(out);
+  return builtWithRandomInput(b, inDims, 2 * 6 * 5 * 4, rng);
+}
+
+TEST(Execute, AReshapeWritesTheNchwImageAConvolutionReads) {
+  for (bool nchw : {false, true}) {
+    std::mt19937 rng(31);
+    const auto execution = expectWholeAndExact(reshapeIntoImage(rng, nchw), nchw ? "NCHW" : "NHWC");
+    ASSERT_TRUE(execution.has_value());
+    EXPECT_EQ(execution->profile.operations.size(), 2u);
+  }
+}
+
 // GROUPED_CONV_2D as one array layer a group, each reading its slice of the input's channels and
 // writing its slice of the output's: a 3x3 one with SAME padding (its input kept with a halo) in
 // 4 groups, then a 1x1 one (no halo) in 2, per-channel weights, in NHWC and NCHW (ResNeXt's and

@@ -452,6 +452,33 @@ class FromTorch(unittest.TestCase):
         self.assertGreater(cosine, 0.95)
         self.assertTrue(all(layer["device"] != "weft-cpu" for layer in q.layers), q.layers)
 
+    def test_a_small_maxvit(self):
+        """torchvision's MaxViT (MBConv with squeeze-excitation, window and grid attention written with
+        torch.einsum on rank-5 values, relative position bias) at 32x32: float within 1e-5 of PyTorch,
+        int8 every layer on the accelerator. He-initialized weights: torchvision's N(0, 0.02) leaves the
+        squeeze-excitation's Sigmoid inputs below NNAPI's 2^-27 input step (kept float on the CPU)."""
+        from torchvision.models.maxvit import MaxVit
+        torch.manual_seed(0)
+        module = MaxVit(input_size=(32, 32), stem_channels=8, partition_size=2, block_channels=[16, 32],
+                        block_layers=[1, 1], head_dim=8, stochastic_depth_prob=0.0, num_classes=10).eval()
+        for m in module.modules():
+            if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
+                torch.nn.init.kaiming_normal_(m.weight)
+                if m.bias is not None:
+                    torch.nn.init.normal_(m.bias, 0, 0.1)
+        x = torch.randn(1, 3, 32, 32)
+        with torch.no_grad():
+            expected = module(x).numpy()
+        model = weft.from_torch(module, x)
+        r = weft.run(model, hw="weft8")
+        got = next(iter(r.outputs.values()))
+        self.assertLess(np.abs(got - expected).max() / np.abs(expected).max(), 1e-5)
+        q = weft.run(model, hw="weft8", quantize="int8")
+        self.assertTrue(q.report["referenceCheck"]["passed"])
+        got = next(iter(q.outputs.values())).ravel()
+        self.assertGreater(got @ expected.ravel() / (np.linalg.norm(got) * np.linalg.norm(expected)), 0.99)
+        self.assertEqual([layer["name"] for layer in q.layers if layer["device"] == "weft-cpu"], [])
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())
