@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 27> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 28> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -45,6 +45,7 @@ constexpr std::array<std::pair<T, LowerFn>, 27> kOperations{{
     {T::SLICE, lowerSlice},
     {T::STRIDED_SLICE, lowerStridedSlice},
     {T::GATHER, lowerGather},
+    {T::RESIZE_NEAREST_NEIGHBOR, lowerResizeNearest},
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.
@@ -148,7 +149,8 @@ void lowerReshapeInputs(LayoutPlan& plan) {
       box = permutedBox({image.batches, image.channels / valueBytes, image.height, image.width}, {0, 2, 3, 1},
                         valueBytes);
     }
-    auto copy = stridedCopyLayer({std::move(box)}, valueBytes, inNchw ? "reshape of an NCHW image" : "reshape into an NCHW image");
+    auto copy = stridedCopyLayer({std::move(box)}, valueBytes,
+                                 inNchw ? "reshape of an NCHW image" : "reshape into an NCHW image");
     copy->operationIndex = reshape->operationIndex;
     copy->type = reshape->type;
     copy->valueType = reshape->valueType;

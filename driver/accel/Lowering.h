@@ -151,7 +151,8 @@ void lowerReshapeInputs(LayoutPlan& plan);
 // NCHW images without a halo (MemoryPlan's checkDense, lowerReshapeInputs).
 inline bool isStridedCopy(nn::OperationType t) {
   return t == nn::OperationType::TRANSPOSE || t == nn::OperationType::CHANNEL_SHUFFLE || t == nn::OperationType::SLICE ||
-         t == nn::OperationType::STRIDED_SLICE || t == nn::OperationType::GATHER;
+         t == nn::OperationType::STRIDED_SLICE || t == nn::OperationType::GATHER ||
+         t == nn::OperationType::RESIZE_NEAREST_NEIGHBOR;
 }
 
 }  // namespace weft::accel

@@ -8,8 +8,21 @@
 #include "TensorOpUtils.h"
 #include "weft/kernels/Float16.h"
 #include "weft/kernels/Layout.h"
+#include "weft/kernels/ResizeSampling.h"
 
 namespace weft::nn::resize_image {
+
+float resizeScale(uint32_t inSize, uint32_t outSize, bool alignCorners) {
+  return alignCorners && outSize > 1 ? static_cast<float>(inSize - 1) / static_cast<float>(outSize - 1)
+                                     : static_cast<float>(inSize) / static_cast<float>(outSize);
+}
+
+uint32_t nearestSource(uint32_t i, float scale, uint32_t inSize, bool alignCorners, bool halfPixelCenters) {
+  const float position = halfPixelCenters ? (static_cast<float>(i) + 0.5f) * scale : static_cast<float>(i) * scale;
+  int32_t index = static_cast<int32_t>(alignCorners ? std::round(position) : std::floor(position));
+  index = std::min(index, static_cast<int32_t>(inSize) - 1);
+  return static_cast<uint32_t>(std::max(index, 0));
+}
 
 namespace {
 
@@ -32,12 +45,6 @@ Result<Flags> readFlags(const IOperationExecutionContext* context) {
           getOptionalBool(context, kHalfPixelCenters, false)};
   NN_RET_CHECK(!(f.alignCorners && f.halfPixelCenters)) << "align_corners and half_pixel_centers exclude each other";
   return f;
-}
-
-// Input units per output unit along one axis (TFLite's scale).
-float resizeScale(uint32_t inSize, uint32_t outSize, bool alignCorners) {
-  return alignCorners && outSize > 1 ? static_cast<float>(inSize - 1) / static_cast<float>(outSize - 1)
-                                     : static_cast<float>(inSize) / static_cast<float>(outSize);
 }
 
 // TFLite reference ResizeBilinear on NHWC data; integer types round the interpolation to nearest.
@@ -95,10 +102,7 @@ void resizeNearest(const T* in, const Dimensions& inDims, T* out, const Dimensio
   const float heightScale = resizeScale(inHeight, outHeight, f.alignCorners);
   const float widthScale = resizeScale(inWidth, outWidth, f.alignCorners);
   auto source = [&](uint32_t i, float scale, uint32_t inSize) {
-    const float position = f.halfPixelCenters ? (static_cast<float>(i) + 0.5f) * scale : static_cast<float>(i) * scale;
-    int32_t index = static_cast<int32_t>(f.alignCorners ? std::round(position) : std::floor(position));
-    index = std::min(index, static_cast<int32_t>(inSize) - 1);
-    return static_cast<size_t>(std::max(index, 0));
+    return size_t{nearestSource(i, scale, inSize, f.alignCorners, f.halfPixelCenters)};
   };
   for (uint32_t b = 0; b < batches; ++b) {
     for (uint32_t oy = 0; oy < outHeight; ++oy) {

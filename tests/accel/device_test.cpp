@@ -2,6 +2,7 @@
 // support answers, preparation of unsupported models, request validation, bursts, and
 // multi-operation models whose intermediate tensors live in device memory (with halos, and
 // FULLY_CONNECTED over a haloed or NCHW image).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "../../driver/accel/Device.h"
@@ -484,6 +485,63 @@ TEST(Execute, AReshapeWritesTheNchwImageAConvolutionReads) {
     ASSERT_TRUE(execution.has_value());
     EXPECT_EQ(execution->profile.operations.size(), 2u);
   }
+}
+
+// RESIZE_NEAREST_NEIGHBOR after a 1x1 convolution: a strided copy a phase of its sampling, every
+// output pixel the one the reference kernel samples. Whole upscales (U-Net's and YOLO's
+// upsampling: 4 and 6 boxes), a whole downscale (1), a ratio that repeats every 7 (5 -> 7: 49),
+// align_corners and half-pixel centres, in NHWC and NCHW (where its input and output are images
+// the convolution's layout keeps). The one resize it refuses: sizes whose sampling repeats only
+// after more than 64 boxes.
+struct ResizeCase {
+  uint32_t inH, inW, outH, outW;
+  bool alignCorners = false, halfPixel = false;
+};
+
+OpModel nearestResize(std::mt19937& rng, const ResizeCase& c, bool nchw) {
+  ModelBuilder b;
+  const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const nn::Dimensions inDims = imageDims(nchw, 2, 3, c.inH, c.inW);
+  const uint32_t in = b.input(q8, inDims, 0.5f, 100);
+  const auto w = randomBytes(rng, 5 * 3);
+  const std::vector<int32_t> bias(5, 0);
+  const uint32_t conv = b.tensor(q8, imageDims(nchw, 2, 5, c.inH, c.inW), 0.25f, 120);
+  b.operation(nn::OperationType::CONV_2D,
+              {in, b.constant(q8, {5, 1, 1, 3}, w.data(), w.size(), 0.05f, 128),
+               b.constant(OperandType::TENSOR_INT32, {5}, bias.data(), 20, 0.025f, 0), b.int32Scalar(0),
+               b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1), b.int32Scalar(1),
+               b.int32Scalar(0), b.boolScalar(nchw)},
+              {conv});
+  const uint32_t out = b.tensor(q8, imageDims(nchw, 2, 5, c.outH, c.outW), 0.25f, 120);
+  b.operation(nn::OperationType::RESIZE_NEAREST_NEIGHBOR,
+              {conv, b.int32Scalar(static_cast<int32_t>(c.outW)), b.int32Scalar(static_cast<int32_t>(c.outH)),
+               b.boolScalar(nchw), b.boolScalar(c.alignCorners), b.boolScalar(c.halfPixel)},
+              {out});
+  b.output(out);
+  return builtWithRandomInput(b, inDims, size_t{2} * 5 * c.outH * c.outW, rng);
+}
+
+TEST(Execute, NearestResizeIsAStridedCopyAPhaseOfItsSampling) {
+  const ResizeCase cases[] = {{4, 5, 8, 10},       {3, 4, 9, 8},  {8, 6, 4, 3},      {5, 5, 7, 7},
+                              {4, 4, 7, 9, true},  {6, 4, 9, 8, false, true}};
+  for (const ResizeCase& c : cases) {
+    for (bool nchw : {false, true}) {
+      std::mt19937 rng(37);
+      const std::string what = fmt::format("{}x{} -> {}x{}{}{} {}", c.inW, c.inH, c.outW, c.outH,
+                                           c.alignCorners ? " align_corners" : "", c.halfPixel ? " half-pixel" : "",
+                                           nchw ? "NCHW" : "NHWC");
+      const auto execution = expectWholeAndExact(nearestResize(rng, c, nchw), what.c_str());
+      ASSERT_TRUE(execution.has_value()) << what;
+      EXPECT_EQ(execution->profile.operations.size(), 2u) << what;
+    }
+  }
+  std::mt19937 rng(37);
+  std::map<uint32_t, std::string> reasons;
+  weft::accel::supportedOperations(nearestResize(rng, {89, 97, 103, 101}, false).model, hw::HwConfig::load("weft8"),
+                                   &reasons);
+  ASSERT_EQ(reasons.count(1), 1u);
+  EXPECT_NE(reasons.at(1).find("97x89 -> 101x103: its rows and columns repeat only every"), std::string::npos)
+      << reasons.at(1);
 }
 
 // GROUPED_CONV_2D as one array layer a group, each reading its slice of the input's channels and

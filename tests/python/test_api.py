@@ -479,6 +479,39 @@ class FromTorch(unittest.TestCase):
         self.assertGreater(got @ expected.ravel() / (np.linalg.norm(got) * np.linalg.norm(expected)), 0.99)
         self.assertEqual([layer["name"] for layer in q.layers if layer["device"] == "weft-cpu"], [])
 
+    def test_nearest_upsampling_in_a_unet_skip(self):
+        """nn.Upsample(scale_factor=2) and F.interpolate(size=...) in nearest mode (U-Net's decoder, a
+        feature pyramid's top-down path) become RESIZE_NEAREST_NEIGHBOR: int8 on the accelerator's
+        vector unit as strided copies, between NCHW convolutions and a concatenation."""
+
+        class UNetStep(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.down = torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+                self.up = torch.nn.Upsample(scale_factor=2, mode="nearest")
+                self.skip = torch.nn.Conv2d(3, 8, 1)
+                self.out = torch.nn.Conv2d(16, 4, 3, padding=1)
+
+            def forward(self, x):
+                d = torch.relu(self.down(x))
+                sized = torch.nn.functional.interpolate(d, size=(x.shape[2], x.shape[3]), mode="nearest")
+                return self.out(torch.cat([self.up(d), self.skip(x)], 1)) + sized[:, :4]
+
+        torch.manual_seed(0)
+        module = UNetStep().eval()
+        x = torch.randn(1, 3, 16, 12)
+        with torch.no_grad():
+            expected = module(x).numpy()
+        model = weft.from_torch(module, x)
+        r = weft.run(model, hw="weft8")
+        got = next(iter(r.outputs.values()))
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+        q = weft.run(model, hw="weft8", quantize="int8")
+        self.assertTrue(q.report["referenceCheck"]["passed"])
+        resizes = [layer for layer in q.layers if layer["operation"] == "RESIZE_NEAREST_NEIGHBOR"]
+        self.assertEqual(len(resizes), 2)
+        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())

@@ -6,8 +6,9 @@
 namespace weft::test {
 namespace {
 
-// TRANSPOSE, SLICE and GATHER run as strided copies whose strides the compiler fixes: their
-// permutation, box and indices must be constants (a permutation may be omitted).
+// TRANSPOSE, SLICE, GATHER and RESIZE_NEAREST_NEIGHBOR run as strided copies whose strides the
+// compiler fixes: their permutation, box, indices and output size (and a resize's flags) must be
+// constants (a permutation may be omitted).
 bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
   using T = nn::OperationType;
   auto fixed = [&](uint32_t o) {
@@ -22,6 +23,8 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
       return fixed(op.inputs.at(1)) && fixed(op.inputs.at(2));
     case T::GATHER:
       return fixed(op.inputs.at(2));
+    case T::RESIZE_NEAREST_NEIGHBOR:
+      return std::all_of(op.inputs.begin() + 1, op.inputs.end(), fixed);
     default:
       return true;
   }
@@ -35,7 +38,7 @@ bool isAcceleratorCase(const TestModel& model) {
       T::CONV_2D, T::FULLY_CONNECTED, T::DEPTHWISE_CONV_2D, T::AVERAGE_POOL_2D, T::MAX_POOL_2D, T::MEAN, T::ADD,
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
-      T::TRANSPOSE, T::SLICE,         T::GATHER};
+      T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -101,6 +104,7 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::TRANSPOSE:
       case T::SLICE:
       case T::GATHER:
+      case T::RESIZE_NEAREST_NEIGHBOR:
         if (!copyParametersConstant(model, op)) return false;
         break;
       default:

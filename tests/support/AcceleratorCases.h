@@ -1,7 +1,8 @@
 // Which AOSP corpus cases are the accelerator's: every operation one it runs (the array's
 // CONV_2D and FULLY_CONNECTED; the vector unit's DEPTHWISE_CONV_2D, pools, MEAN, ADD/SUB/MUL,
 // RELU/RELU1/RELU6, LOGISTIC, TANH, SOFTMAX, PAD/PAD_V2, CONCATENATION, RESHAPE; BATCH_MATMUL on
-// the array; TRANSPOSE, SLICE and GATHER with constant parameters on the vector unit) on 8-bit
+// the array; TRANSPOSE, SLICE, GATHER and RESIZE_NEAREST_NEIGHBOR with constant parameters on the
+// vector unit) on 8-bit
 // quantized data (each operation's first input and its outputs; int32 tensors only as
 // parameters: biases, shapes, paddings, axes), no control flow. Both conformance suites (the
 // C API's and the HAL's) take this set.
@@ -20,8 +21,9 @@ bool isAcceleratorCase(const TestModel& model);
 // one of CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D (constant filter and bias; any depth
 // multiplier), AVERAGE_POOL_2D, MAX_POOL_2D, MEAN (constant axes), RELU, RELU1, RELU6, LOGISTIC,
 // TANH, ADD, SUB, MUL, CONCATENATION, PAD and RESHAPE (constant paddings and shapes), PAD_V2 (a
-// constant border of one byte twice), BATCH_MATMUL, TRANSPOSE, SLICE and GATHER (constant
-// permutation, box and indices); NHWC or NCHW; no control flow.
+// constant border of one byte twice), BATCH_MATMUL, TRANSPOSE, SLICE, GATHER and
+// RESIZE_NEAREST_NEIGHBOR (constant permutation, box, indices, size and flags); NHWC or NCHW; no
+// control flow.
 bool isAcceleratorFp16Case(const TestModel& model);
 
 }  // namespace weft::test

@@ -43,5 +43,7 @@ nn::Result<LoweredOperation> lowerChannelShuffle(const OperationReader& r, uint3
 nn::Result<LoweredOperation> lowerSlice(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerStridedSlice(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerGather(const OperationReader& r, uint32_t index, bool withValues);
+// RESIZE_NEAREST_NEIGHBOR: a strided copy a phase of its sampling (ops/Resize.cpp).
+nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32_t index, bool withValues);
 
 }  // namespace weft::accel
