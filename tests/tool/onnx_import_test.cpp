@@ -575,7 +575,9 @@ TEST(OnnxImport, EinsumIsTheMatrixProductsItsEquationSpells) {
     m.node("Relu", {"e"}, {"y"});  // reads the inferred shape
     const size_t arrow = equation.find("->");
     int rank = 0;
-    for (size_t i = arrow + 2; arrow != std::string::npos && i < equation.size(); ++i) rank += std::isalpha(equation[i]) ? 1 : 0;
+    for (size_t i = arrow + 2; arrow != std::string::npos && i < equation.size(); ++i) {
+      rank += std::isalpha(static_cast<unsigned char>(equation[i])) ? 1 : 0;
+    }
     m.output("y", rank);
     return m;
   };

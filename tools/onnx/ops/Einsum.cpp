@@ -81,7 +81,8 @@ Equation parseEquation(const Node& node, const std::vector<size_t>& ranks) {
     from = comma + 1;
   }
   if (terms.size() != ranks.size()) {
-    throw ImportError(node.error(fmt::format("the equation has {} operands and the node {} inputs", terms.size(), ranks.size())));
+    throw ImportError(
+        node.error(fmt::format("the equation has {} operands and the node {} inputs", terms.size(), ranks.size())));
   }
   // The ellipses' dimensions, aligned at their right ends (numpy's broadcasting).
   int ellipsisRank = 0;
@@ -89,7 +90,8 @@ Equation parseEquation(const Node& node, const std::vector<size_t>& ranks) {
   for (size_t i = 0; i < terms.size(); ++i) {
     const int letters = static_cast<int>(terms[i].letters.size()), rank = static_cast<int>(ranks[i]);
     if (terms[i].ellipsisAt < 0 ? letters != rank : letters > rank) {
-      throw ImportError(node.error(fmt::format("equation: operand {} names {} dimensions of a rank-{} input", i, letters, rank)));
+      throw ImportError(
+          node.error(fmt::format("equation: operand {} names {} dimensions of a rank-{} input", i, letters, rank)));
     }
     if (terms[i].ellipsisAt >= 0) ellipsisOf[i] = rank - letters;
     ellipsisRank = std::max(ellipsisRank, ellipsisOf[i]);
@@ -107,9 +109,10 @@ Equation parseEquation(const Node& node, const std::vector<size_t>& ranks) {
     std::set<int> seen;
     for (const int label : labels) {
       if (!seen.insert(label).second) {
-        throw ImportError(node.error(fmt::format("equation: '{}' twice in operand {} (a diagonal; weft imports "
-                                                 "each label once an operand)",
-                                                 labelName(label), i)));
+        throw ImportError(
+            node.error(fmt::format("equation: '{}' twice in operand {} (a diagonal; weft imports "
+                                   "each label once an operand)",
+                                   labelName(label), i)));
       }
       ++uses[label];
     }
@@ -242,8 +245,10 @@ class EinsumLowering {
     Operand result = std::move(operands[0]);
     for (size_t i = 1; i < operands.size(); ++i) {
       std::set<int> needed = kept;  // by the output or the operands after this pair
-      for (size_t j = i + 1; j < operands.size(); ++j) needed.insert(operands[j].labels.begin(), operands[j].labels.end());
-      result = contract(std::move(result), std::move(operands[i]), needed, i + 1 == operands.size() ? &eq.output : nullptr);
+      for (size_t j = i + 1; j < operands.size(); ++j)
+        needed.insert(operands[j].labels.begin(), operands[j].labels.end());
+      result =
+          contract(std::move(result), std::move(operands[i]), needed, i + 1 == operands.size() ? &eq.output : nullptr);
     }
     if (!done_) finish(std::move(result), eq.output);
   }
@@ -403,8 +408,10 @@ class EinsumLowering {
       fullyConnected(x, toFloats(w), n, k, out.operand);
       return out;
     }
-    const bool adjX = !a.constant && a.labels != with({&batch, &rows, &inner}) && a.labels == with({&batch, &inner, &rows});
-    const bool adjY = !b.constant && b.labels != with({&batch, &inner, &cols}) && b.labels == with({&batch, &cols, &inner});
+    const bool adjX =
+        !a.constant && a.labels != with({&batch, &rows, &inner}) && a.labels == with({&batch, &inner, &rows});
+    const bool adjY =
+        !b.constant && b.labels != with({&batch, &inner, &cols}) && b.labels == with({&batch, &cols, &inner});
     const uint32_t x = adjX ? arrange(a, with({&batch, &inner, &rows}), matrix(k, m), "lhs")
                             : arrange(a, with({&batch, &rows, &inner}), matrix(m, k), "lhs");
     const uint32_t z = adjY ? arrange(b, with({&batch, &cols, &inner}), matrix(n, k), "rhs")
