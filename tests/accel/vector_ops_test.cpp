@@ -519,6 +519,47 @@ Tensor reshape(CaseBuilder& cb, const Tensor& in) {
   return t;
 }
 
+// RESIZE_NEAREST_NEIGHBOR to sizes a network asks for: whole up- and downscales (U-Net, feature
+// pyramids), and any size up to three times the input's (the driver refuses the few whose sampling
+// repeats only after more than 64 boxes: counted as not claimed); sizes or scales, any flags.
+std::optional<Tensor> resizeNearest(CaseBuilder& cb, const Tensor& in, bool nchw) {
+  if (in.dims.size() != 4) return std::nullopt;
+  Image img = imageOf(in, nchw);
+  const auto size = [&](uint32_t from) {
+    const uint32_t most = std::max<uint32_t>(from, 36);  // chains of resizes stay small
+    switch (cb.pick(0, 2)) {
+      case 0: return std::min(most, from * cb.pick(1, 3));        // a whole upscale
+      case 1: return std::max<uint32_t>(1, from / cb.pick(1, 3));  // a whole downscale
+      default: return cb.pick(1, std::min(most, 3 * from));
+    }
+  };
+  const uint32_t outH = size(img.h), outW = size(img.w);
+  const bool scales = cb.chance(30), alignCorners = cb.chance(25), halfPixel = !alignCorners && cb.chance(30);
+  std::vector<uint32_t> operands{in.operand};
+  if (scales) {  // the scale that floors to the size (the reference's prepare)
+    const auto scale = [](uint32_t out, uint32_t from) {
+      return (static_cast<float>(out) + 0.5f) / static_cast<float>(from);
+    };
+    operands.push_back(cb.float32(scale(outW, img.w)));
+    operands.push_back(cb.float32(scale(outH, img.h)));
+  } else {
+    operands.push_back(cb.int32(static_cast<int32_t>(outW)));
+    operands.push_back(cb.int32(static_cast<int32_t>(outH)));
+  }
+  operands.push_back(cb.boolean(nchw));
+  operands.push_back(cb.boolean(alignCorners));
+  operands.push_back(cb.boolean(halfPixel));
+  const uint32_t inH = img.h, inW = img.w;
+  img.h = outH;
+  img.w = outW;
+  const Tensor t = cb.result(imageDims(img, nchw), in.q);
+  cb.operation(OperationType::RESIZE_NEAREST_NEIGHBOR, operands, t);
+  cb.note(fmt::format("RESIZE_NEAREST_NEIGHBOR {} {}x{} -> {}x{}{}{}{}", dimsText(in.dims), inW, inH, outW, outH,
+                      scales ? " by scales" : "", alignCorners ? " align_corners" : "",
+                      halfPixel ? " half_pixel_centers" : ""));
+  return t;
+}
+
 // ---- cases ----
 
 // The operations a case can apply to a tensor; nullopt when it does not apply (rank).
@@ -548,6 +589,7 @@ const std::vector<OpKind>& opKinds() {
       {"PAD_V2", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, true)); }},
       {"CONCATENATION", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(concatenation(cb, t)); }},
       {"RESHAPE", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(reshape(cb, t)); }},
+      {"RESIZE_NEAREST", 4, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return resizeNearest(cb, t, nchw); }},
   };
   return kinds;
 }
