@@ -17,6 +17,7 @@
 
 #include "ImportError.h"
 #include "Importer.h"
+#include "ApiModelBuilder.h"
 #include "Npy.h"
 #include "OnnxTestGraph.h"
 #include "PostTraining.h"
@@ -188,6 +189,44 @@ TEST(PostTraining, AnOperationWithoutAQuantizedFormStaysFloatBetweenDequantizeAn
       EXPECT_EQ(from, Op::EXP) << q.role[i];
     }
   }
+}
+
+// A Sigmoid or Tanh whose input's int8 steps are 2^-27 or finer (NNAPI's fixed-point kernels
+// refuse them: EfficientNet's squeeze-excitation gates with random weights) reads its input
+// requantized to steps of 2^-26 by an ADD of zero, and stays quantized: nothing kept in float.
+TEST(PostTraining, ALogisticOfTooFineStepsReadsItsInputRescaled) {
+  Graph m;
+  m.input("x", {"1", "8"});
+  m.node("Sigmoid", {"x"}, {"s"}, "gate");
+  m.node("Tanh", {"x"}, {"t"}, "tanh");
+  m.node("Add", {"s", "t"}, {"y"}, "sum");
+  m.output("y", 2);
+  const ImportedModel imported = m.import();
+  std::map<uint32_t, Range> ranges = uniformRanges(imported, -1e-7f, 1e-7f);
+  const QuantizedModel q = quantizeInt8(imported.model, ranges);
+  EXPECT_TRUE(q.keptInFloat.empty());
+  const auto& g = q.model.main;
+  size_t rescales = 0;
+  for (size_t i = 0; i < g.operations.size(); ++i) {
+    const auto& op = g.operations[i];
+    if (op.type != Op::LOGISTIC && op.type != Op::TANH) continue;
+    const auto& in = g.operands[op.inputs[0]];
+    EXPECT_FLOAT_EQ(in.scale, 1.0f / (1 << 26)) << nn::toString(op.type);
+    EXPECT_GE(in.zeroPoint, -128);
+    EXPECT_LE(in.zeroPoint, 127);
+    ASSERT_GT(i, 0u);
+    EXPECT_EQ(g.operations[i - 1].type, Op::ADD);  // the rescaling ADD, just before
+    EXPECT_EQ(q.role[i - 1], "rescale");
+    EXPECT_EQ(g.operations[i - 1].outputs[0], op.inputs[0]);
+    ++rescales;
+  }
+  EXPECT_EQ(rescales, 2u);
+  // NNAPI takes the model (its LOGISTIC and TANH refuse an input scale of 2^-27 or less).
+  test::ApiModelBuilder builder(q.model);
+  EXPECT_NE(builder.model(), nullptr) << builder.failure();
+  // Coarser steps: no rescaling.
+  const QuantizedModel plain = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 1.0f));
+  for (const auto& role : plain.role) EXPECT_NE(role, "rescale");
 }
 
 // Attention's arithmetic: BATCH_MATMUL of two computed values is quantized (NNAPI's int8

@@ -277,19 +277,54 @@ class Quantizer {
     return std::nullopt;
   }
 
-  // The rule an operation follows here, kFloat recorded in floatOps_: no quantized form, weights
-  // computed at run time, or a LOGISTIC/TANH whose input steps are too fine for NNAPI's fixed-point
-  // kernel (it rescales the input to Q4.27: the input scale must exceed 2^-27).
+  // The rule an operation follows here, kFloat recorded in floatOps_: no quantized form or weights
+  // computed at run time. A LOGISTIC/TANH whose input steps are too fine for NNAPI's fixed-point
+  // kernel (it rescales the input to Q4.27: the input scale must exceed 2^-27) reads its input
+  // rescaled (rescaledInput).
   Rule ruleOfOperation(size_t i) {
     const auto& op = in_.operations[i];
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
-      if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rule = Rule::kFloat;
+      if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rescaled_.insert(i);
     }
     if (rule == Rule::kFloat) floatOps_.insert(i);
     return rule;
+  }
+
+  // A LOGISTIC's or TANH's input of steps of 2^-27 or finer (EfficientNet's and MaxViT's
+  // squeeze-excitation gates with random weights: activations of 1e-7 and less), requantized to
+  // steps of 2^-26 by an ADD of zero, which NNAPI's kernels take. Its whole range, under 255 steps
+  // of 2^-27, is then within 128 steps of zero, where the function moves by less than 2^-19: far
+  // below its output's step (1/256, 1/128), so the output is what the float function's would be,
+  // and the operation stays quantized (on the accelerator) instead of float on the CPU.
+  uint32_t rescaledInput(uint32_t x, size_t index) {
+    const Quantization& q = quant_.at(x);
+    const double step = q.scales.front(), rescaled = std::ldexp(1.0, -26);
+    const double middle = (-0.5 - q.zeroPoints.front()) * step;  // of x's int8 range
+    test::TestOperand t = operands()[x];
+    t.name += "_rescaled";
+    t.lifetime = LifeTime::TEMPORARY_VARIABLE;
+    t.data = {};
+    t.scale = static_cast<float>(rescaled);
+    t.zeroPoint = static_cast<int32_t>(std::clamp<long>(-std::lround(middle / rescaled), -128, 127));
+    const uint32_t out = push(std::move(t));
+    test::TestOperand zero;
+    zero.name = in_.operands[x].name + "_zero_int8";
+    zero.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    zero.dimensions = {1};
+    zero.scale = static_cast<float>(rescaled);
+    zero.lifetime = LifeTime::CONSTANT_COPY;
+    zero.data = bufferOf(std::vector<int8_t>{0});
+    const uint32_t c = push(std::move(zero));
+    test::TestOperand none;
+    none.name = "fuse_none";
+    none.type = OperandType::INT32;
+    none.lifetime = LifeTime::CONSTANT_COPY;
+    none.data = bufferOf(std::vector<int32_t>{0});
+    addOperation(Op::ADD, {x, c, push(std::move(none))}, {out}, index, "rescale");
+    return out;
   }
 
   // CONCATENATION copies its inputs' bytes when they share its quantization (the accelerator
@@ -452,6 +487,7 @@ class Quantizer {
       outputs = relu.outputs;
       folded = static_cast<int64_t>(fused->second);
     }
+    if (rescaled_.count(index) != 0) inputs[0] = rescaledInput(op.inputs[0], index);
     addOperation(type, inputs, outputs, index, "", folded);
   }
 
@@ -616,6 +652,7 @@ class Quantizer {
   std::map<uint32_t, uint32_t> quantizedConstants_;
   std::map<size_t, size_t> fusedInto_;  // an operation -> the activation folded into it
   std::set<size_t> floatOps_;           // the operations kept in float32
+  std::set<size_t> rescaled_;           // LOGISTIC/TANH reading their input rescaled (rescaledInput)
   std::map<uint32_t, uint32_t> tie_;    // operands sharing one quantization: union-find parents
   std::set<size_t> absorbed_;           // the activations folded
   std::vector<float> weightScales_;  // the last weights(): what the bias after them is scaled by

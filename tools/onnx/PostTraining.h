@@ -71,7 +71,8 @@ struct QuantizedModel {
   // DEQUANTIZE or QUANTIZE inserted around a float operation points at that operation).
   std::vector<size_t> origin;
   // What each operation is in the quantized model: "" for the operation itself, "dequantize" or
-  // "quantize" for the ones inserted around an operation kept in float.
+  // "quantize" for the ones inserted around an operation kept in float, "rescale" for the ADD that
+  // requantizes a LOGISTIC's or TANH's input of too fine steps.
   std::vector<std::string> role;
   // For each operation, the float model's RELU, RELU1 or RELU6 folded into it as its fused
   // activation (-1: none).
