@@ -434,6 +434,52 @@ TEST(WeftRunQuantize, TheInt8ModelRunsOnTheAcceleratorAndItsAccuracyIsReported) 
   EXPECT_EQ(saved.shape, (Shape{1, 5}));
 }
 
+// A language model's input: int64 token ids into an embedding table (Gather), then a projection.
+// --quantize int8 takes the ids as they are (integers and booleans are not quantized), the
+// Gather's output keeps the quantization of the table it reads (NNAPI's GATHER requires it), and
+// calibration samples of the ids are int64 .npy files; a float sample for the ids is refused.
+Graph tokenModel() {
+  Graph m;
+  m.input("ids", {"1", "6"}, ::onnx::TensorProto::INT64);
+  std::vector<float> table(10 * 8), proj(8 * 4);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0.0f, 0.5f);
+  for (float& v : table) v = n(rng);
+  for (float& v : proj) v = n(rng);
+  m.floats("table", {10, 8}, table);
+  m.floats("proj", {8, 4}, proj);
+  m.node("Gather", {"table", "ids"}, {"e"}, "embedding");
+  m.node("MatMul", {"e", "proj"}, {"y"}, "projection");
+  m.output("y", 3);
+  return m;
+}
+
+TEST(WeftRunQuantize, IntegerInputsStayAsTheyAre) {
+  const std::string model = tempPath("tokens.onnx"), cal = tempPath("token_calibration");
+  tokenModel().save(model);
+  fs::remove_all(cal);
+  fs::create_directories(cal);
+  writeNpy(cal + "/ids.npy", HostTensor::fromInts({1, 2, 3, 4, 5, 6, 9, 8, 7, 0, 0, 1}, {2, 1, 6}));
+  const std::string json = tempPath("tokens.json");
+  const auto r = runWeft("--backend approx run " + model + " --quantize int8 --calibration " + cal + " --json " + json +
+                             " --csv " + tempPath("tokens.csv"),
+                         "WEFT_YOSYS=none");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("quantized to int8 after calibration on 2 samples (0 of"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reference check: PASS"), std::string::npos) << r.output;
+  std::smatch cosine;
+  ASSERT_TRUE(std::regex_search(r.output, cosine, std::regex("output 'y': cosine similarity ([0-9.]+)"))) << r.output;
+  EXPECT_GE(std::stod(cosine[1]), 0.99) << r.output;
+  writeNpy(cal + "/ids.npy", HostTensor(DType::kFloat, {1, 6}));
+  const auto bad = runWeft("--backend approx run " + model + " --quantize int8 --calibration " + cal + " --json " +
+                               tempPath("tokens_bad.json"),
+                           "WEFT_YOSYS=none");
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("a calibration sample of this input is int64, this one is float"), std::string::npos)
+      << bad.output;
+  EXPECT_FALSE(fs::exists(tempPath("tokens_bad.json")));
+}
+
 TEST(WeftRunQuantize, BadOptionsAndModelsAreClearErrors) {
   const std::string model = tempPath("bad.onnx"), cal = tempPath("badcal"), report = " --json " + tempPath("bad.json");
   convNet().save(model);

@@ -322,6 +322,20 @@ std::string readFileBytes(const std::string& path) {
   return std::move(*bytes);
 }
 
+std::vector<uint8_t> nnapiBytes(const HostTensor& t, const std::string& what) {
+  if (t.type != DType::kInt64) return t.bytes;
+  std::vector<uint8_t> out(static_cast<size_t>(t.size()) * 4);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const int64_t v = t.asInt(i);
+    if (v < INT32_MIN || v > INT32_MAX) {
+      throw ImportError(fmt::format("{} holds {}, beyond NNAPI's 32-bit integers", what, v));
+    }
+    const auto narrow = static_cast<int32_t>(v);
+    std::memcpy(out.data() + i * 4, &narrow, 4);
+  }
+  return out;
+}
+
 HostTensor readTensorProtoFile(const std::string& path) {
   ::onnx::TensorProto proto;
   if (!proto.ParseFromString(readFileBytes(path))) {

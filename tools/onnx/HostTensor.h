@@ -106,6 +106,10 @@ std::string readFileBytes(const std::string& path);
 // The same read from a serialized TensorProto file (ONNX's test data, `--input NAME=x.pb`).
 HostTensor readTensorProtoFile(const std::string& path);
 
+// The bytes NNAPI takes for a value: int64 narrowed to int32 (NNAPI's integers), others as they
+// are. ImportError naming `what` ("input 'ids'") for an int64 beyond 32 bits.
+std::vector<uint8_t> nnapiBytes(const HostTensor& t, const std::string& what);
+
 // float16 <-> float conversions (IEEE binary16, round to nearest even).
 float halfToFloat(uint16_t h);
 uint16_t floatToHalf(float f);

@@ -176,7 +176,8 @@ class Quantizer {
         emitQuantized(i);
       }
     }
-    for (uint32_t i : in_.inputIndexes) out_.inputs.push_back(quant_.at(i));
+    // Integer and boolean inputs (token ids, masks) have no quantization: they stay as they are.
+    for (uint32_t i : in_.inputIndexes) out_.inputs.push_back(quant_.count(i) != 0 ? quant_.at(i) : Quantization{});
     for (uint32_t i : in_.outputIndexes) out_.outputs.push_back(quant_.at(i));
     return std::move(out_);
   }
@@ -240,8 +241,15 @@ class Quantizer {
         Rule rule = ruleOfOperation(i);
         if (absorbed_.count(i) != 0) rule = Rule::kCalibrated;  // a folded activation's output: its own range
         const uint32_t first = op.inputs.empty() ? o : op.inputs[0];
-        if (rule == Rule::kSameAsInput && quant_.count(first) == 0) rule = Rule::kCalibrated;  // e.g. a constant's
-        if (rule == Rule::kSameAsInput) {
+        // A constant's values (an embedding table a GATHER reads, a constant reshaped) are
+        // quantized over their own range (constantTensor): the output takes that quantization.
+        const auto& firstOperand = in_.operands[first];
+        const bool constantFirst = rule == Rule::kSameAsInput && quant_.count(first) == 0 &&
+                                   firstOperand.type == OperandType::TENSOR_FLOAT32 && isConstant(firstOperand);
+        if (rule == Rule::kSameAsInput && quant_.count(first) == 0 && !constantFirst) rule = Rule::kCalibrated;
+        if (constantFirst) {
+          quant_[o] = constantQuantization(firstOperand, floatsOf(firstOperand));
+        } else if (rule == Rule::kSameAsInput) {
           quant_[o] = quant_.at(first);
         } else if (rule == Rule::kFixed) {
           quant_[o] = fixedOutput(op.type);
@@ -607,8 +615,8 @@ class Quantizer {
     return values;
   }
 
-  // `c` holding `values`, int8 asymmetric over their range.
-  uint32_t quantizedConstant(const test::TestOperand& c, const std::vector<float>& values, const std::string& suffix) {
+  // The int8 quantization of a constant `c` holding `values`: asymmetric over their range.
+  static Quantization constantQuantization(const test::TestOperand& c, const std::vector<float>& values) {
     Range r;
     for (float v : values) {
       if (std::isnan(v)) throw ImportError(fmt::format("constant '{}' holds NaN, which int8 cannot hold", c.name));
@@ -619,7 +627,12 @@ class Quantizer {
     if (r.maskedLow) r.lo = std::min(r.lo, -kMaskMagnitude);
     if (r.maskedHigh) r.hi = std::max(r.hi, kMaskMagnitude);
     r.maskedLow = r.maskedHigh = false;
-    const Quantization q = int8Quantization(r);
+    return int8Quantization(r);
+  }
+
+  // `c` holding `values`, int8 asymmetric over their range.
+  uint32_t quantizedConstant(const test::TestOperand& c, const std::vector<float>& values, const std::string& suffix) {
+    const Quantization q = constantQuantization(c, values);
     std::vector<int8_t> bytes(values.size());
     for (size_t i = 0; i < values.size(); ++i) bytes[i] = quantizeValue(values[i], q.scales[0], q.zeroPoints[0]);
     test::TestOperand t = c;

@@ -65,7 +65,8 @@ Quantization int8Quantization(Range range);
 
 struct QuantizedModel {
   test::TestModel model;
-  // The quantization of each model input and output (the model takes and gives int8 values).
+  // The quantization of each model input and output (the model takes and gives int8 values; an
+  // integer or boolean input has none: it is taken as it is).
   std::vector<Quantization> inputs, outputs;
   // For each operation of the quantized model, the float model's operation it comes from (a
   // DEQUANTIZE or QUANTIZE inserted around a float operation points at that operation).

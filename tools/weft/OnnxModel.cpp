@@ -61,23 +61,6 @@ HostTensor randomTensor(const onnx::ValueInfo& info, uint64_t seed) {
   return t;
 }
 
-// The bytes NNAPI takes for an ONNX value: int64 narrowed to int32 (refused when out of range).
-std::vector<uint8_t> toNnapiBytes(const HostTensor& t, const std::string& name) {
-  if (t.type != DType::kInt64) return t.bytes;
-  std::vector<uint8_t> out(static_cast<size_t>(t.size()) * 4);
-  for (int64_t i = 0; i < t.size(); ++i) {
-    const int64_t v = t.asInt(i);
-    if (v < INT32_MIN || v > INT32_MAX) {
-      throw onnx::ImportError(fmt::format("input '{}' holds {}, beyond NNAPI's 32-bit integers", name, v));
-    }
-    const auto narrow = static_cast<int32_t>(v);
-    std::memcpy(out.data() + i * 4, &narrow, 4);
-  }
-  return out;
-}
-
-
-
 onnx::ImportedModel importForRun(const std::string& path, const OnnxModelOptions& options) {
   onnx::ImportOptions importOptions;
   importOptions.relaxed = options.relaxed;
@@ -122,7 +105,7 @@ void setInputs(onnx::ImportedModel& imported, const OnnxModelOptions& options, c
                                           onnx::shapeString(value.shape), onnx::dtypeName(info.type),
                                           onnx::shapeString(info.shape)));
     }
-    main.operands[main.inputIndexes[i]].data = test::TestBuffer(toNnapiBytes(value, name));
+    main.operands[main.inputIndexes[i]].data = test::TestBuffer(onnx::nnapiBytes(value, "input '" + name + "'"));
   }
 }
 

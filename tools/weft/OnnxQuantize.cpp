@@ -33,10 +33,19 @@ std::vector<fs::path> sortedEntries(const fs::path& dir, bool directories) {
   return entries;
 }
 
+// Whether the quantized model takes input values of `info` as they are: integers (token ids,
+// positions) and booleans (masks) stay what they are; float32 inputs are quantized.
+bool keptAsIs(const onnx::ValueInfo& info) {
+  return info.type == DType::kInt32 || info.type == DType::kInt64 || info.type == DType::kBool;
+}
+
 // `t` as samples of `info`: itself, or the slices of a stack along a new first axis.
 std::vector<HostTensor> samplesOf(const HostTensor& t, const onnx::ValueInfo& info, const fs::path& file) {
-  if (t.type != DType::kFloat) {
-    throw ImportError(fmt::format("{}: a calibration sample is float32, this one is {}", file.string(),
+  const bool integers = info.type == DType::kInt32 || info.type == DType::kInt64;
+  const bool fits = t.type == info.type || (integers && (t.type == DType::kInt32 || t.type == DType::kInt64));
+  if (!fits) {
+    throw ImportError(fmt::format("{}: a calibration sample of this input is {}, this one is {}", file.string(),
+                                  info.type == DType::kFloat ? "float32" : onnx::dtypeName(info.type),
                                   onnx::dtypeName(t.type)));
   }
   if (t.shape == info.shape) return {t};
@@ -86,9 +95,12 @@ std::vector<Sample> readCalibration(const onnx::ImportedModel& imported, const s
 
 void checkFloatModel(const onnx::ImportedModel& imported) {
   for (size_t i = 0; i < imported.inputs.size(); ++i) {
-    if (imported.inputs[i].type != DType::kFloat) {
-      throw ImportError(fmt::format("--quantize int8 takes a float32 model; input '{}' is {}", imported.inputNames[i],
-                                    onnx::dtypeName(imported.inputs[i].type)));
+    const onnx::ValueInfo& input = imported.inputs[i];
+    if ((input.type != DType::kFloat && !keptAsIs(input)) || input.quant.quantized()) {
+      throw ImportError(fmt::format("--quantize int8 takes a float32 model (integer and boolean inputs stay as they "
+                                    "are); input '{}' is {}",
+                                    imported.inputNames[i],
+                                    input.quant.quantized() ? "quantized" : onnx::dtypeName(input.type)));
     }
   }
   for (size_t i = 0; i < imported.outputs.size(); ++i) {
@@ -119,7 +131,9 @@ QuantizedRun quantizeImported(const onnx::ImportedModel& imported, const std::st
   if (calibrationDir.empty()) {
     Sample own;
     for (size_t i = 0; i < main.inputIndexes.size(); ++i) {
-      HostTensor t(DType::kFloat, imported.inputs[i].shape);
+      // The operand holds NNAPI's bytes: int64 values already narrowed to int32.
+      const DType type = imported.inputs[i].type == DType::kInt64 ? DType::kInt32 : imported.inputs[i].type;
+      HostTensor t(type, imported.inputs[i].shape);
       const auto& data = main.operands[main.inputIndexes[i]].data;
       std::memcpy(t.bytes.data(), data.data(), std::min(data.size(), t.bytes.size()));
       own.push_back(std::move(t));
@@ -135,8 +149,9 @@ QuantizedRun quantizeImported(const onnx::ImportedModel& imported, const std::st
   for (const Sample& sample : samples) {
     for (size_t i = 0; i < sample.size(); ++i) {
       const uint32_t operand = observing.main.inputIndexes[i];
-      observing.main.operands[operand].data = test::TestBuffer(sample[i].bytes);
-      observer.observe(operand, sample[i].bytes.data(), sample[i].bytes.size());
+      observing.main.operands[operand].data =
+          test::TestBuffer(onnx::nnapiBytes(sample[i], fmt::format("calibration input '{}'", imported.inputNames[i])));
+      if (sample[i].type == DType::kFloat) observer.observe(operand, sample[i].bytes.data(), sample[i].bytes.size());
     }
     const auto values = cpuReferenceOutputs(observing, origin + " (calibration)");
     for (size_t k = 0; k < values.size(); ++k) {
@@ -149,8 +164,12 @@ QuantizedRun quantizeImported(const onnx::ImportedModel& imported, const std::st
   run.quantized = onnx::quantizeInt8(imported.model, observer.ranges());
   auto& q = run.quantized.model.main;
   for (size_t i = 0; i < q.inputIndexes.size(); ++i) {
-    HostTensor f(DType::kFloat, imported.inputs[i].shape);
     const auto& data = main.operands[main.inputIndexes[i]].data;
+    if (keptAsIs(imported.inputs[i])) {
+      q.operands[q.inputIndexes[i]].data = data;
+      continue;
+    }
+    HostTensor f(DType::kFloat, imported.inputs[i].shape);
     std::memcpy(f.bytes.data(), data.data(), std::min(data.size(), f.bytes.size()));
     q.operands[q.inputIndexes[i]].data = test::TestBuffer(quantizeTensor(f, run.quantized.inputs[i]).bytes);
   }
