@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 28> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 29> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -35,6 +35,7 @@ constexpr std::array<std::pair<T, LowerFn>, 28> kOperations{{
     {T::RELU6, lowerActivation},
     {T::LOGISTIC, lowerActivation},
     {T::TANH, lowerActivation},
+    {T::RSQRT, lowerActivation},
     {T::SOFTMAX, lowerSoftmax},
     {T::RESHAPE, lowerReshape},
     {T::CONCATENATION, lowerConcatenation},

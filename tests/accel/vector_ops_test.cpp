@@ -382,6 +382,7 @@ Tensor unary(CaseBuilder& cb, OperationType type, const Tensor& in) {
   Quant out = in.q;
   if (type == OperationType::LOGISTIC) out = {cb.type(), 1.0f / 256, cb.isSigned() ? -128 : 0};
   if (type == OperationType::TANH) out = {cb.type(), 1.0f / 128, cb.isSigned() ? 0 : 128};
+  if (type == OperationType::RSQRT) out = cb.quant();  // any: the table holds the reference's bytes
   const Tensor t = cb.result(in.dims, out);
   cb.operation(type, {in.operand}, t);
   cb.note(fmt::format("{} {} ({})", nn::toString(type), dimsText(in.dims), quantText(in.q)));
@@ -583,6 +584,7 @@ const std::vector<OpKind>& opKinds() {
       {"RELU6", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(unary(cb, OperationType::RELU6, t)); }},
       {"LOGISTIC", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return lutUnary(cb, OperationType::LOGISTIC, t); }},
       {"TANH", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return lutUnary(cb, OperationType::TANH, t); }},
+      {"RSQRT", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(unary(cb, OperationType::RSQRT, t)); }},
       {"SOFTMAX", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return softmax(cb, t); }},
       {"MEAN", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mean(cb, t)); }},
       {"PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, false)); }},

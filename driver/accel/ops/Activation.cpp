@@ -1,5 +1,5 @@
-// RELU, RELU1, RELU6, LOGISTIC, TANH and org.weft.accel's WEFT_GELU (exact or tanh form) on the
-// vector unit (EltwiseLayer, kind lut): quant8
+// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT and org.weft.accel's WEFT_GELU (exact or tanh form)
+// on the vector unit (EltwiseLayer, kind lut): quant8
 // asymmetric or signed tensors of rank up to 4. The output of an 8-bit unary operation is a
 // function of the input byte alone, so the lookup table holds the reference kernel's output for
 // each of the 256 bytes (ops/ReferenceTables.h): bit-identical to the CPU by construction, with
@@ -7,7 +7,8 @@
 //
 // With the fp16 datapath they also take TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32): the lookup
 // then holds 256 linear pieces, one per sign, exponent and top two fraction bits of a binary16
-// value (ELTWISE fp16). The RELUs are linear on every piece, so exact; LOGISTIC and TANH are
+// value (ELTWISE fp16; not RSQRT, whose curvature near 0 no piece follows closely enough). The
+// RELUs are linear on every piece, so exact; LOGISTIC and TANH are
 // within 0.003 of the function (a piece's error is its width squared times the curvature / 8:
 // widest where the curve is flattest), inside NNAPI's float16 tolerance; GELU within 0.002 (its
 // curvature peaks at 0.8 at zero, where the pieces are narrowest; past |x| = 4 it is a line or 0).
@@ -76,6 +77,8 @@ nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r,
     case nn::OperationType::LOGISTIC:
       return std::function<double(double)>([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
     case nn::OperationType::TANH: return std::function<double(double)>([](double x) { return std::tanh(x); });
+    case nn::OperationType::RSQRT:
+      return r.fail("RSQRT of binary16 values (256 linear pieces do not follow 1/sqrt near 0; 8-bit only)");
     default: return r.fail("not an activation");
   }
 }
