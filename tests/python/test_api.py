@@ -507,6 +507,70 @@ class FromTorch(unittest.TestCase):
         self.assertEqual(len(resizes), 2)
         self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
 
+    def test_a_llama_style_language_model(self):
+        """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
+        embedding (rotate_half's Neg and Concat), causal attention, a SwiGLU MLP: float within 1e-5 of
+        PyTorch; int8 with the ids taken as they are, every layer on the accelerator but the
+        embedding lookup (its indices are only known at execution: a GATHER the accelerator's
+        compile-time copies cannot do)."""
+        d, heads, t, vocab = 32, 2, 8, 50
+
+        class RmsNorm(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(1 + 0.1 * torch.randn(d))
+
+            def forward(self, x):
+                return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.w
+
+        def rope(x, cos, sin):
+            half = x.shape[-1] // 2
+            return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
+
+        class TinyLlama(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = torch.nn.Embedding(vocab, d)
+                self.norm1, self.norm2, self.norm3 = RmsNorm(), RmsNorm(), RmsNorm()
+                self.qkv = torch.nn.Linear(d, 3 * d, bias=False)
+                self.proj = torch.nn.Linear(d, d, bias=False)
+                self.gate, self.up = torch.nn.Linear(d, 4 * d, bias=False), torch.nn.Linear(d, 4 * d, bias=False)
+                self.down = torch.nn.Linear(4 * d, d, bias=False)
+                self.head = torch.nn.Linear(d, vocab, bias=False)
+                hd = d // heads
+                angles = torch.outer(torch.arange(t).float(), 1.0 / 10000 ** (torch.arange(0, hd, 2).float() / hd))
+                self.register_buffer("cos", torch.cat([angles, angles], -1).cos())
+                self.register_buffer("sin", torch.cat([angles, angles], -1).sin())
+                self.register_buffer("mask", torch.triu(torch.full((t, t), float("-inf")), 1))
+
+            def forward(self, ids):
+                x = self.embed(ids)
+                q, k, v = self.qkv(self.norm1(x)).view(1, t, 3, heads, d // heads).permute(2, 0, 3, 1, 4)
+                q, k = rope(q, self.cos, self.sin), rope(k, self.cos, self.sin)
+                a = torch.softmax(q @ k.transpose(-1, -2) / (d // heads) ** 0.5 + self.mask, -1) @ v
+                x = x + self.proj(a.transpose(1, 2).reshape(1, t, d))
+                h = self.norm2(x)
+                x = x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
+                return self.head(self.norm3(x))
+
+        torch.manual_seed(0)
+        module = TinyLlama().eval()
+        ids = torch.randint(0, vocab, (1, t))
+        with torch.no_grad():
+            expected = module(ids).numpy()
+        model = weft.from_torch(module, ids, input_names=["ids"])
+        r = weft.run(model, hw="weft8")
+        got = next(iter(r.outputs.values()))
+        self.assertLess(np.abs(got - expected).max() / np.abs(expected).max(), 1e-5)
+        q = weft.run(model, hw="weft8", quantize="int8")
+        self.assertTrue(q.report["referenceCheck"]["passed"])
+        got = next(iter(q.outputs.values())).ravel()
+        self.assertGreater(got @ expected.ravel() / (np.linalg.norm(got) * np.linalg.norm(expected)), 0.99)
+        on_cpu = [layer["name"] for layer in q.layers if layer["device"] == "weft-cpu"]
+        self.assertTrue(on_cpu and all(name.startswith("/embed/") for name in on_cpu), on_cpu)
+        operations = {layer["operation"] for layer in q.layers if layer["device"] == "weft-accel"}
+        self.assertTrue({"RSQRT", "MUL", "BATCH_MATMUL", "SOFTMAX", "FULLY_CONNECTED"} <= operations, operations)
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())

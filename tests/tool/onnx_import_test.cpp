@@ -621,6 +621,31 @@ TEST(OnnxImport, EinsumIsTheMatrixProductsItsEquationSpells) {
   EXPECT_NE(refused("ij->i->j", {{"3", "4"}}), "(imported)");
 }
 
+// Split is a SLICE a part (the accelerator copies slices; int8 quantizes them), and a rank-5 input
+// (attention's q, k, v unbound from [3, B, H, T, D]) is split as [before, axis, after]: every
+// operand NNAPI sees of rank 4 or less, the parts reshaped back.
+TEST(OnnxImport, SplitIsSlicesAndTakesRankFive) {
+  Graph m;
+  m.input("x", {"2", "12", "5"});
+  m.int64s("five", {2, 3, 2, 2, 5});
+  m.node("Reshape", {"x", "five"}, {"v"}, "view");
+  auto* split = m.node("Split", {"v"}, {"a", "b", "c"}, "unbind");
+  m.integer(split, "axis", 1);
+  m.int64s("back", {2, 20});
+  for (const char* part : {"a", "b", "c"}) m.node("Reshape", {part, "back"}, {std::string(part) + "2"});
+  m.node("Sum", {"a2", "b2", "c2"}, {"y"}, "sum");
+  m.output("y", 2);
+  const ImportedModel imported = m.import();
+  const auto& main = imported.model.main;
+  EXPECT_EQ(operationsOf(imported).count(nn::OperationType::SLICE), 3u);
+  EXPECT_EQ(operationsOf(imported).count(nn::OperationType::SPLIT), 0u);
+  for (const auto& op : main.operations) {
+    if (op.type != nn::OperationType::SLICE) continue;
+    EXPECT_EQ(main.operands[op.inputs[0]].dimensions, (std::vector<uint32_t>{2, 3, 20}));
+    EXPECT_EQ(main.operands[op.outputs[0]].dimensions, (std::vector<uint32_t>{2, 1, 20}));
+  }
+}
+
 // Dropout in training mode with a ratio of 0 drops nothing (Swin's attention dropout as
 // torchvision exports it): the identity. With a ratio above 0 it would draw masks: refused.
 TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {

@@ -229,6 +229,40 @@ TEST(PostTraining, ALogisticOfTooFineStepsReadsItsInputRescaled) {
   for (const auto& role : plain.role) EXPECT_NE(role, "rescale");
 }
 
+// RMSNorm as exporters write it (x * rsqrt(mean(x^2) + eps): Pow 2, ReduceMean, Add, Sqrt,
+// Reciprocal, Mul) and a rotary embedding's Neg: the square is MUL(x, x), 1 / sqrt one RSQRT
+// (its SQRT folded), the negation a MUL by -1, so nothing of them stays float (NNAPI's POW,
+// SQRT, DIV by a computed value and NEG have no 8-bit form).
+TEST(PostTraining, RmsNormAndNegationAreQuantized) {
+  Graph m;
+  m.input("x", {"1", "4", "8"});
+  m.floats("two", {}, {2.0f});
+  m.floats("eps", {}, {1e-6f});
+  m.node("Pow", {"x", "two"}, {"sq"}, "square");
+  auto* mean = m.node("ReduceMean", {"sq"}, {"ms"}, "mean");
+  m.ints(mean, "axes", {-1});
+  m.node("Add", {"ms", "eps"}, {"v"}, "epsilon");
+  m.node("Sqrt", {"v"}, {"r"}, "root");
+  m.node("Reciprocal", {"r"}, {"inv"}, "reciprocal");
+  m.node("Mul", {"x", "inv"}, {"n"}, "normalize");
+  m.node("Neg", {"n"}, {"y"}, "negate");
+  m.output("y", 3);
+  const ImportedModel imported = m.import();
+  std::map<uint32_t, Range> ranges = uniformRanges(imported, -2.0f, 2.0f);
+  const QuantizedModel q = quantizeInt8(imported.model, ranges);
+  EXPECT_TRUE(q.keptInFloat.empty()) << q.keptInFloat.front();
+  std::multiset<Op> types;
+  for (const auto& op : q.model.main.operations) types.insert(op.type);
+  EXPECT_EQ(types.count(Op::RSQRT), 1u);
+  EXPECT_EQ(types.count(Op::SQRT) + types.count(Op::DIV) + types.count(Op::POW) + types.count(Op::NEG), 0u);
+  EXPECT_EQ(types.count(Op::MUL), 3u);  // the square, the normalization, the negation
+  const auto& square = q.model.main.operations.front();
+  ASSERT_EQ(square.type, Op::MUL);
+  EXPECT_EQ(square.inputs[0], square.inputs[1]);
+  test::ApiModelBuilder builder(q.model);
+  EXPECT_NE(builder.model(), nullptr) << builder.failure();
+}
+
 // Attention's arithmetic: BATCH_MATMUL of two computed values is quantized (NNAPI's int8
 // BATCH_MATMUL), a DIV by a constant becomes the MUL by its reciprocal (NNAPI has no int8 DIV),
 // and a DIV by a computed value stays float.

@@ -162,6 +162,7 @@ class Quantizer {
 
   QuantizedModel run() {
     findFusions();
+    findReciprocalSquareRoots();
     findConcatenationTies();
     decideQuantizations();
     keepFloatValuesBetweenFloatOperations();
@@ -221,6 +222,39 @@ class Quantizer {
       if (!fusedCodeOf(relu.type) || relu.inputs.at(0) != out) continue;
       fusedInto_[i] = r[0];
       absorbed_.insert(r[0]);
+    }
+  }
+
+  // 1 / sqrt(v) as exporters write torch.rsqrt (RMSNorm's, LLaMA's): SQRT, then DIV of a constant
+  // 1 by it (ONNX's Reciprocal imports so), the square root read by nothing else. One RSQRT of v
+  // instead, which NNAPI quantizes (the accelerator looks it up in a 256-entry table) where SQRT
+  // and DIV by a computed value stay float.
+  void findReciprocalSquareRoots() {
+    std::map<uint32_t, std::vector<size_t>> readers;
+    std::map<uint32_t, size_t> writer;
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      for (uint32_t input : in_.operations[i].inputs) readers[input].push_back(i);
+      for (uint32_t output : in_.operations[i].outputs) writer[output] = i;
+    }
+    for (size_t i = 0; i < in_.operations.size(); ++i) {
+      const auto& div = in_.operations[i];
+      if (div.type != Op::DIV || div.inputs.size() != 3 || div.outputs.size() != 1) continue;
+      const auto &one = in_.operands[div.inputs[0]], &code = in_.operands[div.inputs[2]];
+      if (one.type != OperandType::TENSOR_FLOAT32 || !isConstant(one) || !isConstant(code) ||
+          code.data.size() < sizeof(int32_t) || code.data.at<int32_t>(0) != 0) {
+        continue;
+      }
+      const std::vector<float> ones = floatsOf(one);
+      if (ones.empty() || std::any_of(ones.begin(), ones.end(), [](float v) { return v != 1.0f; })) continue;
+      auto w = writer.find(div.inputs[1]);
+      if (w == writer.end() || in_.operations[w->second].type != Op::SQRT) continue;
+      const auto& sqrt = in_.operations[w->second];
+      if (in_.operands[div.inputs[1]].lifetime != LifeTime::TEMPORARY_VARIABLE || readers[div.inputs[1]].size() != 1 ||
+          in_.operands[div.outputs[0]].dimensions != in_.operands[sqrt.inputs[0]].dimensions) {
+        continue;
+      }
+      rsqrtOf_[i] = w->second;
+      absorbed_.insert(w->second);
     }
   }
 
@@ -293,12 +327,23 @@ class Quantizer {
     const auto& op = in_.operations[i];
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
+    if (rsqrtOf_.count(i) != 0 || squares(op) || op.type == Op::NEG) rule = Rule::kCalibrated;  // RSQRT, MUL
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
       if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rescaled_.insert(i);
     }
-    if (rule == Rule::kFloat) floatOps_.insert(i);
+    if (rule == Rule::kFloat && absorbed_.count(i) == 0) floatOps_.insert(i);
     return rule;
+  }
+
+  // POW of a constant exponent 2 (RMSNorm's x.pow(2)): quantized as MUL(x, x).
+  bool squares(const test::TestOperation& op) const {
+    if (op.type != Op::POW || op.inputs.size() != 2) return false;
+    const auto& e = in_.operands[op.inputs[1]];
+    if (e.type != OperandType::TENSOR_FLOAT32 || !isConstant(e)) return false;
+    const std::vector<float> v = floatsOf(e);
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](float x) { return x == 2.0f; }) &&
+           in_.operands[op.outputs[0]].dimensions == in_.operands[op.inputs[0]].dimensions;
   }
 
   // A LOGISTIC's or TANH's input of steps of 2^-27 or finer (EfficientNet's and MaxViT's
@@ -461,6 +506,27 @@ class Quantizer {
 
   void emitQuantized(size_t index) {
     const auto& op = in_.operations[index];
+    if (auto sqrt = rsqrtOf_.find(index); sqrt != rsqrtOf_.end()) {
+      operands()[in_.operations[sqrt->second].outputs[0]].lifetime = LifeTime::NO_VALUE;  // nothing writes it now
+      addOperation(Op::RSQRT, {in_.operations[sqrt->second].inputs[0]}, op.outputs, index, "",
+                   static_cast<int64_t>(sqrt->second));
+      return;
+    }
+    if (squares(op) || op.type == Op::NEG) {  // x * x, or x * -1 (NNAPI's NEG has no 8-bit form)
+      test::TestOperand none;
+      none.name = "fuse_none";
+      none.type = OperandType::INT32;
+      none.lifetime = LifeTime::CONSTANT_COPY;
+      none.data = bufferOf(std::vector<int32_t>{0});
+      test::TestOperand minusOne;
+      minusOne.name = in_.operands[op.inputs[0]].name + "_minus_one";
+      minusOne.type = OperandType::TENSOR_FLOAT32;
+      minusOne.dimensions = {1};
+      const uint32_t other =
+          op.type == Op::NEG ? quantizedConstant(minusOne, {-1.0f}, "_int8") : op.inputs[0];
+      addOperation(Op::MUL, {op.inputs[0], other, push(std::move(none))}, op.outputs, index, "");
+      return;
+    }
     std::vector<uint32_t> inputs = op.inputs;
     Op type = op.type;
     if (type == Op::DIV) {
@@ -666,6 +732,7 @@ class Quantizer {
   std::map<size_t, size_t> fusedInto_;  // an operation -> the activation folded into it
   std::set<size_t> floatOps_;           // the operations kept in float32
   std::set<size_t> rescaled_;           // LOGISTIC/TANH reading their input rescaled (rescaledInput)
+  std::map<size_t, size_t> rsqrtOf_;    // a DIV of 1 by a square root -> that SQRT (an RSQRT now)
   std::map<uint32_t, uint32_t> tie_;    // operands sharing one quantization: union-find parents
   std::set<size_t> absorbed_;           // the activations folded
   std::vector<float> weightScales_;  // the last weights(): what the bias after them is scaled by

@@ -66,23 +66,35 @@ void convertSplit(const Node& node, Lowering& l) {
     if (shapeOf(l, node.output(i)).size() != x.size()) throw ImportError(node.error("outputs of another rank than the input"));
     sizes.push_back(shapeOf(l, node.output(i))[axis]);
   }
-  const uint32_t input = in(node, l, 0);
-  const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t s) { return s == sizes[0]; });
-  if (equal && sizes[0] * static_cast<int64_t>(sizes.size()) == x[axis]) {
-    std::vector<uint32_t> outs;
+  uint32_t input = in(node, l, 0);
+  // NNAPI's SPLIT and SLICE take rank 4 at most: a rank-5 input (attention's q, k, v unbound from
+  // [3, B, H, T, D]) is split as [before the axis, the axis, after it], each part reshaped back.
+  Shape seen = x;
+  int64_t at = axis;
+  std::vector<uint32_t> outs;
+  if (x.size() > 4) {
+    const int64_t before = elementCount(Shape(x.begin(), x.begin() + axis));
+    const int64_t after = elementCount(Shape(x.begin() + axis + 1, x.end()));
+    seen = {before, x[static_cast<size_t>(axis)], after};
+    at = 1;
+    input = reshaped(l, input, seen, node.output(0) + "_split_view");
+    for (size_t i = 0; i < node.outputCount(); ++i) {
+      outs.push_back(temporaryLike(l, input, {before, sizes[i], after}, node.output(i) + "_split_part"));
+    }
+  } else {
     for (size_t i = 0; i < node.outputCount(); ++i) outs.push_back(l.output(node, i));
-    l.add(Op::SPLIT, {input, l.nn().scalarInt32(static_cast<int32_t>(axis)),
-                      l.nn().scalarInt32(static_cast<int32_t>(sizes.size()))},
-          outs);
-    return;
   }
+  // A SLICE a part (not NNAPI's SPLIT): the accelerator copies slices, and int8 quantizes them.
   int64_t offset = 0;
   for (size_t i = 0; i < node.outputCount(); ++i) {
-    std::vector<int32_t> begin(x.size(), 0), size(x.begin(), x.end());
-    begin[axis] = static_cast<int32_t>(offset);
-    size[axis] = static_cast<int32_t>(sizes[i]);
+    std::vector<int32_t> begin(seen.size(), 0), size(seen.begin(), seen.end());
+    begin[static_cast<size_t>(at)] = static_cast<int32_t>(offset);
+    size[static_cast<size_t>(at)] = static_cast<int32_t>(sizes[i]);
     offset += sizes[i];
-    l.add(Op::SLICE, {input, l.nn().int32Vector(begin), l.nn().int32Vector(size)}, {l.output(node, i)});
+    l.add(Op::SLICE, {input, l.nn().int32Vector(begin), l.nn().int32Vector(size)}, {outs[i]});
+  }
+  if (x.size() > 4) {
+    for (size_t i = 0; i < node.outputCount(); ++i) reshapeTo(l, outs[i], shapeOf(l, node.output(i)), l.output(node, i));
   }
 }
 
