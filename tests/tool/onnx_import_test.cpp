@@ -646,6 +646,40 @@ TEST(OnnxImport, SplitIsSlicesAndTakesRankFive) {
   }
 }
 
+// GPT-2's causal mask, torch.where(causal, w, finfo.min): a Where of a constant condition between
+// a computed value and a constant of one value of magnitude 1e30 or more (or infinite) is an ADD
+// of a constant (0 where the value is kept; exact: x + v is v), which int8 quantizes as a mask.
+// A smaller constant (-1e4: x + v is not v) stays a SELECT.
+TEST(OnnxImport, AWhereOfAConstantMaskIsAnAddOfIt) {
+  const auto where = [](float value, bool maskWhenTrue) {
+    Graph m;
+    m.input("w", {"1", "2", "2", "2"});
+    auto* c = m.g->add_initializer();
+    c->set_name("causal");
+    c->set_data_type(::onnx::TensorProto::BOOL);
+    for (int64_t d : {1, 1, 2, 2}) c->add_dims(d);
+    for (int32_t v : {1, 0, 1, 1}) c->add_int32_data(v);
+    m.floats("fill", {}, {value});
+    m.node("Where", {"causal", maskWhenTrue ? "fill" : "w", maskWhenTrue ? "w" : "fill"}, {"y"}, "mask");
+    m.output("y", 4);
+    return m.import();
+  };
+  const float lowest = -std::numeric_limits<float>::max();
+  for (bool maskWhenTrue : {false, true}) {
+    const ImportedModel imported = where(lowest, maskWhenTrue);
+    const auto& main = imported.model.main;
+    ASSERT_EQ(main.operations.size(), 1u);
+    ASSERT_EQ(main.operations[0].type, nn::OperationType::ADD);
+    const auto& mask = main.operands[main.operations[0].inputs[1]];
+    std::vector<float> values;
+    for (size_t i = 0; i < 8; ++i) values.push_back(mask.data.at<float>(i));
+    const float k = maskWhenTrue ? lowest : 0.0f, x = maskWhenTrue ? 0.0f : lowest;  // condition true, false
+    EXPECT_EQ(values, (std::vector<float>{k, x, k, k, k, x, k, k})) << maskWhenTrue;
+  }
+  EXPECT_EQ(operationsOf(where(-std::numeric_limits<float>::infinity(), false)).count(nn::OperationType::ADD), 1u);
+  EXPECT_EQ(operationsOf(where(-1e4f, false)).count(nn::OperationType::SELECT), 1u);
+}
+
 // Dropout in training mode with a ratio of 0 drops nothing (Swin's attention dropout as
 // torchvision exports it): the identity. With a ratio above 0 it would draw masks: refused.
 TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {

@@ -275,8 +275,54 @@ void convertClip(const Node& node, Lowering& l) {
   if (current != out) reshapeTo(l, current, shapeOf(l, node.output(0)), out);
 }
 
+// The entry of `t` (of a shape that broadcasts to `shape`) that output index `flat` reads.
+int64_t broadcastIndex(const Shape& t, const Shape& shape, int64_t flat) {
+  int64_t index = 0, stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    const int64_t coordinate = flat % shape[d];
+    flat /= shape[d];
+    const size_t k = d + t.size();
+    if (k < shape.size()) continue;  // t has fewer dimensions: this one broadcasts
+    const int64_t size = t[k - shape.size()];
+    if (size != 1) index += coordinate * stride;
+    stride *= size;
+  }
+  return index;
+}
+
+// Where of a constant condition between a computed value and a constant mask (every entry one
+// value of magnitude 1e30 or more, or infinite: GPT-2's torch.where(causal, w, finfo.min)) is an
+// ADD of a constant holding 0 where the value is kept and the mask's value elsewhere: x + v is v
+// exactly (|x| far below half of v's ulp), and int8 quantizes an ADD of a mask as attention's
+// (PostTraining.h) where SELECT stays float on the CPU. False for any other Where.
+bool whereAsMaskAdd(const Node& node, Lowering& l) {
+  if (!l.isConstant(node.input(0)) || l.isConstant(node.input(1)) == l.isConstant(node.input(2))) return false;
+  const DType type = typeOf(l, node.output(0));
+  if (type != DType::kFloat && type != DType::kFloat16) return false;
+  const bool maskWhenTrue = l.isConstant(node.input(1));  // where(c, mask, x)
+  const HostTensor& mask = l.constant(node.input(maskWhenTrue ? 1 : 2));
+  if (mask.size() == 0) return false;
+  const double v = mask.asDouble(0);
+  if (!(std::isinf(v) || std::fabs(v) >= 1e30)) return false;
+  for (int64_t i = 1; i < mask.size(); ++i) {
+    if (mask.asDouble(i) != v) return false;
+  }
+  const HostTensor& c = l.constant(node.input(0));
+  const Shape& shape = shapeOf(l, node.output(0));
+  HostTensor add(type, shape);
+  for (int64_t i = 0; i < add.size(); ++i) {
+    const bool condition = c.asDouble(broadcastIndex(c.shape, shape, i)) != 0;
+    add.setDouble(i, condition == maskWhenTrue ? v : 0.0);
+  }
+  l.add(Op::ADD, {in(node, l, maskWhenTrue ? 2 : 1), l.constantOperand(std::move(add), node.output(0) + "_mask"),
+                  l.nn().scalarInt32(kFuseNone)},
+        {l.output(node, 0)});
+  return true;
+}
+
 void convertWhere(const Node& node, Lowering& l) {
   onlyAttributes(node, {});
+  if (whereAsMaskAdd(node, l)) return;
   // NNAPI's SELECT takes three tensors of one shape: the inputs are broadcast first.
   const Shape& shape = shapeOf(l, node.output(0));
   const uint32_t c = broadcastTo(l, node.input(0), in(node, l, 0), shape);
