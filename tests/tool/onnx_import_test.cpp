@@ -680,6 +680,45 @@ TEST(OnnxImport, AWhereOfAConstantMaskIsAnAddOfIt) {
   EXPECT_EQ(operationsOf(where(-1e4f, false)).count(nn::OperationType::SELECT), 1u);
 }
 
+// q @ k^T as exporters write it, MatMul(q, Transpose(k)), where the transpose brings k's innermost
+// axis second-to-last: the swap back is BATCH_MATMUL's adj_y (a matrix transpose the accelerator
+// would copy a value at a time), the rest of the permutation stays (GPT-2's (0, 2, 3, 1) becomes
+// its head split (0, 2, 1, 3)), and a bare k.transpose(-1, -2) goes entirely. A transpose that
+// keeps the innermost axis (attention's v) is left alone.
+TEST(OnnxImport, AMatMulByATransposedOperandIsABatchMatmulWithAdjY) {
+  const auto attention = [](std::vector<int64_t> perm, const std::vector<std::string>& kShape) {
+    Graph m;
+    m.input("q", {"1", "2", "4", "8"});
+    m.input("k", kShape);
+    m.ints(m.node("Transpose", {"k"}, {"kt"}, "transpose"), "perm", perm);
+    m.node("MatMul", {"q", "kt"}, {"y"}, "scores");
+    m.output("y", 4);
+    return m.import();
+  };
+  using Op = nn::OperationType;
+  const auto bmmAdjY = [](const ImportedModel& m) {
+    for (const auto& op : m.model.main.operations) {
+      if (op.type == Op::BATCH_MATMUL) return m.model.main.operands[op.inputs[3]].data.at<uint8_t>(0) != 0;
+    }
+    return false;
+  };
+  const ImportedModel gpt2 = attention({0, 2, 3, 1}, {"1", "4", "2", "8"});  // k as [B, T, H, D]
+  EXPECT_TRUE(bmmAdjY(gpt2));
+  for (const auto& op : gpt2.model.main.operations) {
+    if (op.type != Op::TRANSPOSE) continue;
+    std::vector<int32_t> perm;
+    for (size_t i = 0; i < 4; ++i) perm.push_back(gpt2.model.main.operands[op.inputs[1]].data.at<int32_t>(i));
+    EXPECT_EQ(perm, (std::vector<int32_t>{0, 2, 1, 3}));
+  }
+  EXPECT_EQ(operationsOf(gpt2).count(Op::TRANSPOSE), 1u);
+  const ImportedModel bare = attention({0, 1, 3, 2}, {"1", "2", "4", "8"});  // k.transpose(-1, -2)
+  EXPECT_TRUE(bmmAdjY(bare));
+  EXPECT_EQ(operationsOf(bare).count(Op::TRANSPOSE), 0u);
+  const ImportedModel v = attention({0, 2, 1, 3}, {"1", "8", "2", "4"});  // the innermost axis stays
+  EXPECT_FALSE(bmmAdjY(v));
+  EXPECT_EQ(operationsOf(v).count(Op::TRANSPOSE), 1u);
+}
+
 // Dropout in training mode with a ratio of 0 drops nothing (Swin's attention dropout as
 // torchvision exports it): the identity. With a ratio above 0 it would draw masks: refused.
 TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {

@@ -106,6 +106,7 @@ class Importer final : public Lowering {
   size_t inferEinsumShapes();
   void foldBatchNorms();
   void fuseTransformerLayers();
+  void multiplyByTransposedOperands();
   void planQuantizedNodes();
   void addInputs();
   void collectInfos();
@@ -705,6 +706,75 @@ void Importer::foldBatchNorms() {
   }
 }
 
+// Attention's q @ k^T as exporters write it: MatMul(q, Transpose(k)) whose permutation brings k's
+// innermost axis second-to-last (k.transpose(-1, -2), often merged with the head split into one
+// (0, 2, 3, 1)). That swap is a matrix transpose, which the accelerator copies a value at a time
+// (8,793 cycles of a GPT-2 block's 1,112 for its (0, 2, 1, 3) head split at weft8); BATCH_MATMUL
+// takes it as adj_y instead. The Transpose keeps the rest of its permutation (none when that is
+// the identity: the MatMul reads k itself) and the MatMul becomes the Einsum "...ik,...jk->...ij"
+// (ops/Einsum.cpp: a BATCH_MATMUL with adj_y). Only where the Transpose's output has no other
+// reader, both operands are float and of rank 2 or more, and the model has no quantized nodes
+// (QuantizedGraph.h keeps its MatMuls).
+void Importer::multiplyByTransposedOperands() {
+  std::map<std::string, std::vector<size_t>> readers;
+  std::map<std::string, size_t> writer;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (folded_[i]) continue;
+    const std::string& op = nodes_[i].op_type();
+    if (op == "QuantizeLinear" || op == "DequantizeLinear" || op.rfind("QLinear", 0) == 0) return;
+    for (const auto& in : nodes_[i].input()) readers[in].push_back(i);
+    for (const auto& out : nodes_[i].output()) writer[out] = i;
+  }
+  std::set<std::string> outputs;
+  for (const auto& out : proto_.graph().output()) outputs.insert(out.name());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    ::onnx::NodeProto& matmul = nodes_[i];
+    if (folded_[i] || matmul.op_type() != "MatMul" || !matmul.domain().empty() || matmul.input_size() != 2) continue;
+    const std::string& b = matmul.input(1);
+    auto w = writer.find(b);
+    if (w == writer.end() || readers[b].size() != 1 || outputs.count(b) != 0) continue;
+    ::onnx::NodeProto& transpose = nodes_[w->second];
+    if (transpose.op_type() != "Transpose" || !transpose.domain().empty() || transpose.input_size() != 1) continue;
+    auto a = infos_.find(matmul.input(0)), t = infos_.find(transpose.input(0)), bInfo = infos_.find(b);
+    if (a == infos_.end() || t == infos_.end() || bInfo == infos_.end()) continue;
+    const size_t rank = t->second.shape.size();
+    if (rank < 2 || a->second.shape.size() < 2 || !isFloat(a->second.type) || !isFloat(t->second.type)) continue;
+    std::vector<int64_t> perm;
+    for (const auto& attr : transpose.attribute()) {
+      if (attr.name() == "perm") perm.assign(attr.ints().begin(), attr.ints().end());
+    }
+    if (perm.empty()) {
+      for (size_t d = 0; d < rank; ++d) perm.push_back(static_cast<int64_t>(rank - 1 - d));
+    }
+    if (perm.size() != rank) continue;
+    for (auto& p : perm) p = p < 0 ? p + static_cast<int64_t>(rank) : p;
+    // Only a transpose that moves the innermost axis to second-to-last: swapped back, the
+    // innermost axis stays innermost (a copy of whole rows) or nothing moves at all.
+    if (perm[rank - 2] != static_cast<int64_t>(rank - 1)) continue;
+    std::swap(perm[rank - 1], perm[rank - 2]);  // what is left once the last two axes swap back
+    bool identity = true;
+    for (size_t d = 0; d < rank; ++d) identity = identity && perm[d] == static_cast<int64_t>(d);
+    Shape kept(rank);
+    for (size_t d = 0; d < rank; ++d) kept[d] = t->second.shape[static_cast<size_t>(perm[d])];
+    if (identity) {
+      folded_[w->second] = true;
+      matmul.set_input(1, transpose.input(0));
+    } else {
+      transpose.clear_attribute();
+      auto* attr = transpose.add_attribute();
+      attr->set_name("perm");
+      attr->set_type(::onnx::AttributeProto::INTS);
+      for (const int64_t p : perm) attr->add_ints(p);
+      bInfo->second.shape = kept;
+    }
+    matmul.set_op_type("Einsum");
+    auto* equation = matmul.add_attribute();
+    equation->set_name("equation");
+    equation->set_type(::onnx::AttributeProto::STRING);
+    equation->set_s("...ik,...jk->...ij");
+  }
+}
+
 void Importer::fuseTransformerLayers() {
   std::set<std::string> outputs;
   for (const auto& out : proto_.graph().output()) outputs.insert(out.name());
@@ -964,6 +1034,7 @@ ImportedModel Importer::run() {
   }
   foldBatchNorms();
   if (options_.weftExtensions) fuseTransformerLayers();
+  multiplyByTransposedOperands();
   planQuantizedNodes();
   addInputs();
   lowerNodes();
