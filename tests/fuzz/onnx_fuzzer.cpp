@@ -10,7 +10,9 @@
 // and broadcast Add of a folded ScatterND mask (rank5_gather_mask_scatternd.onnx), MaxViT's
 // Einsum attention on rank-5 values with a rank-5 Softmax (einsum_rank5_attention.onnx), and
 // Einsums of three operands, a constant, ellipses, an implicit output and a summed label
-// (einsum_operands_ellipsis_sum.onnx).
+// (einsum_operands_ellipsis_sum.onnx), and GPT-2's attention: a rank-5 Split of q, k, v, k
+// transposed (0, 2, 3, 1) into a MatMul, a Where of a constant mask
+// (gpt2_split_mask_transposed_k.onnx).
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>
