@@ -113,12 +113,19 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   EXPECT_EQ((*conv)["macs"].get<uint64_t>(), 8u * 64 * 27);
   EXPECT_GT((*conv)["dramReadBytes"].get<uint64_t>(), 0u);
   EXPECT_EQ((*conv)["shape"], "1x3x8x8 -> 1x8x8x8");
+  // Each layer the accelerator ran is checked against the CPU reference's output on its inputs.
+  ASSERT_TRUE(conv->contains("referenceCheck")) << conv->dump(1);
+  EXPECT_TRUE((*conv)["referenceCheck"]["passed"].get<bool>());
+  EXPECT_LE((*conv)["referenceCheck"]["maxError"].get<double>(), 1.0);
+  EXPECT_NE(r.output.find("reference check: PASS (each layer the accelerator ran within one step"), std::string::npos)
+      << r.output;
 
   const nlohmann::json* exp = layerNamed(report, "exp");
   ASSERT_NE(exp, nullptr);
   EXPECT_EQ((*exp)["operation"], "EXP");
   EXPECT_EQ((*exp)["device"], "weft-cpu");
   EXPECT_EQ((*exp)["cycles"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(exp->contains("referenceCheck"));  // a CPU layer: nothing of the accelerator's to check
   ASSERT_TRUE(exp->contains("reason"));
   EXPECT_NE((*exp)["reason"].get<std::string>().find("float32"), std::string::npos) << (*exp)["reason"];
   EXPECT_NE(r.output.find("#2 exp (EXP) on weft-cpu: float32"), std::string::npos) << r.output;
@@ -173,6 +180,7 @@ TEST(WeftLayersOnnx, FloatModelsRunWhereTheHardwareTakesFloat) {
   ASSERT_NE(conv, nullptr) << report.dump(1);
   EXPECT_EQ((*conv)["device"], "weft-accel") << report.dump(1);
   EXPECT_GT((*conv)["cycles"].get<uint64_t>(), 0u);
+  EXPECT_TRUE((*conv)["referenceCheck"]["passed"].get<bool>()) << conv->dump(1);  // binary16 within 2e-2
 }
 
 // --input and --calibration as `weft run` takes them (the same code reads them): samples stacked

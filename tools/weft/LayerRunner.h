@@ -45,6 +45,12 @@ struct LayerRun {
   // accelerator's; such a layer has no device figures.
   std::string device;
   std::string reason;
+  // An ONNX model's layer the accelerator ran (OnnxLayers.h), checked against the CPU reference's
+  // output on the same inputs: the largest difference (8-bit: quantization steps; float: the
+  // value's), and whether it is within one step or the float tolerance. Unset: not checked (a
+  // CPU layer, a layer reusing an earlier one's figures, the timing backend's zero-page values).
+  std::optional<double> referenceError;
+  bool referencePassed = true;
   // Its program's per-command timelines (the first execution's; only when WEFT_COMMAND_TRACE=1),
   // cut short by LayerRunOptions::traceCommandLimit (traceTruncated).
   std::vector<hal::CommandProfile> commands;

@@ -129,6 +129,32 @@ nlohmann::json tableDramCounters(const std::vector<LayerRun>& runs) {
   return counters;
 }
 
+// An ONNX model's layers the accelerator ran, each checked against the CPU reference's output on
+// the same inputs (OnnxLayers.h): one line saying so. False when a layer is off.
+bool printReferenceCheck(const std::vector<LayerRun>& runs) {
+  size_t checked = 0;
+  const LayerRun* worst = nullptr;
+  std::vector<std::string> failed;
+  for (const LayerRun& r : runs) {
+    if (!r.referenceError) continue;
+    ++checked;
+    if (worst == nullptr || *r.referenceError > *worst->referenceError) worst = &r;
+    if (!r.referencePassed) failed.push_back(fmt::format("{} ({} off)", r.name, *r.referenceError));
+  }
+  if (checked == 0) return true;  // the timing backend, or no layer on the accelerator
+  const std::string rule = "each layer the accelerator ran within one step of the CPU reference's output on the "
+                           "same inputs (8-bit), or atol 1e-5, rtol 1e-3 (float; 2e-2 for float16 and relaxed)";
+  if (failed.empty()) {
+    fmt::print("reference check: PASS ({}: {} layers, largest difference {:.4g} at {}; 8-bit outputs count steps)\n",
+               rule, checked, *worst->referenceError, worst->name);
+    return true;
+  }
+  fmt::print("reference check: FAIL ({}): {} of {} layers off: {}\n", rule, failed.size(), checked,
+             fmt::join(failed.begin(), failed.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(failed.size(), 5)),
+                       ", "));
+  return false;
+}
+
 std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& runs, const hw::HwConfig& hw,
                        const std::string& backend, double wallSeconds, const std::string& outputsPath,
                        const codesign::Estimator& estimator) {
@@ -169,6 +195,7 @@ std::string jsonReport(const LayerTable& table, const std::vector<LayerRun>& run
                                 {"device", r.device}};
     if (!r.reason.empty()) l["reason"] = r.reason;
     if (r.sameAs) l["sameAs"] = runs[*r.sameAs].name;
+    if (r.referenceError) l["referenceCheck"] = {{"maxError", *r.referenceError}, {"passed", r.referencePassed}};
     if (const nlohmann::json dram = dramFigures(counterObject(r.counters)); !dram.is_null()) {
       l["dram"] = dram;  // a cycle-level DRAM's figures from the layer's counters
     }
@@ -414,6 +441,7 @@ int runLayers(const LayersOptions& options) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   printTable(table, runs, hw, backend, wall, estimator, std::cout);
+  const bool referenceFailed = onnxModel && !printReferenceCheck(runs);
   if (!options.outputsPath.empty()) {
     std::string bytes;
     for (const LayerRun& r : runs) bytes.append(reinterpret_cast<const char*>(r.output.data()), r.output.size());
@@ -448,8 +476,11 @@ int runLayers(const LayersOptions& options) {
     writeOutputFile(options.tracePath, layersTrace(table, runs, hw, backend, estimator, kept));
     fmt::print("trace written to {} (open it in ui.perfetto.dev)\n", options.tracePath);
   }
-  if (!options.htmlPath.empty()) return writeHtmlReport({{jsonPath}, options.htmlPath, ""});
-  return 0;
+  if (!options.htmlPath.empty()) {
+    const int html = writeHtmlReport({{jsonPath}, options.htmlPath, ""});
+    if (html != 0) return html;
+  }
+  return referenceFailed ? 1 : 0;
 }
 
 }  // namespace weft::tool

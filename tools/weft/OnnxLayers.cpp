@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -16,6 +18,7 @@
 
 #include "ApiModelBuilder.h"
 #include "CpuReference.h"
+#include "HostTensor.h"
 #include "Nnapi.h"
 #include "PostTraining.h"
 #include "Trace.h"
@@ -151,6 +154,67 @@ std::vector<std::string> onnxLayerNames(const LoadedOnnx& loaded) {
   return names;
 }
 
+namespace {
+
+// The layer's outputs as the accelerator wrote them against the CPU reference's on the same inputs:
+// 8-bit values within one step (integer requantization and the reference's float rounding
+// differ that much; WEFT_LAYER_NORM is within one unit), float ones within atol 1e-5 and rtol
+// 1e-3 (float16 and relaxed float32: 2e-2, as `weft run` checks them), integers exactly.
+void checkAgainstReference(const test::TestModel& model, const std::vector<uint32_t>& outputOperands,
+                           const std::vector<std::vector<uint8_t>>& accelerator,
+                           const std::map<uint32_t, std::vector<uint8_t>>& reference, LayerRun& run) {
+  double worst = 0;
+  bool passed = true;
+  for (size_t k = 0; k < outputOperands.size(); ++k) {
+    const auto want = reference.find(outputOperands[k]);
+    if (want == reference.end()) return;  // nothing to compare with
+    const test::TestOperand& o = model.main.operands[outputOperands[k]];
+    const std::vector<uint8_t>& got = accelerator[k];
+    const size_t n = std::min(got.size(), want->second.size());
+    const auto read = [&](const std::vector<uint8_t>& bytes, size_t i) -> double {
+      switch (o.type) {
+        case nn::OperandType::TENSOR_QUANT8_ASYMM: return bytes[i];
+        case nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return static_cast<int8_t>(bytes[i]);
+        case nn::OperandType::TENSOR_FLOAT32: {
+          float v;
+          std::memcpy(&v, bytes.data() + 4 * i, 4);
+          return v;
+        }
+        case nn::OperandType::TENSOR_FLOAT16: {
+          uint16_t h;
+          std::memcpy(&h, bytes.data() + 2 * i, 2);
+          return onnx::halfToFloat(h);
+        }
+        case nn::OperandType::TENSOR_INT32: {
+          int32_t v;
+          std::memcpy(&v, bytes.data() + 4 * i, 4);
+          return v;
+        }
+        default: return bytes[i];
+      }
+    };
+    const size_t width = o.type == nn::OperandType::TENSOR_FLOAT32 || o.type == nn::OperandType::TENSOR_INT32 ? 4
+                         : o.type == nn::OperandType::TENSOR_FLOAT16                                             ? 2
+                                                                                                                 : 1;
+    const bool quant8 = o.type == nn::OperandType::TENSOR_QUANT8_ASYMM ||
+                        o.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool floating = o.type == nn::OperandType::TENSOR_FLOAT32 || o.type == nn::OperandType::TENSOR_FLOAT16;
+    const bool loose = o.type == nn::OperandType::TENSOR_FLOAT16 || model.isRelaxed;
+    const double atol = loose ? 2e-2 : 1e-5, rtol = loose ? 2e-2 : 1e-3;
+    for (size_t i = 0; i < n / width; ++i) {
+      const double a = read(got, i), e = read(want->second, i);
+      if (floating && std::isnan(a) && std::isnan(e)) continue;
+      const double d = std::fabs(a - e);
+      worst = std::max(worst, std::isnan(d) ? INFINITY : d);
+      if (quant8 ? d > 1 : floating ? !(d <= atol + rtol * std::fabs(e)) : d != 0) passed = false;
+    }
+  }
+  run.referenceError = worst;
+  run.referencePassed = passed;
+}
+
+}  // namespace
+
 std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig& hw, const LayerRunOptions& options) {
   const test::TestModel& model = loaded.model();
   if (!model.referenced.empty()) {
@@ -276,6 +340,9 @@ std::vector<LayerRun> runOnnxLayers(const LoadedOnnx& loaded, const hw::HwConfig
     }
     run.simulatorSeconds = median(simulator);
     run.executeSeconds = median(execute);
+    if (options.values == TensorValues::kDrawn) {
+      checkAgainstReference(model, model.main.operations[i].outputs, outputs, values, run);
+    }
     keepOutputs();  // the accelerator's
     runs.push_back(std::move(run));
   }
