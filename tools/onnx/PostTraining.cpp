@@ -371,13 +371,18 @@ class Quantizer {
     zero.lifetime = LifeTime::CONSTANT_COPY;
     zero.data = bufferOf(std::vector<int8_t>{0});
     const uint32_t c = push(std::move(zero));
+    addOperation(Op::ADD, {x, c, fuseNone()}, {out}, index, "rescale");
+    return out;
+  }
+
+  // An ADD's or MUL's fused activation NONE, for the operations the quantizer writes itself.
+  uint32_t fuseNone() {
     test::TestOperand none;
     none.name = "fuse_none";
     none.type = OperandType::INT32;
     none.lifetime = LifeTime::CONSTANT_COPY;
     none.data = bufferOf(std::vector<int32_t>{0});
-    addOperation(Op::ADD, {x, c, push(std::move(none))}, {out}, index, "rescale");
-    return out;
+    return push(std::move(none));
   }
 
   // CONCATENATION copies its inputs' bytes when they share its quantization (the accelerator
@@ -513,18 +518,13 @@ class Quantizer {
       return;
     }
     if (squares(op) || op.type == Op::NEG) {  // x * x, or x * -1 (NNAPI's NEG has no 8-bit form)
-      test::TestOperand none;
-      none.name = "fuse_none";
-      none.type = OperandType::INT32;
-      none.lifetime = LifeTime::CONSTANT_COPY;
-      none.data = bufferOf(std::vector<int32_t>{0});
       test::TestOperand minusOne;
       minusOne.name = in_.operands[op.inputs[0]].name + "_minus_one";
       minusOne.type = OperandType::TENSOR_FLOAT32;
       minusOne.dimensions = {1};
       const uint32_t other =
           op.type == Op::NEG ? quantizedConstant(minusOne, {-1.0f}, "_int8") : op.inputs[0];
-      addOperation(Op::MUL, {op.inputs[0], other, push(std::move(none))}, op.outputs, index, "");
+      addOperation(Op::MUL, {op.inputs[0], other, fuseNone()}, op.outputs, index, "");
       return;
     }
     std::vector<uint32_t> inputs = op.inputs;
