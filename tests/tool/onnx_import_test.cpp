@@ -719,6 +719,32 @@ TEST(OnnxImport, AMatMulByATransposedOperandIsABatchMatmulWithAdjY) {
   EXPECT_EQ(operationsOf(v).count(Op::TRANSPOSE), 1u);
 }
 
+// Pow by a constant 2 is MUL(x, x) and a float Neg a MUL by -1 (both exact), which run where POW
+// and NEG do not (RMSNorm's square, rotary embeddings' rotate_half); another exponent stays a POW,
+// an int32 Neg a NEG.
+TEST(OnnxImport, SquaresAndNegationsAreMultiplications) {
+  const auto model = [](float exponent, int32_t type) {
+    Graph m;
+    m.input("x", {"2", "3"});
+    m.input("i", {"2", "3"}, type);
+    m.floats("e", {}, {exponent});
+    m.node("Pow", {"x", "e"}, {"p"}, "power");
+    m.node("Neg", {"p"}, {"y"}, "negate");
+    m.node("Neg", {"i"}, {"j"}, "negate_int");
+    m.output("y", 2);
+    auto* j = m.g->add_output();
+    m.value(j, "j", type, {"2", "3"});
+    return m.import();
+  };
+  using Op = nn::OperationType;
+  const ImportedModel square = model(2.0f, ::onnx::TensorProto::INT32);
+  EXPECT_EQ(operationsOf(square), (std::multiset<Op>{Op::MUL, Op::MUL, Op::NEG}));
+  const auto& first = square.model.main.operations.front();
+  ASSERT_EQ(first.type, Op::MUL);
+  EXPECT_EQ(first.inputs[0], first.inputs[1]);  // x * x
+  EXPECT_EQ(operationsOf(model(3.0f, ::onnx::TensorProto::INT32)).count(Op::POW), 1u);
+}
+
 // Dropout in training mode with a ratio of 0 drops nothing (Swin's attention dropout as
 // torchvision exports it): the identity. With a ratio above 0 it would draw masks: refused.
 TEST(OnnxImport, ATrainingDropoutOfRatioZeroIsTheIdentity) {

@@ -230,9 +230,9 @@ TEST(PostTraining, ALogisticOfTooFineStepsReadsItsInputRescaled) {
 }
 
 // RMSNorm as exporters write it (x * rsqrt(mean(x^2) + eps): Pow 2, ReduceMean, Add, Sqrt,
-// Reciprocal, Mul) and a rotary embedding's Neg: the square is MUL(x, x), 1 / sqrt one RSQRT
-// (its SQRT folded), the negation a MUL by -1, so nothing of them stays float (NNAPI's POW,
-// SQRT, DIV by a computed value and NEG have no 8-bit form).
+// Reciprocal, Mul) and a rotary embedding's Neg: the square is MUL(x, x) and the negation a MUL
+// by -1 (the importer's), 1 / sqrt one RSQRT (its SQRT folded, the quantizer's), so nothing of
+// them stays float (NNAPI's POW, SQRT, DIV by a computed value and NEG have no 8-bit form).
 TEST(PostTraining, RmsNormAndNegationAreQuantized) {
   Graph m;
   m.input("x", {"1", "4", "8"});

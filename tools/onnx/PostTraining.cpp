@@ -327,23 +327,13 @@ class Quantizer {
     const auto& op = in_.operations[i];
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
-    if (rsqrtOf_.count(i) != 0 || squares(op) || op.type == Op::NEG) rule = Rule::kCalibrated;  // RSQRT, MUL
+    if (rsqrtOf_.count(i) != 0) rule = Rule::kCalibrated;  // an RSQRT
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
       if (q != quant_.end() && static_cast<double>(q->second.scales[0]) * (1 << 27) <= 1.0) rescaled_.insert(i);
     }
     if (rule == Rule::kFloat && absorbed_.count(i) == 0) floatOps_.insert(i);
     return rule;
-  }
-
-  // POW of a constant exponent 2 (RMSNorm's x.pow(2)): quantized as MUL(x, x).
-  bool squares(const test::TestOperation& op) const {
-    if (op.type != Op::POW || op.inputs.size() != 2) return false;
-    const auto& e = in_.operands[op.inputs[1]];
-    if (e.type != OperandType::TENSOR_FLOAT32 || !isConstant(e)) return false;
-    const std::vector<float> v = floatsOf(e);
-    return !v.empty() && std::all_of(v.begin(), v.end(), [](float x) { return x == 2.0f; }) &&
-           in_.operands[op.outputs[0]].dimensions == in_.operands[op.inputs[0]].dimensions;
   }
 
   // A LOGISTIC's or TANH's input of steps of 2^-27 or finer (EfficientNet's and MaxViT's
@@ -515,16 +505,6 @@ class Quantizer {
       operands()[in_.operations[sqrt->second].outputs[0]].lifetime = LifeTime::NO_VALUE;  // nothing writes it now
       addOperation(Op::RSQRT, {in_.operations[sqrt->second].inputs[0]}, op.outputs, index, "",
                    static_cast<int64_t>(sqrt->second));
-      return;
-    }
-    if (squares(op) || op.type == Op::NEG) {  // x * x, or x * -1 (NNAPI's NEG has no 8-bit form)
-      test::TestOperand minusOne;
-      minusOne.name = in_.operands[op.inputs[0]].name + "_minus_one";
-      minusOne.type = OperandType::TENSOR_FLOAT32;
-      minusOne.dimensions = {1};
-      const uint32_t other =
-          op.type == Op::NEG ? quantizedConstant(minusOne, {-1.0f}, "_int8") : op.inputs[0];
-      addOperation(Op::MUL, {op.inputs[0], other, fuseNone()}, op.outputs, index, "");
       return;
     }
     std::vector<uint32_t> inputs = op.inputs;

@@ -116,11 +116,46 @@ Converter binary(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {});
     if (op != Op::LOGICAL_AND && op != Op::LOGICAL_OR) requireTypeFor(node, l, node.input(0), op);
-    if (op == Op::POW && typeOf(l, node.input(1)) != typeOf(l, node.input(0))) {
-      throw ImportError(node.error("a Pow whose exponent's type differs from its base's"));
-    }
     l.add(op, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
   };
+}
+
+// Pow by a constant 2 is MUL(x, x): the same value (both round the exact square once), and a
+// multiplication runs where a power does not (the accelerator's vector unit in 8-bit and binary16;
+// RMSNorm's x.pow(2)). Other exponents are POW.
+void convertPow(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireTypeFor(node, l, node.input(0), Op::POW);
+  if (typeOf(l, node.input(1)) != typeOf(l, node.input(0))) {
+    throw ImportError(node.error("a Pow whose exponent's type differs from its base's"));
+  }
+  bool square = isFloat(typeOf(l, node.input(0))) && l.isConstant(node.input(1)) &&
+                shapeOf(l, node.output(0)) == shapeOf(l, node.input(0));
+  if (square) {
+    const HostTensor& e = l.constant(node.input(1));
+    for (int64_t i = 0; i < e.size() && square; ++i) square = e.asDouble(i) == 2.0;
+    square = square && e.size() > 0;
+  }
+  if (square) {
+    const uint32_t x = in(node, l, 0);
+    l.add(Op::MUL, {x, x, l.nn().scalarInt32(kFuseNone)}, {l.output(node, 0)});
+    return;
+  }
+  l.add(Op::POW, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
+}
+
+// Neg of a float value is MUL by -1 (exact), which runs where NEG does not (the accelerator's
+// vector unit; a rotary embedding's rotate_half); of an int32 value NEG (its wrap at INT32_MIN).
+void convertNeg(const Node& node, Lowering& l) {
+  onlyAttributes(node, {});
+  requireTypeFor(node, l, node.input(0), Op::NEG);
+  if (!isFloat(typeOf(l, node.input(0)))) {
+    l.add(Op::NEG, {in(node, l, 0)}, {l.output(node, 0)});
+    return;
+  }
+  l.add(Op::MUL, {in(node, l, 0), floatConstantLike(l, node.input(0), {-1.0f}, {1}, node.output(0) + "_minus_one"),
+                  l.nn().scalarInt32(kFuseNone)},
+        {l.output(node, 0)});
 }
 
 Converter unary(Op op) {
@@ -403,7 +438,7 @@ void registerElementwise(Registry& r) {
   r.add("Sub", arithmetic(Op::SUB));
   r.add("Mul", arithmetic(Op::MUL));
   r.add("Div", arithmetic(Op::DIV));
-  r.add("Pow", binary(Op::POW));
+  r.add("Pow", convertPow);
   r.add("Equal", binary(Op::EQUAL));
   r.add("Greater", binary(Op::GREATER));
   r.add("GreaterOrEqual", binary(Op::GREATER_EQUAL));
@@ -418,7 +453,7 @@ void registerElementwise(Registry& r) {
   r.add("Sum", variadic(Op::ADD, false));
   r.add("Mean", variadic(Op::ADD, true));
   r.add("Abs", unary(Op::ABS));
-  r.add("Neg", unary(Op::NEG));
+  r.add("Neg", convertNeg);
   r.add("Exp", unary(Op::EXP));
   r.add("Log", unary(Op::LOG));
   r.add("Sqrt", unary(Op::SQRT));
