@@ -452,20 +452,8 @@ Result transpose(const Node& node, const Inputs& in) {
     for (size_t d = 0; d < rank; ++d) perm[d] = static_cast<int64_t>(rank - 1 - d);
   }
   if (perm.size() != rank) throw ImportError(node.error("perm does not match the input's rank"));
-  Shape shape(rank);
-  for (size_t d = 0; d < rank; ++d) shape[d] = data.shape[normalizeAxis(perm[d], rank, node)];
-  HostTensor out(data.type, shape);
-  const auto inStrides = strides(data.shape);
-  const size_t width = dtypeSize(data.type);
-  for (int64_t i = 0; i < out.size(); ++i) {
-    int64_t rest = i, src = 0;
-    for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
-      src += (rest % shape[d]) * inStrides[normalizeAxis(perm[d], rank, node)];
-      rest /= shape[d];
-    }
-    std::memcpy(out.bytes.data() + i * width, data.bytes.data() + src * width, width);
-  }
-  return std::vector<HostTensor>{std::move(out)};
+  for (auto& p : perm) p = normalizeAxis(p, rank, node);
+  return std::vector<HostTensor>{transposed(data, perm)};
 }
 
 Result reduce(const Node& node, const Inputs& in) {

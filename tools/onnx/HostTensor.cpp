@@ -322,6 +322,25 @@ std::string readFileBytes(const std::string& path) {
   return std::move(*bytes);
 }
 
+HostTensor transposed(const HostTensor& t, const std::vector<int64_t>& perm) {
+  const size_t rank = t.shape.size();
+  std::vector<int64_t> inStrides(rank, 1);
+  for (size_t d = rank; d-- > 1;) inStrides[d - 1] = inStrides[d] * t.shape[d];
+  Shape shape(rank);
+  for (size_t d = 0; d < rank; ++d) shape[d] = t.shape[static_cast<size_t>(perm[d])];
+  HostTensor out(t.type, shape);
+  const size_t width = dtypeSize(t.type);
+  for (int64_t i = 0; i < out.size(); ++i) {
+    int64_t rest = i, src = 0;
+    for (size_t d = rank; d-- > 0;) {
+      src += (rest % shape[d]) * inStrides[static_cast<size_t>(perm[d])];
+      rest /= shape[d];
+    }
+    std::memcpy(out.bytes.data() + i * width, t.bytes.data() + src * width, width);
+  }
+  return out;
+}
+
 std::vector<uint8_t> nnapiBytes(const HostTensor& t, const std::string& what) {
   if (t.type != DType::kInt64) return t.bytes;
   std::vector<uint8_t> out(static_cast<size_t>(t.size()) * 4);

@@ -106,6 +106,10 @@ std::string readFileBytes(const std::string& path);
 // The same read from a serialized TensorProto file (ONNX's test data, `--input NAME=x.pb`).
 HostTensor readTensorProtoFile(const std::string& path);
 
+// `t` with its axes in the order `perm` (output axis d is input axis perm[d]; a permutation of
+// [0, rank), which the caller checked): constant folding's Transpose, Einsum's constants.
+HostTensor transposed(const HostTensor& t, const std::vector<int64_t>& perm);
+
 // The bytes NNAPI takes for a value: int64 narrowed to int32 (NNAPI's integers), others as they
 // are. ImportError naming `what` ("input 'ids'") for an int64 beyond 32 bits.
 std::vector<uint8_t> nnapiBytes(const HostTensor& t, const std::string& what);

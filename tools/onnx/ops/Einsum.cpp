@@ -153,31 +153,6 @@ struct Operand {
   Shape dims;
 };
 
-// `t` (of shape `x`) with its axes in the order `perm`.
-HostTensor permuted(const HostTensor& t, const Shape& x, const std::vector<int64_t>& perm) {
-  const size_t rank = x.size(), bytes = dtypeSize(t.type);
-  Shape shape(rank);
-  std::vector<int64_t> inStrides(rank, 1), strides(rank);  // an output step's input stride
-  for (size_t d = rank; d-- > 1;) inStrides[d - 1] = inStrides[d] * x[d];
-  for (size_t d = 0; d < rank; ++d) {
-    shape[d] = x[static_cast<size_t>(perm[d])];
-    strides[d] = inStrides[static_cast<size_t>(perm[d])];
-  }
-  HostTensor out(t.type, shape);
-  std::vector<int64_t> index(rank, 0);
-  int64_t from = 0;
-  for (int64_t i = 0; i < out.size(); ++i) {
-    std::memcpy(out.bytes.data() + i * bytes, t.bytes.data() + from * bytes, bytes);
-    for (size_t d = rank; d-- > 0;) {  // the next output index, and its input offset
-      from += strides[d];
-      if (++index[d] < shape[d]) break;
-      from -= strides[d] * shape[d];
-      index[d] = 0;
-    }
-  }
-  return out;
-}
-
 // Every label's size: the operands agree, or one has 1 where another has more (broadcast).
 std::map<int, int64_t> labelSizes(const Node& node, const Equation& eq, const std::vector<Shape>& shapes) {
   std::map<int, int64_t> sizes;
@@ -293,7 +268,7 @@ class EinsumLowering {
   uint32_t arrange(const Operand& o, const Labels& order, const Shape& shape, const std::string& what) {
     const std::vector<int64_t> perm = permutation(o, order);
     if (o.constant) {
-      HostTensor t = permuted(*o.constant, o.dims, perm);
+      HostTensor t = transposed(*o.constant, perm);
       t.shape = shape;
       return l_.constantOperand(std::move(t), name(what));
     }
@@ -316,7 +291,7 @@ class EinsumLowering {
     Shape dims;
     for (const int label : keep) dims.push_back(size_.at(label));
     if (o.constant) {
-      const HostTensor t = permuted(*o.constant, o.dims, permutation(o, order));
+      const HostTensor t = transposed(*o.constant, permutation(o, order));
       HostTensor s(t.type, dims);
       for (int64_t r = 0; r < rows; ++r) {
         double v = 0;
@@ -404,7 +379,7 @@ class EinsumLowering {
     }
     if (b.constant && !a.constant && nb == 1) {  // constant weights: the array's GEMM with [cols, inner]
       const uint32_t x = arrange(a, with({&batch, &rows, &inner}), {m, k}, "rows");
-      const HostTensor w = permuted(*b.constant, b.dims, permutation(b, with({&batch, &cols, &inner})));
+      const HostTensor w = transposed(*b.constant, permutation(b, with({&batch, &cols, &inner})));
       fullyConnected(x, toFloats(w), n, k, out.operand);
       return out;
     }
