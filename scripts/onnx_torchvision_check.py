@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Real exported networks through `weft run`: torchvision CNNs (random weights: no pretrained
 weights can be fetched) exported by torch.onnx.export, run in float and quantized to int8.
+Classifiers by their torchvision.models names; segmentation models (torchvision.models.segmentation:
+lraspp_mobilenet_v3_large, deeplabv3_resnet50, fcn_resnet50, ...) too, their "out" map the output.
 
 For each model:
   float  `weft run MODEL.onnx`: every operation on the CPU device (the accelerator takes int8 and
@@ -32,7 +34,20 @@ def export(name, size, directory):
     import torchvision
 
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None).eval()
+    if hasattr(torchvision.models, name):
+        model = getattr(torchvision.models, name)(weights=None).eval()
+    else:
+        net = getattr(torchvision.models.segmentation, name)(weights=None, weights_backbone=None).eval()
+
+        class Segmentation(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = net
+
+            def forward(self, x):
+                return self.net(x)["out"]
+
+        model = Segmentation().eval()
     x = torch.randn(1, 3, size, size)
     path = os.path.join(directory, name + ".onnx")
     torch.onnx.export(model, x, path, opset_version=13, input_names=["x"], output_names=["y"])

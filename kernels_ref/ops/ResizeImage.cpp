@@ -24,6 +24,41 @@ uint32_t nearestSource(uint32_t i, float scale, uint32_t inSize, bool alignCorne
   return static_cast<uint32_t>(std::max(index, 0));
 }
 
+BilinearSample bilinearSample(uint32_t i, float scale, uint32_t inSize, bool halfPixelCenters) {
+  const float position =
+      halfPixelCenters ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
+  const int32_t lower = std::max(static_cast<int32_t>(std::floor(position)), 0);
+  const int32_t upper = std::min(static_cast<int32_t>(std::ceil(position)), static_cast<int32_t>(inSize) - 1);
+  return BilinearSample{position, lower, upper, position - static_cast<float>(lower)};
+}
+
+std::optional<std::vector<BilinearTaps>> bilinearSixteenths(uint32_t inSize, uint32_t outSize, bool alignCorners,
+                                                            bool halfPixelCenters) {
+  if (inSize == 0 || outSize == 0) return std::nullopt;
+  const float scale = resizeScale(inSize, outSize, alignCorners);
+  std::vector<BilinearTaps> taps(outSize);
+  for (uint32_t i = 0; i < outSize; ++i) {
+    const BilinearSample s = bilinearSample(i, scale, inSize, halfPixelCenters);
+    const float sixteenths = s.fraction * 16;  // exact: a power-of-two scaling
+    if (sixteenths != std::floor(sixteenths) || std::fabs(sixteenths) > 32) return std::nullopt;
+    const auto upper = static_cast<int32_t>(sixteenths);
+    BilinearTaps& t = taps[i];
+    t.first = static_cast<uint32_t>(s.lower);
+    t.at = int64_t{16} * s.lower + upper;
+    // lower * (1 - f) + upper * f, one pixel where both are the same (the image's edges).
+    if (s.upper == s.lower || upper == 0) {
+      t.taps = 1;
+      t.weights[0] = 16;
+      t.weights[1] = 0;
+    } else {
+      t.taps = 2;
+      t.weights[0] = static_cast<uint32_t>(16 - upper);
+      t.weights[1] = static_cast<uint32_t>(upper);
+    }
+  }
+  return taps;
+}
+
 namespace {
 
 constexpr uint32_t kInput = 0;
@@ -55,27 +90,19 @@ void resizeBilinear(const T* in, const Dimensions& inDims, T* out, const Dimensi
   const float heightScale = resizeScale(inHeight, outHeight, f.alignCorners);
   const float widthScale = resizeScale(inWidth, outWidth, f.alignCorners);
   const float roundingOffset = std::numeric_limits<T>::is_integer ? 0.5f : 0.0f;
-  // Source coordinate and its two neighbouring input indexes along one axis.
-  struct Sample {
-    float position;
-    int32_t lower, upper;
-  };
   auto sample = [&](uint32_t i, float scale, uint32_t inSize) {
-    const float position = f.halfPixelCenters ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
-                                              : static_cast<float>(i) * scale;
-    return Sample{position, std::max(static_cast<int32_t>(std::floor(position)), 0),
-                  std::min(static_cast<int32_t>(std::ceil(position)), static_cast<int32_t>(inSize) - 1)};
+    return bilinearSample(i, scale, inSize, f.halfPixelCenters);
   };
   auto at = [&](uint32_t b, int32_t y, int32_t x) {
     return in + ((size_t{b} * inHeight + static_cast<size_t>(y)) * inWidth + static_cast<size_t>(x)) * depth;
   };
   for (uint32_t b = 0; b < batches; ++b) {
     for (uint32_t oy = 0; oy < outHeight; ++oy) {
-      const Sample y = sample(oy, heightScale, inHeight);
-      const float dy = y.position - static_cast<float>(y.lower);
+      const BilinearSample y = sample(oy, heightScale, inHeight);
+      const float dy = y.fraction;
       for (uint32_t ox = 0; ox < outWidth; ++ox) {
-        const Sample x = sample(ox, widthScale, inWidth);
-        const float dx = x.position - static_cast<float>(x.lower);
+        const BilinearSample x = sample(ox, widthScale, inWidth);
+        const float dx = x.fraction;
         const T* p00 = at(b, y.lower, x.lower);
         const T* p10 = at(b, y.upper, x.lower);
         const T* p01 = at(b, y.lower, x.upper);

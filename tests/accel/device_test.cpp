@@ -544,6 +544,69 @@ TEST(Execute, NearestResizeIsAStridedCopyAPhaseOfItsSampling) {
       << reasons.at(1);
 }
 
+// RESIZE_BILINEAR after a 1x1 convolution: a depthwise window a phase of its sampling over the
+// input with a border of its edge pixels, every output the reference kernel's byte for byte.
+// Segmentation heads' whole upscales by 2, 4 and 8 with half-pixel centres, a downscale by 2, an
+// upscale without half-pixel centres and one with align_corners whose weights are sixteenths
+// (5 -> 9), in NHWC and NCHW, unsigned (a copy, then one pass) and signed (a copy, two passes and
+// their sum: the reference truncates value + 0.5 toward zero). The one it refuses: weights that
+// are not whole sixteenths (3 -> 7 with half-pixel centres).
+OpModel bilinearResize(std::mt19937& rng, const ResizeCase& c, bool nchw, OperandType type) {
+  ModelBuilder b;
+  const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const int32_t zp = isSigned ? -8 : 120, inZp = isSigned ? -28 : 100;
+  const nn::Dimensions inDims = imageDims(nchw, 2, 3, c.inH, c.inW);
+  const uint32_t in = b.input(type, inDims, 0.5f, inZp);
+  const auto w = randomBytes(rng, 5 * 3);
+  const std::vector<int32_t> bias(5, 0);
+  const uint32_t conv = b.tensor(type, imageDims(nchw, 2, 5, c.inH, c.inW), 0.25f, zp);
+  b.operation(nn::OperationType::CONV_2D,
+              {in, b.constant(type, {5, 1, 1, 3}, w.data(), w.size(), 0.05f, isSigned ? 0 : 128),
+               b.constant(OperandType::TENSOR_INT32, {5}, bias.data(), 20, 0.025f, 0), b.int32Scalar(0),
+               b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1), b.int32Scalar(1),
+               b.int32Scalar(0), b.boolScalar(nchw)},
+              {conv});
+  const uint32_t out = b.tensor(type, imageDims(nchw, 2, 5, c.outH, c.outW), 0.25f, zp);
+  b.operation(nn::OperationType::RESIZE_BILINEAR,
+              {conv, b.int32Scalar(static_cast<int32_t>(c.outW)), b.int32Scalar(static_cast<int32_t>(c.outH)),
+               b.boolScalar(nchw), b.boolScalar(c.alignCorners), b.boolScalar(c.halfPixel)},
+              {out});
+  b.output(out);
+  return builtWithRandomInput(b, inDims, size_t{2} * 5 * c.outH * c.outW, rng);
+}
+
+TEST(Execute, BilinearResizeIsADepthwiseWindowAPhaseOfItsSampling) {
+  const ResizeCase cases[] = {{4, 5, 8, 10, false, true}, {3, 4, 12, 16, false, true}, {2, 3, 16, 24, false, true},
+                              {8, 6, 4, 3, false, true},  {4, 5, 8, 10},               {5, 5, 9, 9, true}};
+  for (const auto type : {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    for (const ResizeCase& c : cases) {
+      for (bool nchw : {false, true}) {
+        std::mt19937 rng(41);
+        const std::string what = fmt::format("{}x{} -> {}x{}{}{} {} {}", c.inW, c.inH, c.outW, c.outH,
+                                             c.alignCorners ? " align_corners" : "", c.halfPixel ? " half-pixel" : "",
+                                             nchw ? "NCHW" : "NHWC", isSigned ? "signed" : "unsigned");
+        const auto execution = expectWholeAndExact(bilinearResize(rng, c, nchw, type), what.c_str());
+        ASSERT_TRUE(execution.has_value()) << what;
+        // The convolution, then the border copy and one pass (unsigned) or two and their sum.
+        std::vector<uint32_t> layersOf;
+        for (const auto& p : execution->profile.operations) layersOf.push_back(p.operationIndex);
+        EXPECT_EQ(layersOf, isSigned ? (std::vector<uint32_t>{0, 1, 1, 1, 1}) : (std::vector<uint32_t>{0, 1, 1}))
+            << what;
+      }
+    }
+  }
+  std::mt19937 rng(41);
+  std::map<uint32_t, std::string> reasons;
+  weft::accel::supportedOperations(
+      bilinearResize(rng, {3, 3, 7, 7, false, true}, false, OperandType::TENSOR_QUANT8_ASYMM).model,
+      hw::HwConfig::load("weft8"), &reasons);
+  ASSERT_EQ(reasons.count(1), 1u);
+  EXPECT_NE(reasons.at(1).find("3x3 -> 7x7 (half-pixel): its interpolation weights are not whole sixteenths"),
+            std::string::npos)
+      << reasons.at(1);
+}
+
 // GROUPED_CONV_2D as one array layer a group, each reading its slice of the input's channels and
 // writing its slice of the output's: a 3x3 one with SAME padding (its input kept with a halo) in
 // 4 groups, then a 1x1 one (no halo) in 2, per-channel weights, in NHWC and NCHW (ResNeXt's and

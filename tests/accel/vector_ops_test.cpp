@@ -561,6 +561,49 @@ std::optional<Tensor> resizeNearest(CaseBuilder& cb, const Tensor& in, bool nchw
   return t;
 }
 
+// RESIZE_BILINEAR as networks upsample (a segmentation head's 2x, 4x, 8x with half-pixel
+// centres, a feature pyramid's 2x) and downsample by 2, with or without half-pixel centres or
+// align_corners, and now and then any size up to three times the input's: the driver takes the
+// resizes whose weights are whole sixteenths (the rest: counted as not claimed).
+std::optional<Tensor> resizeBilinear(CaseBuilder& cb, const Tensor& in, bool nchw) {
+  if (in.dims.size() != 4) return std::nullopt;
+  Image img = imageOf(in, nchw);
+  const bool network = cb.chance(85);  // else any size, any flags
+  const auto size = [&](uint32_t from) {
+    if (!network) return cb.pick(1, std::max<uint32_t>(from, std::min<uint32_t>(36, 3 * from)));
+    if (from >= 2 && cb.chance(20)) return from / 2;
+    uint32_t factor = 1u << cb.pick(0, 3);  // 1x, 2x, 4x, 8x; chains of resizes stay small
+    while (factor > 1 && from * factor > 64) factor /= 2;
+    return from * factor;
+  };
+  const uint32_t outH = size(img.h), outW = size(img.w);
+  const bool scales = cb.chance(20), alignCorners = !network && cb.chance(30);
+  const bool halfPixel = !alignCorners && cb.chance(70);
+  std::vector<uint32_t> operands{in.operand};
+  if (scales) {  // the scale that floors to the size (the reference's prepare)
+    const auto scale = [](uint32_t out, uint32_t from) {
+      return (static_cast<float>(out) + 0.5f) / static_cast<float>(from);
+    };
+    operands.push_back(cb.float32(scale(outW, img.w)));
+    operands.push_back(cb.float32(scale(outH, img.h)));
+  } else {
+    operands.push_back(cb.int32(static_cast<int32_t>(outW)));
+    operands.push_back(cb.int32(static_cast<int32_t>(outH)));
+  }
+  operands.push_back(cb.boolean(nchw));
+  operands.push_back(cb.boolean(alignCorners));
+  operands.push_back(cb.boolean(halfPixel));
+  const uint32_t inH = img.h, inW = img.w;
+  img.h = outH;
+  img.w = outW;
+  const Tensor t = cb.result(imageDims(img, nchw), in.q);
+  cb.operation(OperationType::RESIZE_BILINEAR, operands, t);
+  cb.note(fmt::format("RESIZE_BILINEAR {} {}x{} -> {}x{}{}{}{}", dimsText(in.dims), inW, inH, outW, outH,
+                      scales ? " by scales" : "", alignCorners ? " align_corners" : "",
+                      halfPixel ? " half_pixel_centers" : ""));
+  return t;
+}
+
 // ---- cases ----
 
 // The operations a case can apply to a tensor; nullopt when it does not apply (rank).
@@ -592,6 +635,7 @@ const std::vector<OpKind>& opKinds() {
       {"CONCATENATION", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(concatenation(cb, t)); }},
       {"RESHAPE", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(reshape(cb, t)); }},
       {"RESIZE_NEAREST", 4, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return resizeNearest(cb, t, nchw); }},
+      {"RESIZE_BILINEAR", 4, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return resizeBilinear(cb, t, nchw); }},
   };
   return kinds;
 }

@@ -512,6 +512,36 @@ class FromTorch(unittest.TestCase):
         self.assertEqual(len(resizes), 2)
         self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
 
+    def test_bilinear_upsampling_of_a_segmentation_head(self):
+        """F.interpolate(mode="bilinear", align_corners=False) by 2 (an LR-ASPP's low-resolution branch to
+        its skip) and by 4 (the head back to the input's size, as torchvision's segmentation models end):
+        RESIZE_BILINEAR, int8 on the accelerator's vector unit as depthwise windows (its weights are whole
+        sixteenths), every layer on the accelerator; the RTL gives the approximate model's cycles."""
+
+        class SegmentationHead(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stem = torch.nn.Conv2d(3, 8, 3, stride=4, padding=1)
+                self.low = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1)
+                self.classes = torch.nn.Conv2d(8, 5, 1)
+
+            def forward(self, x):
+                s = torch.relu(self.stem(x))
+                low = torch.nn.functional.interpolate(torch.relu(self.low(s)), scale_factor=2, mode="bilinear",
+                                                      align_corners=False)
+                y = self.classes(s + low)
+                return torch.nn.functional.interpolate(y, size=x.shape[2:], mode="bilinear", align_corners=False)
+
+        torch.manual_seed(0)
+        module = SegmentationHead().eval()
+        example = torch.randn(1, 3, 32, 24)
+        q = self.float_and_int8(module, example)
+        resizes = [layer for layer in q.layers if layer["operation"] == "RESIZE_BILINEAR"]
+        self.assertEqual(len(resizes), 2)
+        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
+        rtl = weft.run(weft.from_torch(module, example), hw="weft8", quantize="int8", backend="rtl")
+        self.assertEqual([layer["cycles"] for layer in rtl.layers], [layer["cycles"] for layer in q.layers])
+
     def test_a_llama_style_language_model(self):
         """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
         embedding (rotate_half's Neg and Concat), causal attention, a SwiGLU MLP: float within 1e-5 of

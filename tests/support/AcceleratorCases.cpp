@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "weft/kernels/ResizeSampling.h"
+
 namespace weft::test {
 namespace {
 
@@ -24,10 +26,27 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
     case T::GATHER:
       return fixed(op.inputs.at(2));
     case T::RESIZE_NEAREST_NEIGHBOR:
+    case T::RESIZE_BILINEAR:
       return std::all_of(op.inputs.begin() + 1, op.inputs.end(), fixed);
     default:
       return true;
   }
+}
+
+// RESIZE_BILINEAR runs on the accelerator where its weights are whole sixteenths along both axes
+// (weft/kernels/ResizeSampling.h: there the reference's float arithmetic is exact).
+bool bilinearInSixteenths(const TestModel& model, const TestOperation& op) {
+  const auto& operands = model.main.operands;
+  const auto flag = [&](size_t i) {
+    return op.inputs.size() > i && !operands[op.inputs[i]].data.empty() && operands[op.inputs[i]].data.at<uint8_t>(0) != 0;
+  };
+  const nn::Dimensions& in = operands[op.inputs[0]].dimensions;
+  const nn::Dimensions& out = operands[op.outputs[0]].dimensions;
+  if (in.size() != 4 || out.size() != 4) return false;
+  const size_t h = flag(3) ? 2 : 1, w = h + 1;
+  const bool align = flag(4), half = flag(5);
+  return nn::resize_image::bilinearSixteenths(in[h], out[h], align, half) &&
+         nn::resize_image::bilinearSixteenths(in[w], out[w], align, half);
 }
 
 }  // namespace
@@ -38,7 +57,8 @@ bool isAcceleratorCase(const TestModel& model) {
       T::CONV_2D, T::FULLY_CONNECTED, T::DEPTHWISE_CONV_2D, T::AVERAGE_POOL_2D, T::MAX_POOL_2D, T::MEAN, T::ADD,
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
-      T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT};
+      T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT,
+      T::RESIZE_BILINEAR};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -53,6 +73,7 @@ bool isAcceleratorCase(const TestModel& model) {
       if (!quant8(o)) return false;
     }
     if (!copyParametersConstant(model, op)) return false;
+    if (op.type == T::RESIZE_BILINEAR && !bilinearInSixteenths(model, op)) return false;
   }
   return true;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Families.h"
+#include "ResizeOperands.h"
 #include "StridedCopy.h"
 #include "weft/kernels/Float16.h"
 #include "weft/kernels/ResizeSampling.h"
@@ -53,8 +54,7 @@ Phases phasesOf(const std::vector<uint32_t>& source) {
 
 }  // namespace
 
-nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32_t index, bool /*withValues*/) {
-  NN_TRY(checkCopiedOperands(r));
+nn::Result<ResizeOperands> readResizeOperands(const OperationReader& r) {
   const nn::Dimensions& dims = r.input(0).dimensions;
   if (dims.size() != 4) return r.fail("a {}-D input (an image is 4-D)", dims.size());
   const size_t inputs = r.op().inputs.size();
@@ -68,17 +68,22 @@ nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32
   if (!alignCorners.ok()) return alignCorners.error();
   auto halfPixel = flag(5, "half_pixel_centers");
   if (!halfPixel.ok()) return halfPixel.error();
-  const size_t hAxis = *nchw ? 2 : 1, wAxis = *nchw ? 3 : 2;
-  const uint32_t inH = dims[hAxis], inW = dims[wAxis];
+  ResizeOperands o;
+  o.nchw = *nchw;
+  o.alignCorners = *alignCorners;
+  o.halfPixel = *halfPixel;
+  o.hAxis = o.nchw ? 2 : 1;
+  o.wAxis = o.nchw ? 3 : 2;
+  o.inH = dims[o.hAxis];
+  o.inW = dims[o.wAxis];
   // The output's size, from the sizes or the scales given (the reference kernel's prepare()).
-  uint32_t outH = 0, outW = 0;
   if (r.input(1).type == nn::OperandType::INT32) {
     auto w = r.int32Param(1, "output width");
     if (!w.ok()) return w.error();
     auto h = r.int32Param(2, "output height");
     if (!h.ok()) return h.error();
     if (*w <= 0 || *h <= 0) return r.fail("an output of {}x{}", *w, *h);
-    outW = static_cast<uint32_t>(*w), outH = static_cast<uint32_t>(*h);
+    o.outW = static_cast<uint32_t>(*w), o.outH = static_cast<uint32_t>(*h);
   } else {
     // FLOAT32 scales, or a float16 model's FLOAT16 ones (widened, as the reference reads them).
     const auto scale = [&](uint32_t i, const char* what) -> nn::Result<float> {
@@ -93,15 +98,32 @@ nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32
     if (!w.ok()) return w.error();
     auto h = scale(2, "height scale");
     if (!h.ok()) return h.error();
-    const float fh = std::floor(static_cast<float>(inH) * *h), fw = std::floor(static_cast<float>(inW) * *w);
-    if (!(fh >= 1 && fw >= 1 && fh < 65536 && fw < 65536)) return r.fail("scales {} and {} of {}x{}", *w, *h, inW, inH);
-    outH = static_cast<uint32_t>(fh), outW = static_cast<uint32_t>(fw);
+    const float fh = std::floor(static_cast<float>(o.inH) * *h), fw = std::floor(static_cast<float>(o.inW) * *w);
+    if (!(fh >= 1 && fw >= 1 && fh < 65536 && fw < 65536)) {
+      return r.fail("scales {} and {} of {}x{}", *w, *h, o.inW, o.inH);
+    }
+    o.outH = static_cast<uint32_t>(fh), o.outW = static_cast<uint32_t>(fw);
   }
+  o.outDims = dims;
+  o.outDims[o.hAxis] = o.outH;
+  o.outDims[o.wAxis] = o.outW;
+  return o;
+}
+
+nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32_t index, bool /*withValues*/) {
+  NN_TRY(checkCopiedOperands(r));
+  auto operands = readResizeOperands(r);
+  if (!operands.ok()) return operands.error();
+  const ResizeOperands& o = *operands;
+  const nn::Dimensions& dims = r.input(0).dimensions;
+  const size_t hAxis = o.hAxis, wAxis = o.wAxis;
+  const uint32_t inH = o.inH, inW = o.inW, outH = o.outH, outW = o.outW;
+  const bool alignCorners = o.alignCorners, halfPixel = o.halfPixel;
   const auto sources = [&](uint32_t inSize, uint32_t outSize) {
-    const float scale = nn::resize_image::resizeScale(inSize, outSize, *alignCorners);
+    const float scale = nn::resize_image::resizeScale(inSize, outSize, alignCorners);
     std::vector<uint32_t> s(outSize);
     for (uint32_t i = 0; i < outSize; ++i)
-      s[i] = nn::resize_image::nearestSource(i, scale, inSize, *alignCorners, *halfPixel);
+      s[i] = nn::resize_image::nearestSource(i, scale, inSize, alignCorners, halfPixel);
     return s;
   };
   const Phases rows = phasesOf(sources(inH, outH)), cols = phasesOf(sources(inW, outW));
@@ -109,9 +131,7 @@ nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32
     return r.fail("{}x{} -> {}x{}: its rows and columns repeat only every {} and {} (more than {} copies)", inW, inH,
                   outW, outH, rows.period, cols.period, kMaxBoxes);
   }
-  nn::Dimensions outDims = dims;
-  outDims[hAxis] = outH;
-  outDims[wAxis] = outW;
+  const nn::Dimensions& outDims = o.outDims;
   const uint32_t valueBytes = bytesPerElement(r.valueType(r.input(0)));
   const std::vector<uint64_t> in = denseStrides(dims, valueBytes), out = denseStrides(outDims, valueBytes);
   std::vector<CopyBox> boxes;

@@ -64,6 +64,17 @@ std::vector<hw::ColumnParams> fp16Columns(const std::vector<hw::ColumnParams>& b
   return out;
 }
 
+uint32_t WindowLayer::epochGroups(const hw::HwConfig& config) const {
+  const auto groups = static_cast<uint32_t>(ceilDiv(out.channels, config.cols()));
+  uint32_t epoch = std::min(groups, config.paramRows());
+  if (depthwise()) epoch = std::min(epoch, std::max(1u, config.vecSpadRows() / 2 / taps()));
+  return epoch;
+}
+
+uint32_t WindowLayer::epochs(const hw::HwConfig& config) const {
+  return static_cast<uint32_t>(ceilDiv(ceilDiv(out.channels, config.cols()), epochGroups(config)));
+}
+
 uint64_t WindowLayer::laneOps() const { return out.elements() / valueBytes() * taps(); }
 
 std::string WindowLayer::describe() const {
@@ -150,11 +161,7 @@ nn::Status WindowLayer::Emission::repackBias() {
 
 nn::Status WindowLayer::Emission::run() {
   if (l_.biasInput) NN_TRY(repackBias());
-  // Epochs: as many groups as the parameter memory holds and, for a depthwise layer, as leave
-  // half the scratchpad for input tiles beside their weights.
-  const uint32_t groups = output_.groups();
-  uint32_t epochGroups = std::min(groups, config_.paramRows());
-  if (l_.depthwise()) epochGroups = std::min(epochGroups, std::max(1u, config_.vecSpadRows() / 2 / l_.taps()));
+  const uint32_t groups = output_.groups(), epochGroups = l_.epochGroups(config_);
   for (uint32_t e0 = 0; e0 < groups; e0 += epochGroups) {
     if (e0 > 0) {
       hw::BarrierCmd b;  // the next epoch's parameters and weights replace these
@@ -168,8 +175,10 @@ nn::Status WindowLayer::Emission::run() {
 // The epoch's parameter rows and, for a depthwise layer, its weights.
 nn::Status WindowLayer::Emission::loadEpochConstants(uint32_t e0, uint32_t e1) {
   const uint32_t eg = e1 - e0;
-  NN_TRY(cmds_.loadRows(hw::Mem::kParam, where_.constants[0] + uint64_t{e0} * config_.paramRowBytes(), 0, eg,
-                        config_.paramRowBytes(), config_.paramRowBytes(), paramBuffer()));
+  if (!l_.paramRowsLoaded) {
+    NN_TRY(cmds_.loadRows(hw::Mem::kParam, where_.constants[0] + uint64_t{e0} * config_.paramRowBytes(), 0, eg,
+                          config_.paramRowBytes(), config_.paramRowBytes(), paramBuffer()));
+  }
   const uint32_t taps = l_.taps();
   if (l_.depthwise() && l_.weightsInput) {
     // Straight from the filter tensor: group g's row for tap t is channels [g*C, g*C + C) of

@@ -50,11 +50,19 @@ class WindowLayer final : public VectorLayer {
   // The filter is loaded straight from its tensor ([1, k_h, k_w, out channels] is already a row
   // per tap); the bias is first copied into the parameter rows (RuntimeOperands.h).
   std::optional<uint32_t> weightsInput, biasInput;
+  // The parameter rows already hold this layer's (every group's alike: a bilinear resize's windows
+  // after the first, ops/ResizeBilinear.cpp): not loaded again, so that no barrier need order
+  // the load after the STOREs of the window before, which read them.
+  bool paramRowsLoaded = false;
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
   uint64_t laneOps() const override;
   std::string describe() const override;
+  // Its channel groups' epochs: as many groups as the parameter memory holds and, for a
+  // depthwise layer, as leave half the vector scratchpad for input tiles beside their weights.
+  uint32_t epochGroups(const hw::HwConfig& config) const;
+  uint32_t epochs(const hw::HwConfig& config) const;
 
  private:
   class Emission;  // generate()'s work (WindowLayer.cpp)
