@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-DEFAULT_MODELS = "resnet18,mobilenet_v2,mnasnet0_5,googlenet,densenet121,squeezenet1_0,shufflenet_v2_x0_5,convnext_tiny,regnet_y_400mf,mobilenet_v3_small,swin_t,efficientnet_b0"
+DEFAULT_MODELS = "resnet18,mobilenet_v2,mnasnet0_5,googlenet,densenet121,squeezenet1_0,shufflenet_v2_x0_5,convnext_tiny,regnet_y_400mf,mobilenet_v3_small,swin_t,efficientnet_b0,lraspp_mobilenet_v3_large"
 
 
 def export(name, size, directory):

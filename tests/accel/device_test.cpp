@@ -550,7 +550,8 @@ TEST(Execute, NearestResizeIsAStridedCopyAPhaseOfItsSampling) {
 // upscale without half-pixel centres and one with align_corners whose weights are sixteenths
 // (5 -> 9), in NHWC and NCHW, unsigned (a copy, then one pass) and signed (a copy, two passes and
 // their sum: the reference truncates value + 0.5 toward zero). The one it refuses: weights that
-// are not whole sixteenths (3 -> 7 with half-pixel centres).
+// are not whole sixteenths (3 -> 7 with half-pixel centres). A single pixel (DeepLabV3's image
+// pooling brought back to the feature map's size) is a lookup table broadcast, at any size.
 OpModel bilinearResize(std::mt19937& rng, const ResizeCase& c, bool nchw, OperandType type) {
   ModelBuilder b;
   const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -594,6 +595,13 @@ TEST(Execute, BilinearResizeIsADepthwiseWindowAPhaseOfItsSampling) {
         EXPECT_EQ(layersOf, isSigned ? (std::vector<uint32_t>{0, 1, 1, 1, 1}) : (std::vector<uint32_t>{0, 1, 1}))
             << what;
       }
+    }
+    for (bool nchw : {false, true}) {
+      std::mt19937 rng(43);
+      const std::string what = fmt::format("1x1 -> 7x6 {} {}", nchw ? "NCHW" : "NHWC", isSigned ? "signed" : "unsigned");
+      const auto execution = expectWholeAndExact(bilinearResize(rng, {1, 1, 6, 7, false, true}, nchw, type), what.c_str());
+      ASSERT_TRUE(execution.has_value()) << what;
+      EXPECT_EQ(execution->profile.operations.size(), 2u) << what;
     }
   }
   std::mt19937 rng(41);

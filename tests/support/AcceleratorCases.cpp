@@ -34,7 +34,8 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
 }
 
 // RESIZE_BILINEAR runs on the accelerator where its weights are whole sixteenths along both axes
-// (weft/kernels/ResizeSampling.h: there the reference's float arithmetic is exact).
+// (weft/kernels/ResizeSampling.h: there the reference's float arithmetic is exact), and from a
+// single pixel.
 bool bilinearInSixteenths(const TestModel& model, const TestOperation& op) {
   const auto& operands = model.main.operands;
   const auto flag = [&](size_t i) {
@@ -45,6 +46,7 @@ bool bilinearInSixteenths(const TestModel& model, const TestOperation& op) {
   if (in.size() != 4 || out.size() != 4) return false;
   const size_t h = flag(3) ? 2 : 1, w = h + 1;
   const bool align = flag(4), half = flag(5);
+  if (in[h] == 1 && in[w] == 1) return true;  // one pixel: a lookup table broadcast
   return nn::resize_image::bilinearSixteenths(in[h], out[h], align, half) &&
          nn::resize_image::bilinearSixteenths(in[w], out[w], align, half);
 }

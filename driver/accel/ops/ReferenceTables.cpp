@@ -12,15 +12,16 @@ namespace weft::accel {
 
 nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const nn::Operand& input,
                                             const nn::Operand& output, const std::vector<int32_t>& scalars,
-                                            const std::vector<nn::ExtensionNameAndPrefix>& extensions) {
+                                            const std::vector<nn::ExtensionNameAndPrefix>& extensions,
+                                            const nn::Dimensions& dims) {
   using L = nn::Operand::LifeTime;
   nn::Model model;
   model.extensionNameToPrefix = extensions;
   nn::Operand in = input, out = output;
-  in.dimensions = {256};
+  in.dimensions = dims;
   in.lifetime = L::SUBGRAPH_INPUT;
   in.location = {};
-  out.dimensions = {256};
+  out.dimensions = dims;
   out.lifetime = L::SUBGRAPH_OUTPUT;
   out.location = {};
   model.main.operands = {in, out};

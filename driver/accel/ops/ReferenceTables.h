@@ -18,10 +18,13 @@ namespace weft::accel {
 // Entry b (0..255) is the raw output (sign-extended for a signed type) for the input byte b of
 // `operation` applied to a [256] tensor of `input`'s type and quantization, giving `output`'s.
 // Extra scalar inputs of the operation follow as `scalars` (INT32 operands); an extension
-// operation's type is read with `extensions`, the prefixes of the model it comes from.
+// operation's type is read with `extensions`, the prefixes of the model it comes from. `dims`
+// (256 elements) shapes the tensor for an operation that wants another rank (a 1x1 image of 256
+// channels for a resize).
 nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const nn::Operand& input,
                                             const nn::Operand& output, const std::vector<int32_t>& scalars = {},
-                                            const std::vector<nn::ExtensionNameAndPrefix>& extensions = {});
+                                            const std::vector<nn::ExtensionNameAndPrefix>& extensions = {},
+                                            const nn::Dimensions& dims = {256});
 
 struct SoftmaxTable {
   std::vector<int32_t> exp;  // entry d: exp(-d * beta * scale) as the reference computes it (Q0.31)

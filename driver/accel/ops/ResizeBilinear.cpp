@@ -35,6 +35,7 @@
 #include "../Requantization.h"
 #include "EltwiseLayer.h"
 #include "Families.h"
+#include "ReferenceTables.h"
 #include "ResizeOperands.h"
 #include "WindowLayer.h"
 #include "weft/kernels/ResizeSampling.h"
@@ -235,6 +236,37 @@ std::shared_ptr<BilinearLayer> bilinearPass(const std::vector<AxisRun>& rows, co
   return layer;
 }
 
+// A single pixel resized (DeepLabV3's image pooling branch, global average pooling brought back to
+// the feature map's size): every output interpolates it with itself, its weights summing to 1
+// within a few float roundings (below 10^-3 for bytes), so every output is the reference's
+// rounding of the pixel itself, trunc(p + 0.5) (p + 1 for a negative signed byte): a lookup table
+// the reference kernel computes (a 1x1 resize of each byte), broadcast over the output.
+nn::Result<LoweredOperation> broadcastPixel(const OperationReader& r, uint32_t index, const ResizeOperands& o) {
+  const nn::Operand& input = r.input(0);
+  auto table = unaryTable(nn::OperationType::RESIZE_BILINEAR, input, r.output(0), {1, 1}, {}, {1, 1, 1, 256});
+  if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
+  const bool isSigned = input.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  EltwiseMath m;
+  m.kind = hw::EltKind::kLut;
+  m.aType = r.valueType(input);
+  m.lut = std::move(table).value();
+  m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->valueType = m.aType;
+  layer->math = std::move(m);
+  const nn::Dimensions& dims = input.dimensions;
+  const uint32_t channels = o.nchw ? dims[1] : dims[3];
+  const DataLayout layout = o.nchw ? DataLayout::kNCHW : DataLayout::kNHWC;
+  layer->inputs = {{r.op().inputs[0], ImageShape{dims[0], 1, 1, channels}, layout}};
+  layer->outputs = {{r.op().outputs[0], ImageShape{dims[0], o.outH, o.outW, channels}, layout}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = o.outDims;
+  return LoweredOperation(std::move(lo));
+}
+
 }  // namespace
 
 nn::Result<LoweredOperation> lowerResizeBilinear(const OperationReader& r, uint32_t index, bool /*withValues*/) {
@@ -250,6 +282,7 @@ nn::Result<LoweredOperation> lowerResizeBilinear(const OperationReader& r, uint3
   if (!operands.ok()) return operands.error();
   const ResizeOperands& o = *operands;
   NN_TRY(r.checkOutputDims(o.outDims));
+  if (o.inH == 1 && o.inW == 1) return broadcastPixel(r, index, o);
   const auto rowTaps = nn::resize_image::bilinearSixteenths(o.inH, o.outH, o.alignCorners, o.halfPixel);
   const auto colTaps = nn::resize_image::bilinearSixteenths(o.inW, o.outW, o.alignCorners, o.halfPixel);
   if (!rowTaps || !colTaps) {
