@@ -20,9 +20,10 @@
 // rounding half away from zero) gives round(acc / 256) exactly. For unsigned bytes that is the
 // reference's rounding (the value is never negative). For signed bytes it differs where the value
 // is below -0.5, where truncating value + 0.5 rounds toward zero: there the result is round((acc +
-// 256) / 256). So a signed resize runs the windows twice, one clamped to [0, 127] (the outputs at
-// or above -0.5, zero elsewhere) and one with a bias of 256 clamped to [-128, 0] (the outputs below
-// -0.5, zero elsewhere), into two intermediate images that an element-wise ADD sums exactly.
+// 256) / 256). So each window of a signed resize has two STOREs (WindowLayer::second), one
+// clamped to [0, 127] (the outputs at or above -0.5, zero elsewhere) and one with a bias of 256
+// clamped to [-128, 0] (the outputs below -0.5, zero elsewhere), into two intermediate images that
+// an element-wise ADD sums exactly.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -166,12 +167,13 @@ class BilinearLayer final : public VectorLayer {
       VectorPlacement w;
       ImageView in = where.inputs[0];
       in.origin += uint64_t{p.inY} * in.rowStride + uint64_t{p.inX} * in.pixelStride;
-      ImageView o = where.outputs[0];
-      o.origin += uint64_t{p.rows.outFirst} * o.rowStride + uint64_t{p.cols.outFirst} * o.pixelStride;
-      o.rowStride *= p.rows.outStep;
-      o.pixelStride *= p.cols.outStep;
       w.inputs = {in};
-      w.outputs = {o};
+      for (ImageView o : where.outputs) {  // every s-th pixel of every s-th row, from the phase's first
+        o.origin += uint64_t{p.rows.outFirst} * o.rowStride + uint64_t{p.cols.outFirst} * o.pixelStride;
+        o.rowStride *= p.rows.outStep;
+        o.pixelStride *= p.cols.outStep;
+        w.outputs.push_back(o);
+      }
       w.constants.assign(where.constants.begin() + static_cast<std::ptrdiff_t>(constant),
                          where.constants.begin() + static_cast<std::ptrdiff_t>(constant + n));
       constant += n;
@@ -187,10 +189,12 @@ class BilinearLayer final : public VectorLayer {
   std::string describe() const override { return description; }
 };
 
-// The pass's windows, each clamped to [lo, hi] after adding `bias` (in units of its 1/2^K
-// accumulator: 0, or one whole value for the signed pass below -0.5).
+// The pass's windows, clamped to `clamp`; with `belowHalf` each also writes a second output from
+// the same accumulator, one whole value added and clamped to [-128, 0] (a signed resize's values
+// below -0.5).
 std::shared_ptr<BilinearLayer> bilinearPass(const std::vector<AxisRun>& rows, const std::vector<AxisRun>& cols,
-                                            const ImageShape& in, ElementType type, bool biasOne, ClampRange clamp) {
+                                            const ImageShape& in, ElementType type, ClampRange clamp,
+                                            bool belowHalf = false) {
   auto layer = std::make_shared<BilinearLayer>();
   for (const AxisRun& y : rows) {
     for (const AxisRun& x : cols) {
@@ -220,9 +224,14 @@ std::shared_ptr<BilinearLayer> bilinearPass(const std::vector<AxisRun>& rows, co
         std::fill_n(w.weights.begin() + static_cast<std::ptrdiff_t>(t * in.channels), in.channels,
                     static_cast<uint8_t>(halve ? weights[t] / 2 : weights[t]));
       }
-      const hw::ColumnParams column{biasOne ? int32_t{1} << shift : 0, INT32_MAX, static_cast<int8_t>(-shift)};
-      w.columns.assign(in.channels, column);
+      w.columns.assign(in.channels, hw::ColumnParams{0, INT32_MAX, static_cast<int8_t>(-shift)});
       w.clamp = clamp;
+      if (belowHalf) {
+        w.second = WindowLayer::SecondOutput{
+            std::vector<hw::ColumnParams>(in.channels, hw::ColumnParams{int32_t{1} << shift, INT32_MAX,
+                                                                        static_cast<int8_t>(-shift)}),
+            ClampRange{-128, 0}};
+      }
       layer->pieces.push_back(std::move(p));
     }
   }
@@ -340,24 +349,24 @@ nn::Result<LoweredOperation> lowerResizeBilinear(const OperationReader& r, uint3
   const ClampRange full = isSigned ? ClampRange{-128, 127} : ClampRange{0, 255};
   // The padded input: copies (a single pixel's weight, 256) of the input and its edges.
   const IntermediateTensor pad = intermediate(padded);
-  auto copy = bilinearPass(paddingRuns(in.height), paddingRuns(in.width), in, type, false, full);
+  auto copy = bilinearPass(paddingRuns(in.height), paddingRuns(in.width), in, type, full);
   copy->description = fmt::format("bilinear resize: its input with a border of its edges, {}x{}", padded.width,
                                   padded.height);
   add(copy, r.op().inputs[0], in, pad.operand, padded, pad.description.dimensions);
   if (!isSigned) {
-    auto pass = bilinearPass(*rows, *cols, padded, type, false, full);
+    auto pass = bilinearPass(*rows, *cols, padded, type, full);
     pass->description = what + ")";
     add(pass, pad.operand, padded, r.op().outputs[0], out, o.outDims);
     return lowered;
   }
-  // Signed: the outputs at or above -0.5 and those below it, into two images, then their sum.
+  // Signed: the outputs at or above -0.5 and those below it, into two images (one WINDOW, two
+  // STOREs), then their sum.
   const IntermediateTensor atLeast = intermediate(out), below = intermediate(out);
-  auto upper = bilinearPass(*rows, *cols, padded, type, false, ClampRange{0, 127});
-  upper->description = what + ", values from -0.5 up)";
-  add(upper, pad.operand, padded, atLeast.operand, out, o.outDims);
-  auto lower = bilinearPass(*rows, *cols, padded, type, true, ClampRange{-128, 0});
-  lower->description = what + ", values below -0.5)";
-  add(lower, pad.operand, padded, below.operand, out, o.outDims);
+  auto split = bilinearPass(*rows, *cols, padded, type, ClampRange{0, 127}, /*belowHalf=*/true);
+  split->description = what + "; values from -0.5 up, and below)";
+  add(split, pad.operand, padded, atLeast.operand, out, o.outDims);
+  split->outputs.push_back({below.operand, out, layout});
+  for (Piece& p : split->pieces) p.window.outputs.push_back({below.operand, p.window.out, layout});
   auto sum = std::make_shared<EltwiseLayer>();
   sum->operationIndex = index;
   sum->type = r.op().type;

@@ -40,6 +40,10 @@ std::vector<std::vector<uint8_t>> WindowLayer::constantImages(const hw::HwConfig
   const auto groups = static_cast<uint32_t>(ceilDiv(out.channels, C));
   std::vector<std::vector<uint8_t>> images;
   images.push_back(paramRows(isFloat(valueType) ? fp16Columns(columns, C) : columns, groups, config));
+  if (second) {  // its rows after the first set's (an epoch loads both)
+    const std::vector<uint8_t> rows = paramRows(second->columns, groups, config);
+    images.back().insert(images.back().end(), rows.begin(), rows.end());
+  }
   if (depthwise() && !weightsInput) {
     // Per output group, one row per tap: lane l holds the weight of output channel g*C + l.
     std::vector<uint8_t> w(size_t{groups} * taps() * C, static_cast<uint8_t>(wZp));
@@ -66,7 +70,7 @@ std::vector<hw::ColumnParams> fp16Columns(const std::vector<hw::ColumnParams>& b
 
 uint32_t WindowLayer::epochGroups(const hw::HwConfig& config) const {
   const auto groups = static_cast<uint32_t>(ceilDiv(out.channels, config.cols()));
-  uint32_t epoch = std::min(groups, config.paramRows());
+  uint32_t epoch = std::min(groups, second ? config.paramRows() / 2 : config.paramRows());
   if (depthwise()) epoch = std::min(epoch, std::max(1u, config.vecSpadRows() / 2 / taps()));
   return epoch;
 }
@@ -95,6 +99,7 @@ class WindowLayer::Emission {
            bool partialPixelMajor)
       : l_(layer), where_(where), config_(config), sink_(sink), C_(config.cols()),
         input_{where.inputs[0], layer.in, C_}, output_{where.outputs[0], layer.out, C_}, cmds_(config, sink) {
+    if (layer.second) second_ = LaneImage{where.outputs.at(1), layer.out, C_};
     pixelMajor_ = layer.depthMultiplier == 1 && (layer.in.channels % C_ == 0 || partialPixelMajor);
     // A group is C bytes of output channels: C values, or C/2 binary16 ones.
     valueBytes_ = layer.valueBytes();
@@ -140,6 +145,7 @@ class WindowLayer::Emission {
   CommandSink& sink_;
   const uint32_t C_;
   const LaneImage input_, output_;
+  std::optional<LaneImage> second_;
   VectorCommands cmds_;
   bool pixelMajor_ = false;
   uint32_t valueBytes_ = 1, groupValues_ = 0;
@@ -178,6 +184,10 @@ nn::Status WindowLayer::Emission::loadEpochConstants(uint32_t e0, uint32_t e1) {
   if (!l_.paramRowsLoaded) {
     NN_TRY(cmds_.loadRows(hw::Mem::kParam, where_.constants[0] + uint64_t{e0} * config_.paramRowBytes(), 0, eg,
                           config_.paramRowBytes(), config_.paramRowBytes(), paramBuffer()));
+    if (l_.second) {  // the second output's rows: groups on in the image, eg on in the memory
+      NN_TRY(cmds_.loadRows(hw::Mem::kParam, where_.constants[0] + uint64_t{output_.groups() + e0} * config_.paramRowBytes(),
+                            eg, eg, config_.paramRowBytes(), config_.paramRowBytes(), paramBuffer()));
+    }
   }
   const uint32_t taps = l_.taps();
   if (l_.depthwise() && l_.weightsInput) {
@@ -370,6 +380,11 @@ nn::Status WindowLayer::Emission::groupWindow(uint32_t e0, uint32_t g, const Pix
   cmds_.vector(w, uses);
   NN_TRY(cmds_.storeBox(output_, outBox, g, at.accBuf * at.accSlotRows, accBuffer(at.accBuf), g - e0, l_.outZp,
                         l_.clamp.min, l_.clamp.max));
+  if (l_.second) {
+    const uint32_t eg = std::min(output_.groups(), e0 + l_.epochGroups(config_)) - e0;
+    NN_TRY(cmds_.storeBox(*second_, outBox, g, at.accBuf * at.accSlotRows, accBuffer(at.accBuf), eg + g - e0, 0,
+                          l_.second->clamp.min, l_.second->clamp.max));
+  }
   at.accBuf = (at.accBuf + 1) % at.accSlots;
   if (dm > 1) at.tileBuf = (at.tileBuf + 1) % band.tileBuffers;
   return {};

@@ -54,6 +54,15 @@ class WindowLayer final : public VectorLayer {
   // after the first, ops/ResizeBilinear.cpp): not loaded again, so that no barrier need order
   // the load after the STOREs of the window before, which read them.
   bool paramRowsLoaded = false;
+  // A second output the STOREs write from the same accumulator rows, post-processed by its own
+  // column parameters and clamp (out_zp 0): a signed bilinear resize's values below -0.5 beside
+  // those from -0.5 up (ops/ResizeBilinear.cpp). The parameter rows hold both sets, each group's
+  // second row an epoch's groups after its first; the tensor is outputs[1].
+  struct SecondOutput {
+    std::vector<hw::ColumnParams> columns;  // per output channel
+    ClampRange clamp;
+  };
+  std::optional<SecondOutput> second;
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
