@@ -498,27 +498,35 @@ struct ResizeCase {
   bool alignCorners = false, halfPixel = false;
 };
 
-OpModel nearestResize(std::mt19937& rng, const ResizeCase& c, bool nchw) {
+// A 1x1 convolution of `type` (unsigned, or signed to reach negative bytes) and a resize `op` of
+// its output.
+OpModel resizeAfterConvolution(std::mt19937& rng, const ResizeCase& c, bool nchw, nn::OperationType op,
+                               OperandType type = OperandType::TENSOR_QUANT8_ASYMM) {
   ModelBuilder b;
-  const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const int32_t zp = isSigned ? -8 : 120, inZp = isSigned ? -28 : 100;
   const nn::Dimensions inDims = imageDims(nchw, 2, 3, c.inH, c.inW);
-  const uint32_t in = b.input(q8, inDims, 0.5f, 100);
+  const uint32_t in = b.input(type, inDims, 0.5f, inZp);
   const auto w = randomBytes(rng, 5 * 3);
   const std::vector<int32_t> bias(5, 0);
-  const uint32_t conv = b.tensor(q8, imageDims(nchw, 2, 5, c.inH, c.inW), 0.25f, 120);
+  const uint32_t conv = b.tensor(type, imageDims(nchw, 2, 5, c.inH, c.inW), 0.25f, zp);
   b.operation(nn::OperationType::CONV_2D,
-              {in, b.constant(q8, {5, 1, 1, 3}, w.data(), w.size(), 0.05f, 128),
+              {in, b.constant(type, {5, 1, 1, 3}, w.data(), w.size(), 0.05f, isSigned ? 0 : 128),
                b.constant(OperandType::TENSOR_INT32, {5}, bias.data(), 20, 0.025f, 0), b.int32Scalar(0),
                b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1), b.int32Scalar(1),
                b.int32Scalar(0), b.boolScalar(nchw)},
               {conv});
-  const uint32_t out = b.tensor(q8, imageDims(nchw, 2, 5, c.outH, c.outW), 0.25f, 120);
-  b.operation(nn::OperationType::RESIZE_NEAREST_NEIGHBOR,
+  const uint32_t out = b.tensor(type, imageDims(nchw, 2, 5, c.outH, c.outW), 0.25f, zp);
+  b.operation(op,
               {conv, b.int32Scalar(static_cast<int32_t>(c.outW)), b.int32Scalar(static_cast<int32_t>(c.outH)),
                b.boolScalar(nchw), b.boolScalar(c.alignCorners), b.boolScalar(c.halfPixel)},
               {out});
   b.output(out);
   return builtWithRandomInput(b, inDims, size_t{2} * 5 * c.outH * c.outW, rng);
+}
+
+OpModel nearestResize(std::mt19937& rng, const ResizeCase& c, bool nchw) {
+  return resizeAfterConvolution(rng, c, nchw, nn::OperationType::RESIZE_NEAREST_NEIGHBOR);
 }
 
 TEST(Execute, NearestResizeIsAStridedCopyAPhaseOfItsSampling) {
@@ -553,27 +561,7 @@ TEST(Execute, NearestResizeIsAStridedCopyAPhaseOfItsSampling) {
 // are not whole sixteenths (3 -> 7 with half-pixel centres). A single pixel (DeepLabV3's image
 // pooling brought back to the feature map's size) is a lookup table broadcast, at any size.
 OpModel bilinearResize(std::mt19937& rng, const ResizeCase& c, bool nchw, OperandType type) {
-  ModelBuilder b;
-  const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-  const int32_t zp = isSigned ? -8 : 120, inZp = isSigned ? -28 : 100;
-  const nn::Dimensions inDims = imageDims(nchw, 2, 3, c.inH, c.inW);
-  const uint32_t in = b.input(type, inDims, 0.5f, inZp);
-  const auto w = randomBytes(rng, 5 * 3);
-  const std::vector<int32_t> bias(5, 0);
-  const uint32_t conv = b.tensor(type, imageDims(nchw, 2, 5, c.inH, c.inW), 0.25f, zp);
-  b.operation(nn::OperationType::CONV_2D,
-              {in, b.constant(type, {5, 1, 1, 3}, w.data(), w.size(), 0.05f, isSigned ? 0 : 128),
-               b.constant(OperandType::TENSOR_INT32, {5}, bias.data(), 20, 0.025f, 0), b.int32Scalar(0),
-               b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1), b.int32Scalar(1),
-               b.int32Scalar(0), b.boolScalar(nchw)},
-              {conv});
-  const uint32_t out = b.tensor(type, imageDims(nchw, 2, 5, c.outH, c.outW), 0.25f, zp);
-  b.operation(nn::OperationType::RESIZE_BILINEAR,
-              {conv, b.int32Scalar(static_cast<int32_t>(c.outW)), b.int32Scalar(static_cast<int32_t>(c.outH)),
-               b.boolScalar(nchw), b.boolScalar(c.alignCorners), b.boolScalar(c.halfPixel)},
-              {out});
-  b.output(out);
-  return builtWithRandomInput(b, inDims, size_t{2} * 5 * c.outH * c.outW, rng);
+  return resizeAfterConvolution(rng, c, nchw, nn::OperationType::RESIZE_BILINEAR, type);
 }
 
 TEST(Execute, BilinearResizeIsADepthwiseWindowAPhaseOfItsSampling) {

@@ -523,21 +523,13 @@ Tensor reshape(CaseBuilder& cb, const Tensor& in) {
 // RESIZE_NEAREST_NEIGHBOR to sizes a network asks for: whole up- and downscales (U-Net, feature
 // pyramids), and any size up to three times the input's (the driver refuses the few whose sampling
 // repeats only after more than 64 boxes: counted as not claimed); sizes or scales, any flags.
-std::optional<Tensor> resizeNearest(CaseBuilder& cb, const Tensor& in, bool nchw) {
-  if (in.dims.size() != 4) return std::nullopt;
+// `in` resized by `op` to outH x outW (its size as sizes, or as the scales that floor to it, as
+// the reference's prepare computes), with the flags given.
+Tensor resized(CaseBuilder& cb, const Tensor& in, bool nchw, OperationType op, uint32_t outH, uint32_t outW,
+               bool scales, bool alignCorners, bool halfPixel) {
   Image img = imageOf(in, nchw);
-  const auto size = [&](uint32_t from) {
-    const uint32_t most = std::max<uint32_t>(from, 36);  // chains of resizes stay small
-    switch (cb.pick(0, 2)) {
-      case 0: return std::min(most, from * cb.pick(1, 3));        // a whole upscale
-      case 1: return std::max<uint32_t>(1, from / cb.pick(1, 3));  // a whole downscale
-      default: return cb.pick(1, std::min(most, 3 * from));
-    }
-  };
-  const uint32_t outH = size(img.h), outW = size(img.w);
-  const bool scales = cb.chance(30), alignCorners = cb.chance(25), halfPixel = !alignCorners && cb.chance(30);
   std::vector<uint32_t> operands{in.operand};
-  if (scales) {  // the scale that floors to the size (the reference's prepare)
+  if (scales) {
     const auto scale = [](uint32_t out, uint32_t from) {
       return (static_cast<float>(out) + 0.5f) / static_cast<float>(from);
     };
@@ -554,11 +546,28 @@ std::optional<Tensor> resizeNearest(CaseBuilder& cb, const Tensor& in, bool nchw
   img.h = outH;
   img.w = outW;
   const Tensor t = cb.result(imageDims(img, nchw), in.q);
-  cb.operation(OperationType::RESIZE_NEAREST_NEIGHBOR, operands, t);
-  cb.note(fmt::format("RESIZE_NEAREST_NEIGHBOR {} {}x{} -> {}x{}{}{}{}", dimsText(in.dims), inW, inH, outW, outH,
-                      scales ? " by scales" : "", alignCorners ? " align_corners" : "",
-                      halfPixel ? " half_pixel_centers" : ""));
+  cb.operation(op, operands, t);
+  cb.note(fmt::format("{} {} {}x{} -> {}x{}{}{}{}",
+                      op == OperationType::RESIZE_BILINEAR ? "RESIZE_BILINEAR" : "RESIZE_NEAREST_NEIGHBOR",
+                      dimsText(in.dims), inW, inH, outW, outH, scales ? " by scales" : "",
+                      alignCorners ? " align_corners" : "", halfPixel ? " half_pixel_centers" : ""));
   return t;
+}
+
+std::optional<Tensor> resizeNearest(CaseBuilder& cb, const Tensor& in, bool nchw) {
+  if (in.dims.size() != 4) return std::nullopt;
+  const Image img = imageOf(in, nchw);
+  const auto size = [&](uint32_t from) {
+    const uint32_t most = std::max<uint32_t>(from, 36);  // chains of resizes stay small
+    switch (cb.pick(0, 2)) {
+      case 0: return std::min(most, from * cb.pick(1, 3));        // a whole upscale
+      case 1: return std::max<uint32_t>(1, from / cb.pick(1, 3));  // a whole downscale
+      default: return cb.pick(1, std::min(most, 3 * from));
+    }
+  };
+  const uint32_t outH = size(img.h), outW = size(img.w);
+  const bool scales = cb.chance(30), alignCorners = cb.chance(25), halfPixel = !alignCorners && cb.chance(30);
+  return resized(cb, in, nchw, OperationType::RESIZE_NEAREST_NEIGHBOR, outH, outW, scales, alignCorners, halfPixel);
 }
 
 // RESIZE_BILINEAR as networks upsample (a segmentation head's 2x, 4x, 8x with half-pixel
@@ -567,7 +576,7 @@ std::optional<Tensor> resizeNearest(CaseBuilder& cb, const Tensor& in, bool nchw
 // resizes whose weights are whole sixteenths (the rest: counted as not claimed).
 std::optional<Tensor> resizeBilinear(CaseBuilder& cb, const Tensor& in, bool nchw) {
   if (in.dims.size() != 4) return std::nullopt;
-  Image img = imageOf(in, nchw);
+  const Image img = imageOf(in, nchw);
   const bool network = cb.chance(85);  // else any size, any flags
   const auto size = [&](uint32_t from) {
     if (!network) return cb.pick(1, std::max<uint32_t>(from, std::min<uint32_t>(36, 3 * from)));
@@ -579,29 +588,7 @@ std::optional<Tensor> resizeBilinear(CaseBuilder& cb, const Tensor& in, bool nch
   const uint32_t outH = size(img.h), outW = size(img.w);
   const bool scales = cb.chance(20), alignCorners = !network && cb.chance(30);
   const bool halfPixel = !alignCorners && cb.chance(70);
-  std::vector<uint32_t> operands{in.operand};
-  if (scales) {  // the scale that floors to the size (the reference's prepare)
-    const auto scale = [](uint32_t out, uint32_t from) {
-      return (static_cast<float>(out) + 0.5f) / static_cast<float>(from);
-    };
-    operands.push_back(cb.float32(scale(outW, img.w)));
-    operands.push_back(cb.float32(scale(outH, img.h)));
-  } else {
-    operands.push_back(cb.int32(static_cast<int32_t>(outW)));
-    operands.push_back(cb.int32(static_cast<int32_t>(outH)));
-  }
-  operands.push_back(cb.boolean(nchw));
-  operands.push_back(cb.boolean(alignCorners));
-  operands.push_back(cb.boolean(halfPixel));
-  const uint32_t inH = img.h, inW = img.w;
-  img.h = outH;
-  img.w = outW;
-  const Tensor t = cb.result(imageDims(img, nchw), in.q);
-  cb.operation(OperationType::RESIZE_BILINEAR, operands, t);
-  cb.note(fmt::format("RESIZE_BILINEAR {} {}x{} -> {}x{}{}{}{}", dimsText(in.dims), inW, inH, outW, outH,
-                      scales ? " by scales" : "", alignCorners ? " align_corners" : "",
-                      halfPixel ? " half_pixel_centers" : ""));
-  return t;
+  return resized(cb, in, nchw, OperationType::RESIZE_BILINEAR, outH, outW, scales, alignCorners, halfPixel);
 }
 
 // ---- cases ----
