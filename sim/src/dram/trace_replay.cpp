@@ -440,8 +440,19 @@ std::string ReplayResult::toText() const {
   t += fmt::format("device            {} (tCK {} ns, {} B a transaction)\n", device, tCKns, requestBytes);
   t += fmt::format("transactions      {} ({} reads, {} writes)\n", transactions, s.reads, s.writes);
   t += fmt::format("dram cycles       {} ({:.1f} ns)\n", dramCycles, double(dramCycles) * tCKns);
-  t += fmt::format("read latency      {:.2f} cycles on average\n", s.averageReadLatency());
-  t += fmt::format("write latency     {:.2f} cycles on average (entry to WR command)\n", s.averageWriteLatency());
+  if (s.readsDone > 0) {
+    t += fmt::format("read latency      {:.2f} cycles on average\n", s.averageReadLatency());
+  } else {
+    t += "read latency      none (no read in the trace)\n";
+  }
+  if (s.writeCommands > 0) {
+    t += fmt::format("write latency     {:.2f} cycles on average (entry to WR command)\n", s.averageWriteLatency());
+  } else if (s.writes > 0) {
+    // A posted write is done when the controller takes it; none was written by the last one.
+    t += "write latency     none: every write was still queued when the last transaction completed\n";
+  } else {
+    t += "write latency     none (no write in the trace)\n";
+  }
   t += fmt::format("row buffer        {} hits, {} misses, {} conflicts ({:.1f} % hits)\n", s.rowHits, s.rowMisses,
                    s.rowConflicts, 100.0 * s.rowHitRate());
   t += fmt::format("commands          {} ACT, {} PRE, {} RD, {} WR, {} REF\n", s.activates,
