@@ -69,11 +69,22 @@ struct GemmLayer {
   // and WEFT_MATMUL_INT32 give it), true [K, N] (BATCH_MATMUL's rhs without adj_y): then each
   // weight tile row is Cols contiguous bytes of a filter row and the repack copies whole rows.
   bool runtimeWeightsKMajor = false;
+  // A phase of a transposed convolution (ops/TransposeConvolution.cpp): the layer's output pixel
+  // (y, x) is the tensor's pixel (outputFirstRow + y * outputRowStep, outputFirstCol + x *
+  // outputColStep), and its input pixel (y, x) the tensor's (inputFirstRow + y, inputFirstCol + x).
+  // The views take the tensors' own strides (MemoryPlan.cpp gemmViews).
+  uint32_t outputFirstRow = 0, outputFirstCol = 0, outputRowStep = 1, outputColStep = 1;
+  uint32_t inputFirstRow = 0, inputFirstCol = 0;
+  bool phased() const {
+    return outputRowStep != 1 || outputColStep != 1 || outputFirstRow != 0 || outputFirstCol != 0 ||
+           inputFirstRow != 0 || inputFirstCol != 0;
+  }
 
   // A convolution over an image (CONV_2D, or a group of a GROUPED_CONV_2D): its input and output
   // are images in its layout, its input kept with the halo its padding reads.
   bool isConvolution() const {
-    return type == nn::OperationType::CONV_2D || type == nn::OperationType::GROUPED_CONV_2D;
+    return type == nn::OperationType::CONV_2D || type == nn::OperationType::GROUPED_CONV_2D ||
+           type == nn::OperationType::TRANSPOSE_CONV_2D;
   }
   uint32_t k() const { return filterH * filterW * input.channels; }
   uint32_t n() const { return output.channels; }

@@ -430,17 +430,22 @@ LayerPlacement gemmViews(const LayoutPlan& plan, const GemmLayer& layer, const s
     const uint64_t addr = addressOf(t.aliasOf ? *t.aliasOf : operand);
     const bool image = t.layout == DataLayout::kNHWC || t.layout == DataLayout::kNCHW;
     // A group of a grouped convolution reads and writes a slice of the image's channels
-    // (GemmLayer::inputOffset, outputOffset): the pixels are the image's, not the slice's.
-    if (image && !t.aliasOf && shape.channels != t.image.channels) return imageStrides(t, addr);
+    // (GemmLayer::inputOffset, outputOffset), a phase of a transposed convolution every s-th
+    // pixel of its output: the pixels are the image's, not the slice's or the phase's.
+    if (image && !t.aliasOf && (shape.channels != t.image.channels || layer.phased())) return imageStrides(t, addr);
     return viewOf(t, shape, addr);
   };
   LayerPlacement where;
   where.input = view(layer.inputOperand, layer.input);
   where.input.origin += layer.inputOffset;  // one matrix of a batch (GemmLayer::inputOffset)
+  where.input.origin += layer.inputFirstRow * where.input.rowStride + layer.inputFirstCol * where.input.pixelStride;
   ImageShape outputBytes = layer.output;  // the view in bytes, as tensor images count them
   outputBytes.channels *= layer.outputElementBytes();
   where.output = view(layer.outputOperand, outputBytes);
   where.output.origin += layer.outputOffset;
+  where.output.origin += layer.outputFirstRow * where.output.rowStride + layer.outputFirstCol * where.output.pixelStride;
+  where.output.rowStride *= layer.outputRowStep;
+  where.output.pixelStride *= layer.outputColStep;
   return where;
 }
 

@@ -603,6 +603,108 @@ TEST(Execute, BilinearResizeIsADepthwiseWindowAPhaseOfItsSampling) {
       << reasons.at(1);
 }
 
+// TRANSPOSE_CONV_2D as one CONV_2D layer a phase of its output, after a 1x1 convolution: random
+// filters, strides, paddings (explicit, or implicit SAME/VALID from an output shape whose SAME
+// tail may trim the output), kernels smaller than the stride (phases only the bias reaches),
+// channel counts that are not multiples of the array's, batches of 2, fused RELUs, NHWC and NCHW,
+// unsigned and signed; and U-Net's (k 2, s 2), a DCGAN's (k 4, s 2, p 1) and an FCN's (k 3, s 2,
+// p 1, output padding 1). Every output the reference's byte for byte; a phase a layer.
+struct TransposeCase {
+  uint32_t inH, inW, inC, outC, kh, kw, s;
+  int32_t padTop, padBottom, padLeft, padRight;
+  bool implicitSame = false, implicitValid = false;
+  uint32_t sameTrimH = 0, sameTrimW = 0;  // SAME: the output shape in * s less these
+  // The output's height and width: explicit padding's, SAME's requested shape, VALID's.
+  int64_t outH() const {
+    return implicitSame ? int64_t{inH} * s - sameTrimH : int64_t{inH} * s + kh - s - padTop - padBottom;
+  }
+  int64_t outW() const {
+    return implicitSame ? int64_t{inW} * s - sameTrimW : int64_t{inW} * s + kw - s - padLeft - padRight;
+  }
+};
+
+OpModel transposeConvolution(std::mt19937& rng, const TransposeCase& c, bool nchw, OperandType type,
+                             int32_t activation) {
+  ModelBuilder b;
+  const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const int32_t zp = isSigned ? -8 : 120, inZp = isSigned ? -28 : 100, wZp = isSigned ? 3 : 131;
+  const nn::Dimensions inDims = imageDims(nchw, 2, 3, c.inH, c.inW);
+  const uint32_t in = b.input(type, inDims, 0.5f, inZp);
+  const auto w1 = randomBytes(rng, size_t{c.inC} * 3);
+  const std::vector<int32_t> bias1(c.inC, 0);
+  const uint32_t conv = b.tensor(type, imageDims(nchw, 2, c.inC, c.inH, c.inW), 0.25f, zp);
+  b.operation(nn::OperationType::CONV_2D,
+              {in, b.constant(type, {c.inC, 1, 1, 3}, w1.data(), w1.size(), 0.05f, isSigned ? 0 : 128),
+               b.constant(OperandType::TENSOR_INT32, {c.inC}, bias1.data(), 4 * bias1.size(), 0.025f, 0),
+               b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1),
+               b.int32Scalar(1), b.int32Scalar(0), b.boolScalar(nchw)},
+              {conv});
+  const auto w = randomBytes(rng, size_t{c.outC} * c.kh * c.kw * c.inC);
+  std::vector<int32_t> bias(c.outC);
+  for (auto& v : bias) v = static_cast<int32_t>(rng() % 2001) - 1000;
+  const int64_t outH = c.outH(), outW = c.outW();
+  const uint32_t out = b.tensor(type, imageDims(nchw, 2, c.outC, static_cast<uint32_t>(outH), static_cast<uint32_t>(outW)),
+                                0.5f, zp);
+  const uint32_t filter = b.constant(type, {c.outC, c.kh, c.kw, c.inC}, w.data(), w.size(), 0.02f, wZp);
+  const uint32_t b0 = b.constant(OperandType::TENSOR_INT32, {c.outC}, bias.data(), 4 * bias.size(), 0.25f * 0.02f, 0);
+  if (c.implicitSame || c.implicitValid) {
+    const std::vector<int32_t> shape =
+        nchw ? std::vector<int32_t>{2, static_cast<int32_t>(c.outC), static_cast<int32_t>(outH), static_cast<int32_t>(outW)}
+             : std::vector<int32_t>{2, static_cast<int32_t>(outH), static_cast<int32_t>(outW), static_cast<int32_t>(c.outC)};
+    b.operation(nn::OperationType::TRANSPOSE_CONV_2D,
+                {conv, filter, b0, b.constant(OperandType::TENSOR_INT32, {4}, shape.data(), 16),
+                 b.int32Scalar(c.implicitSame ? 1 : 2), b.int32Scalar(static_cast<int32_t>(c.s)),
+                 b.int32Scalar(static_cast<int32_t>(c.s)), b.int32Scalar(activation), b.boolScalar(nchw)},
+                {out});
+  } else {
+    b.operation(nn::OperationType::TRANSPOSE_CONV_2D,
+                {conv, filter, b0, b.int32Scalar(c.padLeft), b.int32Scalar(c.padRight), b.int32Scalar(c.padTop),
+                 b.int32Scalar(c.padBottom), b.int32Scalar(static_cast<int32_t>(c.s)),
+                 b.int32Scalar(static_cast<int32_t>(c.s)), b.int32Scalar(activation), b.boolScalar(nchw)},
+                {out});
+  }
+  b.output(out);
+  return builtWithRandomInput(b, inDims, size_t{2} * c.outC * static_cast<uint64_t>(outH * outW), rng);
+}
+
+TEST(Execute, TransposedConvolutionIsAConvolutionAPhaseOfItsOutput) {
+  std::vector<TransposeCase> cases = {{5, 4, 6, 5, 2, 2, 2, 0, 0, 0, 0},   // U-Net's up-convolution
+                                      {4, 5, 8, 3, 4, 4, 2, 1, 1, 1, 1},   // a DCGAN's
+                                      {5, 5, 7, 4, 3, 3, 2, 1, 0, 1, 0}};  // an FCN's, output padding 1
+  std::mt19937 shapes(53);
+  const auto pick = [&](uint32_t lo, uint32_t hi) { return lo + static_cast<uint32_t>(shapes() % (hi - lo + 1)); };
+  for (int i = 0; i < 40; ++i) {
+    TransposeCase c{pick(1, 6), pick(1, 6), pick(1, 20), pick(1, 20), pick(1, 5), pick(1, 5), pick(1, 3), 0, 0, 0, 0};
+    const auto pad = [&](uint32_t k) { return static_cast<int32_t>(pick(0, k - 1)); };
+    c.padTop = pad(c.kh), c.padBottom = pad(c.kh), c.padLeft = pad(c.kw), c.padRight = pad(c.kw);
+    if (i % 5 == 3) {  // SAME: an output shape of (in - 1) * s + 1 .. in * s
+      c.implicitSame = true, c.padTop = c.padBottom = c.padLeft = c.padRight = 0;
+      c.sameTrimH = pick(0, c.s - 1), c.sameTrimW = pick(0, c.s - 1);
+    }
+    if (i % 5 == 4) c.implicitValid = true, c.padTop = c.padBottom = c.padLeft = c.padRight = 0;
+    if (c.outH() < 1 || c.outW() < 1) continue;
+    cases.push_back(c);
+  }
+  size_t n = 0;
+  for (const TransposeCase& c : cases) {
+    const bool nchw = n % 2 == 1;
+    const OperandType type = n % 3 == 1 ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
+    const int32_t activation = static_cast<int32_t>(n % 4);
+    std::mt19937 rng(59 + static_cast<uint32_t>(n++));
+    const std::string what =
+        fmt::format("{}x{}x{} -> {} channels, {}x{} /{} pads t{} b{} l{} r{}{}{} {} {} act {}", c.inW, c.inH, c.inC, c.outC,
+                    c.kw, c.kh, c.s, c.padTop, c.padBottom, c.padLeft, c.padRight, c.implicitSame ? " SAME" : "",
+                    c.implicitValid ? " VALID" : "", nchw ? "NCHW" : "NHWC",
+                    type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? "signed" : "unsigned", activation);
+    const auto execution = expectWholeAndExact(transposeConvolution(rng, c, nchw, type, activation), what.c_str());
+    ASSERT_TRUE(execution.has_value()) << what;
+    size_t phases = 0;
+    for (const auto& p : execution->profile.operations) phases += p.operationIndex == 1;
+    EXPECT_GE(phases, 1u) << what;
+    EXPECT_LE(phases, size_t{c.s} * c.s) << what;
+  }
+}
+
 // GROUPED_CONV_2D as one array layer a group, each reading its slice of the input's channels and
 // writing its slice of the output's: a 3x3 one with SAME padding (its input kept with a halo) in
 // 4 groups, then a 1x1 one (no halo) in 2, per-channel weights, in NHWC and NCHW (ResNeXt's and

@@ -542,6 +542,35 @@ class FromTorch(unittest.TestCase):
         rtl = weft.run(weft.from_torch(module, example), hw="weft8", quantize="int8", backend="rtl")
         self.assertEqual([layer["cycles"] for layer in rtl.layers], [layer["cycles"] for layer in q.layers])
 
+    def test_transposed_convolutions_of_a_unet_and_a_generator(self):
+        """nn.ConvTranspose2d as U-Net's decoder upsamples (kernel 2, stride 2, then a concatenation with the
+        skip) and as a DCGAN generator does (kernel 4, stride 2, padding 1): TRANSPOSE_CONV_2D, int8 on the
+        array as one convolution a phase of its output, every layer on the accelerator; the RTL gives the
+        approximate model's cycles."""
+
+        class UNetUp(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.down = torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+                self.up = torch.nn.ConvTranspose2d(8, 4, 2, stride=2)
+                self.skip = torch.nn.Conv2d(3, 4, 1)
+                self.gen = torch.nn.ConvTranspose2d(8, 3, 4, stride=2, padding=1)
+
+            def forward(self, x):
+                d = torch.relu(self.down(x))
+                u = torch.cat([torch.relu(self.up(d)), self.skip(x)], 1)
+                return self.gen(u)
+
+        torch.manual_seed(0)
+        module = UNetUp().eval()
+        example = torch.randn(1, 3, 12, 10)
+        q = self.float_and_int8(module, example)
+        transposed = [layer for layer in q.layers if layer["operation"] == "TRANSPOSE_CONV_2D"]
+        self.assertEqual(len(transposed), 2)
+        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
+        rtl = weft.run(weft.from_torch(module, example), hw="weft8", quantize="int8", backend="rtl")
+        self.assertEqual([layer["cycles"] for layer in rtl.layers], [layer["cycles"] for layer in q.layers])
+
     def test_a_llama_style_language_model(self):
         """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
         embedding (rotate_half's Neg and Concat), causal attention, a SwiGLU MLP: float within 1e-5 of

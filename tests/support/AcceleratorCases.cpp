@@ -10,7 +10,8 @@ namespace {
 
 // TRANSPOSE, SLICE, GATHER and RESIZE_NEAREST_NEIGHBOR run as strided copies whose strides the
 // compiler fixes: their permutation, box, indices and output size (and a resize's flags) must be
-// constants (a permutation may be omitted).
+// constants (a permutation may be omitted); so must RESIZE_BILINEAR's, and TRANSPOSE_CONV_2D's
+// filter, bias and parameters (a convolution a phase of its output, each with its own taps).
 bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
   using T = nn::OperationType;
   auto fixed = [&](uint32_t o) {
@@ -27,6 +28,7 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
       return fixed(op.inputs.at(2));
     case T::RESIZE_NEAREST_NEIGHBOR:
     case T::RESIZE_BILINEAR:
+    case T::TRANSPOSE_CONV_2D:  // each phase takes its own taps of the filter at compilation
       return std::all_of(op.inputs.begin() + 1, op.inputs.end(), fixed);
     default:
       return true;
@@ -60,7 +62,7 @@ bool isAcceleratorCase(const TestModel& model) {
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
       T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT,
-      T::RESIZE_BILINEAR};
+      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;

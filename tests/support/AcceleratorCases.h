@@ -2,7 +2,8 @@
 // CONV_2D and FULLY_CONNECTED; the vector unit's DEPTHWISE_CONV_2D, pools, MEAN, ADD/SUB/MUL,
 // RELU/RELU1/RELU6, LOGISTIC, TANH, RSQRT, SOFTMAX, PAD/PAD_V2, CONCATENATION, RESHAPE; BATCH_MATMUL on
 // the array; TRANSPOSE, SLICE, GATHER and RESIZE_NEAREST_NEIGHBOR with constant parameters on the
-// vector unit; RESIZE_BILINEAR with constant parameters whose weights are whole sixteenths) on 8-bit
+// vector unit; RESIZE_BILINEAR with constant parameters whose weights are whole sixteenths;
+// TRANSPOSE_CONV_2D with constant filter, bias and parameters on the array) on 8-bit
 // quantized data (each operation's first input and its outputs; int32 tensors only as
 // parameters: biases, shapes, paddings, axes), no control flow. Both conformance suites (the
 // C API's and the HAL's) take this set.

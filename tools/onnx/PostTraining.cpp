@@ -56,6 +56,7 @@ Rule ruleOf(Op type) {
     case Op::CONV_2D:
     case Op::DEPTHWISE_CONV_2D:
     case Op::GROUPED_CONV_2D:
+    case Op::TRANSPOSE_CONV_2D:
     case Op::FULLY_CONNECTED:
     case Op::ADD:
     case Op::SUB:
@@ -109,6 +110,7 @@ int64_t weightChannelAxis(Op type) {
   switch (type) {
     case Op::CONV_2D:
     case Op::GROUPED_CONV_2D:
+    case Op::TRANSPOSE_CONV_2D:
       return 0;  // OHWI
     case Op::DEPTHWISE_CONV_2D:
       return 3;  // 1HW(C*multiplier)
@@ -137,6 +139,8 @@ std::optional<size_t> activationInput(const test::TestSubgraph& g, const test::T
       return n == 8 || (n >= 9 && isBool(8)) ? 7 : 10;
     case Op::GROUPED_CONV_2D:  // implicit padding: 9 inputs, explicit: 12
       return n == 9 ? 7 : 10;
+    case Op::TRANSPOSE_CONV_2D:  // implicit padding (an output shape): 9 inputs, explicit: 11
+      return n == 9 ? 7 : 9;
     default:
       return std::nullopt;
   }
