@@ -451,6 +451,15 @@ class FromTorch(unittest.TestCase):
         self.assertGreater(got @ expected.ravel() / (np.linalg.norm(got) * np.linalg.norm(expected)), 0.99)
         return q
 
+    def whole_on_the_accelerator(self, module, example, operation, count):
+        """float_and_int8, then: `count` layers of `operation` among every int8 layer on the accelerator,
+        and the RTL's cycles the approximate model's, layer by layer."""
+        q = self.float_and_int8(module, example)
+        self.assertEqual(len([layer for layer in q.layers if layer["operation"] == operation]), count)
+        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
+        rtl = weft.run(weft.from_torch(module, example), hw="weft8", quantize="int8", backend="rtl")
+        self.assertEqual([layer["cycles"] for layer in rtl.layers], [layer["cycles"] for layer in q.layers])
+
     def assert_only_the_lookup_on_the_cpu(self, q, embedding):
         """Every int8 layer on the accelerator but the embedding's lookup (node names from `embedding`): its
         token ids are known only at execution, which the accelerator's compile-time copies cannot gather."""
@@ -533,14 +542,7 @@ class FromTorch(unittest.TestCase):
                 return torch.nn.functional.interpolate(y, size=x.shape[2:], mode="bilinear", align_corners=False)
 
         torch.manual_seed(0)
-        module = SegmentationHead().eval()
-        example = torch.randn(1, 3, 32, 24)
-        q = self.float_and_int8(module, example)
-        resizes = [layer for layer in q.layers if layer["operation"] == "RESIZE_BILINEAR"]
-        self.assertEqual(len(resizes), 2)
-        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
-        rtl = weft.run(weft.from_torch(module, example), hw="weft8", quantize="int8", backend="rtl")
-        self.assertEqual([layer["cycles"] for layer in rtl.layers], [layer["cycles"] for layer in q.layers])
+        self.whole_on_the_accelerator(SegmentationHead().eval(), torch.randn(1, 3, 32, 24), "RESIZE_BILINEAR", 2)
 
     def test_transposed_convolutions_of_a_unet_and_a_generator(self):
         """nn.ConvTranspose2d as U-Net's decoder upsamples (kernel 2, stride 2, then a concatenation with the
@@ -562,14 +564,7 @@ class FromTorch(unittest.TestCase):
                 return self.gen(u)
 
         torch.manual_seed(0)
-        module = UNetUp().eval()
-        example = torch.randn(1, 3, 12, 10)
-        q = self.float_and_int8(module, example)
-        transposed = [layer for layer in q.layers if layer["operation"] == "TRANSPOSE_CONV_2D"]
-        self.assertEqual(len(transposed), 2)
-        self.assertEqual({layer["device"] for layer in q.layers}, {"weft-accel"}, q.layers)
-        rtl = weft.run(weft.from_torch(module, example), hw="weft8", quantize="int8", backend="rtl")
-        self.assertEqual([layer["cycles"] for layer in rtl.layers], [layer["cycles"] for layer in q.layers])
+        self.whole_on_the_accelerator(UNetUp().eval(), torch.randn(1, 3, 12, 10), "TRANSPOSE_CONV_2D", 2)
 
     def test_a_llama_style_language_model(self):
         """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
