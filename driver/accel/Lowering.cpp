@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 31> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 33> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -49,6 +49,8 @@ constexpr std::array<std::pair<T, LowerFn>, 31> kOperations{{
     {T::RESIZE_NEAREST_NEIGHBOR, lowerResizeNearest},
     {T::RESIZE_BILINEAR, lowerResizeBilinear},
     {T::TRANSPOSE_CONV_2D, lowerTransposeConv2d},
+    {T::DEPTH_TO_SPACE, lowerDepthToSpace},
+    {T::SPACE_TO_DEPTH, lowerSpaceToDepth},
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.

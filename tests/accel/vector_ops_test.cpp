@@ -591,6 +591,29 @@ std::optional<Tensor> resizeBilinear(CaseBuilder& cb, const Tensor& in, bool nch
   return resized(cb, in, nchw, OperationType::RESIZE_BILINEAR, outH, outW, scales, alignCorners, halfPixel);
 }
 
+// DEPTH_TO_SPACE and SPACE_TO_DEPTH (super-resolution's pixel shuffle and its inverse): a block of
+// 1 to 4 where the shape allows it (depth: channels a multiple of block^2; space: height and width
+// multiples of the block), NHWC or NCHW.
+std::optional<Tensor> blockMove(CaseBuilder& cb, const Tensor& in, bool nchw, bool toSpace) {
+  if (in.dims.size() != 4) return std::nullopt;
+  Image img = imageOf(in, nchw);
+  std::vector<uint32_t> blocks;
+  for (uint32_t b = 1; b <= 4; ++b) {
+    if (toSpace ? img.c % (b * b) == 0 : img.h % b == 0 && img.w % b == 0) blocks.push_back(b);
+  }
+  const uint32_t b = blocks[cb.pick(0, static_cast<uint32_t>(blocks.size() - 1))];
+  if (toSpace) {
+    img.h *= b, img.w *= b, img.c /= b * b;
+  } else {
+    img.h /= b, img.w /= b, img.c *= b * b;
+  }
+  const Tensor t = cb.result(imageDims(img, nchw), in.q);
+  cb.operation(toSpace ? OperationType::DEPTH_TO_SPACE : OperationType::SPACE_TO_DEPTH,
+               {in.operand, cb.int32(static_cast<int32_t>(b)), cb.boolean(nchw)}, t);
+  cb.note(fmt::format("{} {} by {}", toSpace ? "DEPTH_TO_SPACE" : "SPACE_TO_DEPTH", dimsText(in.dims), b));
+  return t;
+}
+
 // ---- cases ----
 
 // The operations a case can apply to a tensor; nullopt when it does not apply (rank).
@@ -623,6 +646,8 @@ const std::vector<OpKind>& opKinds() {
       {"RESHAPE", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(reshape(cb, t)); }},
       {"RESIZE_NEAREST", 4, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return resizeNearest(cb, t, nchw); }},
       {"RESIZE_BILINEAR", 4, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return resizeBilinear(cb, t, nchw); }},
+      {"DEPTH_TO_SPACE", 4, 4, 16, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return blockMove(cb, t, nchw, true); }},
+      {"SPACE_TO_DEPTH", 4, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return blockMove(cb, t, nchw, false); }},
   };
   return kinds;
 }

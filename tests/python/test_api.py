@@ -566,6 +566,26 @@ class FromTorch(unittest.TestCase):
         torch.manual_seed(0)
         self.whole_on_the_accelerator(UNetUp().eval(), torch.randn(1, 3, 12, 10), "TRANSPOSE_CONV_2D", 2)
 
+    def test_a_super_resolution_network_with_a_pixel_shuffle(self):
+        """ESPCN: convolutions, Tanh, and nn.PixelShuffle, which PyTorch exports as DepthToSpace in CRD
+        order (refused before): a CHANNEL_SHUFFLE into NNAPI's DCR order, then DEPTH_TO_SPACE, both
+        strided copies on the accelerator; float within 1e-5 of PyTorch, every int8 layer on the
+        accelerator, as on the RTL."""
+
+        class Espcn(torch.nn.Module):
+            def __init__(self, r=3):
+                super().__init__()
+                self.a = torch.nn.Conv2d(1, 16, 5, padding=2)
+                self.b = torch.nn.Conv2d(16, 8, 3, padding=1)
+                self.c = torch.nn.Conv2d(8, r * r, 3, padding=1)
+                self.shuffle = torch.nn.PixelShuffle(r)
+
+            def forward(self, x):
+                return self.shuffle(self.c(torch.tanh(self.b(torch.tanh(self.a(x))))))
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(Espcn().eval(), torch.randn(1, 1, 12, 10), "DEPTH_TO_SPACE", 1)
+
     def test_a_llama_style_language_model(self):
         """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
         embedding (rotate_half's Neg and Concat), causal attention, a SwiGLU MLP: float within 1e-5 of

@@ -10,8 +10,9 @@ namespace {
 
 // TRANSPOSE, SLICE, GATHER and RESIZE_NEAREST_NEIGHBOR run as strided copies whose strides the
 // compiler fixes: their permutation, box, indices and output size (and a resize's flags) must be
-// constants (a permutation may be omitted); so must RESIZE_BILINEAR's, and TRANSPOSE_CONV_2D's
-// filter, bias and parameters (a convolution a phase of its output, each with its own taps).
+// constants (a permutation may be omitted); so must RESIZE_BILINEAR's, DEPTH_TO_SPACE's and
+// SPACE_TO_DEPTH's block, and TRANSPOSE_CONV_2D's filter, bias and parameters (a convolution a
+// phase of its output, each with its own taps).
 bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
   using T = nn::OperationType;
   auto fixed = [&](uint32_t o) {
@@ -29,6 +30,8 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
     case T::RESIZE_NEAREST_NEIGHBOR:
     case T::RESIZE_BILINEAR:
     case T::TRANSPOSE_CONV_2D:  // each phase takes its own taps of the filter at compilation
+    case T::DEPTH_TO_SPACE:
+    case T::SPACE_TO_DEPTH:
       return std::all_of(op.inputs.begin() + 1, op.inputs.end(), fixed);
     default:
       return true;
@@ -62,7 +65,7 @@ bool isAcceleratorCase(const TestModel& model) {
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
       T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT,
-      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D};
+      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -130,6 +133,8 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::SLICE:
       case T::GATHER:
       case T::RESIZE_NEAREST_NEIGHBOR:
+      case T::DEPTH_TO_SPACE:
+      case T::SPACE_TO_DEPTH:
         if (!copyParametersConstant(model, op)) return false;
         break;
       default:

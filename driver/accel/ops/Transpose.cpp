@@ -2,8 +2,10 @@
 // and with the fp16 datapath TENSOR_FLOAT16 (and relaxed TENSOR_FLOAT32, binary16 on the device),
 // rank up to 4. TRANSPOSE: a constant permutation (omitted: the axes reversed, as NNAPI says).
 // CHANNEL_SHUFFLE: constant groups and axis; the axis seen as [groups, C / groups] is transposed
-// (ShuffleNet's channel shuffle). The output keeps the input's quantization (NNAPI requires it),
-// so the copy moves bytes unchanged.
+// (ShuffleNet's channel shuffle). DEPTH_TO_SPACE and SPACE_TO_DEPTH: a constant block size, NHWC
+// or NCHW; the channels seen as [block, block, C] (NNAPI's DCR order) and moved beside the rows
+// and columns they come from or go to (super-resolution's pixel shuffle). The output keeps the
+// input's quantization (NNAPI requires it), so the copy moves bytes unchanged.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -70,6 +72,69 @@ nn::Result<LoweredOperation> lowerChannelShuffle(const OperationReader& r, uint3
   const uint32_t valueBytes = bytesPerElement(r.valueType(r.input(0)));
   return lowerToCopies(r, index, {permutedBox(view, perm, valueBytes)}, dims,
                        fmt::format("channel shuffle {} in {} groups along axis {}", fmt::join(dims, "x"), *groups, axis));
+}
+
+namespace {
+
+// DEPTH_TO_SPACE (toSpace) and SPACE_TO_DEPTH: a 4-D image whose channel c of block position
+// (i, j) is channel (i * block + j) * C + c on the depth side, pixel (y * block + i, x * block + j)
+// on the space side. Both are a permutation of the depth side's axes [.., block, block, C, ..]
+// against the space side's [.., H, block, W, block, ..].
+nn::Result<LoweredOperation> lowerBlockMove(const OperationReader& r, uint32_t index, bool toSpace) {
+  NN_TRY(checkCopiedOperands(r));
+  const nn::Dimensions& dims = r.input(0).dimensions;
+  if (dims.size() != 4) return r.fail("a {}-D input (an image is 4-D)", dims.size());
+  auto block = r.int32Param(1, "block size");
+  if (!block.ok()) return block.error();
+  bool nchw = false;
+  if (r.op().inputs.size() > 2) {
+    auto layout = r.boolParam(2, "layout");
+    if (!layout.ok()) return layout.error();
+    nchw = *layout;
+  }
+  if (*block < 1) return r.fail("block size {}", *block);
+  const auto b = static_cast<uint32_t>(*block);
+  const uint32_t n = dims[0], c = dims[nchw ? 1 : 3], h = dims[nchw ? 2 : 1], w = dims[nchw ? 3 : 2];
+  // The space side's image [n, hs, ws, cs] and the depth side's [n, hs / b, ws / b, cs * b * b].
+  uint32_t hs = h, ws = w, cs = c;
+  if (toSpace) {
+    if (c % (b * b) != 0) return r.fail("{} channels are not a multiple of {} x {}", c, b, b);
+    hs = h * b, ws = w * b, cs = c / (b * b);
+  } else if (h % b != 0 || w % b != 0) {
+    return r.fail("{}x{} is not a multiple of the block {}", w, h, b);
+  }
+  const uint32_t hd = hs / b, wd = ws / b;
+  // The depth side's view (its channels as [b, b, cs]) and the space side's (rows as [hd, b],
+  // columns as [wd, b]), and where each space axis is on the depth side.
+  const std::vector<uint32_t> depthView = nchw ? std::vector<uint32_t>{n, b, b, cs, hd, wd}
+                                               : std::vector<uint32_t>{n, hd, wd, b, b, cs};
+  const std::vector<uint32_t> spaceView = nchw ? std::vector<uint32_t>{n, cs, hd, b, wd, b}
+                                               : std::vector<uint32_t>{n, hd, b, wd, b, cs};
+  // Space axes (n, cs, hd, i, wd, j) or (n, hd, i, wd, j, cs) on the depth view.
+  const std::vector<uint32_t> spaceFromDepth = nchw ? std::vector<uint32_t>{0, 3, 4, 1, 5, 2}
+                                                    : std::vector<uint32_t>{0, 1, 3, 2, 4, 5};
+  std::vector<uint32_t> perm(6);
+  if (toSpace) {
+    perm = spaceFromDepth;
+  } else {
+    for (uint32_t k = 0; k < 6; ++k) perm[spaceFromDepth[k]] = k;  // its inverse
+  }
+  const std::vector<uint32_t>& view = toSpace ? depthView : spaceView;
+  const nn::Dimensions outDims = toSpace ? (nchw ? nn::Dimensions{n, cs, hs, ws} : nn::Dimensions{n, hs, ws, cs})
+                                         : (nchw ? nn::Dimensions{n, cs * b * b, hd, wd} : nn::Dimensions{n, hd, wd, cs * b * b});
+  const uint32_t valueBytes = bytesPerElement(r.valueType(r.input(0)));
+  return lowerToCopies(r, index, {permutedBox(view, perm, valueBytes)}, outDims,
+                       fmt::format("{} {} by {}", toSpace ? "depth to space" : "space to depth", fmt::join(dims, "x"), b));
+}
+
+}  // namespace
+
+nn::Result<LoweredOperation> lowerDepthToSpace(const OperationReader& r, uint32_t index, bool /*withValues*/) {
+  return lowerBlockMove(r, index, true);
+}
+
+nn::Result<LoweredOperation> lowerSpaceToDepth(const OperationReader& r, uint32_t index, bool /*withValues*/) {
+  return lowerBlockMove(r, index, false);
 }
 
 }  // namespace weft::accel

@@ -266,16 +266,32 @@ void convertExpand(const Node& node, Lowering& l) {
   reshapeTo(l, b, shapeOf(l, node.output(0)), l.output(node, 0));
 }
 
+// DepthToSpace and SpaceToDepth of NCHW images. NNAPI moves blocks in DCR order (channel (i * b
+// + j) * C + c goes to block position (i, j) of channel c). DepthToSpace's CRD mode, which
+// PyTorch's PixelShuffle exports (channel c * b * b + i * b + j), is CHANNEL_SHUFFLE in C groups
+// first, which brings channel c * b * b + k to k * C + c, then the DCR move.
 Converter blockMove(Op op) {
   return [op](const Node& node, Lowering& l) {
     onlyAttributes(node, {"blocksize", "mode"});
-    if (node.attrString("mode", "DCR") != "DCR") {
-      throw ImportError(node.error("mode CRD (NNAPI moves blocks in DCR order)"));
+    const std::string mode = node.attrString("mode", "DCR");
+    if (mode != "DCR" && !(mode == "CRD" && op == Op::DEPTH_TO_SPACE)) {
+      throw ImportError(node.error("mode " + mode + " (NNAPI moves blocks in DCR order)"));
     }
     if (rankOf(l, node.input(0)) != 4) throw ImportError(node.error("only 4-D (NCHW) inputs"));
-    l.add(op, {in(node, l, 0), l.nn().scalarInt32(static_cast<int32_t>(node.attrInt("blocksize", 0))),
-               l.nn().scalarBool(true)},
-          {l.output(node, 0)});
+    const int64_t block = node.attrInt("blocksize", 0);
+    if (block < 1 || block > 65535) throw ImportError(node.error("blocksize " + std::to_string(block)));
+    uint32_t x = in(node, l, 0);
+    if (mode == "CRD") {
+      const Shape& shape = shapeOf(l, node.input(0));
+      if (shape[1] % (block * block) != 0) {
+        throw ImportError(node.error(std::to_string(shape[1]) + " channels are not a multiple of blocksize^2"));
+      }
+      const uint32_t dcr = l.temporary(l.nn().operand(x).type, shape, node.output(0) + "_dcr");
+      l.add(Op::CHANNEL_SHUFFLE,
+            {x, l.nn().scalarInt32(static_cast<int32_t>(shape[1] / (block * block))), l.nn().scalarInt32(1)}, {dcr});
+      x = dcr;
+    }
+    l.add(op, {x, l.nn().scalarInt32(static_cast<int32_t>(block)), l.nn().scalarBool(true)}, {l.output(node, 0)});
   };
 }
 
