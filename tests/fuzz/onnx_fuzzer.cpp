@@ -12,7 +12,8 @@
 // Einsums of three operands, a constant, ellipses, an implicit output and a summed label
 // (einsum_operands_ellipsis_sum.onnx), and GPT-2's attention: a rank-5 Split of q, k, v, k
 // transposed (0, 2, 3, 1) into a MatMul, a Where of a constant mask
-// (gpt2_split_mask_transposed_k.onnx).
+// (gpt2_split_mask_transposed_k.onnx), and PyTorch's PixelShuffle, a DepthToSpace in CRD order
+// (depth_to_space_crd.onnx).
 #include <onnx/onnx_pb.h>
 
 #include <cstddef>

@@ -854,6 +854,43 @@ TEST(OnnxImport, TheExportersChannelShuffleIsOneChannelShuffle) {
   EXPECT_EQ(operationsOf(other).count(nn::OperationType::TRANSPOSE), 1u);
 }
 
+// PyTorch's PixelShuffle exports DepthToSpace in CRD order (channel c * b * b + i * b + j to block
+// position (i, j) of channel c); NNAPI moves blocks in DCR order ((i * b + j) * C + c): a
+// CHANNEL_SHUFFLE in C groups along the channels first brings the one into the other. DCR imports
+// as one DEPTH_TO_SPACE; SpaceToDepth has no mode (ONNX's checker refuses one).
+TEST(OnnxImport, ADepthToSpaceInCrdOrderIsAChannelShuffleThenDepthToSpace) {
+  const auto blockMove = [](const char* op, const char* mode) {
+    Graph m;
+    m.input("x", {"1", "18", "2", "3"});
+    auto* n = m.node(op, {"x"}, {"y"}, "shuffle");
+    m.integer(n, "blocksize", 3);
+    auto* a = n->add_attribute();
+    a->set_name("mode");
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(mode);
+    m.output("y", 4);
+    return m;
+  };
+  const ImportedModel crd = blockMove("DepthToSpace", "CRD").import();
+  const auto& main = crd.model.main;
+  ASSERT_EQ(main.operations.size(), 2u);
+  const auto& shuffle = main.operations[0];
+  ASSERT_EQ(shuffle.type, nn::OperationType::CHANNEL_SHUFFLE);
+  EXPECT_EQ(main.operands[shuffle.inputs[1]].data.at<int32_t>(0), 2);  // 18 / 3^2 groups
+  EXPECT_EQ(main.operands[shuffle.inputs[2]].data.at<int32_t>(0), 1);  // NCHW's channel axis
+  ASSERT_EQ(main.operations[1].type, nn::OperationType::DEPTH_TO_SPACE);
+  EXPECT_EQ(main.operations[1].inputs[0], shuffle.outputs[0]);
+  EXPECT_EQ(main.operands[main.operations[1].outputs[0]].dimensions, (std::vector<uint32_t>{1, 2, 6, 9}));
+  const ImportedModel dcr = blockMove("DepthToSpace", "DCR").import();
+  EXPECT_EQ(operationsOf(dcr), (std::multiset<nn::OperationType>{nn::OperationType::DEPTH_TO_SPACE}));
+  try {
+    blockMove("SpaceToDepth", "CRD").import();
+    ADD_FAILURE() << "SpaceToDepth in CRD order imported";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("attribute: mode for operator SpaceToDepth"), std::string::npos) << e.what();
+  }
+}
+
 // ONNX's checker and the window checks stand before libonnx's passes: a broken model is an error.
 TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   Graph unknownInput;
