@@ -586,6 +586,31 @@ class FromTorch(unittest.TestCase):
         torch.manual_seed(0)
         self.whole_on_the_accelerator(Espcn().eval(), torch.randn(1, 1, 12, 10), "DEPTH_TO_SPACE", 1)
 
+    def test_a_style_transfer_network_with_instance_norms(self):
+        """A fast style transfer network's blocks: convolutions with nn.InstanceNorm2d(affine=True) and a
+        ConvTranspose2d back up (stride 2, output padding 1). NNAPI's INSTANCE_NORMALIZATION is float only
+        (it stayed float on the CPU under int8): with org.weft.accel's extension each channel's H x W
+        values are a row of WEFT_LAYER_NORM, which int8 quantizes; float within 1e-5 of PyTorch, every
+        int8 layer on the accelerator, as on the RTL."""
+
+        class StyleBlocks(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+                self.n1 = torch.nn.InstanceNorm2d(8, affine=True)
+                self.c2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+                self.n2 = torch.nn.InstanceNorm2d(16, affine=True)
+                self.up = torch.nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1, output_padding=1)
+                self.out = torch.nn.Conv2d(8, 3, 3, padding=1)
+
+            def forward(self, x):
+                y = torch.relu(self.n1(self.c1(x)))
+                y = torch.relu(self.n2(self.c2(y)))
+                return torch.tanh(self.out(torch.relu(self.up(y))))
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(StyleBlocks().eval(), torch.randn(1, 3, 16, 12), "TRANSPOSE_CONV_2D", 1)
+
     def test_a_llama_style_language_model(self):
         """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
         embedding (rotate_half's Neg and Concat), causal attention, a SwiGLU MLP: float within 1e-5 of

@@ -8,6 +8,7 @@
 
 #include "OpUtil.h"
 #include "Registry.h"
+#include "weft/WeftExtension.h"
 
 namespace weft::onnx::ops {
 namespace {
@@ -224,11 +225,33 @@ void convertInstanceNorm(const Node& node, Lowering& l) {
   if (rankOf(l, node.input(0)) != 4) throw ImportError(node.error("only 4-D (NCHW) inputs"));
   const auto scale = toFloats(constantInput(node, l, 1, "scale")), bias = toFloats(constantInput(node, l, 2, "B"));
   const uint32_t out = l.output(node, 0);
-  const uint32_t normalized = l.temporary(l.nn().operand(out).type, shapeOf(l, node.input(0)), node.output(0) + "_norm");
-  l.add(Op::INSTANCE_NORMALIZATION,
-        {in(node, l, 0), floatScalarLike(l, node.input(0), 1.0f), floatScalarLike(l, node.input(0), 0.0f),
-         floatScalarLike(l, node.input(0), node.attrFloat("epsilon", 1e-5f)), l.nn().scalarBool(true)},
-        {normalized});
+  const Shape& x = shapeOf(l, node.input(0));
+  const nn::OperandType type = l.nn().operand(out).type;
+  const float epsilon = node.attrFloat("epsilon", 1e-5f);
+  const uint32_t normalized = l.temporary(type, x, node.output(0) + "_norm");
+  if (l.weftExtensions()) {
+    // Each channel of each image normalized over its H x W values: an NCHW tensor seen as rows
+    // [N, C, H * W] is WEFT_LAYER_NORM over its last axis (gamma 1, beta 0), which int8 quantizes
+    // and the accelerator runs (NNAPI's INSTANCE_NORMALIZATION is float only: a style transfer
+    // network's normalizations stayed float on the CPU).
+    const std::string name = node.output(0);
+    const Shape rowsShape{x[0], x[1], x[2] * x[3]};
+    const uint32_t rows = l.temporary(type, rowsShape, name + "_rows");
+    reshapeTo(l, in(node, l, 0), rowsShape, rows);
+    const uint32_t normalizedRows = l.temporary(type, rowsShape, name + "_normalized_rows");
+    const auto hw = static_cast<size_t>(x[2] * x[3]);
+    l.add(l.nn().weftOperation(WEFT_LAYER_NORM),
+          {rows, floatConstantLike(l, node.input(0), std::vector<float>(hw, 1.0f), {x[2] * x[3]}, name + "_gamma"),
+           floatConstantLike(l, node.input(0), std::vector<float>(hw, 0.0f), {x[2] * x[3]}, name + "_beta"),
+           floatScalarLike(l, node.input(0), epsilon)},
+          {normalizedRows});
+    reshapeTo(l, normalizedRows, x, normalized);
+  } else {
+    l.add(Op::INSTANCE_NORMALIZATION,
+          {in(node, l, 0), floatScalarLike(l, node.input(0), 1.0f), floatScalarLike(l, node.input(0), 0.0f),
+           floatScalarLike(l, node.input(0), epsilon), l.nn().scalarBool(true)},
+          {normalized});
+  }
   channelAffine(node, l, normalized, scale, bias, out);
 }
 
