@@ -126,13 +126,24 @@ void lowerReshapeInputs(LayoutPlan& plan) {
       // A TRANSPOSE, CHANNEL_SHUFFLE, SLICE or GATHER beside NCHW convolutions (ConvNeXt's
       // permutes around its layer norms, ShuffleNet's channel split and shuffle) reads or writes
       // their NHWC images.
+      // So does one beside a convolution that reads its output with a halo (YOLO's channel split
+      // feeding a padded 3x3 convolution).
       const VectorLayer& copy = *lo.vector();
       const TensorLayout& in = plan.tensors.at(copy.inputs[0].operand);
       const TensorLayout& out = plan.tensors.at(copy.outputs[0].operand);
-      const bool inNchw = in.layout == DataLayout::kNCHW && !inLogicalOrder(in);
-      const bool outNchw = out.layout == DataLayout::kNCHW && !inLogicalOrder(out);
-      if (!inNchw && !outNchw) continue;
-      auto moved = onNchwImages(copy, in.dims, inNchw, out.dims, outNchw);
+      const auto kept = [&](const TensorLayout& t) {
+        return t.dims.size() == 4 && (t.hasHalo() || (t.layout == DataLayout::kNCHW && !inLogicalOrder(t)));
+      };
+      if (!kept(in) && !kept(out)) continue;
+      const uint32_t bytes = copy.valueBytes();
+      const auto stridesOf = [&](const TensorLayout& t) {  // of its logical axes, in bytes
+        const uint64_t pixel = t.image.channels, row = t.rowStride(), image = t.imageStride();
+        return t.layout == DataLayout::kNCHW ? std::vector<uint64_t>{image, bytes, row, pixel}
+                                             : std::vector<uint64_t>{image, row, pixel, bytes};
+      };
+      const std::vector<uint64_t> inStrides = stridesOf(in), outStrides = stridesOf(out);
+      auto moved = onKeptImages(copy, in.dims, kept(in) ? &inStrides : nullptr, out.dims,
+                                kept(out) ? &outStrides : nullptr);
       if (moved != nullptr) lo.work = std::move(moved);
       continue;
     }

@@ -342,11 +342,14 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
                                    (u.operand == reshape->inputs[0].operand ||
                                     (u.operand == reshape->outputs[0].operand &&
                                      denseOrAbsent(plan, reshape->inputs[0].operand)));
+        // A strided copy reads and writes images where they are kept, NCHW or with a halo
+        // (lowerReshapeInputs).
         const bool copiedImage = isStridedCopy(layer.type()) && layer.vector() != nullptr &&
-                                 it->second.layout == DataLayout::kNCHW && it->second.dims.size() == 4 &&
+                                 (it->second.layout == DataLayout::kNCHW || it->second.layout == DataLayout::kNHWC) &&
+                                 it->second.dims.size() == 4 &&
                                  (u.operand == layer.vector()->inputs[0].operand ||
                                   u.operand == layer.vector()->outputs[0].operand);
-        dense = dense && !it->second.hasHalo() && (reshapedImage || copiedImage || inLogicalOrder(it->second));
+        dense = dense && (copiedImage || (!it->second.hasHalo() && (reshapedImage || inLogicalOrder(it->second))));
       }
     }
     if (!dense) {

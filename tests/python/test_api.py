@@ -611,6 +611,29 @@ class FromTorch(unittest.TestCase):
         torch.manual_seed(0)
         self.whole_on_the_accelerator(StyleBlocks().eval(), torch.randn(1, 3, 16, 12), "TRANSPOSE_CONV_2D", 1)
 
+    def test_a_yolo_style_channel_split_into_a_padded_convolution(self):
+        """YOLOv8's C2f block: a 1x1 convolution's output chunked in two along the channels, the second
+        half read by a padded 3x3 convolution (its NCHW image kept with a halo), all three concatenated;
+        SiLU activations. The chunks are SLICEs that write into the image where the convolution reads
+        it (they were refused there and ran on the CPU), walking the channels as a run; every int8
+        layer on the accelerator, as on the RTL."""
+
+        def conv(i, o, k=1):
+            return torch.nn.Sequential(torch.nn.Conv2d(i, o, k, 1, k // 2, bias=False), torch.nn.BatchNorm2d(o),
+                                       torch.nn.SiLU())
+
+        class C2f(torch.nn.Module):
+            def __init__(self, c=8):
+                super().__init__()
+                self.cv1, self.m, self.cv2 = conv(c, 2 * c), conv(c, c, 3), conv(3 * c, c)
+
+            def forward(self, x):
+                a, b = self.cv1(x).chunk(2, 1)
+                return self.cv2(torch.cat([a, b, self.m(b)], 1))
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(C2f().eval(), torch.randn(1, 8, 10, 12), "SLICE", 2)
+
     def test_a_llama_style_language_model(self):
         """Token ids into an embedding, RMSNorm (x * rsqrt(mean(x^2) + eps)), rotary position
         embedding (rotate_half's Neg and Concat), causal attention, a SwiGLU MLP: float within 1e-5 of

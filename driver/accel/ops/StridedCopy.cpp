@@ -201,12 +201,6 @@ namespace {
 
 // The byte strides of a tensor of logical `dims` as kept: dense, or (nchw, rank 4) the NHWC image
 // of [N, C, H, W], whose strides along N, C, H, W are H*W*C, 1, W*C and C values.
-std::vector<uint64_t> keptStrides(const std::vector<uint32_t>& dims, bool nchw, uint32_t valueBytes) {
-  if (!nchw || dims.size() != 4) return denseStrides(dims, valueBytes);
-  const uint64_t c = dims[1], h = dims[2], w = dims[3];
-  return {h * w * c * valueBytes, valueBytes, w * c * valueBytes, c * valueBytes};
-}
-
 // A stride or offset of dense `dims` moved onto `kept` strides: a dense stride of an axis of more
 // than one value is that axis's alone (a dense stride repeats only past axes of size 1).
 uint64_t rebased(uint64_t offset, const std::vector<uint32_t>& dims, const std::vector<uint64_t>& dense,
@@ -230,14 +224,15 @@ uint64_t rebasedStride(uint64_t stride, uint64_t size, const std::vector<uint32_
 
 }  // namespace
 
-std::shared_ptr<VectorLayer> onNchwImages(const VectorLayer& copy, const std::vector<uint32_t>& inDims, bool inNchw,
-                                          const std::vector<uint32_t>& outDims, bool outNchw) {
+std::shared_ptr<VectorLayer> onKeptImages(const VectorLayer& copy, const std::vector<uint32_t>& inDims,
+                                          const std::vector<uint64_t>* inStrides, const std::vector<uint32_t>& outDims,
+                                          const std::vector<uint64_t>* outStrides) {
   const auto* strided = dynamic_cast<const StridedCopyLayer*>(&copy);
   if (strided == nullptr) return nullptr;
   auto layer = std::make_shared<StridedCopyLayer>(*strided);
   const uint32_t bytes = strided->bytes;
   const auto inDense = denseStrides(inDims, bytes), outDense = denseStrides(outDims, bytes);
-  const auto inKept = keptStrides(inDims, inNchw, bytes), outKept = keptStrides(outDims, outNchw, bytes);
+  const auto inKept = inStrides ? *inStrides : inDense, outKept = outStrides ? *outStrides : outDense;
   for (CopyBox& box : layer->boxes) {
     box.inputOffset = rebased(box.inputOffset, inDims, inDense, inKept);
     box.outputOffset = rebased(box.outputOffset, outDims, outDense, outKept);
@@ -245,8 +240,17 @@ std::shared_ptr<VectorLayer> onNchwImages(const VectorLayer& copy, const std::ve
       a.inputStride = rebasedStride(a.inputStride, a.size, inDims, inDense, inKept);
       a.outputStride = rebasedStride(a.outputStride, a.size, outDims, outDense, outKept);
     }
+    // A copy writes each value once, in whatever order its axes are walked: the axis now
+    // contiguous in both tensors (an NCHW tensor's channels, innermost in the image) goes
+    // innermost, so that its values move Cols bytes a scratchpad row instead of one a row (YOLO's
+    // channel split of an NCHW image: a value a request before).
+    const auto contiguous = std::find_if(box.axes.begin(), box.axes.end(), [&](const CopyAxis& a) {
+      return a.size > 1 && a.inputStride == bytes && a.outputStride == bytes;
+    });
+    if (contiguous != box.axes.end()) std::rotate(contiguous, contiguous + 1, box.axes.end());
   }
-  layer->description += fmt::format(" ({} kept in NCHW)", inNchw && outNchw ? "input and output" : inNchw ? "input" : "output");
+  layer->description +=
+      fmt::format(" ({} kept as an image)", inStrides && outStrides ? "input and output" : inStrides ? "input" : "output");
   return layer;
 }
 

@@ -43,12 +43,14 @@ CopyBox permutedBox(const std::vector<uint32_t>& dims, const std::vector<uint32_
 std::shared_ptr<VectorLayer> stridedCopyLayer(std::vector<CopyBox> boxes, uint32_t valueBytes, std::string description);
 
 // A strided copy (TRANSPOSE, SLICE, GATHER: stridedCopyLayer) whose input or output the plan
-// keeps as an NCHW tensor (an NHWC image of [N, H, W, C]) instead of dense bytes: the same copy
-// with its boxes' strides and offsets on the image. `inDims` and `outDims` are the tensors'
-// logical dimensions, `inNchw` and `outNchw` which of them are kept so. Null when `copy` is not
-// a strided copy.
-std::shared_ptr<VectorLayer> onNchwImages(const VectorLayer& copy, const std::vector<uint32_t>& inDims, bool inNchw,
-                                          const std::vector<uint32_t>& outDims, bool outNchw);
+// keeps as an image instead of dense bytes (an NCHW tensor as an NHWC image of [N, H, W, C], or a
+// tensor with a halo a convolution reads): the same copy with its boxes' strides and offsets on
+// the image. `inDims` and `outDims` are the tensors' logical dimensions; `inStrides` and
+// `outStrides` the byte strides of their logical axes where kept (null: dense bytes). Null when
+// `copy` is not a strided copy.
+std::shared_ptr<VectorLayer> onKeptImages(const VectorLayer& copy, const std::vector<uint32_t>& inDims,
+                                          const std::vector<uint64_t>* inStrides, const std::vector<uint32_t>& outDims,
+                                          const std::vector<uint64_t>* outStrides);
 
 // What the operations that copy input 0's bytes into output 0 check first: the reference kernel's
 // operand rules (so that both devices accept the same models), input 0 quant8 (or binary16 on
