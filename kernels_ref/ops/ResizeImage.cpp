@@ -32,31 +32,18 @@ BilinearSample bilinearSample(uint32_t i, float scale, uint32_t inSize, bool hal
   return BilinearSample{position, lower, upper, position - static_cast<float>(lower)};
 }
 
-std::optional<std::vector<BilinearTaps>> bilinearSixteenths(uint32_t inSize, uint32_t outSize, bool alignCorners,
-                                                            bool halfPixelCenters) {
+std::optional<std::vector<int32_t>> bilinearSixteenths(uint32_t inSize, uint32_t outSize, bool alignCorners,
+                                                       bool halfPixelCenters) {
   if (inSize == 0 || outSize == 0) return std::nullopt;
   const float scale = resizeScale(inSize, outSize, alignCorners);
-  std::vector<BilinearTaps> taps(outSize);
+  std::vector<int32_t> positions(outSize);
   for (uint32_t i = 0; i < outSize; ++i) {
-    const BilinearSample s = bilinearSample(i, scale, inSize, halfPixelCenters);
-    const float sixteenths = s.fraction * 16;  // exact: a power-of-two scaling
-    if (sixteenths != std::floor(sixteenths) || std::fabs(sixteenths) > 32) return std::nullopt;
-    const auto upper = static_cast<int32_t>(sixteenths);
-    BilinearTaps& t = taps[i];
-    t.first = static_cast<uint32_t>(s.lower);
-    t.at = int64_t{16} * s.lower + upper;
-    // lower * (1 - f) + upper * f, one pixel where both are the same (the image's edges).
-    if (s.upper == s.lower || upper == 0) {
-      t.taps = 1;
-      t.weights[0] = 16;
-      t.weights[1] = 0;
-    } else {
-      t.taps = 2;
-      t.weights[0] = static_cast<uint32_t>(16 - upper);
-      t.weights[1] = static_cast<uint32_t>(upper);
-    }
+    // Whole sixteenths of the position are whole sixteenths of the fraction from either index.
+    const float sixteenths = bilinearSample(i, scale, inSize, halfPixelCenters).position * 16;  // exact
+    if (sixteenths != std::floor(sixteenths) || std::fabs(sixteenths) > float{1 << 24}) return std::nullopt;
+    positions[i] = static_cast<int32_t>(sixteenths);
   }
-  return taps;
+  return positions;
 }
 
 namespace {

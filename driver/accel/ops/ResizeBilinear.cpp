@@ -45,8 +45,6 @@
 namespace weft::accel {
 namespace {
 
-using nn::resize_image::BilinearTaps;
-
 // Outputs first, first + outStep, ... (count of them) along one axis, each reading `taps` input
 // pixels from inFirst, inFirst + inStep, ... with the same weights (sixteenths).
 struct AxisRun {
@@ -61,10 +59,10 @@ struct AxisRun {
 // advance by a fixed number of sixteenths an output, so after `period` outputs they have advanced
 // by whole pixels (`advance`) and the weights repeat: each phase (outputs r, r + period, ...) is
 // one run. nullopt when a run would step more than a WINDOW's stride allows.
-std::optional<std::vector<AxisRun>> axisRuns(const std::vector<BilinearTaps>& taps) {
-  const auto n = static_cast<uint32_t>(taps.size());
+std::optional<std::vector<AxisRun>> axisRuns(const std::vector<int32_t>& positions) {
+  const auto n = static_cast<uint32_t>(positions.size());
   const auto padded = [&](uint32_t o) {
-    const int64_t at = taps[o].at, whole = at >= 0 ? at / 16 : -((-at + 15) / 16);  // floor
+    const int64_t at = positions[o], whole = at >= 0 ? at / 16 : -((-at + 15) / 16);  // floor
     const auto upper = static_cast<uint32_t>(at - 16 * whole);
     AxisRun run;
     run.outFirst = o;
@@ -76,10 +74,10 @@ std::optional<std::vector<AxisRun>> axisRuns(const std::vector<BilinearTaps>& ta
   };
   uint32_t period = n, advance = 0;
   for (uint32_t p = 1; p < n; ++p) {
-    const int64_t step = taps[p].at - taps[0].at;
+    const int64_t step = int64_t{positions[p]} - positions[0];
     if (step < 16 || step % 16 != 0) continue;
     bool repeats = true;
-    for (uint32_t o = p; o < n && repeats; ++o) repeats = taps[o].at - taps[o - p].at == step;
+    for (uint32_t o = p; o < n && repeats; ++o) repeats = int64_t{positions[o]} - positions[o - p] == step;
     if (repeats) {
       period = p;
       advance = static_cast<uint32_t>(step / 16);
@@ -292,14 +290,14 @@ nn::Result<LoweredOperation> lowerResizeBilinear(const OperationReader& r, uint3
   const ResizeOperands& o = *operands;
   NN_TRY(r.checkOutputDims(o.outDims));
   if (o.inH == 1 && o.inW == 1) return broadcastPixel(r, index, o);
-  const auto rowTaps = nn::resize_image::bilinearSixteenths(o.inH, o.outH, o.alignCorners, o.halfPixel);
-  const auto colTaps = nn::resize_image::bilinearSixteenths(o.inW, o.outW, o.alignCorners, o.halfPixel);
-  if (!rowTaps || !colTaps) {
+  const auto rowPositions = nn::resize_image::bilinearSixteenths(o.inH, o.outH, o.alignCorners, o.halfPixel);
+  const auto colPositions = nn::resize_image::bilinearSixteenths(o.inW, o.outW, o.alignCorners, o.halfPixel);
+  if (!rowPositions || !colPositions) {
     return r.fail("{}x{} -> {}x{}{}: its interpolation weights are not whole sixteenths, so the reference's float "
                   "rounding is not the integer lanes'",
                   o.inW, o.inH, o.outW, o.outH, o.alignCorners ? " (align_corners)" : o.halfPixel ? " (half-pixel)" : "");
   }
-  const auto rows = axisRuns(*rowTaps), cols = axisRuns(*colTaps);
+  const auto rows = axisRuns(*rowPositions), cols = axisRuns(*colPositions);
   if (!rows || !cols) return r.fail("a downscale steps over more than 255 pixels an output");
   constexpr size_t kMaxWindows = 1024;
   if (rows->size() * cols->size() > kMaxWindows) {

@@ -47,6 +47,10 @@ std::vector<AxisPhase> phasesOf(uint32_t in, uint32_t out, uint32_t k, uint32_t 
     if (first >= out) continue;
     p.outFirst = static_cast<uint32_t>(first);
     p.count = static_cast<uint32_t>((out - 1 - first) / s + 1);
+    // A phase whose first output's window started past the input would read only padding, as one
+    // without taps does (the output's size keeps every window within reach of the input, so this
+    // only guards the shapes below against underflow).
+    if (p.taps > 0 && t0 - (int64_t{p.taps} - 1) > int64_t{in} - 1) p.taps = 0;
     if (p.taps == 0) {  // weights of nothing: any pixels do, from the first
       p.padTail = p.count > in ? p.count - in : 0;
       phases.push_back(p);

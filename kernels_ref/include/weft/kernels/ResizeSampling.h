@@ -30,19 +30,14 @@ struct BilinearSample {
 };
 BilinearSample bilinearSample(uint32_t i, float scale, uint32_t inSize, bool halfPixelCenters);
 
-// RESIZE_BILINEAR along one axis in whole sixteenths, where its float sampling lands on them:
-// output index i reads input `first` (and first + 1 when `taps` is 2) with weights `weights`
-// summing to 16. Then the reference's 8-bit arithmetic is exact in float (a byte times two
-// sixteenths has at most 20 significant bits, four of them sum exactly, and + 0.5 too), so
+// RESIZE_BILINEAR's sampled positions along one axis in sixteenths of an input pixel (16 x
+// bilinearSample's position, before clamping), where every one is a whole sixteenth; otherwise
+// nothing. Then the reference's 8-bit arithmetic is exact in float (a byte times two weights in
+// sixteenths has at most 20 significant bits, four such terms sum exactly, and + 0.5 too), so
 // integer lanes that weigh the same pixels compute the very value it rounds. Whole up- and
 // downscales by 1, 2, 4 and 8 with half-pixel centres (PyTorch's align_corners=False), and by
 // powers of two up to 16 without, land on sixteenths; so does any scale whose positions do.
-struct BilinearTaps {
-  uint32_t first = 0, taps = 1;
-  uint32_t weights[2] = {16, 0};
-  int64_t at = 0;  // the sampled position in sixteenths of an input pixel (before clamping)
-};
-std::optional<std::vector<BilinearTaps>> bilinearSixteenths(uint32_t inSize, uint32_t outSize, bool alignCorners,
-                                                            bool halfPixelCenters);
+std::optional<std::vector<int32_t>> bilinearSixteenths(uint32_t inSize, uint32_t outSize, bool alignCorners,
+                                                       bool halfPixelCenters);
 
 }  // namespace weft::nn::resize_image
