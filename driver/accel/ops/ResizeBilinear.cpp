@@ -161,7 +161,7 @@ class BilinearLayer final : public VectorLayer {
       const Piece& p = piece;
       const WindowLayer& window = reloading ? *reloading : piece.window;
       if (constant > 0 && !keep) out.add(PlannedCommand{hw::BarrierCmd{}, {}});
-      const size_t n = p.window.constantImages(config).size();
+      const size_t n = p.window.constantImageCount();
       VectorPlacement w;
       ImageView in = where.inputs[0];
       in.origin += uint64_t{p.inY} * in.rowStride + uint64_t{p.inX} * in.pixelStride;

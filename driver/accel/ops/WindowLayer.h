@@ -65,6 +65,8 @@ class WindowLayer final : public VectorLayer {
   std::optional<SecondOutput> second;
 
   std::vector<std::vector<uint8_t>> constantImages(const hw::HwConfig& config) const override;
+  // How many images constantImages() makes, without making them.
+  size_t constantImageCount() const { return copyRowIndex() + (biasInput ? 1 : 0); }
   nn::Status generate(const VectorPlacement& where, const hw::HwConfig& config, CommandSink& out) const override;
   uint64_t laneOps() const override;
   std::string describe() const override;
