@@ -408,6 +408,116 @@ class Einsum(unittest.TestCase):
             weft.run(model, inputs={"x0": values[0]}, backend="approx")
 
 
+class Recurrent(unittest.TestCase):
+    """ONNX's LSTM, GRU and RNN, unrolled into the operations of each step, against a numpy reading of
+    ONNX's definitions (onnx/defs/rnn/defs.cc) on what PyTorch does not export: peepholes, GRU without
+    linear_before_reset, the reverse direction, sequence lengths (constant or given at run time),
+    other activations, batch-major layout, initial states as inputs or constants."""
+
+    ACTIVATIONS = {"Sigmoid": lambda x: 1 / (1 + np.exp(-x)), "Tanh": np.tanh, "Relu": lambda x: np.maximum(x, 0)}
+
+    def reference(self, kind, x, w, r, b, lens, h0, c0, p, acts, reverse, lbr, layout):
+        if layout == 1:
+            x = x.transpose(1, 0, 2)
+            h0, c0 = (None if s is None else s.transpose(1, 0, 2) for s in (h0, c0))
+        seq, batch, _ = x.shape
+        dirs, hidden = len(reverse), r.shape[2]
+        gates = w.shape[1] // hidden
+        y = np.zeros((seq, dirs, batch, hidden), np.float32)
+        y_h, y_c = np.zeros((dirs, batch, hidden), np.float32), np.zeros((dirs, batch, hidden), np.float32)
+        per = len(acts) // dirs
+        for d, backwards in enumerate(reverse):
+            f, g, hh = ([self.ACTIVATIONS[a] for a in acts[d * per:(d + 1) * per]] + [None, None])[:3]
+            bias = b[d] if b is not None else np.zeros(2 * gates * hidden, np.float32)
+            wb, rb = bias[:gates * hidden], bias[gates * hidden:]
+            h = h0[d].copy() if h0 is not None else np.zeros((batch, hidden), np.float32)
+            c = c0[d].copy() if c0 is not None else np.zeros((batch, hidden), np.float32)
+            peep = p[d] if p is not None else np.zeros(3 * hidden, np.float32)
+            for step in range(seq):
+                t = seq - 1 - step if backwards else step
+                live = (t < lens)[:, None] if lens is not None else np.ones((batch, 1), bool)
+                if kind == "LSTM":
+                    i_, o_, f_, c_ = np.split(x[t] @ w[d].T + h @ r[d].T + wb + rb, 4, axis=1)
+                    cell = f(f_ + peep[2 * hidden:] * c) * c + f(i_ + peep[:hidden] * c) * g(c_)
+                    new = f(o_ + peep[hidden:2 * hidden] * cell) * hh(cell)
+                    c = np.where(live, cell, c)
+                elif kind == "GRU":
+                    xw = x[t] @ w[d].T + wb
+                    rz = [h @ r[d][k * hidden:(k + 1) * hidden].T + rb[k * hidden:(k + 1) * hidden] for k in range(3)]
+                    z, reset = f(xw[:, :hidden] + rz[0]), f(xw[:, hidden:2 * hidden] + rz[1])
+                    if lbr:
+                        cand = g(xw[:, 2 * hidden:] + reset * rz[2])
+                    else:
+                        cand = g(xw[:, 2 * hidden:] + (reset * h) @ r[d][2 * hidden:].T + rb[2 * hidden:])
+                    new = (1 - z) * cand + z * h
+                else:
+                    new = f(x[t] @ w[d].T + h @ r[d].T + wb + rb)
+                y[t, d] = np.where(live, new, 0)
+                h = np.where(live, new, h)
+            y_h[d], y_c[d] = h, c
+        if layout == 1:
+            return {"y": y.transpose(2, 0, 1, 3), "y_h": y_h.transpose(1, 0, 2), "y_c": y_c.transpose(1, 0, 2)}
+        return {"y": y, "y_h": y_h, "y_c": y_c}
+
+    def case(self, rng, kind):
+        gates, per = {"LSTM": (4, 3), "GRU": (3, 2), "RNN": (1, 1)}[kind]
+        direction = rng.choice(["forward", "reverse", "bidirectional"])
+        reverse = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}[direction]
+        dirs = len(reverse)
+        seq, batch, size, hidden = (int(v) for v in rng.integers(1, [6, 4, 7, 7]))
+        layout, lbr = int(rng.integers(0, 2)), int(rng.integers(0, 2)) if kind == "GRU" else 0
+        defaults = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"], "RNN": ["Tanh"]}[kind]
+        acts = [str(rng.choice(list(self.ACTIVATIONS))) if rng.random() < 0.3 else a for _ in range(dirs) for a in defaults]
+        state = (dirs, batch, hidden) if layout == 0 else (batch, dirs, hidden)
+        maybe = lambda p, make: make() if rng.random() < p else None  # noqa: E731
+        values = {
+            "x": rng.normal(0, 1, (seq, batch, size) if layout == 0 else (batch, seq, size)).astype(np.float32),
+            "w": rng.normal(0, 0.5, (dirs, gates * hidden, size)).astype(np.float32),
+            "r": rng.normal(0, 0.5, (dirs, gates * hidden, hidden)).astype(np.float32),
+            "b": maybe(0.7, lambda: rng.normal(0, 0.5, (dirs, 2 * gates * hidden)).astype(np.float32)),
+            "lens": maybe(0.4, lambda: rng.integers(0, seq + 1, batch).astype(np.int32)),
+            "h0": maybe(0.5, lambda: rng.normal(0, 1, state).astype(np.float32)),
+            "c0": maybe(0.5, lambda: rng.normal(0, 1, state).astype(np.float32)) if kind == "LSTM" else None,
+            "p": maybe(0.5, lambda: rng.normal(0, 0.5, (dirs, 3 * hidden)).astype(np.float32)) if kind == "LSTM" else None,
+        }
+        order = ["x", "w", "r", "b", "lens", "h0"] + (["c0", "p"] if kind == "LSTM" else [])
+        names, inputs, inits, feeds = [], [], [], {}
+        for name in order:
+            value = values[name]
+            names.append("" if value is None else name)
+            if value is None:
+                continue
+            if name != "x" and rng.random() < 0.6:  # a constant the model holds
+                inits.append(numpy_helper.from_array(value, name))
+            else:
+                kind_of = TensorProto.INT32 if name == "lens" else TensorProto.FLOAT
+                inputs.append(helper.make_tensor_value_info(name, kind_of, list(value.shape)))
+                feeds[name] = value
+        while names[-1] == "":
+            names.pop()
+        expected = self.reference(kind, *(values[n] for n in ["x", "w", "r", "b", "lens", "h0", "c0", "p"]), acts,
+                                  reverse, lbr, layout)
+        outputs = ["y", "y_h"] + (["y_c"] if kind == "LSTM" else [])
+        attributes = dict(hidden_size=hidden, direction=direction, layout=layout, activations=acts)
+        if kind == "GRU":
+            attributes["linear_before_reset"] = lbr
+        graph = helper.make_graph(
+            [helper.make_node(kind, names, outputs, **attributes)], kind.lower(), inputs,
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, list(expected[o].shape)) for o in outputs], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+        return model, feeds, {o: expected[o] for o in outputs}, dict(attributes, seq=seq, batch=batch, inputs=names)
+
+    def test_random_layers_against_numpy(self):
+        rng = np.random.default_rng(32)
+        for n in range(18):
+            kind = ["LSTM", "GRU", "RNN"][n % 3]
+            model, feeds, expected, described = self.case(rng, kind)
+            with self.subTest(kind=kind, **described):
+                r = weft.run(model, inputs=feeds, backend="approx")
+                for name, value in expected.items():
+                    np.testing.assert_allclose(r.outputs[name].reshape(value.shape), value, rtol=1e-4, atol=1e-5)
+
+
 class Sweep(unittest.TestCase):
     def test_two_points_of_an_onnx_workload(self):
         model, _ = conv_model(channels=8, size=8)
@@ -729,6 +839,28 @@ class FromTorch(unittest.TestCase):
         ids = torch.randint(0, vocab, (1, t))
         q = self.float_and_int8(module, ids, ["ids"])
         self.assert_only_the_lookup_on_the_cpu(q, "/wte/")
+
+    def test_recurrent_layers_of_a_sequence_model(self):
+        """An LSTM (two layers, both directions), a GRU and an RNN, as PyTorch exports them (a node a layer,
+        GRU with linear_before_reset): unrolled, every int8 layer runs on the accelerator."""
+        class Sequence(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = torch.nn.LSTM(6, 8, num_layers=2, bidirectional=True, batch_first=True)
+                self.gru = torch.nn.GRU(16, 8, batch_first=True)
+                self.rnn = torch.nn.RNN(8, 8, nonlinearity="relu", batch_first=True)
+                self.head = torch.nn.Linear(8, 3)
+
+            def forward(self, x):
+                y, _ = self.lstm(x)
+                y, _ = self.gru(y)
+                y, _ = self.rnn(y)
+                return self.head(y[:, -1])
+
+        torch.manual_seed(0)
+        # 4 steps: per layer and direction the input's projection and 3 recurrent products (the first
+        # step starts from zeros), 4 x 4 for the LSTM, 4 each for the GRU and the RNN; and the head.
+        self.whole_on_the_accelerator(Sequence().eval(), torch.randn(2, 4, 6), "FULLY_CONNECTED", 16 + 4 + 4 + 1)
 
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <fstream>
 #include <set>
@@ -892,6 +893,85 @@ TEST(OnnxImport, ADepthToSpaceInCrdOrderIsAChannelShuffleThenDepthToSpace) {
 }
 
 // ONNX's checker and the window checks stand before libonnx's passes: a broken model is an error.
+// An LSTM of 3 steps, batch 2, 4 inputs, 5 hidden units, constant weights: `edit` changes the node.
+Graph lstm(const std::function<void(Graph&, ::onnx::NodeProto*)>& edit = {}) {
+  Graph m(14);
+  m.input("x", {"3", "2", "4"});
+  m.floats("W", {1, 20, 4}, std::vector<float>(80, 0.1f));
+  m.floats("R", {1, 20, 5}, std::vector<float>(100, -0.1f));
+  m.floats("B", {1, 40}, std::vector<float>(40, 0.05f));
+  auto* n = m.node("LSTM", {"x", "W", "R", "B"}, {"y", "y_h"}, "lstm");
+  m.integer(n, "hidden_size", 5);
+  if (edit) edit(m, n);
+  m.output("y", 4);
+  m.output("y_h", 3);
+  return m;
+}
+
+void strings(::onnx::NodeProto* n, const std::string& name, const std::vector<std::string>& values) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRINGS);
+  for (const auto& v : values) a->add_strings(v);
+}
+
+TEST(OnnxImport, RecurrentLayersUnrollIntoTheOperationsOfEachStep) {
+  using Op = nn::OperationType;
+  const ImportedModel m = lstm().import();
+  const auto ops = operationsOf(m);
+  // The input's projection for the 3 steps at once, then h R^T from the second step on (the first
+  // starts from zeros); the forget gate from the second step on (it multiplies a zero cell before).
+  EXPECT_EQ(ops.count(Op::FULLY_CONNECTED), 3u);
+  EXPECT_EQ(ops.count(Op::LOGISTIC), 2u + 3u + 3u);
+  EXPECT_EQ(ops.count(Op::TANH), 3u * 2u);
+  EXPECT_EQ(ops.count(Op::UNIDIRECTIONAL_SEQUENCE_LSTM), 0u);
+  const auto& operands = m.model.main.operands;
+  EXPECT_EQ(operands[m.model.main.outputIndexes.at(0)].dimensions, (std::vector<uint32_t>{3, 1, 2, 5}));
+  EXPECT_EQ(operands[m.model.main.outputIndexes.at(1)].dimensions, (std::vector<uint32_t>{1, 2, 5}));
+
+  // Both directions, batch-major: twice the steps, one output of [batch, steps, directions, hidden].
+  const ImportedModel both = lstm([](Graph& g, ::onnx::NodeProto* n) {
+    g.g->clear_initializer();
+    g.floats("W", {2, 20, 4}, std::vector<float>(160, 0.1f));
+    g.floats("R", {2, 20, 5}, std::vector<float>(200, -0.1f));
+    g.floats("B", {2, 40}, std::vector<float>(80, 0.05f));
+    g.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(2);
+    g.g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(3);
+    auto* a = n->add_attribute();
+    a->set_name("direction");
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s("bidirectional");
+    g.integer(n, "layout", 1);
+  }).import();
+  EXPECT_EQ(operationsOf(both).count(Op::FULLY_CONNECTED), 6u);
+  EXPECT_EQ(both.model.main.operands[both.model.main.outputIndexes.at(0)].dimensions,
+            (std::vector<uint32_t>{2, 3, 2, 5}));
+
+  // What the unrolling does not implement is refused by name.
+  const auto refused = [](const std::function<void(Graph&, ::onnx::NodeProto*)>& edit) { return importError(lstm(edit)); };
+  EXPECT_NE(refused([](Graph& g, ::onnx::NodeProto* n) { g.real(n, "clip", 3.0f); }).find("clip"), std::string::npos);
+  EXPECT_NE(refused([](Graph& g, ::onnx::NodeProto* n) { g.integer(n, "input_forget", 1); }).find("input_forget"),
+            std::string::npos);
+  const std::string hard =
+      refused([](Graph&, ::onnx::NodeProto* n) { strings(n, "activations", {"HardSigmoid", "Tanh", "Tanh"}); });
+  EXPECT_NE(hard.find("node 'lstm' (LSTM): activation 'HardSigmoid' is not supported"), std::string::npos) << hard;
+  EXPECT_NE(refused([](Graph&, ::onnx::NodeProto* n) { strings(n, "activations", {"Sigmoid", "Tanh"}); })
+                .find("2 activations given, 3 expected"),
+            std::string::npos);
+  const std::string hidden = refused([](Graph&, ::onnx::NodeProto* n) { n->mutable_attribute(0)->set_i(4); });
+  EXPECT_NE(hidden.find("W is 1x20x4, not 1x16x4"), std::string::npos) << hidden;
+  const std::string lens = refused([](Graph& g, ::onnx::NodeProto* n) {
+    auto* t = g.g->add_initializer();
+    t->set_name("lens");
+    t->set_data_type(::onnx::TensorProto::INT32);
+    t->add_dims(2);
+    t->add_int32_data(3);
+    t->add_int32_data(4);
+    n->add_input("lens");
+  });
+  EXPECT_NE(lens.find("sequence_lens holds 4, outside [0, 3]"), std::string::npos) << lens;
+}
+
 TEST(OnnxImport, StructurallyBrokenModelsAreRefusedBeforeInference) {
   Graph unknownInput;
   unknownInput.input("x", {"4"});

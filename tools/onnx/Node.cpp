@@ -79,6 +79,16 @@ std::vector<float> Node::attrFloats(const std::string& attribute) const {
   return {a->floats().begin(), a->floats().end()};
 }
 
+std::vector<std::string> Node::attrStrings(const std::string& attribute, const std::vector<std::string>& fallback) const {
+  const auto* a = find(attribute);
+  if (a == nullptr) return fallback;
+  if (a->type() == ::onnx::AttributeProto::STRING) return {a->s()};
+  if (a->type() != ::onnx::AttributeProto::STRINGS) {
+    throw ImportError(error("attribute '" + attribute + "' is not strings"));
+  }
+  return {a->strings().begin(), a->strings().end()};
+}
+
 std::optional<HostTensor> Node::attrTensor(const std::string& attribute) const {
   const auto* a = find(attribute);
   if (a == nullptr) return std::nullopt;

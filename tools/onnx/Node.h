@@ -41,6 +41,7 @@ class Node {
   std::string attrString(const std::string& attribute, const std::string& fallback) const;
   std::vector<int64_t> attrInts(const std::string& attribute, const std::vector<int64_t>& fallback = {}) const;
   std::vector<float> attrFloats(const std::string& attribute) const;
+  std::vector<std::string> attrStrings(const std::string& attribute, const std::vector<std::string>& fallback = {}) const;
   std::optional<HostTensor> attrTensor(const std::string& attribute) const;
   // Every attribute's name, for refusing the ones a converter does not read.
   std::vector<std::string> attributeNames() const;

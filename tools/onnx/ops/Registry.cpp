@@ -23,6 +23,7 @@ const ops::Registry& registry() {
     ops::registerResize(r);
     ops::registerComposed(r);
     ops::registerTransformer(r);
+    ops::registerRecurrent(r);
     ops::registerQuantizeNodes(r);
     return r;
   }();

@@ -34,6 +34,8 @@ void registerResize(Registry& r);
 void registerComposed(Registry& r);
 // LayerNormalization and Gelu, onto org.weft.accel when the import may use it.
 void registerTransformer(Registry& r);
+// LSTM, GRU and RNN unrolled over their sequence into the operations of each step.
+void registerRecurrent(Registry& r);
 // QuantizeLinear and DequantizeLinear where a float part meets a quantized one.
 void registerQuantizeNodes(Registry& r);
 // The converters of the nodes QuantizedGraph.h marks, some shared with the float registry.
