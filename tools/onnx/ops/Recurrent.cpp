@@ -210,7 +210,13 @@ class Unrolled {
 
   // Rows [from, from + count) of direction d of input `i` ([directions, rows, rest]) as a value
   // of `shape`: rearranged at import when constant, a SLICE and a RESHAPE when computed.
+  // Each is made once and read by every step that needs it (R, P, biases: one copy of each).
   uint32_t part(size_t i, int64_t d, int64_t from, int64_t count, const Shape& shape, const std::string& name) {
+    const std::string key = fmt::format("part {} {} {} {} {}", i, d, from, count, shapeString(shape));
+    if (const auto made = made_.find(key); made != made_.end()) return made->second;
+    return made_[key] = makePart(i, d, from, count, shape, name);
+  }
+  uint32_t makePart(size_t i, int64_t d, int64_t from, int64_t count, const Shape& shape, const std::string& name) {
     const std::string& value = node_.input(i);
     const Shape& s = shapeOf(l_, value);
     const int64_t rest = s.size() > 2 ? s[2] : 1;
@@ -237,6 +243,18 @@ class Unrolled {
   // is, its values then in `values` (zeros without B; empty when B is computed).
   uint32_t bias(int64_t d, const std::vector<Segment>& segments, const std::string& name,
                 std::vector<float>* values = nullptr) {
+    std::string key = fmt::format("bias {}", d);
+    for (const Segment& g : segments) key += fmt::format(" {} {} {} {}", g.from, g.count, g.input, g.recurrent);
+    const auto made = made_.find(key);
+    if (made != made_.end() && values != nullptr) *values = madeValues_[key];
+    if (made != made_.end()) return made->second;
+    std::vector<float> mine;
+    const uint32_t b = makeBias(d, segments, name, &mine);
+    madeValues_[key] = mine;
+    if (values != nullptr) *values = mine;
+    return made_[key] = b;
+  }
+  uint32_t makeBias(int64_t d, const std::vector<Segment>& segments, const std::string& name, std::vector<float>* values) {
     int64_t n = 0;
     for (const Segment& g : segments) n += g.count;
     if (values != nullptr) values->assign(static_cast<size_t>(n), 0.0f);
@@ -274,7 +292,9 @@ class Unrolled {
   }
 
   uint32_t zeros(int64_t n, const std::string& name) {
-    return floatConstantLike(l_, node_.input(0), std::vector<float>(static_cast<size_t>(n), 0.0f), {n}, name);
+    const std::string key = fmt::format("zeros {}", n);
+    if (const auto made = made_.find(key); made != made_.end()) return made->second;
+    return made_[key] = floatConstantLike(l_, node_.input(0), std::vector<float>(static_cast<size_t>(n), 0.0f), {n}, name);
   }
 
   uint32_t fullyConnected(uint32_t x, uint32_t weights, uint32_t b, int64_t rows, int64_t n, const std::string& name) {
@@ -492,6 +512,8 @@ class Unrolled {
   std::vector<Op> activations_;
   std::vector<uint32_t> stepMasks_;
   std::map<uint32_t, std::vector<float>> constantStates_;  // initial states the model holds, by operand
+  std::map<std::string, uint32_t> made_;                    // weights, biases and zeros made so far
+  std::map<std::string, std::vector<float>> madeValues_;    // a constant bias's values
   std::string name_;
   nn::OperandType type_{};
   uint32_t fuse_ = 0;
