@@ -862,6 +862,27 @@ class FromTorch(unittest.TestCase):
         # step starts from zeros), 4 x 4 for the LSTM, 4 each for the GRU and the RNN; and the head.
         self.whole_on_the_accelerator(Sequence().eval(), torch.randn(2, 4, 6), "FULLY_CONNECTED", 16 + 4 + 4 + 1)
 
+    def test_masked_fill_before_a_softmax_and_an_unfold(self):
+        """masked_fill(mask, -1e9) before a softmax (hand-written attention) runs in int8 with every layer on
+        the accelerator, and a row masked whole (the mask kept as SELECT) still quantizes; nn.Unfold's
+        rank-6 gathers import."""
+        class Attention(torch.nn.Module):
+            def __init__(self, mask):
+                super().__init__()
+                self.register_buffer("mask", mask)
+
+            def forward(self, x):
+                return (x @ x.transpose(-1, -2)).masked_fill(self.mask, -1e9).softmax(-1) @ x
+
+        torch.manual_seed(0)
+        causal = torch.triu(torch.ones(6, 6), 1).bool()
+        self.whole_on_the_accelerator(Attention(causal).eval(), torch.randn(1, 2, 6, 8), "SOFTMAX", 1)
+        whole_row = causal.clone()
+        whole_row[0, :] = True
+        self.float_and_int8(Attention(whole_row).eval(), torch.randn(1, 2, 6, 8))
+        self.float_and_int8(torch.nn.Sequential(torch.nn.Unfold(2, stride=2), torch.nn.Flatten()).eval(),
+                            torch.randn(1, 3, 6, 6))
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())

@@ -681,6 +681,33 @@ TEST(OnnxImport, AWhereOfAConstantMaskIsAnAddOfIt) {
   EXPECT_EQ(operationsOf(where(-1e4f, false)).count(nn::OperationType::SELECT), 1u);
 }
 
+// masked_fill(mask, -1e4 or -1e9) before a softmax over the masked axis is an ADD of the mask
+// (its exp underflows to 0 either way); a row masked whole, or another reader, keeps SELECT.
+TEST(OnnxImport, AMaskedFillBeforeASoftmaxIsAnAddOfTheMask) {
+  const auto masked = [](const std::vector<int32_t>& causal, float fill, const std::string& reader) {
+    Graph m;
+    m.input("w", {"2", "3", "3"});
+    auto* c = m.g->add_initializer();
+    c->set_name("mask");
+    c->set_data_type(::onnx::TensorProto::BOOL);
+    for (int64_t d : {1, 3, 3}) c->add_dims(d);
+    for (int32_t v : causal) c->add_int32_data(v);
+    m.floats("fill", {}, {fill});
+    m.node("Where", {"mask", "fill", "w"}, {"filled"}, "masked_fill");
+    auto* r = m.node(reader, {"filled"}, {"y"});
+    if (reader == "Softmax") m.integer(r, "axis", -1);
+    m.output("y", 3);
+    return operationsOf(m.import());
+  };
+  using Op = nn::OperationType;
+  const std::vector<int32_t> causal = {0, 1, 1, 0, 0, 1, 0, 0, 0};
+  EXPECT_EQ(masked(causal, -1e4f, "Softmax"), (std::multiset<Op>{Op::ADD, Op::SOFTMAX}));
+  EXPECT_EQ(masked(causal, -1e9f, "Softmax"), (std::multiset<Op>{Op::ADD, Op::SOFTMAX}));
+  EXPECT_EQ(masked(causal, -100.0f, "Softmax").count(Op::SELECT), 1u);            // exp(-100) is not 0
+  EXPECT_EQ(masked({1, 1, 1, 0, 0, 1, 0, 0, 0}, -1e4f, "Softmax").count(Op::SELECT), 1u);  // a row masked whole
+  EXPECT_EQ(masked(causal, -1e4f, "Relu").count(Op::SELECT), 1u);
+}
+
 // q @ k^T as exporters write it, MatMul(q, Transpose(k)), where the transpose brings k's innermost
 // axis second-to-last: the swap back is BATCH_MATMUL's adj_y (a matrix transpose the accelerator
 // would copy a value at a time), the rest of the permutation stays (GPT-2's (0, 2, 3, 1) becomes

@@ -27,6 +27,7 @@ class Matcher {
 
   bool fuseGelu(size_t i);
   bool fuseLayerNorm(size_t i);
+  bool fuseMaskedSoftmax(size_t i);
 
  private:
   const NodeProto& node(size_t i) const { return g_.nodes[i]; }
@@ -277,6 +278,69 @@ bool Matcher::fuseLayerNorm(size_t i) {
   return true;
 }
 
+bool Matcher::fuseMaskedSoftmax(size_t i) {
+  if (!is(i, "Where", 3)) return false;
+  const NodeProto& where = node(i);
+  const auto cond = g_.constants.find(where.input(0));
+  if (cond == g_.constants.end()) return false;
+  const bool fillWhenTrue = g_.constants.count(where.input(1)) != 0;
+  const std::string& fillName = where.input(fillWhenTrue ? 1 : 2);
+  const std::string& x = where.input(fillWhenTrue ? 2 : 1);
+  const auto fill = g_.constants.find(fillName);
+  if (fill == g_.constants.end() || !floatValue(x) || fill->second.size() == 0 || !isFloat(fill->second.type)) return false;
+  const double v = fill->second.asDouble(0);
+  if (!(v <= -1e4)) return false;
+  for (int64_t k = 1; k < fill->second.size(); ++k) {
+    if (fill->second.asDouble(k) != v) return false;
+  }
+  const auto softmax = soleReader(where.output(0), "Softmax", 1);
+  const auto info = g_.infos.find(where.output(0));
+  if (!softmax || info == g_.infos.end() || info->second.shape.empty()) return false;
+  const Shape& shape = info->second.shape;
+  const auto rank = static_cast<int64_t>(shape.size());
+  // The axis the softmax normalizes: given, or the last of a rank-2 value (the default of every
+  // opset there; before opset 13 a missing axis is 1 and flattens).
+  int64_t axis = rank == 2 ? 1 : -2 * rank;
+  for (const auto& a : node(*softmax).attribute()) {
+    if (a.name() == "axis") axis = a.i() < 0 ? a.i() + rank : a.i();
+  }
+  if (axis != rank - 1) return false;
+  // M over the output's shape, the mask broadcast to it; no line along the axis filled whole.
+  const HostTensor& c = cond->second;
+  HostTensor mask(info->second.type, shape);
+  const int64_t line = shape.back();
+  for (int64_t start = 0; start < mask.size(); start += line) {
+    bool kept = false;
+    for (int64_t k = start; k < start + line; ++k) {
+      int64_t index = 0, stride = 1, rest = k;
+      for (size_t d = shape.size(); d-- > 0;) {  // the mask's element under output element k
+        const int64_t coordinate = rest % shape[d];
+        rest /= shape[d];
+        const size_t back = shape.size() - 1 - d;
+        if (back >= c.shape.size()) continue;
+        const int64_t size = c.shape[c.shape.size() - 1 - back];
+        if (size != 1) index += coordinate * stride;
+        stride *= size;
+      }
+      const bool fills = (c.asDouble(index) != 0) == fillWhenTrue;
+      mask.setDouble(k, fills ? v : 0.0);
+      kept |= !fills;
+    }
+    if (!kept) return false;
+  }
+  const std::string maskName = where.output(0) + "_mask_add";
+  g_.constants[maskName] = std::move(mask);
+  g_.infos[maskName] = ValueInfo(info->second.type, shape);
+  NodeProto add;
+  add.set_op_type("Add");
+  add.set_name(where.name());
+  add.add_input(x);
+  add.add_input(maskName);
+  add.add_output(where.output(0));
+  rewrite(i, {}, std::move(add));
+  return true;
+}
+
 void Matcher::rewrite(size_t last, const std::vector<size_t>& chain, NodeProto fused) {
   for (size_t c : chain) g_.folded[c] = true;
   g_.nodes[last] = std::move(fused);
@@ -292,6 +356,8 @@ FusionCounts fuseTransformerLayers(FusionGraph graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) counts.gelu += m.fuseGelu(i) ? 1 : 0;
   Matcher n(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) counts.layerNorm += n.fuseLayerNorm(i) ? 1 : 0;
+  Matcher w(graph);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) counts.maskedSoftmax += w.fuseMaskedSoftmax(i) ? 1 : 0;
   return counts;
 }
 

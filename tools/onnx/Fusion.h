@@ -9,6 +9,13 @@
 //    Sub, Pow 2 (or Mul by itself), ReduceMean, Add epsilon, Sqrt, Div, then Mul by a constant
 //    gamma and Add a constant beta (each optional). It becomes one node LayerNormalization
 //    (axis -1, epsilon) with gamma and beta as [C] constants.
+//  - A masked softmax: Where(mask, fill, x) (or Where(mask, x, fill)) of a constant mask and one
+//    constant fill of -1e4 or below (masked_fill(mask, -1e4), -1e9, finfo.min) read only by a
+//    Softmax along an axis on which no line is masked whole becomes Add(x, M), M holding the fill
+//    where the mask fills and 0 elsewhere: the softmax's exp of either underflows to exactly 0
+//    (the fill is 1e4 below the line's unmasked maximum, exp(-104) already 0 in float32), so the
+//    outputs are the same, and int8 quantizes an ADD of a mask (PostTraining.h) where SELECT kept
+//    the fill's range and failed the softmax.
 // A chain is fused only when each value inside it has no reader outside it and is no graph
 // output, its constants are the formula's (within float rounding), and its values are float: what
 // is left is converted node by node as before.
@@ -35,7 +42,7 @@ struct FusionGraph {
 };
 
 struct FusionCounts {
-  int gelu = 0, layerNorm = 0;
+  int gelu = 0, layerNorm = 0, maskedSoftmax = 0;
 };
 
 FusionCounts fuseTransformerLayers(FusionGraph graph);

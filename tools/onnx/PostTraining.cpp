@@ -294,7 +294,7 @@ class Quantizer {
         } else if (auto masked = maskedSum(op)) {
           quant_[o] = int8Quantization(*masked);
         } else {
-          quant_[o] = int8Quantization(tiedRange(o));
+          quant_[o] = int8Quantization(softmaxInputRange(o, tiedRange(o)));
         }
       }
     }
@@ -412,6 +412,37 @@ class Quantizer {
     r.hi = std::max(r.hi, other.hi);
     r.maskedLow |= other.maskedLow;
     r.maskedHigh |= other.maskedHigh;
+  }
+
+  // A value only SOFTMAX reads, in no tie group: its range kept within kSoftmaxDepth / beta below
+  // its top (or 0). exp of anything deeper is below the output's step of 1/256 by a factor of
+  // 10^25, and a range as wide as a fill of -10000 (masked_fill of a row masked whole, which the
+  // importer keeps a SELECT) makes a step NNAPI's softmax cannot scale (its input multiplier
+  // overflows at a step of 32): such values sit at the bottom instead, where they weigh as little.
+  Range softmaxInputRange(uint32_t operand, Range r) {
+    if (readers_.empty()) {
+      for (size_t k = 0; k < in_.operations.size(); ++k) {
+        for (uint32_t i : in_.operations[k].inputs) readers_[i].push_back(k);
+      }
+    }
+    const auto readers = readers_.find(operand);
+    if (readers == readers_.end() || tie_.count(operand) != 0) return r;
+    for (const auto& [member, parent] : tie_) {
+      if (parent == operand) return r;
+    }
+    float beta = 0.0f;
+    for (size_t k : readers->second) {
+      const auto& op = in_.operations[k];
+      if (op.type != Op::SOFTMAX || op.inputs.size() < 2 || op.inputs[0] != operand) return r;
+      const auto& b = in_.operands[op.inputs[1]];
+      if (b.type != OperandType::FLOAT32 || b.data.size() < sizeof(float)) return r;
+      const float v = b.data.at<float>(0);
+      if (!(v > 0.0f)) return r;
+      beta = beta == 0.0f ? v : std::min(beta, v);
+    }
+    const float top = std::max(0.0f, r.hi);
+    r.lo = std::max(r.lo, top - kSoftmaxDepth / beta);
+    return r;
   }
 
   // An operand's observed range, widened to its tie group's.
@@ -718,6 +749,7 @@ class Quantizer {
   std::set<size_t> rescaled_;           // LOGISTIC/TANH reading their input rescaled (rescaledInput)
   std::map<size_t, size_t> rsqrtOf_;    // a DIV of 1 by a square root -> that SQRT (an RSQRT now)
   std::map<uint32_t, uint32_t> tie_;    // operands sharing one quantization: union-find parents
+  std::map<uint32_t, std::vector<size_t>> readers_;  // operations reading each operand (softmaxInputRange)
   std::set<size_t> absorbed_;           // the activations folded
   std::vector<float> weightScales_;  // the last weights(): what the bias after them is scaled by
 };

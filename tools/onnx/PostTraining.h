@@ -34,6 +34,9 @@ inline constexpr float kMaskDepth = 16.0f;
 // holds them kMaskMagnitude deep, and an ADD of such a constant takes its output's range from its
 // other operand (the unmasked sums), not from the calibration's (which the masked sums widen).
 inline constexpr float kMaskMagnitude = 1e4f;
+// How far below its top a SOFTMAX's input range reaches (in units of 1 / beta): exp(-64) is
+// 1.6e-28, nothing an 8-bit output of step 1/256 can show.
+inline constexpr float kSoftmaxDepth = 64.0f;
 
 // The operands a calibration run observes: every float32 tensor computed at run time (the
 // model's inputs, its outputs and the temporaries between), in operand order.

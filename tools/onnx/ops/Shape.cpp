@@ -185,7 +185,26 @@ void convertGather(const Node& node, Lowering& l) {
     indices = l.temporary(nn::OperandType::TENSOR_INT32, indexShape, name + "_indices");
     l.add(Op::SELECT, {negative, wrapped, raw}, {indices});
   }
-  const uint32_t out = l.output(node, 0);
+  // A result of rank 5 or 6 (nn.Unfold gathers a window's rows, then its columns, by indices of
+  // rank 2) has no NNAPI operand: the value is held by one of rank 4 or less with its elements in
+  // order, which its readers take as it (Reshape, Transpose, and Gather again, below).
+  const Shape& y = shapeOf(l, node.output(0));
+  const auto finish = [&](uint32_t gathered) {
+    if (y.size() > 4) {
+      l.defineValue(node.output(0), l.info(node.output(0)), gathered);
+    } else {
+      reshapeTo(l, gathered, y, l.output(node, 0));
+    }
+  };
+  if (x.size() <= 4 && y.size() > 4) {
+    Shape flat = x;
+    flat[static_cast<size_t>(axis)] = elementCount(indexShape);
+    const uint32_t flatIndices = reshaped(l, indices, {elementCount(indexShape)}, node.output(0) + "_flat_indices");
+    const uint32_t g = temporaryLike(l, in(node, l, 0), flat, node.output(0) + "_gathered");
+    l.add(Op::GATHER, {in(node, l, 0), l.nn().scalarInt32(static_cast<int32_t>(axis)), flatIndices}, {g});
+    finish(g);
+    return;
+  }
   if (x.size() > 4) {
     // NNAPI's GATHER reads rank 4 at most: the axes before and after `axis` merged, [before, n,
     // after] (Swin's q, k, v taken from its rank-5 [3, B, heads, N, d]), then reshaped back.
@@ -202,11 +221,12 @@ void convertGather(const Node& node, Lowering& l) {
       throw ImportError(node.error(fmt::format("a Gather of a rank-{} value by indices of rank {}", x.size(),
                                                indexShape.size())));
     }
-    const uint32_t g = l.temporary(l.nn().operand(out).type, gathered, node.output(0) + "_gathered");
+    const uint32_t g = temporaryLike(l, merged, gathered, node.output(0) + "_gathered");
     l.add(Op::GATHER, {merged, l.nn().scalarInt32(1), indices}, {g});
-    reshapeTo(l, g, shapeOf(l, node.output(0)), out);
+    finish(g);
     return;
   }
+  const uint32_t out = l.output(node, 0);
   if (shapeOf(l, node.input(1)).empty()) {
     // A scalar index drops the axis: gather with a one-element index, then reshape.
     Shape gathered = x;
