@@ -883,6 +883,14 @@ class FromTorch(unittest.TestCase):
         self.float_and_int8(torch.nn.Sequential(torch.nn.Unfold(2, stride=2), torch.nn.Flatten()).eval(),
                             torch.randn(1, 3, 6, 6))
 
+    def test_group_norms_of_a_diffusion_style_block(self):
+        """GroupNorm, as PyTorch exports it (InstanceNormalization over [N, groups, -1]), then SiLU: every int8
+        layer on the accelerator."""
+        torch.manual_seed(0)
+        block = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.GroupNorm(4, 16), torch.nn.SiLU(),
+                                    torch.nn.Conv2d(16, 8, 3, padding=1), torch.nn.GroupNorm(2, 8), torch.nn.SiLU())
+        self.whole_on_the_accelerator(block.eval(), torch.randn(1, 3, 12, 12), "CONV_2D", 2)
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())

@@ -214,6 +214,38 @@ TEST(OnnxTransformer, LayerNormalizationMapsWhereTheExtensionAppliesAndIsCompose
   for (int code : weftCodes(graph(-1, false).import(plain))) EXPECT_EQ(code, -1);
 }
 
+// PyTorch's GroupNorm: a Reshape to [N, groups, -1], InstanceNormalization of scale 1 and bias 0
+// over rank 3, a Reshape back, then the affine. The InstanceNormalization is one WEFT_LAYER_NORM
+// over [N, groups, L] (no reshape, no identity affine); other ranks are seen as such rows; without
+// the extension NNAPI's INSTANCE_NORMALIZATION reads them as an [N, C, L, 1] image.
+TEST(OnnxTransformer, InstanceNormsOfAnyRankAreLayerNormsOverTheirRows) {
+  const auto graph = [](const std::vector<std::string>& dims, float scale) {
+    Graph m;
+    m.input("x", dims);
+    const int64_t c = std::stoll(dims[1]);
+    m.floats("scale", {c}, std::vector<float>(static_cast<size_t>(c), scale));
+    m.floats("bias", {c}, std::vector<float>(static_cast<size_t>(c), 0.0f));
+    m.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"});
+    m.output("y", static_cast<int>(dims.size()));
+    return m;
+  };
+  EXPECT_EQ(weftCodes(graph({"2", "4", "6"}, 1.0f).import()), std::vector<int>{WEFT_LAYER_NORM});
+  const ImportedModel affine = graph({"2", "4", "6"}, 0.5f).import();
+  EXPECT_EQ(weftCodes(affine), (std::vector<int>{WEFT_LAYER_NORM, -1, -1}));  // then MUL, ADD by channel
+  const ImportedModel rank5 = graph({"1", "2", "3", "2", "2"}, 1.0f).import();
+  EXPECT_EQ(weftCodes(rank5), (std::vector<int>{-1, WEFT_LAYER_NORM, -1}));  // RESHAPE to [1, 2, 12] and back
+  EXPECT_EQ(rank5.model.main.operands[rank5.model.main.operations[1].inputs[0]].dimensions,
+            (std::vector<uint32_t>{1, 2, 12}));
+  ImportOptions plain;
+  plain.weftExtensions = false;
+  const ImportedModel image = graph({"2", "4", "6"}, 1.0f).import(plain);
+  ASSERT_EQ(image.model.main.operations.size(), 3u);
+  const auto& norm = image.model.main.operations[1];
+  EXPECT_EQ(norm.type, nn::OperationType::INSTANCE_NORMALIZATION);
+  EXPECT_EQ(image.model.main.operands[norm.inputs[0]].dimensions, (std::vector<uint32_t>{2, 4, 6, 1}));
+  EXPECT_NE(importError(graph({"2", "4"}, 1.0f)).find("an input of rank below 3"), std::string::npos);
+}
+
 double gelu(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
 
 // Layer norm then GELU, as `weft run` runs them: float values are the formulas', and with

@@ -4,6 +4,8 @@
 // [1, h, w, out], TRANSPOSE_CONV_2D [out, h, w, in].
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "OpUtil.h"
@@ -219,40 +221,60 @@ void convertBatchNorm(const Node& node, Lowering& l) {
   channelAffine(node, l, in(node, l, 0), a, b, l.output(node, 0));
 }
 
+// InstanceNormalization of [N, C, D1, ...]: each channel of each item normalized over its
+// D1 x ... values, then scaled and shifted by channel. Rank 3 too: PyTorch exports GroupNorm as a
+// Reshape to [N, groups, -1], an InstanceNormalization of scale 1 and bias 0, a Reshape back and
+// the affine by channel.
 void convertInstanceNorm(const Node& node, Lowering& l) {
   onlyAttributes(node, {"epsilon"});
   requireFloat(node, l, node.input(0));
-  if (rankOf(l, node.input(0)) != 4) throw ImportError(node.error("only 4-D (NCHW) inputs"));
+  const Shape& x = shapeOf(l, node.input(0));
+  if (x.size() < 3) throw ImportError(node.error("an input of rank below 3 (no axes to normalize over)"));
   const auto scale = toFloats(constantInput(node, l, 1, "scale")), bias = toFloats(constantInput(node, l, 2, "B"));
   const uint32_t out = l.output(node, 0);
-  const Shape& x = shapeOf(l, node.input(0));
   const nn::OperandType type = l.nn().operand(out).type;
   const float epsilon = node.attrFloat("epsilon", 1e-5f);
-  const uint32_t normalized = l.temporary(type, x, node.output(0) + "_norm");
+  const bool identity = std::all_of(scale.begin(), scale.end(), [](float v) { return v == 1.0f; }) &&
+                        std::all_of(bias.begin(), bias.end(), [](float v) { return v == 0.0f; });
+  const std::string name = node.output(0);
+  const uint32_t normalized = identity ? out : l.temporary(type, x, name + "_norm");
+  int64_t length = 1;
+  for (size_t d = 2; d < x.size(); ++d) length *= x[d];
+  // The input seen as `shape`: itself, or a RESHAPE of it.
+  const auto seenAs = [&](const Shape& shape, const std::string& what) {
+    if (shape == x) return in(node, l, 0);
+    const uint32_t seen = l.temporary(type, shape, name + what);
+    reshapeTo(l, in(node, l, 0), shape, seen);
+    return seen;
+  };
+  // The normalization computed as `shape`, written to `normalized` (reshaped back where needed).
+  const auto into = [&](const Shape& shape, const std::string& what) {
+    return shape == x ? normalized : l.temporary(type, shape, name + what);
+  };
   if (l.weftExtensions()) {
-    // Each channel of each image normalized over its H x W values: an NCHW tensor seen as rows
-    // [N, C, H * W] is WEFT_LAYER_NORM over its last axis (gamma 1, beta 0), which int8 quantizes
-    // and the accelerator runs (NNAPI's INSTANCE_NORMALIZATION is float only: a style transfer
-    // network's normalizations stayed float on the CPU).
-    const std::string name = node.output(0);
-    const Shape rowsShape{x[0], x[1], x[2] * x[3]};
-    const uint32_t rows = l.temporary(type, rowsShape, name + "_rows");
-    reshapeTo(l, in(node, l, 0), rowsShape, rows);
-    const uint32_t normalizedRows = l.temporary(type, rowsShape, name + "_normalized_rows");
-    const auto hw = static_cast<size_t>(x[2] * x[3]);
+    // Rows [N, C, D1 x ...] are WEFT_LAYER_NORM over their last axis (gamma 1, beta 0), which int8
+    // quantizes and the accelerator runs (NNAPI's INSTANCE_NORMALIZATION is float only: a style
+    // transfer network's normalizations stayed float on the CPU).
+    const Shape rowsShape{x[0], x[1], length};
+    const uint32_t normalizedRows = into(rowsShape, "_normalized_rows");
+    const auto n = static_cast<size_t>(length);
     l.add(l.nn().weftOperation(WEFT_LAYER_NORM),
-          {rows, floatConstantLike(l, node.input(0), std::vector<float>(hw, 1.0f), {x[2] * x[3]}, name + "_gamma"),
-           floatConstantLike(l, node.input(0), std::vector<float>(hw, 0.0f), {x[2] * x[3]}, name + "_beta"),
+          {seenAs(rowsShape, "_rows"), floatConstantLike(l, node.input(0), std::vector<float>(n, 1.0f), {length}, name + "_gamma"),
+           floatConstantLike(l, node.input(0), std::vector<float>(n, 0.0f), {length}, name + "_beta"),
            floatScalarLike(l, node.input(0), epsilon)},
           {normalizedRows});
-    reshapeTo(l, normalizedRows, x, normalized);
+    if (normalizedRows != normalized) reshapeTo(l, normalizedRows, x, normalized);
   } else {
+    // NNAPI's takes an NCHW image: other ranks as [N, C, D1 x ..., 1].
+    const Shape image = x.size() == 4 ? x : Shape{x[0], x[1], length, 1};
+    const uint32_t normalizedImage = into(image, "_normalized_image");
     l.add(Op::INSTANCE_NORMALIZATION,
-          {in(node, l, 0), floatScalarLike(l, node.input(0), 1.0f), floatScalarLike(l, node.input(0), 0.0f),
+          {seenAs(image, "_image"), floatScalarLike(l, node.input(0), 1.0f), floatScalarLike(l, node.input(0), 0.0f),
            floatScalarLike(l, node.input(0), epsilon), l.nn().scalarBool(true)},
-          {normalized});
+          {normalizedImage});
+    if (normalizedImage != normalized) reshapeTo(l, normalizedImage, x, normalized);
   }
-  channelAffine(node, l, normalized, scale, bias, out);
+  if (!identity) channelAffine(node, l, normalized, scale, bias, out);
 }
 
 void convertLrn(const Node& node, Lowering& l) {
