@@ -151,6 +151,28 @@ void lowerReshapeInputs(LayoutPlan& plan) {
     if (reshape == nullptr || reshape->inputs.size() != 1 || reshape->outputs.size() != 1) continue;
     const TensorLayout& input = plan.tensors.at(reshape->inputs[0].operand);
     const TensorLayout& output = plan.tensors.at(reshape->outputs[0].operand);
+    if (input.hasHalo() != output.hasHalo()) {
+      // Dense bytes into an image with a halo (a 1-D convolution's input seen as [N, C, 1, W],
+      // padded), or out of one (checkDense: the other side plain): the values in the same order,
+      // a copy of the image's logical dimensions with its strides on one side.
+      const TensorLayout& image = input.hasHalo() ? input : output;
+      const uint32_t bytes = reshape->valueBytes();
+      const uint64_t pixel = image.image.channels, row = image.rowStride(), whole = image.imageStride();
+      const std::vector<uint64_t> strides = image.layout == DataLayout::kNCHW
+                                                ? std::vector<uint64_t>{whole, bytes, row, pixel}
+                                                : std::vector<uint64_t>{whole, row, pixel, bytes};
+      auto copy = stridedCopyLayer({permutedBox(image.dims, {0, 1, 2, 3}, bytes)}, bytes,
+                                   input.hasHalo() ? "reshape of an image with a halo" : "reshape into an image with a halo");
+      copy->operationIndex = reshape->operationIndex;
+      copy->type = reshape->type;
+      copy->valueType = reshape->valueType;
+      copy->inputs = reshape->inputs;
+      copy->outputs = reshape->outputs;
+      auto moved = onKeptImages(*copy, image.dims, input.hasHalo() ? &strides : nullptr, image.dims,
+                                output.hasHalo() ? &strides : nullptr);
+      if (moved != nullptr) lo.work = std::move(moved);
+      continue;
+    }
     const bool inNchw = input.layout == DataLayout::kNCHW && !inLogicalOrder(input);
     const bool outNchw = output.layout == DataLayout::kNCHW && !inLogicalOrder(output);
     if (inNchw == outNchw) continue;  // dense to dense; NCHW to NCHW is refused (checkDense)

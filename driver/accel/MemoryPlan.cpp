@@ -338,10 +338,20 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
         if (it == plan.tensors.end()) continue;
         // A RESHAPE reads an NCHW image, or writes one from dense bytes (not both: one strided copy).
         const bool reshapedImage = reshape != nullptr && reshape->inputs.size() == 1 && reshape->outputs.size() == 1 &&
-                                   it->second.layout == DataLayout::kNCHW &&
+                                   it->second.layout == DataLayout::kNCHW && !it->second.hasHalo() &&
                                    (u.operand == reshape->inputs[0].operand ||
                                     (u.operand == reshape->outputs[0].operand &&
                                      denseOrAbsent(plan, reshape->inputs[0].operand)));
+        // It reads or writes an image with a halo (a 1-D convolution's [N, C, 1, W] input, padded)
+        // where the other side is plain dense bytes: one strided copy too (lowerReshapeInputs).
+        const auto plain = [&](uint32_t operand) {
+          auto t = plan.tensors.find(operand);
+          return t == plan.tensors.end() || (!t->second.hasHalo() && inLogicalOrder(t->second));
+        };
+        const bool reshapedHalo = reshape != nullptr && reshape->inputs.size() == 1 && reshape->outputs.size() == 1 &&
+                                  it->second.hasHalo() && it->second.dims.size() == 4 &&
+                                  ((u.operand == reshape->inputs[0].operand && plain(reshape->outputs[0].operand)) ||
+                                   (u.operand == reshape->outputs[0].operand && plain(reshape->inputs[0].operand)));
         // A strided copy reads and writes images where they are kept, NCHW or with a halo
         // (lowerReshapeInputs).
         const bool copiedImage = isStridedCopy(layer.type()) && layer.vector() != nullptr &&
@@ -349,7 +359,7 @@ void checkDense(const Operations& ops, const LayoutPlan& plan, const Reject& rej
                                  it->second.dims.size() == 4 &&
                                  (u.operand == layer.vector()->inputs[0].operand ||
                                   u.operand == layer.vector()->outputs[0].operand);
-        dense = dense && (copiedImage || (!it->second.hasHalo() && (reshapedImage || inLogicalOrder(it->second))));
+        dense = dense && (copiedImage || reshapedHalo || (!it->second.hasHalo() && (reshapedImage || inLogicalOrder(it->second))));
       }
     }
     if (!dense) {

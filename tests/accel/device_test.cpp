@@ -456,7 +456,10 @@ TEST(Execute, ChannelShuffleSliceAndTransposeReadAndWriteNchwImages) {
 // A 1x1 convolution reads a RESHAPE's output: [2, 60] -> [2, 3, 5, 4]. In NCHW (MaxViT's grid
 // departition before the next block's convolutions) the RESHAPE writes its dense input into the
 // NHWC image the convolution reads: a strided copy, on the accelerator. NHWC for comparison.
-OpModel reshapeIntoImage(std::mt19937& rng, bool nchw) {
+// `padded`: a 3x3 convolution with padding 1 instead (a 1-D convolution's [N, C, 1, W] input, as
+// the ONNX importer writes it), so the image is kept with a halo, and a second RESHAPE reads the
+// image back out as dense bytes, a second output.
+OpModel reshapeIntoImage(std::mt19937& rng, bool nchw, bool padded = false) {
   ModelBuilder b;
   const auto q8 = OperandType::TENSOR_QUANT8_ASYMM;
   const nn::Dimensions inDims{2, 60};
@@ -465,25 +468,38 @@ OpModel reshapeIntoImage(std::mt19937& rng, bool nchw) {
   const std::vector<int32_t> shape(imageShape.begin(), imageShape.end());
   const uint32_t image = b.tensor(q8, imageShape, 0.5f, 100);
   b.operation(nn::OperationType::RESHAPE, {in, b.constant(OperandType::TENSOR_INT32, {4}, shape.data(), 16)}, {image});
-  const auto w = randomBytes(rng, 6 * 3);
+  const uint32_t k = padded ? 3 : 1, pad = padded ? 1 : 0;
+  const auto w = randomBytes(rng, 6 * k * k * 3);
   const std::vector<int32_t> bias(6, 0);
-  const uint32_t f = b.constant(q8, {6, 1, 1, 3}, w.data(), w.size(), 0.05f, 128);
+  const uint32_t f = b.constant(q8, {6, k, k, 3}, w.data(), w.size(), 0.05f, 128);
   const uint32_t bo = b.constant(OperandType::TENSOR_INT32, {6}, bias.data(), 24, 0.025f, 0);
   const uint32_t out = b.tensor(q8, imageDims(nchw, 2, 6, 5, 4), 0.25f, 120);
+  const auto p = static_cast<int32_t>(pad);
   b.operation(nn::OperationType::CONV_2D,
-              {image, f, bo, b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(0), b.int32Scalar(1),
+              {image, f, bo, b.int32Scalar(p), b.int32Scalar(p), b.int32Scalar(p), b.int32Scalar(p), b.int32Scalar(1),
                b.int32Scalar(1), b.int32Scalar(0), b.boolScalar(nchw)},
               {out});
   b.output(out);
-  return builtWithRandomInput(b, inDims, 2 * 6 * 5 * 4, rng);
+  if (padded) {
+    const std::vector<int32_t> flat{2, 60};
+    const uint32_t back = b.tensor(q8, inDims, 0.5f, 100);
+    b.operation(nn::OperationType::RESHAPE, {image, b.constant(OperandType::TENSOR_INT32, {2}, flat.data(), 8)}, {back});
+    b.output(back);
+  }
+  OpModel m = builtWithRandomInput(b, inDims, 2 * 6 * 5 * 4, rng);
+  if (padded) m.outputBytes.push_back(2 * 60);
+  return m;
 }
 
 TEST(Execute, AReshapeWritesTheNchwImageAConvolutionReads) {
-  for (bool nchw : {false, true}) {
-    std::mt19937 rng(31);
-    const auto execution = expectWholeAndExact(reshapeIntoImage(rng, nchw), nchw ? "NCHW" : "NHWC");
-    ASSERT_TRUE(execution.has_value());
-    EXPECT_EQ(execution->profile.operations.size(), 2u);
+  for (bool padded : {false, true}) {
+    for (bool nchw : {false, true}) {
+      std::mt19937 rng(31);
+      const std::string what = fmt::format("{} padded {}", nchw ? "NCHW" : "NHWC", padded);
+      const auto execution = expectWholeAndExact(reshapeIntoImage(rng, nchw, padded), what.c_str());
+      ASSERT_TRUE(execution.has_value());
+      EXPECT_EQ(execution->profile.operations.size(), padded ? 3u : 2u);
+    }
   }
 }
 

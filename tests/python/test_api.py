@@ -891,6 +891,16 @@ class FromTorch(unittest.TestCase):
                                     torch.nn.Conv2d(16, 8, 3, padding=1), torch.nn.GroupNorm(2, 8), torch.nn.SiLU())
         self.whole_on_the_accelerator(block.eval(), torch.randn(1, 3, 12, 12), "CONV_2D", 2)
 
+    def test_a_one_dimensional_convolution_network(self):
+        """Conv1d layers (audio, time series) as 2-D convolutions of [N, C, 1, W]: the reshape of the model's
+        input into the first, padded one's image with a halo runs on the accelerator too (it stayed on the
+        CPU), so every int8 layer does."""
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Conv1d(4, 16, 5, padding=2), torch.nn.BatchNorm1d(16), torch.nn.ReLU(),
+                                  torch.nn.Conv1d(16, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
+                                  torch.nn.AdaptiveAvgPool1d(1), torch.nn.Flatten(), torch.nn.Linear(16, 3))
+        self.whole_on_the_accelerator(net.eval(), torch.randn(1, 4, 40), "CONV_2D", 2)
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())
