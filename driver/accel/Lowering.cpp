@@ -54,10 +54,11 @@ constexpr std::array<std::pair<T, LowerFn>, 33> kOperations{{
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.
-constexpr std::array<std::pair<uint16_t, LowerFn>, 3> kWeftOperations{{
+constexpr std::array<std::pair<uint16_t, LowerFn>, 4> kWeftOperations{{
     {nn::weft_extension::kMatmulInt32, lowerWeftMatmulInt32},
     {nn::weft_extension::kLayerNorm, lowerLayerNorm},
     {nn::weft_extension::kGelu, lowerActivation},
+    {nn::weft_extension::kUnary, lowerActivation},
 }};
 
 template <typename Key, size_t N>

@@ -1,13 +1,16 @@
-// org.weft.accel's WEFT_GELU on the accelerator's vector unit (approx backend). An 8-bit GELU is a
-// function of the input byte, so the driver fills the lookup table from the reference kernel
-// itself: bit-exact against the CPU, in both forms, for any quantization. (Float16 through the
+// org.weft.accel's WEFT_GELU and WEFT_UNARY on the accelerator's vector unit (approx backend). An
+// 8-bit GELU (or EXP, LOG, ...) is a function of the input byte, so the driver fills the lookup
+// table from the reference kernel itself: bit-exact against the CPU, in every form, for any
+// quantization. (Float16 through the
 // lookup's linear pieces is in fp16_test.cpp.) And the models the driver leaves to the CPU, with
 // its reason.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 
+#include "../../driver/accel/ModelCompiler.h"
 #include "AccelTestUtil.h"
 #include "weft/kernels/Extensions.h"
 
@@ -150,6 +153,66 @@ TEST(WeftGelu, LeftToTheCpuWithTheDriversReason) {
     OpModel m = makeGeluModel(c, rng, values);
     EXPECT_NE(refusal(*device, m), "claimed");
   }
+}
+
+// WEFT_UNARY of `function` (an INT32 constant, or a model input when `atExecution`) over `values`.
+OpModel makeUnaryModel(int32_t function, const Quant& in, const Quant& out, const nn::Dimensions& dims,
+                       std::vector<uint8_t> values, bool atExecution = false) {
+  ModelBuilder b;
+  OpModel m;
+  const uint32_t x = b.input(in.type, dims, in.scale, in.zeroPoint);
+  m.inputs.push_back(std::move(values));
+  uint32_t f;
+  if (atExecution) {
+    f = b.input(OperandType::INT32, {}, 0, 0);
+    m.inputs.emplace_back(reinterpret_cast<const uint8_t*>(&function), reinterpret_cast<const uint8_t*>(&function) + 4);
+  } else {
+    f = b.int32Scalar(function);
+  }
+  const uint32_t y = b.tensor(out.type, dims, out.scale, out.zeroPoint);
+  b.output(y);
+  b.operation(weftOperationType(ext::kUnary), {x, f}, {y});
+  m.model = b.build();
+  m.model.extensionNameToPrefix = {{std::string(ext::kName), kWeftPrefix}};
+  m.outputBytes.push_back(nn::numberOfElements(dims) * (in.type == OperandType::TENSOR_FLOAT16 ? 2 : 1));
+  return m;
+}
+
+// Every function, every input byte, both signednesses (ln and sqrt of negative bytes are NaN: the
+// zero point; ln 0 saturates), and random quantizations and shapes: the table is the kernel's.
+TEST(WeftUnary, EveryFunctionAndInputByteBitExact) {
+  std::mt19937 rng(5103);
+  std::vector<uint8_t> every(256);
+  for (int b = 0; b < 256; ++b) every[b] = static_cast<uint8_t>(b);
+  for (int32_t f = 0; f < ext::kUnaryFunctions; ++f) {
+    for (const auto type : {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
+      const int32_t offset = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? -128 : 0;
+      const Quant in{type, 0.03f, offset + 120}, out{type, 0.05f, offset + 30};
+      expectBitExactOnDevice(*approxDevice("weft8"), makeUnaryModel(f, in, out, {256}, every),
+                             fmt::format("WEFT_UNARY {} {}", nn::weft_unary::name(f), nn::toString(type)));
+      GeluCase c = randomCase(rng);  // its shape and quantizations
+      std::vector<uint8_t> values(nn::numberOfElements(c.dims));
+      for (auto& v : values) v = static_cast<uint8_t>(rng());
+      expectBitExactOnDevice(*approxDevice("weft16"), makeUnaryModel(f, c.in, c.out, c.dims, values),
+                             fmt::format("WEFT_UNARY {} {}", nn::weft_unary::name(f), c.describe()));
+    }
+  }
+}
+
+TEST(WeftUnary, LeftToTheCpuWithTheDriversReason) {
+  auto device = approxDevice("weft8");
+  const Quant q{OperandType::TENSOR_QUANT8_ASYMM, 0.03f, 120};
+  const std::vector<uint8_t> values(6, 7);
+  // The function known only at execution: the table cannot be built.
+  EXPECT_NE(refusal(*device, makeUnaryModel(ext::kExp, q, q, {2, 3}, values, true)).find("function"), std::string::npos);
+  // No such function: both devices refuse.
+  EXPECT_NE(refusal(*device, makeUnaryModel(9, q, q, {2, 3}, values)).find("is none of WEFT_UNARY_EXP"), std::string::npos);
+  // Binary16 (on the fp16 datapath): 256 linear pieces do not follow exp closely enough.
+  const Quant half{OperandType::TENSOR_FLOAT16, 0, 0};
+  std::map<uint32_t, std::string> reasons;
+  supportedOperations(makeUnaryModel(ext::kExp, half, half, {2, 3}, std::vector<uint8_t>(12, 0)).model,
+                      hw::HwConfig::load("weft16fp"), &reasons);
+  EXPECT_NE(reasons[0].find("8-bit only"), std::string::npos) << reasons[0];
 }
 
 }  // namespace

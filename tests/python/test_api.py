@@ -901,6 +901,24 @@ class FromTorch(unittest.TestCase):
                                   torch.nn.AdaptiveAvgPool1d(1), torch.nn.Flatten(), torch.nn.Linear(16, 3))
         self.whole_on_the_accelerator(net.eval(), torch.randn(1, 4, 40), "CONV_2D", 2)
 
+    def test_mish_softplus_and_elementwise_math_in_int8(self):
+        """Mish (YOLOv4's), Softplus, LogSigmoid and a square root: their EXP, LOG and SQRT (NNAPI float only)
+        quantize as org.weft.accel's WEFT_UNARY, a lookup table the vector unit runs, so every int8 layer is
+        on the accelerator (they stayed float on the CPU)."""
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = torch.nn.Conv2d(3, 8, 3, padding=1)
+                self.b = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+            def forward(self, x):
+                y = torch.nn.functional.mish(self.a(x))
+                y = torch.nn.functional.softplus(self.b(y)) + torch.nn.functional.logsigmoid(y)
+                return torch.sqrt(y.abs() + 1)
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(Block().eval(), torch.randn(1, 3, 10, 10), "CONV_2D", 2)
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())

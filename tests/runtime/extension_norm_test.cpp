@@ -18,6 +18,11 @@ namespace {
 static_assert(nn::weft_extension::kLayerNorm == WEFT_LAYER_NORM);
 static_assert(nn::weft_extension::kGelu == WEFT_GELU);
 static_assert(nn::weft_extension::kGeluExact == WEFT_GELU_EXACT && nn::weft_extension::kGeluTanh == WEFT_GELU_TANH);
+static_assert(nn::weft_extension::kUnary == WEFT_UNARY);
+static_assert(nn::weft_extension::kExp == WEFT_UNARY_EXP && nn::weft_extension::kLog == WEFT_UNARY_LOG &&
+              nn::weft_extension::kSqrt == WEFT_UNARY_SQRT && nn::weft_extension::kAbs == WEFT_UNARY_ABS &&
+              nn::weft_extension::kSin == WEFT_UNARY_SIN && nn::weft_extension::kNeg == WEFT_UNARY_NEG &&
+              nn::weft_extension::kSoftplus == WEFT_UNARY_SOFTPLUS && nn::weft_extension::kUnaryFunctions == 7);
 
 constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
 
@@ -118,6 +123,78 @@ TEST(ExtensionNorm, GeluRefusesAnUnknownForm) {
   ASSERT_EQ(model.addOperation(extensionOperation(model, WEFT_GELU), {in, approximation}, {out}), kOk);
   ASSERT_EQ(model.identify({in}, {out}), kOk);
   expectRefusedByTheDevice(model);
+}
+
+double unary(int32_t f, double x) {
+  switch (f) {
+    case WEFT_UNARY_EXP: return std::exp(x);
+    case WEFT_UNARY_LOG: return std::log(x);
+    case WEFT_UNARY_SQRT: return std::sqrt(x);
+    case WEFT_UNARY_ABS: return std::fabs(x);
+    case WEFT_UNARY_SIN: return std::sin(x);
+    case WEFT_UNARY_NEG: return -x;
+    default: return std::log(1 + std::exp(x));
+  }
+}
+
+TEST(ExtensionNorm, UnaryFunctionsInFloat32) {
+  const std::vector<float> x = {-3, -0.5f, 0, 0.25f, 1, 2.5f, 8};
+  for (int32_t f = WEFT_UNARY_EXP; f <= WEFT_UNARY_SOFTPLUS; ++f) {
+    Model model;
+    const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {7});
+    const uint32_t function = model.addInt32Constant(f);
+    const uint32_t out = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {7});
+    ASSERT_EQ(model.addOperation(extensionOperation(model, WEFT_UNARY), {in, function}, {out}), kOk);
+    ASSERT_EQ(model.identify({in}, {out}), kOk);
+    std::vector<uint8_t> bytes(x.size() * 4);
+    ASSERT_EQ(runOnCpu(model, x.data(), x.size() * 4, bytes), kOk);
+    for (size_t i = 0; i < x.size(); ++i) {
+      float y;
+      std::memcpy(&y, bytes.data() + 4 * i, 4);
+      const double want = unary(f, x[i]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y)) << "function " << f << " x " << x[i];
+      } else if (std::isinf(want)) {
+        EXPECT_EQ(y, want) << "function " << f << " x " << x[i];  // ln 0
+      } else {
+        EXPECT_NEAR(y, want, 1e-6 * std::max(1.0, std::fabs(want))) << "function " << f << " x " << x[i];
+      }
+    }
+  }
+}
+
+// 8 bits: the function of each byte requantized; ln 0 saturates at the bottom, a NaN (ln and sqrt
+// of negative values) is the output's zero point.
+TEST(ExtensionNorm, UnaryQuant8IsTheRequantizedFunctionOfEachByte) {
+  for (int32_t f = WEFT_UNARY_EXP; f <= WEFT_UNARY_SOFTPLUS; ++f) {
+    Model model;
+    const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {256}, 0.02f, 100);
+    const uint32_t function = model.addInt32Constant(f);
+    const uint32_t out = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {256}, 0.01f, 60);
+    ASSERT_EQ(model.addOperation(extensionOperation(model, WEFT_UNARY), {in, function}, {out}), kOk);
+    ASSERT_EQ(model.identify({in}, {out}), kOk);
+    std::vector<uint8_t> x(256), y(256);
+    for (int i = 0; i < 256; ++i) x[i] = static_cast<uint8_t>(i);
+    ASSERT_EQ(runOnCpu(model, x.data(), x.size(), y), kOk);
+    for (int i = 0; i < 256; ++i) {
+      const double v = unary(f, (i - 100) * double(0.02f));
+      const double want = std::isnan(v) ? 60 : std::clamp(std::round(v / double(0.01f)) + 60, 0.0, 255.0);
+      EXPECT_EQ(y[i], static_cast<uint8_t>(want)) << "function " << f << " byte " << i;
+    }
+  }
+}
+
+TEST(ExtensionNorm, UnaryRefusesAnUnknownFunctionOrNone) {
+  for (const bool omitted : {false, true}) {
+    Model model;
+    const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
+    const uint32_t out = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
+    std::vector<uint32_t> inputs{in};
+    if (!omitted) inputs.push_back(model.addInt32Constant(7));
+    ASSERT_EQ(model.addOperation(extensionOperation(model, WEFT_UNARY), inputs, {out}), kOk);
+    ASSERT_EQ(model.identify({in}, {out}), kOk);
+    expectRefusedByTheDevice(model);
+  }
 }
 
 // Layer norm rows of `width` with gamma/beta constants; input 0 the rows.

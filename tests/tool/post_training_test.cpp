@@ -23,6 +23,7 @@
 #include "PostTraining.h"
 #include "RunWeft.h"
 #include "ToolTestPaths.h"
+#include "weft/WeftExtension.h"
 
 namespace weft::onnx {
 namespace {
@@ -159,9 +160,10 @@ TEST(PostTraining, PoolsKeepTheirInputsQuantizationAndSoftmaxHasNnapisFixedOne) 
   EXPECT_EQ(q.inputs[0].zeroPoints[0], -64);
 }
 
+// (Without org.weft.accel: with it EXP is WEFT_UNARY's, below.)
 TEST(PostTraining, AnOperationWithoutAQuantizedFormStaysFloatBetweenDequantizeAndQuantize) {
   const ImportedModel imported = classifier().import();
-  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f), false);
   const auto& g = q.model.main;
   ASSERT_EQ(q.keptInFloat.size(), 1u);
   EXPECT_EQ(q.keptInFloat[0].rfind("EXP#", 0), 0u) << q.keptInFloat[0];
@@ -189,6 +191,27 @@ TEST(PostTraining, AnOperationWithoutAQuantizedFormStaysFloatBetweenDequantizeAn
       EXPECT_EQ(from, Op::EXP) << q.role[i];
     }
   }
+}
+
+// NNAPI's float-only unary operations (EXP, LOG, SQRT, ABS, SIN, NEG) become org.weft.accel's
+// WEFT_UNARY of their calibrated ranges, the extension declared in the int8 model: nothing float.
+TEST(PostTraining, FloatOnlyUnaryOperationsBecomeWeftUnary) {
+  const ImportedModel imported = classifier().import();
+  ASSERT_TRUE(imported.model.extensionNameToPrefix.empty());
+  const QuantizedModel q = quantizeInt8(imported.model, uniformRanges(imported, -1.0f, 3.0f));
+  EXPECT_TRUE(q.keptInFloat.empty());
+  const auto& g = q.model.main;
+  ASSERT_EQ(q.model.extensionNameToPrefix.size(), 1u);
+  EXPECT_EQ(q.model.extensionNameToPrefix[0].name, WEFT_EXTENSION_NAME);
+  const auto type = static_cast<Op>(uint32_t{q.model.extensionNameToPrefix[0].prefix} << nn::kExtensionTypeBits | WEFT_UNARY);
+  const auto& unary = only(g, type);
+  ASSERT_EQ(unary.inputs.size(), 2u);
+  EXPECT_EQ(g.operands[unary.inputs[1]].data.at<int32_t>(0), WEFT_UNARY_EXP);
+  for (uint32_t o : {unary.inputs[0], unary.outputs[0]}) {
+    EXPECT_EQ(g.operands[o].type, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+    EXPECT_FLOAT_EQ(g.operands[o].scale, 4.0f / 255);  // the calibrated [-1, 3]
+  }
+  for (const auto& op : g.operations) EXPECT_NE(op.type, Op::DEQUANTIZE);
 }
 
 // A Sigmoid or Tanh whose input's int8 steps are 2^-27 or finer (NNAPI's fixed-point kernels

@@ -155,8 +155,8 @@ std::optional<int32_t> fusedCodeOf(Op relu) {
 
 class Quantizer {
  public:
-  Quantizer(const test::TestModel& model, const std::map<uint32_t, Range>& ranges)
-      : in_(model.main), extensions_(model.extensionNameToPrefix), ranges_(ranges) {
+  Quantizer(const test::TestModel& model, const std::map<uint32_t, Range>& ranges, bool weftExtensions)
+      : in_(model.main), extensions_(model.extensionNameToPrefix), ranges_(ranges), weftExtensions_(weftExtensions) {
     out_.model.name = model.name;
     out_.model.extensionNameToPrefix = model.extensionNameToPrefix;
     out_.model.main.operands = in_.operands;
@@ -544,6 +544,15 @@ class Quantizer {
     }
     std::vector<uint32_t> inputs = op.inputs;
     Op type = op.type;
+    if (const auto function = unaryFunction(op.type)) {  // NNAPI's float-only unary operations
+      type = weftOperation(WEFT_UNARY);
+      test::TestOperand f;
+      f.type = OperandType::INT32;
+      f.lifetime = LifeTime::CONSTANT_COPY;
+      f.name = fmt::format("{}_weft_unary_function", in_.operands[op.outputs[0]].name);
+      f.data = bufferOf(std::vector<int32_t>{*function});
+      inputs.push_back(push(std::move(f)));
+    }
     if (type == Op::DIV) {
       type = Op::MUL;
       inputs[1] = quantizedConstant(in_.operands[op.inputs[1]], *reciprocal(op), "_reciprocal_int8");
@@ -726,6 +735,35 @@ class Quantizer {
     return push(std::move(t));
   }
 
+  // WEFT_UNARY's function for a float operation NNAPI's 8-bit types do not take (EXP, LOG, SQRT,
+  // ABS, SIN, NEG), where the extension may be used: quantized as that operation.
+  std::optional<int32_t> unaryFunction(Op type) const {
+    if (!weftExtensions_) return std::nullopt;
+    switch (type) {
+      case Op::EXP: return WEFT_UNARY_EXP;
+      case Op::LOG: return WEFT_UNARY_LOG;
+      case Op::SQRT: return WEFT_UNARY_SQRT;
+      case Op::ABS: return WEFT_UNARY_ABS;
+      case Op::SIN: return WEFT_UNARY_SIN;
+      case Op::NEG: return WEFT_UNARY_NEG;
+      default: return std::nullopt;
+    }
+  }
+  // org.weft.accel's operation `code` in the quantized model (its prefix added if the float model
+  // had none).
+  Op weftOperation(uint16_t code) {
+    auto& extensions = out_.model.extensionNameToPrefix;
+    auto it = std::find_if(extensions.begin(), extensions.end(),
+                           [](const auto& e) { return e.name == WEFT_EXTENSION_NAME; });
+    if (it == extensions.end()) {
+      uint16_t prefix = 1;
+      for (const auto& e : extensions) prefix = std::max<uint16_t>(prefix, static_cast<uint16_t>(e.prefix + 1));
+      extensions.push_back({WEFT_EXTENSION_NAME, prefix});
+      it = std::prev(extensions.end());
+    }
+    return static_cast<Op>(uint32_t{it->prefix} << nn::kExtensionTypeBits | code);
+  }
+
   // org.weft.accel's operation code of `type`, when it is one of the extension's operations.
   std::optional<uint16_t> weftCode(Op type) const {
     return nn::extensionOperationCode(extensions_, type, WEFT_EXTENSION_NAME);
@@ -733,6 +771,7 @@ class Quantizer {
   // WEFT_GELU and WEFT_LAYER_NORM have 8-bit forms of their own output quantization (the layer
   // norm's gamma and beta stay float32, weft/WeftExtension.h).
   Rule ruleOfType(Op type) const {
+    if (unaryFunction(type)) return Rule::kCalibrated;
     const std::optional<uint16_t> code = weftCode(type);
     if (!code) return ruleOf(type);
     return *code == WEFT_GELU || *code == WEFT_LAYER_NORM ? Rule::kCalibrated : Rule::kFloat;
@@ -741,6 +780,7 @@ class Quantizer {
   const test::TestSubgraph& in_;
   const std::vector<nn::ExtensionNameAndPrefix>& extensions_;
   const std::map<uint32_t, Range>& ranges_;
+  const bool weftExtensions_;
   QuantizedModel out_;
   std::map<uint32_t, Quantization> quant_;
   std::map<uint32_t, uint32_t> quantizedConstants_;
@@ -811,9 +851,9 @@ Quantization int8Quantization(Range range) {
   return {{static_cast<float>(scale)}, {static_cast<int32_t>(zero)}, -1};
 }
 
-QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges) {
+QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges, bool weftExtensions) {
   if (!model.referenced.empty()) throw ImportError("a model with control flow (IF, WHILE) cannot be quantized here");
-  return Quantizer(model, ranges).run();
+  return Quantizer(model, ranges, weftExtensions).run();
 }
 
 }  // namespace weft::onnx

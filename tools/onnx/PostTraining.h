@@ -87,6 +87,10 @@ struct QuantizedModel {
 
 // Quantizes `model` (float32, main graph only) with the observed `ranges` (every operand of
 // calibratedOperands). ImportError when the model is not float32 or an operand has no range.
-QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges);
+// With `weftExtensions` the float operations NNAPI's 8-bit types do not take, EXP, LOG, SQRT, ABS,
+// SIN and NEG, become org.weft.accel's WEFT_UNARY of their calibrated ranges (the accelerator's
+// lookup table); without, they stay float32 between DEQUANTIZE and QUANTIZE.
+QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges,
+                            bool weftExtensions = true);
 
 }  // namespace weft::onnx

@@ -1,4 +1,5 @@
 // RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT and org.weft.accel's WEFT_GELU (exact or tanh form)
+// and WEFT_UNARY (EXP, LOG, SQRT, ABS, SIN, NEG, SOFTPLUS; 8-bit only)
 // on the vector unit (EltwiseLayer, kind lut): quant8
 // asymmetric or signed tensors of rank up to 4. The output of an 8-bit unary operation is a
 // function of the input byte alone, so the lookup table holds the reference kernel's output for
@@ -50,10 +51,19 @@ std::vector<int32_t> fp16Pieces(const std::function<double(double)>& f) {
 bool isGelu(const OperationReader& r) {
   return weftExtensionCode(r.model(), r.op().type) == nn::weft_extension::kGelu;
 }
+bool isUnary(const OperationReader& r) {
+  return weftExtensionCode(r.model(), r.op().type) == nn::weft_extension::kUnary;
+}
 
 // The operation's one parameter beyond its input, as the reference kernels take it: WEFT_GELU's
-// optional form (WEFT_GELU_EXACT when omitted), which must be known at compilation.
+// optional form (WEFT_GELU_EXACT when omitted) or WEFT_UNARY's function, which must be known at
+// compilation.
 nn::Result<std::vector<int32_t>> scalarParams(const OperationReader& r) {
+  if (isUnary(r)) {
+    auto function = r.int32Param(1, "function");
+    if (!function.ok()) return function.error();
+    return std::vector<int32_t>{*function};
+  }
   if (!isGelu(r)) return std::vector<int32_t>{};
   if (r.op().inputs.size() < 2 || r.input(1).lifetime == nn::Operand::LifeTime::NO_VALUE) {
     return std::vector<int32_t>{nn::weft_extension::kGeluExact};
@@ -64,6 +74,11 @@ nn::Result<std::vector<int32_t>> scalarParams(const OperationReader& r) {
 }
 
 nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r, const std::vector<int32_t>& params) {
+  if (isUnary(r)) {
+    // exp's pieces a quarter of an octave wide are off by up to a quarter of the value past 8.
+    return r.fail("WEFT_UNARY of binary16 values (256 linear pieces do not follow these functions closely enough; "
+                  "8-bit only)");
+  }
   if (isGelu(r)) {
     const bool tanhForm = params.at(0) == nn::weft_extension::kGeluTanh;
     return std::function<double(double)>([tanhForm](double x) { return nn::weft_gelu::gelu(x, tanhForm); });
@@ -118,7 +133,7 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
 
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool) {
   const auto& op = r.op();
-  if (isGelu(r)) {
+  if (isGelu(r) || isUnary(r)) {
     // An extension operation: its operand rules are the reference kernel's, so that both devices
     // accept the same models.
     if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, op); !valid.ok()) {

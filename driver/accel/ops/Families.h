@@ -29,7 +29,7 @@ nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint
 nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool withValues);
-// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT (8-bit) and org.weft.accel's WEFT_GELU.
+// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT (8-bit) and org.weft.accel's WEFT_GELU and WEFT_UNARY (8-bit).
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSoftmax(const OperationReader& r, uint32_t index, bool withValues);
 // org.weft.accel's WEFT_LAYER_NORM (LAYER_NORM commands).

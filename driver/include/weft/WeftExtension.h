@@ -125,12 +125,50 @@ enum {
    * * 0: a tensor of the input's shape and type.
    */
   WEFT_GELU = 2,
+
+  /**
+   * An element-wise function of one value, chosen by input 1 among those NNAPI's 8-bit types do
+   * not take (NNAPI's EXP, LOG, SQRT, ABS, SIN and NEG are float only), so that a model quantized
+   * to 8 bits keeps them quantized:
+   *   {@link WEFT_UNARY_EXP}: e^x            {@link WEFT_UNARY_LOG}: ln x
+   *   {@link WEFT_UNARY_SQRT}: sqrt x        {@link WEFT_UNARY_ABS}: |x|
+   *   {@link WEFT_UNARY_SIN}: sin x          {@link WEFT_UNARY_NEG}: -x
+   *   {@link WEFT_UNARY_SOFTPLUS}: ln(1 + e^x)
+   *
+   * Supported tensor types: {@link ANEURALNETWORKS_TENSOR_FLOAT32},
+   * {@link ANEURALNETWORKS_TENSOR_FLOAT16} (computed in float32, rounded once),
+   * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM} and
+   * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED}: the input dequantized exactly, the
+   * function in double precision, requantized to the output's own scale and zero point rounding
+   * half away from zero and saturating, a result of +-infinity (ln 0) saturating too and a NaN (the
+   * logarithm or square root of a negative value) giving the output's zero point (the real value
+   * 0); a function of the input byte, which the accelerator evaluates through a lookup table.
+   *
+   * Inputs:
+   * * 0: input, a tensor of any rank.
+   * * 1: an INT32 scalar, the function: one of the WEFT_UNARY_* values.
+   *
+   * Outputs:
+   * * 0: a tensor of the input's shape and type.
+   */
+  WEFT_UNARY = 3,
 };
 
 /** The forms of {@link WEFT_GELU} (its input 1). */
 enum {
   WEFT_GELU_EXACT = 0,
   WEFT_GELU_TANH = 1,
+};
+
+/** The functions of {@link WEFT_UNARY} (its input 1). */
+enum {
+  WEFT_UNARY_EXP = 0,
+  WEFT_UNARY_LOG = 1,
+  WEFT_UNARY_SQRT = 2,
+  WEFT_UNARY_ABS = 3,
+  WEFT_UNARY_SIN = 4,
+  WEFT_UNARY_NEG = 5,
+  WEFT_UNARY_SOFTPLUS = 6,
 };
 
 #endif /* WEFT_WEFT_EXTENSION_H */

@@ -25,6 +25,10 @@ inline constexpr uint16_t kLayerNorm = 1;               // WEFT_LAYER_NORM
 inline constexpr uint16_t kGelu = 2;                    // WEFT_GELU
 inline constexpr int32_t kGeluExact = 0;                // WEFT_GELU_EXACT
 inline constexpr int32_t kGeluTanh = 1;                 // WEFT_GELU_TANH
+inline constexpr uint16_t kUnary = 3;                   // WEFT_UNARY
+// WEFT_UNARY's functions (WEFT_UNARY_EXP ... WEFT_UNARY_SOFTPLUS).
+inline constexpr int32_t kExp = 0, kLog = 1, kSqrt = 2, kAbs = 3, kSin = 4, kNeg = 5, kSoftplus = 6;
+inline constexpr int32_t kUnaryFunctions = 7;
 struct AccumulatorParams {                              // WeftAccumulatorParams
   float scale;
 };
@@ -35,6 +39,14 @@ namespace weft_gelu {
 // requantizes, and what the accelerator's float16 lookup pieces interpolate.
 double gelu(double x, bool tanhForm);
 }  // namespace weft_gelu
+
+namespace weft_unary {
+// WEFT_UNARY's function `f` (weft_extension::kExp ...) of x in double precision: what its
+// 8-bit kernel requantizes.
+double apply(int32_t f, double x);
+// Its name ("EXP", ...), or nullptr for a value that is no function.
+const char* name(int32_t f);
+}  // namespace weft_unary
 
 // Every extension the kernels implement, with its operand types.
 const std::vector<Extension>& referenceExtensions();
