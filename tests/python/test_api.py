@@ -919,6 +919,22 @@ class FromTorch(unittest.TestCase):
         torch.manual_seed(0)
         self.whole_on_the_accelerator(Block().eval(), torch.randn(1, 3, 10, 10), "CONV_2D", 2)
 
+    def test_attention_pooling_sums_in_int8(self):
+        """A bidirectional GRU pooled by attention, (softmax(w) * y).sum(1): the sum (NNAPI's REDUCE_SUM has no
+        8-bit form) quantizes as a MEAN times the count, so every int8 layer is on the accelerator."""
+        class Pool(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = torch.nn.GRU(6, 8, batch_first=True, bidirectional=True)
+                self.score = torch.nn.Linear(16, 1)
+
+            def forward(self, x):
+                y, _ = self.gru(x)
+                return (torch.softmax(self.score(y), 1) * y).sum(1)
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(Pool().eval(), torch.randn(2, 5, 6), "MEAN", 1)
+
     def test_run_refuses_a_module(self):
         with self.assertRaisesRegex(TypeError, "from_torch"):
             weft.run(torch.nn.ReLU())

@@ -43,10 +43,10 @@ std::string readText(const std::string& path) {
   return s.str();
 }
 
-// A 3x3 convolution of 3 channels into 8 with a bias, a ReLU and an Exp: quantized by --quantize
-// int8, the convolution and its ReLU become one int8 CONV_2D for the accelerator; the Exp has no
+// A 3x3 convolution of 3 channels into 8 with a bias, a ReLU and a Floor: quantized by --quantize
+// int8, the convolution and its ReLU become one int8 CONV_2D for the accelerator; the Floor has no
 // int8 form and stays float32 between a DEQUANTIZE and a QUANTIZE.
-Graph convReluExp() {
+Graph convReluFloor() {
   Graph m;
   m.input("image", {"1", "3", "8", "8"});
   std::vector<float> w(8 * 3 * 3 * 3), b(8);
@@ -57,7 +57,7 @@ Graph convReluExp() {
   auto* conv = m.node("Conv", {"image", "w", "b"}, {"c"}, "conv");
   m.ints(conv, "pads", {1, 1, 1, 1});
   m.node("Relu", {"c"}, {"r"}, "relu");
-  m.node("Exp", {"r"}, {"y"}, "exp");
+  m.node("Floor", {"r"}, {"y"}, "floor");
   m.output("y", 4);
   return m;
 }
@@ -85,11 +85,11 @@ const nlohmann::json* layerNamed(const nlohmann::json& report, const std::string
 }
 
 // Quantized, every layer is an NNAPI operation of the int8 model named after its node: the
-// convolution (with the ReLU it fused) runs on the accelerator with device figures; the Exp is a
+// convolution (with the ReLU it fused) runs on the accelerator with device figures; the Floor is a
 // CPU row saying why, listed under the table, in every report and never dropped.
 TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   const std::string model = tempPath("crx.onnx");
-  convReluExp().save(model);
+  convReluFloor().save(model);
   const Outputs o = outputs("crx");
   const ProcessResult r =
       runWeft("--backend approx --hw weft16 layers " + model + " --quantize int8 --quiet" + o.args(), "WEFT_YOSYS=none");
@@ -99,7 +99,7 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   EXPECT_NE(r.output.find(stem + " (ONNX model, quantized to int8, 4 layers)"), std::string::npos) << r.output;
   const auto report = readJson(o.json);
   EXPECT_EQ(report["table"], stem);
-  const std::vector<std::string> expected = {"conv+relu", "exp.dequantize", "exp", "exp.quantize"};
+  const std::vector<std::string> expected = {"conv+relu", "floor.dequantize", "floor", "floor.quantize"};
   ASSERT_EQ(report["layers"].size(), expected.size()) << report["layers"].dump(1);
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(report["layers"][i]["name"], expected[i]) << i;
 
@@ -120,15 +120,15 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   EXPECT_NE(r.output.find("reference check: PASS (each layer the accelerator ran within one step"), std::string::npos)
       << r.output;
 
-  const nlohmann::json* exp = layerNamed(report, "exp");
-  ASSERT_NE(exp, nullptr);
-  EXPECT_EQ((*exp)["operation"], "EXP");
-  EXPECT_EQ((*exp)["device"], "weft-cpu");
-  EXPECT_EQ((*exp)["cycles"].get<uint64_t>(), 0u);
-  EXPECT_FALSE(exp->contains("referenceCheck"));  // a CPU layer: nothing of the accelerator's to check
-  ASSERT_TRUE(exp->contains("reason"));
-  EXPECT_NE((*exp)["reason"].get<std::string>().find("float32"), std::string::npos) << (*exp)["reason"];
-  EXPECT_NE(r.output.find("#2 exp (EXP) on weft-cpu: float32"), std::string::npos) << r.output;
+  const nlohmann::json* floorLayer = layerNamed(report, "floor");
+  ASSERT_NE(floorLayer, nullptr);
+  EXPECT_EQ((*floorLayer)["operation"], "FLOOR");
+  EXPECT_EQ((*floorLayer)["device"], "weft-cpu");
+  EXPECT_EQ((*floorLayer)["cycles"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(floorLayer->contains("referenceCheck"));  // a CPU layer: nothing of the accelerator's to check
+  ASSERT_TRUE(floorLayer->contains("reason"));
+  EXPECT_NE((*floorLayer)["reason"].get<std::string>().find("float32"), std::string::npos) << (*floorLayer)["reason"];
+  EXPECT_NE(r.output.find("#2 floor (FLOOR) on weft-cpu: float32"), std::string::npos) << r.output;
 
   // The CSV forms have a row per layer too, the CPU one with its device and reason.
   const std::string csv = readText(o.csv);
@@ -139,7 +139,7 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   const std::string compute = readText(o.report);
   EXPECT_NE(compute.find("\n0, "), std::string::npos) << compute;
   EXPECT_NE(compute.find(", conv+relu,"), std::string::npos) << compute;
-  EXPECT_EQ(compute.find(", exp,"), std::string::npos) << compute;
+  EXPECT_EQ(compute.find(", floor,"), std::string::npos) << compute;
   const Outputs again = outputs("crx-again");
   const ProcessResult compared = runWeft("--backend approx --hw weft16 layers " + model + " --quantize int8 --quiet" +
                                              again.args() + " --compare-to " + o.report + " --compare-csv " +
@@ -151,7 +151,7 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
   EXPECT_EQ(comparison["layers"][0]["name"], "conv+relu");
   EXPECT_DOUBLE_EQ(comparison["layers"][0]["cyclesRatio"].get<double>(), 1.0);  // the same layer, the same cycles
   ASSERT_EQ(comparison["missing"].size(), 3u) << comparison.dump(1);
-  EXPECT_EQ(comparison["missing"][1]["name"], "exp");
+  EXPECT_EQ(comparison["missing"][1]["name"], "floor");
 }
 
 // In float on a configuration without the fp16 datapath nothing is the accelerator's: every
@@ -159,7 +159,7 @@ TEST(WeftLayersOnnx, QuantizedModelRunsEachOperationAloneAndShowsTheCpuOnes) {
 // convolution runs on the accelerator.
 TEST(WeftLayersOnnx, FloatModelsRunWhereTheHardwareTakesFloat) {
   const std::string model = tempPath("crxf.onnx");
-  convReluExp().save(model);
+  convReluFloor().save(model);
   Outputs o = outputs("crxf");
   ProcessResult r = runWeft("--backend approx --hw weft16 layers " + model + " --quiet" + o.args(), "WEFT_YOSYS=none");
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -187,7 +187,7 @@ TEST(WeftLayersOnnx, FloatModelsRunWhereTheHardwareTakesFloat) {
 // in one .npy calibrate, and a file that is not a .npy is an error naming it that writes nothing.
 TEST(WeftLayersOnnx, InputsAndCalibrationFilesAreReadAsWeftRunReadsThem) {
   const std::string model = tempPath("cal.onnx"), dir = tempPath("calibration"), input = tempPath("image.npy");
-  convReluExp().save(model);
+  convReluFloor().save(model);
   fs::remove_all(dir);
   fs::create_directories(dir);
   HostTensor sample(DType::kFloat, {2, 1, 3, 8, 8});
@@ -217,8 +217,8 @@ TEST(WeftLayersOnnx, InputsAndCalibrationFilesAreReadAsWeftRunReadsThem) {
 // convolution pools what the convolution computes (on the CPU reference; the accelerator's own
 // output may differ by a step), not values drawn at random.
 TEST(WeftLayersOnnx, LayersTakeTheValuesFlowingThroughTheModel) {
-  Graph m = convReluExp();
-  m.g->mutable_node()->RemoveLast();  // the Exp
+  Graph m = convReluFloor();
+  m.g->mutable_node()->RemoveLast();  // the Floor
   m.g->mutable_output()->Clear();
   auto* pool = m.node("MaxPool", {"r"}, {"y"}, "pool");
   m.ints(pool, "kernel_shape", {2, 2});
@@ -285,7 +285,7 @@ TEST(WeftLayersOnnx, BadFilesAndUnsupportedNodesAreClearErrorsThatWriteNothing) 
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("are for ONNX models"), std::string::npos) << r.output;
   const std::string model = tempPath("opts.onnx");
-  convReluExp().save(model);
+  convReluFloor().save(model);
   r = runWeft("--backend approx layers " + model + " --quantize int4 --quiet" + o.args(), "WEFT_YOSYS=none");
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_FALSE(o.anyWritten());

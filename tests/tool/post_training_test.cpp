@@ -214,6 +214,37 @@ TEST(PostTraining, FloatOnlyUnaryOperationsBecomeWeftUnary) {
   for (const auto& op : g.operations) EXPECT_NE(op.type, Op::DEQUANTIZE);
 }
 
+// REDUCE_SUM has no 8-bit form in NNAPI: a MEAN of the same axes in its input's quantization,
+// then a MUL by the count (the constant exactly 127 steps of count/255) into the sum's range.
+TEST(PostTraining, ASumIsAMeanTimesTheCount) {
+  Graph m;
+  m.input("x", {"2", "3", "4"});
+  m.int64s("axes", {1, -1});
+  auto* sum = m.node("ReduceSum", {"x", "axes"}, {"y"}, "sum");
+  m.integer(sum, "keepdims", 0);
+  m.output("y", 1);
+  const ImportedModel imported = m.import();
+  std::map<uint32_t, Range> ranges = uniformRanges(imported, -1.0f, 1.0f);
+  const uint32_t y = imported.model.main.outputIndexes.at(0);
+  ranges[y] = {-12.0f, 12.0f};
+  const QuantizedModel q = quantizeInt8(imported.model, ranges);
+  EXPECT_TRUE(q.keptInFloat.empty());
+  const auto& g = q.model.main;
+  const auto& mean = only(g, Op::MEAN);
+  const auto& mul = only(g, Op::MUL);
+  EXPECT_EQ(g.operands[mean.inputs[2]].data.at<int32_t>(0), 0);  // keep_dims, as an INT32
+  const auto &x = g.operands[mean.inputs[0]], &averaged = g.operands[mean.outputs[0]];
+  EXPECT_EQ(averaged.scale, x.scale);
+  EXPECT_EQ(averaged.zeroPoint, x.zeroPoint);
+  EXPECT_EQ(mul.inputs[0], mean.outputs[0]);
+  EXPECT_EQ(mul.outputs[0], y);
+  const auto& count = g.operands[mul.inputs[1]];
+  EXPECT_FLOAT_EQ((count.data.at<int8_t>(0) - count.zeroPoint) * count.scale, 12.0f);  // 3 x 4 values a sum
+  EXPECT_FLOAT_EQ(g.operands[y].scale, 24.0f / 255);
+  ASSERT_EQ(q.role.size(), 2u);
+  EXPECT_EQ(q.role[1], "times_count");
+}
+
 // A Sigmoid or Tanh whose input's int8 steps are 2^-27 or finer (NNAPI's fixed-point kernels
 // refuse them: EfficientNet's squeeze-excitation gates with random weights) reads its input
 // requantized to steps of 2^-26 by an ADD of zero, and stays quantized: nothing kept in float.

@@ -331,6 +331,7 @@ class Quantizer {
     const auto& op = in_.operations[i];
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
+    if (op.type == Op::REDUCE_SUM && summedCount(op)) rule = Rule::kCalibrated;  // a MEAN times the count
     if (rsqrtOf_.count(i) != 0) rule = Rule::kCalibrated;  // an RSQRT
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
@@ -534,8 +535,62 @@ class Quantizer {
     for (auto [f, q] : requantize) addOperation(Op::QUANTIZE, {f}, {q}, index, "quantize");
   }
 
+  // REDUCE_SUM of constant axes: how many values each sum adds; nullopt otherwise.
+  std::optional<int64_t> summedCount(const test::TestOperation& op) const {
+    if (op.inputs.size() < 2) return std::nullopt;
+    const auto& axes = in_.operands[op.inputs[1]];
+    const auto& dims = in_.operands[op.inputs[0]].dimensions;
+    if (axes.type != OperandType::TENSOR_INT32 || !isConstant(axes)) return std::nullopt;
+    std::set<int64_t> seen;
+    int64_t count = 1;
+    const auto rank = static_cast<int64_t>(dims.size());
+    for (size_t k = 0; k < axes.data.size() / sizeof(int32_t); ++k) {
+      const int64_t a = axes.data.at<int32_t>(k);
+      const int64_t axis = a < 0 ? a + rank : a;
+      if (axis < 0 || axis >= rank) return std::nullopt;
+      if (seen.insert(axis).second) count *= dims[static_cast<size_t>(axis)];
+    }
+    return count > 0 ? std::optional<int64_t>(count) : std::nullopt;
+  }
+
+  // REDUCE_SUM (no 8-bit form in NNAPI) as the MEAN of the same axes (in its input's
+  // quantization, as NNAPI's 8-bit MEAN keeps it), then a MUL by the count into the sum's own
+  // quantization: both on the accelerator, where REDUCE_SUM stayed float.
+  void emitSumAsMean(size_t index, int64_t count) {
+    const auto& op = in_.operations[index];
+    test::TestOperand mean = operands()[op.outputs[0]];
+    mean.name += "_mean";
+    mean.scale = operands()[op.inputs[0]].scale;
+    mean.zeroPoint = operands()[op.inputs[0]].zeroPoint;
+    mean.lifetime = LifeTime::TEMPORARY_VARIABLE;
+    const uint32_t m = push(std::move(mean));
+    const auto scalar = [&](const std::string& name, int32_t v) {
+      test::TestOperand t;
+      t.type = OperandType::INT32;
+      t.lifetime = LifeTime::CONSTANT_COPY;
+      t.name = name;
+      t.data = bufferOf(std::vector<int32_t>{v});
+      return push(std::move(t));
+    };
+    const auto& keep = in_.operands[op.inputs.at(2)];
+    const int32_t keepDims = keep.data.size() > 0 && keep.data.at<uint8_t>(0) != 0 ? 1 : 0;
+    addOperation(Op::MEAN, {op.inputs[0], op.inputs[1], scalar(operands()[m].name + "_keep_dims", keepDims)}, {m},
+                 index, "");
+    test::TestOperand n;
+    n.name = operands()[op.outputs[0]].name + "_count";
+    n.type = OperandType::TENSOR_FLOAT32;
+    n.dimensions = {1};
+    n.lifetime = LifeTime::CONSTANT_COPY;
+    const uint32_t times = quantizedConstant(n, {static_cast<float>(count)}, "_int8");
+    addOperation(Op::MUL, {m, times, scalar(n.name + "_fuse", 0)}, op.outputs, index, "times_count");
+  }
+
   void emitQuantized(size_t index) {
     const auto& op = in_.operations[index];
+    if (op.type == Op::REDUCE_SUM) {
+      emitSumAsMean(index, *summedCount(op));
+      return;
+    }
     if (auto sqrt = rsqrtOf_.find(index); sqrt != rsqrtOf_.end()) {
       operands()[in_.operations[sqrt->second].outputs[0]].lifetime = LifeTime::NO_VALUE;  // nothing writes it now
       addOperation(Op::RSQRT, {in_.operations[sqrt->second].inputs[0]}, op.outputs, index, "",
