@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 33> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 34> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<T, LowerFn>, 33> kOperations{{
     {T::LOGISTIC, lowerActivation},
     {T::TANH, lowerActivation},
     {T::RSQRT, lowerActivation},
+    {T::PRELU, lowerActivation},
     {T::SOFTMAX, lowerSoftmax},
     {T::RESHAPE, lowerReshape},
     {T::CONCATENATION, lowerConcatenation},

@@ -394,6 +394,19 @@ Tensor unary(CaseBuilder& cb, OperationType type, const Tensor& in) {
 // scales past that (MUL), so these operations do not apply to such tensors.
 constexpr float kMaxLutInputScale = 7.5f, kMaxSoftmaxBetaScale = 15.0f;
 
+// PRELU of one constant slope (LeakyReLU, nn.PReLU()): a lookup table of the reference kernel's
+// bytes, whatever the three quantizations. The slope's rank is 1 to the input's.
+Tensor prelu(CaseBuilder& cb, const Tensor& in) {
+  const nn::Dimensions one(cb.pick(1, static_cast<uint32_t>(in.dims.size())), 1);
+  const Tensor alpha = cb.constant(one, cb.quant());
+  const Quant out = cb.quant();
+  const Tensor t = cb.result(in.dims, out);
+  cb.operation(OperationType::PRELU, {in.operand, alpha.operand}, t);
+  cb.note(fmt::format("PRELU {} ({}) slope ({}) -> ({})", dimsText(in.dims), quantText(in.q), quantText(alpha.q),
+                      quantText(out)));
+  return t;
+}
+
 std::optional<Tensor> lutUnary(CaseBuilder& cb, OperationType type, const Tensor& in) {
   if (in.q.scale >= kMaxLutInputScale) return std::nullopt;
   return unary(cb, type, in);
@@ -638,6 +651,7 @@ const std::vector<OpKind>& opKinds() {
       {"LOGISTIC", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return lutUnary(cb, OperationType::LOGISTIC, t); }},
       {"TANH", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return lutUnary(cb, OperationType::TANH, t); }},
       {"RSQRT", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(unary(cb, OperationType::RSQRT, t)); }},
+      {"PRELU", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(prelu(cb, t)); }},
       {"SOFTMAX", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return softmax(cb, t); }},
       {"MEAN", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mean(cb, t)); }},
       {"PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, false)); }},

@@ -919,6 +919,15 @@ class FromTorch(unittest.TestCase):
         torch.manual_seed(0)
         self.whole_on_the_accelerator(Block().eval(), torch.randn(1, 3, 10, 10), "CONV_2D", 2)
 
+    def test_leaky_relu_and_prelu_in_int8(self):
+        """LeakyReLU (YOLOv3's, GAN discriminators') and nn.PReLU() of one slope are a lookup table on the vector
+        unit; nn.PReLU(C) imports as relu(x) + alpha * (x - relu(x)): every int8 layer on the accelerator (PRELU
+        stayed on the CPU)."""
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.LeakyReLU(0.1),
+                                  torch.nn.Conv2d(8, 8, 3), torch.nn.PReLU(), torch.nn.Conv2d(8, 4, 1), torch.nn.PReLU(4))
+        self.whole_on_the_accelerator(net.eval(), torch.randn(1, 3, 10, 10), "PRELU", 2)
+
     def test_attention_pooling_sums_in_int8(self):
         """A bidirectional GRU pooled by attention, (softmax(w) * y).sum(1): the sum (NNAPI's REDUCE_SUM has no
         8-bit form) quantizes as a MEAN times the count, so every int8 layer is on the accelerator."""

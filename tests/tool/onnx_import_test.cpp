@@ -425,8 +425,11 @@ TEST(OnnxImport, AnOpsetSixPReluSlopeOfChannelsGoesAlongAxisOne) {
     m.node("PRelu", {"x", "slope"}, {"y"}, "act");
     m.output("y", static_cast<int>(x.size()));
     const ImportedModel imported = m.import();
-    const auto& op = imported.model.main.operations.at(0);
-    EXPECT_EQ(op.type, nn::OperationType::PRELU);
+    // A slope by channel: relu(x) + alpha * (x - relu(x)), alpha the MUL's second operand.
+    const auto& op = imported.model.main.operations.at(2);
+    EXPECT_EQ(operationsOf(imported), (std::multiset<nn::OperationType>{nn::OperationType::RELU, nn::OperationType::SUB,
+                                                                        nn::OperationType::MUL, nn::OperationType::ADD}));
+    EXPECT_EQ(op.type, nn::OperationType::MUL);
     return std::make_pair(imported.model.main.operands[op.inputs[1]].dimensions, imported.notes);
   };
   const auto [image, notes] = prelu({"2", "3", "4", "5"}, {3});

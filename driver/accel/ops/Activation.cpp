@@ -1,5 +1,6 @@
-// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT and org.weft.accel's WEFT_GELU (exact or tanh form)
-// and WEFT_UNARY (EXP, LOG, SQRT, ABS, SIN, NEG, SOFTPLUS; 8-bit only)
+// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT, PRELU of one slope (LeakyReLU, nn.PReLU()) and
+// org.weft.accel's WEFT_GELU (exact or tanh form) and WEFT_UNARY (EXP, LOG, SQRT, ABS, SIN, NEG,
+// SOFTPLUS; 8-bit only)
 // on the vector unit (EltwiseLayer, kind lut): quant8
 // asymmetric or signed tensors of rank up to 4. The output of an 8-bit unary operation is a
 // function of the input byte alone, so the lookup table holds the reference kernel's output for
@@ -14,11 +15,13 @@
 // widest where the curve is flattest), inside NNAPI's float16 tolerance; GELU within 0.002 (its
 // curvature peaks at 0.8 at zero, where the pieces are narrowest; past |x| = 4 it is a line or 0).
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "EltwiseLayer.h"
 #include "Families.h"
 #include "ReferenceTables.h"
+#include "../ModelAccess.h"
 #include "weft/hw/fp16.h"
 #include "weft/kernels/CpuExecutor.h"
 #include "weft/kernels/Extensions.h"
@@ -129,9 +132,83 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
   return LoweredOperation(std::move(lo));
 }
 
+// PRELU whose slope is one constant value (LeakyReLU, PyTorch's nn.PReLU() of one parameter): its
+// output is a function of the input byte, a table the reference kernel fills; float16, two linear
+// pieces joined at 0. A slope by channel (nn.PReLU(C)) is not one function of the byte.
+nn::Result<LoweredOperation> lowerPrelu(const OperationReader& r, uint32_t index) {
+  if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
+    return r.fail("{}", valid.error().message);
+  }
+  const auto& op = r.op();
+  const auto& in = r.input(0);
+  const auto& alpha = r.input(1);
+  const auto& out = r.output(0);
+  if (nn::numberOfElements(alpha.dimensions) != 1) {
+    return r.fail("a slope of {} values (one by channel is not one function of the input byte)",
+                  nn::numberOfElements(alpha.dimensions));
+  }
+  const uint8_t* slope = constantBytes(r.model(), alpha);
+  if (slope == nullptr) return r.fail("its slope is given at execution: the model is compiled when it is");
+  const bool half = r.halfType(in);
+  if (half) {
+    NN_TRY(r.halfTensor(in, "input", 0, 4));
+  } else {
+    NN_TRY(r.quant8Tensor(in, "input", 0, 4));
+    if (!(out.scale > 0)) return r.fail("output scale must be positive");
+  }
+  NN_TRY(r.sameType(in, out, "input and output"));
+  NN_TRY(r.checkOutputDims(in.dimensions));
+  EltwiseMath m;
+  m.kind = hw::EltKind::kLut;
+  if (half) {
+    double a;
+    if (alpha.type == nn::OperandType::TENSOR_FLOAT16) {
+      uint16_t bits;
+      std::memcpy(&bits, slope, 2);
+      a = hw::fp::fp16Value(bits);
+    } else {
+      float f;
+      std::memcpy(&f, slope, 4);
+      a = f;
+    }
+    m.aType = ElementType::kFloat16;
+    m.lut = fp16Pieces([a](double x) { return x >= 0 ? x : a * x; });
+    m.clamp = *r.fp16Clamp(0);
+  } else {
+    const size_t bytes = alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM ||
+                                 alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+                             ? 1
+                             : 4;
+    nn::Operand one = alpha;  // as [1]: it broadcasts over the table's [256] whatever its rank
+    one.dimensions = {1};
+    auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
+                            {ConstantInput{one, std::vector<uint8_t>(slope, slope + bytes)}});
+    if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
+    m.aType = quant8(isSignedType(in.type));
+    m.lut = std::move(table).value();
+    const bool isSigned = isSignedType(out.type);
+    m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+  }
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = op.type;
+  layer->valueType = m.aType;
+  layer->math = std::move(m);
+  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
+  ImageShape shape = paddedImage(in.dimensions);
+  if (half) shape.channels *= 2;  // two bytes a value
+  layer->inputs = {{op.inputs[0], shape, layout}};
+  layer->outputs = {{op.outputs[0], shape, layout}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = in.dimensions;
+  return LoweredOperation(std::move(lo));
+}
+
 }  // namespace
 
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool) {
+  if (r.op().type == nn::OperationType::PRELU) return lowerPrelu(r, index);
   const auto& op = r.op();
   if (isGelu(r) || isUnary(r)) {
     // An extension operation: its operand rules are the reference kernel's, so that both devices

@@ -13,7 +13,7 @@ namespace weft::accel {
 nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const nn::Operand& input,
                                             const nn::Operand& output, const std::vector<int32_t>& scalars,
                                             const std::vector<nn::ExtensionNameAndPrefix>& extensions,
-                                            const nn::Dimensions& dims) {
+                                            const nn::Dimensions& dims, const std::vector<ConstantInput>& constants) {
   using L = nn::Operand::LifeTime;
   nn::Model model;
   model.extensionNameToPrefix = extensions;
@@ -26,6 +26,16 @@ nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const n
   out.location = {};
   model.main.operands = {in, out};
   nn::Operation op{operation, {0}, {1}};
+  for (const ConstantInput& c : constants) {
+    nn::Operand t = c.operand;
+    t.lifetime = L::CONSTANT_COPY;
+    t.location = {};
+    t.location.offset = static_cast<uint32_t>(model.operandValues.size());
+    t.location.length = static_cast<uint32_t>(c.bytes.size());
+    model.operandValues.insert(model.operandValues.end(), c.bytes.begin(), c.bytes.end());
+    op.inputs.push_back(static_cast<uint32_t>(model.main.operands.size()));
+    model.main.operands.push_back(t);
+  }
   for (int32_t s : scalars) {
     nn::Operand scalar;
     scalar.type = nn::OperandType::INT32;

@@ -21,10 +21,17 @@ namespace weft::accel {
 // operation's type is read with `extensions`, the prefixes of the model it comes from. `dims`
 // (256 elements) shapes the tensor for an operation that wants another rank (a 1x1 image of 256
 // channels for a resize).
+// `constants` are constant tensor inputs that come right after input 0 (PRELU's one slope), each
+// an operand and its bytes.
+struct ConstantInput {
+  nn::Operand operand;
+  std::vector<uint8_t> bytes;
+};
 nn::Result<std::vector<int32_t>> unaryTable(nn::OperationType operation, const nn::Operand& input,
                                             const nn::Operand& output, const std::vector<int32_t>& scalars = {},
                                             const std::vector<nn::ExtensionNameAndPrefix>& extensions = {},
-                                            const nn::Dimensions& dims = {256});
+                                            const nn::Dimensions& dims = {256},
+                                            const std::vector<ConstantInput>& constants = {});
 
 struct SoftmaxTable {
   std::vector<int32_t> exp;  // entry d: exp(-d * beta * scale) as the reference computes it (Q0.31)

@@ -264,8 +264,26 @@ void convertPRelu(const Node& node, Lowering& l) {
   onlyAttributes(node, {});
   requireFloat(node, l, node.input(0));
   // NNAPI broadcasts alpha to the input (numpy rules), as ONNX's unidirectional broadcast does.
-  broadcastShapes(shapeOf(l, node.input(0)), shapeOf(l, node.input(1)), node);
-  l.add(Op::PRELU, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
+  const Shape& x = shapeOf(l, node.input(0));
+  broadcastShapes(x, shapeOf(l, node.input(1)), node);
+  if (!l.isConstant(node.input(1)) || l.constant(node.input(1)).size() <= 1) {
+    // One slope: an 8-bit PRELU is a function of the input byte, which the accelerator looks up.
+    l.add(Op::PRELU, {in(node, l, 0), in(node, l, 1)}, {l.output(node, 0)});
+    return;
+  }
+  // A slope by channel (nn.PReLU(C)) is relu(x) + alpha * (x - relu(x)), exactly PRELU's value in
+  // float (x - relu(x) is x or 0), and operations int8 keeps on the accelerator, where PRELU of
+  // many slopes is no one table.
+  const std::string name = node.output(0);
+  const nn::OperandType type = l.nn().operand(l.operand(node.input(0))).type;
+  const uint32_t input = in(node, l, 0), fuse = l.nn().scalarInt32(kFuseNone);
+  const uint32_t positive = l.temporary(type, x, name + "_positive");
+  l.add(Op::RELU, {input}, {positive});
+  const uint32_t negative = l.temporary(type, x, name + "_negative");
+  l.add(Op::SUB, {input, positive, fuse}, {negative});
+  const uint32_t sloped = l.temporary(type, x, name + "_sloped");
+  l.add(Op::MUL, {negative, in(node, l, 1), fuse}, {sloped});
+  l.add(Op::ADD, {positive, sloped, fuse}, {l.output(node, 0)});
 }
 
 void convertClip(const Node& node, Lowering& l) {
