@@ -65,7 +65,7 @@ bool isAcceleratorCase(const TestModel& model) {
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
       T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT,
-      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH};
+      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH, T::PRELU};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -81,6 +81,12 @@ bool isAcceleratorCase(const TestModel& model) {
     }
     if (!copyParametersConstant(model, op)) return false;
     if (op.type == T::RESIZE_BILINEAR && !bilinearInSixteenths(model, op)) return false;
+    if (op.type == T::PRELU) {  // one constant slope: a lookup table (the corpus's slopes are by channel)
+      const auto& alpha = model.main.operands[op.inputs.at(1)];
+      const bool constant = alpha.lifetime == nn::Operand::LifeTime::CONSTANT_COPY ||
+                            alpha.lifetime == nn::Operand::LifeTime::CONSTANT_REFERENCE;
+      if (!constant || nn::numberOfElements(alpha.dimensions) != 1) return false;
+    }
   }
   return true;
 }

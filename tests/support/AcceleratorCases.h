@@ -4,7 +4,8 @@
 // the array; TRANSPOSE, SLICE, GATHER and RESIZE_NEAREST_NEIGHBOR with constant parameters on the
 // vector unit; RESIZE_BILINEAR with constant parameters whose weights are whole sixteenths;
 // TRANSPOSE_CONV_2D with constant filter, bias and parameters on the array; DEPTH_TO_SPACE and
-// SPACE_TO_DEPTH with a constant block, strided copies) on 8-bit
+// SPACE_TO_DEPTH with a constant block, strided copies; PRELU of one constant slope, a lookup
+// table) on 8-bit
 // quantized data (each operation's first input and its outputs; int32 tensors only as
 // parameters: biases, shapes, paddings, axes), no control flow. Both conformance suites (the
 // C API's and the HAL's) take this set.
