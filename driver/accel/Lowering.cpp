@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 34> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 35> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -52,6 +52,7 @@ constexpr std::array<std::pair<T, LowerFn>, 34> kOperations{{
     {T::TRANSPOSE_CONV_2D, lowerTransposeConv2d},
     {T::DEPTH_TO_SPACE, lowerDepthToSpace},
     {T::SPACE_TO_DEPTH, lowerSpaceToDepth},
+    {T::MIRROR_PAD, lowerMirrorPad},
 }};
 
 // And one per operation of the org.weft.accel extension (weft/WeftExtension.h) it runs.

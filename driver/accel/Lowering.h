@@ -153,7 +153,7 @@ inline bool isStridedCopy(nn::OperationType t) {
   return t == nn::OperationType::TRANSPOSE || t == nn::OperationType::CHANNEL_SHUFFLE || t == nn::OperationType::SLICE ||
          t == nn::OperationType::STRIDED_SLICE || t == nn::OperationType::GATHER ||
          t == nn::OperationType::RESIZE_NEAREST_NEIGHBOR || t == nn::OperationType::DEPTH_TO_SPACE ||
-         t == nn::OperationType::SPACE_TO_DEPTH;
+         t == nn::OperationType::SPACE_TO_DEPTH || t == nn::OperationType::MIRROR_PAD;
 }
 
 }  // namespace weft::accel

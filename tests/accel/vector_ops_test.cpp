@@ -478,6 +478,31 @@ Tensor pad(CaseBuilder& cb, const Tensor& in, bool v2) {
   return t;
 }
 
+// MIRROR_PAD, REFLECT or SYMMETRIC: up to two axes padded by up to 3 each side (within the mode's
+// limit), a box a mirrored index; more boxes than the driver takes are refused, not wrong.
+Tensor mirrorPad(CaseBuilder& cb, const Tensor& in) {
+  const bool symmetric = cb.chance(50);
+  std::vector<int32_t> paddings;
+  nn::Dimensions out = in.dims;
+  uint32_t paddedAxes = 0;
+  for (size_t d = 0; d < in.dims.size(); ++d) {
+    const int32_t most = std::min(3, static_cast<int32_t>(in.dims[d]) - (symmetric ? 0 : 1));
+    const bool padded = paddedAxes < 2 && most > 0 && cb.chance(60);
+    paddedAxes += padded ? 1 : 0;
+    const int32_t before = padded ? cb.pickInt(0, most) : 0, after = padded ? cb.pickInt(0, most) : 0;
+    paddings.push_back(before);
+    paddings.push_back(after);
+    out[d] += static_cast<uint32_t>(before + after);
+  }
+  const Tensor t = cb.result(out, in.q);
+  cb.operation(OperationType::MIRROR_PAD,
+               {in.operand, cb.int32Tensor({static_cast<uint32_t>(in.dims.size()), 2}, paddings), cb.int32(symmetric ? 1 : 0)},
+               t);
+  cb.note(fmt::format("MIRROR_PAD {} {} paddings {} ({})", symmetric ? "SYMMETRIC" : "REFLECT", dimsText(in.dims),
+                      fmt::join(paddings, ","), quantText(in.q)));
+  return t;
+}
+
 Tensor concatenationOf(CaseBuilder& cb, const std::vector<Tensor>& ins, int32_t axis) {
   const int32_t rank = static_cast<int32_t>(ins[0].dims.size());
   const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
@@ -656,6 +681,7 @@ const std::vector<OpKind>& opKinds() {
       {"MEAN", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mean(cb, t)); }},
       {"PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, false)); }},
       {"PAD_V2", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, true)); }},
+      {"MIRROR_PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mirrorPad(cb, t)); }},
       {"CONCATENATION", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(concatenation(cb, t)); }},
       {"RESHAPE", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(reshape(cb, t)); }},
       {"RESIZE_NEAREST", 4, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool nchw) { return resizeNearest(cb, t, nchw); }},

@@ -32,6 +32,7 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
     case T::TRANSPOSE_CONV_2D:  // each phase takes its own taps of the filter at compilation
     case T::DEPTH_TO_SPACE:
     case T::SPACE_TO_DEPTH:
+    case T::MIRROR_PAD:
       return std::all_of(op.inputs.begin() + 1, op.inputs.end(), fixed);
     default:
       return true;
@@ -65,7 +66,7 @@ bool isAcceleratorCase(const TestModel& model) {
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
       T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT,
-      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH, T::PRELU};
+      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH, T::PRELU, T::MIRROR_PAD};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -141,6 +142,7 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::RESIZE_NEAREST_NEIGHBOR:
       case T::DEPTH_TO_SPACE:
       case T::SPACE_TO_DEPTH:
+      case T::MIRROR_PAD:
         if (!copyParametersConstant(model, op)) return false;
         break;
       default:

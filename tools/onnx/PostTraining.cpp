@@ -89,6 +89,7 @@ Rule ruleOf(Op type) {
     case Op::REDUCE_MAX:
     case Op::REDUCE_MIN:
     case Op::CHANNEL_SHUFFLE:
+    case Op::MIRROR_PAD:
       return Rule::kSameAsInput;
     case Op::SOFTMAX:
     case Op::LOGISTIC:

@@ -48,6 +48,9 @@ nn::Result<LoweredOperation> lowerResizeNearest(const OperationReader& r, uint32
 // DEPTH_TO_SPACE and SPACE_TO_DEPTH: strided copies of the blocks (ops/Transpose.cpp).
 nn::Result<LoweredOperation> lowerDepthToSpace(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerSpaceToDepth(const OperationReader& r, uint32_t index, bool withValues);
+// MIRROR_PAD (REFLECT or SYMMETRIC, constant paddings): the input copied into the output's middle
+// and each padded row, column or plane copied from the one it mirrors (ops/Transpose.cpp).
+nn::Result<LoweredOperation> lowerMirrorPad(const OperationReader& r, uint32_t index, bool withValues);
 // TRANSPOSE_CONV_2D: a CONV_2D layer a phase of its output (ops/TransposeConvolution.cpp).
 nn::Result<LoweredOperation> lowerTransposeConv2d(const OperationReader& r, uint32_t index, bool withValues);
 // RESIZE_BILINEAR (8-bit) whose weights are whole sixteenths: a depthwise window a phase of its

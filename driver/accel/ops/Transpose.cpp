@@ -4,8 +4,10 @@
 // CHANNEL_SHUFFLE: constant groups and axis; the axis seen as [groups, C / groups] is transposed
 // (ShuffleNet's channel shuffle). DEPTH_TO_SPACE and SPACE_TO_DEPTH: a constant block size, NHWC
 // or NCHW; the channels seen as [block, block, C] (NNAPI's DCR order) and moved beside the rows
-// and columns they come from or go to (super-resolution's pixel shuffle). The output keeps the
-// input's quantization (NNAPI requires it), so the copy moves bytes unchanged.
+// and columns they come from or go to (super-resolution's pixel shuffle). MIRROR_PAD: the
+// reflection padding of style transfer and CycleGAN generators, a box per mirrored row, column or
+// plane. The output keeps the input's quantization (NNAPI requires it), so the copy moves bytes
+// unchanged.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -128,6 +130,71 @@ nn::Result<LoweredOperation> lowerBlockMove(const OperationReader& r, uint32_t i
 }
 
 }  // namespace
+
+// A box is the product of one segment of each axis: the output's middle (the input's run, in
+// order) or one padded index (the single input index it mirrors). More than this many boxes (pads
+// of more than three on two axes) would be slower than the CPU's copy.
+constexpr size_t kMaxMirrorBoxes = 64;
+
+nn::Result<LoweredOperation> lowerMirrorPad(const OperationReader& r, uint32_t index, bool /*withValues*/) {
+  NN_TRY(checkCopiedOperands(r));
+  const nn::Dimensions& dims = r.input(0).dimensions;
+  const size_t rank = dims.size();
+  auto pads = r.int32Tensor(1, "the paddings");
+  if (!pads.ok()) return pads.error();
+  if (pads->size() != 2 * rank) return r.fail("{} paddings for rank {}", pads->size(), rank);
+  auto mode = r.int32Param(2, "mode");
+  if (!mode.ok()) return mode.error();
+  if (*mode != 0 && *mode != 1) return r.fail("mode {} is neither REFLECT (0) nor SYMMETRIC (1)", *mode);
+  const bool symmetric = *mode == 1;
+  struct Segment {
+    uint32_t out, in, size;  // output start, input start, length
+  };
+  std::vector<std::vector<Segment>> segments(rank);
+  nn::Dimensions outDims(rank);
+  size_t boxes = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    const int32_t before = (*pads)[2 * a], after = (*pads)[2 * a + 1];
+    const auto n = static_cast<int32_t>(dims[a]);
+    const int32_t most = symmetric ? n : n - 1;
+    if (before < 0 || after < 0 || before > most || after > most) {
+      return r.fail("paddings {} and {} of an axis of {} ({} at most in {} mode)", before, after, n, most,
+                    symmetric ? "SYMMETRIC" : "REFLECT");
+    }
+    auto& s = segments[a];
+    for (int32_t j = 0; j < before; ++j) {  // output j mirrors input (before - j), or (before - 1 - j)
+      s.push_back({static_cast<uint32_t>(j), static_cast<uint32_t>(symmetric ? before - 1 - j : before - j), 1});
+    }
+    s.push_back({static_cast<uint32_t>(before), 0, static_cast<uint32_t>(n)});
+    for (int32_t k = 0; k < after; ++k) {  // output before + n + k mirrors input n - 2 - k, or n - 1 - k
+      s.push_back({static_cast<uint32_t>(before + n + k), static_cast<uint32_t>(symmetric ? n - 1 - k : n - 2 - k), 1});
+    }
+    outDims[a] = static_cast<uint32_t>(before + n + after);
+    boxes *= s.size();
+  }
+  if (boxes > kMaxMirrorBoxes) return r.fail("{} copies (pads of this size on several axes; at most {})", boxes, kMaxMirrorBoxes);
+  const uint32_t valueBytes = bytesPerElement(r.valueType(r.input(0)));
+  const std::vector<uint64_t> inStrides = denseStrides(dims, valueBytes), outStrides = denseStrides(outDims, valueBytes);
+  std::vector<CopyBox> copies;
+  std::vector<size_t> at(rank, 0);  // the segment of each axis, an odometer
+  for (size_t b = 0; b < boxes; ++b) {
+    CopyBox box;
+    for (size_t a = 0; a < rank; ++a) {
+      const Segment& g = segments[a][at[a]];
+      box.inputOffset += g.in * inStrides[a];
+      box.outputOffset += g.out * outStrides[a];
+      box.axes.push_back({g.size, inStrides[a], outStrides[a]});
+    }
+    copies.push_back(std::move(box));
+    for (size_t a = rank; a-- > 0;) {
+      if (++at[a] < segments[a].size()) break;
+      at[a] = 0;
+    }
+  }
+  return lowerToCopies(r, index, std::move(copies), std::move(outDims),
+                       fmt::format("{} pad {} ({})", symmetric ? "symmetric" : "reflect", fmt::join(dims, "x"),
+                                   fmt::join(*pads, ",")));
+}
 
 nn::Result<LoweredOperation> lowerDepthToSpace(const OperationReader& r, uint32_t index, bool /*withValues*/) {
   return lowerBlockMove(r, index, true);
