@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 35> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 37> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -37,6 +37,8 @@ constexpr std::array<std::pair<T, LowerFn>, 35> kOperations{{
     {T::TANH, lowerActivation},
     {T::RSQRT, lowerActivation},
     {T::PRELU, lowerActivation},
+    {T::MAXIMUM, lowerActivation},
+    {T::MINIMUM, lowerActivation},
     {T::SOFTMAX, lowerSoftmax},
     {T::RESHAPE, lowerReshape},
     {T::CONCATENATION, lowerConcatenation},

@@ -407,6 +407,21 @@ Tensor prelu(CaseBuilder& cb, const Tensor& in) {
   return t;
 }
 
+// MAXIMUM or MINIMUM of a value and a one-value constant, either side (Clip's bounds): a lookup
+// table of the reference kernel's bytes.
+Tensor bound(CaseBuilder& cb, OperationType type, const Tensor& in) {
+  const nn::Dimensions one(cb.pick(1, static_cast<uint32_t>(in.dims.size())), 1);
+  const Tensor c = cb.constant(one, cb.quant());
+  const Quant out = cb.quant();
+  const Tensor t = cb.result(in.dims, out);
+  const bool constantFirst = cb.chance(30);
+  cb.operation(type, constantFirst ? std::vector<uint32_t>{c.operand, in.operand} : std::vector<uint32_t>{in.operand, c.operand},
+               t);
+  cb.note(fmt::format("{} {} ({}) and a constant ({}){} -> ({})", nn::toString(type), dimsText(in.dims), quantText(in.q),
+                      quantText(c.q), constantFirst ? " first" : "", quantText(out)));
+  return t;
+}
+
 std::optional<Tensor> lutUnary(CaseBuilder& cb, OperationType type, const Tensor& in) {
   if (in.q.scale >= kMaxLutInputScale) return std::nullopt;
   return unary(cb, type, in);
@@ -677,6 +692,8 @@ const std::vector<OpKind>& opKinds() {
       {"TANH", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return lutUnary(cb, OperationType::TANH, t); }},
       {"RSQRT", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(unary(cb, OperationType::RSQRT, t)); }},
       {"PRELU", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(prelu(cb, t)); }},
+      {"MAXIMUM", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(bound(cb, OperationType::MAXIMUM, t)); }},
+      {"MINIMUM", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(bound(cb, OperationType::MINIMUM, t)); }},
       {"SOFTMAX", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return softmax(cb, t); }},
       {"MEAN", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mean(cb, t)); }},
       {"PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, false)); }},

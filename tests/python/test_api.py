@@ -928,6 +928,21 @@ class FromTorch(unittest.TestCase):
                                   torch.nn.Conv2d(8, 8, 3), torch.nn.PReLU(), torch.nn.Conv2d(8, 4, 1), torch.nn.PReLU(4))
         self.whole_on_the_accelerator(net.eval(), torch.randn(1, 3, 10, 10), "PRELU", 2)
 
+    def test_clamps_in_int8(self):
+        """Hardtanh, clamp and CELU's max(x, 0) and min(0, ...): a MAXIMUM or MINIMUM by a one-value constant is a
+        lookup table on the vector unit, so every int8 layer is on the accelerator (they stayed float on the CPU)."""
+        class Clamps(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+            def forward(self, x):
+                y = torch.nn.functional.hardtanh(self.conv(x), -0.5, 0.5)
+                return torch.nn.functional.celu(y.clamp(-0.3, 0.7) * 4)
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(Clamps().eval(), torch.randn(1, 3, 8, 8), "CONV_2D", 1)
+
     def test_attention_pooling_sums_in_int8(self):
         """A bidirectional GRU pooled by attention, (softmax(w) * y).sum(1): the sum (NNAPI's REDUCE_SUM has no
         8-bit form) quantizes as a MEAN times the count, so every int8 layer is on the accelerator."""

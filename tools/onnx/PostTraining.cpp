@@ -333,6 +333,7 @@ class Quantizer {
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
     if (op.type == Op::REDUCE_SUM && summedCount(op)) rule = Rule::kCalibrated;  // a MEAN times the count
+    if ((op.type == Op::MAXIMUM || op.type == Op::MINIMUM) && boundedByAConstant(op)) rule = Rule::kCalibrated;
     if (rsqrtOf_.count(i) != 0) rule = Rule::kCalibrated;  // an RSQRT
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
       auto q = quant_.find(op.inputs.at(0));
@@ -534,6 +535,14 @@ class Quantizer {
     }
     addOperation(op.type, inputs, outputs, index, "");
     for (auto [f, q] : requantize) addOperation(Op::QUANTIZE, {f}, {q}, index, "quantize");
+  }
+
+  // MAXIMUM or MINIMUM of a computed value and a constant (Clip's bounds): quantized, the constant
+  // over its own range (the accelerator looks a one-value bound up in a table).
+  bool boundedByAConstant(const test::TestOperation& op) const {
+    if (op.inputs.size() != 2) return false;
+    const bool first = isConstant(in_.operands[op.inputs[0]]), second = isConstant(in_.operands[op.inputs[1]]);
+    return first != second;
   }
 
   // REDUCE_SUM of constant axes: how many values each sum adds; nullopt otherwise.

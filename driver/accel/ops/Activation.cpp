@@ -1,4 +1,5 @@
-// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT, PRELU of one slope (LeakyReLU, nn.PReLU()) and
+// RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT, PRELU of one slope (LeakyReLU, nn.PReLU()),
+// MAXIMUM and MINIMUM by a one-value constant (8-bit) and
 // org.weft.accel's WEFT_GELU (exact or tanh form) and WEFT_UNARY (EXP, LOG, SQRT, ABS, SIN, NEG,
 // SOFTPLUS; 8-bit only)
 // on the vector unit (EltwiseLayer, kind lut): quant8
@@ -132,6 +133,53 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
   return LoweredOperation(std::move(lo));
 }
 
+// MAXIMUM or MINIMUM of a value and a one-value constant (Clip's bounds: Hardtanh, clamp, the max(x,
+// 0) of CELU and SELU), on 8-bit values: a function of the input byte, a table the reference
+// kernel fills (the constant either side).
+nn::Result<LoweredOperation> lowerBound(const OperationReader& r, uint32_t index) {
+  if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
+    return r.fail("{}", valid.error().message);
+  }
+  const auto& op = r.op();
+  const bool firstConstant = constantBytes(r.model(), r.input(0)) != nullptr;
+  const uint32_t x = firstConstant ? 1 : 0;
+  const auto& in = r.input(x);
+  const auto& bound = r.input(1 - x);
+  const auto& out = r.output(0);
+  const uint8_t* value = constantBytes(r.model(), bound);
+  if (value == nullptr || nn::numberOfElements(bound.dimensions) != 1) {
+    return r.fail("of two tensors (a one-value constant bound is a lookup table; two tensors are not)");
+  }
+  NN_TRY(r.quant8Tensor(in, "input", 0, 4));
+  NN_TRY(r.sameType(in, out, "input and output"));
+  if (!(out.scale > 0)) return r.fail("output scale must be positive");
+  NN_TRY(r.checkOutputDims(in.dimensions));
+  nn::Operand one = bound;  // as [1]: it broadcasts over the table's [256] whatever its rank
+  one.dimensions = {1};
+  // The table's input 0 is the value; a constant first operand goes second (both commute).
+  auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
+                          {ConstantInput{one, std::vector<uint8_t>(value, value + 1)}});
+  if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
+  EltwiseMath m;
+  m.kind = hw::EltKind::kLut;
+  m.aType = quant8(isSignedType(in.type));
+  m.lut = std::move(table).value();
+  const bool isSigned = isSignedType(out.type);
+  m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = op.type;
+  layer->valueType = m.aType;
+  layer->math = std::move(m);
+  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
+  layer->inputs = {{op.inputs[x], paddedImage(in.dimensions), layout}};
+  layer->outputs = {{op.outputs[0], paddedImage(in.dimensions), layout}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = in.dimensions;
+  return LoweredOperation(std::move(lo));
+}
+
 // PRELU whose slope is one constant value (LeakyReLU, PyTorch's nn.PReLU() of one parameter): its
 // output is a function of the input byte, a table the reference kernel fills; float16, two linear
 // pieces joined at 0. A slope by channel (nn.PReLU(C)) is not one function of the byte.
@@ -209,6 +257,7 @@ nn::Result<LoweredOperation> lowerPrelu(const OperationReader& r, uint32_t index
 
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool) {
   if (r.op().type == nn::OperationType::PRELU) return lowerPrelu(r, index);
+  if (r.op().type == nn::OperationType::MAXIMUM || r.op().type == nn::OperationType::MINIMUM) return lowerBound(r, index);
   const auto& op = r.op();
   if (isGelu(r) || isUnary(r)) {
     // An extension operation: its operand rules are the reference kernel's, so that both devices
