@@ -928,6 +928,14 @@ class FromTorch(unittest.TestCase):
                                   torch.nn.Conv2d(8, 8, 3), torch.nn.PReLU(), torch.nn.Conv2d(8, 4, 1), torch.nn.PReLU(4))
         self.whole_on_the_accelerator(net.eval(), torch.randn(1, 3, 10, 10), "PRELU", 2)
 
+    def test_replication_and_reflection_padding(self):
+        """ReplicationPad2d (ONNX's edge mode, which NNAPI lacks: the first and last slices concatenated) and
+        ReflectionPad2d (MIRROR_PAD, a copy a mirrored row or column): every int8 layer on the accelerator."""
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.ReplicationPad2d((1, 2, 2, 0)), torch.nn.Conv2d(3, 8, 3),
+                                  torch.nn.ReflectionPad2d(1), torch.nn.Conv2d(8, 4, 3))
+        self.whole_on_the_accelerator(net.eval(), torch.randn(1, 3, 9, 7), "CONV_2D", 2)
+
     def test_clamps_in_int8(self):
         """Hardtanh, clamp and CELU's max(x, 0) and min(0, ...): a MAXIMUM or MINIMUM by a one-value constant is a
         lookup table on the vector unit, so every int8 layer is on the accelerator (they stayed float on the CPU)."""

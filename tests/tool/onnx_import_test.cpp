@@ -684,6 +684,30 @@ TEST(OnnxImport, AWhereOfAConstantMaskIsAnAddOfIt) {
   EXPECT_EQ(operationsOf(where(-1e4f, false)).count(nn::OperationType::SELECT), 1u);
 }
 
+// Edge padding (NNAPI has none): along each padded axis the first and last slices concatenated
+// before and after the value, as often as it is padded; the last axis writes the output.
+TEST(OnnxImport, EdgePaddingIsSlicesConcatenated) {
+  Graph m(13);
+  m.input("x", {"1", "2", "3", "4"});
+  m.int64s("pads", {0, 0, 2, 0, 0, 0, 1, 3});
+  auto* pad = m.node("Pad", {"x", "pads"}, {"y"}, "replicate");
+  auto* a = pad->add_attribute();
+  a->set_name("mode");
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s("edge");
+  m.output("y", 4);
+  const ImportedModel imported = m.import();
+  using Op = nn::OperationType;
+  // Rows: a first and a last slice; columns: only a last one (padded after).
+  EXPECT_EQ(operationsOf(imported),
+            (std::multiset<Op>{Op::SLICE, Op::SLICE, Op::CONCATENATION, Op::SLICE, Op::CONCATENATION}));
+  const auto& main = imported.model.main;
+  EXPECT_EQ(main.operations.back().inputs.size(), 1u + 3u + 1u);  // the value, the last column three times, the axis
+  EXPECT_EQ(main.operands[main.outputIndexes.at(0)].dimensions, (std::vector<uint32_t>{1, 2, 6, 7}));
+  pad->mutable_attribute(0)->set_s("wrap");
+  EXPECT_NE(importError(m).find("mode 'wrap'"), std::string::npos);
+}
+
 // masked_fill(mask, -1e4 or -1e9) before a softmax over the masked axis is an ADD of the mask
 // (its exp underflows to 0 either way); a row masked whole, or another reader, keeps SELECT.
 TEST(OnnxImport, AMaskedFillBeforeASoftmaxIsAnAddOfTheMask) {

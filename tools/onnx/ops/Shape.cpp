@@ -262,7 +262,50 @@ void convertPad(const Node& node, Lowering& l) {
     l.add(Op::MIRROR_PAD, {input, paddings, l.nn().scalarInt32(0)}, {out});
     return;
   }
-  if (mode != "constant") throw ImportError(node.error("mode '" + mode + "' (NNAPI pads with a constant or reflects)"));
+  if (mode == "edge") {
+    // NNAPI has no edge padding: along each padded axis in turn, the first and last slices
+    // concatenated before and after the value as many times as the axis is padded (SLICE and
+    // CONCATENATION, which the accelerator copies; ReplicationPad2d).
+    if (rank > 4) throw ImportError(node.error("edge padding of a rank-" + std::to_string(rank) + " value"));
+    Shape shape = shapeOf(l, node.input(0));
+    uint32_t current = input;
+    size_t last = rank;
+    for (size_t d = 0; d < rank; ++d) {
+      if (pairs[2 * d] + pairs[2 * d + 1] > 0) last = d;
+    }
+    if (last == rank) {  // nothing padded
+      reshapeTo(l, input, shapeOf(l, node.output(0)), out);
+      return;
+    }
+    for (size_t d = 0; d <= last; ++d) {
+      const int32_t before = pairs[2 * d], after = pairs[2 * d + 1];
+      if (before + after == 0) continue;
+      const std::string name = fmt::format("{}_edge{}", node.output(0), d);
+      const auto edge = [&](int64_t at, const std::string& what) {
+        std::vector<int32_t> begin(rank, 0), size(shape.begin(), shape.end());
+        begin[d] = static_cast<int32_t>(at);
+        size[d] = 1;
+        Shape sliced = shape;
+        sliced[d] = 1;
+        const uint32_t e = temporaryLike(l, current, sliced, name + what);
+        l.add(Op::SLICE, {current, l.nn().int32Vector(begin), l.nn().int32Vector(size)}, {e});
+        return e;
+      };
+      std::vector<uint32_t> parts;
+      if (before > 0) parts.insert(parts.end(), static_cast<size_t>(before), edge(0, "_first"));
+      parts.push_back(current);
+      if (after > 0) parts.insert(parts.end(), static_cast<size_t>(after), edge(shape[d] - 1, "_last"));
+      shape[d] += before + after;
+      const uint32_t next = d == last ? out : temporaryLike(l, current, shape, name);
+      parts.push_back(l.nn().scalarInt32(static_cast<int32_t>(d)));
+      l.add(Op::CONCATENATION, parts, {next});
+      current = next;
+    }
+    return;
+  }
+  if (mode != "constant") {
+    throw ImportError(node.error("mode '" + mode + "' (NNAPI pads with a constant, reflects, or, here, repeats the edge)"));
+  }
   float value = node.opset() < 11 ? node.attrFloat("value", 0.0f) : 0.0f;
   if (node.opset() >= 11 && node.hasInput(2)) value = static_cast<float>(constantInput(node, l, 2, "constant_value").asDouble(0));
   requireFloat(node, l, node.input(0));
