@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ByteFunction.h"
 #include "ElementwiseShapes.h"
 #include "weft/kernels/Extensions.h"
 #include "weft/kernels/Float16.h"
@@ -33,28 +34,6 @@ namespace {
 float geluFloat(float x, bool tanhForm) {
   if (!tanhForm) return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
   return 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-}
-
-template <typename T>
-T requantized(T q, const Shape& in, const Shape& out, bool tanhForm) {
-  const double x = (static_cast<double>(q) - in.offset) * static_cast<double>(in.scale);
-  const double y = std::round(gelu(x, tanhForm) / static_cast<double>(out.scale)) + out.offset;  // half away from 0
-  return static_cast<T>(std::clamp<double>(y, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-}
-
-template <typename T>
-void executeQuantized(IOperationExecutionContext* context, bool tanhForm) {
-  const Shape in = context->getInputShape(kInput), out = context->getOutputShape(kOutput);
-  // One table of the 256 input bytes, then a lookup per element: what the vector unit does too.
-  T table[256];
-  for (int b = 0; b < 256; ++b) {
-    const T q = static_cast<T>(std::numeric_limits<T>::min() + b);
-    table[b] = requantized(q, in, out, tanhForm);
-  }
-  const T* x = context->getInputBuffer<T>(kInput);
-  T* y = context->getOutputBuffer<T>(kOutput);
-  const size_t n = getNumberOfElements(in);
-  for (size_t i = 0; i < n; ++i) y[i] = table[static_cast<int>(x[i]) - std::numeric_limits<T>::min()];
 }
 
 bool tanhFormOf(const IOperationExecutionContext* context) {
@@ -97,31 +76,10 @@ Status prepare(IOperationExecutionContext* context) {
 }
 
 Status execute(IOperationExecutionContext* context) {
-  const Shape in = context->getInputShape(kInput);
-  const size_t n = getNumberOfElements(in);
   const bool tanhForm = tanhFormOf(context);
-  switch (in.type) {
-    case OperandType::TENSOR_FLOAT32: {
-      const float* x = context->getInputBuffer<float>(kInput);
-      float* y = context->getOutputBuffer<float>(kOutput);
-      for (size_t i = 0; i < n; ++i) y[i] = geluFloat(x[i], tanhForm);
-      return {};
-    }
-    case OperandType::TENSOR_FLOAT16: {
-      const Float16* x = context->getInputBuffer<Float16>(kInput);
-      Float16* y = context->getOutputBuffer<Float16>(kOutput);
-      for (size_t i = 0; i < n; ++i) y[i] = static_cast<Float16>(geluFloat(static_cast<float>(x[i]), tanhForm));
-      return {};
-    }
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      executeQuantized<uint8_t>(context, tanhForm);
-      return {};
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      executeQuantized<int8_t>(context, tanhForm);
-      return {};
-    default:
-      return NN_ERROR(BAD_DATA) << "unsupported input type " << toString(in.type);
-  }
+  return byte_function::execute(
+      context, kInput, kOutput, [tanhForm](double x) { return gelu(x, tanhForm); },
+      [tanhForm](float x) { return geluFloat(x, tanhForm); });
 }
 
 }  // namespace weft::nn::weft_gelu

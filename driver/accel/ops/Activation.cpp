@@ -102,6 +102,38 @@ nn::Result<std::function<double(double)>> fp16Function(const OperationReader& r,
   }
 }
 
+// The lookup layer of `m` reading operand `input` of `dims` (binary16 when m.aType is) into the
+// operation's output 0.
+LoweredOperation lookupLayer(const OperationReader& r, uint32_t index, uint32_t input, const nn::Dimensions& dims,
+                             EltwiseMath m) {
+  auto layer = std::make_shared<EltwiseLayer>();
+  layer->operationIndex = index;
+  layer->type = r.op().type;
+  layer->valueType = m.aType;
+  const bool half = m.aType == ElementType::kFloat16;
+  layer->math = std::move(m);
+  const DataLayout layout = dims.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
+  ImageShape shape = paddedImage(dims);
+  if (half) shape.channels *= 2;  // two bytes a value
+  layer->inputs = {{input, shape, layout}};
+  layer->outputs = {{r.op().outputs[0], shape, layout}};
+  LoweredLayer lo;
+  lo.work = std::move(layer);
+  lo.outputDims = dims;
+  return LoweredOperation(std::move(lo));
+}
+
+// An 8-bit table's math: `table` looked up, the output's whole range.
+EltwiseMath quant8Lookup(const nn::Operand& in, const nn::Operand& out, std::vector<int32_t> table) {
+  EltwiseMath m;
+  m.kind = hw::EltKind::kLut;
+  m.aType = quant8(isSignedType(in.type));
+  m.lut = std::move(table);
+  const bool isSigned = isSignedType(out.type);
+  m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+  return m;
+}
+
 nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint32_t index,
                                                  const std::vector<int32_t>& params) {
   const auto& op = r.op();
@@ -117,20 +149,7 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
   m.aType = ElementType::kFloat16;
   m.lut = fp16Pieces(*f);
   m.clamp = *r.fp16Clamp(0);  // none: the pieces are the function
-  auto layer = std::make_shared<EltwiseLayer>();
-  layer->operationIndex = index;
-  layer->type = op.type;
-  layer->valueType = ElementType::kFloat16;
-  layer->math = std::move(m);
-  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
-  ImageShape bytes = paddedImage(in.dimensions);
-  bytes.channels *= 2;  // two bytes a value
-  layer->inputs = {{op.inputs[0], bytes, layout}};
-  layer->outputs = {{op.outputs[0], bytes, layout}};
-  LoweredLayer lo;
-  lo.work = std::move(layer);
-  lo.outputDims = in.dimensions;
-  return LoweredOperation(std::move(lo));
+  return lookupLayer(r, index, op.inputs[0], in.dimensions, std::move(m));
 }
 
 // MAXIMUM or MINIMUM of a value and a one-value constant (Clip's bounds: Hardtanh, clamp, the max(x,
@@ -160,24 +179,7 @@ nn::Result<LoweredOperation> lowerBound(const OperationReader& r, uint32_t index
   auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
                           {ConstantInput{one, std::vector<uint8_t>(value, value + 1)}});
   if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
-  EltwiseMath m;
-  m.kind = hw::EltKind::kLut;
-  m.aType = quant8(isSignedType(in.type));
-  m.lut = std::move(table).value();
-  const bool isSigned = isSignedType(out.type);
-  m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
-  auto layer = std::make_shared<EltwiseLayer>();
-  layer->operationIndex = index;
-  layer->type = op.type;
-  layer->valueType = m.aType;
-  layer->math = std::move(m);
-  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
-  layer->inputs = {{op.inputs[x], paddedImage(in.dimensions), layout}};
-  layer->outputs = {{op.outputs[0], paddedImage(in.dimensions), layout}};
-  LoweredLayer lo;
-  lo.work = std::move(layer);
-  lo.outputDims = in.dimensions;
-  return LoweredOperation(std::move(lo));
+  return lookupLayer(r, index, op.inputs[x], in.dimensions, quant8Lookup(in, out, std::move(table).value()));
 }
 
 // PRELU whose slope is one constant value (LeakyReLU, PyTorch's nn.PReLU() of one parameter): its
@@ -206,8 +208,6 @@ nn::Result<LoweredOperation> lowerPrelu(const OperationReader& r, uint32_t index
   }
   NN_TRY(r.sameType(in, out, "input and output"));
   NN_TRY(r.checkOutputDims(in.dimensions));
-  EltwiseMath m;
-  m.kind = hw::EltKind::kLut;
   if (half) {
     double a;
     if (alpha.type == nn::OperandType::TENSOR_FLOAT16) {
@@ -219,38 +219,21 @@ nn::Result<LoweredOperation> lowerPrelu(const OperationReader& r, uint32_t index
       std::memcpy(&f, slope, 4);
       a = f;
     }
+    EltwiseMath m;
+    m.kind = hw::EltKind::kLut;
     m.aType = ElementType::kFloat16;
     m.lut = fp16Pieces([a](double x) { return x >= 0 ? x : a * x; });
     m.clamp = *r.fp16Clamp(0);
-  } else {
-    const size_t bytes = alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM ||
-                                 alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED
-                             ? 1
-                             : 4;
-    nn::Operand one = alpha;  // as [1]: it broadcasts over the table's [256] whatever its rank
-    one.dimensions = {1};
-    auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
-                            {ConstantInput{one, std::vector<uint8_t>(slope, slope + bytes)}});
-    if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
-    m.aType = quant8(isSignedType(in.type));
-    m.lut = std::move(table).value();
-    const bool isSigned = isSignedType(out.type);
-    m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
+    return lookupLayer(r, index, op.inputs[0], in.dimensions, std::move(m));
   }
-  auto layer = std::make_shared<EltwiseLayer>();
-  layer->operationIndex = index;
-  layer->type = op.type;
-  layer->valueType = m.aType;
-  layer->math = std::move(m);
-  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
-  ImageShape shape = paddedImage(in.dimensions);
-  if (half) shape.channels *= 2;  // two bytes a value
-  layer->inputs = {{op.inputs[0], shape, layout}};
-  layer->outputs = {{op.outputs[0], shape, layout}};
-  LoweredLayer lo;
-  lo.work = std::move(layer);
-  lo.outputDims = in.dimensions;
-  return LoweredOperation(std::move(lo));
+  const size_t bytes =
+      alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM || alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 1 : 4;
+  nn::Operand one = alpha;  // as [1]: it broadcasts over the table's [256] whatever its rank
+  one.dimensions = {1};
+  auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
+                          {ConstantInput{one, std::vector<uint8_t>(slope, slope + bytes)}});
+  if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
+  return lookupLayer(r, index, op.inputs[0], in.dimensions, quant8Lookup(in, out, std::move(table).value()));
 }
 
 }  // namespace
@@ -280,25 +263,7 @@ nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t 
   // The reference kernel's own checks (e.g. LOGISTIC's output scale 1/256) fail here too.
   auto table = unaryTable(op.type, in, out, *params, r.model().extensionNameToPrefix);
   if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
-  EltwiseMath m;
-  m.kind = hw::EltKind::kLut;
-  m.aType = quant8(isSignedType(in.type));
-  const ElementType valueType = m.aType;
-  m.lut = std::move(table).value();
-  const bool isSigned = isSignedType(out.type);
-  m.clamp = ClampRange{isSigned ? -128 : 0, isSigned ? 127 : 255};
-  auto layer = std::make_shared<EltwiseLayer>();
-  layer->operationIndex = index;
-  layer->type = op.type;
-  layer->valueType = valueType;
-  layer->math = std::move(m);
-  const DataLayout layout = in.dimensions.size() == 4 ? DataLayout::kAny : DataLayout::kFlat;
-  layer->inputs = {{op.inputs[0], paddedImage(in.dimensions), layout}};
-  layer->outputs = {{op.outputs[0], paddedImage(in.dimensions), layout}};
-  LoweredLayer lo;
-  lo.work = std::move(layer);
-  lo.outputDims = in.dimensions;
-  return LoweredOperation(std::move(lo));
+  return lookupLayer(r, index, op.inputs[0], in.dimensions, quant8Lookup(in, out, std::move(table).value()));
 }
 
 }  // namespace weft::accel

@@ -135,8 +135,8 @@ enum {
    *   {@link WEFT_UNARY_SIN}: sin x          {@link WEFT_UNARY_NEG}: -x
    *   {@link WEFT_UNARY_SOFTPLUS}: ln(1 + e^x)
    *
-   * Supported tensor types: {@link ANEURALNETWORKS_TENSOR_FLOAT32},
-   * {@link ANEURALNETWORKS_TENSOR_FLOAT16} (computed in float32, rounded once),
+   * Supported tensor types: {@link ANEURALNETWORKS_TENSOR_FLOAT32} and
+   * {@link ANEURALNETWORKS_TENSOR_FLOAT16} (computed in double precision, rounded once),
    * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM} and
    * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED}: the input dequantized exactly, the
    * function in double precision, requantized to the output's own scale and zero point rounding
