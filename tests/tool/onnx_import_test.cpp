@@ -618,7 +618,11 @@ TEST(OnnxImport, EinsumIsTheMatrixProductsItsEquationSpells) {
   EXPECT_NE(refused("ij,jk->ik", {{"3", "4"}}).find("Number of input tensors does not match the operands"),
             std::string::npos);
   EXPECT_NE(refused("ijk->i", {{"3", "4"}}).find("Rank of input 0 does not match the equation"), std::string::npos);
-  EXPECT_NE(refused("i2->i", {{"3", "4"}}).find("'2' in operand 0 is not a letter"), std::string::npos);
+  // Before any inference: libonnx 1.12's Einsum inference frees a stack address on some such
+  // equations (found by onnx_fuzzer).
+  EXPECT_NE(refused("i2->i", {{"3", "4"}}).find("equation 'i2->i' is not letters, commas, '...' and one '->'"),
+            std::string::npos);
+  EXPECT_NE(refused("bi#->bj", {{"3", "4"}}).find("is not letters"), std::string::npos);
   EXPECT_NE(refused("ij->iq", {{"3", "4"}}).find("the output's 'q' is in no operand"), std::string::npos);
   EXPECT_NE(refused("ij,jk->ik", {{"3", "4"}, {"5", "6"}}).find("'j' is 5 in operand 1 and 4"), std::string::npos)
       << refused("ij,jk->ik", {{"3", "4"}, {"5", "6"}});

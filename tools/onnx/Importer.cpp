@@ -179,6 +179,35 @@ void Importer::checkWindows() {
       }
     }
   }
+  // An Einsum equation of anything but letters, commas, spaces, one "->" and "..." (libonnx 1.12's
+  // Einsum rank inference frees a stack address on some: a fuzzer's 'bi#->bj').
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& n = graph.node(i);
+    if (n.op_type() != "Einsum") continue;
+    for (const auto& a : n.attribute()) {
+      if (a.name() != "equation") continue;
+      const std::string& e = a.s();
+      bool bad = false;
+      int arrows = 0;
+      for (size_t k = 0; k < e.size() && !bad;) {
+        const char c = e[k];
+        if (e.compare(k, 3, "...") == 0) {
+          k += 3;
+        } else if (e.compare(k, 2, "->") == 0) {
+          bad = ++arrows > 1;
+          k += 2;
+        } else {
+          bad = !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == ',' || c == ' ');
+          ++k;
+        }
+      }
+      if (bad) {
+        const Node node(n, i, 0);
+        throw ImportError(fmt::format("{}: {}: equation '{}' is not letters, commas, '...' and one '->'", where(),
+                                      node.label(), e));
+      }
+    }
+  }
   // A convolution's input and weights of different ranks, as the graph declares them
   // (libonnx 1.12's QLinearConv inference reads past the end of the shorter).
   std::map<std::string, int> declaredRank;
