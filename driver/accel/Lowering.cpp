@@ -17,7 +17,7 @@ namespace {
 using T = nn::OperationType;
 
 // One line per operation the accelerator runs.
-constexpr std::array<std::pair<T, LowerFn>, 37> kOperations{{
+constexpr std::array<std::pair<T, LowerFn>, 38> kOperations{{
     {T::CONV_2D, lowerConv2d},
     {T::GROUPED_CONV_2D, lowerGroupedConv2d},
     {T::FULLY_CONNECTED, lowerFullyConnected},
@@ -26,6 +26,7 @@ constexpr std::array<std::pair<T, LowerFn>, 37> kOperations{{
     {T::AVERAGE_POOL_2D, lowerPool2d},
     {T::MAX_POOL_2D, lowerPool2d},
     {T::MEAN, lowerMean},
+    {T::REDUCE_MAX, lowerReduceMax},
     {T::ADD, lowerBinaryArithmetic},
     {T::SUB, lowerBinaryArithmetic},
     {T::MUL, lowerBinaryArithmetic},

@@ -445,7 +445,8 @@ std::optional<Tensor> softmax(CaseBuilder& cb, const Tensor& in) {
   return t;
 }
 
-Tensor mean(CaseBuilder& cb, const Tensor& in) {
+// MEAN, or REDUCE_MAX (keep_dims a BOOL, the input's quantization), over random axes.
+Tensor mean(CaseBuilder& cb, const Tensor& in, bool max = false) {
   const int32_t rank = static_cast<int32_t>(in.dims.size());
   std::vector<int32_t> axes;
   std::vector<bool> reduced(in.dims.size(), false);
@@ -463,10 +464,12 @@ Tensor mean(CaseBuilder& cb, const Tensor& in) {
   }
   if (out.empty()) out = {1};
   const Tensor t = cb.result(out, in.q);
-  cb.operation(OperationType::MEAN,
-               {in.operand, cb.int32Tensor({static_cast<uint32_t>(axes.size())}, axes), cb.int32(keepDims ? 1 : 0)}, t);
-  cb.note(fmt::format("MEAN {} axes {} keepDims {} -> {}", dimsText(in.dims), dimsText(nn::Dimensions(axes.begin(), axes.end())),
-                      keepDims, dimsText(out)));
+  cb.operation(max ? OperationType::REDUCE_MAX : OperationType::MEAN,
+               {in.operand, cb.int32Tensor({static_cast<uint32_t>(axes.size())}, axes),
+                max ? cb.boolean(keepDims) : cb.int32(keepDims ? 1 : 0)},
+               t);
+  cb.note(fmt::format("{} {} axes {} keepDims {} -> {}", max ? "REDUCE_MAX" : "MEAN", dimsText(in.dims),
+                      dimsText(nn::Dimensions(axes.begin(), axes.end())), keepDims, dimsText(out)));
   return t;
 }
 
@@ -696,6 +699,7 @@ const std::vector<OpKind>& opKinds() {
       {"MINIMUM", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(bound(cb, OperationType::MINIMUM, t)); }},
       {"SOFTMAX", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return softmax(cb, t); }},
       {"MEAN", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mean(cb, t)); }},
+      {"REDUCE_MAX", 1, 4, 12, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mean(cb, t, true)); }},
       {"PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, false)); }},
       {"PAD_V2", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(pad(cb, t, true)); }},
       {"MIRROR_PAD", 1, 4, 10, [](CaseBuilder& cb, const Tensor& t, bool) { return std::optional(mirrorPad(cb, t)); }},

@@ -33,6 +33,7 @@ bool copyParametersConstant(const TestModel& model, const TestOperation& op) {
     case T::DEPTH_TO_SPACE:
     case T::SPACE_TO_DEPTH:
     case T::MIRROR_PAD:
+    case T::REDUCE_MAX:
       return std::all_of(op.inputs.begin() + 1, op.inputs.end(), fixed);
     default:
       return true;
@@ -66,7 +67,7 @@ bool isAcceleratorCase(const TestModel& model) {
       T::SUB,     T::MUL,             T::RELU,              T::RELU1,           T::RELU6,       T::LOGISTIC, T::TANH,
       T::SOFTMAX, T::PAD,             T::PAD_V2,            T::CONCATENATION,   T::RESHAPE,     T::BATCH_MATMUL,
       T::TRANSPOSE, T::SLICE,         T::GATHER,            T::RESIZE_NEAREST_NEIGHBOR, T::RSQRT,
-      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH, T::PRELU, T::MIRROR_PAD};
+      T::RESIZE_BILINEAR, T::TRANSPOSE_CONV_2D, T::DEPTH_TO_SPACE, T::SPACE_TO_DEPTH, T::PRELU, T::MIRROR_PAD, T::REDUCE_MAX};
   if (model.main.operations.empty() || !model.referenced.empty() || model.expectFailure) return false;
   for (T type : model.operationTypes()) {
     if (std::find(kAccelerated.begin(), kAccelerated.end(), type) == kAccelerated.end()) return false;
@@ -143,6 +144,7 @@ bool isAcceleratorFp16Case(const TestModel& model) {
       case T::DEPTH_TO_SPACE:
       case T::SPACE_TO_DEPTH:
       case T::MIRROR_PAD:
+      case T::REDUCE_MAX:
         if (!copyParametersConstant(model, op)) return false;
         break;
       default:

@@ -28,6 +28,8 @@ nn::Result<LoweredOperation> lowerWeftMatmulInt32(const OperationReader& r, uint
 nn::Result<LoweredOperation> lowerDepthwiseConv2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerPool2d(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues);
+// REDUCE_MAX over adjacent axes: MEAN's window, the largest value (ops/Pooling.cpp).
+nn::Result<LoweredOperation> lowerReduceMax(const OperationReader& r, uint32_t index, bool withValues);
 nn::Result<LoweredOperation> lowerBinaryArithmetic(const OperationReader& r, uint32_t index, bool withValues);
 // RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT (8-bit) and org.weft.accel's WEFT_GELU and WEFT_UNARY (8-bit).
 nn::Result<LoweredOperation> lowerActivation(const OperationReader& r, uint32_t index, bool withValues);

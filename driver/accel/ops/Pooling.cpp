@@ -194,10 +194,11 @@ nn::Result<MeanWindow> meanWindow(const OperationReader& r, const nn::Dimensions
     for (w.r1 = std::min<uint64_t>(all, 255); all % w.r1 != 0;) --w.r1;
     w.r2 = all / w.r1;
   } else if (!runs.empty()) {
-    return r.fail("MEAN over {} separate groups of axes (at most two, around one kept group)", (runs.size() + 1) / 2);
+    return r.fail("{} over {} separate groups of axes (at most two, around one kept group)", nn::toString(r.op().type),
+                  (runs.size() + 1) / 2);
   }
   if (w.r1 > 255 || w.r2 > 255) {
-    return r.fail("a mean over {}x{} values does not fit the hardware's 255x255 window", w.r1, w.r2);
+    return r.fail("a reduction over {}x{} values does not fit the hardware's 255x255 window", w.r1, w.r2);
   }
   if (w.outer > UINT32_MAX || w.kept * w.r2 > UINT32_MAX || w.inner > UINT32_MAX) {
     return r.fail("the tensor is too large");
@@ -207,8 +208,16 @@ nn::Result<MeanWindow> meanWindow(const OperationReader& r, const nn::Dimensions
 
 }  // namespace
 
-nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues) {
+// MEAN (kMean) and REDUCE_MAX (kMax: the largest value, exact; keep_dims a BOOL) as one window.
+static nn::Result<LoweredOperation> lowerReduction(const OperationReader& r, uint32_t index, bool withValues,
+                                                  hw::WinKind kind) {
   NN_TRY(r.expectCounts({3}, 1));
+  const auto keepDims = [&]() -> nn::Result<int32_t> {
+    if (kind == hw::WinKind::kMean) return r.int32Param(2, "keep_dims");
+    auto b = r.boolParam(2, "keep_dims");
+    if (!b.ok()) return b.error();
+    return *b ? 1 : 0;
+  };
   const auto& in = r.input(0);
   auto types = poolTensors(r, 1, 4);
   if (!types.ok()) return types.error();
@@ -219,7 +228,7 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
         !nn::isFullySpecified(axesOperand.type, axesOperand.dimensions)) {
       return r.fail("axes given at execution must be a fully specified 1-D TENSOR_INT32");
     }
-    auto keep = r.int32Param(2, "keep_dims");
+    auto keep = keepDims();
     if (!keep.ok()) return keep.error();
     if (withValues) return r.fail("its axes are given at execution: the model is compiled when they are");
     return compiledAtExecution(r, index);
@@ -231,7 +240,8 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   const uint8_t* bytes = constantBytes(r.model(), axesOperand);
   const uint32_t count = axesOperand.dimensions[0];
   if (bytes == nullptr || axesOperand.location.length < 4ull * count) return r.fail("axes value is too short");
-  auto keep = r.int32Param(2, "keep_dims");
+  if (kind == hw::WinKind::kMax) NN_TRY(r.sameType(in, r.output(0), "input and output"));
+  auto keep = keepDims();
   if (!keep.ok()) return keep.error();
   const auto rank = static_cast<int32_t>(in.dimensions.size());
   auto parsed = meanAxes(r, bytes, count, rank);
@@ -253,8 +263,7 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   ImageShape inBytes = image, outBytes = result;
   inBytes.channels *= bytesPerElement(valueType);
   outBytes.channels *= bytesPerElement(valueType);
-  auto layer = poolingLayer(r, index, hw::WinKind::kMean, inBytes, outBytes,
-                            natural ? DataLayout::kNHWC : DataLayout::kFlat);
+  auto layer = poolingLayer(r, index, kind, inBytes, outBytes, natural ? DataLayout::kNHWC : DataLayout::kFlat);
   layer->kh = static_cast<uint32_t>(r1);
   layer->kw = static_cast<uint32_t>(r2);
   layer->sw = static_cast<uint32_t>(r2);
@@ -278,6 +287,14 @@ nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index,
   lo.work = std::move(layer);
   lo.outputDims = outDims;
   return LoweredOperation(std::move(lo));
+}
+
+nn::Result<LoweredOperation> lowerMean(const OperationReader& r, uint32_t index, bool withValues) {
+  return lowerReduction(r, index, withValues, hw::WinKind::kMean);
+}
+
+nn::Result<LoweredOperation> lowerReduceMax(const OperationReader& r, uint32_t index, bool withValues) {
+  return lowerReduction(r, index, withValues, hw::WinKind::kMax);
 }
 
 }  // namespace weft::accel
