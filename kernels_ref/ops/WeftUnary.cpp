@@ -1,5 +1,5 @@
 // WEFT_UNARY of the org.weft.accel extension (weft/WeftExtension.h): an element-wise function of
-// one value, EXP, LOG, SQRT, ABS, SIN, NEG or SOFTPLUS, chosen by a constant. NNAPI's own EXP,
+// one value, EXP, LOG, SQRT, ABS, SIN, NEG, SOFTPLUS or RECIPROCAL, chosen by a constant. NNAPI's own EXP,
 // LOG, SQRT, ABS, SIN and NEG take float tensors only, so a model quantized to 8 bits kept them in
 // float on the CPU; this operation is their 8-bit form.
 //
@@ -35,19 +35,20 @@ double apply(int32_t f, double x) {
     case weft_extension::kSin: return std::sin(x);
     case weft_extension::kNeg: return -x;
     case weft_extension::kSoftplus: return x > 30 ? x : std::log1p(std::exp(x));  // exp(x) + 1 rounds to exp(x) past 36
+    case weft_extension::kReciprocal: return 1 / x;
     default: return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
 const char* name(int32_t f) {
-  static constexpr const char* kNames[] = {"EXP", "LOG", "SQRT", "ABS", "SIN", "NEG", "SOFTPLUS"};
+  static constexpr const char* kNames[] = {"EXP", "LOG", "SQRT", "ABS", "SIN", "NEG", "SOFTPLUS", "RECIPROCAL"};
   return f >= 0 && f < weft_extension::kUnaryFunctions ? kNames[f] : nullptr;
 }
 
 namespace {
 
 Status checkFunction(int32_t f) {
-  NN_RET_CHECK(name(f) != nullptr) << "function " << f << " is none of WEFT_UNARY_EXP (0) .. WEFT_UNARY_SOFTPLUS ("
+  NN_RET_CHECK(name(f) != nullptr) << "function " << f << " is none of WEFT_UNARY_EXP (0) .. WEFT_UNARY_RECIPROCAL ("
                                    << weft_extension::kUnaryFunctions - 1 << ")";
   return {};
 }

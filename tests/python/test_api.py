@@ -936,6 +936,20 @@ class FromTorch(unittest.TestCase):
                                   torch.nn.ReflectionPad2d(1), torch.nn.Conv2d(8, 4, 3))
         self.whole_on_the_accelerator(net.eval(), torch.randn(1, 3, 9, 7), "CONV_2D", 2)
 
+    def test_normalized_embeddings_in_int8(self):
+        """F.normalize (an embedding model's last step): the division by the computed norm is a reciprocal looked
+        up (org.weft.accel's WEFT_UNARY) and a MUL, so every int8 layer is on the accelerator (DIV stayed float)."""
+        class Embed(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = torch.nn.Linear(12, 16)
+
+            def forward(self, x):
+                return torch.nn.functional.normalize(self.proj(x), dim=-1)
+
+        torch.manual_seed(0)
+        self.whole_on_the_accelerator(Embed().eval(), torch.randn(4, 12), "FULLY_CONNECTED", 1)
+
     def test_clamps_in_int8(self):
         """Hardtanh, clamp and CELU's max(x, 0) and min(0, ...): a MAXIMUM or MINIMUM by a one-value constant is a
         lookup table on the vector unit, so every int8 layer is on the accelerator (they stayed float on the CPU)."""

@@ -22,7 +22,8 @@ static_assert(nn::weft_extension::kUnary == WEFT_UNARY);
 static_assert(nn::weft_extension::kExp == WEFT_UNARY_EXP && nn::weft_extension::kLog == WEFT_UNARY_LOG &&
               nn::weft_extension::kSqrt == WEFT_UNARY_SQRT && nn::weft_extension::kAbs == WEFT_UNARY_ABS &&
               nn::weft_extension::kSin == WEFT_UNARY_SIN && nn::weft_extension::kNeg == WEFT_UNARY_NEG &&
-              nn::weft_extension::kSoftplus == WEFT_UNARY_SOFTPLUS && nn::weft_extension::kUnaryFunctions == 7);
+              nn::weft_extension::kSoftplus == WEFT_UNARY_SOFTPLUS &&
+              nn::weft_extension::kReciprocal == WEFT_UNARY_RECIPROCAL && nn::weft_extension::kUnaryFunctions == 8);
 
 constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
 
@@ -133,13 +134,14 @@ double unary(int32_t f, double x) {
     case WEFT_UNARY_ABS: return std::fabs(x);
     case WEFT_UNARY_SIN: return std::sin(x);
     case WEFT_UNARY_NEG: return -x;
-    default: return std::log(1 + std::exp(x));
+    case WEFT_UNARY_RECIPROCAL: return 1 / x;
+    default: return std::log(1 + std::exp(x));  // WEFT_UNARY_SOFTPLUS
   }
 }
 
 TEST(ExtensionNorm, UnaryFunctionsInFloat32) {
   const std::vector<float> x = {-3, -0.5f, 0, 0.25f, 1, 2.5f, 8};
-  for (int32_t f = WEFT_UNARY_EXP; f <= WEFT_UNARY_SOFTPLUS; ++f) {
+  for (int32_t f = WEFT_UNARY_EXP; f <= WEFT_UNARY_RECIPROCAL; ++f) {
     Model model;
     const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {7});
     const uint32_t function = model.addInt32Constant(f);
@@ -166,7 +168,7 @@ TEST(ExtensionNorm, UnaryFunctionsInFloat32) {
 // 8 bits: the function of each byte requantized; ln 0 saturates at the bottom, a NaN (ln and sqrt
 // of negative values) is the output's zero point.
 TEST(ExtensionNorm, UnaryQuant8IsTheRequantizedFunctionOfEachByte) {
-  for (int32_t f = WEFT_UNARY_EXP; f <= WEFT_UNARY_SOFTPLUS; ++f) {
+  for (int32_t f = WEFT_UNARY_EXP; f <= WEFT_UNARY_RECIPROCAL; ++f) {
     Model model;
     const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_QUANT8_ASYMM, {256}, 0.02f, 100);
     const uint32_t function = model.addInt32Constant(f);
@@ -190,7 +192,7 @@ TEST(ExtensionNorm, UnaryRefusesAnUnknownFunctionOrNone) {
     const uint32_t in = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
     const uint32_t out = model.addOperand(ANEURALNETWORKS_TENSOR_FLOAT32, {3});
     std::vector<uint32_t> inputs{in};
-    if (!omitted) inputs.push_back(model.addInt32Constant(7));
+    if (!omitted) inputs.push_back(model.addInt32Constant(8));
     ASSERT_EQ(model.addOperation(extensionOperation(model, WEFT_UNARY), inputs, {out}), kOk);
     ASSERT_EQ(model.identify({in}, {out}), kOk);
     expectRefusedByTheDevice(model);

@@ -245,6 +245,53 @@ TEST(PostTraining, ASumIsAMeanTimesTheCount) {
   EXPECT_EQ(q.role[1], "times_count");
 }
 
+// A DIV by a computed value whose observed values keep away from 0 (F.normalize's norm) is a
+// WEFT_UNARY RECIPROCAL over the reciprocal's range, then a MUL into the DIV's quantization; one
+// whose values reach 0 stays float.
+TEST(PostTraining, ADivisionByAValueIsAMultiplicationByItsReciprocal) {
+  Graph m;
+  m.input("x", {"2", "8"});
+  m.input("n", {"2", "1"});
+  m.node("Div", {"x", "n"}, {"y"}, "normalize");
+  m.output("y", 2);
+  const ImportedModel imported = m.import();
+  const auto& main = imported.model.main;
+  const uint32_t n = main.inputIndexes.at(1);
+  std::map<uint32_t, Range> ranges = uniformRanges(imported, -1.0f, 1.0f);
+  Range norm;
+  for (float v : {0.5f, 2.0f, 4.0f}) widen(norm, v);
+  ranges[n] = norm;
+  const QuantizedModel q = quantizeInt8(imported.model, ranges);
+  EXPECT_TRUE(q.keptInFloat.empty());
+  const auto& g = q.model.main;
+  const auto type = static_cast<Op>(uint32_t{q.model.extensionNameToPrefix.at(0).prefix} << nn::kExtensionTypeBits | WEFT_UNARY);
+  const auto& reciprocal = only(g, type);
+  EXPECT_EQ(g.operands[reciprocal.inputs[1]].data.at<int32_t>(0), WEFT_UNARY_RECIPROCAL);
+  EXPECT_FLOAT_EQ(g.operands[reciprocal.outputs[0]].scale, 2.0f / 255);  // [0, 1 / 0.5]
+  const auto& mul = only(g, Op::MUL);
+  EXPECT_EQ(mul.inputs[1], reciprocal.outputs[0]);
+  EXPECT_EQ(mul.outputs[0], main.outputIndexes.at(0));
+  // 1 / n (Reciprocal): the lookup alone, into the output's quantization.
+  Graph one;
+  one.input("n", {"2", "1"});
+  one.node("Reciprocal", {"n"}, {"y"}, "inverse");
+  one.output("y", 2);
+  const ImportedModel inverse = one.import();
+  std::map<uint32_t, Range> inverseRanges = uniformRanges(inverse, 0.0f, 2.0f);
+  inverseRanges[inverse.model.main.inputIndexes.at(0)] = norm;
+  const QuantizedModel qi = quantizeInt8(inverse.model, inverseRanges);
+  ASSERT_EQ(qi.model.main.operations.size(), 1u);
+  EXPECT_EQ(qi.model.main.operations[0].outputs[0], inverse.model.main.outputIndexes.at(0));
+  EXPECT_TRUE(qi.keptInFloat.empty());
+  // Values through 0: no reciprocal range.
+  Range through;
+  for (float v : {-1.0f, 0.0f, 3.0f}) widen(through, v);
+  ranges[n] = through;
+  const QuantizedModel f = quantizeInt8(imported.model, ranges);
+  ASSERT_EQ(f.keptInFloat.size(), 1u);
+  EXPECT_EQ(f.keptInFloat[0].rfind("DIV#", 0), 0u);
+}
+
 // A Sigmoid or Tanh whose input's int8 steps are 2^-27 or finer (NNAPI's fixed-point kernels
 // refuse them: EfficientNet's squeeze-excitation gates with random weights) reads its input
 // requantized to steps of 2^-26 by an ADD of zero, and stays quantized: nothing kept in float.

@@ -332,6 +332,7 @@ class Quantizer {
     const auto& op = in_.operations[i];
     Rule rule = runtimeWeights(op) ? Rule::kFloat : ruleOfType(op.type);
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
+    if (op.type == Op::DIV && !reciprocal(op) && divisorReciprocalRange(op)) rule = Rule::kCalibrated;  // RECIPROCAL (, MUL)
     if (op.type == Op::REDUCE_SUM && summedCount(op)) rule = Rule::kCalibrated;  // a MEAN times the count
     if ((op.type == Op::MAXIMUM || op.type == Op::MINIMUM) && boundedByAConstant(op)) rule = Rule::kCalibrated;
     if (rsqrtOf_.count(i) != 0) rule = Rule::kCalibrated;  // an RSQRT
@@ -545,6 +546,66 @@ class Quantizer {
     return first != second;
   }
 
+  // A DIV by a computed value whose calibrated range keeps away from 0 (F.normalize's norm, cosine
+  // similarity's): the range of its reciprocal, which WEFT_UNARY looks up before a MUL. nullopt
+  // otherwise (a range through 0 has no reciprocal range).
+  std::optional<Range> divisorReciprocalRange(const test::TestOperation& op) const {
+    if (!weftExtensions_ || op.inputs.size() < 2) return std::nullopt;
+    const uint32_t y = op.inputs[1];
+    if (!isComputedFloat(in_.operands[y]) || (!isComputedFloat(in_.operands[op.inputs[0]]) && !ones(op.inputs[0]))) {
+      return std::nullopt;
+    }
+    auto found = ranges_.find(y);
+    if (found == ranges_.end()) return std::nullopt;
+    const Range& r = found->second;
+    if (r.maskedLow || r.maskedHigh || r.least > r.most || !((r.least > 0) || (r.most < 0))) return std::nullopt;
+    Range inverse;
+    inverse.lo = std::min(1 / r.least, 1 / r.most);
+    inverse.hi = std::max(1 / r.least, 1 / r.most);
+    if (!std::isfinite(inverse.lo) || !std::isfinite(inverse.hi)) return std::nullopt;
+    return inverse;
+  }
+
+  // A constant of ones (Reciprocal's 1 / y).
+  bool ones(uint32_t operand) const {
+    const auto& o = in_.operands[operand];
+    if (o.type != OperandType::TENSOR_FLOAT32 || !isConstant(o)) return false;
+    const std::vector<float> values = floatsOf(o);
+    return !values.empty() && std::all_of(values.begin(), values.end(), [](float v) { return v == 1.0f; }) &&
+           nn::numberOfElements(o.dimensions) <= 1;
+  }
+
+  // x / y as MUL(x, WEFT_UNARY RECIPROCAL(y)): the reciprocal over its range, then the product in
+  // the DIV's calibrated quantization; both on the accelerator, where DIV stayed float. 1 / y is
+  // the RECIPROCAL alone, into the DIV's quantization.
+  void emitDivisionByAValue(size_t index, const Range& inverse) {
+    const auto& op = in_.operations[index];
+    const auto function = [&](const std::string& name) {
+      test::TestOperand f;
+      f.type = OperandType::INT32;
+      f.lifetime = LifeTime::CONSTANT_COPY;
+      f.name = name + "_function";
+      f.data = bufferOf(std::vector<int32_t>{WEFT_UNARY_RECIPROCAL});
+      return push(std::move(f));
+    };
+    if (ones(op.inputs[0])) {  // 1 / y: the reciprocal alone
+      addOperation(weftOperation(WEFT_UNARY), {op.inputs[1], function(operands()[op.outputs[0]].name)}, op.outputs,
+                   index, "");
+      return;
+    }
+    const Quantization q = int8Quantization(inverse);
+    test::TestOperand r = operands()[op.outputs[0]];
+    r.name = operands()[op.inputs[1]].name + "_reciprocal";
+    r.dimensions = operands()[op.inputs[1]].dimensions;
+    r.scale = q.scales[0];
+    r.zeroPoint = q.zeroPoints[0];
+    r.lifetime = LifeTime::TEMPORARY_VARIABLE;
+    const uint32_t reciprocal = push(std::move(r));
+    addOperation(weftOperation(WEFT_UNARY), {op.inputs[1], function(operands()[reciprocal].name)}, {reciprocal}, index,
+                 "reciprocal");
+    addOperation(Op::MUL, {op.inputs[0], reciprocal, op.inputs[2]}, op.outputs, index, "");
+  }
+
   // REDUCE_SUM of constant axes: how many values each sum adds; nullopt otherwise.
   std::optional<int64_t> summedCount(const test::TestOperation& op) const {
     if (op.inputs.size() < 2) return std::nullopt;
@@ -600,6 +661,12 @@ class Quantizer {
     if (op.type == Op::REDUCE_SUM) {
       emitSumAsMean(index, *summedCount(op));
       return;
+    }
+    if (op.type == Op::DIV && rsqrtOf_.count(index) == 0 && !reciprocal(op)) {
+      if (auto inverse = divisorReciprocalRange(op)) {
+        emitDivisionByAValue(index, *inverse);
+        return;
+      }
     }
     if (auto sqrt = rsqrtOf_.find(index); sqrt != rsqrtOf_.end()) {
       operands()[in_.operations[sqrt->second].outputs[0]].lifetime = LifeTime::NO_VALUE;  // nothing writes it now
@@ -904,6 +971,8 @@ void widen(Range& r, float v, float masked) {
   } else {
     r.lo = std::min(r.lo, v);
     r.hi = std::max(r.hi, v);
+    r.least = std::min(r.least, v);
+    r.most = std::max(r.most, v);
   }
 }
 

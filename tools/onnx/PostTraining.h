@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ namespace weft::onnx {
 struct Range {
   float lo = 0.0f, hi = 0.0f;
   bool maskedLow = false, maskedHigh = false;
+  // The values seen themselves (lo and hi start from 0): whether they keep away from 0, for a
+  // divisor's reciprocal; +inf and -inf before any.
+  float least = std::numeric_limits<float>::infinity(), most = -std::numeric_limits<float>::infinity();
 };
 inline constexpr float kMaskedValue = 1e30f;
 inline constexpr float kMaskDepth = 16.0f;
@@ -89,7 +93,8 @@ struct QuantizedModel {
 // calibratedOperands). ImportError when the model is not float32 or an operand has no range.
 // With `weftExtensions` the float operations NNAPI's 8-bit types do not take, EXP, LOG, SQRT, ABS,
 // SIN and NEG, become org.weft.accel's WEFT_UNARY of their calibrated ranges (the accelerator's
-// lookup table); without, they stay float32 between DEQUANTIZE and QUANTIZE.
+// lookup table), and a DIV by a value kept away from 0 a WEFT_UNARY RECIPROCAL and a MUL;
+// without, they stay float32 between DEQUANTIZE and QUANTIZE.
 QuantizedModel quantizeInt8(const test::TestModel& model, const std::map<uint32_t, Range>& ranges,
                             bool weftExtensions = true);
 

@@ -1,7 +1,7 @@
 // RELU, RELU1, RELU6, LOGISTIC, TANH, RSQRT, PRELU of one slope (LeakyReLU, nn.PReLU()),
 // MAXIMUM and MINIMUM by a one-value constant (8-bit) and
 // org.weft.accel's WEFT_GELU (exact or tanh form) and WEFT_UNARY (EXP, LOG, SQRT, ABS, SIN, NEG,
-// SOFTPLUS; 8-bit only)
+// SOFTPLUS, RECIPROCAL; 8-bit only)
 // on the vector unit (EltwiseLayer, kind lut): quant8
 // asymmetric or signed tensors of rank up to 4. The output of an 8-bit unary operation is a
 // function of the input byte alone, so the lookup table holds the reference kernel's output for

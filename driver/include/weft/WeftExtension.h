@@ -128,19 +128,19 @@ enum {
 
   /**
    * An element-wise function of one value, chosen by input 1 among those NNAPI's 8-bit types do
-   * not take (NNAPI's EXP, LOG, SQRT, ABS, SIN and NEG are float only), so that a model quantized
-   * to 8 bits keeps them quantized:
+   * not take (NNAPI's EXP, LOG, SQRT, ABS, SIN and NEG are float only, and DIV by a computed value
+   * is a MUL by a reciprocal), so that a model quantized to 8 bits keeps them quantized:
    *   {@link WEFT_UNARY_EXP}: e^x            {@link WEFT_UNARY_LOG}: ln x
    *   {@link WEFT_UNARY_SQRT}: sqrt x        {@link WEFT_UNARY_ABS}: |x|
    *   {@link WEFT_UNARY_SIN}: sin x          {@link WEFT_UNARY_NEG}: -x
-   *   {@link WEFT_UNARY_SOFTPLUS}: ln(1 + e^x)
+   *   {@link WEFT_UNARY_SOFTPLUS}: ln(1 + e^x)  {@link WEFT_UNARY_RECIPROCAL}: 1 / x
    *
    * Supported tensor types: {@link ANEURALNETWORKS_TENSOR_FLOAT32} and
    * {@link ANEURALNETWORKS_TENSOR_FLOAT16} (computed in double precision, rounded once),
    * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM} and
    * {@link ANEURALNETWORKS_TENSOR_QUANT8_ASYMM_SIGNED}: the input dequantized exactly, the
    * function in double precision, requantized to the output's own scale and zero point rounding
-   * half away from zero and saturating, a result of +-infinity (ln 0) saturating too and a NaN (the
+   * half away from zero and saturating, a result of +-infinity (ln 0, 1 / 0) saturating too and a NaN (the
    * logarithm or square root of a negative value) giving the output's zero point (the real value
    * 0); a function of the input byte, which the accelerator evaluates through a lookup table.
    *
@@ -169,6 +169,7 @@ enum {
   WEFT_UNARY_SIN = 4,
   WEFT_UNARY_NEG = 5,
   WEFT_UNARY_SOFTPLUS = 6,
+  WEFT_UNARY_RECIPROCAL = 7,
 };
 
 #endif /* WEFT_WEFT_EXTENSION_H */

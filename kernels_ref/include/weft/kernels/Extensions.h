@@ -27,8 +27,9 @@ inline constexpr int32_t kGeluExact = 0;                // WEFT_GELU_EXACT
 inline constexpr int32_t kGeluTanh = 1;                 // WEFT_GELU_TANH
 inline constexpr uint16_t kUnary = 3;                   // WEFT_UNARY
 // WEFT_UNARY's functions (WEFT_UNARY_EXP ... WEFT_UNARY_SOFTPLUS).
-inline constexpr int32_t kExp = 0, kLog = 1, kSqrt = 2, kAbs = 3, kSin = 4, kNeg = 5, kSoftplus = 6;
-inline constexpr int32_t kUnaryFunctions = 7;
+inline constexpr int32_t kExp = 0, kLog = 1, kSqrt = 2, kAbs = 3, kSin = 4, kNeg = 5, kSoftplus = 6,
+                         kReciprocal = 7;
+inline constexpr int32_t kUnaryFunctions = 8;
 struct AccumulatorParams {                              // WeftAccumulatorParams
   float scale;
 };
