@@ -292,6 +292,34 @@ TEST(PostTraining, ADivisionByAValueIsAMultiplicationByItsReciprocal) {
   EXPECT_EQ(f.keptInFloat[0].rfind("DIV#", 0), 0u);
 }
 
+// Pow by 0.5, -0.5 and -1 (hand-written norms) is WEFT_UNARY SQRT, NNAPI's RSQRT and WEFT_UNARY
+// RECIPROCAL; another exponent keeps POW float.
+TEST(PostTraining, PowersOfOneHalfAndMinusOneAreLookups) {
+  const auto power = [](float exponent) {
+    Graph m;
+    m.input("x", {"2", "4"});
+    m.floats("e", {}, {exponent});
+    m.node("Pow", {"x", "e"}, {"y"}, "power");
+    m.output("y", 2);
+    const ImportedModel imported = m.import();
+    std::map<uint32_t, Range> ranges = uniformRanges(imported, 0.0f, 4.0f);
+    return quantizeInt8(imported.model, ranges);
+  };
+  for (const auto& [exponent, function] : {std::pair{0.5f, WEFT_UNARY_SQRT}, std::pair{-1.0f, WEFT_UNARY_RECIPROCAL}}) {
+    const QuantizedModel q = power(exponent);
+    ASSERT_EQ(q.model.main.operations.size(), 1u) << exponent;
+    const auto& op = q.model.main.operations[0];
+    EXPECT_EQ(op.type, static_cast<Op>(uint32_t{q.model.extensionNameToPrefix.at(0).prefix} << nn::kExtensionTypeBits | WEFT_UNARY));
+    EXPECT_EQ(q.model.main.operands[op.inputs[1]].data.at<int32_t>(0), function) << exponent;
+  }
+  const QuantizedModel rsqrt = power(-0.5f);
+  ASSERT_EQ(rsqrt.model.main.operations.size(), 1u);
+  EXPECT_EQ(rsqrt.model.main.operations[0].type, Op::RSQRT);
+  const QuantizedModel cube = power(3.0f);
+  ASSERT_EQ(cube.keptInFloat.size(), 1u);
+  EXPECT_EQ(cube.keptInFloat[0].rfind("POW#", 0), 0u);
+}
+
 // A Sigmoid or Tanh whose input's int8 steps are 2^-27 or finer (NNAPI's fixed-point kernels
 // refuse them: EfficientNet's squeeze-excitation gates with random weights) reads its input
 // requantized to steps of 2^-26 by an ADD of zero, and stays quantized: nothing kept in float.

@@ -334,6 +334,7 @@ class Quantizer {
     if (op.type == Op::DIV && reciprocal(op)) rule = Rule::kCalibrated;  // quantized as a MUL
     if (op.type == Op::DIV && !reciprocal(op) && divisorReciprocalRange(op)) rule = Rule::kCalibrated;  // RECIPROCAL (, MUL)
     if (op.type == Op::REDUCE_SUM && summedCount(op)) rule = Rule::kCalibrated;  // a MEAN times the count
+    if (op.type == Op::POW && powerAsUnary(op)) rule = Rule::kCalibrated;  // a square root or reciprocal
     if ((op.type == Op::MAXIMUM || op.type == Op::MINIMUM) && boundedByAConstant(op)) rule = Rule::kCalibrated;
     if (rsqrtOf_.count(i) != 0) rule = Rule::kCalibrated;  // an RSQRT
     if (op.type == Op::LOGISTIC || op.type == Op::TANH) {
@@ -606,6 +607,24 @@ class Quantizer {
     addOperation(Op::MUL, {op.inputs[0], reciprocal, op.inputs[2]}, op.outputs, index, "");
   }
 
+  // POW by a constant exponent of 0.5, -0.5 or -1 ((x ** 2).mean() ** 0.5, hand-written norms):
+  // the WEFT_UNARY function, or NNAPI's RSQRT, it is (NNAPI's POW is float only; squares are
+  // MULs already). nullopt for any other POW.
+  std::optional<std::pair<Op, int32_t>> powerAsUnary(const test::TestOperation& op) const {
+    if (op.inputs.size() < 2 || !isComputedFloat(in_.operands[op.inputs[0]])) return std::nullopt;
+    const auto& e = in_.operands[op.inputs[1]];
+    if (e.type != OperandType::TENSOR_FLOAT32 || !isConstant(e) || nn::numberOfElements(e.dimensions) > 1) {
+      return std::nullopt;
+    }
+    const std::vector<float> v = floatsOf(e);
+    if (v.size() != 1) return std::nullopt;
+    if (v[0] == -0.5f) return std::make_pair(Op::RSQRT, 0);
+    if (!weftExtensions_) return std::nullopt;
+    if (v[0] == 0.5f) return std::make_pair(Op::POW, static_cast<int32_t>(WEFT_UNARY_SQRT));
+    if (v[0] == -1.0f) return std::make_pair(Op::POW, static_cast<int32_t>(WEFT_UNARY_RECIPROCAL));
+    return std::nullopt;
+  }
+
   // REDUCE_SUM of constant axes: how many values each sum adds; nullopt otherwise.
   std::optional<int64_t> summedCount(const test::TestOperation& op) const {
     if (op.inputs.size() < 2) return std::nullopt;
@@ -660,6 +679,20 @@ class Quantizer {
     const auto& op = in_.operations[index];
     if (op.type == Op::REDUCE_SUM) {
       emitSumAsMean(index, *summedCount(op));
+      return;
+    }
+    if (op.type == Op::POW) {
+      const auto [as, function] = *powerAsUnary(op);
+      if (as == Op::RSQRT) {
+        addOperation(Op::RSQRT, {op.inputs[0]}, op.outputs, index, "");
+        return;
+      }
+      test::TestOperand f;
+      f.type = OperandType::INT32;
+      f.lifetime = LifeTime::CONSTANT_COPY;
+      f.name = operands()[op.outputs[0]].name + "_function";
+      f.data = bufferOf(std::vector<int32_t>{function});
+      addOperation(weftOperation(WEFT_UNARY), {op.inputs[0], push(std::move(f))}, op.outputs, index, "");
       return;
     }
     if (op.type == Op::DIV && rsqrtOf_.count(index) == 0 && !reciprocal(op)) {
