@@ -623,6 +623,7 @@ TEST(OnnxImport, EinsumIsTheMatrixProductsItsEquationSpells) {
   EXPECT_NE(refused("i2->i", {{"3", "4"}}).find("equation 'i2->i' is not letters, commas, '...' and one '->'"),
             std::string::npos);
   EXPECT_NE(refused("bi#->bj", {{"3", "4"}}).find("is not letters"), std::string::npos);
+  EXPECT_NE(refused("iJ", {{"3", "4"}}).find("leaves the output implicit and has capital letters"), std::string::npos);
   EXPECT_NE(refused("ij->iq", {{"3", "4"}}).find("the output's 'q' is in no operand"), std::string::npos);
   EXPECT_NE(refused("ij,jk->ik", {{"3", "4"}, {"5", "6"}}).find("'j' is 5 in operand 1 and 4"), std::string::npos)
       << refused("ij,jk->ik", {{"3", "4"}, {"5", "6"}});

@@ -180,7 +180,8 @@ void Importer::checkWindows() {
     }
   }
   // An Einsum equation of anything but letters, commas, spaces, one "->" and "..." (libonnx 1.12's
-  // Einsum rank inference frees a stack address on some: a fuzzer's 'bi#->bj').
+  // Einsum rank inference frees a stack address on some: a fuzzer's 'bi#->bj'), or with an implicit
+  // output and capital letters.
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& n = graph.node(i);
     if (n.op_type() != "Einsum") continue;
@@ -205,6 +206,14 @@ void Importer::checkWindows() {
         const Node node(n, i, 0);
         throw ImportError(fmt::format("{}: {}: equation '{}' is not letters, commas, '...' and one '->'", where(),
                                       node.label(), e));
+      }
+      // An implicit output (no '->') of capital letters: libonnx 1.12 indexes its letter counts
+      // by c - 'a' (a fuzzer's '...iJ' crashed it).
+      if (arrows == 0 && std::any_of(e.begin(), e.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
+        const Node node(n, i, 0);
+        throw ImportError(fmt::format("{}: {}: equation '{}' leaves the output implicit and has capital letters (write "
+                                      "the output after '->')",
+                                      where(), node.label(), e));
       }
     }
   }
