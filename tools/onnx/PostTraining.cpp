@@ -375,14 +375,7 @@ class Quantizer {
   }
 
   // An ADD's or MUL's fused activation NONE, for the operations the quantizer writes itself.
-  uint32_t fuseNone() {
-    test::TestOperand none;
-    none.name = "fuse_none";
-    none.type = OperandType::INT32;
-    none.lifetime = LifeTime::CONSTANT_COPY;
-    none.data = bufferOf(std::vector<int32_t>{0});
-    return push(std::move(none));
-  }
+  uint32_t fuseNone() { return int32Scalar("fuse_none", 0); }
 
   // CONCATENATION copies its inputs' bytes when they share its quantization (the accelerator
   // runs only that form): the inputs an operation of calibrated output writes take the
@@ -501,6 +494,16 @@ class Quantizer {
     return static_cast<uint32_t>(operands().size() - 1);
   }
 
+  // A constant INT32 scalar (a parameter: WEFT_UNARY's function, keep_dims, a fuse code).
+  uint32_t int32Scalar(const std::string& name, int32_t value) {
+    test::TestOperand t;
+    t.type = OperandType::INT32;
+    t.lifetime = LifeTime::CONSTANT_COPY;
+    t.name = name;
+    t.data = bufferOf(std::vector<int32_t>{value});
+    return push(std::move(t));
+  }
+
   uint32_t floatTemporary(const test::TestOperand& like, const std::string& suffix) {
     test::TestOperand t;
     t.name = like.name + suffix;
@@ -581,14 +584,7 @@ class Quantizer {
   // the RECIPROCAL alone, into the DIV's quantization.
   void emitDivisionByAValue(size_t index, const Range& inverse) {
     const auto& op = in_.operations[index];
-    const auto function = [&](const std::string& name) {
-      test::TestOperand f;
-      f.type = OperandType::INT32;
-      f.lifetime = LifeTime::CONSTANT_COPY;
-      f.name = name + "_function";
-      f.data = bufferOf(std::vector<int32_t>{WEFT_UNARY_RECIPROCAL});
-      return push(std::move(f));
-    };
+    const auto function = [&](const std::string& name) { return int32Scalar(name + "_function", WEFT_UNARY_RECIPROCAL); };
     if (ones(op.inputs[0])) {  // 1 / y: the reciprocal alone
       addOperation(weftOperation(WEFT_UNARY), {op.inputs[1], function(operands()[op.outputs[0]].name)}, op.outputs,
                    index, "");
@@ -654,17 +650,9 @@ class Quantizer {
     mean.zeroPoint = operands()[op.inputs[0]].zeroPoint;
     mean.lifetime = LifeTime::TEMPORARY_VARIABLE;
     const uint32_t m = push(std::move(mean));
-    const auto scalar = [&](const std::string& name, int32_t v) {
-      test::TestOperand t;
-      t.type = OperandType::INT32;
-      t.lifetime = LifeTime::CONSTANT_COPY;
-      t.name = name;
-      t.data = bufferOf(std::vector<int32_t>{v});
-      return push(std::move(t));
-    };
     const auto& keep = in_.operands[op.inputs.at(2)];
     const int32_t keepDims = keep.data.size() > 0 && keep.data.at<uint8_t>(0) != 0 ? 1 : 0;
-    addOperation(Op::MEAN, {op.inputs[0], op.inputs[1], scalar(operands()[m].name + "_keep_dims", keepDims)}, {m},
+    addOperation(Op::MEAN, {op.inputs[0], op.inputs[1], int32Scalar(operands()[m].name + "_keep_dims", keepDims)}, {m},
                  index, "");
     test::TestOperand n;
     n.name = operands()[op.outputs[0]].name + "_count";
@@ -672,7 +660,7 @@ class Quantizer {
     n.dimensions = {1};
     n.lifetime = LifeTime::CONSTANT_COPY;
     const uint32_t times = quantizedConstant(n, {static_cast<float>(count)}, "_int8");
-    addOperation(Op::MUL, {m, times, scalar(n.name + "_fuse", 0)}, op.outputs, index, "times_count");
+    addOperation(Op::MUL, {m, times, fuseNone()}, op.outputs, index, "times_count");
   }
 
   void emitQuantized(size_t index) {
@@ -687,12 +675,8 @@ class Quantizer {
         addOperation(Op::RSQRT, {op.inputs[0]}, op.outputs, index, "");
         return;
       }
-      test::TestOperand f;
-      f.type = OperandType::INT32;
-      f.lifetime = LifeTime::CONSTANT_COPY;
-      f.name = operands()[op.outputs[0]].name + "_function";
-      f.data = bufferOf(std::vector<int32_t>{function});
-      addOperation(weftOperation(WEFT_UNARY), {op.inputs[0], push(std::move(f))}, op.outputs, index, "");
+      addOperation(weftOperation(WEFT_UNARY), {op.inputs[0], int32Scalar(operands()[op.outputs[0]].name + "_function", function)},
+                   op.outputs, index, "");
       return;
     }
     if (op.type == Op::DIV && rsqrtOf_.count(index) == 0 && !reciprocal(op)) {
@@ -711,12 +695,7 @@ class Quantizer {
     Op type = op.type;
     if (const auto function = unaryFunction(op.type)) {  // NNAPI's float-only unary operations
       type = weftOperation(WEFT_UNARY);
-      test::TestOperand f;
-      f.type = OperandType::INT32;
-      f.lifetime = LifeTime::CONSTANT_COPY;
-      f.name = fmt::format("{}_weft_unary_function", in_.operands[op.outputs[0]].name);
-      f.data = bufferOf(std::vector<int32_t>{*function});
-      inputs.push_back(push(std::move(f)));
+      inputs.push_back(int32Scalar(in_.operands[op.outputs[0]].name + "_function", *function));
     }
     if (type == Op::DIV) {
       type = Op::MUL;
@@ -841,12 +820,7 @@ class Quantizer {
   // PAD_V2's pad value for a quantized input: an INT32 scalar in the input's quantized units.
   uint32_t padValue(const test::TestOperand& value, const Quantization& input) {
     const float v = value.data.at<float>(0);
-    test::TestOperand t;
-    t.name = value.name + "_quantized";
-    t.type = OperandType::INT32;
-    t.lifetime = LifeTime::CONSTANT_COPY;
-    t.data = bufferOf(std::vector<int32_t>{quantizeValue(v, input.scales.front(), input.zeroPoints.front())});
-    return push(std::move(t));
+    return int32Scalar(value.name + "_quantized", quantizeValue(v, input.scales.front(), input.zeroPoints.front()));
   }
 
   // Any other float constant an operation reads (an ADD's or MUL's operand, PRELU's alpha):
