@@ -618,8 +618,8 @@ TEST(OnnxImport, EinsumIsTheMatrixProductsItsEquationSpells) {
   EXPECT_NE(refused("ij,jk->ik", {{"3", "4"}}).find("Number of input tensors does not match the operands"),
             std::string::npos);
   EXPECT_NE(refused("ijk->i", {{"3", "4"}}).find("Rank of input 0 does not match the equation"), std::string::npos);
-  // Before any inference: libonnx 1.12's Einsum inference frees a stack address on some such
-  // equations (found by onnx_fuzzer).
+  // Refused before any inference (libonnx 1.12's Einsum inference crashes on an implicit output
+  // with capitals: onnx_fuzzer found it).
   EXPECT_NE(refused("i2->i", {{"3", "4"}}).find("equation 'i2->i' is not letters, commas, '...' and one '->'"),
             std::string::npos);
   EXPECT_NE(refused("bi#->bj", {{"3", "4"}}).find("is not letters"), std::string::npos);

@@ -179,9 +179,9 @@ void Importer::checkWindows() {
       }
     }
   }
-  // An Einsum equation of anything but letters, commas, spaces, one "->" and "..." (libonnx 1.12's
-  // Einsum rank inference frees a stack address on some: a fuzzer's 'bi#->bj'), or with an implicit
-  // output and capital letters.
+  // An Einsum equation of anything but letters, commas, spaces, one "->" and "...", or with an
+  // implicit output and capital letters, on which libonnx 1.12's Einsum rank inference crashes
+  // (below): refused by name before it runs.
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& n = graph.node(i);
     if (n.op_type() != "Einsum") continue;
@@ -207,8 +207,9 @@ void Importer::checkWindows() {
         throw ImportError(fmt::format("{}: {}: equation '{}' is not letters, commas, '...' and one '->'", where(),
                                       node.label(), e));
       }
-      // An implicit output (no '->') of capital letters: libonnx 1.12 indexes its letter counts
-      // by c - 'a' (a fuzzer's '...iJ' crashed it).
+      // An implicit output (no '->') with capital letters: libonnx 1.12 indexes its letter
+      // counts by c - 'a' and frees a stack address (onnx_fuzzer's '...iJ'; python3-onnx's own
+      // infer_shapes segfaults on it too).
       if (arrows == 0 && std::any_of(e.begin(), e.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
         const Node node(n, i, 0);
         throw ImportError(fmt::format("{}: {}: equation '{}' leaves the output implicit and has capital letters (write "
