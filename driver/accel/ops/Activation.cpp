@@ -152,34 +152,38 @@ nn::Result<LoweredOperation> lowerFp16Activation(const OperationReader& r, uint3
   return lookupLayer(r, index, op.inputs[0], in.dimensions, std::move(m));
 }
 
-// MAXIMUM or MINIMUM of a value and a one-value constant (Clip's bounds: Hardtanh, clamp, the max(x,
-// 0) of CELU and SELU), on 8-bit values: a function of the input byte, a table the reference
-// kernel fills (the constant either side).
-nn::Result<LoweredOperation> lowerBound(const OperationReader& r, uint32_t index) {
-  if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
-    return r.fail("{}", valid.error().message);
-  }
-  const auto& op = r.op();
-  const bool firstConstant = constantBytes(r.model(), r.input(0)) != nullptr;
-  const uint32_t x = firstConstant ? 1 : 0;
+// An 8-bit binary operation of input `x` and a one-value constant `c` (PRELU's slope, a MAXIMUM's
+// or MINIMUM's bound): a function of the input byte, a table the reference kernel fills with the
+// constant as its second operand, seen as [1] so that it broadcasts over the table's [256].
+nn::Result<LoweredOperation> oneConstantLookup(const OperationReader& r, uint32_t index, uint32_t x,
+                                               const nn::Operand& c, const uint8_t* value) {
   const auto& in = r.input(x);
-  const auto& bound = r.input(1 - x);
   const auto& out = r.output(0);
-  const uint8_t* value = constantBytes(r.model(), bound);
-  if (value == nullptr || nn::numberOfElements(bound.dimensions) != 1) {
-    return r.fail("of two tensors (a one-value constant bound is a lookup table; two tensors are not)");
-  }
   NN_TRY(r.quant8Tensor(in, "input", 0, 4));
   NN_TRY(r.sameType(in, out, "input and output"));
   if (!(out.scale > 0)) return r.fail("output scale must be positive");
   NN_TRY(r.checkOutputDims(in.dimensions));
-  nn::Operand one = bound;  // as [1]: it broadcasts over the table's [256] whatever its rank
+  nn::Operand one = c;
   one.dimensions = {1};
-  // The table's input 0 is the value; a constant first operand goes second (both commute).
-  auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
+  auto table = unaryTable(r.op().type, in, out, {}, r.model().extensionNameToPrefix, {256},
                           {ConstantInput{one, std::vector<uint8_t>(value, value + 1)}});
   if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
-  return lookupLayer(r, index, op.inputs[x], in.dimensions, quant8Lookup(in, out, std::move(table).value()));
+  return lookupLayer(r, index, r.op().inputs[x], in.dimensions, quant8Lookup(in, out, std::move(table).value()));
+}
+
+// MAXIMUM or MINIMUM of a value and a one-value constant (Clip's bounds: Hardtanh, clamp, the max(x,
+// 0) of CELU and SELU), on 8-bit values (the constant either side: both commute).
+nn::Result<LoweredOperation> lowerBound(const OperationReader& r, uint32_t index) {
+  if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
+    return r.fail("{}", valid.error().message);
+  }
+  const uint32_t x = constantBytes(r.model(), r.input(0)) != nullptr ? 1 : 0;
+  const auto& bound = r.input(1 - x);
+  const uint8_t* value = constantBytes(r.model(), bound);
+  if (value == nullptr || nn::numberOfElements(bound.dimensions) != 1) {
+    return r.fail("of two tensors (a one-value constant bound is a lookup table; two tensors are not)");
+  }
+  return oneConstantLookup(r, index, x, bound, value);
 }
 
 // PRELU whose slope is one constant value (LeakyReLU, PyTorch's nn.PReLU() of one parameter): its
@@ -189,51 +193,34 @@ nn::Result<LoweredOperation> lowerPrelu(const OperationReader& r, uint32_t index
   if (nn::Status valid = nn::validateOperation(r.model(), r.model().main, r.op()); !valid.ok()) {
     return r.fail("{}", valid.error().message);
   }
-  const auto& op = r.op();
   const auto& in = r.input(0);
   const auto& alpha = r.input(1);
-  const auto& out = r.output(0);
   if (nn::numberOfElements(alpha.dimensions) != 1) {
     return r.fail("a slope of {} values (one by channel is not one function of the input byte)",
                   nn::numberOfElements(alpha.dimensions));
   }
   const uint8_t* slope = constantBytes(r.model(), alpha);
   if (slope == nullptr) return r.fail("its slope is given at execution: the model is compiled when it is");
-  const bool half = r.halfType(in);
-  if (half) {
-    NN_TRY(r.halfTensor(in, "input", 0, 4));
-  } else {
-    NN_TRY(r.quant8Tensor(in, "input", 0, 4));
-    if (!(out.scale > 0)) return r.fail("output scale must be positive");
-  }
-  NN_TRY(r.sameType(in, out, "input and output"));
+  if (!r.halfType(in)) return oneConstantLookup(r, index, 0, alpha, slope);
+  NN_TRY(r.halfTensor(in, "input", 0, 4));
+  NN_TRY(r.sameType(in, r.output(0), "input and output"));
   NN_TRY(r.checkOutputDims(in.dimensions));
-  if (half) {
-    double a;
-    if (alpha.type == nn::OperandType::TENSOR_FLOAT16) {
-      uint16_t bits;
-      std::memcpy(&bits, slope, 2);
-      a = hw::fp::fp16Value(bits);
-    } else {
-      float f;
-      std::memcpy(&f, slope, 4);
-      a = f;
-    }
-    EltwiseMath m;
-    m.kind = hw::EltKind::kLut;
-    m.aType = ElementType::kFloat16;
-    m.lut = fp16Pieces([a](double x) { return x >= 0 ? x : a * x; });
-    m.clamp = *r.fp16Clamp(0);
-    return lookupLayer(r, index, op.inputs[0], in.dimensions, std::move(m));
+  double a;
+  if (alpha.type == nn::OperandType::TENSOR_FLOAT16) {
+    uint16_t bits;
+    std::memcpy(&bits, slope, 2);
+    a = hw::fp::fp16Value(bits);
+  } else {
+    float f;
+    std::memcpy(&f, slope, 4);
+    a = f;
   }
-  const size_t bytes =
-      alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM || alpha.type == nn::OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 1 : 4;
-  nn::Operand one = alpha;  // as [1]: it broadcasts over the table's [256] whatever its rank
-  one.dimensions = {1};
-  auto table = unaryTable(op.type, in, out, {}, r.model().extensionNameToPrefix, {256},
-                          {ConstantInput{one, std::vector<uint8_t>(slope, slope + bytes)}});
-  if (!table.ok()) return r.fail("the reference kernel rejects it: {}", table.error().message);
-  return lookupLayer(r, index, op.inputs[0], in.dimensions, quant8Lookup(in, out, std::move(table).value()));
+  EltwiseMath m;
+  m.kind = hw::EltKind::kLut;
+  m.aType = ElementType::kFloat16;
+  m.lut = fp16Pieces([a](double x) { return x >= 0 ? x : a * x; });
+  m.clamp = *r.fp16Clamp(0);
+  return lookupLayer(r, index, r.op().inputs[0], in.dimensions, std::move(m));
 }
 
 }  // namespace
